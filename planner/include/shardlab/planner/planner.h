@@ -1,0 +1,53 @@
+// The planner loop (planner-model.md §9): reservation, enumeration, proposers,
+// partitioner, perf rating, best-plan choice, and the error when nothing fits.
+//
+// Thread safety: plan() has no shared state; separate calls may run
+// concurrently.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/sharding_option.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/planner/storage_reservation.h"
+#include "shardlab/planner/topology.h"
+
+namespace shardlab::planner {
+
+struct PlannerResult {
+  Topology topology;                         // raw (unreserved) topology
+  std::optional<ReservationResult> reserved; // null if the reservation failed
+  std::optional<SearchSpace> search_space;   // null if reservation or enumeration failed
+  int num_proposals = 0;                     // proposals partitioned (cache hits not counted)
+  int num_plans = 0;                         // proposals that partitioned
+
+  // Set when planning succeeded.
+  std::optional<PartitionedPlan> best;
+  double perf_rating = 0.0;                  // max over ranks of device_perf_total
+  std::vector<double> device_perf_total;     // per rank, summed in plan order
+
+  // Set when planning failed. For failures inside the proposal loop,
+  // `last_proposal` holds the last failed proposal with every rank -1.
+  Status error;
+  std::optional<PartitionedPlan> last_proposal;
+
+  double wall_seconds = 0.0;                 // time spent in plan()
+
+  bool ok() const { return error.is_ok() && best.has_value(); }
+};
+
+struct PlannerOptions {
+  // Stop after storage reservation and enumeration (shardlab options).
+  bool enumerate_only = false;
+};
+
+PlannerResult plan(const Scenario& scenario, const PlannerOptions& options = {});
+
+// Re-rates an existing placement against `scenario`: per-rank perf and the
+// NoopPerfModel rating, as plan() computes them for its best plan.
+void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_size,
+               std::vector<double>* device_perf_total, double* rating);
+
+}  // namespace shardlab::planner

@@ -1,0 +1,40 @@
+// Proposers (planner-model.md §7): each emits candidate plans, one option per
+// fqn, and may steer by the feedback the planner gives after partitioning.
+//
+// Protocol, as TorchRec's planner drives it: load() once; then repeatedly
+// propose() until it returns nullopt, calling feedback() after each proposal
+// (also for proposals the planner answered from its de-duplication cache).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/sharding_option.h"
+
+namespace shardlab::planner {
+
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+
+  // REQUIRES: `space` outlives the proposer.
+  virtual void load(const SearchSpace& space) = 0;
+
+  // The next proposal (fqn order), or nullopt when the proposer is done.
+  virtual std::optional<Proposal> propose() = 0;
+
+  // `plan` is the partitioned plan when `partitionable`, else null. `rating`
+  // is its perf rating, or nullopt. `reserved` is the storage left per device
+  // after the storage reservation.
+  virtual void feedback(bool partitionable, const PartitionedPlan* plan,
+                        std::optional<double> rating, const std::vector<Storage>& reserved) = 0;
+};
+
+std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec);
+
+// Scores an option for proposer sorting: max shard total (depth) or the sum.
+double option_score(const ShardingOption& option, bool use_depth);
+
+}  // namespace shardlab::planner

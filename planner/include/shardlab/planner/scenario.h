@@ -1,0 +1,162 @@
+// The scenario: everything the planner needs (cluster, tables, constraints,
+// sharder settings, planner settings), as described by scenario.md.
+//
+// This is plain data, already validated by the loader (data/scenario_loader.h).
+// Values are kept as the user gave them; TorchRec's "falsy means default"
+// rules (hbm_cap 0 means 32 GiB, cache load factor 0 means 0.2, ...) are applied
+// by the planner where TorchRec applies them, because several of them differ
+// between estimators (planner-model.md §1.4).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/types.h"
+
+namespace shardlab::planner {
+
+// TorchRec defaults (planner-model.md §1.1). Bandwidths in bytes/ms.
+inline constexpr int64_t kDefaultHbmCap = int64_t{32} << 30;
+inline constexpr int64_t kDefaultDdrCap = int64_t{128} << 30;
+inline constexpr double kDefaultHbmMemBw = 897.0 * 1024 * 1024 * 1024 / 1000;       // 963146416.128
+inline constexpr double kDefaultDdrMemBw = 51.0 * 1024 * 1024 * 1024 / 1000;        // 54760833.024
+inline constexpr double kDefaultIntraHostBw = 600.0 * 1024 * 1024 * 1024 / 1000;    // 644245094.4
+inline constexpr double kDefaultInterHostBw = 12.5 * 1024 * 1024 * 1024 / 1000;     // 13421772.8
+inline constexpr double kDefaultBwdComputeMultiplier = 2.0;
+inline constexpr int64_t kDefaultBatchSize = 512;
+inline constexpr double kDefaultCacheLoadFactor = 0.2;  // UVM_CACHING_RATIO
+inline constexpr int64_t kDefaultMinPartition = 128;     // MIN_CW_DIM
+
+struct TopologySpec {
+  int world_size = 1;                       // required, >= 1
+  std::optional<int> local_world_size;      // absent: world_size
+  ComputeDevice compute_device = ComputeDevice::kCuda;
+  int64_t hbm_cap = 0;                      // bytes per device; 0 means 32 GiB (falsy rule)
+  int64_t ddr_cap = 0;                      // bytes per device; 0 means 128 GiB (falsy rule)
+  double hbm_mem_bw = kDefaultHbmMemBw;     // bytes/ms, > 0
+  double ddr_mem_bw = kDefaultDdrMemBw;     // bytes/ms, > 0
+  double intra_host_bw = kDefaultIntraHostBw;  // bytes/ms, > 0
+  double inter_host_bw = kDefaultInterHostBw;  // bytes/ms, > 0
+  double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;  // >= 0, used verbatim
+};
+
+enum class ModuleKind { kEmbeddingBagCollection, kEmbeddingCollection };
+
+struct ModuleSpec {
+  ModuleKind kind = ModuleKind::kEmbeddingBagCollection;
+  int64_t dense_param_bytes = 0;  // bytes of non-embedding parameters
+};
+
+struct TableSpec {
+  std::string name;                       // unique
+  int64_t num_embeddings = 0;             // rows, >= 1
+  int64_t embedding_dim = 0;              // columns, >= 1
+  std::vector<std::string> feature_names; // at least one
+  DataType data_type = DataType::kFp32;
+  bool is_weighted = false;
+};
+
+enum class CacheAlgorithm { kLru, kLfu };
+
+// TorchRec's CacheParams (without stats, which a scenario cannot express).
+struct CacheParams {
+  std::optional<CacheAlgorithm> algorithm;
+  std::optional<double> load_factor;
+  std::optional<int64_t> reserved_memory;
+  std::optional<DataType> precision;
+  std::optional<bool> prefetch_pipeline;
+  bool operator==(const CacheParams&) const = default;
+};
+
+enum class BoundsCheckMode { kFatal, kWarning, kIgnore, kNone };
+
+// TorchRec's ParameterConstraints; every field optional.
+struct ConstraintSpec {
+  std::optional<std::vector<ShardingType>> sharding_types;
+  std::optional<std::vector<ComputeKernel>> compute_kernels;
+  std::optional<int64_t> min_partition;          // >= 1
+  std::optional<std::vector<double>> pooling_factors;  // entries >= 0; may be empty (n = 0)
+  std::optional<std::vector<double>> num_poolings;     // empty means not given
+  std::optional<std::vector<int64_t>> batch_sizes;     // empty means not given; entries >= 1
+  std::optional<bool> is_weighted;
+  std::optional<CacheParams> cache_params;
+  std::optional<bool> enforce_hbm;
+  std::optional<bool> stochastic_rounding;
+  std::optional<BoundsCheckMode> bounds_check_mode;
+  std::optional<std::vector<std::string>> feature_names;
+};
+
+enum class OptimizerKind { kNone, kSgd, kAdam, kRowwiseAdagrad, kAdagrad, kOther };
+
+struct SharderSpec {
+  // fused_params: TorchRec's sharder fused params. `has_fused_params` is false
+  // when neither key was given (null counts as not given).
+  bool has_fused_params = false;
+  std::optional<double> cache_load_factor;   // >= 0
+  std::optional<bool> prefetch_pipeline;
+  OptimizerKind optimizer = OptimizerKind::kNone;
+  std::string optimizer_name = "none";       // as written (any string is accepted)
+  CommPrecision qcomm_forward = CommPrecision::kFp32;
+  CommPrecision qcomm_backward = CommPrecision::kFp32;
+};
+
+enum class ProposerKind { kGreedy, kUniform, kGridSearch, kEmbeddingOffloadScaleup };
+
+struct ProposerSpec {
+  ProposerKind kind = ProposerKind::kGreedy;
+  bool use_depth = true;          // greedy, uniform, scale-up
+  std::optional<int64_t> threshold;  // greedy; 0 or absent means none
+  int64_t max_proposals = 10000;  // grid search
+};
+
+enum class PartitionerKind { kGreedyPerf, kMemoryBalanced };
+enum class SortBy { kStorage, kPerf };
+
+struct PartitionerSpec {
+  PartitionerKind kind = PartitionerKind::kGreedyPerf;
+  SortBy sort_by = SortBy::kStorage;  // greedy_perf only; memory_balanced always sorts by perf
+  bool balance_modules = false;
+  int64_t max_search_count = 10;      // memory_balanced
+  double tolerance = 0.02;            // memory_balanced
+};
+
+enum class ReservationKind { kHeuristical, kFixedPercentage, kInference };
+
+struct StorageReservationSpec {
+  ReservationKind kind = ReservationKind::kHeuristical;
+  double percentage = 0.15;                    // in [0, 1]; 0 is honoured
+  double parameter_multiplier = 6.0;           // heuristical only; 0 is honoured
+  std::optional<int64_t> dense_tensor_estimate;  // bytes; 0 is ignored (falsy rule)
+};
+
+struct PlannerSpec {
+  // Absent in the file: TorchRec's default list (grid_search, greedy,
+  // greedy with use_depth false, uniform). The loader fills it in.
+  std::vector<ProposerSpec> proposers;
+  PartitionerSpec partitioner;
+  StorageReservationSpec storage_reservation;
+  bool is_inference = false;
+};
+
+struct Scenario {
+  std::string name;
+  TopologySpec topology;
+  int64_t batch_size = kDefaultBatchSize;  // per-rank, >= 1
+  ModuleSpec module;
+  std::vector<TableSpec> tables;           // file order, non-empty
+  // One entry per table (same index as `tables`); nullopt when the table has
+  // no constraint entry.
+  std::vector<std::optional<ConstraintSpec>> constraints;
+  SharderSpec sharder;
+  PlannerSpec planner;
+
+  // Index of the table named `name`, or -1.
+  int table_index(const std::string& name) const;
+};
+
+// TorchRec's default proposer list.
+std::vector<ProposerSpec> default_proposers();
+
+}  // namespace shardlab::planner

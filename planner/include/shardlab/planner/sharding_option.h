@@ -1,0 +1,106 @@
+// Sharding options, the search space, proposals and partitioned plans.
+//
+// A ShardingOption is one (table, sharding type, compute kernel) choice with its
+// shards, each carrying TorchRec's perf and storage estimates. The SearchSpace is
+// every option of every table in TorchRec's enumeration order; that order is the
+// tie-breaker everywhere downstream (stable sorts keep it).
+//
+// Proposals and plans refer to options by index into the search space, so the
+// proposal loop never copies options.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/types.h"
+
+namespace shardlab::planner {
+
+struct Shard {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t row_offset = 0;
+  int64_t col_offset = 0;
+  Storage storage;
+};
+
+// A module of the scenario as TorchRec would build it (scenario.md "Modules
+// built from a scenario").
+struct ModuleInfo {
+  std::string path;           // "ebc", "weighted_ebc" or "ec"
+  std::string class_key;      // e.g. "torchrec.modules.embedding_modules.EmbeddingBagCollection"
+  std::string sharder_name;   // e.g. "EmbeddingBagCollectionSharder"
+  bool is_weighted = false;   // module-level is_weighted() (EBC family)
+  bool is_pooled = true;      // false for embedding collections
+  bool is_quant = false;      // inference (quantized) module
+  std::vector<int> tables;    // indices into Scenario::tables, in the sharder's order
+};
+
+struct ShardingOption {
+  int table = -1;             // index into Scenario::tables
+  int module = -1;            // index into the module list
+  std::string name;           // table name
+  std::string fqn;            // "<module path>.<table name>"
+  ShardingType sharding_type = ShardingType::kTableWise;
+  ComputeKernel compute_kernel = ComputeKernel::kFused;
+  PartitionBy partition_by = PartitionBy::kDevice;
+  bool is_pooled = true;
+  bool is_weighted = false;
+
+  // The tensor the planner sees (after quantization in inference).
+  int64_t tensor_rows = 0;
+  int64_t tensor_cols = 0;
+  int element_size = 4;
+
+  std::vector<double> input_lengths;   // pooling factors, one per input
+  std::vector<double> num_poolings;    // same length
+  std::vector<int64_t> batch_sizes;    // same length
+
+  std::optional<int64_t> col_wise_shard_dim;  // constraint min_partition
+  std::optional<CacheParams> cache_params;    // constraint cache_params, passed through
+  std::optional<double> cache_load_factor;    // c_opt of planner-model.md §1.4 (raw)
+  bool prefetch_pipeline = false;             // p of planner-model.md §1.4
+
+  // Every shard of an option has the same perf: TorchRec's formulas depend on
+  // the shard's column count only (and all shards of an option have equal
+  // widths), never on its rows. Stored once.
+  Perf shard_perf;
+  std::vector<Shard> shards;
+
+  double total_perf = 0.0;   // running sum of shard_perf.total() over shards
+  Storage total_storage;     // component-wise sum of shard storages
+
+  int num_shards() const { return static_cast<int>(shards.size()); }
+};
+
+struct SearchSpace {
+  std::vector<ModuleInfo> modules;      // declaration order
+  std::vector<ShardingOption> options;  // enumeration order
+  // fqns in order of first appearance in `options`.
+  std::vector<std::string> fqns;
+  // options_by_fqn[f]: indices into `options` of fqn f, in enumeration order.
+  std::vector<std::vector<int>> options_by_fqn;
+  // fqn position of each option.
+  std::vector<int> fqn_of_option;
+};
+
+// One option index per fqn, in fqn order (proposal[f] is an option of fqn f).
+using Proposal = std::vector<int>;
+
+// A proposal with a rank for every shard.
+struct PartitionedPlan {
+  Proposal proposal;
+  // Rank of each shard, options concatenated in proposal order, shards in
+  // shard order. -1 means unplaced.
+  std::vector<int> ranks;
+  // ranks[first_shard[i] .. first_shard[i+1]) belong to proposal[i]; size n+1.
+  std::vector<int> first_shard;
+};
+
+// Builds first_shard for `proposal` and sizes `ranks` (all -1).
+void init_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan);
+
+}  // namespace shardlab::planner

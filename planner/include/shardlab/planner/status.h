@@ -1,0 +1,99 @@
+// Status and Result<T>: expected failures are values.
+//
+// A Status is either ok or carries an error code and a human-readable message.
+// Result<T> holds either a T or a non-ok Status. Both are cheap to move and
+// [[nodiscard]], so an ignored failure is a compiler warning.
+//
+// Error codes mirror the outcomes a user sees at the command line:
+//   kInvalidScenario  unreadable or invalid input (CLI exit status 2)
+//   kPlanner          a planning failure; the PlannerErrorType says which kind
+//                     (CLI exit status 3)
+//   kIo               a file could not be read or written
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace shardlab {
+
+enum class StatusCode { kOk, kInvalidScenario, kPlanner, kIo, kInternal };
+
+// TorchRec's PlannerErrorType values, plus kNoOptions: a table left with no
+// sharding option after constraints (TorchRec raises a plain RuntimeError).
+enum class PlannerErrorType { kInsufficientStorage, kStrictConstraints, kPartition, kOther, kNoOptions };
+
+// "insufficient_storage", "strict_constraints", "partition", "other", "no_options".
+const char* to_string(PlannerErrorType t);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // ok
+
+  static Status ok() { return Status(); }
+  static Status invalid_scenario(std::string msg) {
+    return Status(StatusCode::kInvalidScenario, std::move(msg));
+  }
+  static Status planner(PlannerErrorType type, std::string msg) {
+    Status s(StatusCode::kPlanner, std::move(msg));
+    s.planner_error_ = type;
+    return s;
+  }
+  static Status io_error(std::string msg) { return Status(StatusCode::kIo, std::move(msg)); }
+  static Status internal(std::string msg) {
+    return Status(StatusCode::kInternal, std::move(msg));
+  }
+
+  bool is_ok() const { return code_ == StatusCode::kOk; }
+  explicit operator bool() const { return is_ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // Meaningful only when code() == kPlanner.
+  PlannerErrorType planner_error() const { return planner_error_; }
+
+  // Returns a copy whose message is prefixed with `context + ": "`.
+  Status with_context(const std::string& context) const {
+    if (is_ok()) return *this;
+    Status s(code_, context + ": " + message_);
+    s.planner_error_ = planner_error_;
+    return s;
+  }
+
+ protected:
+  Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+  PlannerErrorType planner_error_ = PlannerErrorType::kOther;
+};
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}              // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {       // NOLINT: implicit by design
+    assert(!status_.is_ok() && "a Result built from a Status must carry an error");
+  }
+
+  bool is_ok() const { return value_.has_value(); }
+  explicit operator bool() const { return is_ok(); }
+  const Status& status() const { return status_; }
+
+  // REQUIRES: is_ok()
+  T& value() & { assert(is_ok()); return *value_; }
+  const T& value() const& { assert(is_ok()); return *value_; }
+  T&& value() && { assert(is_ok()); return std::move(*value_); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace shardlab

@@ -1,0 +1,37 @@
+// The cluster as the planner sees it: identical devices with HBM/DDR capacity,
+// the bandwidths of planner-model.md §1, and a running perf per device that the
+// partitioner accumulates.
+#pragma once
+
+#include <vector>
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/types.h"
+
+namespace shardlab::planner {
+
+struct Device {
+  int rank = 0;
+  Storage storage;  // capacity left (raw, or after reservation / placement)
+  Perf perf;        // sum of perfs of shards placed so far
+};
+
+struct Topology {
+  int world_size = 1;
+  int local_world_size = 1;  // ranks per host
+  ComputeDevice compute_device = ComputeDevice::kCuda;
+  double hbm_mem_bw = kDefaultHbmMemBw;
+  double ddr_mem_bw = kDefaultDdrMemBw;
+  double intra_host_bw = kDefaultIntraHostBw;
+  double inter_host_bw = kDefaultInterHostBw;
+  double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;
+  std::vector<Device> devices;  // one per rank, rank order
+
+  // Hosts are W // Lw; trailing ranks of a non-multiple W belong to no host.
+  int num_hosts() const { return world_size / local_world_size; }
+};
+
+// Applies TorchRec's defaults and falsy rules (planner-model.md §1.2).
+Topology make_topology(const TopologySpec& spec);
+
+}  // namespace shardlab::planner
