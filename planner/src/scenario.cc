@@ -1,0 +1,22 @@
+#include "shardlab/planner/scenario.h"
+
+namespace shardlab::planner {
+
+int Scenario::table_index(const std::string& table_name) const {
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (tables[i].name == table_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<ProposerSpec> default_proposers() {
+  // TorchRec's EmbeddingShardingPlanner default list.
+  return {
+      {.kind = ProposerKind::kGridSearch},
+      {.kind = ProposerKind::kGreedy, .use_depth = true},
+      {.kind = ProposerKind::kGreedy, .use_depth = false},
+      {.kind = ProposerKind::kUniform, .use_depth = true},
+  };
+}
+
+}  // namespace shardlab::planner
