@@ -64,7 +64,7 @@ enum class CacheAlgorithm { kLru, kLfu };
 struct CacheParams {
   std::optional<CacheAlgorithm> algorithm;
   std::optional<double> load_factor;
-  std::optional<int64_t> reserved_memory;
+  std::optional<double> reserved_memory;   // TorchRec: Optional[float]; passed through to the plan
   std::optional<DataType> precision;
   std::optional<bool> prefetch_pipeline;
   bool operator==(const CacheParams&) const = default;

@@ -54,6 +54,7 @@ struct ShardingOption {
   int64_t tensor_rows = 0;
   int64_t tensor_cols = 0;
   int element_size = 4;
+  int64_t tensor_bytes = 0;  // rows·cols·element_size; rows·row_bytes for quantized tables
 
   std::vector<double> input_lengths;   // pooling factors, one per input
   std::vector<double> num_poolings;    // same length

@@ -1,0 +1,26 @@
+// Shard sizes and offsets for each sharding type (planner-model.md §3).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "shardlab/planner/sharding_option.h"
+#include "shardlab/planner/types.h"
+
+namespace shardlab::planner {
+
+// Row-wise split of `rows` into `n` shards of ceil(rows / n) rows; trailing
+// shards may be short or empty (they are kept). REQUIRES: rows >= 1, n >= 1.
+std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n);
+
+// Column-wise split into equal blocks: the smallest block >= min_partition
+// (128 when absent or 0) that divides cols and is a multiple of 4, else one
+// block of all columns. The count does not depend on the world size.
+std::vector<Shard> column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition);
+
+// Shards of `type` for a rows x cols tensor (storage left zero).
+std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
+                               int local_world_size, std::optional<int64_t> min_partition);
+
+}  // namespace shardlab::planner

@@ -1,0 +1,45 @@
+#include "memory_balanced_partitioner.h"
+
+#include "shardlab/planner/planner.h"
+
+namespace shardlab::planner {
+
+Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Proposal& proposal,
+                                            const Topology& topology, PartitionedPlan* out) {
+  if (Status st = inner_.partition(space, proposal, topology, out); !st) return st;
+  std::vector<double> device_perf;
+  double base = 0.0;
+  rate_plan(space, *out, topology.world_size, &device_perf, &base);
+
+  // TorchRec starts the search from the reserved capacity, not from the
+  // default plan's usage (ODD-26).
+  int64_t hi = topology.devices.front().storage.hbm;
+  int64_t total_hbm = 0;
+  for (int idx : proposal) {
+    for (const Shard& s : space.options[idx].shards) total_hbm += s.storage.hbm;
+  }
+  int64_t lo = static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size);
+
+  constexpr int64_t kMinWindow = int64_t{10} << 20;
+  capped_ = topology;
+  for (int64_t count = 0; count < max_search_count_ && lo + kMinWindow < hi;) {
+    ++count;
+    const int64_t mid = (hi + lo) / 2;  // floor: both are non-negative here
+    for (Device& d : capped_.devices) d.storage.hbm = mid;
+    if (Status st = inner_.partition(space, proposal, capped_, &candidate_); !st) {
+      lo = mid;
+      continue;
+    }
+    double rating = 0.0;
+    rate_plan(space, candidate_, topology.world_size, &device_perf, &rating);
+    if (rating > base * (1 + tolerance_)) {
+      lo = mid;
+    } else {
+      *out = candidate_;
+      hi = mid;
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace shardlab::planner

@@ -1,0 +1,26 @@
+// TorchRec's MemoryBalancedPartitioner (planner-model.md §8.2): binary-search
+// a per-device HBM cap so the plan uses less peak memory, as long as its perf
+// rating stays within (1 + tolerance) of the unconstrained greedy plan.
+#pragma once
+
+#include "greedy_perf_partitioner.h"
+
+namespace shardlab::planner {
+
+class MemoryBalancedPartitioner final : public Partitioner {
+ public:
+  MemoryBalancedPartitioner(int64_t max_search_count, double tolerance, bool balance_modules)
+      : max_search_count_(max_search_count), tolerance_(tolerance), inner_(SortBy::kPerf, balance_modules) {}
+
+  Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
+                   PartitionedPlan* out) override;
+
+ private:
+  int64_t max_search_count_;
+  double tolerance_;
+  GreedyPerfPartitioner inner_;  // always sorts by perf
+  PartitionedPlan candidate_;
+  Topology capped_;
+};
+
+}  // namespace shardlab::planner

@@ -1,0 +1,99 @@
+#include "greedy_proposer.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "proposer_common.h"
+
+namespace shardlab::planner {
+
+GreedyProposer::GreedyProposer(bool use_depth, std::optional<int64_t> threshold)
+    : use_depth_(use_depth), threshold_(threshold && *threshold != 0 ? threshold : std::nullopt) {}
+
+void GreedyProposer::load(const SearchSpace& space) {
+  const std::vector<std::vector<int>> groups = options_by_fqn_sorted(space, use_depth_);
+
+  sorted_.clear();
+  keys_.clear();
+  group_begin_.assign(1, 0);
+  sorted_.reserve(space.options.size());
+  keys_.reserve(space.options.size());
+  for (const auto& group : groups) {
+    for (int o : group) {
+      // The walk compares these keys for every table after every proposal;
+      // computing them once keeps feedback() a plain scan.
+      // An option without shards (never enumerated; TorchRec's max() would
+      // raise) gets the all-zero key.
+      StorageKey key{0, 0, 0, 0};
+      const std::vector<Shard>& shards = space.options[o].shards;
+      for (size_t j = 0; j < shards.size(); ++j) {
+        const Storage& s = shards[j].storage;
+        key[0] = j == 0 ? s.hbm : std::max(key[0], s.hbm);
+        key[1] += s.hbm;
+        key[2] = j == 0 ? s.ddr : std::max(key[2], s.ddr);
+        key[3] += s.ddr;
+      }
+      sorted_.push_back(o);
+      keys_.push_back(key);
+    }
+    group_begin_.push_back(static_cast<int>(sorted_.size()));
+  }
+  pos_.assign(groups.size(), 0);
+  // TorchRec proposes nothing when its pointer map is empty (no tables).
+  active_ = !groups.empty();
+  best_rating_ = std::numeric_limits<double>::infinity();
+  num_inferior_ = 0;
+}
+
+std::optional<Proposal> GreedyProposer::propose() {
+  if (!active_) return std::nullopt;
+  Proposal proposal(pos_.size());
+  for (size_t f = 0; f < pos_.size(); ++f) proposal[f] = sorted_[group_begin_[f] + pos_[f]];
+  return proposal;
+}
+
+void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/,
+                              std::optional<double> rating,
+                              const std::vector<Storage>& /*reserved*/) {
+  if (!active_) return;
+
+  // Threshold: only truthy ratings count, so a failed proposal (no rating)
+  // and a rating of exactly 0.0 are skipped [ODD-6]. Every counted rating is
+  // first assumed inferior, then a strict improvement resets the streak.
+  if (threshold_ && rating && *rating != 0.0) {
+    ++num_inferior_;
+    if (*rating < best_rating_) {
+      best_rating_ = *rating;
+      num_inferior_ = 0;
+    }
+    if (num_inferior_ > *threshold_) {
+      stop();
+      return;
+    }
+  }
+
+  // The walk is static: partitionability is ignored. Advance the table whose
+  // *current* option has the largest storage key, strictly above the running
+  // maximum that starts at all zeros. The strict comparison makes the earliest
+  // table (fqn order) win ties, and means a table whose current option uses
+  // no storage at all is never advanced [ODD-22]. Tables already at their
+  // last option are not candidates.
+  StorageKey largest{0, 0, 0, 0};
+  int largest_fqn = -1;
+  const int num_fqns = static_cast<int>(pos_.size());
+  for (int f = 0; f < num_fqns; ++f) {
+    const int at = group_begin_[f] + pos_[f];
+    if (at + 1 >= group_begin_[f + 1]) continue;
+    if (keys_[at] > largest) {
+      largest = keys_[at];
+      largest_fqn = f;
+    }
+  }
+  if (largest_fqn < 0) {
+    stop();
+    return;
+  }
+  ++pos_[largest_fqn];
+}
+
+}  // namespace shardlab::planner

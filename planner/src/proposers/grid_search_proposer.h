@@ -1,0 +1,30 @@
+// GridSearchProposer (planner-model.md §7.3): every combination of options,
+// one per table, unless there are more than `max_proposals` of them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "shardlab/planner/proposer.h"
+
+namespace shardlab::planner {
+
+class GridSearchProposer final : public Proposer {
+ public:
+  explicit GridSearchProposer(int64_t max_proposals);
+
+  void load(const SearchSpace& space) override;
+  std::optional<Proposal> propose() override;
+  // Static: just moves on to the next combination.
+  void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
+                const std::vector<Storage>& reserved) override;
+
+ private:
+  int64_t max_proposals_;
+  std::vector<std::vector<int>> groups_;  // per fqn, options sorted by depth score
+  std::vector<int> digits_;               // odometer: current position in each group
+  bool active_ = false;
+};
+
+}  // namespace shardlab::planner

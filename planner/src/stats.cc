@@ -1,0 +1,607 @@
+// TorchRec's EmbeddingStats printout (planner-model.md §10), line for line.
+//
+// The table is printed for the best plan, or on failure for the last failed
+// proposal, whose shards all have rank -1: Python's negative index then adds
+// them to the last rank (ODD-28). Only the table width can show that, because
+// the rank table is printed only when a plan exists.
+//
+// Python int versus float. A handful of printed numbers are Python ints in
+// TorchRec and print without ".0": perf components that TorchRec sets to the
+// literal 0 (DP forward comms; TW/CW/TWCW backward terms in inference) and the
+// per-rank perf accumulators, which start from int 0 (prefetch from 0.0). A
+// per-rank component stays an int while only such zeros were added to it, and
+// "Maximum of Backward Compute: 0 ms" shows it. PyNum tracks that.
+#include "shardlab/planner/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/py_format.h"
+#include "stats_format.h"
+
+namespace shardlab::planner {
+namespace {
+
+using stats_format::center;
+using stats_format::collapse_ranks;
+using stats_format::format_table;
+using stats_format::int_str;
+using stats_format::join;
+using stats_format::ljust;
+using stats_format::one_sig;
+using stats_format::pct0;
+
+constexpr int kMinWidth = 90;
+constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;
+constexpr double kBytesPerMb = 1024.0 * 1024.0;
+constexpr double kIndexBytes = 8;  // BIGINT_DTYPE
+
+double gb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerGb; }
+double mb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMb; }
+
+// A number that may be a Python int (see the file comment).
+struct PyNum {
+  double value = 0.0;
+  bool is_int = true;
+  PyNum& operator+=(const PyNum& o) {
+    value += o.value;
+    is_int = is_int && o.is_int;
+    return *this;
+  }
+};
+
+// str(round(x, 3)) for a PyNum: round(int, 3) is the int itself.
+std::string round3(const PyNum& x) {
+  if (x.is_int) return stats_format::fixed(x.value, 0);
+  return py_round(x.value, 3);
+}
+
+// A perf record whose first four components may be Python ints; prefetch is
+// always a float (the dataclass default 0.0 is where every sum starts).
+struct RankPerf {
+  PyNum fwd_compute;
+  PyNum fwd_comms;
+  PyNum bwd_compute;
+  PyNum bwd_comms;
+  double prefetch_compute = 0.0;
+
+  double total() const {
+    return (((fwd_compute.value + bwd_compute.value) + fwd_comms.value) + bwd_comms.value) +
+           prefetch_compute;
+  }
+};
+
+// One shard's perf with TorchRec's int literals marked.
+RankPerf shard_rank_perf(const ShardingOption& o, bool is_inference) {
+  const Perf& p = o.shard_perf;
+  RankPerf r;
+  r.fwd_compute = {p.fwd_compute, false};
+  r.fwd_comms = {p.fwd_comms, o.sharding_type == ShardingType::kDataParallel};
+  const bool no_backward = is_inference && (o.sharding_type == ShardingType::kTableWise ||
+                                            o.sharding_type == ShardingType::kColumnWise ||
+                                            o.sharding_type == ShardingType::kTableColumnWise);
+  r.bwd_compute = {p.bwd_compute, no_backward};
+  r.bwd_comms = {p.bwd_comms, no_backward};
+  r.prefetch_compute = p.prefetch_compute;
+  return r;
+}
+
+void add_to(RankPerf* acc, const RankPerf& p) {
+  acc->fwd_compute += p.fwd_compute;
+  acc->fwd_comms += p.fwd_comms;
+  acc->bwd_compute += p.bwd_compute;
+  acc->bwd_comms += p.bwd_comms;
+  acc->prefetch_compute += p.prefetch_compute;
+}
+
+// "total (fc,fm,bc,bm,pc)": components >= 1 as rounded ints, others with one
+// significant digit.
+std::string format_perf(double total, double fc, double fm, double bc, double bm, double pc) {
+  std::vector<std::string> parts;
+  for (double c : {fc, fm, bc, bm, pc}) {
+    parts.push_back(c >= 1 ? stats_format::fixed(std::nearbyint(c), 0) : one_sig(c));
+  }
+  return py_round(total, 3) + " (" + join(parts, ",") + ")";
+}
+
+// Input and output buffer bytes of every shard of `o` (planner-model.md §5.1).
+// The storage estimator computes the same numbers for its HBM/DDR charge; the
+// evaluation order below is TorchRec's and matters for the last bit.
+struct ShardIo {
+  int64_t input = 0;
+  int64_t output = 0;
+};
+std::vector<ShardIo> shard_io_bytes(const ShardingOption& o, int world_size, int local_world_size) {
+  const size_t n = o.input_lengths.size();
+  // S_in = Σ (L_i·P_i)·B_i and S_pb = Σ P_i·B_i (§4.2), running sums from 0.
+  double s_in = 0.0;
+  double s_pb = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const double p = i < o.num_poolings.size() ? o.num_poolings[i] : 1.0;
+    const double b = static_cast<double>(i < o.batch_sizes.size() ? o.batch_sizes[i] : 0);
+    s_in += (o.input_lengths[i] * p) * b;
+    s_pb += p * b;
+  }
+  const double w = world_size;
+  const double s_t = o.element_size;
+  const double d_full = static_cast<double>(o.tensor_cols);
+  std::vector<ShardIo> out;
+  out.reserve(o.shards.size());
+  for (const Shard& shard : o.shards) {
+    const double d = static_cast<double>(shard.cols);
+    ShardIo io;
+    switch (o.sharding_type) {
+      case ShardingType::kDataParallel: {
+        const double s_out = o.is_pooled ? s_pb : s_in;
+        io.input = static_cast<int64_t>(std::ceil(s_in * kIndexBytes));
+        io.output = static_cast<int64_t>(std::ceil((s_out * d_full) * s_t));
+        break;
+      }
+      case ShardingType::kTableWise: {
+        const double s_out = o.is_pooled ? s_pb : s_in;
+        io.input = static_cast<int64_t>(std::ceil((s_in * w) * kIndexBytes));
+        io.output = static_cast<int64_t>(std::ceil(((s_out * w) * d_full) * s_t));
+        break;
+      }
+      case ShardingType::kColumnWise:
+      case ShardingType::kTableColumnWise: {
+        const double s_out = o.is_pooled ? s_pb : s_in;
+        io.input = static_cast<int64_t>(std::ceil((s_in * w) * kIndexBytes));
+        io.output = static_cast<int64_t>(std::ceil(((s_out * w) * d) * s_t));
+        break;
+      }
+      case ShardingType::kRowWise:
+      case ShardingType::kTableRowWise: {
+        if (shard.rows * shard.cols == 0) break;  // empty shards have no buffers
+        const double split = o.sharding_type == ShardingType::kRowWise
+                                 ? w
+                                 : static_cast<double>(local_world_size);
+        const double s_part = s_in / split;
+        const double s_out = o.is_pooled ? s_pb : s_part;
+        io.input = static_cast<int64_t>(std::ceil((s_part * w) * kIndexBytes));
+        io.output = static_cast<int64_t>(std::ceil(((s_out * w) * d) * s_t));
+        break;
+      }
+    }
+    out.push_back(io);
+  }
+  return out;
+}
+
+// "X ms on rank r" / "X ms on ranks a-b" for the maximum of `values`
+// (Python max: the first maximal element decides int versus float).
+std::string max_text(const std::vector<PyNum>& values, const std::string& unit) {
+  size_t best = 0;
+  for (size_t i = 1; i < values.size(); ++i) {
+    if (values[i].value > values[best].value) best = i;
+  }
+  std::vector<int> at;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].value == values[best].value) at.push_back(static_cast<int>(i));
+  }
+  return round3(values[best]) + " " + unit + " on " + (at.size() > 1 ? "ranks " : "rank ") +
+         join(collapse_ranks(at), ",");
+}
+
+// TorchRec's imbalance tables (planner-model.md §10.5 item 9): options on
+// every rank that attains the maximum of `stat`, DP and RW excluded, sorted
+// by their first shard's value, largest first (stable).
+template <typename RankStat, typename ShardStat>
+std::vector<int> imbalance_tables(const SearchSpace& space, const PartitionedPlan& plan,
+                                  RankStat zero, ShardStat shard_stat) {
+  std::map<int, RankStat> per_rank;
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const ShardingOption& o = space.options[plan.proposal[i]];
+    for (int j = 0; j < o.num_shards(); ++j) {
+      const int r = plan.ranks[plan.first_shard[i] + j];
+      auto it = per_rank.try_emplace(r, zero).first;
+      it->second += shard_stat(o, j);
+    }
+  }
+  if (per_rank.size() <= 1) return {};
+  RankStat max_value = per_rank.begin()->second;
+  for (const auto& [r, v] : per_rank) max_value = std::max(max_value, v);
+  std::set<int> max_ranks;
+  for (const auto& [r, v] : per_rank) {
+    if (v == max_value) max_ranks.insert(r);
+  }
+  std::vector<int> picked;  // indices into plan.proposal
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const ShardingOption& o = space.options[plan.proposal[i]];
+    if (o.sharding_type == ShardingType::kDataParallel || o.sharding_type == ShardingType::kRowWise) {
+      continue;
+    }
+    std::set<int> ranks(plan.ranks.begin() + plan.first_shard[i],
+                        plan.ranks.begin() + plan.first_shard[i + 1]);
+    if (std::includes(ranks.begin(), ranks.end(), max_ranks.begin(), max_ranks.end())) {
+      picked.push_back(static_cast<int>(i));
+    }
+  }
+  std::stable_sort(picked.begin(), picked.end(), [&](int a, int b) {
+    const ShardingOption& oa = space.options[plan.proposal[a]];
+    const ShardingOption& ob = space.options[plan.proposal[b]];
+    return shard_stat(oa, 0) > shard_stat(ob, 0);
+  });
+  return picked;
+}
+
+class StatsPrinter {
+ public:
+  StatsPrinter(const Scenario& scenario, const PlannerResult& result, const StatsOptions& options)
+      : scenario_(scenario), result_(result), options_(options) {}
+
+  std::vector<std::string> run();
+
+ private:
+  void compute_rank_numbers();
+  std::vector<std::string> rank_table() const;
+  std::vector<std::string> param_table() const;
+  void emit_debug_plan_section();
+  void emit_reservation_section();
+  void emit_imbalance_section();
+
+  // Line builders (planner-model.md §10.5).
+  void line(const std::string& s) { lines_.push_back(s); }
+  void blank() { lines_.push_back("#" + std::string(static_cast<size_t>(width_ - 2), ' ') + "#"); }
+  void centered(const std::string& s) { lines_.push_back("#" + center(s, width_ - 2) + "#"); }
+  void left(const std::string& s) { lines_.push_back("# " + ljust(s, width_ - 3) + "#"); }
+  void indented(const std::string& s) { lines_.push_back("#    " + ljust(s, width_ - 6) + "#"); }
+
+  // Rank as Python indexes a list of world_size entries (-1 is the last).
+  int rank_index(int r) const { return r < 0 ? r + world_size_ : r; }
+
+  const Scenario& scenario_;
+  const PlannerResult& result_;
+  const StatsOptions& options_;
+
+  const SearchSpace* space_ = nullptr;
+  const PartitionedPlan* plan_ = nullptr;  // best plan, or the last failed proposal
+  bool has_plan_ = false;                  // TorchRec's sharding_plan.plan is non-empty
+  int world_size_ = 1;
+  int width_ = kMinWidth;
+  double reserved_pct_ = 0.0;
+  Storage dense_;
+  Storage kjt_;
+
+  std::vector<int64_t> used_hbm_;
+  std::vector<int64_t> used_ddr_;
+  std::vector<RankPerf> perf_;
+  std::vector<double> input_mb_;
+  std::vector<double> output_mb_;
+  // Shard counts per rank by sharding type abbreviation (sorted by name).
+  std::vector<std::map<std::string, int>> shard_counts_;
+
+  std::vector<std::string> lines_;
+};
+
+void StatsPrinter::compute_rank_numbers() {
+  const Topology& topo = result_.topology;
+  const SearchSpace& space = *space_;
+  const PartitionedPlan& plan = *plan_;
+  const int w = world_size_;
+
+  // HBM and DDR use the reservation's per-rank dense and KJT storage
+  // (heuristical and inference reservations only).
+  used_hbm_.assign(static_cast<size_t>(w), dense_.hbm + kjt_.hbm);
+  used_ddr_.assign(static_cast<size_t>(w), dense_.ddr + kjt_.ddr);
+  perf_.assign(static_cast<size_t>(w), RankPerf{});
+  input_mb_.assign(static_cast<size_t>(w), 0.0);
+  output_mb_.assign(static_cast<size_t>(w), 0.0);
+  shard_counts_.assign(static_cast<size_t>(w), {});
+
+  std::set<std::string> used_types;
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const ShardingOption& o = space.options[plan.proposal[i]];
+    const RankPerf shard_perf = shard_rank_perf(o, scenario_.planner.is_inference);
+    for (int j = 0; j < o.num_shards(); ++j) {
+      const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
+      used_hbm_[r] += o.shards[j].storage.hbm;
+      used_ddr_[r] += o.shards[j].storage.ddr;
+      add_to(&perf_[r], shard_perf);
+    }
+    // Input/output sizes and shard counts come from the sharding plan, which
+    // is empty on failure.
+    if (!has_plan_) continue;
+    const std::string abbr(abbreviation(o.sharding_type));
+    used_types.insert(abbr);
+    const std::vector<ShardIo> io = shard_io_bytes(o, topo.world_size, topo.local_world_size);
+    for (int j = 0; j < o.num_shards(); ++j) {
+      const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
+      ++shard_counts_[r][abbr];
+      input_mb_[r] += mb(io[j].input);
+      output_mb_[r] += mb(io[j].output);
+    }
+  }
+  for (auto& counts : shard_counts_) {
+    for (const std::string& t : used_types) counts.try_emplace(t, 0);
+  }
+}
+
+std::vector<std::string> StatsPrinter::rank_table() const {
+  const Topology& topo = result_.topology;
+  std::vector<std::vector<std::string>> rows = {
+      {"Rank", "HBM (GB)", "DDR (GB)", "Perf (ms)", "Input (MB)", "Output (MB)", "Shards"},
+      {"------", "----------", "----------", "-----------", "------------", "-------------",
+       "--------"},
+  };
+  for (int r = 0; r < world_size_; ++r) {
+    const Storage cap = r < static_cast<int>(topo.devices.size()) ? topo.devices[r].storage : Storage{};
+    const double hbm_den = (1.0 - reserved_pct_) * static_cast<double>(cap.hbm);
+    const double hbm_ratio = topo.compute_device == ComputeDevice::kCuda && hbm_den != 0
+                                 ? static_cast<double>(used_hbm_[r]) / hbm_den
+                                 : 0.0;
+    const double ddr_ratio =
+        cap.ddr > 0 ? static_cast<double>(used_ddr_[r]) / static_cast<double>(cap.ddr) : 0.0;
+    const RankPerf& p = perf_[r];
+    std::vector<std::string> shards;
+    for (const auto& [abbr, count] : shard_counts_[r]) shards.push_back(abbr + ": " + int_str(count));
+    rows.push_back({
+        int_str(r),
+        py_round(gb(used_hbm_[r]), 1) + " (" + pct0(hbm_ratio) + ")",
+        py_round(gb(used_ddr_[r]), 1) + " (" + pct0(ddr_ratio) + ")",
+        format_perf(p.total(), p.fwd_compute.value, p.fwd_comms.value, p.bwd_compute.value,
+                    p.bwd_comms.value, p.prefetch_compute),
+        py_round(input_mb_[r], 2),
+        py_round(output_mb_[r], 2),
+        join(shards, " "),
+    });
+  }
+  return format_table(rows);
+}
+
+std::vector<std::string> StatsPrinter::param_table() const {
+  const SearchSpace& space = *space_;
+  const PartitionedPlan& plan = *plan_;
+
+  auto batch_sizes_of = [&](const ShardingOption& o) -> const std::vector<int64_t>* {
+    if (o.table < 0 || o.table >= static_cast<int>(scenario_.constraints.size())) return nullptr;
+    const auto& c = scenario_.constraints[o.table];
+    if (!c || !c->batch_sizes || c->batch_sizes->empty()) return nullptr;
+    return &*c->batch_sizes;
+  };
+  bool with_batch_sizes = false;
+  for (int idx : plan.proposal) with_batch_sizes = with_batch_sizes || batch_sizes_of(space.options[idx]);
+
+  std::vector<std::vector<std::string>> rows = {
+      {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)", "Cache Load Factor",
+       "Pooling Factor", "Num Poolings", "Output", "Weighing", "Sharder", "Features",
+       "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
+      {"-----", "----------", "----------------", "-----------", "--------------------",
+       "-------------------", "----------------", "--------------", "--------", "----------",
+       "---------", "----------", "------------------", "-----------", "-------"},
+  };
+  if (with_batch_sizes) {
+    rows[0].push_back("Batch Sizes");
+    rows[1].push_back("-------------");
+  }
+
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const ShardingOption& o = space.options[plan.proposal[i]];
+
+    // Perf of the option: component-wise sum of its shards' perfs.
+    Perf sum;
+    for (int j = 0; j < o.num_shards(); ++j) sum += o.shard_perf;
+
+    // Cache load factor: the option's (constraint cache params), else the
+    // sharder's fused params, else None; printed as Python str(float).
+    std::optional<double> clf = o.cache_load_factor;
+    if (!clf) clf = scenario_.sharder.cache_load_factor;
+
+    // Python sum() starts from int 0: an option without inputs prints "0".
+    auto py_sum3 = [](const std::vector<double>& v) -> std::string {
+      if (v.empty()) return "0";
+      double s = 0.0;
+      for (double x : v) s += x;
+      return py_round(s, 3);
+    };
+    std::vector<double> num_poolings = o.num_poolings;
+    if (num_poolings.size() != o.input_lengths.size()) num_poolings.assign(o.input_lengths.size(), 1.0);
+
+    const bool column_wise = o.sharding_type == ShardingType::kColumnWise ||
+                             o.sharding_type == ShardingType::kTableColumnWise;
+    std::string emb_dim = int_str(o.tensor_cols);
+    if (column_wise && !o.shards.empty()) emb_dim += " (" + int_str(o.shards[0].cols) + ")";
+
+    std::string ranks = "None";
+    if (has_plan_) {
+      std::vector<int> rs(plan.ranks.begin() + plan.first_shard[i],
+                          plan.ranks.begin() + plan.first_shard[i + 1]);
+      std::sort(rs.begin(), rs.end());
+      ranks = join(collapse_ranks(rs), ",");
+    }
+
+    const std::string sharder =
+        o.module >= 0 && o.module < static_cast<int>(space.modules.size()) ? space.modules[o.module].sharder_name
+                                                                            : std::string("None");
+
+    std::vector<std::string> row = {
+        o.fqn,
+        std::string(abbreviation(o.sharding_type)),
+        std::string(to_string(o.compute_kernel)),
+        format_perf(sum.total(), sum.fwd_compute, sum.fwd_comms, sum.bwd_compute, sum.bwd_comms,
+                    sum.prefetch_compute),
+        "(" + py_round(gb(o.total_storage.hbm), 3) + " GB, " + py_round(gb(o.total_storage.ddr), 3) + " GB)",
+        clf ? py_float_repr(*clf) : "None",
+        py_sum3(o.input_lengths),
+        py_sum3(num_poolings),
+        o.is_pooled ? "pooled" : "sequence",
+        o.is_weighted ? "weighted" : "unweighted",
+        sharder,
+        int_str(static_cast<int64_t>(o.input_lengths.size())),
+        emb_dim,
+        int_str(o.tensor_rows),
+        ranks,
+    };
+    if (with_batch_sizes) {
+      const std::vector<int64_t>* bs = batch_sizes_of(o);
+      row.push_back(bs ? stats_format::reduce_int_list(*bs) : "n/a");
+    }
+    rows.push_back(std::move(row));
+  }
+  return format_table(rows);
+}
+
+void StatsPrinter::emit_debug_plan_section() {
+  std::vector<PyNum> total, fc, fm, bc, bm, pc;
+  for (const RankPerf& p : perf_) {
+    total.push_back({p.total(), false});
+    fc.push_back(p.fwd_compute);
+    fm.push_back(p.fwd_comms);
+    bc.push_back(p.bwd_compute);
+    bm.push_back(p.bwd_comms);
+    pc.push_back({p.prefetch_compute, false});
+  }
+  blank();
+  left("Longest Critical Path (Maximum of Total Perf): " + max_text(total, "ms"));
+  left("Maximum of Forward Compute: " + max_text(fc, "ms"));
+  left("Maximum of Forward Comms: " + max_text(fm, "ms"));
+  left("Maximum of Backward Compute: " + max_text(bc, "ms"));
+  left("Maximum of Backward Comms: " + max_text(bm, "ms"));
+  left("Maximum of Prefetch Compute: " + max_text(pc, "ms"));
+  auto max_of = [](const std::vector<PyNum>& v) {
+    double m = v[0].value;
+    for (const PyNum& x : v) m = std::max(m, x.value);
+    return m;
+  };
+  const double sum_of_maxima =
+      (((max_of(fc) + max_of(fm)) + max_of(bc)) + max_of(bm)) + max_of(pc);
+  left("Sum of Maxima: " + py_round(sum_of_maxima, 3) + " ms");
+
+  std::vector<PyNum> hbm_gb;
+  for (int64_t h : used_hbm_) hbm_gb.push_back({gb(h), false});
+  blank();
+  left("Peak Memory Pressure: " + max_text(hbm_gb, "GB"));
+}
+
+void StatsPrinter::emit_reservation_section() {
+  const Topology& topo = result_.topology;
+  const Storage cap0 = topo.devices.empty() ? Storage{} : topo.devices[0].storage;
+  const auto usable_hbm = static_cast<int64_t>((1.0 - reserved_pct_) * static_cast<double>(cap0.hbm));
+  blank();
+  left("Usable Memory:");
+  indented("HBM: " + py_round(gb(usable_hbm), 3) + " GB, DDR: " + py_round(gb(cap0.ddr), 3) + " GB");
+  indented("Percent of Total HBM: " + pct0(1.0 - reserved_pct_));
+
+  const bool heuristical =
+      result_.reserved && result_.reserved->kind == ReservationKind::kHeuristical;
+  if (heuristical) {
+    blank();
+    left("Dense Storage (per rank): ");
+    indented("HBM: " + py_round(gb(dense_.hbm), 3) + " GB, DDR: " + py_round(gb(dense_.ddr), 3) + " GB");
+    blank();
+    left("KJT Storage (per rank): ");
+    indented("HBM: " + py_round(gb(kjt_.hbm), 3) + " GB, DDR: " + py_round(gb(kjt_.ddr), 3) + " GB");
+  }
+}
+
+void StatsPrinter::emit_imbalance_section() {
+  const SearchSpace& space = *space_;
+  const PartitionedPlan& plan = *plan_;
+  const std::vector<int> by_perf = imbalance_tables(
+      space, plan, 0.0, [](const ShardingOption& o, int) { return o.shard_perf.total(); });
+  const std::vector<int> by_hbm = imbalance_tables(
+      space, plan, int64_t{0}, [](const ShardingOption& o, int j) { return o.shards[j].storage.hbm; });
+  blank();
+  left("Top 5 Tables Causing Max Perf:");
+  for (size_t k = 0; k < by_perf.size() && k < 5; ++k) {
+    indented(space.options[plan.proposal[by_perf[k]]].name);
+  }
+  left("Top 5 Tables Causing Max HBM:");
+  for (size_t k = 0; k < by_hbm.size() && k < 5; ++k) {
+    indented(space.options[plan.proposal[by_hbm[k]]].name);
+  }
+}
+
+std::vector<std::string> StatsPrinter::run() {
+  if (!result_.search_space) return {};
+  space_ = &*result_.search_space;
+  if (result_.best) {
+    plan_ = &*result_.best;
+    has_plan_ = true;
+  } else if (result_.last_proposal) {
+    plan_ = &*result_.last_proposal;
+  } else {
+    return {};  // TorchRec prints no stats when the proposal loop never ran
+  }
+  world_size_ = std::max(1, result_.topology.world_size);
+
+  if (result_.reserved) {
+    reserved_pct_ = result_.reserved->percentage;
+    const ReservationKind kind = result_.reserved->kind;
+    if (kind == ReservationKind::kHeuristical || kind == ReservationKind::kInference) {
+      dense_ = result_.reserved->dense.value_or(Storage{});
+      kjt_ = result_.reserved->kjt.value_or(Storage{});
+    }
+  } else {
+    reserved_pct_ = scenario_.planner.storage_reservation.percentage;
+  }
+
+  compute_rank_numbers();
+  // The rank table is formatted (and sets the width) even without a plan.
+  const std::vector<std::string> ranks = rank_table();
+  width_ = std::max(width_, static_cast<int>(ranks.front().size()) + 8);
+  std::vector<std::string> params;
+  if (options_.debug) {
+    params = param_table();
+    width_ = std::max(width_, static_cast<int>(params.front().size()) + 6);
+  }
+
+  line(std::string(static_cast<size_t>(width_), '#'));
+  centered("--- Planner Statistics ---");
+  centered("--- Evaluated " + int_str(result_.num_proposals) + " proposal(s), found " +
+           int_str(result_.num_plans) + " possible plan(s), ran for " +
+           stats_format::fixed(result_.wall_seconds, 2) + "s ---");
+  centered(std::string(static_cast<size_t>(width_ - 4), '-'));
+
+  if (has_plan_) {
+    for (const std::string& row : ranks) left(row);
+    blank();
+    left("Perf: Total perf (Forward compute, Forward comms, Backward compute, Backward comms, Prefetch compute)");
+    left("Input: MB/iteration, Output: MB/iteration, Shards: number of tables");
+    left("HBM: estimated peak memory usage for shards, dense tensors, and features (KJT)");
+  }
+
+  if (options_.debug) {
+    blank();
+    left("Parameter Info:");
+    for (const std::string& row : params) left(row);
+  }
+
+  blank();
+  left("Batch Size: " + int_str(scenario_.batch_size));
+  if (!has_plan_) {
+    blank();
+    left("World Size: " + int_str(result_.topology.world_size));
+  }
+
+  std::map<std::string, int> kernels;  // sorted by kernel name
+  for (int idx : plan_->proposal) ++kernels[std::string(to_string(space_->options[idx].compute_kernel))];
+  blank();
+  left("Compute Kernels:");
+  for (const auto& [kernel, count] : kernels) indented(kernel + ": " + int_str(count));
+
+  if (options_.debug) {
+    if (has_plan_) emit_debug_plan_section();
+    emit_reservation_section();
+    if (has_plan_) emit_imbalance_section();
+  }
+
+  line(std::string(static_cast<size_t>(width_), '#'));
+  return std::move(lines_);
+}
+
+}  // namespace
+
+std::vector<std::string> format_stats(const Scenario& scenario, const PlannerResult& result,
+                                      const StatsOptions& options) {
+  StatsPrinter printer(scenario, result, options);
+  return printer.run();
+}
+
+}  // namespace shardlab::planner

@@ -1,0 +1,156 @@
+// TorchRec's per-shard storage model (planner-model.md §5).
+#include <cmath>
+#include <cstdint>
+
+#include "shardlab/planner/estimators.h"
+
+namespace shardlab::planner {
+namespace {
+
+constexpr double kIndexBytes = 8;  // BIGINT_DTYPE
+
+using int128 = __int128;
+
+// ceil of the correctly rounded double nearest to num / den, for num >= 0,
+// den > 0: Python's math.ceil(int / int) (§5.4, ODD-19). The quotient of two
+// integers is rounded once to a double before the ceiling, so a tiny
+// remainder can vanish.
+int64_t ceil_of_rounded_quotient(int128 num, int128 den) {
+  const int128 q = num / den;
+  const int128 rem = num % den;
+  if (rem == 0) return static_cast<int64_t>(q);
+  constexpr int128 kTwo53 = int128{1} << 53;
+  if (q < kTwo53) {
+    if (q == 0) return 1;  // a positive fraction never rounds to 0
+    // ulp(q) = 2^(e-52) for q in [2^e, 2^(e+1)). q + rem/den rounds to q iff
+    // rem/den < ulp/2, or == ulp/2 and q is even (ties to even).
+    int e = 0;
+    while ((int128{1} << (e + 1)) <= q) ++e;
+    const int half_ulp_exp = e - 53;  // ulp/2 = 2^(e-53), negative here
+    // Compare rem/den with 2^half_ulp_exp  <=>  rem * 2^(-half_ulp_exp) with den.
+    const int shift = -half_ulp_exp;
+    const int128 lhs = rem << shift;  // rem < den < 2^63, shift <= 53: fits
+    if (lhs < den) return static_cast<int64_t>(q);
+    if (lhs == den && (q % 2 == 0)) return static_cast<int64_t>(q);
+    return static_cast<int64_t>(q + 1);
+  }
+  // Beyond 2^53 bytes per shard; not reachable by real tables.
+  const long double v = static_cast<long double>(num) / static_cast<long double>(den);
+  return static_cast<int64_t>(std::ceil(static_cast<double>(v)));
+}
+
+double optimizer_multiplier(const EstimatorContext& ctx, const ShardingOption& o) {
+  switch (ctx.optimizer) {
+    case OptimizerKind::kNone:
+    case OptimizerKind::kSgd: return 0.0;
+    case OptimizerKind::kAdam: return 2.0;
+    // Row-wise Adagrad keeps one value per row: 1/D of the table, applied to
+    // the shard bytes with the full width D (under-counts CW shards, ODD-8).
+    case OptimizerKind::kRowwiseAdagrad: return 1.0 / static_cast<double>(o.tensor_cols);
+    case OptimizerKind::kAdagrad:
+    case OptimizerKind::kOther: return 1.0;
+  }
+  return 0.0;
+}
+
+bool is_uvm(ComputeKernel k) {
+  return k == ComputeKernel::kFusedUvm || k == ComputeKernel::kFusedUvmCaching ||
+         k == ComputeKernel::kQuantUvm || k == ComputeKernel::kQuantUvmCaching;
+}
+
+bool is_caching(ComputeKernel k) {
+  return k == ComputeKernel::kFusedUvmCaching || k == ComputeKernel::kQuantUvmCaching;
+}
+
+}  // namespace
+
+IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int local_world_size) {
+  double inputs = 0.0;
+  double pooled = 0.0;
+  for (size_t i = 0; i < o.input_lengths.size(); ++i) {
+    const auto b = static_cast<double>(o.batch_sizes[i]);
+    inputs += (o.input_lengths[i] * o.num_poolings[i]) * b;
+    pooled += o.num_poolings[i] * b;
+  }
+  const double w = world_size;
+  const double s_t = o.element_size;
+  IoSizes io;
+  switch (o.sharding_type) {
+    case ShardingType::kDataParallel: {
+      const double outputs = o.is_pooled ? pooled : inputs;
+      io.input = static_cast<int64_t>(std::ceil(inputs * kIndexBytes));
+      io.output = static_cast<int64_t>(std::ceil(outputs * static_cast<double>(o.tensor_cols) * s_t));
+      break;
+    }
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+    case ShardingType::kTableColumnWise: {
+      const double outputs = o.is_pooled ? pooled : inputs;
+      io.input = static_cast<int64_t>(std::ceil(inputs * w * kIndexBytes));
+      io.output = static_cast<int64_t>(std::ceil(outputs * w * static_cast<double>(shard.cols) * s_t));
+      break;
+    }
+    case ShardingType::kRowWise:
+    case ShardingType::kTableRowWise: {
+      if (shard.rows * shard.cols == 0) break;  // empty shards carry no buffers
+      const double n = o.sharding_type == ShardingType::kRowWise ? w : static_cast<double>(local_world_size);
+      const double per_shard = inputs / n;
+      const double outputs = o.is_pooled ? pooled : per_shard;
+      io.input = static_cast<int64_t>(std::ceil(per_shard * w * kIndexBytes));
+      io.output = static_cast<int64_t>(std::ceil(outputs * w * static_cast<double>(shard.cols) * s_t));
+      break;
+    }
+  }
+  return io;
+}
+
+void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
+  const Topology& t = *ctx.topology;
+  const bool on_cuda = t.compute_device == ComputeDevice::kCuda;
+  // Whole-table bytes as the sharder reports them (§5.2): quant sharders add
+  // an fp16 scale and bias per row; UVM kernels keep the table in host memory.
+  int64_t table_bytes = option->tensor_bytes;
+  if (ctx.quant_sharder) table_bytes += 4 * option->tensor_rows;
+  int64_t hbm_table = 0;
+  int64_t ddr_table = 0;
+  if (is_uvm(option->compute_kernel)) {
+    ddr_table = table_bytes;
+    if (is_caching(option->compute_kernel)) {
+      const double c = option->cache_load_factor.value_or(0.0) != 0.0 ? *option->cache_load_factor
+                                                                       : kDefaultCacheLoadFactor;
+      hbm_table = static_cast<int64_t>(std::nearbyint(static_cast<double>(ddr_table) * c));
+    }
+  } else if (on_cuda) {
+    hbm_table = table_bytes;
+  } else {
+    ddr_table = table_bytes;
+  }
+
+  const double mu = optimizer_multiplier(ctx, *option);
+  const int128 table_elems = int128{option->tensor_rows} * option->tensor_cols;
+  auto with_optimizer = [&](int64_t share) {
+    return share + static_cast<int64_t>(std::ceil(static_cast<double>(share) * mu));
+  };
+  auto share_of = [&](int64_t whole, const Shard& s) -> int64_t {
+    if (option->sharding_type == ShardingType::kDataParallel) return whole;
+    return ceil_of_rounded_quotient(int128{whole} * (int128{s.rows} * s.cols), table_elems);
+  };
+
+  Storage total;
+  for (Shard& s : option->shards) {
+    const IoSizes io = shard_io_sizes(*option, s, t.world_size, t.local_world_size);
+    const int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
+    const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
+    if (on_cuda) {
+      s.storage.hbm = io.input + io.output + hbm_spec;
+      s.storage.ddr = ddr_spec;
+    } else {
+      s.storage.hbm = 0;
+      s.storage.ddr = io.input + io.output + ddr_spec;
+    }
+    total += s.storage;
+  }
+  option->total_storage = total;
+}
+
+}  // namespace shardlab::planner
