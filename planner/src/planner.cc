@@ -51,10 +51,9 @@ struct CachedOutcome {
 };
 
 Storage proposal_storage(const SearchSpace& space, const Proposal& p) {
+  // Integer sums: adding option totals equals adding every shard.
   Storage s;
-  for (int idx : p) {
-    for (const Shard& shard : space.options[idx].shards) s += shard.storage;
-  }
+  for (int idx : p) s += space.options[idx].total_storage;
   return s;
 }
 
@@ -131,6 +130,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   const std::vector<Storage>& reserved_devices = result.reserved->devices;
 
   std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner);
+  partitioner->set_detailed_errors(false);  // the reported failure is re-run with details
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache;
   double best_rating = static_cast<double>(std::numeric_limits<int64_t>::max());
   Storage lowest_storage{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
@@ -177,6 +177,13 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return finish();
   }
 
+  // Partitioning is deterministic: re-running the last failed proposal with
+  // detailed errors gives the same failure, now with TorchRec's message.
+  if (!last_proposal.empty()) {
+    partitioner->set_detailed_errors(true);
+    PartitionedPlan scratch;
+    last_error = partitioner->partition(ss, last_proposal, reserved_topology, &scratch);
+  }
   PartitionedPlan unplaced;
   init_partitioned_plan(ss, last_proposal, &unplaced);
   result.last_proposal = std::move(unplaced);

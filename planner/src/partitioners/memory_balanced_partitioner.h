@@ -14,6 +14,7 @@ class MemoryBalancedPartitioner final : public Partitioner {
 
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
+  void set_detailed_errors(bool on) override { inner_.set_detailed_errors(on); }
 
  private:
   int64_t max_search_count_;

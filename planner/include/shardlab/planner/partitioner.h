@@ -20,6 +20,10 @@ class Partitioner {
   // On failure returns a kPlanner Status (kPartition) with TorchRec's message.
   virtual Status partition(const SearchSpace& space, const Proposal& proposal,
                            const Topology& topology, PartitionedPlan* out) = 0;
+
+  // When off, failures may carry an empty message (cheaper in the proposal
+  // loop); the error type is unchanged. On by default.
+  virtual void set_detailed_errors(bool on) = 0;
 };
 
 std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec);

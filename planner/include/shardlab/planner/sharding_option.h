@@ -104,4 +104,8 @@ struct PartitionedPlan {
 // Builds first_shard for `proposal` and sizes `ranks` (all -1).
 void init_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan);
 
+// As init_partitioned_plan, but leaves the content of `ranks` unspecified
+// (for a caller that writes every rank).
+void layout_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan);
+
 }  // namespace shardlab::planner
