@@ -1,0 +1,159 @@
+// EmbeddingStats printout against TorchRec's own (planner-model.md §10): for
+// every golden pair NAME.json + NAME.golden.json, plan the scenario, format
+// the stats and compare with the golden's `stats_text` line by line.
+//
+// Goldens come from tests/golden/data and, when the checkout sits beside a
+// shared/ folder, from ../shared/golden (a name found in both is run once,
+// from tests/golden/data). Skipped: goldens over 20 MB and build-stage
+// errors. Where TorchRec logged no stats (empty stats_text: failures before
+// the proposal loop), format_stats must print nothing either.
+//
+// The run time in "--- Evaluated P proposal(s), found N possible plan(s), ran
+// for T.TTs ---" is TorchRec's; the test formats our stats with the golden's
+// T.TT in place of our own wall time, so that line (and its centring) must
+// match too.
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/planner/stats.h"
+
+namespace shardlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uintmax_t kMaxGoldenBytes = 20u * 1024u * 1024u;
+
+struct GoldenCase {
+  std::string name;      // scenario name (file stem)
+  fs::path scenario;     // NAME.json
+  fs::path golden;       // NAME.golden.json
+};
+
+std::vector<GoldenCase> find_goldens() {
+  const std::vector<fs::path> dirs = {
+      fs::path(SHARDLAB_SOURCE_DIR) / "tests" / "golden" / "data",
+      fs::path(SHARDLAB_SOURCE_DIR) / ".." / "shared" / "golden",
+  };
+  std::map<std::string, GoldenCase> by_name;
+  const std::string suffix = ".golden.json";
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string file = entry.path().filename().string();
+      if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      const std::string name = file.substr(0, file.size() - suffix.size());
+      const fs::path scenario = dir / (name + ".json");
+      if (!fs::exists(scenario, ec) || by_name.count(name)) continue;
+      if (fs::file_size(entry.path(), ec) > kMaxGoldenBytes) continue;
+      by_name.emplace(name, GoldenCase{name, scenario, entry.path()});
+    }
+  }
+  std::vector<GoldenCase> out;
+  for (auto& [name, c] : by_name) out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+// Readable form of a long padded line: trailing spaces before the closing
+// "#" trimmed.
+std::string trimmed(const std::string& s) {
+  if (s.size() < 2 || s.back() != '#') return s;
+  size_t end = s.size() - 1;
+  while (end > 1 && s[end - 1] == ' ') --end;
+  return s.substr(0, end) + "...#";
+}
+
+// gtest prints the parameter in test names and failures.
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
+
+class StatsTextGolden : public testing::TestWithParam<GoldenCase> {};
+
+TEST_P(StatsTextGolden, MatchesTorchRec) {
+  const GoldenCase& c = GetParam();
+  nlohmann::json golden;
+  {
+    std::ifstream in(c.golden);
+    ASSERT_TRUE(in) << "cannot read " << c.golden;
+    golden = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(golden.is_discarded()) << "malformed JSON in " << c.golden;
+  }
+  const auto& error = golden.value("error", nlohmann::json());
+  if (error.is_object() && error.value("stage", "") == "build") GTEST_SKIP() << "build-stage error";
+  if (!golden.contains("stats_text") || !golden["stats_text"].is_string()) GTEST_SKIP() << "no stats_text";
+  const std::vector<std::string> expected = split_lines(golden["stats_text"].get<std::string>());
+
+  Result<planner::Scenario> scenario = data::load_scenario_file(c.scenario.string());
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  planner::PlannerResult result = planner::plan(*scenario);
+
+  // TorchRec logged no stats (failure before the proposal loop): neither do we.
+  if (expected.empty()) {
+    const std::vector<std::string> actual = planner::format_stats(*scenario, result);
+    EXPECT_TRUE(actual.empty()) << c.name << ": TorchRec printed no stats, we printed "
+                                << actual.size() << " lines, first: " << actual.front();
+    return;
+  }
+  ASSERT_GE(expected.size(), 3u);
+
+  // Our stats with TorchRec's run time.
+  static const std::regex kRanFor(R"(ran for ([0-9]+\.[0-9]+)s ---)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(expected[2], m, kRanFor)) << "no run time in: " << expected[2];
+  result.wall_seconds = std::stod(m[1].str());
+
+  const std::vector<std::string> actual = planner::format_stats(*scenario, result);
+  ASSERT_FALSE(actual.empty()) << "format_stats printed nothing; planner status: "
+                               << result.error.message();
+
+  const size_t n = std::min(expected.size(), actual.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (expected[i] != actual[i]) {
+      FAIL() << c.name << ": first difference at line " << (i + 1) << " of " << expected.size()
+             << " (width expected " << expected[0].size() << ", got " << actual[0].size() << ")\n"
+             << "  expected: " << trimmed(expected[i]) << "\n"
+             << "  actual:   " << trimmed(actual[i]);
+    }
+  }
+  EXPECT_EQ(actual.size(), expected.size())
+      << c.name << ": line counts differ; first extra line: "
+      << trimmed(actual.size() > n ? actual[n] : expected[n]);
+}
+
+std::string case_name(const testing::TestParamInfo<GoldenCase>& info) {
+  std::string s = info.param.name;
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Goldens, StatsTextGolden, testing::ValuesIn(find_goldens()), case_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(StatsTextGolden);
+
+}  // namespace
+}  // namespace shardlab
