@@ -89,10 +89,19 @@ std::string failure_message(const Scenario& scenario, const Topology& topology, 
 void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_size,
                std::vector<double>* device_perf_total, double* rating) {
   device_perf_total->assign(static_cast<size_t>(world_size), 0.0);
+  double* perf = device_perf_total->data();
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const double shard_total = space.options[plan.proposal[i]].shard_perf.total();
-    for (int j = plan.first_shard[i]; j < plan.first_shard[i + 1]; ++j) {
-      (*device_perf_total)[plan.ranks[j]] += shard_total;
+    const int* ranks = plan.ranks.data() + plan.first_shard[i];
+    const int n = plan.first_shard[i + 1] - plan.first_shard[i];
+    // Uniform options usually sit on ranks 0..W-1 in order: a contiguous
+    // add, same additions in the same order per rank.
+    bool identity = n == world_size;
+    for (int j = 0; j < n && identity; ++j) identity = ranks[j] == j;
+    if (identity) {
+      for (int r = 0; r < n; ++r) perf[r] += shard_total;
+    } else {
+      for (int j = 0; j < n; ++j) perf[ranks[j]] += shard_total;
     }
   }
   *rating = device_perf_total->empty() ? 0.0 : *std::max_element(device_perf_total->begin(), device_perf_total->end());

@@ -288,7 +288,7 @@ void GreedyPerfPartitioner::refresh_host_order() {
   for (int h = 0; h < num_hosts_; ++h) {
     if (!host_dirty_[h]) continue;
     double total = 0.0;
-    for (int r = h * lw; r < (h + 1) * lw; ++r) total += perf_[r].total();
+    for (int r = h * lw; r < (h + 1) * lw; ++r) total += key_total_[r];
     host_total_[h] = total;
     host_dirty_[h] = 0;
   }
@@ -365,10 +365,19 @@ Status GreedyPerfPartitioner::place_on_host(const ShardingOption& option, int fi
         fits = option.shards[i].storage.fits_in(free_storage(h * lw + i));
       }
       if (!fits) continue;
+      // Shard i on the host's i-th device; the host's bookkeeping is updated
+      // once (integer sums: the option total equals the shards' sum).
       for (int i = 0; i < option.num_shards(); ++i) {
-        commit_device(h * lw + i, option.shards[i].storage, option.shard_perf);
-        out->ranks[first_shard + i] = h * lw + i;
+        const int rank = h * lw + i;
+        free_hbm_[rank] -= option.shards[i].storage.hbm;
+        free_ddr_[rank] -= option.shards[i].storage.ddr;
+        perf_[rank] += option.shard_perf;
+        key_total_[rank] = perf_[rank].total();
+        tree_dirty_.push_back(tree_size_ + rank);
+        out->ranks[first_shard + i] = rank;
       }
+      host_dirty_[h] = 1;
+      host_free_[h] -= option.total_storage;
       return Status::ok();
     }
     if (place_within_host(option, h, first_shard, out)) return Status::ok();
