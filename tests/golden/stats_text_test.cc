@@ -103,8 +103,13 @@ TEST_P(StatsTextGolden, MatchesTorchRec) {
     ASSERT_FALSE(golden.is_discarded()) << "malformed JSON in " << c.golden;
   }
   const auto& error = golden.value("error", nlohmann::json());
-  if (error.is_object() && error.value("stage", "") == "build") GTEST_SKIP() << "build-stage error";
-  if (!golden.contains("stats_text") || !golden["stats_text"].is_string()) GTEST_SKIP() << "no stats_text";
+  if (error.is_object() && error.value("stage", "") == "build") {
+    // TorchRec refused the model before planning: so does the loader, and
+    // there is no table to print.
+    EXPECT_FALSE(data::load_scenario_file(c.scenario.string()).is_ok());
+    return;
+  }
+  ASSERT_TRUE(golden.contains("stats_text") && golden["stats_text"].is_string()) << "no stats_text in " << c.golden;
   const std::vector<std::string> expected = split_lines(golden["stats_text"].get<std::string>());
 
   Result<planner::Scenario> scenario = data::load_scenario_file(c.scenario.string());

@@ -1,0 +1,78 @@
+// shardlab: command-line front end of the planner. Each verb lives in its own
+// file (plan_command.cc, options_command.cc, validate_command.cc) and only
+// parses arguments, calls planner/ and data/, and prints. main() is the only
+// place that turns failures into exit statuses.
+
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_common.h"
+
+#ifndef SHARDLAB_VERSION
+#define SHARDLAB_VERSION "0.1.0"
+#endif
+
+namespace {
+
+// Lists each verb by the first line of its description; the verb's own
+// --help shows all of it.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    const std::string& desc = sub->get_description();
+    CLI::detail::format_help(out, sub->get_display_name(true), desc.substr(0, desc.find('\n')), column_width_);
+    return out.str();
+  }
+};
+
+int run(int argc, char** argv) {
+  using namespace shardlab::cli;
+  CLI::App app{
+      "ShardLab: TorchRec's embedding sharding planner, reimplemented in C++.\n"
+      "Same plans and numbers as TorchRec's EmbeddingShardingPlanner, from one scenario JSON file.",
+      "shardlab"};
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "shardlab: error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+  });
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.set_version_flag("--version", "shardlab " SHARDLAB_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "\nExit status: 0 ok, 1 internal error, 2 invalid scenario or usage, 3 no plan found.\n"
+      "Run 'shardlab VERB --help' for each verb's options.\n" +
+      example_footer("  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats"));
+
+  int exit_code = kExitOk;
+  add_plan_command(app, &exit_code);
+  add_options_command(app, &exit_code);
+  add_validate_command(app, &exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help, version or the usage error
+    return code == 0 ? kExitOk : kExitInvalid;
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The libraries never exit and report expected failures as values; anything
+  // thrown is a bug or a system failure (e.g. out of memory).
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    shardlab::cli::print_error(std::string("internal error: ") + e.what());
+  } catch (...) {
+    shardlab::cli::print_error("internal error: unknown exception");
+  }
+  return shardlab::cli::kExitInternal;
+}

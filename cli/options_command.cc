@@ -1,0 +1,78 @@
+// shardlab options: every sharding option TorchRec's enumerator produces for a
+// scenario, with perf and storage estimates, after the storage reservation.
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "shardlab/data/plan_json.h"
+#include "shardlab/planner/planner.h"
+
+namespace shardlab::cli {
+namespace {
+
+struct OptionsArgs {
+  std::string scenario;
+  std::string output = "-";
+  bool compact = false;
+  bool quiet = false;
+};
+
+int run_options(const OptionsArgs& args) {
+  const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
+  int code = kExitOk;
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  if (!scenario) return code;
+
+  // Reservation and enumeration only; no proposer or partitioner runs, so a
+  // scenario whose planning would fail still lists its options.
+  planner::PlannerResult result = planner::plan(*scenario, planner::PlannerOptions{.enumerate_only = true});
+  if (!result.search_space.has_value()) {
+    const Status status = result.error.is_ok() ? Status::internal("enumeration returned no search space") : result.error;
+    print_error(status.message());
+    if (Status w = write_output(args.output, data::error_to_json(scenario->name, status, &result, indent));
+        !w.is_ok()) {
+      print_error(w.message());
+    }
+    return exit_status(status);
+  }
+  if (Status w = write_output(args.output, data::options_to_json(*scenario, result, indent)); !w.is_ok()) {
+    print_error(w.message());
+    return exit_status(w);
+  }
+  if (!args.quiet) {
+    std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}\n",
+                             result.search_space->options.size(), scenario->tables.size(),
+                             result.wall_seconds * 1e3,
+                             args.output == "-" ? std::string() : " -> " + args.output);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_options_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<OptionsArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "options",
+      "List every sharding option of a scenario with its perf and storage estimates.\n"
+      "Options come in TorchRec's enumeration order, each shard with its estimates (scenario.md\n"
+      "\"Options\"). Only the storage reservation and the enumeration run, so scenarios whose\n"
+      "planning fails still list their options. Exit status: 0 listed, 2 invalid scenario or\n"
+      "usage, 3 the reservation or the enumeration failed (the error JSON is written instead).");
+  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "Write the options JSON to FILE, atomically via FILE.tmp and a rename (default: - = stdout)")
+      ->type_name("FILE");
+  cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
+  cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
+  cmd->footer(example_footer(
+      "  shardlab options dlrm.json > options.json\n"
+      "  shardlab options dlrm.json -o options.json --compact"));
+  cmd->callback([args, exit_code]() { *exit_code = run_options(*args); });
+}
+
+}  // namespace shardlab::cli

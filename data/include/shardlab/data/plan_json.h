@@ -1,0 +1,99 @@
+// Writing plans, options and errors as JSON (scenario.md "Plan (output)",
+// "Options"), writing TorchRec-shaped ShardingPlan files, and reading a plan
+// file back into a PartitionedPlan.
+//
+// All writers are pure functions of their arguments: they never touch the file
+// system, and they return the complete document as one string (no trailing
+// newline). Doubles are written in their shortest round-trip form, so reading
+// a number back gives the same double bit for bit. Objects keep the field order
+// scenario.md documents.
+//
+// Thread safety: every function here is reentrant.
+#pragma once
+
+#include <string>
+
+#include "shardlab/planner/planner.h"
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/sharding_option.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/planner/types.h"
+
+namespace shardlab::data {
+
+// Indentation of written JSON: spaces per level, or kCompactJson for one line.
+inline constexpr int kCompactJson = -1;
+inline constexpr int kDefaultJsonIndent = 1;
+
+// TorchRec's placement string of a shard on `rank`: "rank:R/cuda:L" and
+// "rank:R/mtia:L" with L = R mod local_world_size, "rank:R/cpu" on cpu.
+std::string shard_placement(planner::ComputeDevice device, int rank, int local_world_size);
+
+// The plan of scenario.md "Plan (output)": scenario, perf_rating_ms,
+// num_proposals, num_plans, tables (in plan order), devices, reserved.
+// When `result.ok()` is false this returns error_to_json(scenario.name,
+// result.error, &result, indent) instead.
+std::string plan_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
+                         int indent = kDefaultJsonIndent);
+
+// scenario.md "Options": {"scenario", "options": [...]}, every option of
+// result.search_space in enumeration order. Works for a result of
+// plan(..., {.enumerate_only = true}) and for a failed planning run alike.
+// When the search space is absent (the reservation or enumeration failed) it
+// returns error_to_json(scenario.name, result.error, &result, indent).
+std::string options_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
+                            int indent = kDefaultJsonIndent);
+
+// The error shape of scenario.md:
+//  - a kPlanner status gives {"scenario", "error": {"type", "message"},
+//    "num_proposals", "num_plans", "reserved"}, with type to_string(planner_error()),
+//    counters from `result` (0 when `result` is null) and reserved the device
+//    list [{rank, hbm, ddr}] or null when the reservation did not complete;
+//  - kInvalidScenario and kIo give {"scenario", "error": {"type": "invalid_scenario",
+//    "message"}} (exit status 2 at the CLI);
+//  - kInternal gives the same short shape with type "internal".
+// REQUIRES: !status.is_ok()
+std::string error_to_json(const std::string& scenario_name, const Status& status,
+                          const planner::PlannerResult* result, int indent = kDefaultJsonIndent);
+
+// The best plan as TorchRec's ShardingPlan, wrapped so the file says what it is:
+//   {"format": "torchrec.ShardingPlan", "version": 1, "scenario": NAME,
+//    "plan": {"<module path>": {"<table>": {"sharding_type", "compute_kernel", "ranks",
+//             "sharding_spec", "cache_params", "enforce_hbm", "stochastic_rounding",
+//             "bounds_check_mode"}}}}
+// sharding_spec is null for data_parallel, otherwise a list of
+// {"shard_offsets": [row, col], "shard_sizes": [rows, cols], "placement"}.
+// Modules and tables come in plan order. docs/torchrec-interop.md shows how
+// to turn it into torchrec.distributed.types.ShardingPlan.
+// When `result.ok()` is false this returns the error JSON, as plan_to_json does.
+std::string plan_to_torchrec_json(const planner::Scenario& scenario,
+                                  const planner::PlannerResult& result,
+                                  int indent = kDefaultJsonIndent);
+
+// The "format" value of plan_to_torchrec_json's wrapper.
+inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
+
+// Reads a plan written elsewhere and places it in `space`, the search space of
+// `scenario` (from plan(scenario, {.enumerate_only = true})). Accepted shapes:
+//  - ShardLab's plan JSON (top-level "tables", as plan_to_json writes);
+//  - the TorchRec-shaped file of plan_to_torchrec_json, with or without its
+//    {"format", "version", "plan"} wrapper. Module paths are not checked
+//    (table names are unique in a scenario), so a plan whose modules were
+//    renamed for a real model still reads.
+// For each table the option with the same table name, sharding type and
+// compute kernel is chosen; its shards' offsets and sizes, where the file gives
+// them, must equal the option's, and every rank must be in [0, world_size).
+// Every table of the scenario must appear exactly once. The result's proposal
+// is in fqn order (SearchSpace::fqns), with ranks and first_shard filled in.
+// Errors are Status::invalid_scenario naming `origin` and the table.
+Result<planner::PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,
+                                            const planner::Scenario& scenario,
+                                            const planner::SearchSpace& space);
+
+// parse_plan on the contents of the file at `path`; an unreadable file is an
+// invalid_scenario Status naming the path.
+Result<planner::PartitionedPlan> read_plan_file(const std::string& path,
+                                                const planner::Scenario& scenario,
+                                                const planner::SearchSpace& space);
+
+}  // namespace shardlab::data

@@ -1,0 +1,208 @@
+#include "json_document.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "json_path.h"
+#include "message_text.h"
+
+namespace shardlab::data::internal {
+namespace {
+
+using json = Json;
+
+// Objects up to this size are searched linearly for a duplicate key; larger
+// ones (a constraints object with a key per table) get a hash set, so a
+// 100k-key object costs O(n), not O(n^2).
+constexpr std::size_t kLinearKeySearchMax = 16;
+
+// Line and column (1-based) of the byte nlohmann last read. `position` is its
+// 1-based byte count, n+1 meaning "after the last byte".
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t position) {
+  const std::size_t end = std::min(position == 0 ? 0 : position - 1, text.size());
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, end - line_start + 1};
+}
+
+// nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1,
+// column 2: syntax error while ..."; our message gives the place itself, so keep
+// only the reason.
+std::string reason_of(const json::exception& e) {
+  std::string_view what = e.what();
+  if (what.starts_with("[json.exception.")) {
+    const auto close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  if (what.starts_with("parse error")) {
+    const auto colon = what.find(": ");
+    if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
+  }
+  return printable(truncate_utf8(what, 200));
+}
+
+// Builds the tree from SAX events (the interface nlohmann's sax_parse expects).
+//
+// Invariant: `stack_` holds the open containers, outermost first. A pointer to a
+// container stays valid while it is open because values are only appended to
+// the innermost one, and std::map nodes never move.
+class BoundedTreeBuilder {
+ public:
+  explicit BoundedTreeBuilder(const std::string& text) : text_(text) {}
+
+  bool null() { return add(json(nullptr)) != nullptr; }
+  bool boolean(bool v) { return add(json(v)) != nullptr; }
+  bool number_integer(json::number_integer_t v) { return add(json(v)) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t v) { return add(json(v)) != nullptr; }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) {
+    return add(json(v)) != nullptr;
+  }
+  bool string(json::string_t& v) { return add(json(std::move(v))) != nullptr; }
+  bool binary(json::binary_t& v) { return add(json::binary(std::move(v))) != nullptr; }
+
+  bool start_object(std::size_t /*elements*/) { return open(json::object()); }
+  bool start_array(std::size_t /*elements*/) { return open(json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& k) {
+    Frame& frame = stack_.back();
+    auto& members = frame.container->get_ref<json::object_t&>();
+    if (is_duplicate(frame, members, k)) {
+      error_ = render_path(/*with_pending_value=*/false) + ": duplicate key: got " + quote_truncated(k) +
+               ", expected each key once per object";
+      return false;
+    }
+    if (frame.seen_keys) frame.seen_keys->insert(k);
+    // Append without ordered_map's own (linear) search for an existing key.
+    members.json::object_t::Container::emplace_back(std::move(k), nullptr);
+    frame.member_key = &members.back().first;
+    member_slot_ = &members.back().second;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const json::exception& e) {
+    const auto [line, column] = line_and_column(text_, position);
+    error_ = "malformed JSON at line " + std::to_string(line) + ", column " +
+             std::to_string(column) + ": " + reason_of(e);
+    return false;
+  }
+
+  const std::optional<std::string>& error() const { return error_; }
+  json take_root() { return std::move(root_); }
+
+ private:
+  struct Frame {
+    json* container;
+    const std::string* member_key = nullptr;  // objects: key of the member being read
+    std::unique_ptr<std::unordered_set<std::string>> seen_keys;  // large objects only
+  };
+
+  static bool is_duplicate(Frame& frame, const json::object_t& members, const std::string& key) {
+    if (!frame.seen_keys) {
+      if (members.size() < kLinearKeySearchMax) {
+        for (const auto& m : members) {
+          if (m.first == key) return true;
+        }
+        return false;
+      }
+      frame.seen_keys = std::make_unique<std::unordered_set<std::string>>();
+      for (const auto& m : members) frame.seen_keys->insert(m.first);
+    }
+    return frame.seen_keys->contains(key);
+  }
+
+  // Stores `value` where the grammar says the next value goes; returns its slot.
+  json* add(json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& top = *stack_.back().container;
+    if (top.is_array()) {
+      auto& elements = top.get_ref<json::array_t&>();
+      elements.push_back(std::move(value));
+      return &elements.back();
+    }
+    *member_slot_ = std::move(value);
+    return member_slot_;
+  }
+
+  bool open(json empty_container) {
+    if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      error_ = render_path(/*with_pending_value=*/true) + ": JSON nested deeper than " +
+               std::to_string(kMaxJsonDepth) + " levels, expected a scenario (at most a few levels)";
+      return false;
+    }
+    json* slot = add(std::move(empty_container));
+    stack_.push_back(Frame{.container = slot});
+    return true;
+  }
+
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  // Path of the innermost open container, or with `with_pending_value` of the
+  // value about to be stored in it; cut to stay on one line. Outer frames
+  // always point at their last element or member: that is the open child.
+  std::string render_path(bool with_pending_value) const {
+    std::string out;
+    for (std::size_t i = 0; i < stack_.size(); ++i) {
+      if (out.size() > 2 * kMaxValueChars) {
+        out += "...";
+        break;
+      }
+      const bool innermost = i + 1 == stack_.size();
+      if (innermost && !with_pending_value) break;
+      const Frame& frame = stack_[i];
+      if (frame.container->is_array()) {
+        const std::size_t n = frame.container->size();
+        append_path_index(out, innermost ? n : n - 1);
+      } else if (frame.member_key != nullptr) {
+        append_path_key(out, *frame.member_key);
+      }
+    }
+    return out.empty() ? std::string("<root>") : out;
+  }
+
+  const std::string& text_;
+  json root_;
+  std::vector<Frame> stack_;
+  json* member_slot_ = nullptr;
+  std::optional<std::string> error_;
+};
+
+}  // namespace
+
+Result<Json> parse_json_document(const std::string& text) {
+  BoundedTreeBuilder builder(text);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(text, &builder, json::input_format_t::json, /*strict=*/true,
+                         /*ignore_comments=*/false);
+  } catch (const json::exception& e) {
+    // sax_parse reports through parse_error(); this is only a safety net.
+    return Status::invalid_scenario("malformed JSON: " + reason_of(e));
+  }
+  if (!ok || builder.error()) {
+    return Status::invalid_scenario(builder.error().value_or("malformed JSON"));
+  }
+  return builder.take_root();
+}
+
+}  // namespace shardlab::data::internal

@@ -1,0 +1,89 @@
+#include "message_text.h"
+
+#include <cstdint>
+
+namespace shardlab::data::internal {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at `s[i]`, or 0 when the bytes
+// there are not one (overlong forms and surrogates included).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) return 1;
+  std::size_t len = 0;
+  uint32_t min_cp = 0;
+  uint32_t cp = 0;
+  if ((b0 & 0xE0) == 0xC0) { len = 2; min_cp = 0x80; cp = b0 & 0x1F; }
+  else if ((b0 & 0xF0) == 0xE0) { len = 3; min_cp = 0x800; cp = b0 & 0x0F; }
+  else if ((b0 & 0xF8) == 0xF0) { len = 4; min_cp = 0x10000; cp = b0 & 0x07; }
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void append_hex_escape(std::string& out, unsigned char b) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[b >> 4];
+  out += kHex[b & 0xF];
+}
+
+}  // namespace
+
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = 0;
+  while (cut < text.size()) {
+    std::size_t len = utf8_sequence_length(text, cut);
+    if (len == 0) len = 1;
+    if (cut + len > max_bytes) break;
+    cut += len;
+  }
+  std::string out(text.substr(0, cut));
+  out += "...";
+  return out;
+}
+
+std::string quote_truncated(std::string_view text, std::size_t max_bytes) {
+  const std::string cut = truncate_utf8(text, max_bytes);
+  std::string out = "\"";
+  for (char c : cut) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (b < 0x20 || b == 0x7F) {
+      append_hex_escape(out, b);
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return printable(out);
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0 || b < 0x20 || b == 0x7F) {
+      append_hex_escape(out, b);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace shardlab::data::internal

@@ -1,0 +1,26 @@
+// Text helpers for one-line error messages: quoting, truncation, and making
+// arbitrary bytes (a binary file's contents, a non-UTF-8 path) safe to print
+// and to write back into a JSON error object.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace shardlab::data::internal {
+
+// Longest rendering of a user value in a message, in bytes (before "...").
+inline constexpr std::size_t kMaxValueChars = 60;
+
+// Shortens `text` to at most `max_bytes` without splitting a UTF-8 sequence,
+// appending "..." when it cut something.
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
+
+// `text` as a double-quoted JSON-style string, cut to about `max_bytes`.
+std::string quote_truncated(std::string_view text, std::size_t max_bytes = kMaxValueChars);
+
+// Replaces control characters and bytes that are not valid UTF-8 by `\xNN`, so
+// the result is valid UTF-8 on one line.
+std::string printable(std::string_view text);
+
+}  // namespace shardlab::data::internal

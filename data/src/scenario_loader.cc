@@ -1,0 +1,139 @@
+// Entry points of the scenario loader: read the file, parse it defensively,
+// read the sections in format order, then run the checks that span sections
+// (TorchRec's build-time refusals). The first error wins; its message is one
+// line, "<origin>: <json path>: <what is wrong>: got <value>, expected <what>".
+#include "shardlab/data/scenario_loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "json_document.h"
+#include "message_text.h"
+#include "scenario_sections.h"
+
+namespace shardlab::data {
+namespace {
+
+using internal::invalid_at;
+using internal::Json;
+using internal::JsonPath;
+using internal::ObjectReader;
+
+// Larger files are refused before parsing: a 100k-table scenario is ~20 MB.
+constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 30;
+
+// TorchRec builds the modules before it plans, and refuses some scenarios
+// there (golden README §3.2 item 15, §3.2 item 26). Those refusals are
+// invalid_scenario too, reported at the table that triggers them.
+Status check_module_build(const Json& tables_json, const JsonPath& tables_path, const planner::Scenario& s) {
+  if (s.module.kind == planner::ModuleKind::kEmbeddingCollection) {
+    // An EmbeddingCollection's tables share one dim; TorchRec compares each
+    // table with the first and names the first one that differs.
+    const int64_t dim = s.tables.front().embedding_dim;
+    for (std::size_t i = 1; i < s.tables.size(); ++i) {
+      const planner::TableSpec& t = s.tables[i];
+      if (t.embedding_dim == dim) continue;
+      return Status::invalid_scenario(
+          tables_path.at(i).child("embedding_dim").to_string() +
+          ": All tables in a EmbeddingCollection are required to have same embedding dimension. "
+          "Violating case: " + t.name + "'s embedding_dim " + std::to_string(t.embedding_dim) + " != " +
+          std::to_string(dim));
+    }
+  }
+  if (!s.planner.is_inference) return Status::ok();
+  // Quantized modules (FBGEMM) have no bf16 row layout and pack int4/int2
+  // values two/four to a byte, so those dims must divide exactly.
+  for (std::size_t i = 0; i < s.tables.size(); ++i) {
+    const planner::TableSpec& t = s.tables[i];
+    const JsonPath table_path = tables_path.at(i);
+    const Json& table_json = tables_json[i];
+    if (t.data_type == planner::DataType::kBf16) {
+      return invalid_at(table_path.child("data_type"), "bf16 tables cannot be quantized for inference",
+                        &*table_json.find("data_type"), "fp32, fp16, int8, int4 or int2 with planner.is_inference");
+    }
+    if (t.data_type == planner::DataType::kInt4 && t.embedding_dim % 2 != 0) {
+      return invalid_at(table_path.child("embedding_dim"), "an int4 table needs an even embedding_dim for inference",
+                        &*table_json.find("embedding_dim"), "a multiple of 2");
+    }
+    if (t.data_type == planner::DataType::kInt2 && t.embedding_dim % 4 != 0) {
+      return invalid_at(table_path.child("embedding_dim"),
+                        "an int2 table needs an embedding_dim divisible by 4 for inference",
+                        &*table_json.find("embedding_dim"), "a multiple of 4");
+    }
+  }
+  return Status::ok();
+}
+
+Result<planner::Scenario> read_scenario(const Json& doc, const std::string& origin) {
+  const JsonPath root_path;
+  ObjectReader root(doc, root_path);
+  SHARDLAB_RETURN_IF_ERROR(root.check("a scenario object", {"name", "topology", "batch_size", "module", "tables",
+                                                            "constraints", "sharder", "planner"}));
+  planner::Scenario s;
+  s.name = std::filesystem::path(origin).stem().string();
+  SHARDLAB_RETURN_IF_ERROR(root.read("name", s.name, internal::StringValue{.non_empty = true}));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_topology(root, s.topology));
+  SHARDLAB_RETURN_IF_ERROR(root.read("batch_size", s.batch_size, internal::IntValue{.min = 1}));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_module(root, s.module));
+  internal::TableIndex index;
+  SHARDLAB_RETURN_IF_ERROR(internal::read_tables(root, s.tables, index));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_constraints(root, index, s.constraints));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_sharder(root, s.sharder));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_planner(root, s.planner));
+  SHARDLAB_RETURN_IF_ERROR(check_module_build(*root.find("tables"), root.path_of("tables"), s));
+  return s;
+}
+
+// Prefixes the origin and makes the whole message printable on one line.
+Status with_origin(const Status& status, const std::string& origin) {
+  const std::string msg = internal::printable(origin + ": " + status.message());
+  return status.code() == StatusCode::kIo ? Status::io_error(msg) : Status::invalid_scenario(msg);
+}
+
+}  // namespace
+
+Result<planner::Scenario> parse_scenario(const std::string& text, const std::string& origin) {
+  auto doc = internal::parse_json_document(text);
+  if (!doc) return with_origin(doc.status(), origin);
+  try {
+    auto scenario = read_scenario(*doc, origin);
+    if (!scenario) return with_origin(scenario.status(), origin);
+    return scenario;
+  } catch (const Json::exception& e) {
+    // The readers check types before every access, so this would be a bug;
+    // it must still not escape data/.
+    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
+  }
+}
+
+Result<planner::Scenario> load_scenario_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  const auto io_error = [&path](const std::string& why) {
+    return Status::io_error(internal::printable(path + ": cannot read scenario: " + why));
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return io_error(ec ? ec.message() : "no such file");
+  if (fs::is_directory(st)) return io_error("is a directory");
+  // Regular files, and pipes for `<(...)`; a device such as /dev/zero would
+  // never end.
+  if (!fs::is_regular_file(st) && !fs::is_fifo(st)) return io_error("not a regular file");
+
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error(std::strerror(errno));
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxScenarioBytes) {
+      return io_error("larger than " + std::to_string(kMaxScenarioBytes >> 20) + " MiB");
+    }
+  }
+  if (in.bad()) return io_error("read error");
+  return parse_scenario(text, path);
+}
+
+}  // namespace shardlab::data

@@ -1,0 +1,34 @@
+// Readers for the sections of a scenario file (scenario.md "Fields"). Private
+// to the loader: scenario_loader.cc drives them in file-format order and then
+// runs the checks that span sections.
+//
+// Each reader validates its section completely (types, ranges, unknown keys)
+// and fills plain planner structs; values are stored as given, TorchRec's
+// falsy defaults are left to the planner.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "json_reader.h"
+#include "shardlab/planner/scenario.h"
+
+namespace shardlab::data::internal {
+
+// Table name -> index in Scenario::tables. The views point into the parsed
+// document's strings, which outlive the loading.
+using TableIndex = std::unordered_map<std::string_view, std::size_t>;
+
+Status read_topology(const ObjectReader& root, planner::TopologySpec& out);
+Status read_module(const ObjectReader& root, planner::ModuleSpec& out);
+// Requires a non-empty list with unique names; fills `index`.
+Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& out, TableIndex& index);
+// `out` gets one entry per table (same order as the tables).
+Status read_constraints(const ObjectReader& root, const TableIndex& index,
+                        std::vector<std::optional<planner::ConstraintSpec>>& out);
+Status read_sharder(const ObjectReader& root, planner::SharderSpec& out);
+Status read_planner(const ObjectReader& root, planner::PlannerSpec& out);
+
+}  // namespace shardlab::data::internal

@@ -1,0 +1,351 @@
+// Runs the real shardlab binary: exit statuses, the error JSON shapes, atomic
+// output files, the verbs' help, and plan -> TorchRec file -> --from-plan.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#ifndef SHARDLAB_CLI_PATH
+#error "SHARDLAB_CLI_PATH must name the shardlab binary"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+// Two tables on two ranks; plans in a few proposals.
+constexpr const char* kSmallScenario = R"({
+  "name": "cli-small",
+  "topology": {"world_size": 2, "hbm_cap": "16 GiB"},
+  "tables": [
+    {"name": "t0", "num_embeddings": 10000, "embedding_dim": 64, "feature_names": ["f0"]},
+    {"name": "t1", "num_embeddings": 5000, "embedding_dim": 32, "feature_names": ["f1"], "is_weighted": true}
+  ],
+  "planner": {"proposers": ["greedy", "uniform"]}
+})";
+
+// Valid, but no plan fits: a 5 GB table that must live in HBM on 1 GiB devices.
+constexpr const char* kTooBigScenario = R"({
+  "name": "cli-too-big",
+  "topology": {"world_size": 2, "hbm_cap": "1 GiB"},
+  "tables": [
+    {"name": "huge", "num_embeddings": 10000000, "embedding_dim": 128, "feature_names": ["f0"]}
+  ],
+  "constraints": {"huge": {"compute_kernels": ["fused"]}},
+  "planner": {"proposers": ["greedy"]}
+})";
+
+// Valid, but the storage reservation fails: 6 x 8 GiB of dense parameters on
+// 16 GiB devices.
+constexpr const char* kReservationFailsScenario = R"({
+  "name": "cli-dense-too-big",
+  "topology": {"world_size": 2, "hbm_cap": "16 GiB"},
+  "module": {"kind": "embedding_bag_collection", "dense_param_bytes": "8 GiB"},
+  "tables": [
+    {"name": "t0", "num_embeddings": 1000, "embedding_dim": 64, "feature_names": ["f0"]}
+  ]
+})";
+
+// An unknown key: invalid_scenario.
+constexpr const char* kBadScenario = R"({
+  "name": "cli-bad",
+  "topology": {"world_size": 2},
+  "tables": [{"name": "t0", "num_embeddings": 10, "embedding_dim": 8, "feature_names": ["f0"]}],
+  "bogus_key": 1
+})";
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("shardlab_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  // Runs `shardlab ARGS` (each argument quoted) with stdout and stderr captured.
+  CliRun run(const std::vector<std::string>& args) const {
+    std::string cmd = quote(SHARDLAB_CLI_PATH);
+    for (const std::string& a : args) {
+      cmd.push_back(' ');
+      cmd.append(quote(a));
+    }
+    cmd.append(" > ");
+    cmd.append(quote(path("stdout.txt")));
+    cmd.append(" 2> ");
+    cmd.append(quote(path("stderr.txt")));
+    const int status = std::system(cmd.c_str());
+    CliRun r;
+    r.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(path("stdout.txt"));
+    r.err = read_file(path("stderr.txt"));
+    return r;
+  }
+
+  // No FILE.tmp may be left behind by the atomic writes.
+  void expect_no_temp_files() const {
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+    }
+  }
+
+  fs::path dir_;
+};
+
+std::vector<std::string> keys(const Json& j) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : j.items()) out.push_back(k);
+  return out;
+}
+using Keys = std::vector<std::string>;
+
+TEST_F(CliTest, HelpOfEveryVerbHasAnExample) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--help"}, {"plan", "--help"}, {"options", "--help"}, {"validate", "--help"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0];
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << args[0] << ":\n" << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
+  }
+  const CliRun plan_help = run({"plan", "--help"});
+  for (const char* option : {"--output", "--stats", "--format", "--from-plan", "default"}) {
+    EXPECT_NE(plan_help.out.find(option), std::string::npos) << option;
+  }
+}
+
+TEST_F(CliTest, Version) {
+  const CliRun r = run({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("shardlab ", 0), 0u) << r.out;
+}
+
+TEST_F(CliTest, UsageErrorsExit2) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{}, {"frobnicate"}, {"plan"}, {"plan", "x.json", "--format", "yaml"},
+        {"validate", "x.json", "--no-such-flag"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << (args.empty() ? "<none>" : args[0]);
+    EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(CliTest, ValidateGoodAndBad) {
+  CliRun r = run({"validate", write("small.json", kSmallScenario)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok: cli-small (2 tables, 2 ranks)\n");
+
+  r = run({"validate", write("bad.json", kBadScenario)});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("shardlab: error:", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("bogus_key"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  r = run({"validate", path("missing.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.json"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, InvalidScenarioWritesTheErrorJson) {
+  const std::string out = path("plan.json");
+  std::ofstream(out) << "previous contents";
+  for (const std::string& scenario :
+       {write("bad.json", kBadScenario), write("malformed.json", "{\"name\": "), path("missing.json")}) {
+    const CliRun r = run({"plan", scenario, "-o", out});
+    EXPECT_EQ(r.exit_code, 2) << scenario;
+    EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos);
+    const Json j = Json::parse(read_file(out));
+    EXPECT_EQ(keys(j), (Keys{"scenario", "error"})) << j.dump();
+    EXPECT_EQ(keys(j["error"]), (Keys{"type", "message"}));
+    EXPECT_EQ(j["error"]["type"], "invalid_scenario");
+    EXPECT_FALSE(j["error"]["message"].get<std::string>().empty());
+  }
+  expect_no_temp_files();
+}
+
+TEST_F(CliTest, UnwritableOutputFails) {
+  const std::string out = path("no/such/dir/plan.json");
+  const CliRun r = run({"plan", write("bad.json", kBadScenario), "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_NE(r.err.find("plan.json"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, PlanWritesThePlan) {
+  const std::string scenario = write("small.json", kSmallScenario);
+  const std::string out = path("plan.json");
+  CliRun r = run({"plan", scenario, "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("planned 2 tables on 2 ranks"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-> " + out), std::string::npos) << r.err;
+  const Json j = Json::parse(read_file(out));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "perf_rating_ms", "num_proposals", "num_plans", "tables", "devices",
+                           "reserved"}));
+  EXPECT_EQ(j["scenario"], "cli-small");
+  EXPECT_EQ(j["tables"].size(), 2u);
+  EXPECT_TRUE(j["tables"].contains("t0"));
+  EXPECT_TRUE(j["tables"].contains("t1"));
+  EXPECT_EQ(j["tables"]["t1"]["module"], "weighted_ebc");
+  EXPECT_EQ(j["devices"].size(), 2u);
+  EXPECT_GT(j["num_proposals"].get<int>(), 0);
+  expect_no_temp_files();
+
+  // Without -o the JSON goes to stdout; -q silences the summary.
+  r = run({"plan", scenario, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["perf_rating_ms"], j["perf_rating_ms"]);
+
+  // --stats takes stdout; no JSON is printed.
+  r = run({"plan", scenario, "--stats"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Planner Statistics"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"perf_rating_ms\""), std::string::npos);
+}
+
+TEST_F(CliTest, PlanFailureExits3WithTheErrorShape) {
+  const std::string out = path("plan.json");
+  CliRun r = run({"plan", write("too_big.json", kTooBigScenario), "-o", out});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos);
+  Json j = Json::parse(read_file(out));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error", "num_proposals", "num_plans", "reserved"})) << j.dump();
+  EXPECT_EQ(j["scenario"], "cli-too-big");
+  EXPECT_EQ(j["error"]["type"], "insufficient_storage");
+  EXPECT_GT(j["num_proposals"].get<int>(), 0);
+  EXPECT_EQ(j["num_plans"], 0);
+  ASSERT_TRUE(j["reserved"].is_array());
+  EXPECT_EQ(j["reserved"].size(), 2u);
+
+  r = run({"plan", write("dense.json", kReservationFailsScenario), "-o", out});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  j = Json::parse(read_file(out));
+  EXPECT_EQ(j["error"]["type"], "insufficient_storage");
+  EXPECT_EQ(j["num_proposals"], 0);
+  EXPECT_TRUE(j["reserved"].is_null());
+  expect_no_temp_files();
+}
+
+TEST_F(CliTest, Options) {
+  CliRun r = run({"options", write("small.json", kSmallScenario)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = Json::parse(r.out);
+  EXPECT_EQ(keys(j), (Keys{"scenario", "options"}));
+  ASSERT_FALSE(j["options"].empty());
+  for (const char* k : {"name", "fqn", "sharding_type", "compute_kernel", "partition_by", "is_pooled", "is_weighted",
+                        "input_lengths", "cache_params", "total_perf", "total_storage", "shards"}) {
+    EXPECT_TRUE(j["options"][0].contains(k)) << k;
+  }
+  // weighted_ebc is enumerated before ebc.
+  EXPECT_EQ(j["options"][0]["fqn"], "weighted_ebc.t1");
+
+  // Planning would fail, but the enumeration completes: exit 0.
+  r = run({"options", write("too_big.json", kTooBigScenario)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(Json::parse(r.out)["options"].empty());
+
+  // The reservation fails: the plan's error shape, exit 3.
+  r = run({"options", write("dense.json", kReservationFailsScenario)});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  j = Json::parse(r.out);
+  EXPECT_EQ(j["error"]["type"], "insufficient_storage");
+  EXPECT_TRUE(j["reserved"].is_null());
+
+  // Bad input: exit 2 with the short shape.
+  r = run({"options", write("bad.json", kBadScenario)});
+  EXPECT_EQ(r.exit_code, 2);
+  j = Json::parse(r.out);
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error"}));
+  EXPECT_EQ(j["error"]["type"], "invalid_scenario");
+}
+
+TEST_F(CliTest, TorchrecFormatAndFromPlan) {
+  const std::string scenario = write("small.json", kSmallScenario);
+  CliRun r = run({"plan", scenario, "-o", path("plan.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json plan = Json::parse(read_file(path("plan.json")));
+
+  r = run({"plan", scenario, "--format", "torchrec", "-o", path("torchrec.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json tr = Json::parse(read_file(path("torchrec.json")));
+  EXPECT_EQ(tr["format"], "torchrec.ShardingPlan");
+  EXPECT_EQ(tr["version"], 1);
+  EXPECT_TRUE(tr["plan"].contains("ebc"));
+  EXPECT_TRUE(tr["plan"]["ebc"].contains("t0"));
+  EXPECT_TRUE(tr["plan"]["weighted_ebc"].contains("t1"));
+
+  // Re-rating either file gives the planner's own numbers, with no proposals.
+  for (const char* file : {"torchrec.json", "plan.json"}) {
+    r = run({"plan", scenario, "--from-plan", path(file), "-o", path("rerated.json")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("rated"), std::string::npos) << r.err;
+    const Json rerated = Json::parse(read_file(path("rerated.json")));
+    EXPECT_EQ(rerated["perf_rating_ms"], plan["perf_rating_ms"]) << file;
+    EXPECT_EQ(rerated["tables"], plan["tables"]) << file;
+    EXPECT_EQ(rerated["devices"], plan["devices"]) << file;
+    EXPECT_EQ(rerated["num_proposals"], 0);
+    EXPECT_EQ(rerated["num_plans"], 0);
+  }
+
+  // A plan file that does not fit the scenario: exit 2, the file and table named.
+  Json broken = tr;
+  broken["plan"]["ebc"].erase("t0");
+  const std::string broken_path = write("broken.json", broken.dump());
+  r = run({"plan", scenario, "--from-plan", broken_path, "-o", path("rerated.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("t0"), std::string::npos) << r.err;
+  const Json err = Json::parse(read_file(path("rerated.json")));
+  EXPECT_EQ(keys(err), (Keys{"scenario", "error"}));
+  EXPECT_EQ(err["error"]["type"], "invalid_scenario");
+  expect_no_temp_files();
+}
+
+}  // namespace

@@ -1,0 +1,507 @@
+// Tests of data/plan_json.h on a hand-built search space and planner result:
+// field names and order, placements, DP specs, cache params, exact doubles,
+// error shapes, and reading plans back in both shapes.
+
+#include "shardlab/data/plan_json.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace shardlab::data {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using planner::ComputeDevice;
+using planner::ComputeKernel;
+using planner::PartitionBy;
+using planner::Perf;
+using planner::PlannerResult;
+using planner::Scenario;
+using planner::SearchSpace;
+using planner::Shard;
+using planner::ShardingOption;
+using planner::ShardingType;
+using planner::Storage;
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+// Awkward doubles: none has a short decimal form except 0.1 (which is not
+// exact in binary either).
+const Perf kRwPerf{.fwd_compute = 0.1, .fwd_comms = 1.0 / 3.0, .bwd_compute = 2.0 / 3.0,
+                   .bwd_comms = 1e-300, .prefetch_compute = 0.0};
+const Perf kTwPerf{.fwd_compute = 0.015695348422598773, .fwd_comms = 0.0016276041666666667,
+                   .bwd_compute = 0.031390696845197547, .bwd_comms = 123456.78901234567,
+                   .prefetch_compute = 0.0};
+const Perf kDpPerf{.fwd_compute = 0.006072895981396321, .fwd_comms = 0.0,
+                   .bwd_compute = 0.012145791962792642, .bwd_comms = 116.03569107310828,
+                   .prefetch_compute = 0.0};
+
+ShardingOption make_option(int table, const std::string& name, ShardingType st, ComputeKernel ck,
+                           PartitionBy pb, const Perf& perf, std::vector<Shard> shards) {
+  ShardingOption o;
+  o.table = table;
+  o.module = 0;
+  o.name = name;
+  o.fqn = "ebc." + name;
+  o.sharding_type = st;
+  o.compute_kernel = ck;
+  o.partition_by = pb;
+  o.input_lengths = {4.0};
+  o.num_poolings = {1.0};
+  o.batch_sizes = {512};
+  o.shard_perf = perf;
+  o.shards = std::move(shards);
+  for (const Shard& s : o.shards) {
+    o.total_perf += perf.total();
+    o.total_storage += s.storage;
+  }
+  return o;
+}
+
+// Two tables on two cuda ranks: t0 (1000 x 64) with DP and RW options, t1
+// (100 x 32) with a TW option.
+struct Fixture {
+  Scenario scenario;
+  SearchSpace space;
+
+  Fixture() {
+    scenario.name = "tiny";
+    scenario.topology.world_size = 2;
+    scenario.topology.local_world_size = 2;
+    scenario.tables = {
+        {.name = "t0", .num_embeddings = 1000, .embedding_dim = 64, .feature_names = {"f0"}},
+        {.name = "t1", .num_embeddings = 100, .embedding_dim = 32, .feature_names = {"f1"}},
+    };
+    planner::ConstraintSpec c0;
+    c0.cache_params = planner::CacheParams{.algorithm = planner::CacheAlgorithm::kLfu,
+                                           .load_factor = 0.25,
+                                           .reserved_memory = 7,
+                                           .precision = planner::DataType::kFp16,
+                                           .prefetch_pipeline = std::nullopt};
+    c0.enforce_hbm = true;
+    planner::ConstraintSpec c1;
+    c1.cache_params = planner::CacheParams{};  // "cache_params": {} in the scenario
+    c1.stochastic_rounding = false;
+    c1.bounds_check_mode = planner::BoundsCheckMode::kIgnore;
+    scenario.constraints = {c0, c1};
+
+    space.modules = {planner::ModuleInfo{.path = "ebc", .tables = {0, 1}}};
+    const Storage dp_storage{.hbm = 256000 + 1, .ddr = 0};
+    space.options.push_back(make_option(
+        0, "t0", ShardingType::kDataParallel, ComputeKernel::kDense, PartitionBy::kUniform, kDpPerf,
+        {Shard{.rows = 1000, .cols = 64, .storage = dp_storage}, Shard{.rows = 1000, .cols = 64, .storage = dp_storage}}));
+    space.options.push_back(make_option(
+        0, "t0", ShardingType::kRowWise, ComputeKernel::kFused, PartitionBy::kUniform, kRwPerf,
+        {Shard{.rows = 500, .cols = 64, .row_offset = 0, .storage = {.hbm = 128000, .ddr = 3}},
+         Shard{.rows = 500, .cols = 64, .row_offset = 500, .storage = {.hbm = 128001, .ddr = 4}}}));
+    space.options.push_back(make_option(1, "t1", ShardingType::kTableWise, ComputeKernel::kFused,
+                                        PartitionBy::kDevice, kTwPerf,
+                                        {Shard{.rows = 100, .cols = 32, .storage = {.hbm = 12800, .ddr = 0}}}));
+    space.options[0].cache_params = c0.cache_params;
+    space.options[1].cache_params = c0.cache_params;
+    space.options[2].cache_params = c1.cache_params;
+    space.fqns = {"ebc.t0", "ebc.t1"};
+    space.options_by_fqn = {{0, 1}, {2}};
+    space.fqn_of_option = {0, 0, 1};
+  }
+
+  // A successful result whose best plan takes options `t0_option` (0 or 1)
+  // and 2, with t1 on `t1_rank`.
+  PlannerResult result(int t0_option, int t1_rank, ComputeDevice device = ComputeDevice::kCuda) const {
+    PlannerResult r;
+    r.topology.world_size = 2;
+    r.topology.local_world_size = 2;
+    r.topology.compute_device = device;
+    const int64_t hbm = device == ComputeDevice::kCuda ? 32 * kGiB : 0;
+    r.topology.devices = {{.rank = 0, .storage = {hbm, 128 * kGiB}}, {.rank = 1, .storage = {hbm, 128 * kGiB}}};
+    planner::ReservationResult reserved;
+    reserved.devices = {{29205449932, 128 * kGiB}, {29205449932, 128 * kGiB}};
+    r.reserved = reserved;
+    r.search_space = space;
+    r.num_proposals = 61;
+    r.num_plans = 60;
+    planner::PartitionedPlan plan;
+    plan.proposal = {t0_option, 2};
+    plan.ranks = {0, 1, t1_rank};
+    plan.first_shard = {0, 2, 3};
+    r.best = plan;
+    const double t0 = space.options[static_cast<size_t>(t0_option)].shard_perf.total();
+    r.device_perf_total = {t0, t0};
+    r.device_perf_total[static_cast<size_t>(t1_rank)] += kTwPerf.total();
+    r.perf_rating = std::max(r.device_perf_total[0], r.device_perf_total[1]);
+    return r;
+  }
+};
+
+std::vector<std::string> keys(const Json& j) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : j.items()) out.push_back(k);
+  return out;
+}
+
+using Keys = std::vector<std::string>;
+
+TEST(ShardPlacement, CudaMtiaCpu) {
+  EXPECT_EQ(shard_placement(ComputeDevice::kCuda, 3, 8), "rank:3/cuda:3");
+  EXPECT_EQ(shard_placement(ComputeDevice::kCuda, 13, 8), "rank:13/cuda:5");
+  EXPECT_EQ(shard_placement(ComputeDevice::kMtia, 5, 4), "rank:5/mtia:1");
+  EXPECT_EQ(shard_placement(ComputeDevice::kCpu, 7, 4), "rank:7/cpu");
+}
+
+TEST(PlanToJson, FieldsInDocumentedOrder) {
+  Fixture f;
+  const Json j = Json::parse(plan_to_json(f.scenario, f.result(1, 1)));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "perf_rating_ms", "num_proposals", "num_plans", "tables", "devices",
+                           "reserved"}));
+  EXPECT_EQ(j["scenario"], "tiny");
+  EXPECT_EQ(j["num_proposals"], 61);
+  EXPECT_EQ(j["num_plans"], 60);
+  EXPECT_EQ(keys(j["tables"]), (Keys{"t0", "t1"}));
+  const Json& t0 = j["tables"]["t0"];
+  EXPECT_EQ(keys(t0), (Keys{"module", "sharding_type", "compute_kernel", "ranks", "sharding_spec",
+                            "cache_params", "enforce_hbm", "shards"}));
+  EXPECT_EQ(t0["module"], "ebc");
+  EXPECT_EQ(t0["sharding_type"], "row_wise");
+  EXPECT_EQ(t0["compute_kernel"], "fused");
+  EXPECT_EQ(t0["ranks"], Json::array({0, 1}));
+  EXPECT_EQ(t0["sharding_spec"], true);
+  EXPECT_EQ(t0["enforce_hbm"], true);
+  ASSERT_EQ(t0["shards"].size(), 2u);
+  const Json& s1 = t0["shards"][1];
+  EXPECT_EQ(keys(s1), (Keys{"offset", "size", "rank", "placement", "perf", "storage"}));
+  EXPECT_EQ(s1["offset"], Json::array({500, 0}));
+  EXPECT_EQ(s1["size"], Json::array({500, 64}));
+  EXPECT_EQ(s1["rank"], 1);
+  EXPECT_EQ(s1["placement"], "rank:1/cuda:1");
+  EXPECT_EQ(keys(s1["perf"]),
+            (Keys{"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute", "total"}));
+  EXPECT_EQ(keys(s1["storage"]), (Keys{"hbm", "ddr"}));
+  EXPECT_EQ(s1["storage"]["hbm"], 128001);
+  EXPECT_EQ(s1["storage"]["ddr"], 4);
+
+  ASSERT_EQ(j["devices"].size(), 2u);
+  const Json& d1 = j["devices"][1];
+  EXPECT_EQ(keys(d1), (Keys{"rank", "hbm_used", "hbm_cap", "hbm_available", "ddr_used", "ddr_cap",
+                            "ddr_available", "perf"}));
+  EXPECT_EQ(d1["rank"], 1);
+  EXPECT_EQ(d1["hbm_used"], 128001 + 12800);
+  EXPECT_EQ(d1["ddr_used"], 4);
+  EXPECT_EQ(d1["hbm_cap"], 32 * kGiB);
+  EXPECT_EQ(d1["hbm_available"], 29205449932);
+  EXPECT_EQ(d1["ddr_cap"], 128 * kGiB);
+  EXPECT_EQ(d1["ddr_available"], 128 * kGiB);
+  EXPECT_EQ(j["devices"][0]["hbm_used"], 128000);
+  EXPECT_EQ(keys(j["reserved"][0]), (Keys{"rank", "hbm", "ddr"}));
+  EXPECT_EQ(j["reserved"][1]["hbm"], 29205449932);
+}
+
+TEST(PlanToJson, DoublesRoundTripExactly) {
+  Fixture f;
+  const PlannerResult r = f.result(1, 0);
+  for (int indent : {kDefaultJsonIndent, kCompactJson}) {
+    const Json j = Json::parse(plan_to_json(f.scenario, r, indent));
+    const Json& p = j["tables"]["t0"]["shards"][0]["perf"];
+    EXPECT_EQ(p["fwd_compute"].get<double>(), kRwPerf.fwd_compute);
+    EXPECT_EQ(p["fwd_comms"].get<double>(), kRwPerf.fwd_comms);
+    EXPECT_EQ(p["bwd_compute"].get<double>(), kRwPerf.bwd_compute);
+    EXPECT_EQ(p["bwd_comms"].get<double>(), kRwPerf.bwd_comms);
+    EXPECT_EQ(p["total"].get<double>(), kRwPerf.total());
+    const Json& q = j["tables"]["t1"]["shards"][0]["perf"];
+    EXPECT_EQ(q["bwd_comms"].get<double>(), kTwPerf.bwd_comms);
+    EXPECT_EQ(q["total"].get<double>(), kTwPerf.total());
+    EXPECT_EQ(j["perf_rating_ms"].get<double>(), r.perf_rating);
+    EXPECT_EQ(j["devices"][0]["perf"]["total"].get<double>(), r.device_perf_total[0]);
+    EXPECT_EQ(j["devices"][1]["perf"]["total"].get<double>(), r.device_perf_total[1]);
+  }
+}
+
+TEST(PlanToJson, CompactIsOneLine) {
+  Fixture f;
+  const std::string s = plan_to_json(f.scenario, f.result(1, 0), kCompactJson);
+  EXPECT_EQ(s.find('\n'), std::string::npos);
+}
+
+TEST(PlanToJson, DataParallelHasNoShardingSpec) {
+  Fixture f;
+  const Json j = Json::parse(plan_to_json(f.scenario, f.result(0, 0)));
+  const Json& t0 = j["tables"]["t0"];
+  EXPECT_EQ(t0["sharding_type"], "data_parallel");
+  EXPECT_EQ(t0["compute_kernel"], "dense");
+  EXPECT_EQ(t0["sharding_spec"], false);
+  EXPECT_EQ(t0["ranks"], Json::array({0, 1}));
+  EXPECT_EQ(t0["shards"][1]["offset"], Json::array({0, 0}));
+  EXPECT_EQ(t0["shards"][1]["size"], Json::array({1000, 64}));
+  EXPECT_EQ(j["tables"]["t1"]["sharding_spec"], true);
+
+  const Json tr = Json::parse(plan_to_torchrec_json(f.scenario, f.result(0, 0)));
+  EXPECT_TRUE(tr["plan"]["ebc"]["t0"]["sharding_spec"].is_null());
+  EXPECT_TRUE(tr["plan"]["ebc"]["t1"]["sharding_spec"].is_array());
+}
+
+TEST(PlanToJson, CacheParamsNullEmptyAndGiven) {
+  Fixture f;
+  f.space.options[1].cache_params = std::nullopt;  // t0 RW: constraint without cache_params
+  f.scenario.constraints[0]->enforce_hbm = std::nullopt;
+  const Json j = Json::parse(plan_to_json(f.scenario, f.result(1, 0)));
+  EXPECT_TRUE(j["tables"]["t0"]["cache_params"].is_null());
+  EXPECT_TRUE(j["tables"]["t0"]["enforce_hbm"].is_null());
+  const Json& empty = j["tables"]["t1"]["cache_params"];
+  EXPECT_EQ(keys(empty), (Keys{"algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"}));
+  for (const auto& [k, v] : empty.items()) EXPECT_TRUE(v.is_null()) << k;
+
+  Fixture g;
+  const Json given = Json::parse(plan_to_json(g.scenario, g.result(1, 0)))["tables"]["t0"]["cache_params"];
+  EXPECT_EQ(keys(given), (Keys{"algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"}));
+  EXPECT_EQ(given["algorithm"], "lfu");
+  EXPECT_EQ(given["load_factor"].get<double>(), 0.25);
+  EXPECT_EQ(given["reserved_memory"], 7);
+  EXPECT_EQ(given["precision"], "fp16");
+  EXPECT_TRUE(given["prefetch_pipeline"].is_null());
+}
+
+TEST(PlanToJson, PlacementsFollowTheDevice) {
+  Fixture f;
+  Json j = Json::parse(plan_to_json(f.scenario, f.result(1, 1, ComputeDevice::kCpu)));
+  EXPECT_EQ(j["tables"]["t0"]["shards"][1]["placement"], "rank:1/cpu");
+  EXPECT_EQ(j["devices"][0]["hbm_cap"], 0);
+  j = Json::parse(plan_to_json(f.scenario, f.result(1, 1, ComputeDevice::kMtia)));
+  EXPECT_EQ(j["tables"]["t1"]["shards"][0]["placement"], "rank:1/mtia:1");
+  PlannerResult r = f.result(1, 1);
+  r.topology.local_world_size = 1;  // two hosts of one rank
+  j = Json::parse(plan_to_json(f.scenario, r));
+  EXPECT_EQ(j["tables"]["t0"]["shards"][1]["placement"], "rank:1/cuda:0");
+}
+
+TEST(PlanToJson, FailedResultGivesTheErrorShape) {
+  Fixture f;
+  PlannerResult r = f.result(1, 0);
+  r.best.reset();
+  r.error = Status::planner(PlannerErrorType::kStrictConstraints, "nothing fits");
+  const Json j = Json::parse(plan_to_json(f.scenario, r));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error", "num_proposals", "num_plans", "reserved"}));
+  EXPECT_EQ(j["error"]["type"], "strict_constraints");
+}
+
+TEST(ErrorToJson, Shapes) {
+  Fixture f;
+  PlannerResult r = f.result(1, 0);
+  r.best.reset();
+
+  Json j = Json::parse(error_to_json("tiny", Status::invalid_scenario("bad key"), nullptr));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error"}));
+  EXPECT_EQ(keys(j["error"]), (Keys{"type", "message"}));
+  EXPECT_EQ(j["error"]["type"], "invalid_scenario");
+  EXPECT_EQ(j["error"]["message"], "bad key");
+
+  j = Json::parse(error_to_json("tiny", Status::io_error("x.json: cannot open"), &r));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error"}));
+  EXPECT_EQ(j["error"]["type"], "invalid_scenario");
+
+  j = Json::parse(error_to_json("tiny", Status::planner(PlannerErrorType::kInsufficientStorage, "too big"), &r));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error", "num_proposals", "num_plans", "reserved"}));
+  EXPECT_EQ(j["error"]["type"], "insufficient_storage");
+  EXPECT_EQ(j["num_proposals"], 61);
+  EXPECT_EQ(j["num_plans"], 60);
+  ASSERT_TRUE(j["reserved"].is_array());
+  EXPECT_EQ(j["reserved"][0]["hbm"], 29205449932);
+
+  r.reserved.reset();  // the reservation itself failed
+  r.num_proposals = r.num_plans = 0;
+  j = Json::parse(error_to_json("tiny", Status::planner(PlannerErrorType::kInsufficientStorage, "neg"), &r));
+  EXPECT_TRUE(j["reserved"].is_null());
+  EXPECT_EQ(j["num_proposals"], 0);
+
+  j = Json::parse(error_to_json("tiny", Status::planner(PlannerErrorType::kNoOptions, "none left"), nullptr));
+  EXPECT_EQ(j["error"]["type"], "no_options");
+  EXPECT_EQ(j["num_plans"], 0);
+  EXPECT_TRUE(j["reserved"].is_null());
+}
+
+TEST(OptionsToJson, EveryOptionInEnumerationOrder) {
+  Fixture f;
+  PlannerResult r = f.result(1, 0);
+  r.best.reset();  // enumerate_only results have no plan
+  const Json j = Json::parse(options_to_json(f.scenario, r));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "options"}));
+  ASSERT_EQ(j["options"].size(), 3u);
+  const Json& o = j["options"][1];
+  EXPECT_EQ(keys(o), (Keys{"index", "name", "fqn", "sharding_type", "compute_kernel", "partition_by", "is_pooled",
+                           "is_weighted", "input_lengths", "cache_params", "total_perf", "total_storage", "shards"}));
+  EXPECT_EQ(o["index"], 1);
+  EXPECT_EQ(o["name"], "t0");
+  EXPECT_EQ(o["fqn"], "ebc.t0");
+  EXPECT_EQ(o["sharding_type"], "row_wise");
+  EXPECT_EQ(o["partition_by"], "uniform");
+  EXPECT_EQ(o["is_pooled"], true);
+  EXPECT_EQ(o["input_lengths"], Json::array({4.0}));
+  EXPECT_EQ(o["total_perf"].get<double>(), f.space.options[1].total_perf);
+  EXPECT_EQ(o["total_storage"]["hbm"], 256001);
+  ASSERT_EQ(o["shards"].size(), 2u);
+  EXPECT_EQ(keys(o["shards"][1]), (Keys{"offset", "size", "perf", "storage"}));
+  EXPECT_EQ(o["shards"][1]["offset"], Json::array({500, 0}));
+  EXPECT_EQ(o["shards"][1]["perf"]["fwd_comms"].get<double>(), kRwPerf.fwd_comms);
+  EXPECT_EQ(j["options"][0]["sharding_type"], "data_parallel");
+  EXPECT_EQ(j["options"][2]["partition_by"], "device");
+
+  r.search_space.reset();
+  r.error = Status::planner(PlannerErrorType::kOther, "enumeration failed");
+  const Json e = Json::parse(options_to_json(f.scenario, r));
+  EXPECT_EQ(e["error"]["type"], "other");
+}
+
+TEST(PlanToTorchrecJson, Shape) {
+  Fixture f;
+  const Json j = Json::parse(plan_to_torchrec_json(f.scenario, f.result(1, 0)));
+  EXPECT_EQ(j["format"], kTorchrecPlanFormat);
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(keys(j["plan"]), (Keys{"ebc"}));
+  EXPECT_EQ(keys(j["plan"]["ebc"]), (Keys{"t0", "t1"}));
+  const Json& t0 = j["plan"]["ebc"]["t0"];
+  EXPECT_EQ(keys(t0), (Keys{"sharding_type", "compute_kernel", "ranks", "sharding_spec", "cache_params",
+                            "enforce_hbm", "stochastic_rounding", "bounds_check_mode"}));
+  ASSERT_EQ(t0["sharding_spec"].size(), 2u);
+  EXPECT_EQ(keys(t0["sharding_spec"][1]), (Keys{"shard_offsets", "shard_sizes", "placement"}));
+  EXPECT_EQ(t0["sharding_spec"][1]["shard_offsets"], Json::array({500, 0}));
+  EXPECT_EQ(t0["sharding_spec"][1]["shard_sizes"], Json::array({500, 64}));
+  EXPECT_EQ(t0["sharding_spec"][1]["placement"], "rank:1/cuda:1");
+  EXPECT_EQ(t0["enforce_hbm"], true);
+  EXPECT_TRUE(t0["stochastic_rounding"].is_null());
+  const Json& t1 = j["plan"]["ebc"]["t1"];
+  EXPECT_EQ(t1["ranks"], Json::array({0}));
+  EXPECT_EQ(t1["stochastic_rounding"], false);
+  EXPECT_EQ(t1["bounds_check_mode"], "ignore");
+  EXPECT_TRUE(t1["enforce_hbm"].is_null());
+}
+
+// ---------------------------------------------------------------------------
+// Reading plans.
+
+void expect_same_plan(const planner::PartitionedPlan& a, const planner::PartitionedPlan& b) {
+  EXPECT_EQ(a.proposal, b.proposal);
+  EXPECT_EQ(a.ranks, b.ranks);
+  EXPECT_EQ(a.first_shard, b.first_shard);
+}
+
+TEST(ParsePlan, RoundTripsBothShapes) {
+  Fixture f;
+  for (int t0_option : {0, 1}) {
+    for (int t1_rank : {0, 1}) {
+      const PlannerResult r = f.result(t0_option, t1_rank);
+      Result<planner::PartitionedPlan> a = parse_plan(plan_to_json(f.scenario, r), "a.json", f.scenario, f.space);
+      ASSERT_TRUE(a.is_ok()) << a.status().message();
+      expect_same_plan(*a, *r.best);
+      Result<planner::PartitionedPlan> b =
+          parse_plan(plan_to_torchrec_json(f.scenario, r), "b.json", f.scenario, f.space);
+      ASSERT_TRUE(b.is_ok()) << b.status().message();
+      expect_same_plan(*b, *r.best);
+      // Without the wrapper, as a bare module map; module paths need not match.
+      Json bare = Json::parse(plan_to_torchrec_json(f.scenario, r))["plan"];
+      Json renamed = Json::object();
+      renamed["model.sparse.ebc"] = bare["ebc"];
+      Result<planner::PartitionedPlan> c = parse_plan(renamed.dump(), "c.json", f.scenario, f.space);
+      ASSERT_TRUE(c.is_ok()) << c.status().message();
+      expect_same_plan(*c, *r.best);
+    }
+  }
+}
+
+TEST(ParsePlan, ProposalIsInFqnOrder) {
+  Fixture f;
+  // Tables listed t1 first: the proposal still follows the search space's fqns.
+  const std::string text = R"({"tables": {
+      "t1": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [1]},
+      "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [1, 0]}}})";
+  Result<planner::PartitionedPlan> p = parse_plan(text, "p.json", f.scenario, f.space);
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  EXPECT_EQ(p->proposal, (planner::Proposal{1, 2}));
+  EXPECT_EQ(p->ranks, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(p->first_shard, (std::vector<int>{0, 2, 3}));
+}
+
+// Parses `text` and expects an invalid_scenario error containing every piece.
+void expect_error(const Fixture& f, const std::string& text, const std::vector<std::string>& pieces) {
+  Result<planner::PartitionedPlan> p = parse_plan(text, "plan.json", f.scenario, f.space);
+  ASSERT_FALSE(p.is_ok()) << text;
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidScenario);
+  for (const std::string& piece : pieces) {
+    EXPECT_NE(p.status().message().find(piece), std::string::npos)
+        << "message: " << p.status().message() << "\nmissing: " << piece;
+  }
+}
+
+TEST(ParsePlan, Errors) {
+  Fixture f;
+  const std::string t1 = R"("t1": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [0]})";
+  expect_error(f, "{not json", {"plan.json", "malformed JSON", "line 1"});
+  expect_error(f, R"({"tables": {)" + t1 + ", " + t1 + "}}", {"plan.json", "duplicate", "t1"});
+  expect_error(f, "[1, 2]", {"plan.json", "object"});
+  expect_error(f, R"({"something": 1})", {"plan.json", "not a plan"});
+  expect_error(f, R"({"scenario": "tiny", "error": {"type": "partition", "message": "boom"}})",
+               {"plan.json", "failed plan", "boom"});
+  // A table of the scenario is missing.
+  expect_error(f, R"({"tables": {)" + t1 + "}}", {"plan.json", "t0", "missing"});
+  // A table the scenario does not have.
+  expect_error(f, R"({"tables": {)" + t1 + R"(, "t9": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [0]}}})",
+               {"plan.json", "t9", "not a table"});
+  // No option with that sharding type and kernel.
+  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "column_wise", "compute_kernel": "fused", "ranks": [0]}}})",
+               {"plan.json", "table t0", "column_wise/fused", "data_parallel/dense", "row_wise/fused"});
+  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "sideways", "compute_kernel": "fused", "ranks": [0]}}})",
+               {"table t0", "unknown sharding_type"});
+  // Rank out of range, wrong rank count.
+  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 2]}}})",
+               {"table t0", "ranks[1] = 2", "out of range"});
+  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0]}}})",
+               {"table t0", "1 ranks", "2 shards"});
+  // Shard geometry that is not the option's.
+  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "shards": [{"offset": [0, 0], "size": [500, 64]}, {"offset": [400, 0], "size": [600, 64]}]}}})",
+               {"table t0", "shards[1].offset", "[400, 0]", "[500, 0]"});
+  expect_error(f, R"({"format": "torchrec.ShardingPlan", "version": 1, "plan": {"ebc": {)" + t1 +
+                      R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "sharding_spec": [{"shard_offsets": [0, 0], "shard_sizes": [500, 64], "placement": "rank:0/cuda:0"},
+                                    {"shard_offsets": [500, 0], "shard_sizes": [500, 32], "placement": "rank:1/cuda:1"}]}}}})",
+               {"table t0", "sharding_spec[1].shard_sizes", "[500, 32]"});
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 +
+                      R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "sharding_spec": [{"shard_offsets": [0, 0], "shard_sizes": [500, 64], "placement": "rank:1/cuda:1"},
+                                    {"shard_offsets": [500, 0], "shard_sizes": [500, 64], "placement": "rank:1/cuda:1"}]}}}})",
+               {"table t0", "placement", "disagrees"});
+  // The same table twice (two modules).
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 + R"(}, "other": {)" + t1 + "}}}", {"table t1", "listed twice"});
+  expect_error(f, R"({"format": "something.else", "plan": {}})", {"unknown \"format\""});
+}
+
+TEST(ReadPlanFile, ReadsAFileAndNamesAMissingOne) {
+  Fixture f;
+  const PlannerResult r = f.result(1, 1);
+  const auto dir = std::filesystem::temp_directory_path() / ("shardlab_plan_json_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "plan.json").string();
+  {
+    std::ofstream out(path);
+    out << plan_to_torchrec_json(f.scenario, r);
+  }
+  Result<planner::PartitionedPlan> p = read_plan_file(path, f.scenario, f.space);
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  expect_same_plan(*p, *r.best);
+
+  const std::string missing = (dir / "nope.json").string();
+  Result<planner::PartitionedPlan> q = read_plan_file(missing, f.scenario, f.space);
+  ASSERT_FALSE(q.is_ok());
+  EXPECT_EQ(q.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_NE(q.status().message().find(missing), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace shardlab::data

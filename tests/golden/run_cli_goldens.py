@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""End-to-end parity through the command line, as users and reviewers run it.
+
+For every golden pair (tests/golden/data, then the shared reference set beside
+the repository when present), runs `shardlab plan SCENARIO -o PLAN` and
+`shardlab options SCENARIO -o OPTIONS`, then compare_golden.py on the outputs.
+Prints one line per scenario and "N passed, N failed" at the end.
+
+usage: run_cli_goldens.py SHARDLAB_BINARY SOURCE_DIR [--max-mb 50]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def pairs(source_dir, max_bytes):
+    seen = set()
+    for d in (os.path.join(source_dir, "tests", "golden", "data"),
+              os.path.join(source_dir, "..", "shared", "golden")):
+        if not os.path.isdir(d):
+            continue
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".golden.json"):
+                continue
+            name = f[: -len(".golden.json")]
+            scenario = os.path.join(d, name + ".json")
+            golden = os.path.join(d, f)
+            if name in seen or not os.path.exists(scenario) or os.path.getsize(golden) > max_bytes:
+                continue
+            seen.add(name)
+            yield name, scenario, golden
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("shardlab")
+    ap.add_argument("source_dir")
+    ap.add_argument("--max-mb", type=int, default=50)
+    args = ap.parse_args()
+    compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_golden.py")
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, scenario, golden in pairs(args.source_dir, args.max_mb << 20):
+            plan = os.path.join(tmp, name + ".plan.json")
+            options = os.path.join(tmp, name + ".options.json")
+            rc = subprocess.run([args.shardlab, "plan", scenario, "-o", plan, "-q"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+            subprocess.run([args.shardlab, "options", scenario, "-o", options, "-q"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            out = subprocess.run([sys.executable, compare, golden, plan, str(rc), options],
+                                 capture_output=True, text=True)
+            ok = out.returncode == 0
+            passed += ok
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {out.stdout.strip()}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
