@@ -50,10 +50,11 @@ struct CachedOutcome {
   std::optional<double> rating;
 };
 
-Storage proposal_storage(const SearchSpace& space, const Proposal& p) {
-  // Integer sums: adding option totals equals adding every shard.
+// Integer sums: adding option totals equals adding every shard. Totals are
+// read from a compact copy; the options themselves are large.
+Storage proposal_storage(const std::vector<Storage>& option_storage, const Proposal& p) {
   Storage s;
-  for (int idx : p) s += space.options[idx].total_storage;
+  for (int idx : p) s += option_storage[idx];
   return s;
 }
 
@@ -147,6 +148,9 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   Proposal last_proposal;
   PartitionedPlan candidate;
   std::vector<double> device_perf;
+  std::vector<Storage> option_storage;
+  option_storage.reserve(ss.options.size());
+  for (const ShardingOption& o : ss.options) option_storage.push_back(o.total_storage);
 
   for (const ProposerSpec& spec : scenario.planner.proposers) {
     std::unique_ptr<Proposer> proposer = make_proposer(spec);
@@ -174,7 +178,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
       } else {
         last_error = st;
         last_proposal = *proposal;
-        lowest_storage = std::min(lowest_storage, proposal_storage(ss, *proposal));
+        lowest_storage = std::min(lowest_storage, proposal_storage(option_storage, *proposal));
         cache.emplace(key, CachedOutcome{false, std::nullopt});
         proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
       }

@@ -35,6 +35,10 @@ void GreedyPerfPartitioner::reset(const SearchSpace& space, const Topology& topo
   if (space_ != &space || runs_.size() != space.options.size()) {
     space_ = &space;
     runs_.assign(space.options.size(), {});
+    is_uniform_.resize(space.options.size());
+    for (size_t i = 0; i < space.options.size(); ++i) {
+      is_uniform_[i] = space.options[i].partition_by == PartitionBy::kUniform;
+    }
     param_counts_.assign(space.modules.size(), 0);
     for (size_t m = 0; m < space.modules.size(); ++m) {
       param_counts_[m] = -static_cast<int>(space.modules[m].tables.size());
@@ -70,7 +74,7 @@ const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uni
 
 void GreedyPerfPartitioner::update_uniform_usage(const Proposal& proposal) {
   auto apply = [&](int option_index, int64_t sign) {
-    if (space_->options[option_index].partition_by != PartitionBy::kUniform) return;
+    if (!is_uniform_[option_index]) return;
     for (const StorageRun& run : uniform_runs(option_index)) {
       const int64_t hbm = sign * run.storage.hbm;
       const int64_t ddr = sign * run.storage.ddr;
@@ -105,10 +109,9 @@ Status GreedyPerfPartitioner::place_uniform_options(const Proposal& proposal) {
   Perf uniform_perf;
   bool any = false;
   for (int idx : proposal) {
-    const ShardingOption& o = space_->options[idx];
-    if (o.partition_by != PartitionBy::kUniform) continue;
+    if (!is_uniform_[idx]) continue;
     any = true;
-    uniform_perf += o.shard_perf;
+    uniform_perf += space_->options[idx].shard_perf;
   }
   if (!any) return Status::ok();
   bool fits = true;
@@ -124,8 +127,8 @@ Status GreedyPerfPartitioner::place_uniform_options(const Proposal& proposal) {
 
 void GreedyPerfPartitioner::fill_uniform_ranks(const Proposal& proposal, PartitionedPlan* out) {
   for (size_t i = 0; i < proposal.size(); ++i) {
+    if (!is_uniform_[proposal[i]]) continue;
     const ShardingOption& o = space_->options[proposal[i]];
-    if (o.partition_by != PartitionBy::kUniform) continue;
     int* ranks = out->ranks.data() + out->first_shard[i];
     for (int j = 0; j < o.num_shards(); ++j) ranks[j] = j;
   }
@@ -169,7 +172,7 @@ bool GreedyPerfPartitioner::before(int a, int b) const {
 
 void GreedyPerfPartitioner::order_non_uniform(const Proposal& proposal) {
   current_ = &proposal;
-  auto is_placed_later = [&](int p) { return space_->options[proposal[p]].partition_by != PartitionBy::kUniform; };
+  auto is_placed_later = [&](int p) { return !is_uniform_[proposal[p]]; };
   const auto cmp = [this](int a, int b) { return before(a, b); };
   bool incremental = !previous_.empty() && previous_.size() == proposal.size();
   if (incremental) {

@@ -83,6 +83,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   const SearchSpace* space_ = nullptr;
   std::vector<std::vector<StorageRun>> runs_;  // by option index; empty = not built
   std::vector<int> param_counts_;              // by module: -(tables in the module)
+  std::vector<char> is_uniform_;               // by option index; compact, read per proposal
 
   // Per topology shape.
   int world_size_ = 0;
