@@ -55,9 +55,12 @@ std::string reason_of(const json::exception& e) {
 
 // Builds the tree from SAX events (the interface nlohmann's sax_parse expects).
 //
-// Invariant: `stack_` holds the open containers, outermost first. A pointer to a
-// container stays valid while it is open because values are only appended to
-// the innermost one, and std::map nodes never move.
+// Invariant: `stack_` holds the open containers, outermost first. Arrays and
+// objects are vectors, so appending may move their elements; but values are
+// only appended to the innermost open container, and an open container is the
+// last element of its parent, which gets nothing new until it closes. So every
+// pointer on the stack (and `member_slot_`, used before the next append) stays
+// valid.
 class BoundedTreeBuilder {
  public:
   explicit BoundedTreeBuilder(const std::string& text) : text_(text) {}
