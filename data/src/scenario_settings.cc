@@ -173,8 +173,10 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t) {
       {"world_size", "local_world_size", "compute_device", "hbm_cap", "ddr_cap", "hbm_mem_bw", "ddr_mem_bw",
        "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier"}));
   // Rank counts are ints in the planner; larger values could not be ranks anyway.
-  const IntValue rank_count{.min = 1, .max = INT_MAX};
-  SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer >= 1"));
+  // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
+  // options hold one shard per rank for every table.
+  const IntValue rank_count{.min = 1, .max = 65536};
+  SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "compute_device", t.compute_device,

@@ -267,22 +267,25 @@ TEST(HostileInput, HugeAndOverflowingNumbers) {
   EXPECT_ERROR_CONTAINS(with_table("1e400"), "malformed JSON at line 1, column ");
   EXPECT_ERROR_CONTAINS(with_table("1e400"), "number overflow parsing '1e400'");
   EXPECT_ERROR_CONTAINS(with_table("-1e400"), "number overflow");
-  EXPECT_ERROR_CONTAINS(with_table("99999999999999999999"), "tables[0].num_embeddings: must be an integer >= 1: got 1e+20");
+  EXPECT_ERROR_CONTAINS(with_table("99999999999999999999"), "tables[0].num_embeddings: must be an integer in [1, 1099511627776]: got 1e+20");
   EXPECT_ERROR_CONTAINS(with_table("18446744073709551615"),
-                        "tables[0].num_embeddings: must be an integer >= 1: got 18446744073709551615");
-  EXPECT_ERROR_CONTAINS(with_table("9223372036854775808"), "must be an integer >= 1: got 9223372036854775808");
-  EXPECT_ERROR_CONTAINS(with_table("9.2233720368547758e18"), "must be an integer >= 1");
-  EXPECT_ERROR_CONTAINS(with_table("-9223372036854775809"), "must be an integer >= 1");
-  EXPECT_ERROR_CONTAINS(with_table(std::string(300, '9')), "must be an integer >= 1: got 1e+300");
+                        "tables[0].num_embeddings: must be an integer in [1, 1099511627776]: got 18446744073709551615");
+  EXPECT_ERROR_CONTAINS(with_table("9223372036854775808"), "must be an integer in [1, 1099511627776]: got 9223372036854775808");
+  EXPECT_ERROR_CONTAINS(with_table("9.2233720368547758e18"), "must be an integer in [1, 1099511627776]");
+  EXPECT_ERROR_CONTAINS(with_table("-9223372036854775809"), "must be an integer in [1, 1099511627776]");
+  EXPECT_ERROR_CONTAINS(with_table(std::string(300, '9')), "must be an integer in [1, 1099511627776]: got 1e+300");
   EXPECT_ERROR_CONTAINS(with_table(std::string(400, '9')), "number overflow parsing '9999");
   EXPECT_ERROR_CONTAINS(with_table("1" + std::string(400, '0') + ".5"), "number overflow");
 
-  auto r = parse_scenario(with_table("9223372036854775807"), "s.json");
+  // The largest accepted row count keeps every storage product inside int64.
+  EXPECT_ERROR_CONTAINS(with_table("9223372036854775807"), "must be an integer in [1, 1099511627776]: got 9223372036854775807");
+  EXPECT_ERROR_CONTAINS(with_table("1099511627777"), "must be an integer in [1, 1099511627776]: got 1099511627777");
+  auto r = parse_scenario(with_table("1099511627776"), "s.json");
   ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r->tables[0].num_embeddings, INT64_MAX);
-  r = parse_scenario(with_table("9.223372036854775e18"), "s.json");
+  EXPECT_EQ(r->tables[0].num_embeddings, int64_t{1} << 40);
+  r = parse_scenario(with_table("1.099511627776e12"), "s.json");
   ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r->tables[0].num_embeddings, 9223372036854774784);
+  EXPECT_EQ(r->tables[0].num_embeddings, int64_t{1} << 40);
   r = parse_scenario(with_table("1e9"), "s.json");
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->tables[0].num_embeddings, 1000000000);
@@ -395,7 +398,7 @@ TEST(HostileInput, LongStringsAreCutInMessages) {
   EXPECT_ERROR_CONTAINS(render("topology", R"({"world_size": 1, ")" + huge + R"(": 1})"), "topology: unknown key: got \"kkkk");
   EXPECT_ERROR_CONTAINS(render("hbm_cap", "\"" + huge + "\""), "topology.hbm_cap: invalid size: longer than 256 characters");
   EXPECT_ERROR_CONTAINS(render("constraints", R"({")" + huge + R"(": {}})"), "constraint for a table that does not exist");
-  EXPECT_ERROR_CONTAINS(render("t_dim", R"([")" + huge + R"("])"), "tables[0].embedding_dim: must be an integer >= 1: got [\"kkk");
+  EXPECT_ERROR_CONTAINS(render("t_dim", R"([")" + huge + R"("])"), "tables[0].embedding_dim: must be an integer in [1, 65536]: got [\"kkk");
 }
 
 // ---- Files. ----------------------------------------------------------------

@@ -436,7 +436,7 @@ TEST(ScenarioValidation, MessageShapeOfTheSpecExample) {
   auto r = parse_scenario(scenario_text("", R"({"world_size": 2})", tables), "dlrm.json");
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
-  EXPECT_EQ(r.status().message(), "dlrm.json: tables[3].embedding_dim: must be an integer >= 1: got -5");
+  EXPECT_EQ(r.status().message(), "dlrm.json: tables[3].embedding_dim: must be an integer in [1, 65536]: got -5");
 }
 
 TEST(ScenarioValidation, UnknownKeysAnywhere) {
@@ -463,7 +463,7 @@ TEST(ScenarioValidation, MissingRequiredKeys) {
   EXPECT_ERROR_CONTAINS(R"({"tables": [{"name": "t", "num_embeddings": 1, "embedding_dim": 1, "feature_names": ["f"]}]})",
                         "s.json: topology: missing required key");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"local_world_size": 2})"),
-                        "s.json: topology.world_size: missing required key, expected an integer >= 1");
+                        "s.json: topology.world_size: missing required key, expected an integer from 1 to 65536");
   EXPECT_ERROR_CONTAINS(R"({"topology": {"world_size": 1}})", "s.json: tables: missing required key");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})",
                                       R"([{"num_embeddings": 1, "embedding_dim": 1, "feature_names": ["f"]}])"),
@@ -484,9 +484,9 @@ TEST(ScenarioValidation, MissingRequiredKeys) {
 TEST(ScenarioValidation, WrongTypes) {
   EXPECT_ERROR_CONTAINS("[]", "s.json: <root>: must be a scenario object: got []");
   EXPECT_ERROR_CONTAINS(R"({"topology": [2], "tables": []})", "s.json: topology: must be a topology object: got [2]");
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": "8"})"), "topology.world_size: must be an integer in [1, 2147483647]: got \"8\"");
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2.5})"), "topology.world_size: must be an integer in [1, 2147483647]: got 2.5");
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": true})"), "topology.world_size: must be an integer in [1, 2147483647]: got true");
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": "8"})"), "topology.world_size: must be an integer in [1, 65536]: got \"8\"");
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2.5})"), "topology.world_size: must be an integer in [1, 65536]: got 2.5");
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": true})"), "topology.world_size: must be an integer in [1, 65536]: got true");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "hbm_cap": true})"), "topology.hbm_cap: must be a size: got true");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "hbm_mem_bw": [1]})"), "topology.hbm_mem_bw: must be a bandwidth: got [1]");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "bwd_compute_multiplier": "2"})"),
@@ -524,17 +524,17 @@ TEST(ScenarioValidation, WrongTypes) {
 
 TEST(ScenarioValidation, NullIsOnlyAcceptedWhereTheFormatSaysSo) {
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "local_world_size": null})"),
-                        "topology.local_world_size: must be an integer in [1, 2147483647]: got null");
+                        "topology.local_world_size: must be an integer in [1, 65536]: got null");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "batch_size": null)"), "batch_size: must be an integer >= 1: got null");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "planner": {"proposers": [{"kind": "greedy", "use_depth": null}]})"),
                         "planner.proposers[0].use_depth: must be true or false: got null");
 }
 
 TEST(ScenarioValidation, CountsMustBeAtLeastOne) {
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 0})"), "s.json: topology.world_size: must be an integer in [1, 2147483647]: got 0");
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 0})"), "s.json: topology.world_size: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "local_world_size": 0})"),
-                        "topology.local_world_size: must be an integer in [1, 2147483647]: got 0");
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2147483648})"), "topology.world_size: must be an integer in [1, 2147483647]: got 2147483648");
+                        "topology.local_world_size: must be an integer in [1, 65536]: got 0");
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2147483648})"), "topology.world_size: must be an integer in [1, 65536]: got 2147483648");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "batch_size": 0)"), "s.json: batch_size: must be an integer >= 1: got 0");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "constraints": {"t1": {"min_partition": 0}})"),
                         "constraints.t1.min_partition: must be an integer >= 1: got 0");
@@ -543,10 +543,10 @@ TEST(ScenarioValidation, CountsMustBeAtLeastOne) {
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "constraints": {"t0": {"pooling_factors": [1], "batch_sizes": [1.5]}})"),
                         "constraints.t0.batch_sizes[0]: must be an integer >= 1: got 1.5");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})", one_table(std::string(kT0) + R"(, "embedding_dim": 0)")),
-                        "tables[0].embedding_dim: must be an integer >= 1: got 0");
+                        "tables[0].embedding_dim: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})",
                                       one_table(R"("name": "t0", "num_embeddings": 0, "embedding_dim": 8, "feature_names": ["f0"])")),
-                        "tables[0].num_embeddings: must be an integer >= 1: got 0");
+                        "tables[0].num_embeddings: must be an integer in [1, 1099511627776]: got 0");
 }
 
 TEST(ScenarioValidation, SizesAndBandwidths) {
