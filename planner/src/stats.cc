@@ -13,6 +13,8 @@
 // "Maximum of Backward Compute: 0 ms" shows it. PyNum tracks that.
 #include "shardlab/planner/stats.h"
 
+#include "shardlab/planner/estimators.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -40,7 +42,6 @@ using stats_format::pct0;
 constexpr int kMinWidth = 90;
 constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
-constexpr double kIndexBytes = 8;  // BIGINT_DTYPE
 
 double gb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerGb; }
 double mb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMb; }
@@ -108,70 +109,6 @@ std::string format_perf(double total, double fc, double fm, double bc, double bm
     parts.push_back(c >= 1 ? stats_format::fixed(std::nearbyint(c), 0) : one_sig(c));
   }
   return py_round(total, 3) + " (" + join(parts, ",") + ")";
-}
-
-// Input and output buffer bytes of every shard of `o` (planner-model.md §5.1).
-// The storage estimator computes the same numbers for its HBM/DDR charge; the
-// evaluation order below is TorchRec's and matters for the last bit.
-struct ShardIo {
-  int64_t input = 0;
-  int64_t output = 0;
-};
-std::vector<ShardIo> shard_io_bytes(const ShardingOption& o, int world_size, int local_world_size) {
-  const size_t n = o.input_lengths.size();
-  // S_in = Σ (L_i·P_i)·B_i and S_pb = Σ P_i·B_i (§4.2), running sums from 0.
-  double s_in = 0.0;
-  double s_pb = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    const double p = i < o.num_poolings.size() ? o.num_poolings[i] : 1.0;
-    const double b = static_cast<double>(i < o.batch_sizes.size() ? o.batch_sizes[i] : 0);
-    s_in += (o.input_lengths[i] * p) * b;
-    s_pb += p * b;
-  }
-  const double w = world_size;
-  const double s_t = o.element_size;
-  const double d_full = static_cast<double>(o.tensor_cols);
-  std::vector<ShardIo> out;
-  out.reserve(o.shards.size());
-  for (const Shard& shard : o.shards) {
-    const double d = static_cast<double>(shard.cols);
-    ShardIo io;
-    switch (o.sharding_type) {
-      case ShardingType::kDataParallel: {
-        const double s_out = o.is_pooled ? s_pb : s_in;
-        io.input = static_cast<int64_t>(std::ceil(s_in * kIndexBytes));
-        io.output = static_cast<int64_t>(std::ceil((s_out * d_full) * s_t));
-        break;
-      }
-      case ShardingType::kTableWise: {
-        const double s_out = o.is_pooled ? s_pb : s_in;
-        io.input = static_cast<int64_t>(std::ceil((s_in * w) * kIndexBytes));
-        io.output = static_cast<int64_t>(std::ceil(((s_out * w) * d_full) * s_t));
-        break;
-      }
-      case ShardingType::kColumnWise:
-      case ShardingType::kTableColumnWise: {
-        const double s_out = o.is_pooled ? s_pb : s_in;
-        io.input = static_cast<int64_t>(std::ceil((s_in * w) * kIndexBytes));
-        io.output = static_cast<int64_t>(std::ceil(((s_out * w) * d) * s_t));
-        break;
-      }
-      case ShardingType::kRowWise:
-      case ShardingType::kTableRowWise: {
-        if (shard.rows * shard.cols == 0) break;  // empty shards have no buffers
-        const double split = o.sharding_type == ShardingType::kRowWise
-                                 ? w
-                                 : static_cast<double>(local_world_size);
-        const double s_part = s_in / split;
-        const double s_out = o.is_pooled ? s_pb : s_part;
-        io.input = static_cast<int64_t>(std::ceil((s_part * w) * kIndexBytes));
-        io.output = static_cast<int64_t>(std::ceil(((s_out * w) * d) * s_t));
-        break;
-      }
-    }
-    out.push_back(io);
-  }
-  return out;
 }
 
 // "X ms on rank r" / "X ms on ranks a-b" for the maximum of `values`
@@ -310,12 +247,12 @@ void StatsPrinter::compute_rank_numbers() {
     if (!has_plan_) continue;
     const std::string abbr(abbreviation(o.sharding_type));
     used_types.insert(abbr);
-    const std::vector<ShardIo> io = shard_io_bytes(o, topo.world_size, topo.local_world_size);
     for (int j = 0; j < o.num_shards(); ++j) {
       const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
+      const IoSizes io = shard_io_sizes(o, o.shards[j], topo.world_size, topo.local_world_size);
       ++shard_counts_[r][abbr];
-      input_mb_[r] += mb(io[j].input);
-      output_mb_[r] += mb(io[j].output);
+      input_mb_[r] += mb(io.input);
+      output_mb_[r] += mb(io.output);
     }
   }
   for (auto& counts : shard_counts_) {

@@ -32,43 +32,40 @@ double kjt_input_sum(const Scenario& s, const std::vector<ModuleInfo>& modules) 
   return sum;
 }
 
-// Non-embedding bytes times `multiplier` (§6): module_size(root) minus the
-// sharded modules' sizes, each rounded half to even. Training tables are
-// parameters (multiplied); quantized tables are buffers (not multiplied).
+// Bytes of a training table's weight (fp32, or fp16 for every other type).
+int64_t table_weight_bytes(const TableSpec& t) {
+  return t.num_embeddings * t.embedding_dim * (t.data_type == DataType::kFp32 ? 4 : 2);
+}
+
+// Size of a module as TorchRec measures it (§6): a running double sum of
+// multiplier x parameter bytes, plus the integer sum of buffer bytes, rounded
+// half to even. Training tables are parameters; quantized tables are buffers.
+int64_t module_size(const Scenario& s, const std::vector<int>& tables, double multiplier, double own_params) {
+  double params = own_params;
+  int64_t buffers = 0;
+  for (int t : tables) {
+    if (s.planner.is_inference) {
+      buffers += table_weight_bytes(s.tables[t]);
+    } else {
+      params += multiplier * static_cast<double>(table_weight_bytes(s.tables[t]));
+    }
+  }
+  return static_cast<int64_t>(std::nearbyint(params + static_cast<double>(buffers)));
+}
+
+// Non-embedding bytes times `multiplier`: the root module's size minus the
+// sharded modules' sizes. The root's parameters are the dense parameter,
+// then the children's tables in declaration order.
 int64_t dense_bytes(const Scenario& s, const std::vector<ModuleInfo>& modules, double multiplier) {
-  const bool tables_are_buffers = s.planner.is_inference;
-  double root_params = 0.0;
-  int64_t root_buffers = 0;
-  if (s.module.dense_param_bytes > 0) root_params += multiplier * static_cast<double>(s.module.dense_param_bytes);
+  std::vector<int> all_tables;
   int64_t sharded = 0;
   for (const ModuleInfo& m : modules) {
-    double params = 0.0;
-    int64_t buffers = 0;
-    for (int t : m.tables) {
-      const TableSpec& table = s.tables[t];
-      const int64_t bytes = table.num_embeddings * table.embedding_dim * (table.data_type == DataType::kFp32 ? 4 : 2);
-      if (tables_are_buffers) {
-        buffers += bytes;
-      } else {
-        params += multiplier * static_cast<double>(bytes);
-      }
-    }
-    sharded += static_cast<int64_t>(std::nearbyint(params + static_cast<double>(buffers)));
-    // The root sums its children's parameters in the same order.
+    sharded += module_size(s, m.tables, multiplier, 0.0);
+    all_tables.insert(all_tables.end(), m.tables.begin(), m.tables.end());
   }
-  for (const ModuleInfo& m : modules) {
-    for (int t : m.tables) {
-      const TableSpec& table = s.tables[t];
-      const int64_t bytes = table.num_embeddings * table.embedding_dim * (table.data_type == DataType::kFp32 ? 4 : 2);
-      if (tables_are_buffers) {
-        root_buffers += bytes;
-      } else {
-        root_params += multiplier * static_cast<double>(bytes);
-      }
-    }
-  }
-  const auto root = static_cast<int64_t>(std::nearbyint(root_params + static_cast<double>(root_buffers)));
-  return root - sharded;
+  const double dense_param =
+      s.module.dense_param_bytes > 0 ? multiplier * static_cast<double>(s.module.dense_param_bytes) : 0.0;
+  return module_size(s, all_tables, multiplier, dense_param) - sharded;
 }
 
 }  // namespace
