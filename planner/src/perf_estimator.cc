@@ -12,7 +12,6 @@
 namespace shardlab::planner {
 namespace {
 
-constexpr double kIndexBytes = 8;            // BIGINT_DTYPE
 constexpr double kBatchedCopyPerfFactor = 2.455;
 constexpr double kWeightedKernelMultiplier = 1.1;
 constexpr double kDpElementwiseKernelsPerfFactor = 9.22;
@@ -37,22 +36,6 @@ CommSizes comm_sizes(const EstimatorContext& ctx, const ShardingOption& o) {
     auto rs = [](CommPrecision p) { return p == CommPrecision::kFp8 ? 2 : comm_element_size(p); };
     s.fwd_rs = rs(*ctx.qcomm_forward);
     s.bwd_rs = rs(*ctx.qcomm_backward);
-  }
-  return s;
-}
-
-// S_in = Σ (L_i · P_i) · B_i and S_pb = Σ P_i · B_i (§4.2), running sums from 0.
-struct BatchSums {
-  double inputs = 0.0;
-  double pooled = 0.0;
-};
-
-BatchSums batch_sums(const ShardingOption& o) {
-  BatchSums s;
-  for (size_t i = 0; i < o.input_lengths.size(); ++i) {
-    const auto b = static_cast<double>(o.batch_sizes[i]);
-    s.inputs += (o.input_lengths[i] * o.num_poolings[i]) * b;
-    s.pooled += o.num_poolings[i] * b;
   }
   return s;
 }
@@ -177,6 +160,16 @@ Perf data_parallel_perf(const EstimatorContext& ctx, const ShardingOption& o, do
 }
 
 }  // namespace
+
+BatchSums batch_sums(const ShardingOption& o) {
+  BatchSums s;
+  for (size_t i = 0; i < o.input_lengths.size(); ++i) {
+    const auto b = static_cast<double>(o.batch_sizes[i]);
+    s.inputs += (o.input_lengths[i] * o.num_poolings[i]) * b;
+    s.pooled += o.num_poolings[i] * b;
+  }
+  return s;
+}
 
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
                                        double ddr_bw, std::optional<double> cache_load_factor,

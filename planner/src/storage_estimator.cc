@@ -7,9 +7,7 @@
 namespace shardlab::planner {
 namespace {
 
-constexpr double kIndexBytes = 8;  // BIGINT_DTYPE
-
-using int128 = __int128;
+__extension__ using int128 = __int128;  // GCC/Clang builtin; -Wpedantic would flag it
 
 // ceil of the correctly rounded double nearest to num / den, for num >= 0,
 // den > 0: Python's math.ceil(int / int) (§5.4, ODD-19). The quotient of two
@@ -65,13 +63,13 @@ bool is_caching(ComputeKernel k) {
 }  // namespace
 
 IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int local_world_size) {
-  double inputs = 0.0;
-  double pooled = 0.0;
-  for (size_t i = 0; i < o.input_lengths.size(); ++i) {
-    const auto b = static_cast<double>(o.batch_sizes[i]);
-    inputs += (o.input_lengths[i] * o.num_poolings[i]) * b;
-    pooled += o.num_poolings[i] * b;
-  }
+  return shard_io_sizes(o, batch_sums(o), shard, world_size, local_world_size);
+}
+
+IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Shard& shard, int world_size,
+                       int local_world_size) {
+  const double inputs = sums.inputs;
+  const double pooled = sums.pooled;
   const double w = world_size;
   const double s_t = o.element_size;
   IoSizes io;
@@ -136,9 +134,10 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
     return ceil_of_rounded_quotient(int128{whole} * (int128{s.rows} * s.cols), table_elems);
   };
 
+  const BatchSums sums = batch_sums(*option);
   Storage total;
   for (Shard& s : option->shards) {
-    const IoSizes io = shard_io_sizes(*option, s, t.world_size, t.local_world_size);
+    const IoSizes io = shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size);
     const int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
     const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
     if (on_cuda) {

@@ -2,7 +2,6 @@
 #include "shardlab/planner/storage_reservation.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "planner_messages.h"

@@ -23,6 +23,16 @@ struct EstimatorContext {
   bool quant_sharder = false;           // storage adds 4 bytes per row
 };
 
+inline constexpr double kIndexBytes = 8;  // BIGINT_DTYPE: bytes per input id
+
+// S_in = Σ (L_i · P_i) · B_i and S_pb = Σ P_i · B_i over the option's inputs
+// (planner-model.md §4.2), running sums from 0 in input order.
+struct BatchSums {
+  double inputs = 0.0;
+  double pooled = 0.0;
+};
+BatchSums batch_sums(const ShardingOption& option);
+
 // Device bandwidth of planner-model.md §1.3, or nullopt for an unknown pair.
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
                                        double ddr_bw, std::optional<double> cache_load_factor,
@@ -42,5 +52,8 @@ struct IoSizes {
 };
 IoSizes shard_io_sizes(const ShardingOption& option, const Shard& shard, int world_size,
                        int local_world_size);
+// Same, with the option's batch sums computed once by the caller.
+IoSizes shard_io_sizes(const ShardingOption& option, const BatchSums& sums, const Shard& shard,
+                       int world_size, int local_world_size);
 
 }  // namespace shardlab::planner
