@@ -168,6 +168,8 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
         ++result.num_plans;
         double rating = 0.0;
         rate_plan(ss, candidate, result.topology.world_size, &device_perf, &rating);
+        // rate_plan's max is TorchRec's rating; another model re-rates the plan.
+        if (options.perf_model != nullptr) rating = options.perf_model->rate(ss, candidate, result.topology, device_perf);
         if (rating < best_rating) {  // strict: the first of equal ratings wins
           best_rating = rating;
           result.best = candidate;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "shardlab/planner/perf_model.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -25,7 +26,7 @@ struct PlannerResult {
 
   // Set when planning succeeded.
   std::optional<PartitionedPlan> best;
-  double perf_rating = 0.0;                  // max over ranks of device_perf_total
+  double perf_rating = 0.0;                  // the perf model's rating of `best`
   std::vector<double> device_perf_total;     // per rank, summed in plan order
 
   // Set when planning failed. For failures inside the proposal loop,
@@ -41,6 +42,10 @@ struct PlannerResult {
 struct PlannerOptions {
   // Stop after storage reservation and enumeration (shardlab options).
   bool enumerate_only = false;
+  // Rates each plan that partitions; null means TorchRec's model (max over
+  // ranks of device_perf_total). Not owned; must outlive the call. A model
+  // with state makes concurrent plan() calls share it.
+  PerfModel* perf_model = nullptr;
 };
 
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options = {});

@@ -140,6 +140,41 @@ struct PlannerSpec {
   bool is_inference = false;
 };
 
+// Optional `topology.fabric`: what the flat topology fields cannot say, for
+// the simulator (sim/). The planner ignores it. Bandwidths in bytes/ms,
+// latencies in ms.
+struct HostFabricSpec {
+  // Per-host overrides of the fabric-wide values (heterogeneous hosts).
+  std::optional<double> intra_host_bw;  // each GPU's link to the host fabric
+  std::optional<double> nic_bw;         // each NIC's link to the network
+  std::optional<int> nics;              // NICs in this host, >= 1
+};
+
+struct FabricSpec {
+  // NICs per host; 0 means one per GPU (local_world_size).
+  int nics_per_host = 0;
+  // Bandwidth of one NIC; absent: the host's GPUs share local_world_size ·
+  // inter_host_bw equally among its NICs (one NIC per GPU gets inter_host_bw).
+  std::optional<double> nic_bw;
+  // Host uplink to the network core = nics · nic_bw / oversubscription; >= 1.
+  double oversubscription = 1.0;
+  // Latency of each GPU <-> host-fabric link (two per GPU-to-GPU path in a host).
+  double intra_host_latency_ms = 0.0025;
+  // Latency of each network link (GPU-NIC, NIC-switch, switch-core; six per
+  // path between hosts).
+  double inter_host_latency_ms = 0.002;
+  // Empty, or one entry per host.
+  std::vector<HostFabricSpec> hosts;
+};
+
+// Optional `workload`: the dense part of the model, for the simulator.
+struct WorkloadSpec {
+  // Dense forward / backward time per iteration in ms: empty means 0, one
+  // value applies to every rank, otherwise one value per rank.
+  std::vector<double> dense_fwd_ms;
+  std::vector<double> dense_bwd_ms;
+};
+
 struct Scenario {
   std::string name;
   TopologySpec topology;
@@ -151,6 +186,8 @@ struct Scenario {
   std::vector<std::optional<ConstraintSpec>> constraints;
   SharderSpec sharder;
   PlannerSpec planner;
+  FabricSpec fabric;      // topology.fabric (defaults when absent)
+  WorkloadSpec workload;  // workload (defaults when absent)
 
   // Index of the table named `name`, or -1.
   int table_index(const std::string& name) const;

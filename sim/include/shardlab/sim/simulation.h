@@ -1,0 +1,110 @@
+// One simulated training run of a sharded plan: several iterations of
+// TorchRec's sparse-dist pipeline on every rank, communication as flows over
+// the topology graph, compute from the planner's per-shard cost model.
+//
+// Per rank and iteration i (phase names as in scenario.md "Simulation result"):
+//   compute stream: prefetch(i), fwd_compute(i), dense_fwd(i), dense_bwd(i),
+//                   bwd_compute(i)
+//   comm stream:    input_dist(i+1) (issued before this iteration's forward, so
+//                   it runs under this iteration's compute), output_dist(i),
+//                   bwd_output_dist(i), dp_allreduce(i)
+// Without overlap everything runs on one stream, in iteration order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/sharding_option.h"
+#include "shardlab/planner/status.h"
+
+namespace shardlab::sim {
+
+enum class Phase {
+  kInputDist,
+  kFwdCompute,
+  kOutputDist,
+  kDenseFwd,
+  kDenseBwd,
+  kBwdOutputDist,
+  kBwdCompute,
+  kDpAllreduce,
+  kPrefetch,
+};
+enum class Stream { kCompute, kComm };
+
+std::string_view to_string(Phase p);   // "input_dist", ...
+std::string_view to_string(Stream s);  // "compute", "comm"
+
+// How communication phases get their durations.
+enum class CommModel {
+  kFlows,      // collectives as flows over the topology graph (default)
+  kEstimates,  // each rank's phase lasts its shards' TorchRec comm estimates
+};
+
+struct SimOptions {
+  int iterations = 4;         // >= 1; steady state needs >= 2
+  bool overlap = true;        // separate compute and comm streams, pipelined input dist
+  bool contention = true;     // max-min sharing of links (else alpha-beta per flow)
+  CommModel comm_model = CommModel::kFlows;
+  bool record_phases = true;  // false: only totals (for the perf model)
+};
+
+struct PhaseRecord {
+  Phase phase = Phase::kFwdCompute;
+  Stream stream = Stream::kCompute;
+  int iteration = 0;
+  double start_ms = 0.0;
+  double end_ms = 0.0;
+  double bytes = 0.0;         // bytes this rank sends in a comm phase
+  int tables = 0;             // shards of this rank the phase covers
+};
+
+struct RankResult {
+  int rank = 0;
+  int host = 0;
+  // Per steady-state iteration: busy time of each stream (a collective counts
+  // from its start on this rank until this rank's part is done).
+  double busy_compute_ms = 0.0;
+  double busy_comm_ms = 0.0;
+  std::vector<PhaseRecord> phases;  // every iteration, in start order per stream
+};
+
+struct CriticalStep {
+  int rank = 0;
+  Phase phase = Phase::kFwdCompute;
+  int iteration = 0;
+  double start_ms = 0.0;
+  double end_ms = 0.0;
+};
+
+struct LinkResult {
+  std::string name;
+  double bytes = 0.0;         // over the whole simulation
+  double utilization = 0.0;   // bytes / (capacity · simulated time)
+};
+
+struct SimResult {
+  std::string scenario;
+  int iterations = 0;
+  int local_world_size = 1;
+  double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before
+  double total_ms = 0.0;      // end of the last iteration
+  std::vector<RankResult> ranks;
+  // From the first phase that bounds the last iteration to its last phase.
+  std::vector<CriticalStep> critical_path;
+  std::vector<LinkResult> links;
+  uint64_t events = 0;        // events the engine processed
+  uint64_t flows = 0;         // point-to-point flows started
+  double wall_seconds = 0.0;
+};
+
+// Simulates `plan` (every shard placed) of `space` enumerated from `scenario`.
+// Fails with invalid_scenario when the fabric or workload do not fit the
+// topology (e.g. `fabric.hosts` of the wrong length).
+Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                                    const planner::PartitionedPlan& plan, const SimOptions& options = {});
+
+}  // namespace shardlab::sim

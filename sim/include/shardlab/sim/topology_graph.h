@@ -1,0 +1,82 @@
+// The cluster as a graph (Boost.Graph): GPUs, each host's fabric (an
+// NVSwitch-like crossbar), NICs, a leaf switch per host and the network core.
+//
+// Every physical link is two directed edges (full duplex), each with its own
+// capacity (bytes/ms) and latency (ms). Switch vertices are non-blocking: only
+// edges limit bandwidth. A GPU-to-GPU route is the fewest-hop path, found once
+// per source rank by breadth-first search and cached.
+//
+//   same host:   gpu -> fabric -> gpu
+//   other host:  gpu -> nic -> leaf -> core -> leaf -> nic -> gpu
+//
+// Capacities come from the scenario: gpu<->fabric = intra_host_bw (per host
+// override), gpu<->nic and nic<->leaf = the NIC's bandwidth, leaf<->core =
+// nics · nic_bw / oversubscription. GPU k of a host with m NICs uses NIC
+// k·m / local_world_size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/status.h"
+
+namespace shardlab::sim {
+
+enum class VertexKind { kGpu, kHostFabric, kNic, kLeaf, kCore };
+enum class LinkKind { kGpuFabric, kFabricGpu, kGpuNic, kNicGpu, kNicLeaf, kLeafNic, kLeafCore, kCoreLeaf };
+
+struct Vertex {
+  VertexKind kind = VertexKind::kGpu;
+  int host = -1;    // -1 for the core
+  int index = 0;    // GPU: local rank; NIC: NIC index; else 0
+  int rank = -1;    // GPU: global rank
+  std::string name; // "host0/gpu3", "host0/fabric", "host0/nic1", "host0/leaf", "core"
+};
+
+struct Link {
+  LinkKind kind = LinkKind::kGpuFabric;
+  int from = 0;            // vertex ids
+  int to = 0;
+  double capacity = 0.0;   // bytes/ms
+  double latency_ms = 0.0;
+  std::string name;        // "host0/gpu3->host0/fabric"
+};
+
+class TopologyGraph {
+ public:
+  // Ranks: topology.world_size; hosts of local_world_size GPUs (the last host
+  // holds the remainder when world_size is not a multiple).
+  static Result<TopologyGraph> build(const planner::TopologySpec& topology,
+                                              const planner::FabricSpec& fabric);
+
+  TopologyGraph(TopologyGraph&&) noexcept;
+  TopologyGraph& operator=(TopologyGraph&&) noexcept;
+  ~TopologyGraph();
+
+  int num_ranks() const;
+  int num_hosts() const;
+  int local_world_size() const;
+  int host_of(int rank) const;
+
+  const std::vector<Vertex>& vertices() const;
+  const std::vector<Link>& links() const;
+  int gpu_vertex(int rank) const;
+
+  // Link ids from src's GPU to dst's GPU, in path order; empty when src == dst.
+  // The span stays valid while the graph lives.
+  std::span<const int> route(int src_rank, int dst_rank) const;
+  // Sum of the route's link latencies, and its smallest capacity.
+  double route_latency(int src_rank, int dst_rank) const;
+  double route_bottleneck(int src_rank, int dst_rank) const;
+
+ private:
+  struct Impl;
+  explicit TopologyGraph(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shardlab::sim
