@@ -1,10 +1,14 @@
 #include "cli_common.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <system_error>
+
+#include <fmt/format.h>
 
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
@@ -85,5 +89,16 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
 }
 
 std::string example_footer(const std::string& lines) { return "\nExample:\n" + lines; }
+
+std::string format_bytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (!(std::fabs(bytes) >= 1024.0)) return fmt::format("{:.0f} B", bytes);
+  size_t unit = 0;
+  while (std::fabs(bytes) >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.2f} {}", bytes, kUnits[unit]);
+}
 
 }  // namespace shardlab::cli

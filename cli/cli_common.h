@@ -47,8 +47,13 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
 void add_plan_command(CLI::App& app, int* exit_code);
 void add_options_command(CLI::App& app, int* exit_code);
 void add_validate_command(CLI::App& app, int* exit_code);
+void add_simulate_command(CLI::App& app, int* exit_code);
+void add_compare_command(CLI::App& app, int* exit_code);
 
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);
+
+// A byte count for people: "512 B", "1.50 KiB", "3.20 GiB" (binary units).
+std::string format_bytes(double bytes);
 
 }  // namespace shardlab::cli

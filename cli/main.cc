@@ -1,6 +1,7 @@
-// shardlab: command-line front end of the planner. Each verb lives in its own
-// file (plan_command.cc, options_command.cc, validate_command.cc) and only
-// parses arguments, calls planner/ and data/, and prints. main() is the only
+// shardlab: command-line front end of the planner and the simulator. Each verb
+// lives in its own file (plan_command.cc, options_command.cc,
+// validate_command.cc, simulate_command.cc, compare_command.cc) and only parses
+// arguments, calls planner/, sim/ and data/, and prints. main() is the only
 // place that turns failures into exit statuses.
 
 #include <exception>
@@ -34,8 +35,9 @@ class HelpFormatter : public CLI::Formatter {
 int run(int argc, char** argv) {
   using namespace shardlab::cli;
   CLI::App app{
-      "ShardLab: TorchRec's embedding sharding planner, reimplemented in C++.\n"
-      "Same plans and numbers as TorchRec's EmbeddingShardingPlanner, from one scenario JSON file.",
+      "ShardLab: TorchRec's embedding sharding planner, reimplemented in C++, and a simulator of the plans.\n"
+      "Same plans and numbers as TorchRec's EmbeddingShardingPlanner, from one scenario JSON file; then\n"
+      "a discrete-event simulation of training iterations shows how a plan runs on the cluster's links.",
       "shardlab"};
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return "shardlab: error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
@@ -46,12 +48,15 @@ int run(int argc, char** argv) {
   app.footer(
       "\nExit status: 0 ok, 1 internal error, 2 invalid scenario or usage, 3 no plan found.\n"
       "Run 'shardlab VERB --help' for each verb's options.\n" +
-      example_footer("  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats"));
+      example_footer("  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
+                     "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));
 
   int exit_code = kExitOk;
   add_plan_command(app, &exit_code);
   add_options_command(app, &exit_code);
   add_validate_command(app, &exit_code);
+  add_simulate_command(app, &exit_code);
+  add_compare_command(app, &exit_code);
 
   try {
     app.parse(argc, argv);

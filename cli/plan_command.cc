@@ -1,7 +1,6 @@
 // shardlab plan: plan a scenario (or re-rate a plan made elsewhere) and write
 // the plan JSON, the stats table and a one-line summary.
 
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,9 +10,11 @@
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "plan_source.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/stats.h"
+#include "shardlab/sim/simulated_perf_model.h"
 
 namespace shardlab::cli {
 namespace {
@@ -23,6 +24,7 @@ struct PlanArgs {
   std::string output;              // empty: see json_destination()
   std::string format = "shardlab"; // or "torchrec"
   std::string from_plan;           // empty: plan; else re-rate this plan file
+  std::string perf_model = "torchrec";  // or "simulated"
   bool stats = false;
   bool compact = false;
   bool quiet = false;
@@ -84,22 +86,46 @@ std::string summary_target(const PlanArgs& args) {
   return dest.empty() ? std::string() : " -> " + destination_label(dest);
 }
 
+// The perf model a run rates plans with: null for TorchRec's (the planner's
+// default), or the simulator. Refuses a fabric the simulator cannot build
+// before any planning starts.
+struct RunPerfModel {
+  std::unique_ptr<sim::SimulatedPerfModel> simulated;
+  planner::PerfModel* get() const { return simulated.get(); }
+};
+
+Result<RunPerfModel> make_perf_model(const PlanArgs& args, const planner::Scenario& scenario) {
+  RunPerfModel m;
+  if (args.perf_model != "simulated") return m;
+  if (Status st = check_fabric(scenario); !st.is_ok()) return st;
+  m.simulated = std::make_unique<sim::SimulatedPerfModel>(scenario);
+  return m;
+}
+
+// "; 12 simulations" for the simulated perf model, else nothing.
+std::string simulations_note(const RunPerfModel& m) {
+  if (!m.simulated) return std::string();
+  const int n = m.simulated->simulations();
+  return fmt::format("; {} simulation{}", n, n == 1 ? "" : "s");
+}
+
 int run_plan(const PlanArgs& args) {
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.json_destination(), &code);
   if (!scenario) return code;
+  Result<RunPerfModel> model = make_perf_model(args, *scenario);
+  if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
 
-  planner::PlannerResult result = planner::plan(*scenario);
-  if (!result.ok()) {
-    Status status = result.error.is_ok() ? Status::internal("the planner returned no plan") : result.error;
-    return report_failure(args, *scenario, &result, status);
-  }
+  planner::PlannerResult result = planner::plan(*scenario, planner::PlannerOptions{.perf_model = model->get()});
+  if (!result.ok()) return report_failure(args, *scenario, &result, failure_of(result));
   code = report_success(args, *scenario, result);
   if (code == kExitOk && !args.quiet) {
-    std::cerr << fmt::format("planned {} tables on {} ranks in {:.1f} ms: rating {:.6g} ms ({} proposals, {} plans){}\n",
+    std::cerr << fmt::format("planned {} tables on {} ranks in {:.1f} ms: rating {:.6g} ms "
+                             "({} proposals, {} plans{}){}\n",
                              scenario->tables.size(), result.topology.world_size, result.wall_seconds * 1e3,
-                             result.perf_rating, result.num_proposals, result.num_plans, summary_target(args));
+                             result.perf_rating, result.num_proposals, result.num_plans, simulations_note(*model),
+                             summary_target(args));
   }
   return code;
 }
@@ -108,23 +134,13 @@ int run_plan(const PlanArgs& args) {
 // a plan made elsewhere may not fit this scenario's cluster.
 void warn_over_capacity(const planner::PlannerResult& r) {
   if (!r.reserved.has_value() || !r.best.has_value() || !r.search_space.has_value()) return;
-  const planner::SearchSpace& space = *r.search_space;
-  const planner::PartitionedPlan& plan = *r.best;
-  std::vector<planner::Storage> used(r.reserved->devices.size());
-  for (size_t i = 0; i < plan.proposal.size(); ++i) {
-    const planner::ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
-    for (int s = 0; s < opt.num_shards(); ++s) {
-      const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
-      if (rank >= 0 && static_cast<size_t>(rank) < used.size()) {
-        used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
-      }
-    }
-  }
-  for (size_t r2 = 0; r2 < used.size(); ++r2) {
-    const planner::Storage& cap = r.reserved->devices[r2];
-    if (!used[r2].fits_in(cap)) {
+  const std::vector<planner::Storage> used =
+      storage_per_rank(*r.search_space, *r.best, static_cast<int>(r.reserved->devices.size()));
+  for (size_t rank = 0; rank < used.size(); ++rank) {
+    const planner::Storage& cap = r.reserved->devices[rank];
+    if (!used[rank].fits_in(cap)) {
       print_warning(fmt::format("rank {} needs hbm {} / ddr {} bytes but has hbm {} / ddr {} after reservation",
-                                r2, used[r2].hbm, used[r2].ddr, cap.hbm, cap.ddr));
+                                rank, used[rank].hbm, used[rank].ddr, cap.hbm, cap.ddr));
     }
   }
 }
@@ -134,33 +150,21 @@ int run_from_plan(const PlanArgs& args) {
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.json_destination(), &code);
   if (!scenario) return code;
+  Result<RunPerfModel> model = make_perf_model(args, *scenario);
+  if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
 
-  const auto start = std::chrono::steady_clock::now();
-  planner::PlannerResult base = planner::plan(*scenario, planner::PlannerOptions{.enumerate_only = true});
-  if (!base.search_space.has_value()) {
-    Status status = base.error.is_ok() ? Status::internal("enumeration returned no search space") : base.error;
-    return report_failure(args, *scenario, &base, status);
+  planner::PlannerResult rated = read_and_rate_plan(*scenario, args.from_plan, model->get());
+  if (!rated.ok()) {
+    // A plan file that does not fit is input, not a planning failure: no counters.
+    const bool enumerated = rated.search_space.has_value();
+    return report_failure(args, *scenario, enumerated ? nullptr : &rated, failure_of(rated));
   }
-  Result<planner::PartitionedPlan> read = data::read_plan_file(args.from_plan, *scenario, *base.search_space);
-  if (!read.is_ok()) return report_failure(args, *scenario, nullptr, read.status());
-
-  planner::PlannerResult rated;
-  rated.topology = std::move(base.topology);
-  rated.reserved = std::move(base.reserved);
-  rated.search_space = std::move(base.search_space);
-  rated.best = std::move(read).value();
-  rated.num_proposals = 0;
-  rated.num_plans = 0;
-  planner::rate_plan(*rated.search_space, *rated.best, rated.topology.world_size, &rated.device_perf_total,
-                     &rated.perf_rating);
-  rated.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
   warn_over_capacity(rated);
   code = report_success(args, *scenario, rated);
   if (code == kExitOk && !args.quiet) {
-    std::cerr << fmt::format("rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}\n", args.from_plan,
+    std::cerr << fmt::format("rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n", args.from_plan,
                              scenario->tables.size(), rated.topology.world_size, rated.wall_seconds * 1e3,
-                             rated.perf_rating, summary_target(args));
+                             rated.perf_rating, simulations_note(*model), summary_target(args));
   }
   return code;
 }
@@ -194,10 +198,17 @@ void add_plan_command(CLI::App& app, int* exit_code) {
                   "Do not plan: read this plan file (either format) and re-rate it against SCENARIO "
                   "(default: none)")
       ->type_name("FILE");
+  cmd->add_option("--perf-model", args->perf_model,
+                  "How plans are rated: 'torchrec' (the slowest rank's summed estimates, as TorchRec) or "
+                  "'simulated' (the simulated iteration time of each plan that fits; see docs/simulation.md) "
+                  "(default: torchrec)")
+      ->check(CLI::IsMember({"torchrec", "simulated"}))
+      ->type_name("MODEL");
   cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
   cmd->footer(example_footer(
       "  shardlab plan dlrm.json -o plan.json\n"
+      "  shardlab plan dlrm.json --perf-model simulated -o plan.json\n"
       "  shardlab plan dlrm.json --stats\n"
       "  shardlab plan dlrm.json --format torchrec -o torchrec_plan.json\n"
       "  shardlab plan dlrm.json --from-plan torchrec_plan.json --stats"));

@@ -71,11 +71,11 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   const JsonPath root_path;
   ObjectReader root(doc, root_path);
   SHARDLAB_RETURN_IF_ERROR(root.check("a scenario object", {"name", "topology", "batch_size", "module", "tables",
-                                                            "constraints", "sharder", "planner"}));
+                                                            "constraints", "sharder", "planner", "workload"}));
   planner::Scenario s;
   s.name = std::filesystem::path(origin).stem().string();
   SHARDLAB_RETURN_IF_ERROR(root.read("name", s.name, internal::StringValue{.non_empty = true}));
-  SHARDLAB_RETURN_IF_ERROR(internal::read_topology(root, s.topology));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_topology(root, s.topology, s.fabric));
   SHARDLAB_RETURN_IF_ERROR(root.read("batch_size", s.batch_size, internal::IntValue{.min = 1}));
   SHARDLAB_RETURN_IF_ERROR(internal::read_module(root, s.module));
   internal::TableIndex index;
@@ -83,6 +83,7 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   SHARDLAB_RETURN_IF_ERROR(internal::read_constraints(root, index, s.constraints));
   SHARDLAB_RETURN_IF_ERROR(internal::read_sharder(root, s.sharder));
   SHARDLAB_RETURN_IF_ERROR(internal::read_planner(root, s.planner));
+  SHARDLAB_RETURN_IF_ERROR(internal::read_workload(root, s.topology.world_size, s.workload));
   SHARDLAB_RETURN_IF_ERROR(check_module_build(*root.find("tables"), root.path_of("tables"), s));
   return s;
 }

@@ -21,7 +21,8 @@ namespace shardlab::data::internal {
 // document's strings, which outlive the loading.
 using TableIndex = std::unordered_map<std::string_view, std::size_t>;
 
-Status read_topology(const ObjectReader& root, planner::TopologySpec& out);
+// Reads `topology` and its optional `fabric` member (read_fabric).
+Status read_topology(const ObjectReader& root, planner::TopologySpec& out, planner::FabricSpec& fabric);
 Status read_module(const ObjectReader& root, planner::ModuleSpec& out);
 // Requires a non-empty list with unique names; fills `index`.
 Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& out, TableIndex& index);
@@ -30,5 +31,12 @@ Status read_constraints(const ObjectReader& root, const TableIndex& index,
                         std::vector<std::optional<planner::ConstraintSpec>>& out);
 Status read_sharder(const ObjectReader& root, planner::SharderSpec& out);
 Status read_planner(const ObjectReader& root, planner::PlannerSpec& out);
+
+// The simulator's sections (scenario_simulation.cc). `topology` is the
+// topology object's reader and `t` the topology read from it: fabric.hosts
+// must have one entry per host.
+Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t, planner::FabricSpec& out);
+// Per-rank lists must have `world_size` entries.
+Status read_workload(const ObjectReader& root, int world_size, planner::WorkloadSpec& out);
 
 }  // namespace shardlab::data::internal

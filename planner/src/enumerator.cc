@@ -122,6 +122,8 @@ PartitionBy partition_by(ShardingType t) {
   return PartitionBy::kUniform;
 }
 
+}  // namespace
+
 EstimatorContext estimator_context(const Scenario& s, const Topology& t) {
   EstimatorContext ctx;
   ctx.topology = &t;
@@ -138,8 +140,6 @@ EstimatorContext estimator_context(const Scenario& s, const Topology& t) {
   ctx.optimizer = s.planner.is_inference ? OptimizerKind::kNone : s.sharder.optimizer;
   return ctx;
 }
-
-}  // namespace
 
 std::vector<ModuleInfo> build_modules(const Scenario& s) {
   const bool quant = s.planner.is_inference;

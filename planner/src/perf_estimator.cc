@@ -19,14 +19,11 @@ constexpr double kHalfBlockPenalty = 1.15;
 constexpr double kQuarterBlockPenalty = 1.75;
 constexpr int64_t kFullBlockEmbDim = 128;
 
-// Element sizes of the four communication payloads (§4.8).
-struct CommSizes {
-  double fwd_a2a, bwd_a2a, fwd_rs, bwd_rs;
-};
+}  // namespace
 
-CommSizes comm_sizes(const EstimatorContext& ctx, const ShardingOption& o) {
+CommElementSizes comm_element_sizes(const EstimatorContext& ctx, const ShardingOption& o) {
   const double table = o.element_size;
-  CommSizes s{table, table, table, table};
+  CommElementSizes s{table, table, table, table};
   if (!ctx.qcomm_forward || !ctx.qcomm_backward) return s;  // no codec registry
   // The registry fills all-to-all (pooled and sequence) with the configured
   // precisions; reduce-scatter cannot carry fp8 and falls back to fp16 / bf16.
@@ -39,6 +36,8 @@ CommSizes comm_sizes(const EstimatorContext& ctx, const ShardingOption& o) {
   }
   return s;
 }
+
+namespace {
 
 double block_penalty(int64_t d) {
   if (d >= kFullBlockEmbDim) return 1.0;
@@ -55,7 +54,7 @@ Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, int64
                      double fetches) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
-  const CommSizes c = comm_sizes(ctx, o);
+  const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
   const double outputs = o.is_pooled ? b.pooled : b.inputs;
   const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
@@ -81,7 +80,7 @@ Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, int64_t
                    double fetches) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
-  const CommSizes c = comm_sizes(ctx, o);
+  const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
   const double inputs = b.inputs / w;
   const double outputs = o.is_pooled ? b.pooled : inputs;
@@ -108,7 +107,7 @@ Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, i
                          double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
-  const CommSizes c = comm_sizes(ctx, o);
+  const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
   const double lw = t.local_world_size;
   const double inputs = b.inputs / lw;

@@ -1,27 +1,14 @@
 // Runs the real shardlab binary: exit statuses, the error JSON shapes, atomic
 // output files, the verbs' help, and plan -> TorchRec file -> --from-plan.
 
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#ifndef SHARDLAB_CLI_PATH
-#error "SHARDLAB_CLI_PATH must name the shardlab binary"
-#endif
+#include "cli_fixture.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
+using namespace shardlab_cli_test;
 
 // Two tables on two ranks; plans in a few proposals.
 constexpr const char* kSmallScenario = R"({
@@ -64,98 +51,17 @@ constexpr const char* kBadScenario = R"({
   "bogus_key": 1
 })";
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("shardlab_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
-
-  // Runs `shardlab ARGS` (each argument quoted) with stdout and stderr captured.
-  CliRun run(const std::vector<std::string>& args) const {
-    std::string cmd = quote(SHARDLAB_CLI_PATH);
-    for (const std::string& a : args) {
-      cmd.push_back(' ');
-      cmd.append(quote(a));
-    }
-    cmd.append(" > ");
-    cmd.append(quote(path("stdout.txt")));
-    cmd.append(" 2> ");
-    cmd.append(quote(path("stderr.txt")));
-    const int status = std::system(cmd.c_str());
-    CliRun r;
-    r.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(path("stdout.txt"));
-    r.err = read_file(path("stderr.txt"));
-    return r;
-  }
-
-  // No FILE.tmp may be left behind by the atomic writes.
-  void expect_no_temp_files() const {
-    for (const auto& entry : fs::directory_iterator(dir_)) {
-      EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
-    }
-  }
-
-  fs::path dir_;
-};
-
-std::vector<std::string> keys(const Json& j) {
-  std::vector<std::string> out;
-  for (const auto& [k, v] : j.items()) out.push_back(k);
-  return out;
-}
-using Keys = std::vector<std::string>;
-
 TEST_F(CliTest, HelpOfEveryVerbHasAnExample) {
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--help"}, {"plan", "--help"}, {"options", "--help"}, {"validate", "--help"}}) {
+       {std::vector<std::string>{"--help"}, {"plan", "--help"}, {"options", "--help"}, {"validate", "--help"},
+        {"simulate", "--help"}, {"compare", "--help"}}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 0) << args[0];
     EXPECT_NE(r.out.find("Example"), std::string::npos) << args[0] << ":\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
   }
   const CliRun plan_help = run({"plan", "--help"});
-  for (const char* option : {"--output", "--stats", "--format", "--from-plan", "default"}) {
+  for (const char* option : {"--output", "--stats", "--format", "--from-plan", "--perf-model", "default"}) {
     EXPECT_NE(plan_help.out.find(option), std::string::npos) << option;
   }
 }

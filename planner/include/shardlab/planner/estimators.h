@@ -23,6 +23,10 @@ struct EstimatorContext {
   bool quant_sharder = false;           // storage adds 4 bytes per row
 };
 
+// The estimator settings TorchRec's planner derives from the scenario's
+// sharder and planner sections (codec registry, optimizer, inference).
+EstimatorContext estimator_context(const Scenario& scenario, const Topology& topology);
+
 inline constexpr double kIndexBytes = 8;  // BIGINT_DTYPE: bytes per input id
 
 // S_in = Σ (L_i · P_i) · B_i and S_pb = Σ P_i · B_i over the option's inputs
@@ -32,6 +36,13 @@ struct BatchSums {
   double pooled = 0.0;
 };
 BatchSums batch_sums(const ShardingOption& option);
+
+// Bytes per element of the four communication payloads of planner-model.md
+// §4.8: forward/backward all-to-all and forward/backward reduce-scatter.
+struct CommElementSizes {
+  double fwd_a2a, bwd_a2a, fwd_rs, bwd_rs;
+};
+CommElementSizes comm_element_sizes(const EstimatorContext& ctx, const ShardingOption& option);
 
 // Device bandwidth of planner-model.md §1.3, or nullopt for an unknown pair.
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,

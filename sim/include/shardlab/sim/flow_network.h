@@ -11,7 +11,9 @@
 // through links that can saturate are re-rated. A link cannot saturate when the
 // sum of its flows' standalone bottlenecks fits in its capacity; such links
 // never constrain a max-min allocation and are skipped, which keeps a
-// pairwise all-to-all on a non-blocking fabric at O(1) work per flow.
+// pairwise all-to-all on a non-blocking fabric at O(1) work per flow. When
+// links do saturate, the changes of one instant are re-rated together, from one
+// event at that same time (a collective step starts many flows at once).
 //
 // With contention off, every flow gets its route's bottleneck bandwidth as if
 // it were alone (the alpha-beta view).
@@ -37,7 +39,9 @@ class FlowListener {
 
 class FlowNetwork : private EventHandler {
  public:
-  FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention = true);
+  // `allow_closed_form` false makes collectives always start flows (tests
+  // compare the two paths on the same input).
+  FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention = true, bool allow_closed_form = true);
   ~FlowNetwork();
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
@@ -47,10 +51,22 @@ class FlowNetwork : private EventHandler {
   // (never re-entrantly).
   void start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token);
 
+  // True when every flow runs at its route's bottleneck whatever else is in
+  // flight (contention off, or a non-blocking graph): a collective may then
+  // compute its messages in closed form instead of starting flows.
+  bool closed_form_exact() const { return closed_form_exact_; }
+  // Accounts a message computed in closed form: its bytes on every link of
+  // the route, and one more flow.
+  void account_closed_form(int src_rank, int dst_rank, double bytes);
+
   // Bytes carried by each link so far (index = link id).
   const std::vector<double>& link_bytes() const { return link_bytes_; }
+  // Flows started whose listener has not run yet.
   int active_flows() const;
   uint64_t flows_started() const { return flows_started_; }
+  // The queue the network schedules on (collectives schedule their own events there).
+  EventQueue& queue() const { return queue_; }
+  const TopologyGraph& graph() const { return graph_; }
 
  private:
   void on_event(int64_t a, int64_t b) override;
@@ -58,6 +74,7 @@ class FlowNetwork : private EventHandler {
   EventQueue& queue_;
   const TopologyGraph& graph_;
   bool contention_;
+  bool closed_form_exact_;
   std::vector<double> link_bytes_;
   uint64_t flows_started_ = 0;
   // Flows, per-link membership and free lists (flow_network.cc).

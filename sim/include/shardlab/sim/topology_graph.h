@@ -48,6 +48,9 @@ struct Link {
 
 class TopologyGraph {
  public:
+  // The longest route: gpu -> nic -> leaf -> core -> leaf -> nic -> gpu.
+  static constexpr int kMaxRouteLinks = 6;
+
   // Ranks: topology.world_size; hosts of local_world_size GPUs (the last host
   // holds the remainder when world_size is not a multiple).
   static Result<TopologyGraph> build(const planner::TopologySpec& topology,
@@ -66,8 +69,15 @@ class TopologyGraph {
   const std::vector<Link>& links() const;
   int gpu_vertex(int rank) const;
 
+  // True when no link can be a bottleneck shared by flows of collectives in
+  // which every GPU sends and receives one message at a time: each NIC serves
+  // at most one GPU and each leaf's links to the core carry the sum of its
+  // NICs' bandwidth. Flows then always run at their route's bottleneck.
+  bool non_blocking() const;
+
   // Link ids from src's GPU to dst's GPU, in path order; empty when src == dst.
-  // The span stays valid while the graph lives.
+  // The span stays valid while the graph lives. Routes from a source are found
+  // on its first query and cached, so route() mutates a cache: not thread-safe.
   std::span<const int> route(int src_rank, int dst_rank) const;
   // Sum of the route's link latencies, and its smallest capacity.
   double route_latency(int src_rank, int dst_rank) const;

@@ -1,0 +1,103 @@
+// Speed of the simulator: one simulated iteration of a planned synthetic
+// model (benchmarks/synthetic_scenario.h) with 1,000 tables on 8 to 1,024
+// ranks, and the bundled Criteo Kaggle scenario. Counters: events and flows
+// per second, simulated iterations, peak resident memory of the process.
+//
+//   build/benchmarks/sim_bench --benchmark_filter=sim/
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/sim/simulation.h"
+#include "synthetic_scenario.h"
+
+namespace {
+
+using shardlab::planner::PlannerResult;
+using shardlab::planner::Scenario;
+
+struct Planned {
+  Scenario scenario;
+  PlannerResult result;
+};
+
+// Planning a 1,024-rank model takes seconds: plan each scenario once.
+const Planned& planned(const std::string& key, Scenario (*make)()) {
+  static std::map<std::string, std::unique_ptr<Planned>> cache;
+  auto& slot = cache[key];
+  if (!slot) {
+    slot = std::make_unique<Planned>();
+    slot->scenario = make();
+    slot->result = shardlab::planner::plan(slot->scenario);
+  }
+  return *slot;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+void run_sim(benchmark::State& state, const Planned& p, int iterations) {
+  if (!p.result.ok()) {
+    state.SkipWithError(("planning failed: " + p.result.error.message()).c_str());
+    return;
+  }
+  shardlab::sim::SimOptions options;
+  options.iterations = iterations;
+  uint64_t events = 0;
+  uint64_t flows = 0;
+  for (auto _ : state) {
+    auto r = shardlab::sim::simulate(p.scenario, *p.result.search_space, *p.result.best, options);
+    if (!r) {
+      state.SkipWithError(r.status().message().c_str());
+      return;
+    }
+    events += r->events;
+    flows += r->flows;
+    benchmark::DoNotOptimize(r->iteration_ms);
+  }
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["flows_per_s"] = benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsRate);
+  state.counters["events"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  state.counters["ranks"] = p.scenario.topology.world_size;
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+template <int Tables, int Ranks>
+Scenario synthetic() {
+  return shardlab::bench::synthetic_scenario(Tables, Ranks);
+}
+
+Scenario criteo_kaggle() {
+  auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_criteo_kaggle.json");
+  return s ? std::move(s).value() : Scenario{};
+}
+
+template <int Tables, int Ranks>
+void BM_Synthetic(benchmark::State& state) {
+  const std::string key = std::to_string(Tables) + "x" + std::to_string(Ranks);
+  run_sim(state, planned(key, &synthetic<Tables, Ranks>), static_cast<int>(state.range(0)));
+}
+
+void BM_CriteoKaggle(benchmark::State& state) {
+  run_sim(state, planned("criteo", &criteo_kaggle), static_cast<int>(state.range(0)));
+}
+
+}  // namespace
+
+BENCHMARK(BM_CriteoKaggle)->Name("sim/criteo_kaggle/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 8>)->Name("sim/1000_tables/8_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 64>)->Name("sim/1000_tables/64_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 128>)->Name("sim/1000_tables/128_ranks/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 512>)->Name("sim/1000_tables/512_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 1024>)->Name("sim/1000_tables/1024_ranks/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

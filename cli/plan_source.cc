@@ -1,0 +1,60 @@
+#include "plan_source.h"
+
+#include <chrono>
+#include <utility>
+
+#include "shardlab/data/plan_json.h"
+#include "shardlab/sim/topology_graph.h"
+
+namespace shardlab::cli {
+
+planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
+                                          planner::PerfModel* perf_model) {
+  const auto start = std::chrono::steady_clock::now();
+  planner::PlannerResult result = planner::plan(scenario, planner::PlannerOptions{.enumerate_only = true});
+  if (!result.search_space.has_value()) {
+    if (result.error.is_ok()) result.error = Status::internal("enumeration returned no search space");
+    return result;
+  }
+  Result<planner::PartitionedPlan> read = data::read_plan_file(path, scenario, *result.search_space);
+  if (!read.is_ok()) {
+    result.error = read.status();
+    return result;
+  }
+  result.best = std::move(read).value();
+  result.num_proposals = 0;
+  result.num_plans = 0;
+  planner::rate_plan(*result.search_space, *result.best, result.topology.world_size, &result.device_perf_total,
+                     &result.perf_rating);
+  if (perf_model != nullptr) {
+    result.perf_rating =
+        perf_model->rate(*result.search_space, *result.best, result.topology, result.device_perf_total);
+  }
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+Status check_fabric(const planner::Scenario& scenario) {
+  auto graph = sim::TopologyGraph::build(scenario.topology, scenario.fabric);
+  return graph.is_ok() ? Status::ok() : graph.status();
+}
+
+std::vector<planner::Storage> storage_per_rank(const planner::SearchSpace& space,
+                                               const planner::PartitionedPlan& plan, int world_size) {
+  std::vector<planner::Storage> used(static_cast<size_t>(world_size));
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const planner::ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
+    for (int s = 0; s < opt.num_shards(); ++s) {
+      const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
+      if (rank >= 0 && rank < world_size) used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
+    }
+  }
+  return used;
+}
+
+Status failure_of(const planner::PlannerResult& result) {
+  if (!result.error.is_ok()) return result.error;
+  return Status::internal("the planner returned no plan");
+}
+
+}  // namespace shardlab::cli

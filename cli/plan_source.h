@@ -1,0 +1,38 @@
+// Where the verbs' plans come from: the planner, or a plan file placed in the
+// scenario's search space and re-rated. Shared by plan --from-plan, simulate
+// and compare, so all three read and rate plans the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/planner.h"
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/planner/types.h"
+
+namespace shardlab::cli {
+
+// Reads the plan file at `path` (either format of data/plan_json.h) into the
+// search space of `scenario` and rates it as plan() rates its best plan
+// (TorchRec's model), or with `perf_model` when it is not null.
+// The result has num_proposals = num_plans = 0. On failure `error` is set: the
+// enumeration's error (search_space then absent), or an invalid_scenario
+// naming the file when it does not fit the scenario.
+planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
+                                          planner::PerfModel* perf_model = nullptr);
+
+// Refuses a topology.fabric that does not fit the topology, as simulate()
+// would. Verbs that plan with the simulated perf model check this first: the
+// perf model cannot report an error, only rate a plan as unusable.
+Status check_fabric(const planner::Scenario& scenario);
+
+// Storage of the plan's shards on each rank (no reservations), world_size entries.
+// REQUIRES: every shard placed on a rank in [0, world_size) or -1 (skipped).
+std::vector<planner::Storage> storage_per_rank(const planner::SearchSpace& space,
+                                               const planner::PartitionedPlan& plan, int world_size);
+
+// The error a failed PlannerResult carries (internal when it carries none).
+Status failure_of(const planner::PlannerResult& result);
+
+}  // namespace shardlab::cli

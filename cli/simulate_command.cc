@@ -1,0 +1,232 @@
+// shardlab simulate: plan a scenario (or read a plan file), simulate training
+// iterations of the plan, print a summary, and write the result JSON and a
+// Chrome trace.
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "plan_source.h"
+#include "shardlab/data/plan_json.h"
+#include "shardlab/data/sim_json.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::cli {
+namespace {
+
+struct SimulateArgs {
+  std::string scenario;
+  std::string plan;         // empty: plan the scenario first
+  std::string output;       // result JSON; empty: none
+  std::string trace;        // Chrome trace; empty: none
+  int iterations = sim::SimOptions{}.iterations;
+  bool no_overlap = false;
+  bool no_contention = false;
+  std::string comm_model = "flows";
+  bool compact = false;
+  bool quiet = false;
+
+  int indent() const { return compact ? data::kCompactJson : data::kDefaultJsonIndent; }
+  sim::SimOptions options() const {
+    return sim::SimOptions{.iterations = iterations,
+                           .overlap = !no_overlap,
+                           .contention = !no_contention,
+                           .comm_model = comm_model == "estimates" ? sim::CommModel::kEstimates
+                                                                   : sim::CommModel::kFlows,
+                           .record_phases = true};
+  }
+};
+
+// Rank tables longer than this are summarised as min / mean / max.
+constexpr size_t kMaxRankRows = 16;
+constexpr size_t kMaxCriticalRows = 24;
+constexpr size_t kBusiestLinks = 5;
+
+// Failure before a result exists: message to stderr, error JSON to -o.
+int report_failure(const SimulateArgs& args, const std::string& scenario_name, const planner::PlannerResult* result,
+                   const Status& status) {
+  print_error(status.message());
+  if (!args.output.empty()) {
+    const std::string json = data::error_to_json(scenario_name, status, result, args.indent());
+    if (Status w = write_output(args.output, json); !w.is_ok()) print_error(w.message());
+  }
+  return exit_status(status);
+}
+
+// The plan to simulate: the default planner's best plan, or the --plan file.
+// Failures are reported here; returns nullopt with *code set.
+std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args, const planner::Scenario& scenario,
+                                                  int* code) {
+  planner::PlannerResult result =
+      args.plan.empty() ? planner::plan(scenario) : read_and_rate_plan(scenario, args.plan);
+  if (result.ok()) return result;
+  // A plan file that does not fit is input, not a planning failure: no counters.
+  const bool planner_failure = args.plan.empty() || !result.search_space.has_value();
+  *code = report_failure(args, scenario.name, planner_failure ? &result : nullptr, failure_of(result));
+  return std::nullopt;
+}
+
+std::string on_off(bool on) { return on ? "on" : "off"; }
+
+// Busy time per steady-state iteration, one row per rank or a min/mean/max
+// summary naming the busiest rank of each stream.
+void print_busy(std::ostream& out, const sim::SimResult& r) {
+  if (r.ranks.empty()) return;
+  if (r.ranks.size() <= kMaxRankRows) {
+    out << "busy per iteration (ms):\n";
+    out << fmt::format("  {:>6}  {:>10}  {:>10}\n", "rank", "compute", "comm");
+    for (const sim::RankResult& rr : r.ranks) {
+      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms, rr.busy_comm_ms);
+    }
+    return;
+  }
+  out << fmt::format("busy per iteration (ms), {} ranks:\n", r.ranks.size());
+  for (const bool compute : {true, false}) {
+    const auto busy = [compute](const sim::RankResult& rr) { return compute ? rr.busy_compute_ms : rr.busy_comm_ms; };
+    const auto less = [&](const sim::RankResult& a, const sim::RankResult& b) { return busy(a) < busy(b); };
+    // max_element keeps the lowest rank among equals (minmax_element would take the highest).
+    const auto lo = std::min_element(r.ranks.begin(), r.ranks.end(), less);
+    const auto hi = std::max_element(r.ranks.begin(), r.ranks.end(), less);
+    const double sum = std::accumulate(r.ranks.begin(), r.ranks.end(), 0.0,
+                                       [&](double acc, const sim::RankResult& rr) { return acc + busy(rr); });
+    out << fmt::format("  {:<8} min {:.4f}  mean {:.4f}  max {:.4f} (rank {})\n", compute ? "compute" : "comm",
+                       busy(*lo), sum / static_cast<double>(r.ranks.size()), busy(*hi), hi->rank);
+  }
+}
+
+void print_critical_path(std::ostream& out, const sim::SimResult& r) {
+  if (r.critical_path.empty()) return;
+  out << fmt::format("critical path of the last iteration ({} steps):\n", r.critical_path.size());
+  out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10}  {:>10}\n", "rank", "phase", "iter", "start_ms", "ms");
+  const size_t shown = std::min(r.critical_path.size(), kMaxCriticalRows);
+  for (size_t i = 0; i < shown; ++i) {
+    const sim::CriticalStep& s = r.critical_path[i];
+    out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10.4f}  {:>10.4f}\n", s.rank, sim::to_string(s.phase), s.iteration,
+                       s.start_ms, s.end_ms - s.start_ms);
+  }
+  if (shown < r.critical_path.size()) out << fmt::format("  ... {} more\n", r.critical_path.size() - shown);
+}
+
+void print_links(std::ostream& out, const sim::SimResult& r) {
+  if (r.links.empty()) return;
+  std::vector<const sim::LinkResult*> links;
+  for (const sim::LinkResult& l : r.links) links.push_back(&l);
+  // Stable, so equally used links keep the graph's order.
+  std::stable_sort(links.begin(), links.end(),
+                   [](const auto* a, const auto* b) { return a->utilization > b->utilization; });
+  links.resize(std::min(links.size(), kBusiestLinks));
+  out << fmt::format("busiest links ({} of {} used):\n", links.size(), r.links.size());
+  out << fmt::format("  {:>7}  {:>11}  {}\n", "util", "bytes", "link");
+  for (const sim::LinkResult* l : links) {
+    out << fmt::format("  {:>6.1f}%  {:>11}  {}\n", l->utilization * 100.0, format_bytes(l->bytes), l->name);
+  }
+}
+
+void print_summary(std::ostream& out, const SimulateArgs& args, const planner::PlannerResult& planned,
+                   const sim::SimResult& r) {
+  const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
+  out << fmt::format("{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
+                     r.scenario, r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations, on_off(!args.no_overlap),
+                     on_off(!args.no_contention), args.comm_model);
+  out << fmt::format("plan: {}, TorchRec rating {:.6g} ms\n",
+                     args.plan.empty() ? std::string("planned with the default planner") : "from " + args.plan,
+                     planned.perf_rating);
+  out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n", r.iteration_ms,
+                     r.iterations, r.total_ms);
+  print_busy(out, r);
+  print_critical_path(out, r);
+  print_links(out, r);
+  out << fmt::format("simulated {} events and {} flows in {:.1f} ms\n", r.events, r.flows, r.wall_seconds * 1e3);
+}
+
+int run_simulate(const SimulateArgs& args) {
+  int code = kExitOk;
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  if (!scenario) return code;
+  // Refuse a fabric that does not fit before spending time on planning.
+  if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, nullptr, st);
+
+  std::optional<planner::PlannerResult> planned = obtain_plan(args, *scenario, &code);
+  if (!planned) return code;
+  Result<sim::SimResult> simulated =
+      sim::simulate(*scenario, *planned->search_space, *planned->best, args.options());
+  if (!simulated.is_ok()) return report_failure(args, scenario->name, nullptr, simulated.status());
+
+  if (!args.output.empty()) {
+    if (Status w = write_output(args.output, data::simulation_to_json(*simulated, args.compact)); !w.is_ok()) {
+      print_error(w.message());
+      return exit_status(w);
+    }
+  }
+  if (!args.trace.empty()) {
+    if (Status w = write_output(args.trace, data::chrome_trace_json(*simulated)); !w.is_ok()) {
+      print_error(w.message());
+      return exit_status(w);
+    }
+  }
+  if (!args.quiet) {
+    // stdout may carry a JSON document ("-o -"); the summary then goes to stderr.
+    const bool stdout_taken = args.output == "-" || args.trace == "-";
+    print_summary(stdout_taken ? std::cerr : std::cout, args, *planned, *simulated);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<SimulateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate",
+      "Simulate training iterations of a plan and report where the time goes.\n"
+      "Plans the scenario with the default planner (as 'shardlab plan'), or reads --plan, then runs\n"
+      "a discrete-event simulation of TorchRec's pipeline on every rank: embedding lookups, the\n"
+      "all-to-alls as flows over the cluster's links, dense compute, data-parallel all-reduce.\n"
+      "Prints the iteration time, per-rank busy time, the critical path and the busiest links\n"
+      "(docs/simulation.md). Exit status: 0 simulated, 2 invalid scenario, plan file or usage,\n"
+      "3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'.");
+  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
+  cmd->add_option("--plan", args->plan,
+                  "Simulate this plan file (written by 'shardlab plan', either --format) instead of planning "
+                  "(default: plan with the default planner)")
+      ->type_name("FILE");
+  cmd->add_option("-o,--output", args->output,
+                  "Write the result JSON (scenario.md \"Simulation result\") to FILE, atomically via FILE.tmp "
+                  "and a rename; '-' is stdout (default: none)")
+      ->type_name("FILE");
+  cmd->add_option("--trace", args->trace,
+                  "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to FILE, atomically "
+                  "(default: none)")
+      ->type_name("FILE");
+  cmd->add_option("--iterations", args->iterations,
+                  "Iterations to simulate; the steady state needs at least 2 (default: 4)")
+      ->check(CLI::Range(1, 100000))
+      ->type_name("N");
+  cmd->add_flag("--no-overlap", args->no_overlap,
+                "Run communication and compute on one stream, without pipelining (default: overlap)");
+  cmd->add_flag("--no-contention", args->no_contention,
+                "Give every flow its path's full bandwidth instead of sharing links max-min fairly "
+                "(default: contention)");
+  cmd->add_option("--comm-model", args->comm_model,
+                  "'flows' (collectives as flows over the topology) or 'estimates' (each rank's comm phase "
+                  "lasts its TorchRec estimate) (default: flows)")
+      ->check(CLI::IsMember({"flows", "estimates"}))
+      ->type_name("MODEL");
+  cmd->add_flag("--compact", args->compact, "Write the result JSON on one line (default: off)");
+  cmd->add_flag("-q,--quiet", args->quiet, "Print no summary; only the files are written (default: off)");
+  cmd->footer(example_footer(
+      "  shardlab simulate dlrm.json\n"
+      "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"
+      "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan plan.json --no-overlap"));
+  cmd->callback([args, exit_code]() { *exit_code = run_simulate(*args); });
+}
+
+}  // namespace shardlab::cli

@@ -1,0 +1,40 @@
+// Writing simulation results (sim/simulation.h) as JSON: the result document
+// of scenario.md "Simulation result", and a Chrome trace-event file for
+// chrome://tracing and Perfetto.
+//
+// Both are pure functions of the result and return the whole document as one
+// string (no trailing newline). They stream their output, so a 1024-rank run
+// with every phase recorded builds no JSON tree. Doubles are written in their
+// shortest round-trip form; NaN and infinities (which JSON cannot hold) as null.
+//
+// Thread safety: every function here is reentrant.
+#pragma once
+
+#include <string>
+
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::data {
+
+// {"scenario", "iterations", "iteration_ms", "total_ms",
+//  "ranks": [{"rank", "busy_ms": {"compute", "comm"},
+//             "phases": [{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}]}],
+//  "critical_path": [{"rank", "phase", "iteration", "start_ms", "end_ms"}],
+//  "links": [{"name", "bytes", "utilization"}],
+//  "events", "flows"}
+// Ranks, phases, steps and links keep the result's order. Byte counts that are
+// whole numbers are written as JSON integers. `compact` writes one line.
+std::string simulation_to_json(const sim::SimResult& result, bool compact = false);
+
+// Chrome's trace-event "JSON object format", on one line:
+//   {"traceEvents": [...], "displayTimeUnit": "ms"}
+// One process per host (pid = host, named "host<h>"), two threads per GPU
+// (tid = 2·local_rank for its compute stream, 2·local_rank + 1 for its comm
+// stream, named "gpu<rank> compute" / "gpu<rank> comm", sorted by tid), and
+// one complete event ("ph": "X") per recorded phase: name = phase, cat =
+// stream, ts and dur in microseconds, args {iteration, bytes, tables, rank},
+// plus "critical": true for the phases on the critical path.
+// local_rank is rank mod result.local_world_size.
+std::string chrome_trace_json(const sim::SimResult& result);
+
+}  // namespace shardlab::data

@@ -1,0 +1,205 @@
+#include "shardlab/data/sim_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "json_writer.h"
+#include "shardlab/data/plan_json.h"
+
+namespace shardlab::data {
+namespace {
+
+using internal::JsonWriter;
+using sim::CriticalStep;
+using sim::PhaseRecord;
+using sim::RankResult;
+using sim::SimResult;
+using sim::Stream;
+
+// Byte counts are doubles in the simulator (average pooling factors make
+// fractional payloads), but are usually whole: write those as integers so the
+// file reads like the format's example. Beyond 2^53 a double is not an exact
+// count anyway.
+void write_bytes(JsonWriter& w, std::string_view key, double bytes) {
+  constexpr double kTwo53 = 9007199254740992.0;
+  w.key(key);
+  if (std::isfinite(bytes) && std::trunc(bytes) == bytes && std::fabs(bytes) <= kTwo53) {
+    w.value(static_cast<int64_t>(bytes));
+  } else {
+    w.value(bytes);
+  }
+}
+
+void write_phase(JsonWriter& w, const PhaseRecord& p) {
+  w.begin_object();
+  w.member("phase", sim::to_string(p.phase));
+  w.member("stream", sim::to_string(p.stream));
+  w.member("iteration", p.iteration);
+  w.member("start_ms", p.start_ms);
+  w.member("end_ms", p.end_ms);
+  write_bytes(w, "bytes", p.bytes);
+  w.member("tables", p.tables);
+  w.end_object();
+}
+
+void write_rank(JsonWriter& w, const RankResult& r) {
+  w.begin_object();
+  w.member("rank", r.rank);
+  w.key("busy_ms");
+  w.begin_object();
+  w.member("compute", r.busy_compute_ms);
+  w.member("comm", r.busy_comm_ms);
+  w.end_object();
+  w.key("phases");
+  w.begin_array();
+  for (const PhaseRecord& p : r.phases) write_phase(w, p);
+  w.end_array();
+  w.end_object();
+}
+
+// A phase instance on the critical path: (rank, phase, iteration).
+using StepKey = std::tuple<int, int, int>;
+
+StepKey key_of(int rank, sim::Phase phase, int iteration) {
+  return {rank, static_cast<int>(phase), iteration};
+}
+
+std::vector<StepKey> critical_keys(const SimResult& result) {
+  std::vector<StepKey> keys;
+  keys.reserve(result.critical_path.size());
+  for (const CriticalStep& s : result.critical_path) keys.push_back(key_of(s.rank, s.phase, s.iteration));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+int local_rank(const SimResult& result, int rank) {
+  return result.local_world_size > 0 ? rank % result.local_world_size : rank;
+}
+
+// Chrome orders threads by tid within a process; compute before comm per GPU.
+int thread_id(const SimResult& result, int rank, Stream stream) {
+  return local_rank(result, rank) * 2 + (stream == Stream::kComm ? 1 : 0);
+}
+
+// A metadata event: {"name": what, "ph": "M", "pid", "tid", "args": {arg: value}}.
+template <typename T>
+void write_metadata(JsonWriter& w, std::string_view what, int pid, int tid, std::string_view arg, const T& value) {
+  w.begin_object();
+  w.member("name", what);
+  w.member("ph", "M");
+  w.member("pid", pid);
+  w.member("tid", tid);
+  w.key("args");
+  w.begin_object();
+  w.member(arg, value);
+  w.end_object();
+  w.end_object();
+}
+
+void write_trace_metadata(JsonWriter& w, const SimResult& result) {
+  std::vector<int> hosts;
+  for (const RankResult& r : result.ranks) hosts.push_back(r.host);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  for (int h : hosts) {
+    write_metadata(w, "process_name", h, 0, "name", "host" + std::to_string(h));
+    write_metadata(w, "process_sort_index", h, 0, "sort_index", h);
+  }
+  for (const RankResult& r : result.ranks) {
+    for (Stream s : {Stream::kCompute, Stream::kComm}) {
+      const int tid = thread_id(result, r.rank, s);
+      write_metadata(w, "thread_name", r.host, tid, "name",
+                     "gpu" + std::to_string(r.rank) + " " + std::string(sim::to_string(s)));
+      write_metadata(w, "thread_sort_index", r.host, tid, "sort_index", tid);
+    }
+  }
+}
+
+void write_trace_phase(JsonWriter& w, const SimResult& result, const RankResult& r, const PhaseRecord& p,
+                       bool critical) {
+  w.begin_object();
+  w.member("name", sim::to_string(p.phase));
+  w.member("cat", sim::to_string(p.stream));
+  w.member("ph", "X");
+  // The format's times are microseconds; the simulator's are milliseconds.
+  w.member("ts", p.start_ms * 1000.0);
+  w.member("dur", (p.end_ms - p.start_ms) * 1000.0);
+  w.member("pid", r.host);
+  w.member("tid", thread_id(result, r.rank, p.stream));
+  w.key("args");
+  w.begin_object();
+  w.member("iteration", p.iteration);
+  write_bytes(w, "bytes", p.bytes);
+  w.member("tables", p.tables);
+  w.member("rank", r.rank);
+  if (critical) w.member("critical", true);
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace
+
+std::string simulation_to_json(const SimResult& result, bool compact) {
+  JsonWriter w(compact ? kCompactJson : kDefaultJsonIndent);
+  w.begin_object();
+  w.member("scenario", result.scenario);
+  w.member("iterations", result.iterations);
+  w.member("iteration_ms", result.iteration_ms);
+  w.member("total_ms", result.total_ms);
+  w.key("ranks");
+  w.begin_array();
+  for (const RankResult& r : result.ranks) write_rank(w, r);
+  w.end_array();
+  w.key("critical_path");
+  w.begin_array();
+  for (const CriticalStep& s : result.critical_path) {
+    w.begin_object();
+    w.member("rank", s.rank);
+    w.member("phase", sim::to_string(s.phase));
+    w.member("iteration", s.iteration);
+    w.member("start_ms", s.start_ms);
+    w.member("end_ms", s.end_ms);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("links");
+  w.begin_array();
+  for (const sim::LinkResult& l : result.links) {
+    w.begin_object();
+    w.member("name", l.name);
+    write_bytes(w, "bytes", l.bytes);
+    w.member("utilization", l.utilization);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("events", static_cast<int64_t>(result.events));
+  w.member("flows", static_cast<int64_t>(result.flows));
+  w.end_object();
+  return std::move(w).take();
+}
+
+std::string chrome_trace_json(const SimResult& result) {
+  const std::vector<StepKey> critical = critical_keys(result);
+  JsonWriter w(kCompactJson);
+  w.begin_object();
+  w.key("traceEvents");
+  w.begin_array();
+  write_trace_metadata(w, result);
+  for (const RankResult& r : result.ranks) {
+    for (const PhaseRecord& p : r.phases) {
+      const bool on_path = std::binary_search(critical.begin(), critical.end(), key_of(r.rank, p.phase, p.iteration));
+      write_trace_phase(w, result, r, p, on_path);
+    }
+  }
+  w.end_array();
+  w.member("displayTimeUnit", "ms");
+  w.end_object();
+  return std::move(w).take();
+}
+
+}  // namespace shardlab::data

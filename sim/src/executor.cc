@@ -1,0 +1,221 @@
+#include "executor.h"
+
+#include <utility>
+
+#include "estimate_collective.h"
+
+namespace shardlab::sim::detail {
+namespace {
+
+constexpr int kPhases = static_cast<int>(Phase::kPrefetch) + 1;
+
+int max_iteration(const Schedule& s) {
+  int m = 0;
+  for (const TaskTemplate& t : s.tasks) m = std::max(m, t.iteration);
+  return m;
+}
+
+}  // namespace
+
+Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
+                   const std::vector<CollectiveSpec>& collectives, EventQueue& queue, FlowNetwork& network,
+                   const TopologyGraph& graph)
+    : schedule_(schedule),
+      traffic_(traffic),
+      collectives_(collectives),
+      queue_(queue),
+      network_(network),
+      graph_(graph),
+      ranks_(static_cast<int>(traffic.ranks.size())) {
+  timings_.resize(static_cast<size_t>(ranks_) * schedule_.tasks.size());
+  state_.resize(static_cast<size_t>(ranks_));
+  for (RankState& s : state_) {
+    s.cursor.assign(schedule_.lanes.size(), 0);
+    s.running_comm.assign(schedule_.lanes.size(), -1);
+  }
+  memberships_.resize(static_cast<size_t>(ranks_) * kPhases);
+  for (int c = 0; c < static_cast<int>(collectives_.size()); ++c) {
+    const CollectiveSpec& spec = collectives_[c];
+    for (int m = 0; m < static_cast<int>(spec.members.size()); ++m) {
+      memberships_[static_cast<size_t>(spec.members[m]) * kPhases + static_cast<int>(spec.phase)].push_back({c, m});
+    }
+  }
+  const size_t instances = static_cast<size_t>(max_iteration(schedule_) + 1) * collectives_.size();
+  instances_.resize(instances);
+  last_join_time_.assign(instances, -1.0);
+  last_join_rank_.assign(instances, -1);
+}
+
+Executor::~Executor() = default;
+
+const std::vector<Executor::Membership>& Executor::memberships(int rank, Phase phase) const {
+  return memberships_[static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)];
+}
+
+bool Executor::has_collectives(int rank, Phase phase) const { return !memberships(rank, phase).empty(); }
+
+double Executor::phase_bytes(int rank, Phase phase) const {
+  double bytes = 0.0;
+  for (const Membership& m : memberships(rank, phase)) bytes += collectives_[m.collective].bytes_sent(m.member);
+  return bytes;
+}
+
+double Executor::compute_duration(int rank, Phase phase) const {
+  const RankWork& w = traffic_.ranks[static_cast<size_t>(rank)];
+  switch (phase) {
+    case Phase::kPrefetch: return w.prefetch_ms;
+    case Phase::kFwdCompute: return w.fwd_ms;
+    case Phase::kDenseFwd: return w.dense_fwd_ms;
+    case Phase::kDenseBwd: return w.dense_bwd_ms;
+    case Phase::kBwdCompute: return w.bwd_ms;
+    default: return 0.0;
+  }
+}
+
+bool Executor::run() {
+  for (int r = 0; r < ranks_; ++r) advance(r);
+  queue_.run();
+  for (const TaskTiming& t : timings_) {
+    if (!t.done) return false;
+  }
+  return true;
+}
+
+void Executor::advance(int rank) {
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int lane = 0; lane < static_cast<int>(schedule_.lanes.size()); ++lane) {
+      while (try_start(rank, lane)) progress = true;
+    }
+  }
+}
+
+// Starts the lane's next task if its lane is free and its dependencies ended.
+// Returns true when the task also finished at once (zero duration), so the
+// caller should look again.
+bool Executor::try_start(int rank, int lane) {
+  RankState& s = state_[static_cast<size_t>(rank)];
+  const std::vector<int>& order = schedule_.lanes[static_cast<size_t>(lane)];
+  if (s.cursor[lane] >= order.size()) return false;
+  const int task = order[s.cursor[lane]];
+  TaskTiming& timing = timings_[index(rank, task)];
+  if (s.cursor[lane] > 0) {
+    const int previous = order[s.cursor[lane] - 1];
+    if (!timings_[index(rank, previous)].done) return false;
+    timing.start_gate = previous;
+  }
+  const Phase phase = schedule_.tasks[static_cast<size_t>(task)].phase;
+  // A comm phase in which this rank runs no collective does not exist on its
+  // stream: it waits for nothing (a stream does not wait for gradients that
+  // no all-reduce needs).
+  const bool absent = is_comm_phase(phase) && memberships(rank, phase).empty();
+  static const std::vector<int> kNoDeps;
+  for (int dep : absent ? kNoDeps : schedule_.tasks[static_cast<size_t>(task)].deps) {
+    const TaskTiming& d = timings_[index(rank, dep)];
+    if (!d.done) return false;
+    if (timing.start_gate < 0 || d.end > timings_[index(rank, timing.start_gate)].end) timing.start_gate = dep;
+  }
+  ++s.cursor[lane];
+  timing.start = queue_.now();
+  if (absent) {
+    complete(rank, task);
+    return true;
+  }
+  if (is_comm_phase(phase)) {
+    s.running_comm[lane] = task;
+    s.comm_position = 0;
+    join_next(rank, task);
+    return false;
+  }
+  const double duration = compute_duration(rank, phase);
+  if (duration <= 0.0) {
+    complete(rank, task);
+    return true;
+  }
+  queue_.schedule(queue_.now() + duration, this, rank, task);
+  return false;
+}
+
+Collective& Executor::instance(int iteration, int c) {
+  const size_t i = static_cast<size_t>(iteration) * collectives_.size() + c;
+  if (!instances_[i]) {
+    const CollectiveSpec& spec = collectives_[c];
+    const int64_t tag = static_cast<int64_t>(i);
+    switch (spec.kind) {
+      case CollectiveKind::kAllToAll:
+        instances_[i] = make_all_to_all(
+            network_, spec.members, [&spec](int from, int to) { return spec.from_bytes[from] + spec.to_bytes[to]; },
+            this, tag);
+        break;
+      case CollectiveKind::kReduceScatter:
+        instances_[i] = make_ring_reduce_scatter(network_, spec.members, spec.chunks, this, tag);
+        break;
+      case CollectiveKind::kAllGather:
+        instances_[i] = make_ring_all_gather(network_, spec.members, spec.chunks, this, tag);
+        break;
+      case CollectiveKind::kAllReduce:
+        instances_[i] = make_hierarchical_all_reduce(network_, graph_, spec.members, spec.bytes, this, tag);
+        break;
+      case CollectiveKind::kEstimate:
+        instances_[i] = make_estimate_collective(network_, queue_, spec.members, spec.durations_ms, this, tag);
+        break;
+    }
+  }
+  return *instances_[i];
+}
+
+void Executor::join_next(int rank, int task) {
+  RankState& s = state_[static_cast<size_t>(rank)];
+  const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
+  const Membership& m = memberships(rank, t.phase)[static_cast<size_t>(s.comm_position)];
+  const size_t i = static_cast<size_t>(t.iteration) * collectives_.size() + m.collective;
+  s.comm_join = queue_.now();
+  if (queue_.now() >= last_join_time_[i]) {
+    last_join_time_[i] = queue_.now();
+    last_join_rank_[i] = rank;
+  }
+  instance(t.iteration, m.collective).join(m.member);
+}
+
+void Executor::complete(int rank, int task) {
+  TaskTiming& t = timings_[index(rank, task)];
+  t.end = queue_.now();
+  t.done = true;
+}
+
+void Executor::on_event(int64_t rank, int64_t task) {
+  complete(static_cast<int>(rank), static_cast<int>(task));
+  advance(static_cast<int>(rank));
+}
+
+void Executor::on_member_done(int64_t tag, int member) {
+  const size_t i = static_cast<size_t>(tag);
+  const int c = static_cast<int>(i % collectives_.size());
+  const int rank = collectives_[c].members[static_cast<size_t>(member)];
+  RankState& s = state_[static_cast<size_t>(rank)];
+  const int lane = static_cast<int>(schedule_.lanes.size()) - 1;  // comm tasks run on the last lane
+  const int task = s.running_comm[lane];
+  // A peer that arrived after this rank bounded when this rank could finish.
+  if (last_join_rank_[i] != rank && last_join_time_[i] > s.comm_join) {
+    timings_[index(rank, task)].end_gate_rank = last_join_rank_[i];
+  } else {
+    timings_[index(rank, task)].end_gate_rank = -1;
+  }
+  // An estimate collective keeps the rank busy only for its own estimate:
+  // the wait for the last member is idle time, as in TorchRec's sum.
+  if (collectives_[c].kind == CollectiveKind::kEstimate) {
+    timings_[index(rank, task)].start = queue_.now() - collectives_[c].durations_ms[static_cast<size_t>(member)];
+  }
+  ++s.comm_position;
+  const Phase phase = schedule_.tasks[static_cast<size_t>(task)].phase;
+  if (s.comm_position < static_cast<int>(memberships(rank, phase).size())) {
+    join_next(rank, task);
+    return;
+  }
+  s.running_comm[lane] = -1;
+  complete(rank, task);
+  advance(rank);
+}
+
+}  // namespace shardlab::sim::detail

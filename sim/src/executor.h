@@ -1,0 +1,84 @@
+// Runs a Schedule on every rank: compute tasks take their durations, comm
+// tasks run their phase's collectives one after the other, a task starts when
+// its lane is free and its dependencies have ended. Records every task's start
+// and end and what gated it, for the phase records and the critical path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "schedule.h"
+#include "shardlab/sim/collectives.h"
+#include "shardlab/sim/event_queue.h"
+#include "shardlab/sim/flow_network.h"
+#include "traffic.h"
+
+namespace shardlab::sim::detail {
+
+struct TaskTiming {
+  double start = 0.0;
+  double end = 0.0;
+  int start_gate = -1;     // task (same rank) whose end let this one start
+  int end_gate_rank = -1;  // comm: the peer whose late arrival this task waited for
+  bool done = false;
+};
+
+class Executor final : private EventHandler, private CollectiveListener {
+ public:
+  Executor(const Schedule& schedule, const IterationTraffic& traffic, const std::vector<CollectiveSpec>& collectives,
+           EventQueue& queue, FlowNetwork& network, const TopologyGraph& graph);
+  ~Executor();
+
+  // Runs to completion; false if some task never ran (a schedule deadlock,
+  // which would be a bug).
+  bool run();
+
+  const TaskTiming& timing(int rank, int task) const { return timings_[index(rank, task)]; }
+  // Bytes `rank` sends in one iteration's `phase`.
+  double phase_bytes(int rank, Phase phase) const;
+  bool has_collectives(int rank, Phase phase) const;
+
+ private:
+  struct Membership {
+    int collective;
+    int member;
+  };
+  struct RankState {
+    std::vector<size_t> cursor;       // next task per lane
+    std::vector<int> running_comm;    // comm task running per lane, -1 if none
+    int comm_position = 0;            // collective of the running comm task
+    double comm_join = 0.0;           // when this rank joined it
+  };
+
+  size_t index(int rank, int task) const { return static_cast<size_t>(rank) * schedule_.tasks.size() + task; }
+  const std::vector<Membership>& memberships(int rank, Phase phase) const;
+  double compute_duration(int rank, Phase phase) const;
+  void advance(int rank);
+  bool try_start(int rank, int lane);
+  void join_next(int rank, int task);
+  void complete(int rank, int task);
+  Collective& instance(int iteration, int collective);
+  void on_event(int64_t rank, int64_t task) override;
+  void on_member_done(int64_t tag, int member) override;
+
+  const Schedule& schedule_;
+  const IterationTraffic& traffic_;
+  const std::vector<CollectiveSpec>& collectives_;
+  EventQueue& queue_;
+  FlowNetwork& network_;
+  const TopologyGraph& graph_;
+  int ranks_;
+  std::vector<TaskTiming> timings_;
+  std::vector<RankState> state_;
+  // memberships_[rank * kPhases + phase]: the collectives the rank runs in that phase.
+  std::vector<std::vector<Membership>> memberships_;
+  // Per collective instance (iteration * collectives + c), created when the
+  // first member joins and kept to the end: an instance may still be on the
+  // call stack when its last member finishes.
+  std::vector<std::unique_ptr<Collective>> instances_;
+  std::vector<double> last_join_time_;
+  std::vector<int> last_join_rank_;
+};
+
+}  // namespace shardlab::sim::detail

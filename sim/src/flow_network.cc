@@ -1,0 +1,391 @@
+#include "shardlab/sim/flow_network.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <span>
+
+namespace shardlab::sim {
+
+namespace {
+
+constexpr int kMaxHops = TopologyGraph::kMaxRouteLinks;
+
+// Event kinds, in the low two bits of the event's second integer (the rest is
+// the flow's generation, so a transmission end scheduled before a re-rate is
+// recognised as stale and ignored).
+constexpr int64_t kTransmitted = 0;
+constexpr int64_t kArrived = 1;
+constexpr int64_t kRecompute = 2;
+constexpr int64_t kKindMask = 3;
+
+// Demand above capacity by less than this (relative) is rounding left over
+// from adding and removing bottlenecks, not contention.
+constexpr double kSaturationSlack = 1e-9;
+// A recomputed rate this close (relative) to the old one is the same rate:
+// keeping it avoids rescheduling a flow for rounding noise.
+constexpr double kRateSlack = 1e-12;
+
+enum class FlowPhase : uint8_t { kFree, kTransmitting, kArriving };
+
+int64_t pack(uint32_t generation, int64_t kind) { return (static_cast<int64_t>(generation) << 2) | kind; }
+
+}  // namespace
+
+struct FlowNetwork::State {
+  struct Flow {
+    const int* route = nullptr;
+    int hops = 0;
+    int slot[kMaxHops] = {};  // index in each route link's member list
+    double bytes = 0.0;
+    double remaining = 0.0;   // bytes left at updated_at
+    double rate = 0.0;        // bytes/ms; 0 until first rated
+    double updated_at = 0.0;
+    double bottleneck = 0.0;  // standalone rate: the route's smallest capacity
+    double latency = 0.0;
+    double new_rate = 0.0;    // filling scratch
+    FlowListener* listener = nullptr;
+    int64_t token = 0;
+    uint64_t mark = 0;        // component epoch
+    uint32_t generation = 0;
+    FlowPhase phase = FlowPhase::kFree;
+    bool frozen = false;      // filling scratch
+  };
+  struct Member {
+    int flow;
+    int hop;  // which of the flow's route links this is
+  };
+  struct LinkState {
+    std::vector<Member> members;  // transmitting flows
+    double demand = 0.0;          // sum of the members' bottlenecks
+    uint64_t mark = 0;            // component epoch
+    uint64_t fill_mark = 0;       // epoch in which the link takes part in filling
+    double residual = 0.0;        // filling: capacity not yet given to frozen flows
+    int unfrozen = 0;             // filling: members not yet frozen
+    uint32_t version = 0;         // filling: invalidates older heap entries
+    bool dirty = false;           // in dirty_links
+  };
+  struct Share {
+    double share;
+    int link;
+    uint32_t version;
+  };
+  // Min-heap order on the fair share; link id breaks ties deterministically.
+  static bool share_later(const Share& x, const Share& y) {
+    return x.share > y.share || (x.share == y.share && x.link > y.link);
+  }
+
+  EventQueue* queue = nullptr;
+  EventHandler* handler = nullptr;  // the network, which owns this state
+  std::vector<Flow> flows;
+  std::vector<int> free_flows;
+  std::vector<LinkState> links;
+  std::vector<double> capacity;
+  int active = 0;
+  uint64_t epoch = 0;
+  // Saturable links whose flows changed since the last recomputation, which
+  // runs once per instant from its own event: flows starting or ending at the
+  // same time (a collective step) share one recomputation.
+  std::vector<int> dirty_links;
+  bool recompute_scheduled = false;
+  // Scratch reused by every recomputation, so steady state does not allocate.
+  std::vector<int> frontier;
+  std::vector<int> component;
+  std::vector<int> fill_links;
+  std::vector<Share> heap;
+
+  bool saturable(int link) const { return links[link].demand > capacity[link] * (1.0 + kSaturationSlack); }
+
+  int allocate() {
+    if (!free_flows.empty()) {
+      const int id = free_flows.back();
+      free_flows.pop_back();
+      return id;
+    }
+    flows.emplace_back();
+    return static_cast<int>(flows.size()) - 1;
+  }
+
+  void attach(int f) {
+    Flow& flow = flows[f];
+    for (int h = 0; h < flow.hops; ++h) {
+      LinkState& link = links[flow.route[h]];
+      flow.slot[h] = static_cast<int>(link.members.size());
+      link.members.push_back(Member{f, h});
+      link.demand += flow.bottleneck;
+    }
+  }
+
+  void detach(int f) {
+    Flow& flow = flows[f];
+    for (int h = 0; h < flow.hops; ++h) {
+      LinkState& link = links[flow.route[h]];
+      const int at = flow.slot[h];
+      const Member moved = link.members.back();
+      link.members[at] = moved;
+      flows[moved.flow].slot[moved.hop] = at;
+      link.members.pop_back();
+      // An empty link restarts from an exact zero so rounding cannot pile up.
+      link.demand = link.members.empty() ? 0.0 : link.demand - flow.bottleneck;
+    }
+  }
+
+  void discover(std::span<const int> seeds);
+  void fill();
+  void freeze(int f, double rate);
+  void rerate(std::span<const int> seeds);
+  void set_rate(int f, double rate);
+
+  void mark_dirty(int link) {
+    if (links[link].dirty) return;
+    links[link].dirty = true;
+    dirty_links.push_back(link);
+    if (recompute_scheduled) return;
+    recompute_scheduled = true;
+    queue->schedule(queue->now(), handler, -1, kRecompute);
+  }
+  void recompute() {
+    recompute_scheduled = false;
+    rerate(dirty_links);
+    for (int l : dirty_links) links[l].dirty = false;
+    dirty_links.clear();
+  }
+};
+
+// Collects into `component` every flow reachable from the seed links through
+// saturable links. A seed's flows are taken even when the seed no longer
+// saturates (a flow just left it), since they may now run faster.
+void FlowNetwork::State::discover(std::span<const int> seeds) {
+  ++epoch;
+  frontier.clear();
+  component.clear();
+  fill_links.clear();
+  for (int l : seeds) {
+    if (links[l].mark == epoch) continue;
+    links[l].mark = epoch;
+    frontier.push_back(l);
+  }
+  for (size_t next = 0; next < frontier.size(); ++next) {
+    const int l = frontier[next];
+    if (saturable(l)) {
+      links[l].fill_mark = epoch;
+      fill_links.push_back(l);
+    }
+    for (const Member& m : links[l].members) {
+      Flow& flow = flows[m.flow];
+      if (flow.mark == epoch) continue;
+      flow.mark = epoch;
+      component.push_back(m.flow);
+      for (int h = 0; h < flow.hops; ++h) {
+        const int other = flow.route[h];
+        if (links[other].mark == epoch || !saturable(other)) continue;
+        links[other].mark = epoch;
+        frontier.push_back(other);
+      }
+    }
+  }
+}
+
+void FlowNetwork::State::freeze(int f, double rate) {
+  Flow& flow = flows[f];
+  flow.frozen = true;
+  flow.new_rate = rate;
+  for (int h = 0; h < flow.hops; ++h) {
+    const int l = flow.route[h];
+    LinkState& link = links[l];
+    if (link.fill_mark != epoch) continue;
+    link.residual = std::max(0.0, link.residual - rate);
+    if (--link.unfrozen == 0) continue;
+    ++link.version;
+    heap.push_back(Share{link.residual / link.unfrozen, l, link.version});
+    std::push_heap(heap.begin(), heap.end(), share_later);
+  }
+}
+
+// Max-min fair rates for `component` by progressive filling. Every flow is
+// capped by its own bottleneck; the saturable links in `fill_links` share
+// their capacity equally among the flows not yet frozen elsewhere. A link's
+// fair share never decreases while filling (a flow frozen at a rate below the
+// share leaves more for the rest), so a lazy min-heap of shares is exact.
+void FlowNetwork::State::fill() {
+  heap.clear();
+  for (int l : fill_links) {
+    LinkState& link = links[l];
+    link.residual = capacity[l];
+    link.unfrozen = static_cast<int>(link.members.size());
+    ++link.version;
+    heap.push_back(Share{link.residual / link.unfrozen, l, link.version});
+  }
+  std::make_heap(heap.begin(), heap.end(), share_later);
+  for (int f : component) flows[f].frozen = false;
+  std::sort(component.begin(), component.end(), [this](int x, int y) {
+    return flows[x].bottleneck < flows[y].bottleneck || (flows[x].bottleneck == flows[y].bottleneck && x < y);
+  });
+
+  size_t left = component.size();
+  size_t next_flow = 0;
+  while (left > 0) {
+    while (!heap.empty() && (heap.front().version != links[heap.front().link].version ||
+                             links[heap.front().link].unfrozen == 0)) {
+      std::pop_heap(heap.begin(), heap.end(), share_later);
+      heap.pop_back();
+    }
+    while (next_flow < component.size() && flows[component[next_flow]].frozen) ++next_flow;
+    const double link_share = heap.empty() ? std::numeric_limits<double>::infinity() : heap.front().share;
+    if (next_flow < component.size() && flows[component[next_flow]].bottleneck <= link_share) {
+      const int f = component[next_flow];
+      freeze(f, flows[f].bottleneck);
+      --left;
+      continue;
+    }
+    assert(!heap.empty());
+    const int l = heap.front().link;
+    std::pop_heap(heap.begin(), heap.end(), share_later);
+    heap.pop_back();
+    for (const Member& m : links[l].members) {
+      if (flows[m.flow].frozen) continue;
+      freeze(m.flow, link_share);
+      --left;
+    }
+  }
+}
+
+FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention, bool allow_closed_form)
+    : queue_(queue),
+      graph_(graph),
+      contention_(contention),
+      closed_form_exact_(allow_closed_form && (!contention || graph.non_blocking())),
+      state_(std::make_unique<State>()) {
+  const std::vector<Link>& links = graph.links();
+  link_bytes_.assign(links.size(), 0.0);
+  state_->links.resize(links.size());
+  state_->capacity.resize(links.size());
+  for (size_t l = 0; l < links.size(); ++l) state_->capacity[l] = links[l].capacity;
+  state_->queue = &queue;
+  state_->handler = this;
+}
+
+FlowNetwork::~FlowNetwork() = default;
+
+int FlowNetwork::active_flows() const { return state_->active; }
+
+void FlowNetwork::account_closed_form(int src_rank, int dst_rank, double bytes) {
+  if (!(bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
+  ++flows_started_;
+  if (src_rank == dst_rank) return;
+  for (int l : graph_.route(src_rank, dst_rank)) link_bytes_[l] += bytes;
+}
+
+void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token) {
+  assert(listener != nullptr);
+  State& s = *state_;
+  const int f = s.allocate();
+  State::Flow& flow = s.flows[f];
+  flow.listener = listener;
+  flow.token = token;
+  flow.bytes = bytes;
+  ++s.active;
+  ++flows_started_;
+  const double now = queue_.now();
+  if (src_rank == dst_rank || !(bytes > 0.0)) {
+    // Nothing to transmit: delivered now, but through the queue so the
+    // listener never runs inside start_flow.
+    flow.hops = 0;
+    flow.phase = FlowPhase::kArriving;
+    queue_.schedule(now, this, f, pack(flow.generation, kArrived));
+    return;
+  }
+
+  const std::span<const int> route = graph_.route(src_rank, dst_rank);
+  assert(!route.empty() && route.size() <= static_cast<size_t>(kMaxHops));
+  flow.route = route.data();
+  flow.hops = static_cast<int>(route.size());
+  flow.bottleneck = std::numeric_limits<double>::infinity();
+  flow.latency = 0.0;
+  for (int l : route) {
+    flow.bottleneck = std::min(flow.bottleneck, s.capacity[l]);
+    flow.latency += graph_.links()[l].latency_ms;
+  }
+  flow.remaining = bytes;
+  flow.rate = 0.0;
+  flow.updated_at = now;
+  flow.phase = FlowPhase::kTransmitting;
+  if (!contention_) {
+    s.set_rate(f, flow.bottleneck);
+    return;
+  }
+
+  s.attach(f);
+  bool saturates = false;
+  for (int l : route) {
+    if (!s.saturable(l)) continue;
+    saturates = true;
+    s.mark_dirty(l);
+  }
+  // When every link fits all its flows' bottlenecks nobody's rate changes;
+  // otherwise the flow gets its rate (and its end event) from the recomputation
+  // later at this instant.
+  if (!saturates) s.set_rate(f, flow.bottleneck);
+}
+
+void FlowNetwork::State::rerate(std::span<const int> seeds) {
+  discover(seeds);
+  fill();
+  for (int f : component) {
+    const Flow& flow = flows[f];
+    if (flow.rate > 0.0 && std::abs(flow.new_rate - flow.rate) <= kRateSlack * flow.rate) continue;
+    set_rate(f, flow.new_rate);
+  }
+}
+
+void FlowNetwork::State::set_rate(int f, double rate) {
+  assert(rate > 0.0);
+  Flow& flow = flows[f];
+  const double now = queue->now();
+  if (flow.rate > 0.0) {
+    // Rounding may leave a hair below zero for a flow re-rated at its end time.
+    flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
+  }
+  flow.updated_at = now;
+  flow.rate = rate;
+  ++flow.generation;
+  queue->schedule(now + flow.remaining / rate, handler, f, pack(flow.generation, kTransmitted));
+}
+
+void FlowNetwork::on_event(int64_t a, int64_t b) {
+  State& s = *state_;
+  if ((b & kKindMask) == kRecompute) {
+    s.recompute();
+    return;
+  }
+  const int f = static_cast<int>(a);
+  State::Flow& flow = s.flows[f];
+  if ((b & kKindMask) == kArrived) {
+    assert(flow.phase == FlowPhase::kArriving);
+    FlowListener* listener = flow.listener;
+    const int64_t token = flow.token;
+    flow.phase = FlowPhase::kFree;
+    s.free_flows.push_back(f);
+    --s.active;
+    listener->on_flow_done(token);  // last: it may start flows that reuse the slot
+    return;
+  }
+  if (flow.phase != FlowPhase::kTransmitting || pack(flow.generation, kTransmitted) != b) return;  // stale
+
+  const double now = queue_.now();
+  for (int h = 0; h < flow.hops; ++h) link_bytes_[flow.route[h]] += flow.bytes;
+  flow.remaining = 0.0;
+  flow.phase = FlowPhase::kArriving;
+  if (contention_) {
+    // Only links that saturated with this flow can give its bandwidth to others.
+    for (int h = 0; h < flow.hops; ++h) {
+      if (s.saturable(flow.route[h])) s.mark_dirty(flow.route[h]);
+    }
+    s.detach(f);
+  }
+  ++flow.generation;
+  queue_.schedule(now + flow.latency, this, f, pack(flow.generation, kArrived));
+}
+
+}  // namespace shardlab::sim

@@ -1,0 +1,42 @@
+// The order of work on each rank's streams over all simulated iterations, and
+// what each task waits for. The same for every rank (a rank with nothing to do
+// in a phase runs it with zero duration).
+//
+// With overlap (TorchRec's TrainPipelineSparseDist):
+//   compute lane: prefetch(i) fwd_compute(i) dense_fwd(i) dense_bwd(i) bwd_compute(i)
+//   comm lane:    input_dist(0), then per i: input_dist(i+1) output_dist(i)
+//                 bwd_output_dist(i) dp_allreduce(i)
+//   waits:        prefetch(i), fwd_compute(i) <- input_dist(i);
+//                 fwd_compute(i) <- dp_allreduce(i-1) (replicas updated);
+//                 output_dist(i) <- fwd_compute(i); dense_fwd(i) <- output_dist(i);
+//                 bwd_output_dist(i) <- dense_bwd(i); bwd_compute(i) <- bwd_output_dist(i);
+//                 dp_allreduce(i) <- bwd_compute(i)
+// Without overlap: one lane, per iteration input_dist prefetch fwd_compute
+// output_dist dense_fwd dense_bwd bwd_output_dist bwd_compute dp_allreduce.
+// Inference iterations stop after dense_fwd.
+#pragma once
+
+#include <vector>
+
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::sim::detail {
+
+struct TaskTemplate {
+  Phase phase = Phase::kFwdCompute;
+  Stream stream = Stream::kCompute;  // the phase's natural stream (trace lane)
+  int lane = 0;                      // execution lane: 0 compute, 1 comm (0 only without overlap)
+  int iteration = 0;
+  std::vector<int> deps;             // indices of tasks (same rank) that must end first
+};
+
+struct Schedule {
+  std::vector<TaskTemplate> tasks;
+  std::vector<std::vector<int>> lanes;  // task indices in execution order, per lane
+};
+
+bool is_comm_phase(Phase p);
+
+Schedule build_schedule(int iterations, bool overlap, bool training);
+
+}  // namespace shardlab::sim::detail

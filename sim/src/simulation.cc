@@ -1,0 +1,136 @@
+// simulate(): builds the topology graph, the iteration's traffic and the
+// schedule, runs them on the event engine, and turns the task timings into
+// the result (phases, busy times, critical path, link use).
+#include "shardlab/sim/simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "critical_path.h"
+#include "executor.h"
+#include "schedule.h"
+#include "shardlab/planner/topology.h"
+#include "shardlab/sim/flow_network.h"
+#include "traffic.h"
+
+namespace shardlab::sim {
+namespace {
+
+Status check_workload(const planner::Scenario& s) {
+  const size_t ranks = static_cast<size_t>(s.topology.world_size);
+  auto check = [&](const std::vector<double>& v, const char* field) -> Status {
+    if (v.size() > 1 && v.size() != ranks) {
+      return Status::invalid_scenario(std::string("workload.") + field + ": " + std::to_string(v.size()) +
+                                      " values but the topology has " + std::to_string(ranks) +
+                                      " ranks (give one value for all ranks, or one per rank)");
+    }
+    return Status::ok();
+  };
+  if (Status st = check(s.workload.dense_fwd_ms, "dense_fwd_ms"); !st) return st;
+  return check(s.workload.dense_bwd_ms, "dense_bwd_ms");
+}
+
+// End of each iteration: the latest end of its tasks over all ranks.
+std::vector<double> iteration_ends(const detail::Schedule& schedule, const detail::Executor& ex, int ranks,
+                                   int iterations) {
+  std::vector<double> ends(static_cast<size_t>(iterations), 0.0);
+  for (int r = 0; r < ranks; ++r) {
+    for (int t = 0; t < static_cast<int>(schedule.tasks.size()); ++t) {
+      double& e = ends[static_cast<size_t>(schedule.tasks[t].iteration)];
+      e = std::max(e, ex.timing(r, t).end);
+    }
+  }
+  return ends;
+}
+
+void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, const detail::IterationTraffic& traffic,
+                const TopologyGraph& graph, int iterations, bool record_phases, SimResult* out) {
+  const int ranks = static_cast<int>(traffic.ranks.size());
+  out->ranks.resize(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    RankResult& rr = out->ranks[static_cast<size_t>(r)];
+    rr.rank = r;
+    rr.host = graph.host_of(r);
+    for (const std::vector<int>& lane : schedule.lanes) {
+      for (int t : lane) {
+        const detail::TaskTemplate& task = schedule.tasks[static_cast<size_t>(t)];
+        const detail::TaskTiming& timing = ex.timing(r, t);
+        const double duration = timing.end - timing.start;
+        if (task.iteration == iterations - 1) {
+          (task.stream == Stream::kCompute ? rr.busy_compute_ms : rr.busy_comm_ms) += duration;
+        }
+        if (!record_phases) continue;
+        const bool comm = detail::is_comm_phase(task.phase);
+        if (duration <= 0.0 && !(comm && ex.has_collectives(r, task.phase))) continue;
+        PhaseRecord p;
+        p.phase = task.phase;
+        p.stream = task.stream;
+        p.iteration = task.iteration;
+        p.start_ms = timing.start;
+        p.end_ms = timing.end;
+        p.bytes = comm ? ex.phase_bytes(r, task.phase) : 0.0;
+        p.tables = traffic.ranks[static_cast<size_t>(r)].shards;
+        rr.phases.push_back(p);
+      }
+    }
+  }
+}
+
+void fill_links(const TopologyGraph& graph, const FlowNetwork& network, double total_ms, SimResult* out) {
+  const std::vector<Link>& links = graph.links();
+  const std::vector<double>& bytes = network.link_bytes();
+  for (size_t l = 0; l < links.size(); ++l) {
+    if (bytes[l] <= 0.0) continue;
+    LinkResult lr;
+    lr.name = links[l].name;
+    lr.bytes = bytes[l];
+    lr.utilization = total_ms > 0.0 ? bytes[l] / (links[l].capacity * total_ms) : 0.0;
+    out->links.push_back(std::move(lr));
+  }
+}
+
+}  // namespace
+
+Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                           const planner::PartitionedPlan& plan, const SimOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (options.iterations < 1) {
+    return Status::invalid_scenario("iterations: " + std::to_string(options.iterations) + " (expected >= 1)");
+  }
+  if (Status st = check_workload(scenario); !st) return st;
+  auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
+  if (!graph) return graph.status();
+  const planner::Topology topology = planner::make_topology(scenario.topology);
+  auto traffic = detail::build_traffic(scenario, space, plan, topology, *graph);
+  if (!traffic) return traffic.status();
+  const bool training = !scenario.planner.is_inference;
+  const std::vector<detail::CollectiveSpec> collectives =
+      options.comm_model == CommModel::kEstimates ? detail::estimate_collectives(traffic->ranks, training)
+                                                  : traffic->collectives;
+
+  EventQueue queue;
+  FlowNetwork network(queue, *graph, options.contention);
+  const detail::Schedule schedule = detail::build_schedule(options.iterations, options.overlap, training);
+  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph);
+  if (!executor.run()) return Status::internal("simulation stalled: some phases never became ready");
+
+  SimResult out;
+  out.scenario = scenario.name;
+  out.iterations = options.iterations;
+  out.local_world_size = graph->local_world_size();
+  const int ranks = static_cast<int>(traffic->ranks.size());
+  const std::vector<double> ends = iteration_ends(schedule, executor, ranks, options.iterations);
+  out.total_ms = ends.back();
+  out.iteration_ms = ends.size() >= 2 ? ends[ends.size() - 1] - ends[ends.size() - 2] : ends.back();
+  fill_ranks(schedule, executor, *traffic, *graph, options.iterations, options.record_phases, &out);
+  const double window_start = ends.size() >= 2 ? ends[ends.size() - 2] : 0.0;
+  out.critical_path = detail::critical_path(schedule, executor, ranks, options.iterations - 1, window_start);
+  fill_links(*graph, network, out.total_ms, &out);
+  out.events = queue.events_processed();
+  out.flows = network.flows_started();
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return out;
+}
+
+}  // namespace shardlab::sim

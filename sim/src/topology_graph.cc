@@ -1,0 +1,315 @@
+#include "shardlab/sim/topology_graph.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+
+namespace shardlab::sim {
+
+namespace {
+
+// Directed multigraph; each edge carries its link id so BFS results map back
+// to links_ directly.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                    boost::property<boost::edge_index_t, int>>;
+
+// Records, for each discovered vertex, the link that discovered it.
+class PredecessorLinkRecorder : public boost::default_bfs_visitor {
+ public:
+  explicit PredecessorLinkRecorder(std::vector<int>& pred_link) : pred_link_(&pred_link) {}
+  template <typename Edge, typename G>
+  void tree_edge(Edge e, const G& g) const {
+    (*pred_link_)[boost::target(e, g)] = boost::get(boost::edge_index, g, e);
+  }
+
+ private:
+  std::vector<int>* pred_link_;
+};
+
+std::string num(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+Status must_be_positive(const std::string& field, double v) {
+  if (v > 0.0) return Status::ok();
+  return Status::invalid_scenario(field + ": must be > 0, got " + num(v));
+}
+
+Status must_be_non_negative(const std::string& field, double v) {
+  if (v >= 0.0) return Status::ok();
+  return Status::invalid_scenario(field + ": must be >= 0, got " + num(v));
+}
+
+// What one host looks like once the fabric-wide values and its overrides are
+// combined.
+struct HostPlan {
+  int first_rank = 0;
+  int gpus = 0;
+  int nics = 0;
+  double intra_bw = 0.0;
+  double nic_bw = 0.0;
+};
+
+int local_world_size_of(const planner::TopologySpec& topology) {
+  return topology.local_world_size.value_or(topology.world_size);
+}
+
+Status validate(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
+  if (topology.world_size < 1) {
+    return Status::invalid_scenario("topology.world_size: must be >= 1, got " + std::to_string(topology.world_size));
+  }
+  const int local = local_world_size_of(topology);
+  if (local < 1) {
+    return Status::invalid_scenario("topology.local_world_size: must be >= 1, got " + std::to_string(local));
+  }
+  const int hosts = (topology.world_size + local - 1) / local;
+  if (Status s = must_be_positive("topology.intra_host_bw", topology.intra_host_bw); !s) return s;
+  if (Status s = must_be_positive("topology.inter_host_bw", topology.inter_host_bw); !s) return s;
+  if (fabric.nics_per_host < 0) {
+    return Status::invalid_scenario("topology.fabric.nics_per_host: must be >= 0, got " +
+                                    std::to_string(fabric.nics_per_host));
+  }
+  if (fabric.nic_bw) {
+    if (Status s = must_be_positive("topology.fabric.nic_bw", *fabric.nic_bw); !s) return s;
+  }
+  if (!(fabric.oversubscription >= 1.0)) {
+    return Status::invalid_scenario("topology.fabric.oversubscription: must be >= 1, got " +
+                                    num(fabric.oversubscription));
+  }
+  if (Status s = must_be_non_negative("topology.fabric.intra_host_latency_ms", fabric.intra_host_latency_ms); !s) {
+    return s;
+  }
+  if (Status s = must_be_non_negative("topology.fabric.inter_host_latency_ms", fabric.inter_host_latency_ms); !s) {
+    return s;
+  }
+  if (!fabric.hosts.empty() && static_cast<int>(fabric.hosts.size()) != hosts) {
+    return Status::invalid_scenario("topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
+                                    " entries but the topology has " + std::to_string(hosts) + " hosts");
+  }
+  for (size_t h = 0; h < fabric.hosts.size(); ++h) {
+    const planner::HostFabricSpec& host = fabric.hosts[h];
+    const std::string field = "topology.fabric.hosts[" + std::to_string(h) + "]";
+    if (host.intra_host_bw) {
+      if (Status s = must_be_positive(field + ".intra_host_bw", *host.intra_host_bw); !s) return s;
+    }
+    if (host.nic_bw) {
+      if (Status s = must_be_positive(field + ".nic_bw", *host.nic_bw); !s) return s;
+    }
+    if (host.nics && *host.nics < 1) {
+      return Status::invalid_scenario(field + ".nics: must be >= 1, got " + std::to_string(*host.nics));
+    }
+  }
+  return Status::ok();
+}
+
+std::vector<HostPlan> plan_hosts(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
+  const int local = local_world_size_of(topology);
+  const int num_hosts = (topology.world_size + local - 1) / local;
+  std::vector<HostPlan> plans(num_hosts);
+  for (int h = 0; h < num_hosts; ++h) {
+    HostPlan& p = plans[h];
+    const planner::HostFabricSpec* over = fabric.hosts.empty() ? nullptr : &fabric.hosts[h];
+    p.first_rank = h * local;
+    p.gpus = std::min(local, topology.world_size - p.first_rank);
+    // A short last host is a host of the same build with fewer GPUs in use, so
+    // its NIC count and bandwidth follow local_world_size, not its GPU count.
+    p.nics = (over && over->nics) ? *over->nics : (fabric.nics_per_host > 0 ? fabric.nics_per_host : local);
+    p.intra_bw = (over && over->intra_host_bw) ? *over->intra_host_bw : topology.intra_host_bw;
+    if (over && over->nic_bw) {
+      p.nic_bw = *over->nic_bw;
+    } else if (fabric.nic_bw) {
+      p.nic_bw = *fabric.nic_bw;
+    } else {
+      p.nic_bw = topology.inter_host_bw * local / p.nics;
+    }
+  }
+  return plans;
+}
+
+}  // namespace
+
+struct TopologyGraph::Impl {
+  int num_ranks = 0;
+  int local_world_size = 1;
+  std::vector<HostPlan> hosts;
+  std::vector<Vertex> vertices;
+  std::vector<Link> links;
+  Graph graph;
+
+  // Route cache, filled per source on its first query: kMaxRouteLinks link ids
+  // per destination plus the route's length. 1024 ranks: ~25 MB when every
+  // source has been queried.
+  mutable std::vector<std::vector<int>> route_links;
+  mutable std::vector<std::vector<uint8_t>> route_len;
+  mutable std::vector<int> pred_link;  // BFS scratch, one entry per vertex
+
+  int add_vertex(VertexKind kind, int host, int index, int rank, std::string name) {
+    vertices.push_back(Vertex{kind, host, index, rank, std::move(name)});
+    boost::add_vertex(graph);
+    return static_cast<int>(vertices.size()) - 1;
+  }
+
+  void add_link(LinkKind kind, int from, int to, double capacity, double latency_ms) {
+    const int id = static_cast<int>(links.size());
+    links.push_back(Link{kind, from, to, capacity, latency_ms, vertices[from].name + "->" + vertices[to].name});
+    boost::add_edge(from, to, id, graph);
+  }
+
+  // Both directions of a physical link.
+  void add_duplex(LinkKind there, LinkKind back, int a, int b, double capacity, double latency_ms) {
+    add_link(there, a, b, capacity, latency_ms);
+    add_link(back, b, a, capacity, latency_ms);
+  }
+
+  void build(const planner::FabricSpec& fabric);
+  void fill_routes(int src) const;
+  std::span<const int> route(int src, int dst) const;
+};
+
+void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
+  const int num_hosts = static_cast<int>(hosts.size());
+  // GPUs first, so a rank's GPU vertex id is the rank itself.
+  for (int h = 0; h < num_hosts; ++h) {
+    for (int k = 0; k < hosts[h].gpus; ++k) {
+      add_vertex(VertexKind::kGpu, h, k, hosts[h].first_rank + k,
+                 "host" + std::to_string(h) + "/gpu" + std::to_string(k));
+    }
+  }
+  std::vector<int> fabric_vertex(num_hosts);
+  for (int h = 0; h < num_hosts; ++h) {
+    fabric_vertex[h] = add_vertex(VertexKind::kHostFabric, h, 0, -1, "host" + std::to_string(h) + "/fabric");
+  }
+  // GPU <-> fabric edges come before GPU <-> NIC edges: BFS explores a GPU's
+  // out-edges in insertion order, so between two GPUs sharing a NIC the
+  // equally short path through the fabric wins.
+  for (int h = 0; h < num_hosts; ++h) {
+    for (int k = 0; k < hosts[h].gpus; ++k) {
+      add_duplex(LinkKind::kGpuFabric, LinkKind::kFabricGpu, hosts[h].first_rank + k, fabric_vertex[h],
+                 hosts[h].intra_bw, fabric.intra_host_latency_ms);
+    }
+  }
+  if (num_hosts <= 1) return;
+
+  const double lat = fabric.inter_host_latency_ms;
+  std::vector<int> first_nic(num_hosts);
+  std::vector<int> leaf(num_hosts);
+  for (int h = 0; h < num_hosts; ++h) {
+    first_nic[h] = static_cast<int>(vertices.size());
+    for (int n = 0; n < hosts[h].nics; ++n) {
+      add_vertex(VertexKind::kNic, h, n, -1, "host" + std::to_string(h) + "/nic" + std::to_string(n));
+    }
+    leaf[h] = add_vertex(VertexKind::kLeaf, h, 0, -1, "host" + std::to_string(h) + "/leaf");
+  }
+  const int core = add_vertex(VertexKind::kCore, -1, 0, -1, "core");
+  for (int h = 0; h < num_hosts; ++h) {
+    const HostPlan& p = hosts[h];
+    for (int k = 0; k < p.gpus; ++k) {
+      const int nic = first_nic[h] + static_cast<int>(int64_t{k} * p.nics / local_world_size);
+      add_duplex(LinkKind::kGpuNic, LinkKind::kNicGpu, p.first_rank + k, nic, p.nic_bw, lat);
+    }
+    for (int n = 0; n < p.nics; ++n) {
+      add_duplex(LinkKind::kNicLeaf, LinkKind::kLeafNic, first_nic[h] + n, leaf[h], p.nic_bw, lat);
+    }
+    add_duplex(LinkKind::kLeafCore, LinkKind::kCoreLeaf, leaf[h], core, p.nics * p.nic_bw / fabric.oversubscription,
+               lat);
+  }
+}
+
+void TopologyGraph::Impl::fill_routes(int src) const {
+  pred_link.assign(vertices.size(), -1);
+  boost::breadth_first_search(graph, boost::vertex(src, graph), boost::visitor(PredecessorLinkRecorder(pred_link)));
+
+  std::vector<int>& out = route_links[src];
+  std::vector<uint8_t>& len = route_len[src];
+  out.assign(static_cast<size_t>(num_ranks) * kMaxRouteLinks, -1);
+  len.assign(num_ranks, 0);
+  for (int dst = 0; dst < num_ranks; ++dst) {
+    if (dst == src) continue;
+    // Walk back from dst's GPU to src's, then reverse into path order.
+    int* path = out.data() + static_cast<size_t>(dst) * kMaxRouteLinks;
+    int hops = 0;
+    for (int v = dst; v != src;) {
+      const int link = pred_link[v];
+      assert(link >= 0 && "topology graph is connected");
+      assert(hops < kMaxRouteLinks && "routes have at most kMaxRouteLinks links");
+      path[hops++] = link;
+      v = links[link].from;
+    }
+    std::reverse(path, path + hops);
+    len[dst] = static_cast<uint8_t>(hops);
+  }
+}
+
+std::span<const int> TopologyGraph::Impl::route(int src, int dst) const {
+  assert(src >= 0 && src < num_ranks && dst >= 0 && dst < num_ranks);
+  if (route_len[src].empty()) fill_routes(src);
+  return {route_links[src].data() + static_cast<size_t>(dst) * kMaxRouteLinks, route_len[src][dst]};
+}
+
+Result<TopologyGraph> TopologyGraph::build(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
+  if (Status s = validate(topology, fabric); !s) return s;
+  auto impl = std::make_unique<Impl>();
+  impl->num_ranks = topology.world_size;
+  impl->local_world_size = local_world_size_of(topology);
+  impl->hosts = plan_hosts(topology, fabric);
+  impl->build(fabric);
+  impl->route_links.resize(impl->num_ranks);
+  impl->route_len.resize(impl->num_ranks);
+  return TopologyGraph(std::move(impl));
+}
+
+TopologyGraph::TopologyGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TopologyGraph::TopologyGraph(TopologyGraph&&) noexcept = default;
+TopologyGraph& TopologyGraph::operator=(TopologyGraph&&) noexcept = default;
+TopologyGraph::~TopologyGraph() = default;
+
+int TopologyGraph::num_ranks() const { return impl_->num_ranks; }
+int TopologyGraph::num_hosts() const { return static_cast<int>(impl_->hosts.size()); }
+int TopologyGraph::local_world_size() const { return impl_->local_world_size; }
+int TopologyGraph::host_of(int rank) const { return rank / impl_->local_world_size; }
+const std::vector<Vertex>& TopologyGraph::vertices() const { return impl_->vertices; }
+const std::vector<Link>& TopologyGraph::links() const { return impl_->links; }
+int TopologyGraph::gpu_vertex(int rank) const { return rank; }
+
+bool TopologyGraph::non_blocking() const {
+  const std::vector<Link>& links = impl_->links;
+  std::vector<int> gpus_per_nic(impl_->vertices.size(), 0);
+  std::vector<double> up_demand(impl_->vertices.size(), 0.0);    // per leaf: NIC -> leaf capacity
+  std::vector<double> down_demand(impl_->vertices.size(), 0.0);  // per leaf: leaf -> NIC capacity
+  for (const Link& l : links) {
+    if (l.kind == LinkKind::kGpuNic && ++gpus_per_nic[l.to] > 1) return false;
+    if (l.kind == LinkKind::kNicLeaf) up_demand[l.to] += l.capacity;
+    if (l.kind == LinkKind::kLeafNic) down_demand[l.from] += l.capacity;
+  }
+  constexpr double kSlack = 1e-12;  // the uplink is a product of the same numbers
+  for (const Link& l : links) {
+    if (l.kind == LinkKind::kLeafCore && l.capacity < up_demand[l.from] * (1 - kSlack)) return false;
+    if (l.kind == LinkKind::kCoreLeaf && l.capacity < down_demand[l.to] * (1 - kSlack)) return false;
+  }
+  return true;
+}
+
+std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const { return impl_->route(src_rank, dst_rank); }
+
+double TopologyGraph::route_latency(int src_rank, int dst_rank) const {
+  double total = 0.0;
+  for (int link : route(src_rank, dst_rank)) total += impl_->links[link].latency_ms;
+  return total;
+}
+
+double TopologyGraph::route_bottleneck(int src_rank, int dst_rank) const {
+  // Empty route (src == dst): nothing limits it.
+  double bottleneck = std::numeric_limits<double>::infinity();
+  for (int link : route(src_rank, dst_rank)) bottleneck = std::min(bottleneck, impl_->links[link].capacity);
+  return bottleneck;
+}
+
+}  // namespace shardlab::sim

@@ -1,0 +1,349 @@
+#include "traffic.h"
+
+#include <array>
+#include <numeric>
+#include <string>
+
+#include "shardlab/planner/estimators.h"
+
+namespace shardlab::sim::detail {
+namespace {
+
+using planner::ShardingOption;
+using planner::ShardingType;
+
+constexpr double kLengthBytes = 4.0;  // int32 length per (feature, sample) bag
+constexpr double kWeightBytes = 4.0;  // fp32 per-id weight of weighted features
+constexpr double kSplitBytes = 8.0;   // int64 per feature in the splits exchange
+constexpr int kNumShardingTypes = 6;
+
+// Everything one sharding type moves per iteration. TorchRec gives each
+// sharding type its own input dist and output dist, so they stay separate
+// collectives here too.
+struct GroupTraffic {
+  bool present = false;
+  // Input dist, by receiving rank (every rank sends the same to a receiver:
+  // per-rank batches are equal).
+  std::vector<double> splits_to;
+  std::vector<double> ids_to;
+  // Output dist as an all-to-all, by sending rank; its backward by receiving
+  // rank (gradients flow back to the shard owners).
+  std::vector<double> out_from;
+  std::vector<double> bwd_to;
+  // Row-wise pooled: reduce-scatter / all-gather chunk per rank.
+  double rs_chunk = 0.0;
+  double ag_chunk = 0.0;
+  // Table-row-wise, by host: intra-host reduce-scatter / all-gather chunks,
+  // then the cross-host all-to-all of each host's outputs.
+  std::vector<double> host_rs_chunk;
+  std::vector<double> host_ag_chunk;
+  std::vector<double> host_out_from;
+  std::vector<double> host_bwd_to;
+  // Data parallel: gradient bytes all-reduced.
+  double allreduce_bytes = 0.0;
+
+  void init(int ranks, int hosts) {
+    present = true;
+    splits_to.assign(ranks, 0.0);
+    ids_to.assign(ranks, 0.0);
+    out_from.assign(ranks, 0.0);
+    bwd_to.assign(ranks, 0.0);
+    host_rs_chunk.assign(hosts, 0.0);
+    host_ag_chunk.assign(hosts, 0.0);
+    host_out_from.assign(hosts, 0.0);
+    host_bwd_to.assign(hosts, 0.0);
+  }
+};
+
+double dense_time(const std::vector<double>& per_rank, int rank) {
+  if (per_rank.empty()) return 0.0;
+  return per_rank.size() == 1 ? per_rank[0] : per_rank[static_cast<size_t>(rank)];
+}
+
+std::vector<int> all_ranks(int n) {
+  std::vector<int> r(static_cast<size_t>(n));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+CollectiveSpec all_to_all(Phase phase, std::vector<int> members, std::vector<double> from, std::vector<double> to) {
+  CollectiveSpec c;
+  c.phase = phase;
+  c.kind = CollectiveKind::kAllToAll;
+  c.from_bytes = from.empty() ? std::vector<double>(members.size(), 0.0) : std::move(from);
+  c.to_bytes = to.empty() ? std::vector<double>(members.size(), 0.0) : std::move(to);
+  c.members = std::move(members);
+  return c;
+}
+
+CollectiveSpec ring(Phase phase, CollectiveKind kind, std::vector<int> members, double chunk) {
+  CollectiveSpec c;
+  c.phase = phase;
+  c.kind = kind;
+  c.chunks.assign(members.size(), chunk);
+  c.members = std::move(members);
+  return c;
+}
+
+bool any_positive(const std::vector<double>& v) {
+  for (double x : v) {
+    if (x > 0) return true;
+  }
+  return false;
+}
+
+// Adds one placed shard's traffic to its sharding type's group.
+// `first` marks the option's first shard, for traffic counted once per table.
+void add_shard(const ShardingOption& o, const planner::Shard& shard, bool first, int rank,
+               const planner::Topology& topo, const planner::CommElementSizes& c, const TopologyGraph& graph,
+               GroupTraffic* g) {
+  const planner::BatchSums b = planner::batch_sums(o);
+  const double rows_per_rank = o.is_pooled ? b.pooled : b.inputs;  // output rows per rank's batch
+  const double id_bytes = planner::kIndexBytes + (o.is_weighted ? kWeightBytes : 0.0);
+  const double lengths = b.pooled * kLengthBytes;
+  const double features = static_cast<double>(o.input_lengths.size());
+  const double d = static_cast<double>(shard.cols);
+  // Ids of a row-sharded table spread over its row shards in proportion to
+  // their rows (ids uniform over rows); every bucket carries all lengths.
+  const double row_share =
+      o.tensor_rows > 0 ? static_cast<double>(shard.rows) / static_cast<double>(o.tensor_rows) : 0.0;
+  switch (o.sharding_type) {
+    case ShardingType::kDataParallel:
+      // Replicas: no input or output dist; gradients all-reduced. One replica
+      // per rank: count the table once.
+      if (first) {
+        g->allreduce_bytes += static_cast<double>(o.tensor_rows) * static_cast<double>(o.tensor_cols) * o.element_size;
+      }
+      return;
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+    case ShardingType::kTableColumnWise:
+      // Each shard's owner receives every id of the table (column shards all
+      // look up the same rows) and returns its columns of every sample.
+      g->splits_to[rank] += kSplitBytes * features;
+      g->ids_to[rank] += b.inputs * id_bytes + lengths;
+      g->out_from[rank] += rows_per_rank * d * c.fwd_a2a;
+      g->bwd_to[rank] += rows_per_rank * d * c.bwd_a2a;
+      return;
+    case ShardingType::kRowWise:
+      g->splits_to[rank] += kSplitBytes * features;
+      g->ids_to[rank] += b.inputs * row_share * id_bytes + lengths;
+      if (o.is_pooled) {
+        // Partial sums of every sample, reduce-scattered to the batch owners:
+        // a rank ends with its own batch's rows, once per table.
+        if (first) {
+          g->rs_chunk += b.pooled * d * c.fwd_rs;
+          g->ag_chunk += b.pooled * d * c.bwd_rs;
+        }
+      } else {
+        g->out_from[rank] += b.inputs * row_share * d * c.fwd_a2a;
+        g->bwd_to[rank] += b.inputs * row_share * d * c.bwd_a2a;
+      }
+      return;
+    case ShardingType::kTableRowWise: {
+      g->splits_to[rank] += kSplitBytes * features;
+      g->ids_to[rank] += b.inputs * row_share * id_bytes + lengths;
+      if (first) {
+        const int host = graph.host_of(rank);
+        // Inside the host: partial sums for every rank's batch, reduce-
+        // scattered so local rank k holds the rows of the ranks with local
+        // index k; then each sends them across hosts.
+        const double ranks_per_local_index = static_cast<double>(topo.world_size) / topo.local_world_size;
+        g->host_rs_chunk[host] += rows_per_rank * ranks_per_local_index * d * c.fwd_rs;
+        g->host_ag_chunk[host] += rows_per_rank * ranks_per_local_index * d * c.bwd_rs;
+        g->host_out_from[host] += rows_per_rank * d * c.fwd_a2a;
+        g->host_bwd_to[host] += rows_per_rank * d * c.bwd_a2a;
+      }
+      return;
+    }
+  }
+}
+
+// Ranks of each host, and of each local index across hosts.
+struct HostLayout {
+  std::vector<std::vector<int>> host_ranks;
+  std::vector<std::vector<int>> local_index_ranks;
+  std::vector<int> host_of;  // by rank
+};
+
+HostLayout host_layout(const TopologyGraph& graph) {
+  HostLayout h;
+  h.host_ranks.resize(graph.num_hosts());
+  h.local_index_ranks.resize(graph.local_world_size());
+  for (int r = 0; r < graph.num_ranks(); ++r) {
+    h.host_ranks[graph.host_of(r)].push_back(r);
+    h.host_of.push_back(graph.host_of(r));
+    h.local_index_ranks[r % graph.local_world_size()].push_back(r);
+  }
+  return h;
+}
+
+void emit_input_dist(const GroupTraffic& g, int ranks, std::vector<CollectiveSpec>* out) {
+  out->push_back(all_to_all(Phase::kInputDist, all_ranks(ranks), {}, g.splits_to));
+  out->push_back(all_to_all(Phase::kInputDist, all_ranks(ranks), {}, g.ids_to));
+}
+
+void emit_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout& hosts, int ranks,
+                      std::vector<CollectiveSpec>* out) {
+  if (type == ShardingType::kTableRowWise) {
+    for (size_t h = 0; h < hosts.host_ranks.size(); ++h) {
+      if (g.host_rs_chunk[h] > 0) {
+        out->push_back(ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, hosts.host_ranks[h], g.host_rs_chunk[h]));
+      }
+    }
+    if (hosts.host_ranks.size() > 1) {
+      for (const std::vector<int>& members : hosts.local_index_ranks) {
+        std::vector<double> from;
+        for (int r : members) from.push_back(g.host_out_from[hosts.host_of[r]]);
+        if (any_positive(from)) out->push_back(all_to_all(Phase::kOutputDist, members, from, {}));
+      }
+    }
+    return;
+  }
+  if (g.rs_chunk > 0) {
+    out->push_back(ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, all_ranks(ranks), g.rs_chunk));
+  }
+  if (any_positive(g.out_from)) out->push_back(all_to_all(Phase::kOutputDist, all_ranks(ranks), g.out_from, {}));
+}
+
+// Backward mirrors the forward output dist in reverse.
+void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout& hosts, int ranks,
+                          std::vector<CollectiveSpec>* out) {
+  if (type == ShardingType::kTableRowWise) {
+    if (hosts.host_ranks.size() > 1) {
+      for (const std::vector<int>& members : hosts.local_index_ranks) {
+        std::vector<double> to;
+        for (int r : members) to.push_back(g.host_bwd_to[hosts.host_of[r]]);
+        if (any_positive(to)) out->push_back(all_to_all(Phase::kBwdOutputDist, members, {}, to));
+      }
+    }
+    for (size_t h = 0; h < hosts.host_ranks.size(); ++h) {
+      if (g.host_ag_chunk[h] > 0) {
+        out->push_back(ring(Phase::kBwdOutputDist, CollectiveKind::kAllGather, hosts.host_ranks[h], g.host_ag_chunk[h]));
+      }
+    }
+    return;
+  }
+  if (any_positive(g.bwd_to)) out->push_back(all_to_all(Phase::kBwdOutputDist, all_ranks(ranks), {}, g.bwd_to));
+  if (g.ag_chunk > 0) {
+    out->push_back(ring(Phase::kBwdOutputDist, CollectiveKind::kAllGather, all_ranks(ranks), g.ag_chunk));
+  }
+}
+
+}  // namespace
+
+double CollectiveSpec::bytes_sent(int m) const {
+  const size_t n = members.size();
+  if (n <= 1) return 0.0;
+  switch (kind) {
+    case CollectiveKind::kAllToAll: {
+      const double to_total = std::accumulate(to_bytes.begin(), to_bytes.end(), 0.0);
+      return static_cast<double>(n - 1) * from_bytes[m] + (to_total - to_bytes[m]);
+    }
+    case CollectiveKind::kReduceScatter:
+      return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[m];
+    case CollectiveKind::kAllGather:
+      return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[(m + 1) % n];
+    case CollectiveKind::kAllReduce:
+      return 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
+    case CollectiveKind::kEstimate:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ranks, bool training) {
+  std::vector<CollectiveSpec> out;
+  auto add = [&](Phase phase, double RankWork::*field) {
+    CollectiveSpec c;
+    c.phase = phase;
+    c.kind = CollectiveKind::kEstimate;
+    c.members = all_ranks(static_cast<int>(ranks.size()));
+    for (const RankWork& w : ranks) c.durations_ms.push_back(w.*field);
+    if (any_positive(c.durations_ms)) out.push_back(std::move(c));
+  };
+  add(Phase::kOutputDist, &RankWork::output_dist_estimate_ms);
+  if (!training) return out;
+  add(Phase::kBwdOutputDist, &RankWork::bwd_output_dist_estimate_ms);
+  add(Phase::kDpAllreduce, &RankWork::dp_allreduce_estimate_ms);
+  return out;
+}
+
+Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                                       const planner::PartitionedPlan& plan, const planner::Topology& topology,
+                                       const TopologyGraph& graph) {
+  const int ranks = topology.world_size;
+  const bool training = !scenario.planner.is_inference;
+  const planner::EstimatorContext ctx = planner::estimator_context(scenario, topology);
+  IterationTraffic t;
+  t.ranks.resize(static_cast<size_t>(ranks));
+  std::array<GroupTraffic, kNumShardingTypes> groups;
+
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const ShardingOption& o = space.options[plan.proposal[i]];
+    const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
+    GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
+    if (!g.present) g.init(ranks, graph.num_hosts());
+    for (int s = 0; s < o.num_shards(); ++s) {
+      const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
+      if (rank < 0 || rank >= ranks) {
+        return Status::invalid_scenario("plan: shard " + std::to_string(s) + " of " + o.fqn + " is on rank " +
+                                        std::to_string(rank) + ", but the topology has ranks 0.." +
+                                        std::to_string(ranks - 1));
+      }
+      RankWork& w = t.ranks[static_cast<size_t>(rank)];
+      const planner::Perf& p = o.shard_perf;
+      ++w.shards;
+      add_shard(o, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph, &g);
+      w.prefetch_ms += p.prefetch_compute;
+      w.fwd_ms += p.fwd_compute;
+      w.output_dist_estimate_ms += p.fwd_comms;
+      // An inference iteration has no backward, although TorchRec's RW,
+      // TWRW and DP estimates carry backward terms there too.
+      if (!training) continue;
+      w.bwd_ms += p.bwd_compute;
+      if (o.sharding_type == ShardingType::kDataParallel) {
+        w.dp_allreduce_estimate_ms += p.bwd_comms;
+      } else {
+        w.bwd_output_dist_estimate_ms += p.bwd_comms;
+      }
+    }
+  }
+  for (int r = 0; r < ranks; ++r) {
+    RankWork& w = t.ranks[static_cast<size_t>(r)];
+    w.dense_fwd_ms = dense_time(scenario.workload.dense_fwd_ms, r);
+    w.dense_bwd_ms = training ? dense_time(scenario.workload.dense_bwd_ms, r) : 0.0;
+  }
+
+  // Issue order: sharding types in the sharder's order; backward reversed.
+  const HostLayout hosts = host_layout(graph);
+  for (int type = 0; type < kNumShardingTypes; ++type) {
+    const GroupTraffic& g = groups[type];
+    if (g.present && static_cast<ShardingType>(type) != ShardingType::kDataParallel) {
+      emit_input_dist(g, ranks, &t.collectives);
+    }
+  }
+  for (int type = 0; type < kNumShardingTypes; ++type) {
+    if (groups[type].present) {
+      emit_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks, &t.collectives);
+    }
+  }
+  if (!training) return t;
+  for (int type = kNumShardingTypes - 1; type >= 0; --type) {
+    if (groups[type].present) {
+      emit_bwd_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks, &t.collectives);
+    }
+  }
+  const GroupTraffic& dp = groups[static_cast<size_t>(ShardingType::kDataParallel)];
+  if (dp.present && dp.allreduce_bytes > 0 && ranks > 1) {
+    CollectiveSpec ar;
+    ar.phase = Phase::kDpAllreduce;
+    ar.kind = CollectiveKind::kAllReduce;
+    ar.members = all_ranks(ranks);
+    ar.bytes = dp.allreduce_bytes;
+    t.collectives.push_back(std::move(ar));
+  }
+  return t;
+}
+
+}  // namespace shardlab::sim::detail

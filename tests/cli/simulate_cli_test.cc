@@ -1,0 +1,244 @@
+// The simulator's verbs through the real binary: simulate (result and trace
+// files, --plan, option errors), plan --perf-model simulated, and compare.
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli_fixture.h"
+
+namespace {
+
+using namespace shardlab_cli_test;
+
+const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+
+const std::set<std::string> kPhases = {"input_dist", "fwd_compute",     "output_dist", "dense_fwd", "dense_bwd",
+                                       "bwd_output_dist", "bwd_compute", "dp_allreduce", "prefetch"};
+
+// Two tables on four ranks in two hosts, with a fabric and a dense workload.
+constexpr const char* kTwoHostScenario = R"({
+  "name": "cli-two-hosts",
+  "topology": {"world_size": 4, "local_world_size": 2, "hbm_cap": "16 GiB",
+               "fabric": {"nics_per_host": 1, "nic_bw": "25 GB/s", "oversubscription": 2,
+                          "hosts": [{"intra_host_bw": "300 GB/s"}, {"nics": 2}]}},
+  "workload": {"dense_fwd_ms": 0.05, "dense_bwd_ms": [0.1, 0.1, 0.12, 0.1]},
+  "tables": [
+    {"name": "t0", "num_embeddings": 100000, "embedding_dim": 64, "feature_names": ["f0"]},
+    {"name": "t1", "num_embeddings": 5000, "embedding_dim": 32, "feature_names": ["f1"]}
+  ],
+  "planner": {"proposers": ["greedy"]}
+})";
+
+// The result document of scenario.md "Simulation result", checked in depth.
+void check_result(const Json& j, const std::string& scenario, int iterations, int ranks) {
+  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks", "critical_path", "links",
+                           "events", "flows"}));
+  EXPECT_EQ(j["scenario"], scenario);
+  EXPECT_EQ(j["iterations"], iterations);
+  EXPECT_GT(j["iteration_ms"].get<double>(), 0.0);
+  EXPECT_GE(j["total_ms"].get<double>(), j["iteration_ms"].get<double>());
+  EXPECT_GT(j["events"].get<int64_t>(), 0);
+  ASSERT_EQ(j["ranks"].size(), static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    const Json& rank = j["ranks"][r];
+    EXPECT_EQ(keys(rank), (Keys{"rank", "busy_ms", "phases"}));
+    EXPECT_EQ(rank["rank"], r);
+    EXPECT_GE(rank["busy_ms"]["compute"].get<double>(), 0.0);
+    EXPECT_GE(rank["busy_ms"]["comm"].get<double>(), 0.0);
+    ASSERT_FALSE(rank["phases"].empty());
+    std::set<int> seen_iterations;
+    for (const Json& p : rank["phases"]) {
+      EXPECT_EQ(keys(p), (Keys{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}));
+      EXPECT_TRUE(kPhases.count(p["phase"].get<std::string>())) << p.dump();
+      EXPECT_TRUE(p["stream"] == "compute" || p["stream"] == "comm") << p.dump();
+      EXPECT_LE(p["start_ms"].get<double>(), p["end_ms"].get<double>()) << p.dump();
+      EXPECT_LE(p["end_ms"].get<double>(), j["total_ms"].get<double>() + 1e-9) << p.dump();
+      EXPECT_GE(p["bytes"].get<double>(), 0.0);
+      seen_iterations.insert(p["iteration"].get<int>());
+    }
+    EXPECT_EQ(*seen_iterations.begin(), 0);
+    EXPECT_EQ(*seen_iterations.rbegin(), iterations - 1);
+  }
+  ASSERT_FALSE(j["critical_path"].empty());
+  for (const Json& s : j["critical_path"]) {
+    EXPECT_EQ(keys(s), (Keys{"rank", "phase", "iteration", "start_ms", "end_ms"}));
+    EXPECT_TRUE(kPhases.count(s["phase"].get<std::string>())) << s.dump();
+    EXPECT_LT(s["rank"].get<int>(), ranks);
+  }
+  for (const Json& l : j["links"]) {
+    EXPECT_EQ(keys(l), (Keys{"name", "bytes", "utilization"}));
+    EXPECT_GT(l["bytes"].get<double>(), 0.0);
+    EXPECT_GE(l["utilization"].get<double>(), 0.0);
+  }
+}
+
+TEST_F(CliTest, SimulateWritesResultAndTrace) {
+  const std::string out = path("result.json");
+  const std::string trace = path("trace.json");
+  const CliRun r = run({"simulate", kTiny, "-o", out, "--trace", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* piece : {"iteration time:", "busy per iteration", "critical path", "busiest links"}) {
+    EXPECT_NE(r.out.find(piece), std::string::npos) << piece << " in:\n" << r.out;
+  }
+  const Json result = Json::parse(read_file(out));
+  check_result(result, "tiny_2gpu", 4, 2);
+
+  const Json t = Json::parse(read_file(trace));
+  EXPECT_EQ(keys(t), (Keys{"traceEvents", "displayTimeUnit"}));
+  EXPECT_EQ(t["displayTimeUnit"], "ms");
+  size_t complete = 0;
+  std::set<std::string> thread_names;
+  for (const Json& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") thread_names.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] != "X") continue;
+    ++complete;
+    EXPECT_EQ(e["pid"], 0);
+    EXPECT_LT(e["tid"].get<int>(), 4);
+  }
+  EXPECT_EQ(thread_names, (std::set<std::string>{"gpu0 compute", "gpu0 comm", "gpu1 compute", "gpu1 comm"}));
+  size_t phases = 0;
+  for (const Json& rank : result["ranks"]) phases += rank["phases"].size();
+  EXPECT_EQ(complete, phases);
+  expect_no_temp_files();
+}
+
+TEST_F(CliTest, SimulateOptions) {
+  // -o - takes stdout: the JSON alone goes there, the summary to stderr.
+  CliRun r = run({"simulate", kTiny, "-o", "-", "--iterations", "2", "--no-overlap", "--no-contention",
+                  "--comm-model", "estimates", "--compact"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  check_result(Json::parse(r.out), "tiny_2gpu", 2, 2);
+  EXPECT_NE(r.err.find("overlap off, contention off, comm model estimates"), std::string::npos) << r.err;
+
+  // -q: nothing printed.
+  r = run({"simulate", kTiny, "-q", "-o", path("r.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+
+  // Fabric and workload sections are simulated.
+  r = run({"simulate", write("two_hosts.json", kTwoHostScenario), "-o", path("two.json"), "--iterations", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json two = Json::parse(read_file(path("two.json")));
+  check_result(two, "cli-two-hosts", 3, 4);
+  std::set<std::string> phases;
+  for (const Json& p : two["ranks"][2]["phases"]) phases.insert(p["phase"].get<std::string>());
+  EXPECT_TRUE(phases.count("dense_fwd") && phases.count("dense_bwd")) << two["ranks"][2]["phases"].dump();
+}
+
+TEST_F(CliTest, SimulateUsageErrorsExit2) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"simulate", kTiny, "--comm-model", "packets"},
+        {"simulate", kTiny, "--iterations", "0"},
+        {"simulate", kTiny, "--iterations", "two"},
+        {"simulate"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back();
+    EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos) << r.err;
+  }
+  // An invalid fabric: the loader names it, -o gets the error JSON.
+  std::string bad = kTwoHostScenario;
+  bad.replace(bad.find("\"nics\": 2"), 9, "\"nics\": 0");
+  const CliRun r = run({"simulate", write("bad.json", bad), "-o", path("r.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("topology.fabric.hosts[1].nics"), std::string::npos) << r.err;
+  const Json j = Json::parse(read_file(path("r.json")));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error"}));
+  EXPECT_EQ(j["error"]["type"], "invalid_scenario");
+}
+
+TEST_F(CliTest, SimulateAPlanFile) {
+  CliRun r = run({"plan", kTiny, "-o", path("plan.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"plan", kTiny, "--format", "torchrec", "-o", path("torchrec.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"simulate", kTiny, "-o", path("planned.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json planned = Json::parse(read_file(path("planned.json")));
+
+  // The planner's own plan read back simulates exactly as planning it again.
+  for (const char* file : {"plan.json", "torchrec.json"}) {
+    r = run({"simulate", kTiny, "--plan", path(file), "-o", path("from_file.json")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("plan: from " + path(file)), std::string::npos) << r.out;
+    const Json from_file = Json::parse(read_file(path("from_file.json")));
+    check_result(from_file, "tiny_2gpu", 4, 2);
+    EXPECT_EQ(from_file["iteration_ms"], planned["iteration_ms"]) << file;
+    EXPECT_EQ(from_file["ranks"], planned["ranks"]) << file;
+  }
+
+  // A plan that does not fit the scenario: exit 2, file and table named.
+  Json broken = Json::parse(read_file(path("plan.json")));
+  broken["tables"].erase("user_id");
+  r = run({"simulate", kTiny, "--plan", write("broken.json", broken.dump()), "-o", path("r.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("user_id"), std::string::npos) << r.err;
+  EXPECT_EQ(Json::parse(read_file(path("r.json")))["error"]["type"], "invalid_scenario");
+  r = run({"simulate", kTiny, "--plan", path("missing.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_no_temp_files();
+}
+
+TEST_F(CliTest, PlanWithTheSimulatedPerfModel) {
+  CliRun r = run({"plan", kTiny, "--perf-model", "simulated", "-o", path("plan.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("simulations"), std::string::npos) << r.err;
+  const Json plan = Json::parse(read_file(path("plan.json")));
+  EXPECT_EQ(plan["tables"].size(), 4u);
+
+  // The rating is the plan's simulated iteration time.
+  r = run({"simulate", kTiny, "--plan", path("plan.json"), "-o", path("sim.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json sim = Json::parse(read_file(path("sim.json")));
+  EXPECT_DOUBLE_EQ(plan["perf_rating_ms"].get<double>(), sim["iteration_ms"].get<double>());
+
+  // -q silences the count; an unknown model is a usage error.
+  r = run({"plan", kTiny, "--perf-model", "simulated", "-q", "-o", path("plan2.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  r = run({"plan", kTiny, "--perf-model", "astrology"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
+  const CliRun r = run({"compare", kTiny, "-o", path("compare.json"), "--iterations", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[1/16]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[16/16]"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("sim_iter_ms"), std::string::npos) << r.out;
+  const Json j = Json::parse(read_file(path("compare.json")));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "rows"}));
+  EXPECT_EQ(j["scenario"], "tiny_2gpu");
+  EXPECT_EQ(j["iterations"], 2);
+  ASSERT_EQ(j["rows"].size(), 16u);
+  std::set<std::string> configurations;
+  int ok = 0;
+  for (const Json& row : j["rows"]) {
+    EXPECT_EQ(keys(row), (Keys{"proposer", "partitioner", "perf_model", "ok", "error", "perf_rating_ms",
+                               "iteration_ms", "peak_hbm_bytes", "imbalance", "num_proposals", "num_plans",
+                               "simulations", "plan_seconds"}));
+    configurations.insert(row["proposer"].get<std::string>() + "/" + row["partitioner"].get<std::string>() + "/" +
+                          row["perf_model"].get<std::string>());
+    EXPECT_EQ(row["simulations"].get<int>() > 0, row["perf_model"] == "simulated" && row["num_plans"] > 0)
+        << row.dump();
+    if (row["ok"] == true) {
+      ++ok;
+      EXPECT_TRUE(row["error"].is_null());
+      EXPECT_GT(row["perf_rating_ms"].get<double>(), 0.0);
+      EXPECT_GT(row["iteration_ms"].get<double>(), 0.0);
+      EXPECT_GT(row["peak_hbm_bytes"].get<int64_t>(), 0);
+      EXPECT_GE(row["imbalance"].get<double>(), 1.0);
+    } else {
+      EXPECT_TRUE(row["error"].contains("type")) << row.dump();
+    }
+  }
+  EXPECT_EQ(configurations.size(), 16u);
+  EXPECT_GT(ok, 0);
+  expect_no_temp_files();
+}
+
+}  // namespace

@@ -1,0 +1,202 @@
+// The simulator's sections of a scenario (docs/scenario-format.md "For the
+// simulator"): topology.fabric and workload. Defaults, accepted forms, and each
+// validation rule with its message.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/scenario.h"
+
+namespace shardlab::data {
+namespace {
+
+using planner::Scenario;
+
+constexpr std::string_view kOrigin = "sim.json";
+
+// A 6-rank scenario on hosts of 4 GPUs (two hosts, the second holding two).
+// `fabric` is spliced into topology (a leading comma when non-empty), `extra`
+// as further top-level members.
+std::string scenario_text(std::string_view fabric, std::string_view extra = "",
+                          std::string_view sizes = R"("world_size": 6, "local_world_size": 4)") {
+  std::string s = "{\"topology\": {";
+  s += sizes;
+  s += fabric;
+  s += R"(}, "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8, "feature_names": ["f0"]}])";
+  s += extra;
+  s += "}";
+  return s;
+}
+
+Scenario load_ok(const std::string& text) {
+  auto r = parse_scenario(text, std::string(kOrigin));
+  EXPECT_TRUE(r.is_ok()) << r.status().message() << "\nfor: " << text;
+  return r.is_ok() ? *r : Scenario{};
+}
+
+std::string error_of(const std::string& text) {
+  auto r = parse_scenario(text, std::string(kOrigin));
+  EXPECT_FALSE(r.is_ok()) << "unexpectedly loaded: " << text;
+  if (r.is_ok()) return "<loaded>";
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario) << r.status().message();
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+  return r.status().message();
+}
+
+#define EXPECT_ERROR(text, expected) EXPECT_EQ(error_of(text), expected)
+#define EXPECT_ERROR_CONTAINS(text, needle)                                  \
+  do {                                                                       \
+    const std::string msg_ = error_of(text);                                 \
+    EXPECT_NE(msg_.find(needle), std::string::npos) << "message: " << msg_; \
+  } while (false)
+
+TEST(ScenarioFabric, AbsentMeansDefaults) {
+  const Scenario s = load_ok(scenario_text(""));
+  const planner::FabricSpec defaults;
+  EXPECT_EQ(s.fabric.nics_per_host, 0);
+  EXPECT_FALSE(s.fabric.nic_bw.has_value());
+  EXPECT_EQ(s.fabric.oversubscription, defaults.oversubscription);
+  EXPECT_EQ(s.fabric.intra_host_latency_ms, defaults.intra_host_latency_ms);
+  EXPECT_EQ(s.fabric.inter_host_latency_ms, defaults.inter_host_latency_ms);
+  EXPECT_TRUE(s.fabric.hosts.empty());
+  EXPECT_TRUE(s.workload.dense_fwd_ms.empty());
+  EXPECT_TRUE(s.workload.dense_bwd_ms.empty());
+  // An empty object is the defaults too.
+  const Scenario e = load_ok(scenario_text(R"(, "fabric": {})", R"(, "workload": {})"));
+  EXPECT_EQ(e.fabric.nics_per_host, 0);
+  EXPECT_TRUE(e.fabric.hosts.empty());
+  EXPECT_TRUE(e.workload.dense_fwd_ms.empty());
+}
+
+TEST(ScenarioFabric, EveryField) {
+  const Scenario s = load_ok(scenario_text(R"(, "fabric": {
+      "nics_per_host": 2, "nic_bw": "50 GB/s", "oversubscription": 1.5,
+      "intra_host_latency_ms": 0.001, "inter_host_latency_ms": 0,
+      "hosts": [{"intra_host_bw": "300 GB/s", "nic_bw": 25000000, "nics": 4}, {}]})"));
+  EXPECT_EQ(s.fabric.nics_per_host, 2);
+  EXPECT_EQ(s.fabric.nic_bw, 50000000.0);
+  EXPECT_EQ(s.fabric.oversubscription, 1.5);
+  EXPECT_EQ(s.fabric.intra_host_latency_ms, 0.001);
+  EXPECT_EQ(s.fabric.inter_host_latency_ms, 0.0);
+  ASSERT_EQ(s.fabric.hosts.size(), 2u);
+  EXPECT_EQ(s.fabric.hosts[0].intra_host_bw, 300000000.0);
+  EXPECT_EQ(s.fabric.hosts[0].nic_bw, 25000000.0);
+  EXPECT_EQ(s.fabric.hosts[0].nics, 4);
+  EXPECT_FALSE(s.fabric.hosts[1].intra_host_bw.has_value());
+  EXPECT_FALSE(s.fabric.hosts[1].nic_bw.has_value());
+  EXPECT_FALSE(s.fabric.hosts[1].nics.has_value());
+  // The planner's topology is untouched by the fabric.
+  EXPECT_EQ(s.topology.world_size, 6);
+  EXPECT_EQ(s.topology.inter_host_bw, planner::kDefaultInterHostBw);
+}
+
+TEST(ScenarioFabric, HostCountFollowsTheTopology) {
+  // local_world_size absent: one host.
+  EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"hosts": [{"nics": 1}]})", "", R"("world_size": 6)"))
+                .fabric.hosts.size(),
+            1u);
+  // 8 ranks on hosts of 4: exactly two.
+  EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"hosts": [{}, {}]})", "",
+                                  R"("world_size": 8, "local_world_size": 4)"))
+                .fabric.hosts.size(),
+            2u);
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}]})"),
+               "sim.json: topology.fabric.hosts: must have one entry per host (2), not 1: got [{}], expected a "
+               "list of 2 host objects, ceil(world_size / local_world_size)");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {}, {}]})"),
+                        "topology.fabric.hosts: must have one entry per host (2), not 3");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": []})"),
+                        "topology.fabric.hosts: must have one entry per host (2), not 0");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": {"0": {}}})"),
+               "sim.json: topology.fabric.hosts: must be a list of host objects: got {\"0\":{}}, expected a list "
+               "of 2 host objects, ceil(world_size / local_world_size)");
+}
+
+TEST(ScenarioFabric, Validation) {
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics": 2})"),
+               "sim.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
+               "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": [])"), "sim.json: topology.fabric: must be a fabric object: got []");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics_per_host": 0})"),
+               "sim.json: topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 0");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": 1.5})"),
+                        "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 1.5");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": null})"),
+                        "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got null");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"nic_bw": 0})"),
+               "sim.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms > 0 or a string "
+               "such as \"897 GiB/s\"");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nic_bw": "50 GB"})"),
+                        "topology.fabric.nic_bw: invalid bandwidth: ");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"oversubscription": 0.5})"),
+               "sim.json: topology.fabric.oversubscription: must be a number >= 1: got 0.5");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"oversubscription": "2"})"),
+                        "topology.fabric.oversubscription: must be a number >= 1: got \"2\"");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"intra_host_latency_ms": -0.001})"),
+               "sim.json: topology.fabric.intra_host_latency_ms: must be a number >= 0: got -0.001");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"inter_host_latency_ms": true})"),
+               "sim.json: topology.fabric.inter_host_latency_ms: must be a number >= 0: got true");
+  // JSON has no infinity, but an overflowing literal is refused by the parser with a position.
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"inter_host_latency_ms": 1e400})"), "line 1");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"nics": 0}]})"),
+               "sim.json: topology.fabric.hosts[1].nics: must be an integer in [1, 65536]: got 0");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{"intra_host_bw": -1}, {}]})"),
+               "sim.json: topology.fabric.hosts[0].intra_host_bw: bandwidth must be > 0: got -1, expected bytes/ms "
+               "> 0 or a string such as \"897 GiB/s\"");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {"nic_bw": "fast"}]})"),
+                        "topology.fabric.hosts[1].nic_bw: invalid bandwidth");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"gpus": 2}]})"),
+               "sim.json: topology.fabric.hosts[1]: unknown key: got \"gpus\", expected one of intra_host_bw, nic_bw, "
+               "nics");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [1, {}]})"),
+               "sim.json: topology.fabric.hosts[0]: must be a host object: got 1");
+}
+
+TEST(ScenarioWorkload, NumbersAndPerRankLists) {
+  Scenario s = load_ok(scenario_text("", R"(, "workload": {"dense_fwd_ms": 0.5, "dense_bwd_ms": 0})"));
+  EXPECT_EQ(s.workload.dense_fwd_ms, std::vector<double>{0.5});
+  EXPECT_EQ(s.workload.dense_bwd_ms, std::vector<double>{0.0});
+  s = load_ok(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 1.5, 2, 2.5, 3, 3.5]})"));
+  EXPECT_TRUE(s.workload.dense_fwd_ms.empty());
+  EXPECT_EQ(s.workload.dense_bwd_ms, (std::vector<double>{1, 1.5, 2, 2.5, 3, 3.5}));
+  // A one-rank scenario: a one-entry list is as good as a number.
+  s = load_ok(scenario_text("", R"(, "workload": {"dense_fwd_ms": [0.25]})", R"("world_size": 1)"));
+  EXPECT_EQ(s.workload.dense_fwd_ms, std::vector<double>{0.25});
+}
+
+TEST(ScenarioWorkload, Validation) {
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_ms": 1})"),
+               "sim.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, dense_bwd_ms");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"), "sim.json: workload: must be a workload object: got 1");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": -1})"),
+               "sim.json: workload.dense_fwd_ms: must be a number >= 0: got -1");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": "1 ms"})"),
+               "sim.json: workload.dense_fwd_ms: must be a time in ms: got \"1 ms\", expected a number of ms >= 0, "
+               "or a list of 6 (one per rank)");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2]})"),
+               "sim.json: workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 2: got [1,2], "
+               "expected a number of ms >= 0, or a list of 6 (one per rank)");
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"(, "workload": {"dense_bwd_ms": []})"),
+                        "workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 0");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, -5, 6]})"),
+               "sim.json: workload.dense_bwd_ms[4]: must be a number >= 0: got -5");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, null, 6]})"),
+               "sim.json: workload.dense_bwd_ms[4]: must be a number >= 0: got null");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": null})"),
+               "sim.json: workload.dense_fwd_ms: must be a time in ms: got null, expected a number of ms >= 0, or a "
+               "list of 6 (one per rank)");
+}
+
+// The bundled scenarios and the unknown-key message still list the old keys
+// first, so existing files and messages are unchanged.
+TEST(ScenarioWorkload, UnknownTopLevelKeyListsWorkload) {
+  EXPECT_ERROR_CONTAINS(scenario_text("", R"(, "work_load": {})"),
+                        "<root>: unknown key: got \"work_load\", expected one of name, topology, batch_size, module, "
+                        "tables, constraints, sharder, planner, workload");
+}
+
+}  // namespace
+}  // namespace shardlab::data
