@@ -71,9 +71,11 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
   state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
+// 1,000 tables need more than 8 × 80 GiB: the 8-rank point gets 320 GiB per
+// GPU so that the same model can be placed and simulated at every scale.
 template <int Tables, int Ranks>
 Scenario synthetic() {
-  return shardlab::bench::synthetic_scenario(Tables, Ranks);
+  return shardlab::bench::synthetic_scenario(Tables, Ranks, Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
 }
 
 Scenario criteo_kaggle() {

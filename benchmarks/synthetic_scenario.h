@@ -14,13 +14,14 @@ namespace shardlab::bench {
 
 // Rows log-uniform in [1e3, 5e7], dims in {16..256}, pooling factors in
 // [1, 40], 10% weighted, 25% fp16; 8 ranks per host; defaults for everything
-// else (TorchRec's four proposers, greedy partitioner, 80 GiB HBM).
-inline planner::Scenario synthetic_scenario(int tables, int world_size) {
+// else (TorchRec's four proposers, greedy partitioner, 80 GiB HBM unless
+// `hbm_cap` says otherwise).
+inline planner::Scenario synthetic_scenario(int tables, int world_size, int64_t hbm_cap = int64_t{80} << 30) {
   planner::Scenario s;
   s.name = "synthetic_" + std::to_string(tables) + "x" + std::to_string(world_size);
   s.topology.world_size = world_size;
   s.topology.local_world_size = std::min(world_size, 8);
-  s.topology.hbm_cap = int64_t{80} << 30;
+  s.topology.hbm_cap = hbm_cap;
   s.planner.proposers = planner::default_proposers();
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(0.0, 1.0);

@@ -10,16 +10,6 @@ namespace {
 
 using internal::JsonWriter;
 
-template <typename T>
-void write_optional(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
-  w.key(key);
-  if (v.has_value()) {
-    w.value(*v);
-  } else {
-    w.null();
-  }
-}
-
 void write_row(JsonWriter& w, const ComparisonRow& row) {
   w.begin_object();
   w.member("proposer", row.proposer);

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,5 +84,16 @@ class JsonWriter {
 // Appends the shortest round-trip form of `v` in Python repr() layout
 // (finite `v` only).
 void append_double(std::string* out, double v);
+
+// Writes `key` with the value, or null when there is none.
+template <typename T>
+void write_optional(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
+  w.key(key);
+  if (v.has_value()) {
+    w.value(*v);
+  } else {
+    w.null();
+  }
+}
 
 }  // namespace shardlab::data::internal

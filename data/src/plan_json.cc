@@ -63,16 +63,6 @@ void write_pair(JsonWriter& w, int64_t a, int64_t b) {
   w.end_array();
 }
 
-template <typename T>
-void write_optional(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
-  w.key(key);
-  if (v.has_value()) {
-    w.value(*v);
-  } else {
-    w.null();
-  }
-}
-
 const char* bounds_check_name(planner::BoundsCheckMode m) {
   switch (m) {
     case planner::BoundsCheckMode::kFatal: return "fatal";
