@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "planner_messages.h"
+#include "proposal_tracker.h"
 #include "shardlab/planner/enumerator.h"
 #include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/proposer.h"
@@ -17,45 +18,38 @@
 namespace shardlab::planner {
 namespace {
 
-// Proposal de-duplication key. Within the search space an option index
-// identifies its content (fqn, type, kernel are unique per option), and a
-// proposal lists one option per fqn in fqn order, so the index vector is a
-// canonical form of TorchRec's sorted fingerprint list. Two independent
-// 64-bit hashes keep the cache small for tens of thousands of proposals.
-struct ProposalKey {
-  uint64_t a = 0;
-  uint64_t b = 0;
-  bool operator==(const ProposalKey&) const = default;
-};
-
-struct ProposalKeyHash {
-  size_t operator()(const ProposalKey& k) const { return static_cast<size_t>(k.a ^ (k.b * 0x9E3779B97F4A7C15ULL)); }
-};
-
-ProposalKey key_of(const Proposal& p) {
-  uint64_t a = 0xcbf29ce484222325ULL;  // FNV-1a
-  uint64_t b = 0x84222325cbf29ce4ULL;  // splitmix-style accumulator
-  for (int v : p) {
-    a = (a ^ static_cast<uint64_t>(static_cast<uint32_t>(v))) * 0x100000001b3ULL;
-    uint64_t z = b + static_cast<uint64_t>(static_cast<uint32_t>(v)) + 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    b = z ^ (z >> 31);
-  }
-  return {a, b};
-}
-
 struct CachedOutcome {
   bool partitionable = false;
+  // The rating, or nullopt when the proposal did not partition or when its
+  // exact rating was skipped (see cannot_beat).
   std::optional<double> rating;
 };
 
-// Integer sums: adding option totals equals adding every shard. Totals are
-// read from a compact copy; the options themselves are large.
-Storage proposal_storage(const std::vector<Storage>& option_storage, const Proposal& p) {
-  Storage s;
-  for (int idx : p) s += option_storage[idx];
-  return s;
+// True when every perf component of every shard is non-negative, the
+// premise of cannot_beat's error bound.
+bool perfs_non_negative(const SearchSpace& space) {
+  for (const ShardingOption& o : space.options) {
+    const Perf& p = o.shard_perf;
+    if (!(p.fwd_compute >= 0 && p.fwd_comms >= 0 && p.bwd_compute >= 0 && p.bwd_comms >= 0 &&
+          p.prefetch_compute >= 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Proves that a plan's NoopPerfModel rating is not below `best` from the
+// partitioner's own per-device maximum, without the per-shard rating pass.
+// Both numbers sum the same non-negative shard perfs per device, in different
+// orders (per component then total, vs per shard total, ODD-27). Each is within
+// a relative (k + 4)·2^-53 (first order) of the exact sum over a device's k
+// shards, so rating >= partitioner_max · (1 - 2(k + 4)·2^-53). The margin
+// below uses k = every shard of the plan and is twice that, which also covers
+// the rounding of the product and difference. The result equals
+// `!(rating < best)` whenever it returns true.
+bool cannot_beat(double partitioner_max, size_t num_shards, double best) {
+  const double margin = static_cast<double>(num_shards + 16) * 0x1p-50;
+  return partitioner_max - partitioner_max * margin >= best;
 }
 
 std::string gb(int64_t bytes) { return py_round(static_cast<double>(bytes) / (1 << 30), 3); }
@@ -148,39 +142,58 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   Proposal last_proposal;
   PartitionedPlan candidate;
   std::vector<double> device_perf;
-  std::vector<Storage> option_storage;
-  option_storage.reserve(ss.options.size());
-  for (const ShardingOption& o : ss.options) option_storage.push_back(o.total_storage);
+  ProposalTracker tracker(ss);
+  // Exact ratings can be skipped only for TorchRec's own model, whose rating
+  // the partitioner's device totals bound.
+  const bool may_skip_ratings = options.perf_model == nullptr && perfs_non_negative(ss);
+
+  // Rates `candidate` exactly; keeps it when it is the best so far.
+  auto rate_candidate = [&]() -> double {
+    double rating = 0.0;
+    rate_plan(ss, candidate, result.topology.world_size, &device_perf, &rating);
+    // rate_plan's max is TorchRec's rating; another model re-rates the plan.
+    if (options.perf_model != nullptr) rating = options.perf_model->rate(ss, candidate, result.topology, device_perf);
+    if (rating < best_rating) {  // strict: the first of equal ratings wins
+      best_rating = rating;
+      result.best = candidate;
+      result.device_perf_total = device_perf;
+    }
+    return rating;
+  };
 
   for (const ProposerSpec& spec : scenario.planner.proposers) {
     std::unique_ptr<Proposer> proposer = make_proposer(spec);
     proposer->load(ss);
+    const bool skip_ratings = may_skip_ratings && !proposer->reads_rating();
     for (auto proposal = proposer->propose(); proposal; proposal = proposer->propose()) {
-      const ProposalKey key = key_of(*proposal);
+      tracker.advance(*proposal);
+      const ProposalKey key = tracker.key();
       if (auto it = cache.find(key); it != cache.end()) {
+        CachedOutcome& cached = it->second;
+        if (cached.partitionable && !cached.rating && !skip_ratings) {
+          // Its rating was skipped for an earlier proposer; this one reads
+          // it. Partitioning is deterministic: redo it (still not counted).
+          // It could not beat the best then, so it cannot now.
+          (void)partitioner->partition(ss, *proposal, reserved_topology, &candidate);
+          cached.rating = rate_candidate();
+        }
         // Served from the cache: not partitioned again and not counted. The
         // cached plan itself is not kept (no proposer reads it on a repeat).
-        proposer->feedback(it->second.partitionable, nullptr, it->second.rating, reserved_devices);
+        proposer->feedback(cached.partitionable, nullptr, cached.rating, reserved_devices);
         continue;
       }
       ++result.num_proposals;
       if (Status st = partitioner->partition(ss, *proposal, reserved_topology, &candidate); st) {
         ++result.num_plans;
-        double rating = 0.0;
-        rate_plan(ss, candidate, result.topology.world_size, &device_perf, &rating);
-        // rate_plan's max is TorchRec's rating; another model re-rates the plan.
-        if (options.perf_model != nullptr) rating = options.perf_model->rate(ss, candidate, result.topology, device_perf);
-        if (rating < best_rating) {  // strict: the first of equal ratings wins
-          best_rating = rating;
-          result.best = candidate;
-          result.device_perf_total = device_perf;
-        }
+        std::optional<double> rating;
+        const std::optional<double> bound = skip_ratings ? partitioner->max_device_perf() : std::nullopt;
+        if (!bound || !cannot_beat(*bound, candidate.ranks.size(), best_rating)) rating = rate_candidate();
         cache.emplace(key, CachedOutcome{true, rating});
         proposer->feedback(true, &candidate, rating, reserved_devices);
       } else {
         last_error = st;
         last_proposal = *proposal;
-        lowest_storage = std::min(lowest_storage, proposal_storage(option_storage, *proposal));
+        lowest_storage = std::min(lowest_storage, tracker.storage());
         cache.emplace(key, CachedOutcome{false, std::nullopt});
         proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
       }

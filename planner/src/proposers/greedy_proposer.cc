@@ -39,6 +39,13 @@ void GreedyProposer::load(const SearchSpace& space) {
     group_begin_.push_back(static_cast<int>(sorted_.size()));
   }
   pos_.assign(groups.size(), 0);
+  current_.resize(groups.size());
+  for (size_t f = 0; f < groups.size(); ++f) current_[f] = sorted_[group_begin_[f]];
+  const int num_fqns = static_cast<int>(groups.size());
+  walk_.build(num_fqns, WalkLess{this});
+  for (int f = 0; f < num_fqns; ++f) {
+    if (group_begin_[f] + 1 >= group_begin_[f + 1]) walk_.exclude(f);  // a single option never advances
+  }
   // TorchRec proposes nothing when its pointer map is empty (no tables).
   active_ = !groups.empty();
   best_rating_ = std::numeric_limits<double>::infinity();
@@ -47,9 +54,7 @@ void GreedyProposer::load(const SearchSpace& space) {
 
 std::optional<Proposal> GreedyProposer::propose() {
   if (!active_) return std::nullopt;
-  Proposal proposal(pos_.size());
-  for (size_t f = 0; f < pos_.size(); ++f) proposal[f] = sorted_[group_begin_[f] + pos_[f]];
-  return proposal;
+  return current_;
 }
 
 void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/,
@@ -78,22 +83,20 @@ void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*p
   // table (fqn order) win ties, and means a table whose current option uses
   // no storage at all is never advanced [ODD-22]. Tables already at their
   // last option are not candidates.
-  StorageKey largest{0, 0, 0, 0};
-  int largest_fqn = -1;
-  const int num_fqns = static_cast<int>(pos_.size());
-  for (int f = 0; f < num_fqns; ++f) {
-    const int at = group_begin_[f] + pos_[f];
-    if (at + 1 >= group_begin_[f + 1]) continue;
-    if (keys_[at] > largest) {
-      largest = keys_[at];
-      largest_fqn = f;
-    }
-  }
-  if (largest_fqn < 0) {
+  // The tree's minimum is the first fqn with the largest key among those
+  // that can advance: the scan's winner, provided its key beats zeros.
+  const int f = walk_.min(WalkLess{this});
+  if (f == static_cast<int>(pos_.size()) || !(keys_[group_begin_[f] + pos_[f]] > StorageKey{0, 0, 0, 0})) {
     stop();
     return;
   }
-  ++pos_[largest_fqn];
+  const int at = group_begin_[f] + ++pos_[f];
+  current_[f] = sorted_[at];
+  if (at + 1 >= group_begin_[f + 1]) {
+    walk_.exclude(f);  // now at its last option
+  } else {
+    walk_.mark(f);
+  }
 }
 
 }  // namespace shardlab::planner

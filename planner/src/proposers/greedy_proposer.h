@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "../tournament_tree.h"
 #include "shardlab/planner/proposer.h"
 
 namespace shardlab::planner {
@@ -22,11 +23,25 @@ class GreedyProposer final : public Proposer {
   std::optional<Proposal> propose() override;
   void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
                 const std::vector<Storage>& reserved) override;
+  // Only the threshold reads ratings; the walk itself is static.
+  bool reads_rating() const override { return threshold_.has_value(); }
 
  private:
   // (max shard hbm, sum hbm, max shard ddr, sum ddr), compared
   // lexicographically like the Python tuple TorchRec builds.
   using StorageKey = std::array<int64_t, 4>;
+
+  // Walk order over fqns: larger current key first, then the earlier fqn;
+  // the tree's minimum is the fqn the walk advances next.
+  struct WalkLess {
+    const GreedyProposer* p;
+    bool operator()(int a, int b) const {
+      const StorageKey& ka = p->keys_[p->group_begin_[a] + p->pos_[a]];
+      const StorageKey& kb = p->keys_[p->group_begin_[b] + p->pos_[b]];
+      if (ka != kb) return ka > kb;
+      return a < b;
+    }
+  };
 
   void stop() { active_ = false; }
 
@@ -39,6 +54,9 @@ class GreedyProposer final : public Proposer {
   std::vector<StorageKey> keys_;  // storage key of sorted_[i], computed at load
   std::vector<int> group_begin_;
   std::vector<int> pos_;  // per fqn: current position inside its group
+  Proposal current_;      // sorted_[group_begin_[f] + pos_[f]] for every fqn f
+  // Fqns that can still advance (not at their last option), by WalkLess.
+  TournamentTree<WalkLess> walk_;
   bool active_ = false;   // false: propose() returns nullopt
 
   double best_rating_ = 0.0;  // best truthy rating seen (starts at +inf)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "shardlab/planner/scenario.h"
@@ -24,6 +25,14 @@ class Partitioner {
   // When off, failures may carry an empty message (cheaper in the proposal
   // loop); the error type is unchanged. On by default.
   virtual void set_detailed_errors(bool on) = 0;
+
+  // After a successful partition(): the largest device perf total as the
+  // partitioner accumulated it (component-wise sums, then the total; §8.1),
+  // which agrees with the NoopPerfModel rating of the returned plan up to
+  // rounding (ODD-27). nullopt when the partitioner does not track it (the
+  // returned plan is not the one whose totals it accumulated). The planner
+  // uses it to skip exact ratings that provably cannot win.
+  virtual std::optional<double> max_device_perf() const { return std::nullopt; }
 };
 
 std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec);

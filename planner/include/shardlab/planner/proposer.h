@@ -30,6 +30,11 @@ class Proposer {
   // after the storage reservation.
   virtual void feedback(bool partitionable, const PartitionedPlan* plan,
                         std::optional<double> rating, const std::vector<Storage>& reserved) = 0;
+
+  // Whether feedback() reads `rating` for a partitionable proposal. When
+  // false, the planner may pass nullopt for a plan it has proven cannot be
+  // the best, instead of rating it exactly.
+  virtual bool reads_rating() const { return true; }
 };
 
 std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec);

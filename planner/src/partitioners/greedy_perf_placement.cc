@@ -1,0 +1,340 @@
+// The device and host strategies of the greedy perf partitioner
+// (planner-model.md §8.1), on the state set up by partition().
+#include <algorithm>
+#include <string>
+
+#include "../planner_messages.h"
+#include "greedy_perf_partitioner.h"
+#include "shardlab/planner/py_format.h"
+
+namespace shardlab::planner {
+namespace {
+
+// Min-heap order on (perf total, rank mod Lw, rank) for the device strategy
+// inside one host, which works on copies of the host's devices.
+struct HeapGreater {
+  template <typename E>
+  bool operator()(const E& a, const E& b) const {
+    if (a.total != b.total) return a.total > b.total;
+    if (a.local_rank != b.local_rank) return a.local_rank > b.local_rank;
+    return a.rank > b.rank;
+  }
+};
+
+// Table-row-wise: shard i on the host's i-th device (`free_*` point at the
+// host's first device). Contiguous arrays, restrict, no early exit: the
+// compiler vectorizes the loops.
+bool row_wise_fits(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr, int n,
+                   const int64_t* __restrict free_hbm, const int64_t* __restrict free_ddr) {
+  bool fits = true;
+  for (int i = 0; i < n; ++i) fits &= (need_hbm[i] <= free_hbm[i]) & (need_ddr[i] <= free_ddr[i]);
+  return fits;
+}
+
+bool row_wise_fits(const Storage& head, const Storage& tail, int n, const int64_t* free_hbm, const int64_t* free_ddr) {
+  bool fits = tail.hbm <= free_hbm[n - 1] && tail.ddr <= free_ddr[n - 1];
+  for (int i = 0; i + 1 < n; ++i) fits &= (head.hbm <= free_hbm[i]) & (head.ddr <= free_ddr[i]);
+  return fits;
+}
+
+// The same answer with subtractions, which SSE2 vectorizes (it has no
+// 64-bit compare): need <= free exactly when free - need has no sign bit,
+// provided the difference does not overflow, i.e. when every value lies in
+// (-2^62, 2^62); the caller checks that (kSmallStorage).
+bool row_wise_fits_small(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr, int n,
+                         const int64_t* __restrict free_hbm, const int64_t* __restrict free_ddr) {
+  int64_t signs = 0;
+  for (int i = 0; i < n; ++i) signs |= (free_hbm[i] - need_hbm[i]) | (free_ddr[i] - need_ddr[i]);
+  return signs >= 0;
+}
+
+// Shards 0..n-2 of storage `head` and shard n-1 of storage `tail` (n >= 1),
+// by subtractions as above.
+bool head_tail_fits_small(const Storage& head, const Storage& tail, int n, const int64_t* __restrict free_hbm,
+                          const int64_t* __restrict free_ddr) {
+  const int64_t hbm = head.hbm;
+  const int64_t ddr = head.ddr;
+  int64_t signs = (free_hbm[n - 1] - tail.hbm) | (free_ddr[n - 1] - tail.ddr);
+  for (int i = 0; i + 1 < n; ++i) signs |= (free_hbm[i] - hbm) | (free_ddr[i] - ddr);
+  return signs >= 0;
+}
+
+void head_tail_take(const Storage& head, const Storage& tail, int n, int base, int64_t* __restrict free_hbm,
+                    int64_t* __restrict free_ddr, int* __restrict ranks) {
+  const int64_t hbm = head.hbm;
+  const int64_t ddr = head.ddr;
+  for (int i = 0; i + 1 < n; ++i) {
+    free_hbm[i] -= hbm;
+    free_ddr[i] -= ddr;
+  }
+  free_hbm[n - 1] -= tail.hbm;
+  free_ddr[n - 1] -= tail.ddr;
+  for (int i = 0; i < n; ++i) ranks[i] = base + i;
+}
+
+void row_wise_take(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr, int n, int base,
+                   int64_t* __restrict free_hbm, int64_t* __restrict free_ddr, int* __restrict ranks) {
+  for (int i = 0; i < n; ++i) {
+    free_hbm[i] -= need_hbm[i];
+    free_ddr[i] -= need_ddr[i];
+    ranks[i] = base + i;
+  }
+}
+
+}  // namespace
+
+void GreedyPerfPartitioner::start_placement() {
+  const int lw = local_world_size_;
+  key_total_.resize(world_size_);
+  local_rank_.resize(world_size_);
+  for (int r = 0; r < world_size_; ++r) {
+    key_total_[r] = perf_.total(r);
+    local_rank_[r] = r % lw;
+  }
+  // Checked now, then kept up to date by commit_device(); table-row-wise
+  // placements keep it (their needs are small and non-negative, and placed
+  // only where they fit, so free storage stays between its value and 0).
+  small_frees_ = true;
+  for (int r = 0; r < world_size_; ++r) small_frees_ &= is_small(free_hbm_[r]) & is_small(free_ddr_[r]);
+  num_groups_ = (world_size_ + lw - 1) / lw;
+  device_tree_.reset(num_groups_);
+  group_dirty_.assign(num_groups_, 1);
+  dirty_groups_.resize(num_groups_);
+  for (int g = 0; g < num_groups_; ++g) dirty_groups_[g] = g;
+
+  host_total_.assign(num_hosts_, 0.0);
+  host_free_.assign(num_hosts_, Storage{});
+  host_dirty_.assign(num_hosts_, 0);
+  dirty_hosts_.clear();
+  host_tree_.reset(num_hosts_);
+  for (int h = 0; h < num_hosts_; ++h) {
+    double total = 0.0;
+    for (int r = h * lw; r < (h + 1) * lw; ++r) {
+      total += key_total_[r];
+      host_free_[h] += free_storage(r);
+    }
+    host_total_[h] = total;
+    host_tree_.set(h, TreeKey{total, static_cast<uint64_t>(h)});
+  }
+}
+
+// Marks the host (and device group) of changed devices for a refresh.
+void GreedyPerfPartitioner::mark_host(int host) {
+  if (!group_dirty_[host]) {
+    group_dirty_[host] = 1;
+    dirty_groups_.push_back(host);
+  }
+  if (host < num_hosts_ && !host_dirty_[host]) {  // trailing ranks of a partial host belong to none
+    host_dirty_[host] = 1;
+    dirty_hosts_.push_back(host);
+  }
+}
+
+void GreedyPerfPartitioner::commit_device(int rank, const Storage& storage, const Perf& perf) {
+  free_hbm_[rank] -= storage.hbm;
+  free_ddr_[rank] -= storage.ddr;
+  small_frees_ &= is_small(free_hbm_[rank]) & is_small(free_ddr_[rank]);
+  perf_.add(rank, 1, perf, key_total_.data());
+  const int host = rank / local_world_size_;
+  if (host < num_hosts_) host_free_[host] -= storage;
+  mark_host(host);
+}
+
+// A group's leaf is its smallest device key; only changed groups are redone.
+void GreedyPerfPartitioner::refresh_groups() {
+  // Inside a group rank mod Lw grows with the rank, so the key order there
+  // is (total, rank): the first device with the smallest total.
+  const int lw = local_world_size_;
+  const double* totals = key_total_.data();
+  for (const int g : dirty_groups_) {
+    const int end = std::min(world_size_, (g + 1) * lw);
+    int best = g * lw;
+    for (int r = best + 1; r < end; ++r) {
+      if (totals[r] < totals[best]) best = r;
+    }
+    device_tree_.set(g, device_key(best));
+    group_dirty_[g] = 0;
+  }
+  dirty_groups_.clear();
+}
+
+int GreedyPerfPartitioner::place_on_all_devices(int o, const HotOption& h, int first_shard, PartitionedPlan* out) {
+  for (int j = 0; j < h.num_shards; ++j) {
+    // A single shard's storage is the option's total: no need to visit the
+    // option's shards (another cache miss) for table-wise options.
+    const Storage& need = h.num_shards == 1 ? h.total_storage : space_->options[o].shards[j].storage;
+    refresh_groups();
+    int chosen = device_tree_.min().item();
+    if (!(need.hbm <= free_hbm_[chosen] && need.ddr <= free_ddr_[chosen])) {
+      // The least loaded device is full: the smallest key among those with
+      // room, by a scan.
+      chosen = -1;
+      TreeKey best = MinKeyTree::kEmpty;
+      for (int r = 0; r < world_size_; ++r) {
+        if (!(need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r])) continue;
+        const TreeKey k = device_key(r);
+        if (chosen < 0 || k < best) {
+          best = k;
+          chosen = r;
+        }
+      }
+      if (chosen < 0) return j;
+    }
+    commit_device(chosen, need, h.shard_perf);
+    out->ranks[first_shard + j] = chosen;
+  }
+  return -1;
+}
+
+// Host totals are Σ device totals in rank order from 0.0, as TorchRec sums
+// them; only hosts whose devices changed since the last refresh are redone.
+void GreedyPerfPartitioner::refresh_hosts() {
+  const int lw = local_world_size_;
+  for (const int h : dirty_hosts_) {
+    double total = 0.0;
+    for (int r = h * lw; r < (h + 1) * lw; ++r) total += key_total_[r];
+    host_total_[h] = total;
+    host_dirty_[h] = 0;
+    host_tree_.update(h, TreeKey{total, static_cast<uint64_t>(h)});
+  }
+  dirty_hosts_.clear();
+}
+
+// Device strategy restricted to host `host`, on copies; commits only when
+// every shard found a device.
+bool GreedyPerfPartitioner::place_within_host(const ShardingOption& option, int host, int first_shard,
+                                              PartitionedPlan* out) {
+  const int lw = local_world_size_;
+  const int base = host * lw;
+  local_free_.resize(lw);
+  local_perf_.resize(lw);
+  local_heap_.clear();
+  for (int i = 0; i < lw; ++i) {
+    local_free_[i] = free_storage(base + i);
+    local_perf_[i] = perf_.get(base + i);
+    local_heap_.push_back(HeapEntry{local_perf_[i].total(), (base + i) % lw, i});
+  }
+  std::make_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
+  for (int j = 0; j < option.num_shards(); ++j) {
+    const Storage& need = option.shards[j].storage;
+    popped_.clear();
+    int chosen = -1;
+    while (!local_heap_.empty()) {
+      std::pop_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
+      const HeapEntry e = local_heap_.back();
+      local_heap_.pop_back();
+      if (need.fits_in(local_free_[e.rank])) {
+        chosen = e.rank;
+        break;
+      }
+      popped_.push_back(e);
+    }
+    for (const HeapEntry& e : popped_) {
+      local_heap_.push_back(e);
+      std::push_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
+    }
+    if (chosen < 0) return false;
+    local_free_[chosen] -= need;
+    local_perf_[chosen] += option.shard_perf;
+    local_heap_.push_back(HeapEntry{local_perf_[chosen].total(), (base + chosen) % lw, chosen});
+    std::push_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
+    out->ranks[first_shard + j] = base + chosen;
+  }
+  for (int j = 0; j < option.num_shards(); ++j) {
+    commit_device(out->ranks[first_shard + j], option.shards[j].storage, option.shard_perf);
+  }
+  return true;
+}
+
+// Table-row-wise on one host: shard i on the host's i-th device. Commits
+// and returns true when every shard fits.
+bool GreedyPerfPartitioner::try_row_wise(int o, const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+  const int lw = local_world_size_;
+  const int base = host * lw;
+  const int n = h.num_shards;
+  int64_t* free_hbm = free_hbm_.data() + base;
+  int64_t* free_ddr = free_ddr_.data() + base;
+  int* ranks = out->ranks.data() + first_shard;
+  const bool small = small_frees_ && small_needs_;
+  if (h.head_tail) {
+    const bool fits = small ? head_tail_fits_small(h.head, h.tail, n, free_hbm, free_ddr)
+                            : row_wise_fits(h.head, h.tail, n, free_hbm, free_ddr);
+    if (!fits) return false;
+    head_tail_take(h.head, h.tail, n, base, free_hbm, free_ddr, ranks);
+  } else {
+    if (row_wise_need_[o] < 0) {
+      row_wise_need_[o] = static_cast<int>(need_hbm_.size());
+      for (const Shard& s : space_->options[o].shards) {
+        need_hbm_.push_back(s.storage.hbm);
+        need_ddr_.push_back(s.storage.ddr);
+        small_needs_ &= small_need(s.storage);
+      }
+    }
+    const int64_t* need_hbm = need_hbm_.data() + row_wise_need_[o];
+    const int64_t* need_ddr = need_ddr_.data() + row_wise_need_[o];
+    const bool fits = small_frees_ && small_needs_ ? row_wise_fits_small(need_hbm, need_ddr, n, free_hbm, free_ddr)
+                                                   : row_wise_fits(need_hbm, need_ddr, n, free_hbm, free_ddr);
+    if (!fits) return false;
+    row_wise_take(need_hbm, need_ddr, n, base, free_hbm, free_ddr, ranks);
+  }
+  perf_.add(base, n, h.shard_perf, key_total_.data());
+  // The host's bookkeeping is updated at once (integer sums: the option
+  // total equals the shards' sum; the host total is redone as in
+  // refresh_hosts()).
+  host_free_[host] -= h.total_storage;
+  double total = 0.0;
+  for (int r = base; r < base + lw; ++r) total += key_total_[r];
+  host_total_[host] = total;
+  host_tree_.update(host, TreeKey{total, static_cast<uint64_t>(host)});
+  if (!group_dirty_[host]) {
+    group_dirty_[host] = 1;
+    dirty_groups_.push_back(host);
+  }
+  return true;
+}
+
+// One host of the host strategy: commits and returns true when the option fits.
+bool GreedyPerfPartitioner::try_host(int o, const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+  if (!h.total_storage.fits_in(host_free_[host])) return false;
+  if (h.row_wise) return try_row_wise(o, h, host, first_shard, out);
+  return place_within_host(space_->options[o], host, first_shard, out);
+}
+
+// Hosts are tried in (total, host) order: the tree's root, then the root
+// once the hosts tried so far are taken out, which is the next in order.
+Status GreedyPerfPartitioner::place_on_host(int o, const HotOption& h, int first_shard, PartitionedPlan* out) {
+  refresh_hosts();
+  const int first = host_tree_.min().item();
+  if (first < 0) return host_failure(space_->options[o]);
+  if (try_host(o, h, first, first_shard, out)) return Status::ok();
+  // The least loaded host cannot take it: the next ones in order, by taking
+  // each host tried out of the tree until one fits.
+  bool placed = false;
+  excluded_hosts_.assign(1, first);
+  host_tree_.update(first, MinKeyTree::kEmpty);
+  for (int host = host_tree_.min().item(); host >= 0; host = host_tree_.min().item()) {
+    if (try_host(o, h, host, first_shard, out)) {
+      placed = true;
+      break;
+    }
+    host_tree_.update(host, MinKeyTree::kEmpty);
+    excluded_hosts_.push_back(host);
+  }
+  for (const int host : excluded_hosts_) {
+    host_tree_.update(host, TreeKey{host_total_[host], static_cast<uint64_t>(host)});
+  }
+  if (placed) return Status::ok();
+  return host_failure(space_->options[o]);
+}
+
+Status GreedyPerfPartitioner::host_failure(const ShardingOption& option) const {
+  if (!detailed_errors_) return Status::planner(PlannerErrorType::kPartition, "");
+  return Status::planner(
+      PlannerErrorType::kPartition,
+      "can't find a host for sharding option group ShardingOptionGroup(sharding_options=[<torchrec.distributed."
+      "planner.types.ShardingOption object at 0x?>], storage_sum=" + storage_repr(option.total_storage) +
+      ", perf_sum=" + py_float_repr(option.total_perf) + ", param_count=" +
+      std::to_string(param_counts_[option.module]) + ")");
+}
+
+}  // namespace shardlab::planner
