@@ -20,12 +20,17 @@ using shardlab::planner::Scenario;
 
 void run_plan(benchmark::State& state, const Scenario& scenario) {
   int proposals = 0;
+  int plans = 0;
   for (auto _ : state) {
     auto result = shardlab::planner::plan(scenario);
     proposals = result.num_proposals;
+    plans = result.num_plans;
     benchmark::DoNotOptimize(result.perf_rating);
   }
   state.counters["proposals"] = proposals;
+  // Proposals that partitioned: those are the expensive ones (most others
+  // stop at the uniform phase).
+  state.counters["plans"] = plans;
   state.counters["tables"] = static_cast<double>(scenario.tables.size());
   state.counters["ranks"] = scenario.topology.world_size;
 }

@@ -39,15 +39,15 @@ bool perfs_non_negative(const SearchSpace& space) {
 }
 
 // Proves that a plan's NoopPerfModel rating is not below `best` from the
-// partitioner's own per-device maximum, without the per-shard rating pass.
-// Both numbers sum the same non-negative shard perfs per device, in different
-// orders (per component then total, vs per shard total, ODD-27). Each is within
-// a relative (k + 4)·2^-53 (first order) of the exact sum over a device's k
-// shards, so rating >= partitioner_max · (1 - 2(k + 4)·2^-53). The margin
-// below uses k = every shard of the plan and is twice that, which also covers
-// the rounding of the product and difference. The result equals
-// `!(rating < best)` whenever it returns true.
-bool cannot_beat(double partitioner_max, size_t num_shards, double best) {
+// partitioner's max_device_perf(), without building the plan or the
+// per-shard rating pass. Both numbers sum the same non-negative shard perfs
+// per device, in different orders (e.g. per component then total, vs per
+// shard total, ODD-27). Each is within a relative (k + 4)·2^-53 (first order)
+// of the exact sum over a device's k shards, so rating >= partitioner_max ·
+// (1 - 2(k + 4)·2^-53). The margin below uses k = every shard of the plan
+// and is twice that, which also covers the rounding of the product and
+// difference. The result equals `!(rating < best)` whenever it returns true.
+bool cannot_beat(double partitioner_max, int64_t num_shards, double best) {
   const double margin = static_cast<double>(num_shards + 16) * 0x1p-50;
   return partitioner_max - partitioner_max * margin >= best;
 }
@@ -164,13 +164,15 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   for (const ProposerSpec& spec : scenario.planner.proposers) {
     std::unique_ptr<Proposer> proposer = make_proposer(spec);
     proposer->load(ss);
-    const bool skip_ratings = may_skip_ratings && !proposer->reads_rating();
+    // Lazy mode: partition without building the plan, and build and rate it
+    // only when it might be the best; the proposer does not miss it.
+    const bool lazy = may_skip_ratings && !proposer->reads_plan_or_rating();
     for (auto proposal = proposer->propose(); proposal; proposal = proposer->propose()) {
       tracker.advance(*proposal);
       const ProposalKey key = tracker.key();
       if (auto it = cache.find(key); it != cache.end()) {
         CachedOutcome& cached = it->second;
-        if (cached.partitionable && !cached.rating && !skip_ratings) {
+        if (cached.partitionable && !cached.rating && !lazy) {
           // Its rating was skipped for an earlier proposer; this one reads
           // it. Partitioning is deterministic: redo it (still not counted).
           // It could not beat the best then, so it cannot now.
@@ -183,19 +185,26 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
         continue;
       }
       ++result.num_proposals;
-      if (Status st = partitioner->partition(ss, *proposal, reserved_topology, &candidate); st) {
+      if (Status st = partitioner->partition(ss, *proposal, reserved_topology, lazy ? nullptr : &candidate); st) {
         ++result.num_plans;
         std::optional<double> rating;
-        const std::optional<double> bound = skip_ratings ? partitioner->max_device_perf() : std::nullopt;
-        if (!bound || !cannot_beat(*bound, candidate.ranks.size(), best_rating)) rating = rate_candidate();
+        const PartitionedPlan* plan = &candidate;
+        const std::optional<double> bound = lazy ? partitioner->max_device_perf() : std::nullopt;
+        if (bound && cannot_beat(*bound, tracker.num_shards(), best_rating)) {
+          plan = nullptr;
+        } else {
+          // Deterministic: the same plan as the lazy partition found.
+          if (lazy) (void)partitioner->partition(ss, *proposal, reserved_topology, &candidate);
+          rating = rate_candidate();
+        }
         cache.emplace(key, CachedOutcome{true, rating});
-        proposer->feedback(true, &candidate, rating, reserved_devices);
+        proposer->feedback(true, plan, rating, reserved_devices);
       } else {
         last_error = st;
-        last_proposal = *proposal;
         lowest_storage = std::min(lowest_storage, tracker.storage());
         cache.emplace(key, CachedOutcome{false, std::nullopt});
         proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
+        last_proposal = std::move(*proposal);  // read once, at the end: no copy
       }
     }
   }

@@ -19,10 +19,12 @@ ProposalTracker::ProposalTracker(const SearchSpace& space) {
   lane_a_.resize(n);
   lane_b_.resize(n);
   storage_of_.resize(n);
+  shards_of_.resize(n);
   for (size_t o = 0; o < n; ++o) {
     lane_a_[o] = splitmix64(2 * o);
     lane_b_[o] = splitmix64(2 * o + 1);
     storage_of_[o] = space.options[o].total_storage;
+    shards_of_[o] = space.options[o].num_shards();
   }
 }
 
@@ -30,6 +32,7 @@ void ProposalTracker::add(int option, int sign) {
   const uint64_t s = static_cast<uint64_t>(static_cast<int64_t>(sign));  // wraps: -1 subtracts
   key_.a += s * lane_a_[option];
   key_.b += s * lane_b_[option];
+  num_shards_ += sign * shards_of_[option];
   if (sign > 0) {
     storage_ += storage_of_[option];
   } else {
@@ -41,6 +44,7 @@ void ProposalTracker::advance(const Proposal& proposal) {
   if (proposal.size() != current_.size()) {
     key_ = {};
     storage_ = {};
+    num_shards_ = 0;
     current_ = proposal;
     for (int o : current_) add(o, +1);
     return;

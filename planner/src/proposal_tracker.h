@@ -28,7 +28,9 @@ struct ProposalKey {
 };
 
 struct ProposalKeyHash {
-  size_t operator()(const ProposalKey& k) const { return static_cast<size_t>(k.a ^ (k.b * 0x9E3779B97F4A7C15ULL)); }
+  size_t operator()(const ProposalKey& k) const {
+    return static_cast<size_t>(k.a ^ (k.b * 0x9E3779B97F4A7C15ULL));
+  }
 };
 
 class ProposalTracker {
@@ -42,16 +44,20 @@ class ProposalTracker {
   // Σ of the options' total storage: integer sums, so equal to TorchRec's sum
   // over every shard in any order.
   const Storage& storage() const { return storage_; }
+  // Σ of the options' shard counts.
+  int64_t num_shards() const { return num_shards_; }
 
  private:
   void add(int option, int sign);
 
-  std::vector<uint64_t> lane_a_;    // by option index
-  std::vector<uint64_t> lane_b_;    // by option index
+  std::vector<uint64_t> lane_a_;     // by option index
+  std::vector<uint64_t> lane_b_;     // by option index
   std::vector<Storage> storage_of_;  // option total storage, compact copy
+  std::vector<int> shards_of_;       // option shard count
   Proposal current_;
   ProposalKey key_;
   Storage storage_;
+  int64_t num_shards_ = 0;
 };
 
 }  // namespace shardlab::planner

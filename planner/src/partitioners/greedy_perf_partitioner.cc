@@ -1,8 +1,10 @@
+// The greedy perf partitioner's state across calls, its uniform phase and
+// partition() itself. The device and host strategies are in
+// greedy_perf_placement.cc, the placement order in greedy_perf_order.cc.
 #include "greedy_perf_partitioner.h"
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <string>
 
 #include "../planner_messages.h"
@@ -16,13 +18,10 @@ Status partition_error(std::string message) {
   return Status::planner(PlannerErrorType::kPartition, std::move(message));
 }
 
-// Above this many changed tables a full sort is cheaper than repairing.
-constexpr size_t kMaxIncrementalChanges = 16;
-
 }  // namespace
 
 void GreedyPerfPartitioner::reset(const SearchSpace& space, const Topology& topology) {
-  if (space_ != &space || runs_.size() != space.options.size()) {
+  if (space_ != &space || hot_.size() != space.options.size()) {
     space_ = &space;
     runs_.assign(space.options.size(), {});
     is_uniform_.resize(space.options.size());
@@ -34,8 +33,7 @@ void GreedyPerfPartitioner::reset(const SearchSpace& space, const Topology& topo
     for (size_t m = 0; m < space.modules.size(); ++m) {
       param_counts_[m] = -static_cast<int>(space.modules[m].tables.size());
     }
-    previous_.clear();
-    uniform_proposal_.clear();
+    last_proposal_.clear();  // nothing carries over to another space
     row_wise_need_.assign(space.options.size(), -1);
     need_hbm_.clear();
     need_ddr_.clear();
@@ -60,6 +58,9 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     h.num_shards = o.num_shards();
     h.by_host = o.partition_by == PartitionBy::kHost;
     h.row_wise = o.sharding_type == ShardingType::kTableRowWise;
+    h.option = static_cast<int>(i);
+    h.module = o.module;
+    h.total_perf = o.total_perf;
     if (h.by_host && h.row_wise && h.num_shards > 0) {
       h.head = o.shards.front().storage;
       h.tail = o.shards.back().storage;
@@ -85,10 +86,17 @@ const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uni
   return runs;
 }
 
-void GreedyPerfPartitioner::update_uniform_usage(const Proposal& proposal) {
+// Moves from last_proposal_ to `proposal`: patches the uniform options'
+// per-rank storage for the tables that changed, and records those tables as
+// pending for the position data and the order (greedy_perf_order.cc).
+void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   auto apply = [&](int option_index, int64_t sign) {
+    const Storage& total = hot_[option_index].total_storage;
+    total_need_.hbm += sign * total.hbm;
+    total_need_.ddr += sign * total.ddr;
     if (!is_uniform_[option_index]) return;
     num_uniform_ += static_cast<int>(sign);
+    uniform_perf_valid_ = false;  // the uniform options changed
     for (const StorageRun& run : uniform_runs(option_index)) {
       const int64_t hbm = sign * run.storage.hbm;
       const int64_t ddr = sign * run.storage.ddr;
@@ -98,20 +106,26 @@ void GreedyPerfPartitioner::update_uniform_usage(const Proposal& proposal) {
       }
     }
   };
-  const bool same_shape = uniform_proposal_.size() == proposal.size() &&
+  const bool same_shape = last_proposal_.size() == proposal.size() &&
                           uniform_hbm_.size() == static_cast<size_t>(world_size_);
   if (!same_shape) {
     uniform_hbm_.assign(world_size_, 0);
     uniform_ddr_.assign(world_size_, 0);
     num_uniform_ = 0;
+    total_need_ = Storage{};
     for (int idx : proposal) apply(idx, +1);
-    uniform_proposal_ = proposal;
+    uniform_perf_valid_ = false;
+    positions_valid_ = false;  // rebuilt from scratch, so nothing is pending
+    pending_.clear();
+    is_pending_.assign(proposal.size(), 0);
+    last_proposal_ = proposal;
     return;
   }
-  for_each_difference(uniform_proposal_.data(), proposal.data(), proposal.size(), [&](size_t p) {
-    apply(uniform_proposal_[p], -1);
+  for_each_difference(last_proposal_.data(), proposal.data(), proposal.size(), [&](size_t p) {
+    apply(last_proposal_[p], -1);
     apply(proposal[p], +1);
-    uniform_proposal_[p] = proposal[p];
+    last_proposal_[p] = proposal[p];
+    mark_pending(static_cast<int>(p));
   });
 }
 
@@ -119,35 +133,66 @@ void GreedyPerfPartitioner::update_uniform_usage(const Proposal& proposal) {
 // each, so all ranks end the phase with the same perf, summed in the same
 // order, and each rank's free storage only shrinks: checking the final free
 // storage is equivalent to checking every shard as it is placed.
-Status GreedyPerfPartitioner::place_uniform_options(const Proposal& proposal, const Topology& topology) {
-  update_uniform_usage(proposal);
-  const Device* devices = topology.devices.data();
-  if (num_uniform_ > 0) {
-    bool fits = true;
-    for (int r = 0; r < world_size_; ++r) {
-      fits &= (uniform_hbm_[r] <= devices[r].storage.hbm) & (uniform_ddr_[r] <= devices[r].storage.ddr);
+// Every placed shard takes its storage from a device with room, so a plan
+// exists only if the proposal's total storage fits in the devices' total:
+// when it does not, the greedy placement fails too, sooner or later.
+bool GreedyPerfPartitioner::may_fit(const Topology& topology) const {
+  Storage capacity;
+  for (const Device& d : topology.devices) {
+    if (__builtin_add_overflow(capacity.hbm, d.storage.hbm, &capacity.hbm) ||
+        __builtin_add_overflow(capacity.ddr, d.storage.ddr, &capacity.ddr)) {
+      return true;  // no conclusion
     }
-    if (!fits) return Status::planner(PlannerErrorType::kPartition, "");  // message filled by the caller
   }
+  return total_need_.fits_in(capacity);
+}
+
+bool GreedyPerfPartitioner::uniform_options_fit(const Topology& topology) const {
+  if (num_uniform_ == 0) return true;
+  const Device* devices = topology.devices.data();
+  bool fits = true;
+  for (int r = 0; r < world_size_; ++r) {
+    fits &= (uniform_hbm_[r] <= devices[r].storage.hbm) & (uniform_ddr_[r] <= devices[r].storage.ddr);
+  }
+  return fits;
+}
+
+void GreedyPerfPartitioner::place_uniform_options(const Topology& topology) {
+  const Device* devices = topology.devices.data();
   for (int r = 0; r < world_size_; ++r) {
     free_hbm_[r] = devices[r].storage.hbm - uniform_hbm_[r];
     free_ddr_[r] = devices[r].storage.ddr - uniform_ddr_[r];
   }
-  // The perf sum (proposal order) is only needed by proposals that fit.
-  Perf uniform_perf;
-  if (num_uniform_ > 0) {
-    for (int idx : proposal) {
-      if (is_uniform_[idx]) uniform_perf += space_->options[idx].shard_perf;
+  // The per-rank perf is the uniform options' shard perf summed in proposal
+  // order: unchanged while the uniform options are.
+  if (!uniform_perf_valid_) {
+    uniform_perf_ = Perf{};
+    for (size_t p = 0; p < pos_uniform_.size(); ++p) {
+      if (pos_uniform_[p]) uniform_perf_ += pos_hot_[p].shard_perf;
     }
+    uniform_perf_valid_ = true;
   }
-  perf_.assign(world_size_, uniform_perf);
-  return Status::ok();
+  perf_.assign(world_size_, uniform_perf_);
 }
 
-void GreedyPerfPartitioner::fill_uniform_ranks(const Proposal& proposal, PartitionedPlan* out) {
-  for (size_t i = 0; i < proposal.size(); ++i) {
-    if (!is_uniform_[proposal[i]]) continue;
-    const int n = out->first_shard[i + 1] - out->first_shard[i];
+// `full`: the caller wants the plan, so it gets the proposal and the uniform
+// options' ranks too; otherwise only what placement writes into.
+void GreedyPerfPartitioner::layout(const Proposal& proposal, bool full, PartitionedPlan* out) {
+  if (full) out->proposal = proposal;
+  out->first_shard.resize(proposal.size() + 1);
+  int total = 0;
+  for (size_t p = 0; p < proposal.size(); ++p) {
+    out->first_shard[p] = total;
+    total += pos_shards_[p];
+  }
+  out->first_shard[proposal.size()] = total;
+  // Every shard gets a rank (uniform ones below, the rest when placed) or
+  // the partition fails: no initial fill.
+  out->ranks.resize(static_cast<size_t>(total));
+  if (!full) return;
+  for (size_t p = 0; p < proposal.size(); ++p) {
+    if (!pos_uniform_[p]) continue;
+    const int n = pos_shards_[p];
     // Ranks 0..n-1, copied: a store loop of an increasing index does not
     // vectorize, memcpy does.
     if (static_cast<int>(iota_.size()) < n) {
@@ -155,7 +200,7 @@ void GreedyPerfPartitioner::fill_uniform_ranks(const Proposal& proposal, Partiti
       iota_.resize(n);
       for (int j = from; j < n; ++j) iota_[j] = j;
     }
-    std::memcpy(out->ranks.data() + out->first_shard[i], iota_.data(), n * sizeof(int));
+    std::memcpy(out->ranks.data() + out->first_shard[p], iota_.data(), n * sizeof(int));
   }
 }
 
@@ -179,51 +224,6 @@ Status GreedyPerfPartitioner::uniform_failure(const Proposal& proposal, const To
   return partition_error("uniform placement failed");
 }
 
-bool GreedyPerfPartitioner::before(int a, int b) const {
-  const ShardingOption& oa = space_->options[(*current_)[a]];
-  const ShardingOption& ob = space_->options[(*current_)[b]];
-  if (balance_modules_) {
-    const int pa = param_counts_[oa.module];
-    const int pb = param_counts_[ob.module];
-    if (pa != pb) return pa > pb;
-  }
-  if (sort_by_ == SortBy::kPerf) {
-    if (oa.total_perf != ob.total_perf) return oa.total_perf > ob.total_perf;
-  } else if (oa.total_storage != ob.total_storage) {
-    return oa.total_storage > ob.total_storage;
-  }
-  return a < b;  // stable: proposal order among equal keys
-}
-
-void GreedyPerfPartitioner::order_non_uniform(const Proposal& proposal) {
-  current_ = &proposal;
-  auto is_placed_later = [&](int p) { return !is_uniform_[proposal[p]]; };
-  const auto cmp = [this](int a, int b) { return before(a, b); };
-  bool incremental = !previous_.empty() && previous_.size() == proposal.size();
-  if (incremental) {
-    changed_.clear();
-    for_each_difference(previous_.data(), proposal.data(), proposal.size(),
-                        [&](size_t p) { changed_.push_back(static_cast<int>(p)); });
-    incremental = changed_.size() <= kMaxIncrementalChanges;
-  }
-  if (incremental) {
-    is_changed_.assign(proposal.size(), 0);
-    for (int p : changed_) is_changed_[p] = 1;
-    order_.erase(std::remove_if(order_.begin(), order_.end(), [&](int p) { return is_changed_[p] != 0; }),
-                 order_.end());
-    for (int p : changed_) {
-      if (is_placed_later(p)) order_.insert(std::lower_bound(order_.begin(), order_.end(), p, cmp), p);
-    }
-  } else {
-    order_.clear();
-    for (int p = 0; p < static_cast<int>(proposal.size()); ++p) {
-      if (is_placed_later(p)) order_.push_back(p);
-    }
-    std::sort(order_.begin(), order_.end(), cmp);
-  }
-  previous_ = proposal;
-}
-
 std::optional<double> GreedyPerfPartitioner::max_device_perf() const {
   double largest = 0.0;
   for (int r = 0; r < perf_.size(); ++r) largest = std::max(largest, perf_.total(r));
@@ -233,43 +233,43 @@ std::optional<double> GreedyPerfPartitioner::max_device_perf() const {
 Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                                         PartitionedPlan* out) {
   reset(space, topology);
+  const bool full = out != nullptr;
+  if (!full) out = &scratch_;
 
-  // 1. Uniform options, in proposal order.
-  if (Status st = place_uniform_options(proposal, topology); !st) {
-    return detailed_errors_ ? uniform_failure(proposal, topology) : st;
+  // 1. Uniform options, in proposal order. Most proposals stop here.
+  advance(proposal);
+  // The shortcut fails without TorchRec's message: only when none is wanted.
+  if (!detailed_errors_ && !may_fit(topology)) return partition_error("");
+  if (!uniform_options_fit(topology)) {
+    return detailed_errors_ ? uniform_failure(proposal, topology) : partition_error("");
   }
-
-  // Every shard gets a rank below or the partition fails, so the rank array
-  // needs no initial fill.
-  layout_partitioned_plan(space, proposal, out);
-  fill_uniform_ranks(proposal, out);
+  sync_positions(proposal);
+  place_uniform_options(topology);
+  layout(proposal, full, out);
 
   // 2. The rest, one group per option, largest first.
-  order_non_uniform(proposal);
   if (order_.empty()) return Status::ok();
   start_placement();
-
-  // The options come in storage order, scattered over hot_: fetch a few
-  // ahead so their cache lines arrive while earlier ones are placed.
+  // The options come in storage order, scattered over pos_hot_: fetch a
+  // few ahead so their cache lines arrive while earlier ones are placed.
   constexpr size_t kAhead = 4;
   const size_t count = order_.size();
   for (size_t k = 0; k < count; ++k) {
     if (k + kAhead < count) {
-      const char* next = reinterpret_cast<const char*>(&hot_[proposal[order_[k + kAhead]]]);
+      const char* next = reinterpret_cast<const char*>(&pos_hot_[order_[k + kAhead]]);
       __builtin_prefetch(next);
       __builtin_prefetch(next + 64);
     }
     const int i = order_[k];
-    const int o = proposal[i];
-    const HotOption& h = hot_[o];
+    const HotOption& h = pos_hot_[i];
     const int first = out->first_shard[i];
     if (h.by_host) {
-      if (Status st = place_on_host(o, h, first, out); !st) return st;
+      if (Status st = place_on_host(h, first, out); !st) return st;
       continue;
     }
-    if (const int failed = place_on_all_devices(o, h, first, out); failed >= 0) {
+    if (const int failed = place_on_all_devices(h, first, out); failed >= 0) {
       if (!detailed_errors_) return partition_error("");
-      const ShardingOption& option = space.options[o];
+      const ShardingOption& option = space.options[h.option];
       Storage largest = free_storage(0);
       for (int r = 1; r < world_size_; ++r) largest = std::max(largest, free_storage(r));
       return partition_error("Device partition failed. Couldn't find a rank for shard " +

@@ -7,25 +7,30 @@
 // loaded host that can hold them.
 //
 // The planner calls partition() tens of thousands of times on proposals that
-// differ in one table, so this implementation keeps state between calls:
-//   * the sorted order of the previous proposal's options, repaired in place
-//     when few options changed (sorting by (key desc, position asc) is the
-//     same order as TorchRec's stable descending sort);
+// differ in one table, and most proposals do not fit. So this implementation
+// keeps state between calls:
 //   * the per-rank storage of the uniform options, as runs of equal shards
-//     per option, updated by difference (integer sums, so exact);
+//     per option, and the proposal's total storage, updated by difference
+//     (integer sums, so exact): a proposal that does not fit usually stops
+//     at one O(world size) check;
+//   * the uniform options' perf sum, reused while they do not change;
+//   * what the placement reads of each option, packed per proposal position,
+//     and the sorted order of the positions, repaired in place when few
+//     tables changed (sorting by (key desc, position asc) is the same order
+//     as TorchRec's stable descending sort);
 // and within one call:
-//   * tournament trees over devices (by host) and over hosts whose roots are
-//     the device (host) with the smallest key; both keys are strict total
-//     orders, so the root is exactly what TorchRec's heap (stable sort) yields
-//     first. When the root cannot take the shard (option), the next
+//   * tournament trees over devices (one leaf per host) and over hosts whose
+//     roots are the device (host) with the smallest key; both keys are strict
+//     total orders, so the root is exactly what TorchRec's heap (stable sort)
+//     yields first. When the root cannot take the shard (option), the next
 //     candidates come from a scan (devices) or from taking hosts out of the
 //     tree one at a time (hosts), in key order;
 //   * per-device perf as one array per component, so a host placement's
 //     additions are vector instructions (same additions, same results);
 //   * host totals, recomputed only for hosts whose devices changed (the
 //     recomputation is exact: same additions, same order).
-// Results are identical to the straightforward algorithm; the golden tests
-// check that.
+// Without `out` the plan is not built, only decided. Results are identical to
+// the straightforward algorithm; the golden tests check that.
 //
 // Not thread-safe: an instance keeps scratch state between calls.
 #pragma once
@@ -35,8 +40,8 @@
 #include <vector>
 
 #include "device_perfs.h"
-#include "shardlab/planner/partitioner.h"
 #include "min_key_tree.h"
+#include "shardlab/planner/partitioner.h"
 
 namespace shardlab::planner {
 
@@ -74,6 +79,9 @@ class GreedyPerfPartitioner final : public Partitioner {
     bool head_tail = false;
     Storage head;
     Storage tail;
+    int option = -1;  // index in the search space
+    int module = -1;
+    double total_perf = 0.0;
   };
   // A run of consecutive shards with equal storage: ranks [begin, end).
   struct StorageRun {
@@ -81,25 +89,32 @@ class GreedyPerfPartitioner final : public Partitioner {
     int end;
     Storage storage;
   };
-  // greedy_perf_partitioner.cc: state, the uniform phase, the order.
+  // greedy_perf_partitioner.cc: state, the uniform phase.
   void reset(const SearchSpace& space, const Topology& topology);
+  void build_hot_options(const SearchSpace& space);
   const std::vector<StorageRun>& uniform_runs(int option_index);
-  void update_uniform_usage(const Proposal& proposal);
-  Status place_uniform_options(const Proposal& proposal, const Topology& topology);
-  void fill_uniform_ranks(const Proposal& proposal, PartitionedPlan* out);
+  void advance(const Proposal& proposal);
+  bool may_fit(const Topology& topology) const;
+  bool uniform_options_fit(const Topology& topology) const;
+  void place_uniform_options(const Topology& topology);
+  void layout(const Proposal& proposal, bool full, PartitionedPlan* out);
   Status uniform_failure(const Proposal& proposal, const Topology& topology);
-  void order_non_uniform(const Proposal& proposal);
+
+  // greedy_perf_order.cc: position data and the placement order.
+  void mark_pending(int p);
+  void sync_position(const Proposal& proposal, int p);
+  void sync_positions(const Proposal& proposal);
   bool before(int a, int b) const;  // sort order of proposal positions
 
   // greedy_perf_placement.cc: the device and host strategies.
   void start_placement();
-  // `o` is an option index, `h` its hot_ entry.
-  Status place_on_host(int o, const HotOption& h, int first_shard, PartitionedPlan* out);
-  bool try_host(int o, const HotOption& h, int host, int first_shard, PartitionedPlan* out);
-  bool try_row_wise(int o, const HotOption& h, int host, int first_shard, PartitionedPlan* out);
+  Status place_on_host(const HotOption& h, int first_shard, PartitionedPlan* out);
+  bool try_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
+  bool try_row_wise(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
   Status host_failure(const ShardingOption& option) const;
   // Returns the index of the first shard that fits nowhere, or -1.
-  int place_on_all_devices(int o, const HotOption& h, int first_shard, PartitionedPlan* out);
+  int place_on_all_devices(const HotOption& h, int first_shard, PartitionedPlan* out);
+  int smallest_fitting_device(const Storage& need) const;  // -1 if none fits
   bool place_within_host(const ShardingOption& option, int host, int first_shard, PartitionedPlan* out);
   void commit_device(int rank, const Storage& storage, const Perf& perf);
   void mark_host(int host);  // its devices changed
@@ -109,7 +124,6 @@ class GreedyPerfPartitioner final : public Partitioner {
     return TreeKey{key_total_[rank], (static_cast<uint64_t>(local_rank_[rank]) << 32) | static_cast<uint32_t>(rank)};
   }
   Storage free_storage(int rank) const { return Storage{free_hbm_[rank], free_ddr_[rank]}; }
-  void build_hot_options(const SearchSpace& space);
 
   // Storage values in (-2^62, 2^62): the difference of two cannot overflow.
   static constexpr int64_t kSmallStorage = int64_t{1} << 62;
@@ -165,21 +179,32 @@ class GreedyPerfPartitioner final : public Partitioner {
   MinKeyTree host_tree_;
   std::vector<int> excluded_hosts_;
 
-  // Per-rank storage used by the uniform options of `uniform_proposal_`,
-  // updated by difference when the next proposal changes a few tables
-  // (integer sums, so the update is exact).
-  Proposal uniform_proposal_;
+  // The proposal of the previous call, and the per-rank storage used by its
+  // uniform options, updated by difference when the next proposal changes a
+  // few tables (integer sums, so the update is exact).
+  Proposal last_proposal_;
   std::vector<int64_t> uniform_hbm_;
   std::vector<int64_t> uniform_ddr_;
-  int num_uniform_ = 0;  // uniform options in uniform_proposal_
-  std::vector<int> iota_;  // 0, 1, 2, ...: the ranks of a uniform option
+  int num_uniform_ = 0;          // uniform options in last_proposal_
+  Storage total_need_;           // Σ total storage of last_proposal_'s options
+  Perf uniform_perf_;            // their shard perfs summed in proposal order
+  bool uniform_perf_valid_ = false;
+  std::vector<int> iota_;        // 0, 1, 2, ...: the ranks of a uniform option
 
-  // Sort order of the previous proposal's non-uniform options.
-  Proposal previous_;
+  // Per proposal position p, for the proposal of the last call that got past
+  // the uniform phase: hot_[proposal[p]] (the options of one proposal fit in
+  // the L2 cache where all of hot_ does not), its shard count, whether it
+  // is uniform; and the positions of the non-uniform ones in placement
+  // order. Positions changed since are pending.
+  bool positions_valid_ = false;
+  std::vector<HotOption> pos_hot_;
+  std::vector<int> pos_shards_;
+  std::vector<char> pos_uniform_;
   std::vector<int> order_;
-  std::vector<int> changed_;
-  const Proposal* current_ = nullptr;
-  std::vector<char> is_changed_;
+  std::vector<int> pending_;
+  std::vector<char> is_pending_;
+
+  PartitionedPlan scratch_;  // placement target when the caller wants no plan
 
   // Scratch for the within-host device strategy.
   std::vector<HeapEntry> local_heap_;

@@ -5,6 +5,7 @@
 
 #include "../planner_messages.h"
 #include "greedy_perf_partitioner.h"
+#include "row_wise_storage.h"
 #include "shardlab/planner/py_format.h"
 
 namespace shardlab::planner {
@@ -20,66 +21,6 @@ struct HeapGreater {
     return a.rank > b.rank;
   }
 };
-
-// Table-row-wise: shard i on the host's i-th device (`free_*` point at the
-// host's first device). Contiguous arrays, restrict, no early exit: the
-// compiler vectorizes the loops.
-bool row_wise_fits(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr, int n,
-                   const int64_t* __restrict free_hbm, const int64_t* __restrict free_ddr) {
-  bool fits = true;
-  for (int i = 0; i < n; ++i) fits &= (need_hbm[i] <= free_hbm[i]) & (need_ddr[i] <= free_ddr[i]);
-  return fits;
-}
-
-bool row_wise_fits(const Storage& head, const Storage& tail, int n, const int64_t* free_hbm, const int64_t* free_ddr) {
-  bool fits = tail.hbm <= free_hbm[n - 1] && tail.ddr <= free_ddr[n - 1];
-  for (int i = 0; i + 1 < n; ++i) fits &= (head.hbm <= free_hbm[i]) & (head.ddr <= free_ddr[i]);
-  return fits;
-}
-
-// The same answer with subtractions, which SSE2 vectorizes (it has no
-// 64-bit compare): need <= free exactly when free - need has no sign bit,
-// provided the difference does not overflow, i.e. when every value lies in
-// (-2^62, 2^62); the caller checks that (kSmallStorage).
-bool row_wise_fits_small(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr, int n,
-                         const int64_t* __restrict free_hbm, const int64_t* __restrict free_ddr) {
-  int64_t signs = 0;
-  for (int i = 0; i < n; ++i) signs |= (free_hbm[i] - need_hbm[i]) | (free_ddr[i] - need_ddr[i]);
-  return signs >= 0;
-}
-
-// Shards 0..n-2 of storage `head` and shard n-1 of storage `tail` (n >= 1),
-// by subtractions as above.
-bool head_tail_fits_small(const Storage& head, const Storage& tail, int n, const int64_t* __restrict free_hbm,
-                          const int64_t* __restrict free_ddr) {
-  const int64_t hbm = head.hbm;
-  const int64_t ddr = head.ddr;
-  int64_t signs = (free_hbm[n - 1] - tail.hbm) | (free_ddr[n - 1] - tail.ddr);
-  for (int i = 0; i + 1 < n; ++i) signs |= (free_hbm[i] - hbm) | (free_ddr[i] - ddr);
-  return signs >= 0;
-}
-
-void head_tail_take(const Storage& head, const Storage& tail, int n, int base, int64_t* __restrict free_hbm,
-                    int64_t* __restrict free_ddr, int* __restrict ranks) {
-  const int64_t hbm = head.hbm;
-  const int64_t ddr = head.ddr;
-  for (int i = 0; i + 1 < n; ++i) {
-    free_hbm[i] -= hbm;
-    free_ddr[i] -= ddr;
-  }
-  free_hbm[n - 1] -= tail.hbm;
-  free_ddr[n - 1] -= tail.ddr;
-  for (int i = 0; i < n; ++i) ranks[i] = base + i;
-}
-
-void row_wise_take(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr, int n, int base,
-                   int64_t* __restrict free_hbm, int64_t* __restrict free_ddr, int* __restrict ranks) {
-  for (int i = 0; i < n; ++i) {
-    free_hbm[i] -= need_hbm[i];
-    free_ddr[i] -= need_ddr[i];
-    ranks[i] = base + i;
-  }
-}
 
 }  // namespace
 
@@ -158,32 +99,47 @@ void GreedyPerfPartitioner::refresh_groups() {
   dirty_groups_.clear();
 }
 
-int GreedyPerfPartitioner::place_on_all_devices(int o, const HotOption& h, int first_shard, PartitionedPlan* out) {
+int GreedyPerfPartitioner::place_on_all_devices(const HotOption& h, int first_shard, PartitionedPlan* out) {
   for (int j = 0; j < h.num_shards; ++j) {
     // A single shard's storage is the option's total: no need to visit the
     // option's shards (another cache miss) for table-wise options.
-    const Storage& need = h.num_shards == 1 ? h.total_storage : space_->options[o].shards[j].storage;
+    const Storage& need = h.num_shards == 1 ? h.total_storage : space_->options[h.option].shards[j].storage;
     refresh_groups();
     int chosen = device_tree_.min().item();
     if (!(need.hbm <= free_hbm_[chosen] && need.ddr <= free_ddr_[chosen])) {
-      // The least loaded device is full: the smallest key among those with
-      // room, by a scan.
-      chosen = -1;
-      TreeKey best = MinKeyTree::kEmpty;
-      for (int r = 0; r < world_size_; ++r) {
-        if (!(need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r])) continue;
-        const TreeKey k = device_key(r);
-        if (chosen < 0 || k < best) {
-          best = k;
-          chosen = r;
-        }
-      }
+      chosen = smallest_fitting_device(need);
       if (chosen < 0) return j;
     }
     commit_device(chosen, need, h.shard_perf);
     out->ranks[first_shard + j] = chosen;
   }
   return -1;
+}
+
+// The least loaded device is full: the smallest key among the devices with
+// room, by a scan. First the smallest total (branch-free), then the smallest
+// (rank mod Lw, rank) among the devices with that total, usually one.
+int GreedyPerfPartitioner::smallest_fitting_device(const Storage& need) const {
+  const int64_t* free_hbm = free_hbm_.data();
+  const int64_t* free_ddr = free_ddr_.data();
+  const double* totals = key_total_.data();
+  double best = 0.0;
+  int first = -1;  // the first fitting device: `best` starts at its total
+  for (int r = 0; r < world_size_ && first < 0; ++r) {
+    if (need.hbm <= free_hbm[r] && need.ddr <= free_ddr[r]) first = r;
+  }
+  if (first < 0) return -1;
+  best = totals[first];
+  for (int r = first + 1; r < world_size_; ++r) {
+    const bool better = (need.hbm <= free_hbm[r]) & (need.ddr <= free_ddr[r]) & (totals[r] < best);
+    best = better ? totals[r] : best;
+  }
+  int chosen = -1;
+  for (int r = first; r < world_size_; ++r) {
+    if (totals[r] != best || !(need.hbm <= free_hbm[r] && need.ddr <= free_ddr[r])) continue;
+    if (chosen < 0 || local_rank_[r] < local_rank_[chosen]) chosen = r;  // ranks ascend: ties keep the lower
+  }
+  return chosen;
 }
 
 // Host totals are Σ device totals in rank order from 0.0, as TorchRec sums
@@ -248,7 +204,8 @@ bool GreedyPerfPartitioner::place_within_host(const ShardingOption& option, int 
 
 // Table-row-wise on one host: shard i on the host's i-th device. Commits
 // and returns true when every shard fits.
-bool GreedyPerfPartitioner::try_row_wise(int o, const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+  const int o = h.option;
   const int lw = local_world_size_;
   const int base = host * lw;
   const int n = h.num_shards;
@@ -294,26 +251,26 @@ bool GreedyPerfPartitioner::try_row_wise(int o, const HotOption& h, int host, in
 }
 
 // One host of the host strategy: commits and returns true when the option fits.
-bool GreedyPerfPartitioner::try_host(int o, const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+bool GreedyPerfPartitioner::try_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
   if (!h.total_storage.fits_in(host_free_[host])) return false;
-  if (h.row_wise) return try_row_wise(o, h, host, first_shard, out);
-  return place_within_host(space_->options[o], host, first_shard, out);
+  if (h.row_wise) return try_row_wise(h, host, first_shard, out);
+  return place_within_host(space_->options[h.option], host, first_shard, out);
 }
 
 // Hosts are tried in (total, host) order: the tree's root, then the root
 // once the hosts tried so far are taken out, which is the next in order.
-Status GreedyPerfPartitioner::place_on_host(int o, const HotOption& h, int first_shard, PartitionedPlan* out) {
+Status GreedyPerfPartitioner::place_on_host(const HotOption& h, int first_shard, PartitionedPlan* out) {
   refresh_hosts();
   const int first = host_tree_.min().item();
-  if (first < 0) return host_failure(space_->options[o]);
-  if (try_host(o, h, first, first_shard, out)) return Status::ok();
+  if (first < 0) return host_failure(space_->options[h.option]);
+  if (try_host(h, first, first_shard, out)) return Status::ok();
   // The least loaded host cannot take it: the next ones in order, by taking
   // each host tried out of the tree until one fits.
   bool placed = false;
   excluded_hosts_.assign(1, first);
   host_tree_.update(first, MinKeyTree::kEmpty);
   for (int host = host_tree_.min().item(); host >= 0; host = host_tree_.min().item()) {
-    if (try_host(o, h, host, first_shard, out)) {
+    if (try_host(h, host, first_shard, out)) {
       placed = true;
       break;
     }
@@ -324,7 +281,7 @@ Status GreedyPerfPartitioner::place_on_host(int o, const HotOption& h, int first
     host_tree_.update(host, TreeKey{host_total_[host], static_cast<uint64_t>(host)});
   }
   if (placed) return Status::ok();
-  return host_failure(space_->options[o]);
+  return host_failure(space_->options[h.option]);
 }
 
 Status GreedyPerfPartitioner::host_failure(const ShardingOption& option) const {

@@ -6,10 +6,12 @@ namespace shardlab::planner {
 
 Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Proposal& proposal,
                                             const Topology& topology, PartitionedPlan* out) {
+  if (out == nullptr) out = &result_;  // the search compares plans: it needs one
   if (Status st = inner_.partition(space, proposal, topology, out); !st) return st;
   std::vector<double> device_perf;
   double base = 0.0;
   rate_plan(space, *out, topology.world_size, &device_perf, &base);
+  double kept_rating = base;
 
   // TorchRec starts the search from the reserved capacity, not from the
   // default plan's usage (ODD-26).
@@ -36,9 +38,11 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
       lo = mid;
     } else {
       *out = candidate_;
+      kept_rating = rating;
       hi = mid;
     }
   }
+  rating_ = kept_rating;
   return Status::ok();
 }
 

@@ -15,13 +15,17 @@ class MemoryBalancedPartitioner final : public Partitioner {
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
   void set_detailed_errors(bool on) override { inner_.set_detailed_errors(on); }
+  // The returned plan's exact rating: the search rates every plan it keeps.
+  std::optional<double> max_device_perf() const override { return rating_; }
 
  private:
   int64_t max_search_count_;
   double tolerance_;
   GreedyPerfPartitioner inner_;  // always sorts by perf
   PartitionedPlan candidate_;
+  PartitionedPlan result_;  // the plan when the caller passes no `out`
   Topology capped_;
+  double rating_ = 0.0;     // rating of the plan returned last
 };
 
 }  // namespace shardlab::planner

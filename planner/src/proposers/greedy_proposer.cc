@@ -20,9 +20,8 @@ void GreedyProposer::load(const SearchSpace& space) {
   keys_.reserve(space.options.size());
   for (const auto& group : groups) {
     for (int o : group) {
-      // The walk compares these keys for every table after every proposal;
-      // computing them once keeps feedback() a plain scan.
-      // An option without shards (never enumerated; TorchRec's max() would
+      // The walk compares these keys after every proposal; they are
+      // computed once. An option without shards (never enumerated; TorchRec's max() would
       // raise) gets the all-zero key.
       StorageKey key{0, 0, 0, 0};
       const std::vector<Shard>& shards = space.options[o].shards;

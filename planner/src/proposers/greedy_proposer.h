@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "../tournament_tree.h"
+#include "tournament_tree.h"
 #include "shardlab/planner/proposer.h"
 
 namespace shardlab::planner {
@@ -23,8 +23,8 @@ class GreedyProposer final : public Proposer {
   std::optional<Proposal> propose() override;
   void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
                 const std::vector<Storage>& reserved) override;
-  // Only the threshold reads ratings; the walk itself is static.
-  bool reads_rating() const override { return threshold_.has_value(); }
+  // Only the threshold reads ratings (never plans); the walk is static.
+  bool reads_plan_or_rating() const override { return threshold_.has_value(); }
 
  private:
   // (max shard hbm, sum hbm, max shard ddr, sum ddr), compared

@@ -19,7 +19,7 @@ class GridSearchProposer final : public Proposer {
   // Static: just moves on to the next combination.
   void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
                 const std::vector<Storage>& reserved) override;
-  bool reads_rating() const override { return false; }
+  bool reads_plan_or_rating() const override { return false; }
 
  private:
   int64_t max_proposals_;

@@ -18,7 +18,7 @@ class UniformProposer final : public Proposer {
   // Static: just moves on to the next proposal.
   void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
                 const std::vector<Storage>& reserved) override;
-  bool reads_rating() const override { return false; }
+  bool reads_plan_or_rating() const override { return false; }
 
  private:
   bool use_depth_;

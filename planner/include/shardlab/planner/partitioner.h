@@ -19,6 +19,8 @@ class Partitioner {
   // Places `proposal` on `topology` whose device storages are the reserved
   // capacities (device perfs are ignored; every partition starts at zero).
   // On failure returns a kPlanner Status (kPartition) with TorchRec's message.
+  // `out` may be null when the caller only needs the status and
+  // max_device_perf(): the plan is then not built (or not returned).
   virtual Status partition(const SearchSpace& space, const Proposal& proposal,
                            const Topology& topology, PartitionedPlan* out) = 0;
 
@@ -26,12 +28,12 @@ class Partitioner {
   // loop); the error type is unchanged. On by default.
   virtual void set_detailed_errors(bool on) = 0;
 
-  // After a successful partition(): the largest device perf total as the
-  // partitioner accumulated it (component-wise sums, then the total; §8.1),
-  // which agrees with the NoopPerfModel rating of the returned plan up to
-  // rounding (ODD-27). nullopt when the partitioner does not track it (the
-  // returned plan is not the one whose totals it accumulated). The planner
-  // uses it to skip exact ratings that provably cannot win.
+  // After a successful partition(): the NoopPerfModel rating of the plan
+  // (returned or not) up to rounding: the largest device perf total, with
+  // each device's shard perfs summed in any order and grouping (the greedy
+  // partitioner sums component-wise, then the total, ODD-27), or the exact
+  // rating. nullopt when the partitioner does not know it. The planner uses
+  // it to skip exact ratings (and building plans) that provably cannot win.
   virtual std::optional<double> max_device_perf() const { return std::nullopt; }
 };
 

@@ -31,10 +31,11 @@ class Proposer {
   virtual void feedback(bool partitionable, const PartitionedPlan* plan,
                         std::optional<double> rating, const std::vector<Storage>& reserved) = 0;
 
-  // Whether feedback() reads `rating` for a partitionable proposal. When
-  // false, the planner may pass nullopt for a plan it has proven cannot be
-  // the best, instead of rating it exactly.
-  virtual bool reads_rating() const { return true; }
+  // Whether feedback() reads `plan` or `rating` for a partitionable
+  // proposal. When false, the planner may pass a null plan and no rating for
+  // a proposal it has proven cannot be the best, instead of building and
+  // rating its plan.
+  virtual bool reads_plan_or_rating() const { return true; }
 };
 
 std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec);
