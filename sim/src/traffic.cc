@@ -72,6 +72,7 @@ CollectiveSpec all_to_all(Phase phase, std::vector<int> members, std::vector<dou
   c.kind = CollectiveKind::kAllToAll;
   c.from_bytes = from.empty() ? std::vector<double>(members.size(), 0.0) : std::move(from);
   c.to_bytes = to.empty() ? std::vector<double>(members.size(), 0.0) : std::move(to);
+  c.to_total = std::accumulate(c.to_bytes.begin(), c.to_bytes.end(), 0.0);
   c.members = std::move(members);
   return c;
 }
@@ -94,10 +95,9 @@ bool any_positive(const std::vector<double>& v) {
 
 // Adds one placed shard's traffic to its sharding type's group.
 // `first` marks the option's first shard, for traffic counted once per table.
-void add_shard(const ShardingOption& o, const planner::Shard& shard, bool first, int rank,
-               const planner::Topology& topo, const planner::CommElementSizes& c, const TopologyGraph& graph,
-               GroupTraffic* g) {
-  const planner::BatchSums b = planner::batch_sums(o);
+void add_shard(const ShardingOption& o, const planner::BatchSums& b, const planner::Shard& shard, bool first,
+               int rank, const planner::Topology& topo, const planner::CommElementSizes& c,
+               const TopologyGraph& graph, GroupTraffic* g) {
   const double rows_per_rank = o.is_pooled ? b.pooled : b.inputs;  // output rows per rank's batch
   const double id_bytes = planner::kIndexBytes + (o.is_weighted ? kWeightBytes : 0.0);
   const double lengths = b.pooled * kLengthBytes;
@@ -236,10 +236,8 @@ double CollectiveSpec::bytes_sent(int m) const {
   const size_t n = members.size();
   if (n <= 1) return 0.0;
   switch (kind) {
-    case CollectiveKind::kAllToAll: {
-      const double to_total = std::accumulate(to_bytes.begin(), to_bytes.end(), 0.0);
+    case CollectiveKind::kAllToAll:
       return static_cast<double>(n - 1) * from_bytes[m] + (to_total - to_bytes[m]);
-    }
     case CollectiveKind::kReduceScatter:
       return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[m];
     case CollectiveKind::kAllGather:
@@ -282,6 +280,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& o = space.options[plan.proposal[i]];
     const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
+    const planner::BatchSums sums = planner::batch_sums(o);
     GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
     if (!g.present) g.init(ranks, graph.num_hosts());
     for (int s = 0; s < o.num_shards(); ++s) {
@@ -294,7 +293,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
       RankWork& w = t.ranks[static_cast<size_t>(rank)];
       const planner::Perf& p = o.shard_perf;
       ++w.shards;
-      add_shard(o, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph, &g);
+      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph, &g);
       w.prefetch_ms += p.prefetch_compute;
       w.fwd_ms += p.fwd_compute;
       w.output_dist_estimate_ms += p.fwd_comms;

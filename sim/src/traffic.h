@@ -45,6 +45,7 @@ struct CollectiveSpec {
   // All-to-all: member i sends member j (i != j) from_bytes[i] + to_bytes[j].
   std::vector<double> from_bytes;
   std::vector<double> to_bytes;
+  double to_total = 0.0;  // sum of to_bytes, for bytes_sent
   // Reduce-scatter / all-gather chunk per member.
   std::vector<double> chunks;
   // All-reduce buffer size (hierarchical over hosts when members span several).

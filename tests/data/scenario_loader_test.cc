@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "loader_test_helpers.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
 
@@ -22,7 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 using planner::Scenario;
 
-constexpr std::string_view kOrigin = "s.json";
+using testing::error_of;
+using testing::kOrigin;
+using testing::load_ok;
 
 // Two small tables; most tests splice extra top-level members after them.
 constexpr std::string_view kTwoTables = R"([
@@ -47,29 +50,6 @@ std::string one_table(std::string_view fields) { return "[{" + std::string(field
 
 constexpr std::string_view kT0 = R"("name": "t0", "num_embeddings": 100, "feature_names": ["f0"])";
 
-Scenario load_ok(const std::string& text) {
-  auto r = parse_scenario(text, std::string(kOrigin));
-  EXPECT_TRUE(r.is_ok()) << r.status().message() << "\nfor: " << text;
-  return r.is_ok() ? *r : Scenario{};
-}
-
-// The message of the expected invalid_scenario error (one line, origin first).
-std::string error_of(const std::string& text) {
-  auto r = parse_scenario(text, std::string(kOrigin));
-  EXPECT_FALSE(r.is_ok()) << "unexpectedly loaded: " << text;
-  if (r.is_ok()) return "<loaded>";
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario) << r.status().message();
-  const std::string& msg = r.status().message();
-  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  EXPECT_TRUE(msg.starts_with(std::string(kOrigin) + ": ")) << msg;
-  return msg;
-}
-
-#define EXPECT_ERROR_CONTAINS(text, needle)                                  \
-  do {                                                                       \
-    const std::string msg_ = error_of(text);                                 \
-    EXPECT_NE(msg_.find(needle), std::string::npos) << "message: " << msg_; \
-  } while (false)
 
 // ---- Defaults and accepted forms. ------------------------------------------
 

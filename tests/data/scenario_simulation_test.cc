@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "loader_test_helpers.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
 
@@ -15,7 +16,9 @@ namespace {
 
 using planner::Scenario;
 
-constexpr std::string_view kOrigin = "sim.json";
+using testing::error_of;
+using testing::kOrigin;
+using testing::load_ok;
 
 // A 6-rank scenario on hosts of 4 GPUs (two hosts, the second holding two).
 // `fabric` is spliced into topology (a leading comma when non-empty), `extra`
@@ -31,27 +34,6 @@ std::string scenario_text(std::string_view fabric, std::string_view extra = "",
   return s;
 }
 
-Scenario load_ok(const std::string& text) {
-  auto r = parse_scenario(text, std::string(kOrigin));
-  EXPECT_TRUE(r.is_ok()) << r.status().message() << "\nfor: " << text;
-  return r.is_ok() ? *r : Scenario{};
-}
-
-std::string error_of(const std::string& text) {
-  auto r = parse_scenario(text, std::string(kOrigin));
-  EXPECT_FALSE(r.is_ok()) << "unexpectedly loaded: " << text;
-  if (r.is_ok()) return "<loaded>";
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario) << r.status().message();
-  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
-  return r.status().message();
-}
-
-#define EXPECT_ERROR(text, expected) EXPECT_EQ(error_of(text), expected)
-#define EXPECT_ERROR_CONTAINS(text, needle)                                  \
-  do {                                                                       \
-    const std::string msg_ = error_of(text);                                 \
-    EXPECT_NE(msg_.find(needle), std::string::npos) << "message: " << msg_; \
-  } while (false)
 
 TEST(ScenarioFabric, AbsentMeansDefaults) {
   const Scenario s = load_ok(scenario_text(""));
@@ -104,55 +86,55 @@ TEST(ScenarioFabric, HostCountFollowsTheTopology) {
                 .fabric.hosts.size(),
             2u);
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}]})"),
-               "sim.json: topology.fabric.hosts: must have one entry per host (2), not 1: got [{}], expected a "
+               "s.json: topology.fabric.hosts: must have one entry per host (2), not 1: got [{}], expected a "
                "list of 2 host objects, ceil(world_size / local_world_size)");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {}, {}]})"),
                         "topology.fabric.hosts: must have one entry per host (2), not 3");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": []})"),
                         "topology.fabric.hosts: must have one entry per host (2), not 0");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": {"0": {}}})"),
-               "sim.json: topology.fabric.hosts: must be a list of host objects: got {\"0\":{}}, expected a list "
+               "s.json: topology.fabric.hosts: must be a list of host objects: got {\"0\":{}}, expected a list "
                "of 2 host objects, ceil(world_size / local_world_size)");
 }
 
 TEST(ScenarioFabric, Validation) {
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics": 2})"),
-               "sim.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
+               "s.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
                "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts");
-  EXPECT_ERROR(scenario_text(R"(, "fabric": [])"), "sim.json: topology.fabric: must be a fabric object: got []");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": [])"), "s.json: topology.fabric: must be a fabric object: got []");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics_per_host": 0})"),
-               "sim.json: topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 0");
+               "s.json: topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": 1.5})"),
                         "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 1.5");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": null})"),
                         "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got null");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nic_bw": 0})"),
-               "sim.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms > 0 or a string "
+               "s.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms > 0 or a string "
                "such as \"897 GiB/s\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nic_bw": "50 GB"})"),
                         "topology.fabric.nic_bw: invalid bandwidth: ");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"oversubscription": 0.5})"),
-               "sim.json: topology.fabric.oversubscription: must be a number >= 1: got 0.5");
+               "s.json: topology.fabric.oversubscription: must be a number >= 1: got 0.5");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"oversubscription": "2"})"),
                         "topology.fabric.oversubscription: must be a number >= 1: got \"2\"");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"intra_host_latency_ms": -0.001})"),
-               "sim.json: topology.fabric.intra_host_latency_ms: must be a number >= 0: got -0.001");
+               "s.json: topology.fabric.intra_host_latency_ms: must be a number >= 0: got -0.001");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"inter_host_latency_ms": true})"),
-               "sim.json: topology.fabric.inter_host_latency_ms: must be a number >= 0: got true");
+               "s.json: topology.fabric.inter_host_latency_ms: must be a number >= 0: got true");
   // JSON has no infinity, but an overflowing literal is refused by the parser with a position.
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"inter_host_latency_ms": 1e400})"), "line 1");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"nics": 0}]})"),
-               "sim.json: topology.fabric.hosts[1].nics: must be an integer in [1, 65536]: got 0");
+               "s.json: topology.fabric.hosts[1].nics: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{"intra_host_bw": -1}, {}]})"),
-               "sim.json: topology.fabric.hosts[0].intra_host_bw: bandwidth must be > 0: got -1, expected bytes/ms "
+               "s.json: topology.fabric.hosts[0].intra_host_bw: bandwidth must be > 0: got -1, expected bytes/ms "
                "> 0 or a string such as \"897 GiB/s\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {"nic_bw": "fast"}]})"),
                         "topology.fabric.hosts[1].nic_bw: invalid bandwidth");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"gpus": 2}]})"),
-               "sim.json: topology.fabric.hosts[1]: unknown key: got \"gpus\", expected one of intra_host_bw, nic_bw, "
+               "s.json: topology.fabric.hosts[1]: unknown key: got \"gpus\", expected one of intra_host_bw, nic_bw, "
                "nics");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [1, {}]})"),
-               "sim.json: topology.fabric.hosts[0]: must be a host object: got 1");
+               "s.json: topology.fabric.hosts[0]: must be a host object: got 1");
 }
 
 TEST(ScenarioWorkload, NumbersAndPerRankLists) {
@@ -169,24 +151,24 @@ TEST(ScenarioWorkload, NumbersAndPerRankLists) {
 
 TEST(ScenarioWorkload, Validation) {
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_ms": 1})"),
-               "sim.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, dense_bwd_ms");
-  EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"), "sim.json: workload: must be a workload object: got 1");
+               "s.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, dense_bwd_ms");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"), "s.json: workload: must be a workload object: got 1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": -1})"),
-               "sim.json: workload.dense_fwd_ms: must be a number >= 0: got -1");
+               "s.json: workload.dense_fwd_ms: must be a number >= 0: got -1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": "1 ms"})"),
-               "sim.json: workload.dense_fwd_ms: must be a time in ms: got \"1 ms\", expected a number of ms >= 0, "
+               "s.json: workload.dense_fwd_ms: must be a time in ms: got \"1 ms\", expected a number of ms >= 0, "
                "or a list of 6 (one per rank)");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2]})"),
-               "sim.json: workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 2: got [1,2], "
+               "s.json: workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 2: got [1,2], "
                "expected a number of ms >= 0, or a list of 6 (one per rank)");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"(, "workload": {"dense_bwd_ms": []})"),
                         "workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 0");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, -5, 6]})"),
-               "sim.json: workload.dense_bwd_ms[4]: must be a number >= 0: got -5");
+               "s.json: workload.dense_bwd_ms[4]: must be a number >= 0: got -5");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, null, 6]})"),
-               "sim.json: workload.dense_bwd_ms[4]: must be a number >= 0: got null");
+               "s.json: workload.dense_bwd_ms[4]: must be a number >= 0: got null");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": null})"),
-               "sim.json: workload.dense_fwd_ms: must be a time in ms: got null, expected a number of ms >= 0, or a "
+               "s.json: workload.dense_fwd_ms: must be a time in ms: got null, expected a number of ms >= 0, or a "
                "list of 6 (one per rank)");
 }
 
