@@ -232,24 +232,6 @@ void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLa
 
 }  // namespace
 
-double CollectiveSpec::bytes_sent(int m) const {
-  const size_t n = members.size();
-  if (n <= 1) return 0.0;
-  switch (kind) {
-    case CollectiveKind::kAllToAll:
-      return static_cast<double>(n - 1) * from_bytes[m] + (to_total - to_bytes[m]);
-    case CollectiveKind::kReduceScatter:
-      return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[m];
-    case CollectiveKind::kAllGather:
-      return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[(m + 1) % n];
-    case CollectiveKind::kAllReduce:
-      return 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
-    case CollectiveKind::kEstimate:
-      return 0.0;
-  }
-  return 0.0;
-}
-
 std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ranks, bool training) {
   std::vector<CollectiveSpec> out;
   auto add = [&](Phase phase, double RankWork::*field) {
@@ -346,3 +328,43 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
 }
 
 }  // namespace shardlab::sim::detail
+
+namespace shardlab::sim {
+
+std::string_view to_string(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllToAll: return "all_to_all";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kEstimate: return "estimate";
+  }
+  return "?";
+}
+
+double CollectiveSpec::bytes_sent(int m) const {
+  const size_t n = members.size();
+  if (n <= 1) return 0.0;
+  switch (kind) {
+    case CollectiveKind::kAllToAll:
+      return static_cast<double>(n - 1) * from_bytes[m] + (to_total - to_bytes[m]);
+    case CollectiveKind::kReduceScatter:
+      return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[m];
+    case CollectiveKind::kAllGather:
+      return std::accumulate(chunks.begin(), chunks.end(), 0.0) - chunks[(m + 1) % n];
+    case CollectiveKind::kAllReduce:
+      return 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
+    case CollectiveKind::kEstimate:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                                           const planner::PartitionedPlan& plan) {
+  auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
+  if (!graph) return graph.status();
+  return detail::build_traffic(scenario, space, plan, planner::make_topology(scenario.topology), *graph);
+}
+
+}  // namespace shardlab::sim

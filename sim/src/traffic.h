@@ -1,68 +1,19 @@
-// What one training iteration asks of each rank, independent of time: compute
-// durations from the planner's cost model, and the collectives of each
-// communication phase with their message sizes. The same every iteration.
-//
-// Message sizes follow the data TorchRec's sparse-dist modules move for each
-// sharding type (input dist = KJT all-to-all: a splits exchange, then ids,
-// lengths and per-sample weights; output dist and its backward per sharding
-// type), with the per-shard sizes of the cost model (planner-model.md §4):
-//   S_in = ids per rank, S_pb = pooled rows per rank, d = shard columns,
-//   element sizes from the qcomm codecs (§4.8).
+// The simulator's side of iteration_traffic.h: building the traffic over an
+// already built topology graph, and the estimate-mode collectives.
 #pragma once
 
 #include <vector>
 
-#include "shardlab/planner/scenario.h"
-#include "shardlab/planner/sharding_option.h"
-#include "shardlab/planner/status.h"
 #include "shardlab/planner/topology.h"
-#include "shardlab/sim/simulation.h"
+#include "shardlab/sim/iteration_traffic.h"
 #include "shardlab/sim/topology_graph.h"
 
 namespace shardlab::sim::detail {
 
-struct RankWork {
-  int shards = 0;
-  double prefetch_ms = 0.0;
-  double fwd_ms = 0.0;
-  double bwd_ms = 0.0;
-  double dense_fwd_ms = 0.0;
-  double dense_bwd_ms = 0.0;
-  // TorchRec's comm estimates of the rank's shards (CommModel::kEstimates).
-  double output_dist_estimate_ms = 0.0;
-  double bwd_output_dist_estimate_ms = 0.0;
-  double dp_allreduce_estimate_ms = 0.0;
-};
-
-// kEstimate: a barrier after which each member is busy for its own duration
-// (TorchRec's comm estimates, CommModel::kEstimates).
-enum class CollectiveKind { kAllToAll, kReduceScatter, kAllGather, kAllReduce, kEstimate };
-
-struct CollectiveSpec {
-  Phase phase = Phase::kInputDist;
-  CollectiveKind kind = CollectiveKind::kAllToAll;
-  std::vector<int> members;  // global ranks
-  // All-to-all: member i sends member j (i != j) from_bytes[i] + to_bytes[j].
-  std::vector<double> from_bytes;
-  std::vector<double> to_bytes;
-  double to_total = 0.0;  // sum of to_bytes, for bytes_sent
-  // Reduce-scatter / all-gather chunk per member.
-  std::vector<double> chunks;
-  // All-reduce buffer size (hierarchical over hosts when members span several).
-  double bytes = 0.0;
-  // Estimate: each member's duration after the barrier.
-  std::vector<double> durations_ms;
-
-  // Bytes member `m` sends in this collective.
-  double bytes_sent(int m) const;
-};
-
-struct IterationTraffic {
-  std::vector<RankWork> ranks;
-  // Collectives in issue order; those of one phase are run one after the
-  // other by every member.
-  std::vector<CollectiveSpec> collectives;
-};
+using sim::CollectiveKind;
+using sim::CollectiveSpec;
+using sim::IterationTraffic;
+using sim::RankWork;
 
 // The collectives of CommModel::kEstimates: one barrier per comm phase with
 // each rank's summed shard estimates (input dist has none in TorchRec's model).
