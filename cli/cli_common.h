@@ -49,6 +49,10 @@ void add_options_command(CLI::App& app, int* exit_code);
 void add_validate_command(CLI::App& app, int* exit_code);
 void add_simulate_command(CLI::App& app, int* exit_code);
 void add_compare_command(CLI::App& app, int* exit_code);
+void add_runs_command(CLI::App& app, int* exit_code);  // runs_command.cc
+void add_replay_command(CLI::App& app, int* exit_code);         // replay_command.cc
+void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
+void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
 
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);

@@ -57,6 +57,10 @@ int run(int argc, char** argv) {
   add_validate_command(app, &exit_code);
   add_simulate_command(app, &exit_code);
   add_compare_command(app, &exit_code);
+  add_runs_command(app, &exit_code);
+  add_replay_command(app, &exit_code);
+  add_bench_kernels_command(app, &exit_code);
+  add_calibrate_command(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "calibration_option.h"
 #include "cli_common.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/planner/planner.h"
@@ -19,6 +20,7 @@ struct OptionsArgs {
   std::string output = "-";
   bool compact = false;
   bool quiet = false;
+  std::string calibration;  // --calibration PROFILE; empty: TorchRec's constants
 };
 
 int run_options(const OptionsArgs& args) {
@@ -26,10 +28,20 @@ int run_options(const OptionsArgs& args) {
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
   if (!scenario) return code;
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  if (!calibration.is_ok()) {
+    print_error(calibration.status().message());
+    const std::string json = data::error_to_json(scenario->name, calibration.status(), nullptr, indent);
+    if (Status w = write_output(args.output, json); !w.is_ok()) {
+      print_error(w.message());
+    }
+    return exit_status(calibration.status());
+  }
 
   // Reservation and enumeration only; no proposer or partitioner runs, so a
   // scenario whose planning would fail still lists its options.
-  planner::PlannerResult result = planner::plan(*scenario, planner::PlannerOptions{.enumerate_only = true});
+  planner::PlannerResult result = planner::plan(
+      *scenario, planner::PlannerOptions{.enumerate_only = true, .calibration = calibration->get()});
   if (!result.search_space.has_value()) {
     const Status status = result.error.is_ok() ? Status::internal("enumeration returned no search space") : result.error;
     print_error(status.message());
@@ -44,9 +56,9 @@ int run_options(const OptionsArgs& args) {
     return exit_status(w);
   }
   if (!args.quiet) {
-    std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}\n",
+    std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}{}\n",
                              result.search_space->options.size(), scenario->tables.size(),
-                             result.wall_seconds * 1e3,
+                             result.wall_seconds * 1e3, calibration->note(),
                              args.output == "-" ? std::string() : " -> " + args.output);
   }
   return kExitOk;
@@ -69,8 +81,10 @@ void add_options_command(CLI::App& app, int* exit_code) {
       ->type_name("FILE");
   cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
+  add_calibration_option(cmd, &args->calibration);
   cmd->footer(example_footer(
       "  shardlab options dlrm.json > options.json\n"
+      "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"
       "  shardlab options dlrm.json -o options.json --compact"));
   cmd->callback([args, exit_code]() { *exit_code = run_options(*args); });
 }

@@ -9,9 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "calibration_option.h"
 #include "cli_common.h"
 #include "plan_source.h"
+#include "run_recording.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/stats.h"
 #include "shardlab/sim/simulated_perf_model.h"
@@ -28,6 +31,8 @@ struct PlanArgs {
   bool stats = false;
   bool compact = false;
   bool quiet = false;
+  StoreOptions store;
+  std::string calibration;  // --calibration PROFILE; empty: TorchRec's constants
 
   // Where the plan (or error) JSON goes: -o FILE, else stdout unless --stats
   // took stdout, else nowhere.
@@ -109,6 +114,29 @@ std::string simulations_note(const RunPerfModel& m) {
   return fmt::format("; {} simulation{}", n, n == 1 ? "" : "s");
 }
 
+// Records a planned or re-rated run (kind plan): the plan, its per-shard
+// estimates and the rating; returns the exit status recording contributes.
+int record_plan(const PlanArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
+                const RunPerfModel& model) {
+  data::NewRun run = new_run(data::RunKind::kPlan, scenario, args.scenario);
+  run.plan_json = data::plan_to_json(scenario, result, data::kCompactJson);
+  run.estimates = data::estimate_rows(*result.search_space, *result.best);
+  run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  std::vector<std::pair<std::string, data::SummaryValue>> summary = {
+      {"rating_ms", result.perf_rating},
+      {"perf_model", args.perf_model},
+      {"tables", static_cast<int64_t>(scenario.tables.size())},
+      {"world_size", static_cast<int64_t>(result.topology.world_size)},
+      {"num_proposals", static_cast<int64_t>(result.num_proposals)},
+      {"num_plans", static_cast<int64_t>(result.num_plans)},
+      {"wall_ms", result.wall_seconds * 1e3}};
+  if (model.simulated) summary.emplace_back("simulations", static_cast<int64_t>(model.simulated->simulations()));
+  if (!args.from_plan.empty()) summary.emplace_back("from_plan", args.from_plan);
+  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
+  run.summary_json = data::summary_json(summary);
+  return record_run(args.store, run, args.quiet);
+}
+
 int run_plan(const PlanArgs& args) {
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
@@ -116,17 +144,22 @@ int run_plan(const PlanArgs& args) {
   if (!scenario) return code;
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
-  planner::PlannerResult result = planner::plan(*scenario, planner::PlannerOptions{.perf_model = model->get()});
+  planner::PlannerResult result = planner::plan(
+      *scenario, planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
   if (!result.ok()) return report_failure(args, *scenario, &result, failure_of(result));
+  calibration->warn_uncalibrated(result);
   code = report_success(args, *scenario, result);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format("planned {} tables on {} ranks in {:.1f} ms: rating {:.6g} ms "
                              "({} proposals, {} plans{}){}\n",
                              scenario->tables.size(), result.topology.world_size, result.wall_seconds * 1e3,
-                             result.perf_rating, result.num_proposals, result.num_plans, simulations_note(*model),
-                             summary_target(args));
+                             result.perf_rating, result.num_proposals, result.num_plans,
+                             simulations_note(*model) + calibration->note(), summary_target(args));
   }
+  if (code == kExitOk) code = record_plan(args, *scenario, result, *model);
   return code;
 }
 
@@ -152,20 +185,24 @@ int run_from_plan(const PlanArgs& args) {
   if (!scenario) return code;
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
-  planner::PlannerResult rated = read_and_rate_plan(*scenario, args.from_plan, model->get());
+  planner::PlannerResult rated = read_and_rate_plan(*scenario, args.from_plan, model->get(), calibration->get());
   if (!rated.ok()) {
     // A plan file that does not fit is input, not a planning failure: no counters.
     const bool enumerated = rated.search_space.has_value();
     return report_failure(args, *scenario, enumerated ? nullptr : &rated, failure_of(rated));
   }
   warn_over_capacity(rated);
+  calibration->warn_uncalibrated(rated);
   code = report_success(args, *scenario, rated);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format("rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n", args.from_plan,
                              scenario->tables.size(), rated.topology.world_size, rated.wall_seconds * 1e3,
-                             rated.perf_rating, simulations_note(*model), summary_target(args));
+                             rated.perf_rating, simulations_note(*model) + calibration->note(), summary_target(args));
   }
+  if (code == kExitOk) code = record_plan(args, *scenario, rated, *model);
   return code;
 }
 
@@ -179,7 +216,8 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "Runs TorchRec's EmbeddingShardingPlanner algorithm (storage reservation, enumeration,\n"
       "proposers, partitioner) and keeps the best plan. The plan JSON (scenario.md \"Plan (output)\")\n"
       "goes to -o FILE, or to stdout when neither -o nor --stats is given; with --stats the stats\n"
-      "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr.\n"
+      "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run is\n"
+      "recorded in the run store (--db; 'shardlab runs --help').\n"
       "Exit status: 0 planned, 2 invalid scenario or usage, 3 no plan found; on 2 and 3 the JSON\n"
       "output is {\"scenario\", \"error\": {\"type\", \"message\"}, ...} and no partial file is left.");
   cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
@@ -206,12 +244,16 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       ->type_name("MODEL");
   cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
+  add_store_options(cmd, &args->store);
+  add_calibration_option(cmd, &args->calibration);
   cmd->footer(example_footer(
       "  shardlab plan dlrm.json -o plan.json\n"
       "  shardlab plan dlrm.json --perf-model simulated -o plan.json\n"
       "  shardlab plan dlrm.json --stats\n"
       "  shardlab plan dlrm.json --format torchrec -o torchrec_plan.json\n"
-      "  shardlab plan dlrm.json --from-plan torchrec_plan.json --stats"));
+      "  shardlab plan dlrm.json --from-plan torchrec_plan.json --stats\n"
+      "  shardlab plan dlrm.json --calibration calibration.json -o plan.json\n"
+      "  shardlab plan dlrm.json --db runs.db -o plan.json && shardlab runs list --db runs.db"));
   cmd->callback([args, exit_code]() {
     *exit_code = args->from_plan.empty() ? run_plan(*args) : run_from_plan(*args);
   });

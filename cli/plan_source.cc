@@ -9,9 +9,11 @@
 namespace shardlab::cli {
 
 planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
-                                          planner::PerfModel* perf_model) {
+                                          planner::PerfModel* perf_model,
+                                          const planner::CostCalibration* calibration) {
   const auto start = std::chrono::steady_clock::now();
-  planner::PlannerResult result = planner::plan(scenario, planner::PlannerOptions{.enumerate_only = true});
+  planner::PlannerResult result =
+      planner::plan(scenario, planner::PlannerOptions{.enumerate_only = true, .calibration = calibration});
   if (!result.search_space.has_value()) {
     if (result.error.is_ok()) result.error = Status::internal("enumeration returned no search space");
     return result;

@@ -15,12 +15,15 @@ namespace shardlab::cli {
 
 // Reads the plan file at `path` (either format of data/plan_json.h) into the
 // search space of `scenario` and rates it as plan() rates its best plan
-// (TorchRec's model), or with `perf_model` when it is not null.
+// (TorchRec's model), or with `perf_model` when it is not null. Shards are
+// estimated with `calibration`'s parameters when it is not null
+// (planner/cost_calibration.h).
 // The result has num_proposals = num_plans = 0. On failure `error` is set: the
 // enumeration's error (search_space then absent), or an invalid_scenario
 // naming the file when it does not fit the scenario.
 planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
-                                          planner::PerfModel* perf_model = nullptr);
+                                          planner::PerfModel* perf_model = nullptr,
+                                          const planner::CostCalibration* calibration = nullptr);
 
 // Refuses a topology.fabric that does not fit the topology, as simulate()
 // would. Verbs that plan with the simulated perf model check this first: the

@@ -12,9 +12,12 @@
 
 #include <fmt/format.h>
 
+#include "calibration_option.h"
 #include "cli_common.h"
 #include "plan_source.h"
+#include "run_recording.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/data/sim_json.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/sim/simulation.h"
@@ -33,6 +36,8 @@ struct SimulateArgs {
   std::string comm_model = "flows";
   bool compact = false;
   bool quiet = false;
+  StoreOptions store;
+  std::string calibration;  // --calibration PROFILE; empty: TorchRec's constants
 
   int indent() const { return compact ? data::kCompactJson : data::kDefaultJsonIndent; }
   sim::SimOptions options() const {
@@ -64,9 +69,10 @@ int report_failure(const SimulateArgs& args, const std::string& scenario_name, c
 // The plan to simulate: the default planner's best plan, or the --plan file.
 // Failures are reported here; returns nullopt with *code set.
 std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args, const planner::Scenario& scenario,
-                                                  int* code) {
+                                                  const planner::CostCalibration* calibration, int* code) {
   planner::PlannerResult result =
-      args.plan.empty() ? planner::plan(scenario) : read_and_rate_plan(scenario, args.plan);
+      args.plan.empty() ? planner::plan(scenario, planner::PlannerOptions{.calibration = calibration})
+                        : read_and_rate_plan(scenario, args.plan, nullptr, calibration);
   if (result.ok()) return result;
   // A plan file that does not fit is input, not a planning failure: no counters.
   const bool planner_failure = args.plan.empty() || !result.search_space.has_value();
@@ -136,8 +142,9 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::P
   out << fmt::format("{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
                      r.scenario, r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations, on_off(!args.no_overlap),
                      on_off(!args.no_contention), args.comm_model);
-  out << fmt::format("plan: {}, TorchRec rating {:.6g} ms\n",
+  out << fmt::format("plan: {}, {} rating {:.6g} ms\n",
                      args.plan.empty() ? std::string("planned with the default planner") : "from " + args.plan,
+                     args.calibration.empty() ? std::string("TorchRec") : "calibrated (" + args.calibration + ")",
                      planned.perf_rating);
   out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n", r.iteration_ms,
                      r.iterations, r.total_ms);
@@ -147,6 +154,33 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::P
   out << fmt::format("simulated {} events and {} flows in {:.1f} ms\n", r.events, r.flows, r.wall_seconds * 1e3);
 }
 
+// Records the simulation (kind simulate): the plan and its estimates, the
+// last iteration's phases and the iteration time; returns the exit status
+// recording contributes.
+int record_simulation(const SimulateArgs& args, const planner::Scenario& scenario,
+                      const planner::PlannerResult& planned, const sim::SimResult& r) {
+  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, args.scenario);
+  run.plan_json = data::plan_to_json(scenario, planned, data::kCompactJson);
+  run.estimates = data::estimate_rows(*planned.search_space, *planned.best);
+  run.sim_phases = data::sim_phase_rows(r);
+  run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  std::vector<std::pair<std::string, data::SummaryValue>> summary = {
+      {"iteration_ms", r.iteration_ms},
+      {"total_ms", r.total_ms},
+      {"iterations", static_cast<int64_t>(r.iterations)},
+      {"rating_ms", planned.perf_rating},
+      {"overlap", !args.no_overlap},
+      {"contention", !args.no_contention},
+      {"comm_model", args.comm_model},
+      {"ranks", static_cast<int64_t>(r.ranks.size())},
+      {"events", static_cast<int64_t>(r.events)},
+      {"wall_ms", r.wall_seconds * 1e3}};
+  if (!args.plan.empty()) summary.emplace_back("from_plan", args.plan);
+  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
+  run.summary_json = data::summary_json(summary);
+  return record_run(args.store, run, args.quiet);
+}
+
 int run_simulate(const SimulateArgs& args) {
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
@@ -154,8 +188,12 @@ int run_simulate(const SimulateArgs& args) {
   // Refuse a fabric that does not fit before spending time on planning.
   if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, nullptr, st);
 
-  std::optional<planner::PlannerResult> planned = obtain_plan(args, *scenario, &code);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  if (!calibration.is_ok()) return report_failure(args, scenario->name, nullptr, calibration.status());
+
+  std::optional<planner::PlannerResult> planned = obtain_plan(args, *scenario, calibration->get(), &code);
   if (!planned) return code;
+  calibration->warn_uncalibrated(*planned);
   Result<sim::SimResult> simulated =
       sim::simulate(*scenario, *planned->search_space, *planned->best, args.options());
   if (!simulated.is_ok()) return report_failure(args, scenario->name, nullptr, simulated.status());
@@ -177,7 +215,7 @@ int run_simulate(const SimulateArgs& args) {
     const bool stdout_taken = args.output == "-" || args.trace == "-";
     print_summary(stdout_taken ? std::cerr : std::cout, args, *planned, *simulated);
   }
-  return kExitOk;
+  return record_simulation(args, *scenario, *planned, *simulated);
 }
 
 }  // namespace
@@ -192,7 +230,8 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
       "all-to-alls as flows over the cluster's links, dense compute, data-parallel all-reduce.\n"
       "Prints the iteration time, per-rank busy time, the critical path and the busiest links\n"
       "(docs/simulation.md). Exit status: 0 simulated, 2 invalid scenario, plan file or usage,\n"
-      "3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'.");
+      "3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'. The run is recorded\n"
+      "in the run store (--db; 'shardlab runs --help').");
   cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
   cmd->add_option("--plan", args->plan,
                   "Simulate this plan file (written by 'shardlab plan', either --format) instead of planning "
@@ -222,6 +261,8 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
       ->type_name("MODEL");
   cmd->add_flag("--compact", args->compact, "Write the result JSON on one line (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Print no summary; only the files are written (default: off)");
+  add_store_options(cmd, &args->store);
+  add_calibration_option(cmd, &args->calibration);
   cmd->footer(example_footer(
       "  shardlab simulate dlrm.json\n"
       "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"

@@ -11,13 +11,16 @@ set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 
-# Every build and test dependency. python3 runs the golden comparison tool and
+# Every build and test dependency. Qt6 (base, charts, svg) builds the GUI;
+# Open MPI is the multi-host launcher of the CUDA replay backend. python3 runs the golden comparison tool and
 # scripts/gen_synthetic_scenario.py.
 readonly PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-graph-dev libsqlite3-dev libsqlitecpp-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
+  libopenmpi-dev openmpi-bin
   python3
 )
 

@@ -187,10 +187,12 @@ std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, Sharding
   return {CK::kFused};
 }
 
-Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, std::vector<ModuleInfo> modules) {
+Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, std::vector<ModuleInfo> modules,
+                                      const CostCalibration* calibration) {
   SearchSpace space;
   space.modules = std::move(modules);
-  const EstimatorContext ctx = estimator_context(s, topo);
+  EstimatorContext ctx = estimator_context(s, topo);
+  ctx.calibration = calibration;
 
   // TorchRec walks the module tree with a stack, so sibling modules are
   // visited last-declared first (ODD-2): weighted_ebc before ebc.

@@ -2,24 +2,22 @@
 //
 // Every expression is evaluated left to right exactly as TorchRec writes it:
 // the goldens compare to a relative 1e-9 and last-bit differences compound in
-// the planner's sums, so the operation order is part of the contract.
+// the planner's sums, so the operation order is part of the contract. The
+// byte counts (shard_bytes) are shared with the calibrated model
+// (cost_calibration_perf.cc), which runs instead when the context carries a
+// calibration.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "perf_terms.h"
 #include "shardlab/planner/estimators.h"
 
 namespace shardlab::planner {
-namespace {
 
-constexpr double kBatchedCopyPerfFactor = 2.455;
-constexpr double kWeightedKernelMultiplier = 1.1;
-constexpr double kDpElementwiseKernelsPerfFactor = 9.22;
-constexpr double kHalfBlockPenalty = 1.15;
-constexpr double kQuarterBlockPenalty = 1.75;
-constexpr int64_t kFullBlockEmbDim = 128;
-
-}  // namespace
+using internal::backward_compute;
+using internal::kBatchedCopyPerfFactor;
+using internal::kDpElementwiseKernelsPerfFactor;
 
 CommElementSizes comm_element_sizes(const EstimatorContext& ctx, const ShardingOption& o) {
   const double table = o.element_size;
@@ -37,74 +35,57 @@ CommElementSizes comm_element_sizes(const EstimatorContext& ctx, const ShardingO
   return s;
 }
 
+double block_penalty(ShardingType type, int64_t d) {
+  switch (type) {
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+    case ShardingType::kTableColumnWise: break;
+    default: return 1.0;
+  }
+  if (d >= internal::kFullBlockEmbDim) return 1.0;
+  if (d >= internal::kFullBlockEmbDim / 2) return internal::kHalfBlockPenalty;
+  return internal::kQuarterBlockPenalty;
+}
+
 namespace {
 
-double block_penalty(int64_t d) {
-  if (d >= kFullBlockEmbDim) return 1.0;
-  if (d >= kFullBlockEmbDim / 2) return kHalfBlockPenalty;
-  return kQuarterBlockPenalty;
-}
-
-double backward_compute(const Topology& t, double fwd_compute, bool weighted) {
-  return fwd_compute * t.bwd_compute_multiplier + (weighted ? fwd_compute * kWeightedKernelMultiplier : 0.0);
-}
-
-// TW, CW, TWCW (§4.3).
-Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, int64_t d, double bw_dev,
-                     double fetches) {
+// TW, CW, TWCW (§4.3): the max(d, 32) lookup floor.
+ShardBytes table_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o, int64_t d) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
   const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
   const double outputs = o.is_pooled ? b.pooled : b.inputs;
-  const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
 
-  double input_read = std::ceil(b.inputs * w * kIndexBytes);
-  if (o.is_weighted) input_read *= 2;
-  const double lookup = b.inputs * w * static_cast<double>(std::max<int64_t>(d, 32)) * o.element_size;
-  const double fwd_out = outputs * w * static_cast<double>(d) * c.fwd_a2a;
-  const double bwd_out = outputs * w * static_cast<double>(d) * c.bwd_a2a;
-
-  Perf p;
-  p.fwd_compute = (input_read + lookup + fwd_out) * block_penalty(d) / bw_dev;
-  p.fwd_comms = fwd_out / comms_bw;
-  if (ctx.is_inference) return p;
-  p.bwd_comms = bwd_out / comms_bw;
-  p.bwd_compute = backward_compute(t, p.fwd_compute, o.is_weighted);
-  p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
-  return p;
+  ShardBytes x;
+  x.input_read = std::ceil(b.inputs * w * kIndexBytes);
+  if (o.is_weighted) x.input_read *= 2;
+  x.lookup = b.inputs * w * static_cast<double>(std::max<int64_t>(d, 32)) * o.element_size;
+  x.fwd_out = outputs * w * static_cast<double>(d) * c.fwd_a2a;
+  x.bwd_out = outputs * w * static_cast<double>(d) * c.bwd_a2a;
+  return x;
 }
 
-// RW (§4.4). No inference branch and no block penalty, as in TorchRec.
-Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, int64_t d, double bw_dev,
-                   double fetches) {
+// RW (§4.4): each shard sees L/W ids per bag; pooled outputs are reduce-scattered.
+ShardBytes row_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o, int64_t d) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
   const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
   const double inputs = b.inputs / w;
   const double outputs = o.is_pooled ? b.pooled : inputs;
-  const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
 
-  double input_read = std::ceil(inputs * w * kIndexBytes);
-  if (o.is_weighted) input_read *= 2;
-  const double lookup = inputs * w * static_cast<double>(d) * o.element_size;
-  const double fwd_out = outputs * w * static_cast<double>(d) * (o.is_pooled ? c.fwd_rs : c.fwd_a2a);
-  const double bwd_out = outputs * w * static_cast<double>(d) * (o.is_pooled ? c.bwd_rs : c.bwd_a2a);
-
-  Perf p;
-  p.fwd_compute = (input_read + lookup + fwd_out) / bw_dev;
-  p.fwd_comms = fwd_out / comms_bw;
-  p.bwd_comms = bwd_out / comms_bw + bwd_out * kBatchedCopyPerfFactor / bw_dev;
-  p.bwd_compute = backward_compute(t, p.fwd_compute, o.is_weighted);
-  p.prefetch_compute = ((fetches / w) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
-  return p;
+  ShardBytes x;
+  x.input_read = std::ceil(inputs * w * kIndexBytes);
+  if (o.is_weighted) x.input_read *= 2;
+  x.lookup = inputs * w * static_cast<double>(d) * o.element_size;
+  x.fwd_out = outputs * w * static_cast<double>(d) * (o.is_pooled ? c.fwd_rs : c.fwd_a2a);
+  x.bwd_out = outputs * w * static_cast<double>(d) * (o.is_pooled ? c.bwd_rs : c.bwd_a2a);
+  return x;
 }
 
-// TWRW (§4.5): reduce-scatter inside the host, all-to-all across hosts in the
-// forward pass only (TorchRec does not model backward inter-host traffic).
-Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, int64_t d,
-                         double bw_dev, double fetches) {
+// TWRW (§4.5): L/Lw ids per bag; reduce-scatter sizes even when not pooled.
+ShardBytes table_row_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o, int64_t d) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
   const CommElementSizes c = comm_element_sizes(ctx, o);
@@ -113,52 +94,112 @@ Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, i
   const double inputs = b.inputs / lw;
   const double outputs = o.is_pooled ? b.pooled : inputs;
 
-  double input_read = std::ceil(inputs * w * kIndexBytes);
-  if (o.is_weighted) input_read *= 2;
-  const double lookup = inputs * w * static_cast<double>(d) * o.element_size;
-  const double fwd_out = outputs * w * static_cast<double>(d) * c.fwd_rs;
-  const double bwd_out = outputs * w * static_cast<double>(d) * c.bwd_rs;
+  ShardBytes x;
+  x.input_read = std::ceil(inputs * w * kIndexBytes);
+  if (o.is_weighted) x.input_read *= 2;
+  x.lookup = inputs * w * static_cast<double>(d) * o.element_size;
+  x.fwd_out = outputs * w * static_cast<double>(d) * c.fwd_rs;
+  x.bwd_out = outputs * w * static_cast<double>(d) * c.bwd_rs;
+  x.fwd_inter = (outputs * w * static_cast<double>(d) * c.fwd_a2a) * (lw / w);
+  return x;
+}
 
+// DP (§4.6): a replica pools its own rank's batch over the whole table.
+ShardBytes data_parallel_bytes(const ShardingOption& o) {
+  const BatchSums b = batch_sums(o);
+  const double outputs = o.is_pooled ? b.pooled : b.inputs;
+  const auto d = static_cast<double>(o.tensor_cols);
+
+  ShardBytes x;
+  x.input_read = std::ceil(b.inputs * kIndexBytes);
+  if (o.is_weighted) x.input_read *= 2;
+  x.lookup = b.inputs * d * o.element_size;
+  x.fwd_out = outputs * d * o.element_size;
+  x.table = static_cast<double>(o.tensor_rows * o.tensor_cols * o.element_size);
+  return x;
+}
+
+// TW, CW, TWCW (§4.3).
+Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
+                     double bw_dev, double fetches) {
+  const Topology& t = *ctx.topology;
+  const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
   Perf p;
-  p.fwd_comms = fwd_out / t.intra_host_bw;
-  if (t.world_size > t.local_world_size) {
-    p.fwd_comms = p.fwd_comms + ((outputs * w * static_cast<double>(d) * c.fwd_a2a) * (lw / w)) / t.inter_host_bw;
-  }
-  p.fwd_compute = (input_read + lookup + fwd_out) / bw_dev;
-  p.bwd_comms = bwd_out / t.intra_host_bw + bwd_out * kBatchedCopyPerfFactor / bw_dev;
-  p.bwd_compute = backward_compute(t, p.fwd_compute, o.is_weighted);
+  p.fwd_compute = x.fwd_compute_bytes() * block_penalty(o.sharding_type, d) / bw_dev;
+  p.fwd_comms = x.fwd_out / comms_bw;
+  if (ctx.is_inference) return p;
+  p.bwd_comms = x.bwd_out / comms_bw;
+  p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
+  p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+  return p;
+}
+
+// RW (§4.4). No inference branch and no block penalty, as in TorchRec.
+Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
+                   double bw_dev, double fetches) {
+  const Topology& t = *ctx.topology;
+  const double w = t.world_size;
+  const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
+  Perf p;
+  p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
+  p.fwd_comms = x.fwd_out / comms_bw;
+  p.bwd_comms = x.bwd_out / comms_bw + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+  p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
+  p.prefetch_compute = ((fetches / w) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+  return p;
+}
+
+// TWRW (§4.5): reduce-scatter inside the host, all-to-all across hosts in the
+// forward pass only (TorchRec does not model backward inter-host traffic).
+Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
+                         double bw_dev, double fetches) {
+  const Topology& t = *ctx.topology;
+  const double lw = t.local_world_size;
+  Perf p;
+  p.fwd_comms = x.fwd_out / t.intra_host_bw;
+  if (t.world_size > t.local_world_size) p.fwd_comms = p.fwd_comms + x.fwd_inter / t.inter_host_bw;
+  p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
+  p.bwd_comms = x.bwd_out / t.intra_host_bw + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+  p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
   p.prefetch_compute = ((fetches / lw) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
   return p;
 }
 
 // DP (§4.6): every replica reads the whole table; backward all-reduces it.
-Perf data_parallel_perf(const EstimatorContext& ctx, const ShardingOption& o, double bw_dev) {
+Perf data_parallel_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, double bw_dev) {
   const Topology& t = *ctx.topology;
-  const BatchSums b = batch_sums(o);
-  const double outputs = o.is_pooled ? b.pooled : b.inputs;
-  const auto d = static_cast<double>(o.tensor_cols);
-
-  double input_read = std::ceil(b.inputs * kIndexBytes);
-  if (o.is_weighted) input_read *= 2;
-  const double lookup = b.inputs * d * o.element_size;
-  const double output_write = outputs * d * o.element_size;
-  const auto table_bytes = static_cast<double>(o.tensor_rows * o.tensor_cols * o.element_size);
-
   // TorchRec divides world size by local world size as floats here.
   const double num_nodes = std::min(static_cast<double>(t.world_size) / t.local_world_size, 2.0);
-  double all_reduce = table_bytes * (2 * num_nodes - 1) / num_nodes / (t.inter_host_bw * t.local_world_size);
+  double all_reduce = x.table * (2 * num_nodes - 1) / num_nodes / (t.inter_host_bw * t.local_world_size);
   if (t.world_size > 2 * t.local_world_size) all_reduce *= 2;
-  const double optimizer_kernels = table_bytes * kDpElementwiseKernelsPerfFactor / bw_dev;
+  const double optimizer_kernels = x.table * kDpElementwiseKernelsPerfFactor / bw_dev;
 
   Perf p;
-  p.fwd_compute = (input_read + lookup + output_write) / bw_dev;
+  p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
   p.fwd_comms = 0.0;
   p.bwd_comms = all_reduce + optimizer_kernels;
-  p.bwd_compute = backward_compute(t, p.fwd_compute, o.is_weighted);
+  p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
   return p;
 }
 
 }  // namespace
+
+ShardBytes shard_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
+  const int64_t d = internal::shard_dim(o);
+  switch (o.sharding_type) {
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+    case ShardingType::kTableColumnWise: return table_wise_bytes(ctx, o, d);
+    case ShardingType::kRowWise: return row_wise_bytes(ctx, o, d);
+    case ShardingType::kTableRowWise: return table_row_wise_bytes(ctx, o, d);
+    case ShardingType::kDataParallel: return data_parallel_bytes(o);
+  }
+  return ShardBytes{};
+}
+
+double fwd_compute_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
+  return shard_bytes(ctx, o).fwd_compute_bytes();
+}
 
 BatchSums batch_sums(const ShardingOption& o) {
   BatchSums s;
@@ -209,15 +250,20 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
   }
   // Expected cache fetches need cache statistics, which a scenario cannot carry.
   const double fetches = 0.0;
-  const int64_t d = option->shards.empty() ? option->tensor_cols : option->shards.front().cols;
+  const int64_t d = internal::shard_dim(*option);
+  const ShardBytes x = shard_bytes(ctx, *option);
   Perf p;
-  switch (option->sharding_type) {
-    case ShardingType::kTableWise:
-    case ShardingType::kColumnWise:
-    case ShardingType::kTableColumnWise: p = table_wise_perf(ctx, *option, d, *bw, fetches); break;
-    case ShardingType::kRowWise: p = row_wise_perf(ctx, *option, d, *bw, fetches); break;
-    case ShardingType::kTableRowWise: p = table_row_wise_perf(ctx, *option, d, *bw, fetches); break;
-    case ShardingType::kDataParallel: p = data_parallel_perf(ctx, *option, *bw); break;
+  if (ctx.calibration != nullptr) {
+    p = internal::calibrated_perf(ctx, *option, x, *bw, fetches);
+  } else {
+    switch (option->sharding_type) {
+      case ShardingType::kTableWise:
+      case ShardingType::kColumnWise:
+      case ShardingType::kTableColumnWise: p = table_wise_perf(ctx, *option, x, d, *bw, fetches); break;
+      case ShardingType::kRowWise: p = row_wise_perf(ctx, *option, x, d, *bw, fetches); break;
+      case ShardingType::kTableRowWise: p = table_row_wise_perf(ctx, *option, x, d, *bw, fetches); break;
+      case ShardingType::kDataParallel: p = data_parallel_perf(ctx, *option, x, *bw); break;
+    }
   }
   option->shard_perf = p;
   double total = 0.0;

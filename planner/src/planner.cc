@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "planner_messages.h"
+#include "proposal_logger.h"
 #include "proposal_tracker.h"
 #include "shardlab/planner/enumerator.h"
 #include "shardlab/planner/partitioner.h"
@@ -105,6 +106,7 @@ void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PlannerResult result;
+  if (options.proposal_log != nullptr) options.proposal_log->clear();
   auto finish = [&]() -> PlannerResult {
     result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(result);
@@ -118,7 +120,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return finish();
   }
   result.reserved = std::move(reserved).value();
-  auto space = enumerate_options(scenario, result.topology, std::move(modules));
+  auto space = enumerate_options(scenario, result.topology, std::move(modules), options.calibration);
   if (!space) {
     result.error = space.status();
     return finish();
@@ -144,8 +146,16 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   std::vector<double> device_perf;
   ProposalTracker tracker(ss);
   // Exact ratings can be skipped only for TorchRec's own model, whose rating
-  // the partitioner's device totals bound.
-  const bool may_skip_ratings = options.perf_model == nullptr && perfs_non_negative(ss);
+  // the partitioner's device totals bound, and not when the log wants them.
+  const bool may_skip_ratings =
+      options.perf_model == nullptr && options.proposal_log == nullptr && perfs_non_negative(ss);
+  std::optional<ProposalLogger> logger;
+  if (options.proposal_log != nullptr) {
+    logger.emplace(options.proposal_log, scenario, ss, reserved_topology, reserved_devices);
+  }
+  const auto cancelled = [&options]() {
+    return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+  };
 
   // Rates `candidate` exactly; keeps it when it is the best so far.
   auto rate_candidate = [&]() -> double {
@@ -161,13 +171,20 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return rating;
   };
 
-  for (const ProposerSpec& spec : scenario.planner.proposers) {
+  for (size_t proposer_index = 0; proposer_index < scenario.planner.proposers.size(); ++proposer_index) {
+    const ProposerSpec& spec = scenario.planner.proposers[proposer_index];
     std::unique_ptr<Proposer> proposer = make_proposer(spec);
     proposer->load(ss);
     // Lazy mode: partition without building the plan, and build and rate it
     // only when it might be the best; the proposer does not miss it.
     const bool lazy = may_skip_ratings && !proposer->reads_plan_or_rating();
     for (auto proposal = proposer->propose(); proposal; proposal = proposer->propose()) {
+      if (cancelled()) {
+        result.best.reset();
+        result.device_perf_total.clear();
+        result.error = Status::planner(PlannerErrorType::kOther, "planning cancelled");
+        return finish();
+      }
       tracker.advance(*proposal);
       const ProposalKey key = tracker.key();
       if (auto it = cache.find(key); it != cache.end()) {
@@ -198,11 +215,13 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
           rating = rate_candidate();
         }
         cache.emplace(key, CachedOutcome{true, rating});
+        if (logger) logger->partitioned(static_cast<int>(proposer_index), *proposal, candidate, *rating);
         proposer->feedback(true, plan, rating, reserved_devices);
       } else {
         last_error = st;
         lowest_storage = std::min(lowest_storage, tracker.storage());
         cache.emplace(key, CachedOutcome{false, std::nullopt});
+        if (logger) logger->failed(static_cast<int>(proposer_index), *proposal);
         proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
         last_proposal = std::move(*proposal);  // read once, at the end: no copy
       }

@@ -57,6 +57,9 @@ class CliTest : public ::testing::Test {
            ("shardlab_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    // Runs the verbs record go to this test's directory, never the build tree.
+    ::setenv("SHARDLAB_DB", path("shardlab.db").c_str(), 1);
+    ::unsetenv("SHARDLAB_NO_RECORD");
   }
   void TearDown() override {
     std::error_code ignored;

@@ -91,4 +91,10 @@ std::vector<std::string> available_backends();
 // a build without CUDA or a machine without a GPU is an error that says which.
 Result<std::unique_ptr<ReplayBackend>> make_backend(std::string_view name);
 
+// This process's index among the processes of a multi-process replay (one
+// process per GPU under mpirun; see docs/replay-cuda.md), 0 otherwise. Every
+// process returns the whole result; front ends print, write and record from
+// process 0 only.
+int replay_process_rank();
+
 }  // namespace shardlab::kernels

@@ -46,6 +46,7 @@ struct Measurement {
   int collective = -1;
   sim::CollectiveKind collective_kind = sim::CollectiveKind::kAllToAll;
   int members = 0;
+  bool inter_host = false;  // the collective's members span more than one host
   // Bytes the kernel or collective moved by ShardLab's count (lookups: see
   // bytes.h; collectives: bytes this rank sent), and the bytes TorchRec's
   // formula charges (model_fwd_bytes for lookups, sent bytes for collectives).
@@ -57,6 +58,15 @@ struct Measurement {
   int64_t wrong_elements = 0;
 };
 
+// One rank's time in one phase per iteration: the sum of the rank's records
+// of that phase (all its shards' lookups, or all its collectives of the
+// phase) within an iteration, summarised over the timed iterations.
+struct PhaseTiming {
+  int rank = -1;
+  sim::Phase phase = sim::Phase::kFwdCompute;
+  TimingSummary timing;
+};
+
 struct ReplayResult {
   std::string backend;      // "cpu", "cuda"
   std::string device_name;  // e.g. "NVIDIA H100 80GB HBM3", or the CPU model
@@ -65,6 +75,9 @@ struct ReplayResult {
   int warmup = 0;
   int iterations = 0;
   std::vector<Measurement> measurements;
+  // Per rank and phase (ranks ascending, phases in iteration order). A backend
+  // may leave it empty; readers then add up the records' medians instead.
+  std::vector<PhaseTiming> phase_timings;
 };
 
 }  // namespace shardlab::kernels

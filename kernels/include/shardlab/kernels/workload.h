@@ -64,6 +64,9 @@ struct ReplayWorkload {
   int world_size = 0;
   int local_world_size = 0;
   OptimizerKind optimizer = OptimizerKind::kSgd;
+  // False for an inference scenario (planner.is_inference): forward only, no
+  // backward lookups or backward collectives.
+  bool training = true;
   std::vector<RankWorkload> ranks;  // world_size entries, ranks[r].rank == r
   // The iteration's collectives in issue order (sim/iteration_traffic.h), with
   // the simulator's message sizes.

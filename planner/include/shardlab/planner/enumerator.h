@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -24,8 +25,10 @@ std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, Sha
                                                    ComputeDevice device);
 
 // Enumerates and estimates every option. Fails with kNoOptions when a table
-// has no option left after constraints.
+// has no option left after constraints. `calibration` (not owned, may be
+// null) replaces TorchRec's perf constants (cost_calibration.h).
 Result<SearchSpace> enumerate_options(const Scenario& scenario, const Topology& topology,
-                                      std::vector<ModuleInfo> modules);
+                                      std::vector<ModuleInfo> modules,
+                                      const CostCalibration* calibration = nullptr);
 
 }  // namespace shardlab::planner

@@ -1,8 +1,10 @@
 // Per-shard perf and storage estimators (planner-model.md §4 and §5).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -21,6 +23,9 @@ struct EstimatorContext {
   std::optional<CommPrecision> qcomm_backward;
   OptimizerKind optimizer = OptimizerKind::kNone;
   bool quant_sharder = false;           // storage adds 4 bytes per row
+  // Fitted parameters that replace TorchRec's constants in the perf terms
+  // (cost_calibration.h); null: TorchRec's model, untouched. Not owned.
+  const CostCalibration* calibration = nullptr;
 };
 
 // The estimator settings TorchRec's planner derives from the scenario's
@@ -43,6 +48,29 @@ struct CommElementSizes {
   double fwd_a2a, bwd_a2a, fwd_rs, bwd_rs;
 };
 CommElementSizes comm_element_sizes(const EstimatorContext& ctx, const ShardingOption& option);
+
+// The byte counts of one shard's perf formulas (planner-model.md §4.3-§4.6),
+// each computed as TorchRec writes it. Shared by TorchRec's estimator, the
+// calibrated one, replay (Measurement::model_bytes) and calibration.
+struct ShardBytes {
+  double input_read = 0.0;  // I: index bytes read (doubled for weighted tables)
+  double lookup = 0.0;      // K: embedding rows read
+  double fwd_out = 0.0;     // Of (DP: O, the pooled output write)
+  double bwd_out = 0.0;     // Ob (DP: 0)
+  double fwd_inter = 0.0;   // TWRW: the inter-host forward all-to-all, (So·W·d·s_fa)·(Lw/W); else 0
+  double table = 0.0;       // DP: T, the whole table; else 0
+
+  // TorchRec's forward compute numerator, (I + K) + Of.
+  double fwd_compute_bytes() const { return input_read + lookup + fwd_out; }
+};
+ShardBytes shard_bytes(const EstimatorContext& ctx, const ShardingOption& option);
+// shard_bytes(ctx, option).fwd_compute_bytes(): the bytes the forward compute
+// term charges one shard of `option` (before the block penalty).
+double fwd_compute_bytes(const EstimatorContext& ctx, const ShardingOption& option);
+
+// TorchRec's block penalty for a shard `dim` columns wide: 1, 1.15 or 1.75 for
+// TW, CW and TWCW by dim class (planner-model.md §4.3); 1 for RW, TWRW and DP.
+double block_penalty(ShardingType type, int64_t dim);
 
 // Device bandwidth of planner-model.md §1.3, or nullopt for an unknown pair.
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,

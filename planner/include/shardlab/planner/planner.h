@@ -5,10 +5,13 @@
 // concurrently.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/perf_model.h"
+#include "shardlab/planner/proposal_log.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -46,6 +49,17 @@ struct PlannerOptions {
   // ranks of device_perf_total). Not owned; must outlive the call. A model
   // with state makes concurrent plan() calls share it.
   PerfModel* perf_model = nullptr;
+  // When set, every proposal the loop evaluates is appended here
+  // (proposal_log.h); plan() then rates every plan that partitions. Not
+  // owned; cleared first. Null: no log, and no extra cost.
+  std::vector<ProposalRecord>* proposal_log = nullptr;
+  // Polled before each proposal; when it reads true, plan() stops and fails
+  // with PlannerErrorType::kOther "planning cancelled". Not owned.
+  const std::atomic<bool>* cancel = nullptr;
+  // Fitted cost-model parameters the estimators use instead of TorchRec's
+  // constants (cost_calibration.h); null means TorchRec's model. Not owned;
+  // must outlive the call.
+  const CostCalibration* calibration = nullptr;
 };
 
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options = {});

@@ -1,0 +1,346 @@
+// shardlab calibrate: fit the cost model's parameters to the measurements of
+// replay runs in the run store, print TorchRec's and the fitted values with
+// the error of both on held-out measurements, write the profile and record a
+// calibrate run (kernels/calibration.h, data/calibration_json.h).
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "run_recording.h"
+#include "shardlab/data/calibration_json.h"
+#include "shardlab/data/run_records.h"
+#include "shardlab/data/run_store.h"
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/kernels/calibration.h"
+#include "shardlab/planner/estimators.h"
+#include "shardlab/planner/topology.h"
+
+namespace shardlab::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::string runs;  // "3,5-7"; empty: every replay run
+  StoreOptions store;
+  double holdout = kernels::CalibrationOptions{}.holdout_fraction;
+  uint64_t seed = kernels::CalibrationOptions{}.seed;
+  std::string name;    // empty: "runs-<ids>"
+  std::string output;  // profile JSON; empty: none
+  bool compact = false;
+  bool quiet = false;
+};
+
+int fail(const Status& st) {
+  print_error(st.message());
+  return exit_status(st);
+}
+
+// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats.
+Result<std::vector<int64_t>> parse_run_ids(const std::string& text) {
+  std::vector<int64_t> ids;
+  const auto bad = [&](std::string_view part) {
+    return Status::invalid_scenario(
+        fmt::format("--runs: '{}' is not a run id or range of ids >= 1 (e.g. --runs 3,5-7)", part));
+  };
+  const auto number = [](std::string_view s, int64_t* out) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+    return ec == std::errc() && end == s.data() + s.size() && *out >= 1;
+  };
+  std::string_view rest = text;
+  while (true) {
+    const size_t comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    const size_t dash = part.find('-');
+    int64_t lo = 0, hi = 0;
+    if (dash == std::string_view::npos) {
+      if (!number(part, &lo)) return bad(part);
+      hi = lo;
+    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) || hi < lo ||
+               hi - lo >= 1000000) {
+      return bad(part);
+    }
+    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+// "3, 5-7" for people and profile names.
+std::string format_ids(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += j > i ? fmt::format("{}-{}", ids[i], ids[j]) : fmt::format("{}", ids[i]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The source runs and what the fit needs from them.
+struct Sources {
+  std::vector<int64_t> ids;
+  std::vector<kernels::Measurement> measurements;
+  std::string device;         // "cpu: <model>", joined with "; " when runs differ
+  std::string scenario_name;  // when every run has the same scenario, else empty
+  std::optional<planner::Scenario> scenario;  // the first run's, for TorchRec's constants
+};
+
+Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& args) {
+  Sources s;
+  if (!args.runs.empty()) {
+    auto ids = parse_run_ids(args.runs);
+    if (!ids) return ids.status();
+    s.ids = std::move(*ids);
+  } else {
+    auto runs = store.list_runs(data::RunFilter{.kind = data::RunKind::kReplay});
+    if (!runs) return runs.status();
+    for (const data::RunSummary& r : *runs) s.ids.push_back(r.id);
+    std::sort(s.ids.begin(), s.ids.end());
+    if (s.ids.empty()) {
+      return Status::invalid_scenario(
+          fmt::format("{}: no replay runs to calibrate from; run `shardlab replay` first", store.path()));
+    }
+  }
+  std::vector<std::string> devices;
+  bool same_scenario = true;
+  for (int64_t id : s.ids) {
+    auto run = store.get_run(id);
+    if (!run) return run.status();
+    const data::RunSummary& sum = run->summary;
+    if (run->measurements.empty()) {
+      return Status::invalid_scenario(fmt::format(
+          "{}: run {} ({}) has no measurements; calibrate fits the measurements of `shardlab replay` runs",
+          store.path(), id, data::to_string(sum.kind)));
+    }
+    const std::string device = sum.backend.empty() ? sum.device : sum.backend + ": " + sum.device;
+    if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
+    if (id == s.ids.front()) {
+      s.scenario_name = sum.scenario_name;
+      auto scenario = data::parse_scenario(run->scenario_json, fmt::format("run {}'s scenario", id));
+      if (scenario.is_ok()) s.scenario = std::move(scenario).value();
+    } else if (sum.scenario_name != s.scenario_name) {
+      same_scenario = false;
+    }
+    s.measurements.insert(s.measurements.end(), std::make_move_iterator(run->measurements.begin()),
+                          std::make_move_iterator(run->measurements.end()));
+  }
+  if (!same_scenario) s.scenario_name.clear();
+  for (const std::string& d : devices) s.device += (s.device.empty() ? "" : "; ") + d;
+  return s;
+}
+
+// TorchRec's constants for the "before" model and the fallbacks: the first
+// source run's topology (what `plan` rated that scenario with), else defaults.
+kernels::CalibrationOptions fit_options(const CalibrateArgs& args, const Sources& s) {
+  kernels::CalibrationOptions o;
+  o.holdout_fraction = args.holdout;
+  o.seed = args.seed;
+  if (s.scenario) {
+    const planner::Topology t = planner::make_topology(s.scenario->topology);
+    o.compute_device = t.compute_device;
+    o.hbm_bw = t.hbm_mem_bw;
+    o.ddr_bw = t.ddr_mem_bw;
+    o.intra_host_bw = t.intra_host_bw;
+    o.inter_host_bw = t.inter_host_bw;
+    o.bwd_multiplier = t.bwd_compute_multiplier;
+  }
+  return o;
+}
+
+std::string gib_per_s(double bytes_per_ms) { return fmt::format("{:.2f} GiB/s", bytes_per_ms * 1000.0 / (1 << 30)); }
+std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : std::string("-"); }
+std::string ms(double v) { return fmt::format("{:.4g} ms", v); }
+
+template <typename T>
+std::string fitted_or_kept(const std::optional<T>& v, std::string (*show)(double)) {
+  return v ? show(*v) : std::string("TorchRec's");
+}
+
+void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit, const kernels::CalibrationOptions& o) {
+  const planner::CostCalibration& c = fit.calibration;
+  out << fmt::format("  {:<32} {:>18} {:>18}\n", "parameter", "TorchRec", "fitted");
+  const auto row = [&](const std::string& name, const std::string& torchrec, const std::string& fitted) {
+    out << fmt::format("  {:<32} {:>18} {:>18}\n", name, torchrec, fitted);
+  };
+  for (int k = 0; k < planner::kNumComputeKernels; ++k) {
+    const auto kernel = static_cast<planner::ComputeKernel>(k);
+    const std::string kn(planner::to_string(kernel));
+    bool any = false;
+    for (int cls = 0; cls < planner::kNumDimClasses; ++cls) {
+      const auto dc = static_cast<planner::DimClass>(cls);
+      const std::string group = "fwd " + kn + "/" + std::string(planner::to_string(dc));
+      const bool present = std::any_of(fit.groups.begin(), fit.groups.end(),
+                                       [&](const kernels::CalibrationGroup& g) { return g.name == group; });
+      if (!present) continue;
+      any = true;
+      const auto bw = planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw, o.ddr_bw, std::nullopt, false);
+      // A representative dim of the class gives TorchRec's TW/CW/TWCW penalty.
+      const int64_t dim = dc == planner::DimClass::kNarrow ? 32 : (dc == planner::DimClass::kHalf ? 64 : 128);
+      const double penalty = planner::block_penalty(planner::ShardingType::kTableWise, dim);
+      row(group + " bandwidth", bw ? gib_per_s(*bw / penalty) : std::string("-"),
+          fitted_or_kept(c.bandwidth(kernel, dc), gib_per_s));
+    }
+    if (any) row(kn + " overhead", ms(0.0), fitted_or_kept(c.overhead(kernel), ms));
+    const bool has_bwd = std::any_of(fit.groups.begin(), fit.groups.end(), [&](const kernels::CalibrationGroup& g) {
+      return g.name.rfind("bwd " + kn + "/", 0) == 0;
+    });
+    if (has_bwd) {
+      row(kn + " bwd multiplier", fmt::format("{:.4g}", o.bwd_multiplier),
+          fitted_or_kept(c.bwd_multiplier_of(kernel), +[](double v) { return fmt::format("{:.4g}", v); }));
+    }
+  }
+  for (bool inter : {false, true}) {
+    const std::string scope = inter ? "inter_host" : "intra_host";
+    const bool present = std::any_of(fit.groups.begin(), fit.groups.end(),
+                                     [&](const kernels::CalibrationGroup& g) { return g.name == "comm " + scope; });
+    if (!present) continue;
+    const planner::CommCalibration& comm = c.comm(inter);
+    row(scope + " bandwidth", gib_per_s(inter ? o.inter_host_bw : o.intra_host_bw),
+        fitted_or_kept(comm.bandwidth_bytes_per_ms, gib_per_s));
+    row(scope + " latency", ms(0.0), fitted_or_kept(comm.latency_ms, ms));
+  }
+  out << "  (TorchRec's compute bandwidth: the device's for the kernel over the TW/CW/TWCW block penalty;\n"
+         "   RW, TWRW and DP shards take no penalty)\n";
+}
+
+void print_report(std::ostream& out, const Sources& s, const kernels::CalibrationFit& fit,
+                  const kernels::CalibrationOptions& o) {
+  out << fmt::format("calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
+                     s.ids.size() == 1 ? "" : "s", format_ids(s.ids), s.device, s.measurements.size(), fit.fit_count,
+                     fit.held_out_count, fit.skipped);
+  out << fmt::format("TorchRec's constants from {}\n",
+                     s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
+                                              planner::to_string(o.compute_device))
+                                : std::string("TorchRec's defaults (the run's scenario could not be read)"));
+  print_parameters(out, fit, o);
+  out << fmt::format("held-out error (MAPE of {} records): TorchRec {}, calibrated {}\n", fit.held_out_count,
+                     pct(fit.mape_before), pct(fit.mape_after));
+  out << fmt::format("fit residual (MAPE of {} records): TorchRec {}, calibrated {}\n", fit.fit_count,
+                     pct(fit.fit_mape_before), pct(fit.fit_mape_after));
+  out << fmt::format("  {:<28} {:>6} {:>6} {:>10} {:>10} {:>10}\n", "group", "fit", "held", "before", "after",
+                     "fit after");
+  for (const kernels::CalibrationGroup& g : fit.groups) {
+    out << fmt::format("  {:<28} {:>6} {:>6} {:>10} {:>10} {:>10}{}\n", g.name, g.fit_count, g.held_out,
+                       pct(g.mape_before), pct(g.mape_after), pct(g.fit_mape_after), g.fitted ? "" : "  (kept)");
+  }
+  for (const std::string& n : fit.notes) out << "note: " << n << '\n';
+}
+
+int record_calibration(const CalibrateArgs& args, const Sources& s, const kernels::CalibrationFit& fit,
+                       const data::CalibrationProfile& profile, const std::string& profile_json) {
+  data::NewRun run;
+  run.kind = data::RunKind::kCalibrate;
+  run.scenario_name = s.scenario_name;
+  run.device = s.device;
+  run.inputs = s.ids;
+  // Held-out errors when anything was held out, else the fit's own.
+  const bool held = fit.mape_before.has_value();
+  const double before = held ? *fit.mape_before : fit.fit_mape_before.value_or(0.0);
+  const double after = held ? *fit.mape_after : fit.fit_mape_after.value_or(0.0);
+  run.summary_json = data::summary_json({{"mape_before", before},
+                                         {"mape_after", after},
+                                         {"held_out", static_cast<int64_t>(fit.held_out_count)},
+                                         {"fit_count", static_cast<int64_t>(fit.fit_count)},
+                                         {"profile", profile.name}});
+  run.calibration = data::CalibrationRow{.name = profile.name,
+                                         .profile_json = profile_json,
+                                         .mape_before = before,
+                                         .mape_after = after,
+                                         .fit_count = fit.fit_count,
+                                         .held_out_count = fit.held_out_count};
+  return record_run(args.store, run, args.quiet);
+}
+
+int run_calibrate(const CalibrateArgs& args) {
+  const DbLocation where = resolve_db(args.store.db);
+  std::error_code ec;
+  if (!std::filesystem::exists(where.path, ec)) {
+    return fail(Status::invalid_scenario(fmt::format(
+        "{}: no run store here; run `shardlab replay` first (--db or SHARDLAB_DB name another file)", where.path)));
+  }
+  Result<data::RunStore> store = data::RunStore::open(where.path);
+  if (!store) return fail(store.status());
+  Result<Sources> sources = read_sources(*store, args);
+  if (!sources) return fail(sources.status());
+
+  const kernels::CalibrationOptions options = fit_options(args, *sources);
+  Result<kernels::CalibrationFit> fit = kernels::fit_calibration(sources->measurements, options);
+  if (!fit) return fail(fit.status());
+
+  const std::string name = args.name.empty() ? "runs-" + format_ids(sources->ids) : args.name;
+  const data::CalibrationProfile profile = data::make_profile(*fit, name, utc_now(), sources->device, sources->ids);
+  const std::string json = data::calibration_to_json(profile, args.compact ? -1 : 2);
+  // stdout may carry the profile ("-o -"); the report then goes to stderr.
+  if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, *sources, *fit, options);
+  if (!args.output.empty()) {
+    if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
+    if (!args.quiet && args.output != "-") std::cerr << fmt::format("wrote profile '{}' to {}\n", name, args.output);
+  }
+  return record_calibration(args, *sources, *fit, profile, data::calibration_to_json(profile, -1));
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit the cost model's parameters to the measurements of replay runs in the run store.\n"
+      "Fits, by non-negative least squares, the effective lookup bandwidth per compute kernel and\n"
+      "dim class, a fixed overhead and a backward multiplier per kernel, and latency and bandwidth of\n"
+      "intra- and inter-host collectives; holds out a share of the measurements and prints the mean\n"
+      "absolute percentage error of TorchRec's constants and of the fit on them (docs/calibration.md).\n"
+      "Writes the profile to -o for 'plan', 'options' and 'simulate --calibration PROFILE', and records\n"
+      "a calibrate run with the profile. Exit status: 0 calibrated, 1 internal error, 2 no usable runs,\n"
+      "bad arguments or store.");
+  cmd->add_option("--runs", args->runs,
+                  "Replay runs to fit, as ids and ranges: 3,5-7 (default: every replay run in the store)")
+      ->type_name("IDS");
+  add_store_options(cmd, &args->store);
+  cmd->add_option("--holdout", args->holdout,
+                  "Share of each group's measurements held out of the fit to measure its error (default: 0.2)")
+      ->check(CLI::Range(0.0, 0.95))
+      ->type_name("FRACTION");
+  cmd->add_option("--seed", args->seed, "Seed of the holdout split (default: 1)")->type_name("N");
+  cmd->add_option("--name", args->name, "Profile name (default: runs-<ids>)")->type_name("NAME");
+  cmd->add_option("-o,--output", args->output,
+                  "Write the profile JSON to FILE, atomically via FILE.tmp and a rename; '-' is stdout "
+                  "(default: none; the store keeps it too)")
+      ->type_name("FILE");
+  cmd->add_flag("--compact", args->compact, "Write the profile on one line (default: off)");
+  cmd->add_flag("-q,--quiet", args->quiet, "Print no report (default: off)");
+  cmd->footer(example_footer(
+      "  shardlab replay dlrm.json plan.json && shardlab calibrate -o calibration.json\n"
+      "  shardlab calibrate --runs 3,5-7 --holdout 0.3 --name h100 -o h100.json\n"
+      "  shardlab plan dlrm.json --calibration h100.json -o plan.json"));
+  cmd->callback([args, exit_code]() { *exit_code = run_calibrate(*args); });
+}
+
+}  // namespace shardlab::cli

@@ -1,0 +1,44 @@
+// --calibration PROFILE on the verbs that rate shards (plan, options,
+// simulate): a calibration profile (docs/calibration.md) whose parameters
+// replace TorchRec's constants in the per-shard perf model.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "shardlab/data/calibration_json.h"
+#include "shardlab/planner/cost_calibration.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/planner/status.h"
+
+namespace shardlab::cli {
+
+// Adds --calibration PROFILE to `cmd`, storing the path in *path.
+void add_calibration_option(CLI::App* cmd, std::string* path);
+
+// The profile a verb was given, loaded once; empty when --calibration was not.
+class CalibrationChoice {
+ public:
+  // Loads `path` when it is non-empty. Errors name the file, field and value
+  // (invalid_scenario, or io_error when the file cannot be read).
+  static Result<CalibrationChoice> load(const std::string& path);
+
+  // The parameters for PlannerOptions::calibration; null without a profile.
+  // Valid while this object lives.
+  const planner::CostCalibration* get() const { return profile_ ? &profile_->parameters : nullptr; }
+  // "; calibration NAME" for summary lines, or "" without a profile.
+  std::string note() const;
+
+  // Warns (stderr) when the planned shards use (kernel, dim class) pairs the
+  // profile has no bandwidth for: those keep TorchRec's figures, which can
+  // make an unmeasured kernel look faster than a measured one. No-op without
+  // a profile or a plan.
+  void warn_uncalibrated(const planner::PlannerResult& result) const;
+
+ private:
+  std::optional<data::CalibrationProfile> profile_;
+};
+
+}  // namespace shardlab::cli

@@ -1,0 +1,294 @@
+// shardlab replay: run a plan's lookups and collectives for real on a replay
+// backend (kernels/backend.h), print each rank's measured phases next to
+// TorchRec's estimate and the simulated phase, write the result JSON and
+// record the run in the store.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "plan_source.h"
+#include "run_recording.h"
+#include "shardlab/data/plan_json.h"
+#include "shardlab/data/replay_json.h"
+#include "shardlab/data/run_records.h"
+#include "shardlab/kernels/backend.h"
+#include "shardlab/kernels/phase_report.h"
+#include "shardlab/kernels/workload.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/sim/iteration_traffic.h"
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::cli {
+namespace {
+
+// Rows per shard the CPU backend allocates by default: a plan's 10^7-row
+// tables would not fit a workstation's memory eight ranks at a time.
+constexpr int64_t kCpuDefaultMaxRows = 262144;
+
+struct ReplayArgs {
+  std::string scenario;
+  std::string plan;
+  std::string backend = "cpu";
+  int iterations = kernels::ReplayOptions{}.iterations;
+  int warmup = kernels::ReplayOptions{}.warmup;
+  std::string ranks;       // empty: all
+  int64_t max_rows = -1;   // -1: the backend's default
+  std::string ids = "uniform";
+  double zipf_alpha = kernels::ReplayOptions{}.zipf_alpha;
+  std::string pooling = "fixed";
+  uint64_t seed = kernels::ReplayOptions{}.seed;
+  float learning_rate = kernels::ReplayOptions{}.learning_rate;
+  bool verify = false;
+  std::string output;
+  bool compact = false;
+  bool quiet = false;
+  StoreOptions store;
+
+  int64_t rows_cap() const {
+    if (max_rows >= 0) return max_rows;
+    return backend == "cpu" ? kCpuDefaultMaxRows : 0;
+  }
+};
+
+// "0,1,4-7" -> {0, 1, 4, 5, 6, 7}, ascending and unique.
+Result<std::vector<int>> parse_rank_list(const std::string& text) {
+  std::set<int> ranks;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const size_t dash = item.find('-', 1);
+    try {
+      size_t used = 0;
+      const int first = std::stoi(item.substr(0, dash), &used);
+      if (used != item.substr(0, dash).size() || first < 0) throw std::invalid_argument(item);
+      int last = first;
+      if (dash != std::string::npos) {
+        const std::string tail = item.substr(dash + 1);
+        last = std::stoi(tail, &used);
+        if (used != tail.size() || last < first) throw std::invalid_argument(item);
+      }
+      for (int r = first; r <= last; ++r) ranks.insert(r);
+    } catch (const std::exception&) {
+      return Status::invalid_scenario("--ranks '" + text + "': '" + item +
+                                      "' is not a rank or a range FIRST-LAST (e.g. 0,1,4-7)");
+    }
+    at = comma + 1;
+  }
+  return std::vector<int>(ranks.begin(), ranks.end());
+}
+
+int fail(const Status& status) {
+  print_error(status.message());
+  return exit_status(status);
+}
+
+std::string ms_cell(const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : std::string("-"); }
+
+void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scenario& scenario,
+                  const kernels::ReplayWorkload& workload, const kernels::ReplayResult& result,
+                  const std::vector<kernels::PhaseComparison>& phases) {
+  out << fmt::format("{}: replayed {} of {} ranks on {} ({}), {} warm-up + {} timed iterations\n", scenario.name,
+                     result.devices_used, result.world_size, result.backend, result.device_name, result.warmup,
+                     result.iterations);
+  out << fmt::format("optimizer {}, ids {}, pooling {}, rows per shard {}\n", kernels::to_string(workload.optimizer),
+                     args.ids == "zipf" ? fmt::format("zipf (alpha {})", args.zipf_alpha) : args.ids, args.pooling,
+                     args.rows_cap() > 0 ? fmt::format("capped at {}", args.rows_cap()) : std::string("as planned"));
+  out << fmt::format("  {:>5}  {:<16} {:>11} {:>11} {:>12} {:>13}\n", "rank", "phase", "median_ms", "p90_ms",
+                     "torchrec_ms", "simulated_ms");
+  for (const kernels::PhaseComparison& p : phases) {
+    const bool measured = p.measured.samples > 0;
+    out << fmt::format("  {:>5}  {:<16} {:>11} {:>11} {:>12} {:>13}\n", p.rank, sim::to_string(p.phase),
+                       measured ? fmt::format("{:.4f}", p.measured.median_ms) : std::string("-"),
+                       measured ? fmt::format("{:.4f}", p.measured.p90_ms) : std::string("-"), ms_cell(p.estimate_ms),
+                       ms_cell(p.simulated_ms));
+  }
+  const data::ReplaySummary s = data::summarize_replay(result, phases);
+  out << fmt::format("iteration (slowest rank per phase): measured {:.4f} ms, TorchRec {:.4f} ms, simulated {:.4f} ms\n",
+                     s.median_iteration_ms, s.estimated_iteration_ms, s.simulated_iteration_ms);
+  out << fmt::format("{} lookup and {} collective measurements\n", s.lookups, s.collectives);
+}
+
+int record_replay(const ReplayArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& planned,
+                  const kernels::ReplayResult& result, const std::vector<kernels::PhaseComparison>& phases,
+                  const sim::SimResult* simulated, size_t ranks) {
+  data::NewRun run = new_run(data::RunKind::kReplay, scenario, args.scenario);
+  run.plan_json = data::plan_to_json(scenario, planned, data::kCompactJson);
+  run.estimates = data::estimate_rows(*planned.search_space, *planned.best);
+  if (simulated != nullptr) run.sim_phases = data::sim_phase_rows(*simulated);
+  run.measurements = result.measurements;
+  run.device = result.device_name;
+  run.backend = result.backend;
+  const data::ReplaySummary s = data::summarize_replay(result, phases);
+  run.summary_json = data::summary_json({{"median_iteration_ms", s.median_iteration_ms},
+                                         {"estimated_iteration_ms", s.estimated_iteration_ms},
+                                         {"simulated_iteration_ms", s.simulated_iteration_ms},
+                                         {"iterations", static_cast<int64_t>(result.iterations)},
+                                         {"warmup", static_cast<int64_t>(result.warmup)},
+                                         {"ranks", static_cast<int64_t>(ranks)},
+                                         {"ids", args.ids},
+                                         {"pooling", args.pooling},
+                                         {"max_rows", args.rows_cap()},
+                                         {"seed", static_cast<int64_t>(args.seed)},
+                                         {"from_plan", args.plan}});
+  return record_run(args.store, run, args.quiet);
+}
+
+int run_replay(const ReplayArgs& args) {
+  int code = kExitOk;
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
+  if (!scenario) return code;
+  if (Status st = check_fabric(*scenario); !st.is_ok()) return fail(st);
+  const planner::PlannerResult planned = read_and_rate_plan(*scenario, args.plan);
+  if (!planned.ok()) return fail(failure_of(planned));
+
+  kernels::ReplayOptions options;
+  options.warmup = args.warmup;
+  options.iterations = args.iterations;
+  options.ids = args.ids == "zipf" ? kernels::IdDistribution::kZipf : kernels::IdDistribution::kUniform;
+  options.zipf_alpha = args.zipf_alpha;
+  options.pooling = args.pooling == "poisson" ? kernels::PoolingDistribution::kPoisson
+                                              : kernels::PoolingDistribution::kFixed;
+  options.seed = args.seed;
+  options.learning_rate = args.learning_rate;
+  options.verify = args.verify;
+  if (!args.ranks.empty()) {
+    Result<std::vector<int>> ranks = parse_rank_list(args.ranks);
+    if (!ranks) return fail(ranks.status());
+    options.ranks = *ranks;
+  }
+
+  Result<std::unique_ptr<kernels::ReplayBackend>> backend = kernels::make_backend(args.backend);
+  if (!backend) return fail(backend.status());
+  Result<kernels::ReplayWorkload> workload = kernels::build_workload(
+      *scenario, *planned.search_space, *planned.best, kernels::WorkloadOptions{.max_rows = args.rows_cap()});
+  if (!workload) return fail(workload.status());
+  for (int r : options.ranks) {
+    if (r >= workload->world_size) {
+      return fail(Status::invalid_scenario(fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", r,
+                                                       workload->world_size - 1, scenario->name,
+                                                       workload->world_size)));
+    }
+  }
+  Result<sim::IterationTraffic> traffic = sim::iteration_traffic(*scenario, *planned.search_space, *planned.best);
+  if (!traffic) return fail(traffic.status());
+  // The simulator without overlap: the replay runs its phases one after the
+  // other with a barrier between them, and so does this simulation.
+  Result<sim::SimResult> simulated = sim::simulate(*scenario, *planned.search_space, *planned.best,
+                                                   sim::SimOptions{.iterations = 2, .overlap = false});
+  if (!simulated) return fail(simulated.status());
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto progress = [&](int done, int total, std::string_view what) {
+    if (args.quiet) return;
+    std::cerr << fmt::format("{}replay [{}/{}] {}{}", tty ? "\r" : "", done, total, what, tty ? "   " : "\n");
+    if (tty && done == total) std::cerr << '\n';
+    std::cerr.flush();
+  };
+  Result<kernels::ReplayResult> result = (*backend)->replay(*workload, options, progress);
+  if (!result) return fail(result.status());
+
+  const std::vector<kernels::PhaseComparison> phases =
+      kernels::compare_phases(*result, traffic->ranks, &*simulated);
+  // Under mpirun every process holds the whole result: one of them reports it.
+  if (kernels::replay_process_rank() != 0) return kExitOk;
+  std::vector<int> replayed = options.ranks;
+  if (replayed.empty()) {
+    for (int r = 0; r < workload->world_size; ++r) replayed.push_back(r);
+  }
+  if (!args.output.empty()) {
+    const data::ReplaySettings settings{.scenario = scenario->name,
+                                        .plan_path = args.plan,
+                                        .ranks = replayed,
+                                        .max_rows = args.rows_cap(),
+                                        .optimizer = workload->optimizer,
+                                        .options = options};
+    const std::string json = data::replay_to_json(settings, *result, phases,
+                                                  args.compact ? data::kCompactJson : data::kDefaultJsonIndent);
+    if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
+  }
+  if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, args, *scenario, *workload, *result, phases);
+  return record_replay(args, *scenario, planned, *result, phases, &*simulated, replayed.size());
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<ReplayArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "replay",
+      "Run a plan's embedding lookups and collectives for real and measure every phase.\n"
+      "Builds each rank's shards from PLAN (bags and ids per bag from the cost model's batch sizes and\n"
+      "pooling factors), then runs warm-up and timed iterations on a replay backend: input dist\n"
+      "all-to-alls, forward lookups, output dist, backward output dist, backward lookups with the fused\n"
+      "optimizer update, data-parallel all-reduce. Prints each rank's median and p90 per phase next to\n"
+      "TorchRec's estimate and the simulated phase time (docs/replay.md). Backends: 'cpu' (threads as\n"
+      "ranks, in-memory collectives; the reference, runs anywhere) and 'cuda' (GPU kernels and NCCL,\n"
+      "in builds with the CUDA toolkit). The optimizer is the scenario's sharder.optimizer:\n"
+      "rowwise_adagrad replays row-wise Adagrad, every other optimizer replays SGD. Only fp32 and\n"
+      "fp16 tables replay. The run is recorded in the run store (--db; 'shardlab runs --help').\n"
+      "Exit status: 0 replayed, 1 internal error, 2 invalid scenario, plan file, backend or usage.");
+  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
+  cmd->add_option("plan", args->plan, "Plan file written by 'shardlab plan' (either --format)")->required();
+  cmd->add_option("--backend", args->backend, "Replay backend: 'cpu' or 'cuda' (default: cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->type_name("NAME");
+  cmd->add_option("--iterations", args->iterations, "Timed iterations; medians and p90 over these (default: 20)")
+      ->check(CLI::Range(1, 1000000))
+      ->type_name("N");
+  cmd->add_option("--warmup", args->warmup, "Untimed iterations before the timed ones (default: 3)")
+      ->check(CLI::Range(0, 1000000))
+      ->type_name("N");
+  cmd->add_option("--ranks", args->ranks,
+                  "Replay only these ranks, e.g. 0,1,4-7; collectives run among them with the plan's message "
+                  "sizes to and from them (default: all ranks)")
+      ->type_name("LIST");
+  cmd->add_option("--max-rows", args->max_rows,
+                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the bytes per "
+                  "lookup do not change; 0 means no cap (default: 262144 on cpu, 0 on cuda)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
+  cmd->add_option("--ids", args->ids, "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
+      ->check(CLI::IsMember({"uniform", "zipf"}))
+      ->type_name("DIST");
+  cmd->add_option("--zipf-alpha", args->zipf_alpha, "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
+      ->type_name("A");
+  cmd->add_option("--pooling", args->pooling,
+                  "Ids per bag: 'fixed' (the pooling factor, bags differ by at most one) or 'poisson' "
+                  "(default: fixed)")
+      ->check(CLI::IsMember({"fixed", "poisson"}))
+      ->type_name("DIST");
+  cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients; same seed, same inputs on every "
+                                        "backend (default: 1)")
+      ->type_name("S");
+  cmd->add_option("--lr", args->learning_rate, "Learning rate of the fused optimizer (default: 0.01)")
+      ->type_name("LR");
+  cmd->add_flag("--verify", args->verify,
+                "Backends other than cpu compare their results with the CPU reference and report wrong "
+                "elements (default: off)");
+  cmd->add_option("-o,--output", args->output,
+                  "Write the result JSON (docs/replay.md) to FILE, atomically via FILE.tmp and a rename; '-' is "
+                  "stdout (default: none)")
+      ->type_name("FILE");
+  cmd->add_flag("--compact", args->compact, "Write the JSON on one line (default: off)");
+  cmd->add_flag("-q,--quiet", args->quiet, "Print no progress and no table (default: off)");
+  add_store_options(cmd, &args->store);
+  cmd->footer(example_footer(
+      "  shardlab plan data/scenarios/tiny_2gpu.json -o plan.json\n"
+      "  shardlab replay data/scenarios/tiny_2gpu.json plan.json\n"
+      "  shardlab replay dlrm.json plan.json --ranks 0-3 --iterations 10 --ids zipf -o replay.json\n"
+      "  shardlab replay dlrm.json plan.json --backend cuda --max-rows 0 --pooling poisson"));
+  cmd->callback([args, exit_code]() { *exit_code = run_replay(*args); });
+}
+
+}  // namespace shardlab::cli

@@ -1,0 +1,300 @@
+// shardlab runs: list, show, export, diff, delete and check the runs recorded
+// in the run store (data/run_store.h, docs/run-store.md).
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "run_recording.h"
+#include "shardlab/data/run_export.h"
+#include "shardlab/data/run_store.h"
+
+namespace shardlab::cli {
+namespace {
+
+struct RunsArgs {
+  std::string db;
+  std::string kind;      // list: empty = all kinds
+  std::string scenario;  // list: empty = all scenarios
+  int limit = 0;         // list: 0 = all
+  std::string format = "text";
+  std::vector<int64_t> ids;  // show/export/delete: one; diff: two
+  std::string output = "-";  // export
+};
+
+// Opens the store a `runs` verb reads. A missing file is an error rather
+// than a new empty store: reading must not leave a shardlab.db behind.
+Result<data::RunStore> open_existing(const std::string& db_option) {
+  const DbLocation where = resolve_db(db_option);
+  std::error_code ec;
+  if (!std::filesystem::exists(where.path, ec)) {
+    return Status::invalid_scenario(
+        fmt::format("{}: no run store here (nothing recorded yet? plan and simulate record their "
+                    "runs; --db or SHARDLAB_DB "
+                    "name another file)",
+                    where.path));
+  }
+  return data::RunStore::open(where.path);
+}
+
+int fail(const Status& st) {
+  print_error(st.message());
+  return exit_status(st);
+}
+
+// Long summaries are cut for the list's last column.
+std::string shorten(const std::string& s, size_t max) {
+  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
+}
+
+int run_list(const RunsArgs& args) {
+  data::RunFilter filter;
+  if (!args.kind.empty()) filter.kind = data::parse_run_kind(args.kind);
+  if (!args.scenario.empty()) filter.scenario = args.scenario;
+  filter.limit = args.limit;
+  Result<data::RunStore> store = open_existing(args.db);
+  if (!store) return fail(store.status());
+  Result<std::vector<data::RunSummary>> runs = store->list_runs(filter);
+  if (!runs) return fail(runs.status());
+  if (args.format == "json") {
+    std::cout << data::run_summaries_to_json(*runs) << '\n';
+    return kExitOk;
+  }
+  if (runs->empty()) {
+    std::cout << fmt::format("no runs in {}\n", store->path());
+    return kExitOk;
+  }
+  size_t wname = 8;
+  for (const data::RunSummary& r : *runs)
+    wname = std::max(wname, std::min<size_t>(r.scenario_name.size(), 32));
+  std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<12}  {:>9}  {}\n", "id", "kind",
+                           "created (UTC)", "scenario", wname, "device", "rows", "summary", "");
+  for (const data::RunSummary& r : *runs) {
+    const int64_t rows = r.estimate_count + r.sim_phase_count + r.measurement_count;
+    const std::string device = r.backend.empty() ? r.device : r.backend + ":" + r.device;
+    std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<12}  {:>9}  {}\n", r.id,
+                             data::to_string(r.kind), r.created_at, shorten(r.scenario_name, 32),
+                             wname, shorten(device, 12), rows, shorten(r.summary_json, 60));
+  }
+  return kExitOk;
+}
+
+void print_run(const data::StoredRun& run) {
+  const data::RunSummary& s = run.summary;
+  std::cout << fmt::format("run {} ({})\n", s.id, data::to_string(s.kind));
+  std::cout << fmt::format("  created      {}\n", s.created_at);
+  std::cout << fmt::format("  scenario     {} (hash {})\n", s.scenario_name, s.scenario_hash);
+  std::cout << fmt::format("  host         {}\n", s.host);
+  std::cout << fmt::format("  device       {}{}\n", s.device.empty() ? "-" : s.device,
+                           s.backend.empty() ? "" : " (backend " + s.backend + ")");
+  std::cout << fmt::format("  shardlab     {}\n", s.shardlab_version);
+  std::cout << fmt::format("  summary      {}\n", s.summary_json);
+  std::cout << fmt::format(
+      "  plan         {}\n",
+      run.plan_json.empty() ? "none" : fmt::format("{} bytes of JSON", run.plan_json.size()));
+  if (!run.inputs.empty()) {
+    std::cout << fmt::format("  inputs       runs {}\n", fmt::join(run.inputs, ", "));
+  }
+  std::cout << fmt::format("  rows         {} estimates, {} simulated phases, {} measurements\n",
+                           s.estimate_count, s.sim_phase_count, s.measurement_count);
+  if (!run.estimates.empty()) {
+    // Per-rank totals: what the plan puts on each rank.
+    std::map<int, std::pair<double, int64_t>> per_rank;
+    std::map<int, int> shards;
+    for (const data::EstimateRow& e : run.estimates) {
+      per_rank[e.rank].first += e.total_ms();
+      per_rank[e.rank].second += e.hbm_bytes;
+      ++shards[e.rank];
+    }
+    std::cout << "estimates per rank:\n";
+    std::cout << fmt::format("  {:>8}  {:>7}  {:>12}  {:>12}\n", "rank", "shards", "perf_ms",
+                             "hbm");
+    for (const auto& [rank, v] : per_rank) {
+      std::cout << fmt::format("  {:>8}  {:>7}  {:>12.6g}  {:>12}\n",
+                               rank < 0 ? std::string("unplaced") : std::to_string(rank),
+                               shards[rank], v.first, format_bytes(static_cast<double>(v.second)));
+    }
+  }
+  if (!run.sim_phases.empty() || !run.measurements.empty()) {
+    // Summed phase time per phase over all ranks, to show where time goes;
+    // phases in pipeline declaration order, a column per source the run has.
+    std::map<sim::Phase, std::pair<double, double>> phases;  // simulated, measured
+    for (const data::SimPhaseRow& p : run.sim_phases)
+      phases[p.phase].first += p.end_ms - p.start_ms;
+    for (const kernels::Measurement& m : run.measurements)
+      phases[m.phase].second += m.timing.median_ms;
+    const bool simulated = !run.sim_phases.empty();
+    const bool measured = !run.measurements.empty();
+    std::cout << "phase time summed over ranks (ms):\n";
+    std::cout << fmt::format("  {:<16}{}{}\n", "phase",
+                             simulated ? fmt::format("  {:>12}", "simulated") : "",
+                             measured ? fmt::format("  {:>12}", "measured") : "");
+    for (const auto& [phase, v] : phases) {
+      std::cout << fmt::format("  {:<16}{}{}\n", sim::to_string(phase),
+                               simulated ? fmt::format("  {:>12.6g}", v.first) : "",
+                               measured ? fmt::format("  {:>12.6g}", v.second) : "");
+    }
+  }
+  if (run.calibration) {
+    const data::CalibrationRow& c = *run.calibration;
+    std::cout << fmt::format(
+        "calibration {}: MAPE {:.3g}% before, {:.3g}% after ({} fitted, {} held out)\n", c.name,
+        c.mape_before, c.mape_after, c.fit_count, c.held_out_count);
+  }
+}
+
+int run_show(const RunsArgs& args) {
+  Result<data::RunStore> store = open_existing(args.db);
+  if (!store) return fail(store.status());
+  Result<data::StoredRun> run = store->get_run(args.ids.at(0));
+  if (!run) return fail(run.status());
+  if (args.format == "json") {
+    std::cout << data::run_to_json(*run) << '\n';
+  } else {
+    print_run(*run);
+  }
+  return kExitOk;
+}
+
+int run_export(const RunsArgs& args) {
+  Result<data::RunStore> store = open_existing(args.db);
+  if (!store) return fail(store.status());
+  Result<data::StoredRun> run = store->get_run(args.ids.at(0));
+  if (!run) return fail(run.status());
+  if (Status w = write_output(args.output, data::run_to_json(*run)); !w.is_ok()) return fail(w);
+  if (args.output != "-")
+    std::cerr << fmt::format("exported run {} to {}\n", args.ids[0], args.output);
+  return kExitOk;
+}
+
+int run_diff(const RunsArgs& args) {
+  Result<data::RunStore> store = open_existing(args.db);
+  if (!store) return fail(store.status());
+  Result<data::StoredRun> a = store->get_run(args.ids.at(0));
+  if (!a) return fail(a.status());
+  Result<data::StoredRun> b = store->get_run(args.ids.at(1));
+  if (!b) return fail(b.status());
+  const data::RunDiff diff = data::diff_runs(*a, *b);
+  std::cout << (args.format == "json" ? data::diff_to_json(diff) : data::diff_to_text(diff))
+            << '\n';
+  return kExitOk;
+}
+
+int run_delete(const RunsArgs& args) {
+  Result<data::RunStore> store = open_existing(args.db);
+  if (!store) return fail(store.status());
+  if (Status st = store->delete_run(args.ids.at(0)); !st.is_ok()) return fail(st);
+  std::cerr << fmt::format("deleted run {} from {}\n", args.ids[0], store->path());
+  return kExitOk;
+}
+
+int run_check(const RunsArgs& args) {
+  Result<data::RunStore> store = open_existing(args.db);
+  if (!store) return fail(store.status());
+  if (Status st = store->check_integrity(); !st.is_ok()) return fail(st);
+  std::cout << fmt::format("{}: ok\n", store->path());
+  return kExitOk;
+}
+
+// Adds a sub-verb of `runs` with --db and the shared example footer.
+CLI::App* add_sub(CLI::App* runs, const char* name, const char* description, RunsArgs* args) {
+  CLI::App* sub = runs->add_subcommand(name, description);
+  add_db_option(sub, &args->db);
+  return sub;
+}
+
+}  // namespace
+
+void add_runs_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<RunsArgs>();
+  CLI::App* runs = app.add_subcommand(
+      "runs",
+      "List, show, export, compare and delete the runs recorded in the run store.\n"
+      "plan and simulate (and replay and calibrate) record each run in an SQLite file: --db PATH, "
+      "else\n"
+      "$SHARDLAB_DB, else shardlab.db in the working directory (docs/run-store.md). Exit status: 0 "
+      "ok,\n"
+      "2 no such run, no store at the path, an unreadable or newer store, or usage.");
+  runs->require_subcommand(1);
+  runs->footer(example_footer(
+      "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan plan.json\n"
+      "  shardlab runs list\n"
+      "  shardlab runs list --kind simulate --limit 5 --format json\n"
+      "  shardlab runs show 2\n"
+      "  shardlab runs export 2 -o run2.json\n"
+      "  shardlab runs diff 1 2\n"
+      "  shardlab runs delete 1\n"
+      "  SHARDLAB_DB=/data/team.db shardlab runs list"));
+
+  CLI::App* list = add_sub(runs, "list", "List runs, newest first", args.get());
+  list->add_option("--kind", args->kind,
+                   "Only runs of this kind: plan, simulate, replay, calibrate (default: all)")
+      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate"}))
+      ->type_name("KIND");
+  list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
+      ->type_name("NAME");
+  list->add_option("--limit", args->limit, "Show the newest N runs (default: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
+  list->add_option("--format", args->format, "'text' or 'json' (default: text)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("FORMAT");
+  list->footer(example_footer(
+      "  shardlab runs list --kind plan --limit 10\n  shardlab runs list --format json"));
+  list->callback([args, exit_code]() { *exit_code = run_list(*args); });
+
+  CLI::App* show = add_sub(
+      runs, "show", "Show one run: metadata, summary, per-rank estimates, phase times", args.get());
+  show->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
+  show->add_option("--format", args->format,
+                   "'text' or 'json' (the export document) (default: text)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("FORMAT");
+  show->footer(example_footer("  shardlab runs show 3\n  shardlab runs show 3 --format json"));
+  show->callback([args, exit_code]() { *exit_code = run_show(*args); });
+
+  CLI::App* exp = add_sub(runs, "export", "Write one run, with all of its rows, as a JSON document",
+                          args.get());
+  exp->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
+  exp->add_option(
+         "-o,--output", args->output,
+         "Write to FILE, atomically via FILE.tmp and a rename; '-' is stdout (default: stdout)")
+      ->type_name("FILE");
+  exp->footer(example_footer("  shardlab runs export 3 -o run3.json"));
+  exp->callback([args, exit_code]() { *exit_code = run_export(*args); });
+
+  CLI::App* diff = add_sub(
+      runs, "diff",
+      "Compare two runs: summary numbers, changed placements, per-rank estimates, phase times",
+      args.get());
+  diff->add_option("ids", args->ids, "Two run ids, A then B; deltas are B - A")
+      ->required()
+      ->expected(2);
+  diff->add_option("--format", args->format, "'text' or 'json' (default: text)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("FORMAT");
+  diff->footer(example_footer("  shardlab runs diff 3 4\n  shardlab runs diff 3 4 --format json"));
+  diff->callback([args, exit_code]() { *exit_code = run_diff(*args); });
+
+  CLI::App* del = add_sub(runs, "delete", "Delete one run and all of its rows", args.get());
+  del->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
+  del->footer(example_footer("  shardlab runs delete 3"));
+  del->callback([args, exit_code]() { *exit_code = run_delete(*args); });
+
+  CLI::App* check =
+      add_sub(runs, "check", "Check the store's integrity (SQLite's and every run's row counts)",
+              args.get());
+  check->footer(example_footer("  shardlab runs check --db shardlab.db"));
+  check->callback([args, exit_code]() { *exit_code = run_check(*args); });
+}
+
+}  // namespace shardlab::cli

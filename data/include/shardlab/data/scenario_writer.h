@@ -1,0 +1,30 @@
+// Writing a scenario back as a scenario file (scenario.md), for "save as" in
+// the GUI and for editing a scenario field by field (scenario_edit.h).
+//
+// The document reads back to an equal Scenario: load(write(s)) == s field by
+// field, as the loader keeps values (optional fields that were absent stay
+// absent, hbm_cap 0 stays 0, the optimizer's spelling is kept). Sizes and
+// bandwidths are written as plain numbers (bytes, bytes/ms), doubles in their
+// shortest round-trip form. Every section is written, with defaults spelled
+// out, except those that only hold "not given" values.
+//
+// Thread safety: reentrant.
+#pragma once
+
+#include <string>
+
+#include "shardlab/data/plan_json.h"
+#include "shardlab/planner/scenario.h"
+
+namespace shardlab::data {
+
+std::string scenario_to_json(const planner::Scenario& scenario, int indent = kDefaultJsonIndent);
+
+// The scenario.md names of enum values the writer uses (also for front ends
+// that show them).
+std::string to_string(planner::ModuleKind kind);         // "embedding_bag_collection", ...
+std::string to_string(planner::ProposerKind kind);       // "greedy", ...
+std::string to_string(planner::PartitionerKind kind);    // "greedy_perf", "memory_balanced"
+std::string to_string(planner::ReservationKind kind);    // "heuristical", ...
+
+}  // namespace shardlab::data

@@ -1,0 +1,371 @@
+// Calibration profile JSON: a streaming writer and a validating reader in the
+// scenario loader's style (the first error wins, naming file, path and value).
+#include "shardlab/data/calibration_json.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <utility>
+
+#include "json_document.h"
+#include "json_reader.h"
+#include "json_writer.h"
+#include "message_text.h"
+
+namespace shardlab::data {
+namespace {
+
+using internal::EnumValue;
+using internal::IntValue;
+using internal::invalid_at;
+using internal::Json;
+using internal::JsonPath;
+using internal::JsonWriter;
+using internal::Null;
+using internal::NumberValue;
+using internal::ObjectReader;
+using internal::StringValue;
+using planner::ComputeKernel;
+using planner::CostCalibration;
+using planner::DimClass;
+
+constexpr std::string_view kFormat = "shardlab-calibration";
+constexpr std::string_view kKernels =
+    "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching";
+constexpr std::size_t kMaxProfileBytes = std::size_t{64} << 20;
+
+const NumberValue kPositive{.min = 0.0, .min_exclusive = true};
+const NumberValue kNonNegative{.min = 0.0};
+const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel, kKernels};
+const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class, "narrow, half, full"};
+
+// ---- Writing ------------------------------------------------------------------
+
+void write_comm(JsonWriter& w, std::string_view key, const planner::CommCalibration& c) {
+  if (!c.bandwidth_bytes_per_ms && !c.latency_ms) return;
+  w.key(key);
+  w.begin_object();
+  if (c.bandwidth_bytes_per_ms) w.member("bandwidth_bytes_per_ms", *c.bandwidth_bytes_per_ms);
+  if (c.latency_ms) w.member("latency_ms", *c.latency_ms);
+  w.end_object();
+}
+
+void write_parameters(JsonWriter& w, const CostCalibration& c) {
+  w.key("parameters");
+  w.begin_object();
+  w.key("compute");
+  w.begin_array();
+  for (int k = 0; k < planner::kNumComputeKernels; ++k) {
+    const auto kernel = static_cast<ComputeKernel>(k);
+    const std::optional<double>& overhead = c.overhead(kernel);
+    const std::optional<double>& bwd = c.bwd_multiplier_of(kernel);
+    bool any = false;
+    for (int cls = 0; cls < planner::kNumDimClasses; ++cls) {
+      const auto dim_class = static_cast<DimClass>(cls);
+      const std::optional<double>& bw = c.bandwidth(kernel, dim_class);
+      if (!bw) continue;
+      any = true;
+      w.begin_object();
+      w.member("kernel", planner::to_string(kernel));
+      w.member("dim_class", planner::to_string(dim_class));
+      w.member("bandwidth_bytes_per_ms", *bw);
+      if (overhead) w.member("overhead_ms", *overhead);
+      if (bwd) w.member("bwd_multiplier", *bwd);
+      w.end_object();
+    }
+    if (!any && (overhead || bwd)) {
+      w.begin_object();
+      w.member("kernel", planner::to_string(kernel));
+      if (overhead) w.member("overhead_ms", *overhead);
+      if (bwd) w.member("bwd_multiplier", *bwd);
+      w.end_object();
+    }
+  }
+  w.end_array();
+  internal::write_optional(w, "bwd_multiplier", c.bwd_multiplier);
+  w.key("comm");
+  w.begin_object();
+  write_comm(w, "intra_host", c.intra_host);
+  write_comm(w, "inter_host", c.inter_host);
+  w.end_object();
+  w.end_object();
+}
+
+void write_fit(JsonWriter& w, const CalibrationProfile& p) {
+  w.key("fit");
+  w.begin_object();
+  w.member("count", p.fit_count);
+  w.member("held_out", p.held_out);
+  internal::write_optional(w, "mape_before", p.mape_before);
+  internal::write_optional(w, "mape_after", p.mape_after);
+  internal::write_optional(w, "fit_mape_before", p.fit_mape_before);
+  internal::write_optional(w, "fit_mape_after", p.fit_mape_after);
+  w.key("groups");
+  w.begin_array();
+  for (const kernels::CalibrationGroup& g : p.groups) {
+    w.begin_object();
+    w.member("name", g.name);
+    w.member("count", g.fit_count);
+    w.member("held_out", g.held_out);
+    w.member("fitted", g.fitted);
+    internal::write_optional(w, "mape_before", g.mape_before);
+    internal::write_optional(w, "mape_after", g.mape_after);
+    internal::write_optional(w, "fit_mape_before", g.fit_mape_before);
+    internal::write_optional(w, "fit_mape_after", g.fit_mape_after);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("notes");
+  w.begin_array();
+  for (const std::string& n : p.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+}
+
+// ---- Reading ------------------------------------------------------------------
+
+// Stores a per-kernel value that every entry of the kernel repeats; a second
+// entry must agree with the first.
+Status merge_kernel_value(const ObjectReader& e, std::string_view key, ComputeKernel kernel,
+                          const std::optional<double>& value, std::optional<double>& slot) {
+  if (!value) return Status::ok();
+  if (slot && *slot != *value) {
+    return invalid_at(e.path_of(key),
+                      "differs from an earlier " + std::string(planner::to_string(kernel)) + " entry's " +
+                          std::string(key),
+                      e.find(key), Json(*slot).dump());
+  }
+  slot = value;
+  return Status::ok();
+}
+
+Status read_compute(const Json& list, const JsonPath& path, CostCalibration& c) {
+  if (!list.is_array()) return invalid_at(path, "must be a list of compute entries", &list);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonPath entry_path = path.at(i);
+    ObjectReader e(list[i], entry_path);
+    SHARDLAB_RETURN_IF_ERROR(e.check("a compute entry object", {"kernel", "dim_class", "bandwidth_bytes_per_ms",
+                                                                "overhead_ms", "bwd_multiplier"}));
+    ComputeKernel kernel{};
+    std::optional<DimClass> dim_class;
+    std::optional<double> bandwidth, overhead, bwd;
+    SHARDLAB_RETURN_IF_ERROR(e.require("kernel", kernel, kKernelValue, "a compute kernel name"));
+    SHARDLAB_RETURN_IF_ERROR(e.read("dim_class", dim_class, kDimClassValue, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("bandwidth_bytes_per_ms", bandwidth, kPositive, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("overhead_ms", overhead, kNonNegative, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("bwd_multiplier", bwd, kNonNegative, Null::kMeansAbsent));
+    if (dim_class && !bandwidth) {
+      return e.missing("bandwidth_bytes_per_ms", "bytes/ms > 0 for the entry's dim_class");
+    }
+    if (bandwidth && !dim_class) return e.missing("dim_class", "narrow, half or full for the entry's bandwidth");
+    if (!dim_class && !overhead && !bwd) {
+      return e.missing("overhead_ms", "ms >= 0, or bwd_multiplier, in an entry without dim_class");
+    }
+    if (dim_class) {
+      std::optional<double>& slot = c.bandwidth(kernel, *dim_class);
+      if (slot) {
+        return invalid_at(e.path_of("dim_class"),
+                          "a second entry for " + std::string(planner::to_string(kernel)) + "/" +
+                              std::string(planner::to_string(*dim_class)),
+                          e.find("dim_class"));
+      }
+      slot = bandwidth;
+    }
+    SHARDLAB_RETURN_IF_ERROR(merge_kernel_value(e, "overhead_ms", kernel, overhead, c.overhead(kernel)));
+    SHARDLAB_RETURN_IF_ERROR(merge_kernel_value(e, "bwd_multiplier", kernel, bwd, c.bwd_multiplier_of(kernel)));
+  }
+  return Status::ok();
+}
+
+Status read_comm_scope(const ObjectReader& comm, std::string_view key, planner::CommCalibration& out) {
+  const Json* v = comm.find(key, Null::kMeansAbsent);
+  if (v == nullptr) return Status::ok();
+  const JsonPath path = comm.path_of(key);
+  ObjectReader s(*v, path);
+  SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", {"bandwidth_bytes_per_ms", "latency_ms"}));
+  SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kPositive, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kNonNegative, Null::kMeansAbsent));
+  return Status::ok();
+}
+
+Status read_parameters(const ObjectReader& root, CostCalibration& c) {
+  const Json* v = root.find("parameters");
+  if (v == nullptr) return root.missing("parameters", "an object with compute, bwd_multiplier and comm");
+  const JsonPath path = root.path_of("parameters");
+  ObjectReader p(*v, path);
+  SHARDLAB_RETURN_IF_ERROR(p.check("a parameters object", {"compute", "bwd_multiplier", "comm"}));
+  if (const Json* compute = p.find("compute", Null::kMeansAbsent)) {
+    SHARDLAB_RETURN_IF_ERROR(read_compute(*compute, p.path_of("compute"), c));
+  }
+  SHARDLAB_RETURN_IF_ERROR(p.read("bwd_multiplier", c.bwd_multiplier, kNonNegative, Null::kMeansAbsent));
+  if (const Json* comm = p.find("comm", Null::kMeansAbsent)) {
+    const JsonPath comm_path = p.path_of("comm");
+    ObjectReader cr(*comm, comm_path);
+    SHARDLAB_RETURN_IF_ERROR(cr.check("a comm object", {"intra_host", "inter_host"}));
+    SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "intra_host", c.intra_host));
+    SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "inter_host", c.inter_host));
+  }
+  return Status::ok();
+}
+
+const IntValue kCount{.min = 0, .max = INT32_MAX};
+
+Status read_group(const Json& v, const JsonPath& path, kernels::CalibrationGroup& g) {
+  ObjectReader r(v, path);
+  SHARDLAB_RETURN_IF_ERROR(r.check("a fit group object", {"name", "count", "held_out", "fitted", "mape_before",
+                                                          "mape_after", "fit_mape_before", "fit_mape_after"}));
+  int64_t count = 0, held = 0;
+  SHARDLAB_RETURN_IF_ERROR(r.require("name", g.name, StringValue{.non_empty = true}, "a non-empty string"));
+  SHARDLAB_RETURN_IF_ERROR(r.read("count", count, kCount));
+  SHARDLAB_RETURN_IF_ERROR(r.read("held_out", held, kCount));
+  SHARDLAB_RETURN_IF_ERROR(r.read("fitted", g.fitted, internal::BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(r.read("mape_before", g.mape_before, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(r.read("mape_after", g.mape_after, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(r.read("fit_mape_before", g.fit_mape_before, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(r.read("fit_mape_after", g.fit_mape_after, kNonNegative, Null::kMeansAbsent));
+  g.fit_count = static_cast<int>(count);
+  g.held_out = static_cast<int>(held);
+  return Status::ok();
+}
+
+Status read_fit(const ObjectReader& root, CalibrationProfile& p) {
+  const Json* v = root.find("fit", Null::kMeansAbsent);
+  if (v == nullptr) return Status::ok();
+  const JsonPath path = root.path_of("fit");
+  ObjectReader f(*v, path);
+  SHARDLAB_RETURN_IF_ERROR(f.check("a fit object", {"count", "held_out", "mape_before", "mape_after",
+                                                    "fit_mape_before", "fit_mape_after", "groups", "notes"}));
+  int64_t count = 0, held = 0;
+  SHARDLAB_RETURN_IF_ERROR(f.read("count", count, kCount));
+  SHARDLAB_RETURN_IF_ERROR(f.read("held_out", held, kCount));
+  p.fit_count = static_cast<int>(count);
+  p.held_out = static_cast<int>(held);
+  SHARDLAB_RETURN_IF_ERROR(f.read("mape_before", p.mape_before, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(f.read("mape_after", p.mape_after, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(f.read("fit_mape_before", p.fit_mape_before, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(f.read("fit_mape_after", p.fit_mape_after, kNonNegative, Null::kMeansAbsent));
+  if (const Json* groups = f.find("groups", Null::kMeansAbsent)) {
+    const JsonPath groups_path = f.path_of("groups");
+    if (!groups->is_array()) return invalid_at(groups_path, "must be a list of fit groups", groups);
+    for (std::size_t i = 0; i < groups->size(); ++i) {
+      kernels::CalibrationGroup g;
+      SHARDLAB_RETURN_IF_ERROR(read_group((*groups)[i], groups_path.at(i), g));
+      p.groups.push_back(std::move(g));
+    }
+  }
+  SHARDLAB_RETURN_IF_ERROR(
+      f.read("notes", p.notes, internal::ListOf{StringValue{}, false}, Null::kMeansAbsent));
+  return Status::ok();
+}
+
+Result<CalibrationProfile> read_profile(const Json& doc) {
+  const JsonPath root_path;
+  ObjectReader root(doc, root_path);
+  SHARDLAB_RETURN_IF_ERROR(root.check("a calibration profile object", {"format", "version", "name", "created",
+                                                                        "device", "source_runs", "parameters", "fit"}));
+  std::string format;
+  SHARDLAB_RETURN_IF_ERROR(root.require("format", format, StringValue{}, "\"shardlab-calibration\""));
+  if (format != kFormat) {
+    return invalid_at(root.path_of("format"), "not a calibration profile", root.find("format"),
+                      "\"shardlab-calibration\"");
+  }
+  int64_t version = 0;
+  SHARDLAB_RETURN_IF_ERROR(root.require("version", version, IntValue{}, "1"));
+  if (version != kCalibrationFormatVersion) {
+    return invalid_at(root.path_of("version"), "unsupported profile version", root.find("version"),
+                      std::to_string(kCalibrationFormatVersion));
+  }
+  CalibrationProfile p;
+  SHARDLAB_RETURN_IF_ERROR(root.require("name", p.name, StringValue{.non_empty = true}, "a non-empty string"));
+  SHARDLAB_RETURN_IF_ERROR(root.read("created", p.created, StringValue{}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(root.read("device", p.device, StringValue{}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      root.read("source_runs", p.source_runs, internal::ListOf{IntValue{.min = 1}, false}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(read_parameters(root, p.parameters));
+  SHARDLAB_RETURN_IF_ERROR(read_fit(root, p));
+  return p;
+}
+
+Status with_origin(const Status& status, const std::string& origin) {
+  const std::string msg = internal::printable(origin + ": " + status.message());
+  return status.code() == StatusCode::kIo ? Status::io_error(msg) : Status::invalid_scenario(msg);
+}
+
+}  // namespace
+
+CalibrationProfile make_profile(const kernels::CalibrationFit& fit, std::string name, std::string created,
+                                std::string device, std::vector<int64_t> source_runs) {
+  CalibrationProfile p;
+  p.name = std::move(name);
+  p.created = std::move(created);
+  p.device = std::move(device);
+  p.source_runs = std::move(source_runs);
+  p.parameters = fit.calibration;
+  p.fit_count = fit.fit_count;
+  p.held_out = fit.held_out_count;
+  p.mape_before = fit.mape_before;
+  p.mape_after = fit.mape_after;
+  p.fit_mape_before = fit.fit_mape_before;
+  p.fit_mape_after = fit.fit_mape_after;
+  p.groups = fit.groups;
+  p.notes = fit.notes;
+  return p;
+}
+
+std::string calibration_to_json(const CalibrationProfile& p, int indent) {
+  JsonWriter w(indent);
+  w.begin_object();
+  w.member("format", kFormat);
+  w.member("version", kCalibrationFormatVersion);
+  w.member("name", p.name);
+  w.member("created", p.created);
+  w.member("device", p.device);
+  w.key("source_runs");
+  w.begin_array();
+  for (int64_t id : p.source_runs) w.value(id);
+  w.end_array();
+  write_parameters(w, p.parameters);
+  write_fit(w, p);
+  w.end_object();
+  return std::move(w).take();
+}
+
+Result<CalibrationProfile> parse_calibration(const std::string& text, const std::string& origin) {
+  auto doc = internal::parse_json_document(text);
+  if (!doc) return with_origin(doc.status(), origin);
+  try {
+    auto profile = read_profile(*doc);
+    if (!profile) return with_origin(profile.status(), origin);
+    return profile;
+  } catch (const Json::exception& e) {
+    // The readers check types before every access; this would be a bug, and
+    // it still must not leave data/.
+    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
+  }
+}
+
+Result<CalibrationProfile> load_calibration_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  const auto io_error = [&path](const std::string& why) {
+    return Status::io_error(internal::printable(path + ": cannot read calibration profile: " + why));
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return io_error(ec ? ec.message() : "no such file");
+  if (fs::is_directory(st)) return io_error("is a directory");
+  if (!fs::is_regular_file(st) && !fs::is_fifo(st)) return io_error("not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error(std::strerror(errno));
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxProfileBytes) return io_error("larger than 64 MiB");
+  }
+  if (in.bad()) return io_error("read error");
+  return parse_calibration(text, path);
+}
+
+}  // namespace shardlab::data

@@ -1,0 +1,74 @@
+#include "shardlab/data/run_records.h"
+
+#include <cassert>
+#include <type_traits>
+
+#include "json_writer.h"
+
+namespace shardlab::data {
+
+std::vector<EstimateRow> estimate_rows(const planner::SearchSpace& space,
+                                       const planner::PartitionedPlan& plan) {
+  std::vector<EstimateRow> rows;
+  rows.reserve(plan.ranks.size());
+  for (size_t i = 0; i < plan.proposal.size(); ++i) {
+    const planner::ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
+    assert(plan.first_shard.size() == plan.proposal.size() + 1);
+    const int first = plan.first_shard[i];
+    for (int s = 0; s < opt.num_shards(); ++s) {
+      const planner::Shard& shard = opt.shards[static_cast<size_t>(s)];
+      EstimateRow r;
+      r.fqn = opt.fqn;
+      r.table = opt.name;
+      r.shard = s;
+      r.rank = plan.ranks[static_cast<size_t>(first + s)];
+      r.sharding_type = opt.sharding_type;
+      r.compute_kernel = opt.compute_kernel;
+      r.rows = shard.rows;
+      r.cols = shard.cols;
+      r.row_offset = shard.row_offset;
+      r.col_offset = shard.col_offset;
+      r.fwd_compute_ms = opt.shard_perf.fwd_compute;
+      r.fwd_comms_ms = opt.shard_perf.fwd_comms;
+      r.bwd_compute_ms = opt.shard_perf.bwd_compute;
+      r.bwd_comms_ms = opt.shard_perf.bwd_comms;
+      r.prefetch_ms = opt.shard_perf.prefetch_compute;
+      r.hbm_bytes = shard.storage.hbm;
+      r.ddr_bytes = shard.storage.ddr;
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+std::vector<SimPhaseRow> sim_phase_rows(const sim::SimResult& result, SimPhaseSelection selection) {
+  const int last = result.iterations - 1;
+  std::vector<SimPhaseRow> rows;
+  for (const sim::RankResult& rr : result.ranks) {
+    for (const sim::PhaseRecord& p : rr.phases) {
+      if (selection == SimPhaseSelection::kLastIteration && p.iteration != last) continue;
+      rows.push_back(SimPhaseRow{.rank = rr.rank,
+                                 .phase = p.phase,
+                                 .stream = p.stream,
+                                 .iteration = p.iteration,
+                                 .start_ms = p.start_ms,
+                                 .end_ms = p.end_ms,
+                                 .bytes = p.bytes,
+                                 .tables = p.tables});
+    }
+  }
+  return rows;
+}
+
+std::string summary_json(const std::vector<std::pair<std::string, SummaryValue>>& fields) {
+  internal::JsonWriter w(-1);
+  w.begin_object();
+  for (const auto& [name, value] : fields) {
+    w.key(name);
+    std::visit([&w](const auto& v) { w.value(v); }, value);
+  }
+  w.end_object();
+  return std::move(w).take();
+}
+
+}  // namespace shardlab::data

@@ -1,0 +1,74 @@
+#include "shardlab/data/scenario_edit.h"
+
+#include "json_document.h"
+#include "json_path.h"
+#include "message_text.h"
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/data/scenario_writer.h"
+
+namespace shardlab::data {
+namespace {
+
+using internal::Json;
+
+Status bad_edit(const std::string& origin, const FieldPath& path, const std::string& why) {
+  return Status::invalid_scenario(internal::printable(origin + ": " + to_string(path) + ": " + why));
+}
+
+}  // namespace
+
+std::string to_string(const FieldPath& path) {
+  std::string out;
+  for (const FieldStep& step : path) {
+    if (const std::string* key = std::get_if<std::string>(&step)) {
+      internal::append_path_key(out, *key);
+    } else {
+      internal::append_path_index(out, static_cast<std::size_t>(std::get<int>(step)));
+    }
+  }
+  return out.empty() ? "<root>" : out;
+}
+
+Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const FieldPath& path,
+                                        const std::string& value_json, const std::string& origin) {
+  if (path.empty()) return bad_edit(origin, path, "no field to edit");
+  auto value = internal::parse_json_document(value_json);
+  if (!value) return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
+  auto doc = internal::parse_json_document(scenario_to_json(scenario, kCompactJson));
+  if (!doc) return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
+
+  // Walk to the parent of the last step, creating objects on the way.
+  Json* node = &*doc;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    if (const std::string* key = std::get_if<std::string>(&path[i])) {
+      if (!node->is_object()) return bad_edit(origin, path, "not an object at step " + std::to_string(i));
+      Json& child = (*node)[*key];
+      if (child.is_null()) child = Json::object();
+      node = &child;
+    } else {
+      const int index = std::get<int>(path[i]);
+      if (!node->is_array() || index < 0 || static_cast<size_t>(index) >= node->size()) {
+        return bad_edit(origin, path, "no element " + std::to_string(index));
+      }
+      node = &(*node)[static_cast<size_t>(index)];
+    }
+  }
+  const FieldStep& last = path.back();
+  if (const std::string* key = std::get_if<std::string>(&last)) {
+    if (!node->is_object()) return bad_edit(origin, path, "not an object");
+    if (value->is_null()) {
+      node->erase(*key);
+    } else {
+      (*node)[*key] = std::move(*value);
+    }
+  } else {
+    const int index = std::get<int>(last);
+    if (!node->is_array() || index < 0 || static_cast<size_t>(index) >= node->size()) {
+      return bad_edit(origin, path, "no element " + std::to_string(index));
+    }
+    (*node)[static_cast<size_t>(index)] = std::move(*value);
+  }
+  return parse_scenario(doc->dump(), origin);
+}
+
+}  // namespace shardlab::data

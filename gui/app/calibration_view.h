@@ -1,0 +1,50 @@
+// The Calibration view: for a calibrate run of the run store, every
+// measurement of its input replays against what TorchRec's constants and the
+// calibrated model predict (scatter with the y = x line, log axes), and the
+// fit's per-group errors before and after calibration.
+#pragma once
+
+#include <cstdint>
+
+#include "app/workbench_view.h"
+#include "shardlab/planner/status.h"
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace shardlab::gui {
+
+class CalibrationGroupsModel;
+class CalibrationPointsModel;
+class ChartView;
+class RunBrowser;
+
+class CalibrationView : public WorkbenchView {
+  Q_OBJECT
+
+ public:
+  explicit CalibrationView(RunBrowser* browser, QWidget* parent = nullptr);
+
+  QString view_name() const override { return QStringLiteral("calibration"); }
+  QString title() const override { return QStringLiteral("Calibration"); }
+  QWidget* export_target() override;
+
+  CalibrationPointsModel* points() const { return points_; }
+  CalibrationGroupsModel* groups() const { return groups_; }
+  // Shows calibrate run `id`.
+  Status show_run(int64_t id);
+
+ private:
+  void refresh_runs();
+
+  RunBrowser* browser_;
+  CalibrationPointsModel* points_ = nullptr;
+  CalibrationGroupsModel* groups_ = nullptr;
+  QLabel* header_ = nullptr;
+  QComboBox* runs_ = nullptr;
+  ChartView* scatter_ = nullptr;
+  QTableView* table_ = nullptr;
+};
+
+}  // namespace shardlab::gui

@@ -1,0 +1,196 @@
+#include "app/plan_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "app/charts/chart_view.h"
+#include "app/export_action.h"
+#include "app/placement_matrix_widget.h"
+#include "models/model_roles.h"
+#include "models/units.h"
+#include "models/workbench_models.h"
+
+namespace shardlab::gui {
+namespace {
+
+QComboBox* filter_combo(const QStringList& names, QWidget* parent) {
+  auto* combo = new QComboBox(parent);
+  combo->addItem(QStringLiteral("any"), QString());
+  for (const QString& n : names) combo->addItem(n, n);
+  return combo;
+}
+
+}  // namespace
+
+PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
+  header_ = new QLabel(this);
+  header_->setWordWrap(true);
+  header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  name_filter_ = new QLineEdit(this);
+  name_filter_->setPlaceholderText(QStringLiteral("table name"));
+  name_filter_->setClearButtonEnabled(true);
+  type_filter_ = filter_combo({QStringLiteral("data_parallel"), QStringLiteral("table_wise"),
+                               QStringLiteral("column_wise"), QStringLiteral("table_column_wise"),
+                               QStringLiteral("row_wise"), QStringLiteral("table_row_wise")},
+                              this);
+  kernel_filter_ = filter_combo({QStringLiteral("dense"), QStringLiteral("fused"), QStringLiteral("fused_uvm"),
+                                 QStringLiteral("fused_uvm_caching"), QStringLiteral("quant"),
+                                 QStringLiteral("quant_uvm"), QStringLiteral("quant_uvm_caching")},
+                                this);
+  auto* filters = new QHBoxLayout();
+  filters->addWidget(new QLabel(QStringLiteral("Filter:"), this));
+  filters->addWidget(name_filter_, 1);
+  filters->addWidget(new QLabel(QStringLiteral("sharding"), this));
+  filters->addWidget(type_filter_);
+  filters->addWidget(new QLabel(QStringLiteral("kernel"), this));
+  filters->addWidget(kernel_filter_);
+
+  matrix_ = new PlacementMatrixWidget();
+  matrix_->set_model(&models->placement_filter);
+  add_export_action(matrix_, QStringLiteral("placement-matrix"));
+  auto* matrix_scroll = new QScrollArea(this);
+  matrix_scroll->setWidget(matrix_);
+  matrix_scroll->setWidgetResizable(false);
+
+  hbm_chart_ = make_stacked_bar_chart(&models->ranks,
+                                      StackedBarSpec{.title = QStringLiteral("HBM per rank against capacity"),
+                                                     .value_axis = QStringLiteral("GiB"),
+                                                     .first_column = RankUsageModel::kHbmShards,
+                                                     .last_column = RankUsageModel::kHbmMargin});
+  ddr_chart_ = make_stacked_bar_chart(&models->ranks,
+                                      StackedBarSpec{.title = QStringLiteral("DDR per rank against capacity"),
+                                                     .value_axis = QStringLiteral("GiB"),
+                                                     .first_column = RankUsageModel::kDdrShards,
+                                                     .last_column = RankUsageModel::kDdrFree});
+  time_chart_ = make_stacked_bar_chart(
+      &models->ranks, StackedBarSpec{.title = QStringLiteral("Estimated time per rank (TorchRec cost model)"),
+                                     .value_axis = QStringLiteral("ms"),
+                                     .first_column = RankUsageModel::kFwdCompute,
+                                     .last_column = RankUsageModel::kPrefetch});
+  add_export_action(hbm_chart_, QStringLiteral("hbm-per-rank"));
+  add_export_action(ddr_chart_, QStringLiteral("ddr-per-rank"));
+  add_export_action(time_chart_, QStringLiteral("time-per-rank"));
+  auto* memory_tabs = new QTabWidget(this);
+  memory_tabs->addTab(hbm_chart_, QStringLiteral("HBM"));
+  memory_tabs->addTab(ddr_chart_, QStringLiteral("DDR"));
+  auto* charts = new QSplitter(Qt::Vertical, this);
+  charts->addWidget(memory_tabs);
+  charts->addWidget(time_chart_);
+
+  top_ = new QSplitter(Qt::Horizontal, this);
+  top_->addWidget(matrix_scroll);
+  top_->addWidget(charts);
+  top_->setStretchFactor(0, 1);
+  top_->setStretchFactor(1, 1);
+
+  summary_ = new QTableView(this);
+  summary_->setModel(&models->table_filter);
+  summary_->setSortingEnabled(true);
+  summary_->sortByColumn(-1, Qt::AscendingOrder);
+  summary_->setAlternatingRowColors(true);
+  summary_->horizontalHeader()->setStretchLastSection(true);
+  summary_->horizontalHeader()->setResizeContentsPrecision(40);
+  summary_->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(top_);
+  split->addWidget(summary_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(header_);
+  layout->addLayout(filters);
+  layout->addWidget(split, 1);
+
+  const auto apply_filters = [this]() {
+    for (TableFilterProxy* proxy : {&models_->placement_filter, &models_->table_filter}) {
+      proxy->set_name_filter(name_filter_->text());
+      proxy->set_sharding_type(type_filter_->currentData().toString());
+      proxy->set_compute_kernel(kernel_filter_->currentData().toString());
+    }
+  };
+  connect(name_filter_, &QLineEdit::textChanged, this, apply_filters);
+  connect(type_filter_, &QComboBox::currentIndexChanged, this, apply_filters);
+  connect(kernel_filter_, &QComboBox::currentIndexChanged, this, apply_filters);
+
+  Workbench* wb = models->workbench();
+  connect(matrix_, &PlacementMatrixWidget::rankClicked, wb, &Workbench::select_rank);
+  connect(matrix_, &PlacementMatrixWidget::tableClicked, this, [wb](const QString& name) {
+    if (wb->scenario()) wb->select_table(wb->scenario()->table_index(name.toStdString()));
+  });
+  connect(summary_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this, wb](const QModelIndex& current) {
+            if (!current.isValid() || !wb->scenario()) return;
+            const QString name = current.data(TableNameRole).toString();
+            wb->select_table(wb->scenario()->table_index(name.toStdString()));
+          });
+  connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_header);
+  connect(wb, &Workbench::simulationChanged, this, &PlanView::refresh_header);
+  connect(wb, &Workbench::selectionChanged, this, &PlanView::refresh_selection);
+  connect(&models->table_summary, &QAbstractItemModel::modelReset, summary_, [this]() {
+    summary_->resizeColumnsToContents();
+  });
+  refresh_header();
+}
+
+QWidget* PlanView::export_target() { return top_; }
+
+QString PlanView::header_text() const { return header_->text(); }
+
+void PlanView::refresh_header() {
+  Workbench* wb = models_->workbench();
+  const DisplayedPlanPtr& d = wb->displayed();
+  if (!d) {
+    const Status st = wb->planning_status();
+    header_->setText(st.is_ok() ? QStringLiteral("No plan yet")
+                                : QStringLiteral("<b>No plan.</b> ") +
+                                      QString::fromStdString(st.message()).toHtmlEscaped().replace('\n', "<br>"));
+    return;
+  }
+  const PlanOutcome& o = *d->base;
+  QString text;
+  if (d->proposal < 0) {
+    text = QStringLiteral("<b>Best plan</b>: rating %1 ms (%2 perf model), %3 proposals, %4 plans, planned in %5 ms")
+               .arg(o.result.perf_rating, 0, 'f', 5)
+               .arg(wb->perf_model() == PerfModelChoice::kTorchRec ? QStringLiteral("TorchRec")
+                                                                   : QStringLiteral("simulated"))
+               .arg(o.result.num_proposals)
+               .arg(o.result.num_plans)
+               .arg(o.plan_ms, 0, 'f', 1);
+  } else {
+    const planner::ProposalRecord& r = o.proposals[static_cast<size_t>(d->proposal)];
+    text = QStringLiteral("<b>Proposal #%1</b>: ").arg(r.index);
+    if (d->fits) {
+      text += QStringLiteral("rating %1 ms, TorchRec rating %2 ms").arg(r.rating, 0, 'f', 5).arg(d->summary.torchrec_rating, 0, 'f', 5);
+    } else {
+      text += QStringLiteral("<span style='color:#c0392b'>does not fit</span>; relaxed placement shown, "
+                             "overflowing ranks in red");
+    }
+  }
+  if (const SimResultPtr& s = wb->simulation()) {
+    text += QStringLiteral("; simulated iteration %1 ms").arg(s->iteration_ms, 0, 'f', 5);
+  }
+  header_->setText(text);
+}
+
+void PlanView::refresh_selection() {
+  Workbench* wb = models_->workbench();
+  QString table;
+  if (wb->scenario() && wb->selected_table() >= 0) {
+    table = QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(wb->selected_table())].name);
+  }
+  matrix_->set_selection(wb->selected_rank(), table);
+  hbm_chart_->set_highlighted_row(wb->selected_rank());
+  ddr_chart_->set_highlighted_row(wb->selected_rank());
+  time_chart_->set_highlighted_row(wb->selected_rank());
+}
+
+}  // namespace shardlab::gui

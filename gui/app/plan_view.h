@@ -1,0 +1,54 @@
+// The Plan view: the placement matrix (custom-painted), per-rank stacked bars
+// of HBM and DDR use against capacity and of the cost model's compute and
+// comms, and the stats table's per-table summary, sortable and filtered by
+// table name, sharding type and kernel. Shows the best plan or the selected
+// proposal.
+#pragma once
+
+#include "app/workbench_view.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSplitter;
+class QTableView;
+
+namespace shardlab::gui {
+
+class ChartView;
+class PlacementMatrixWidget;
+class WorkbenchModels;
+
+class PlanView : public WorkbenchView {
+  Q_OBJECT
+
+ public:
+  explicit PlanView(WorkbenchModels* models, QWidget* parent = nullptr);
+
+  QString view_name() const override { return QStringLiteral("plan"); }
+  QString title() const override { return QStringLiteral("Plan"); }
+  QWidget* export_target() override;
+
+  PlacementMatrixWidget* matrix() const { return matrix_; }
+  ChartView* hbm_chart() const { return hbm_chart_; }
+  ChartView* time_chart() const { return time_chart_; }
+  QString header_text() const;
+
+ private:
+  void refresh_header();
+  void refresh_selection();
+
+  WorkbenchModels* models_;
+  QLabel* header_ = nullptr;
+  QLineEdit* name_filter_ = nullptr;
+  QComboBox* type_filter_ = nullptr;
+  QComboBox* kernel_filter_ = nullptr;
+  PlacementMatrixWidget* matrix_ = nullptr;
+  ChartView* hbm_chart_ = nullptr;
+  ChartView* ddr_chart_ = nullptr;
+  ChartView* time_chart_ = nullptr;
+  QTableView* summary_ = nullptr;
+  QSplitter* top_ = nullptr;
+};
+
+}  // namespace shardlab::gui

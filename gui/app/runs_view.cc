@@ -1,0 +1,91 @@
+#include "app/runs_view.h"
+
+#include <algorithm>
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/run_browser.h"
+#include "models/runs_model.h"
+
+namespace shardlab::gui {
+
+RunsView::RunsView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent), browser_(browser) {
+  model_ = new RunsModel(this);
+  header_ = new QLabel(this);
+  header_->setWordWrap(true);
+  auto* open = new QPushButton(QStringLiteral("Open run"), this);
+  auto* diff = new QPushButton(QStringLiteral("Diff two runs"), this);
+  auto* reload = new QPushButton(QStringLiteral("Reload"), this);
+  table_ = new QTableView(this);
+  table_->setModel(model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  diff_ = new QPlainTextEdit(this);
+  diff_->setReadOnly(true);
+  diff_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  diff_->setPlaceholderText(QStringLiteral("Select two runs and press Diff: deltas are the second minus the first."));
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(header_, 1);
+  bar->addWidget(open);
+  bar->addWidget(diff);
+  bar->addWidget(reload);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(table_);
+  split->addWidget(diff_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+  connect(open, &QPushButton::clicked, this, &RunsView::open_selected);
+  connect(diff, &QPushButton::clicked, this, &RunsView::diff_selected);
+  connect(reload, &QPushButton::clicked, this, [this]() { (void)browser_->refresh(); });
+  connect(table_, &QTableView::doubleClicked, this, &RunsView::open_selected);
+  connect(browser_, &RunBrowser::runsChanged, this, &RunsView::refresh);
+  connect(browser_, &RunBrowser::errorOccurred, this, [this](const QString& m) { diff_->setPlainText(m); });
+  refresh();
+}
+
+QString RunsView::diff_text() const { return diff_->toPlainText(); }
+
+void RunsView::refresh() {
+  model_->reset(browser_->runs());
+  header_->setText(browser_->is_open()
+                       ? QStringLiteral("<b>%1</b>: %2 runs").arg(browser_->path().toHtmlEscaped()).arg(browser_->runs().size())
+                       : QStringLiteral("No run store: start with --db FILE or use File > Open run store"));
+  table_->resizeColumnsToContents();
+}
+
+void RunsView::open_selected() {
+  const QModelIndexList rows = table_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) return;
+  const int64_t id = model_->run(rows.front().row()).id;
+  if (Status st = browser_->open_run(id); st.is_ok()) {
+    diff_->setPlainText(QStringLiteral("Opened run %1 in the workbench.").arg(id));
+  }
+}
+
+void RunsView::diff_selected() {
+  QModelIndexList rows = table_->selectionModel()->selectedRows();
+  if (rows.size() != 2) {
+    diff_->setPlainText(QStringLiteral("Select exactly two runs to diff (%1 selected).").arg(rows.size()));
+    return;
+  }
+  // The older run is A, so deltas read "what changed since".
+  int64_t a = model_->run(rows[0].row()).id;
+  int64_t b = model_->run(rows[1].row()).id;
+  if (a > b) std::swap(a, b);
+  Result<data::RunDiff> d = browser_->diff(a, b);
+  diff_->setPlainText(d.is_ok() ? QString::fromStdString(data::diff_to_text(*d))
+                                : QString::fromStdString(d.status().message()));
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,43 @@
+// The Runs view: the run store (--db FILE or File > Open run store) as a
+// list; "Open" shows a run's scenario and plan in the workbench, "Diff"
+// compares two selected runs as `shardlab runs diff` does.
+#pragma once
+
+#include "app/workbench_view.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QTableView;
+
+namespace shardlab::gui {
+
+class RunBrowser;
+class RunsModel;
+
+class RunsView : public WorkbenchView {
+  Q_OBJECT
+
+ public:
+  explicit RunsView(RunBrowser* browser, QWidget* parent = nullptr);
+
+  QString view_name() const override { return QStringLiteral("runs"); }
+  QString title() const override { return QStringLiteral("Runs"); }
+
+  RunsModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
+  // Opens the selected run / diffs the two selected runs (first selected = A).
+  void open_selected();
+  void diff_selected();
+  QString diff_text() const;
+
+ private:
+  void refresh();
+
+  RunBrowser* browser_;
+  RunsModel* model_ = nullptr;
+  QLabel* header_ = nullptr;
+  QTableView* table_ = nullptr;
+  QPlainTextEdit* diff_ = nullptr;
+};
+
+}  // namespace shardlab::gui

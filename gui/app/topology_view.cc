@@ -1,0 +1,282 @@
+#include "app/topology_view.h"
+
+#include <algorithm>
+#include <map>
+
+#include <QComboBox>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QVBoxLayout>
+
+#include "models/units.h"
+#include "models/workbench_models.h"
+
+namespace shardlab::gui {
+namespace {
+
+constexpr double kGpuW = 64;
+constexpr double kGpuH = 40;
+constexpr double kGap = 30;
+constexpr int kGpusPerRow = 8;
+constexpr int kHostsPerRow = 4;
+
+// Green (idle / empty) through yellow to red (full / busy).
+QColor heat(double f) {
+  f = std::clamp(f, 0.0, 1.0);
+  const QColor lo(0x59, 0xa1, 0x4f);
+  const QColor mid(0xed, 0xc9, 0x48);
+  const QColor hi(0xe1, 0x57, 0x59);
+  const auto mix = [](const QColor& a, const QColor& b, double t) {
+    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+  };
+  return f < 0.5 ? mix(lo, mid, f * 2) : mix(mid, hi, (f - 0.5) * 2);
+}
+
+QString bandwidth(double bytes_per_ms) { return format_bandwidth(bytes_per_ms); }
+
+}  // namespace
+
+TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent) {
+  colour_ = new QComboBox(this);
+  colour_->addItem(QStringLiteral("HBM use of the plan"));
+  colour_->addItem(QStringLiteral("Simulated busy time"));
+  legend_ = new QLabel(this);
+  scene_ = new QGraphicsScene(this);
+  view_ = new QGraphicsView(scene_, this);
+  view_->setRenderHint(QPainter::Antialiasing);
+  view_->setDragMode(QGraphicsView::ScrollHandDrag);
+  view_->viewport()->installEventFilter(this);
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(new QLabel(QStringLiteral("Colour GPUs by:"), this));
+  bar->addWidget(colour_);
+  bar->addWidget(legend_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(view_, 1);
+  connect(colour_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { set_colour_by(i == 0 ? ColourBy::kHbmUse : ColourBy::kBusyTime); });
+  if (models == nullptr) return;
+  Workbench* wb = models->workbench();
+  const auto on_scenario = [this, wb]() {
+    if (wb->scenario()) set_topology(topology_snapshot(*wb->scenario()));
+  };
+  connect(wb, &Workbench::scenarioChanged, this, on_scenario);
+  connect(wb, &Workbench::displayedChanged, this, [this, wb]() {
+    set_usage(wb->displayed() ? wb->displayed()->summary.ranks : std::vector<planner::RankSummary>{});
+  });
+  connect(wb, &Workbench::simulationChanged, this, [this, wb]() { set_simulation(wb->simulation().get()); });
+  connect(wb, &Workbench::selectionChanged, this, [this, wb]() { set_selected_rank(wb->selected_rank()); });
+  connect(this, &TopologyView::rankClicked, wb, &Workbench::select_rank);
+  on_scenario();
+}
+
+QWidget* TopologyView::export_target() { return view_; }
+
+void TopologyView::set_topology(const Result<TopologySnapshot>& topology) {
+  if (topology.is_ok()) {
+    topology_ = topology.value();
+    topology_error_.clear();
+  } else {
+    topology_.reset();
+    topology_error_ = QString::fromStdString(topology.status().message());
+  }
+  rebuild();
+}
+
+void TopologyView::set_usage(const std::vector<planner::RankSummary>& ranks) {
+  ranks_ = ranks;
+  rebuild();
+}
+
+void TopologyView::set_simulation(const sim::SimResult* simulation) {
+  busy_.clear();
+  iteration_ms_ = 0.0;
+  if (simulation != nullptr) {
+    iteration_ms_ = simulation->iteration_ms;
+    for (const sim::RankResult& r : simulation->ranks) busy_.push_back(std::max(r.busy_compute_ms, r.busy_comm_ms));
+  }
+  rebuild();
+}
+
+void TopologyView::set_selected_rank(int rank) {
+  if (rank == selected_rank_) return;
+  selected_rank_ = rank;
+  rebuild();
+}
+
+void TopologyView::set_colour_by(ColourBy mode) {
+  mode_ = mode;
+  const int index = mode == ColourBy::kHbmUse ? 0 : 1;
+  if (colour_->currentIndex() != index) colour_->setCurrentIndex(index);
+  rebuild();
+}
+
+bool TopologyView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == view_->viewport() && event->type() == QEvent::MouseButtonDblClick) {
+    const auto* me = static_cast<QMouseEvent*>(event);
+    for (QGraphicsItem* item : view_->items(me->position().toPoint())) {
+      const QVariant rank = item->data(0);
+      if (rank.isValid()) {
+        emit rankClicked(rank.toInt());
+        return true;
+      }
+    }
+  }
+  return WorkbenchView::eventFilter(watched, event);
+}
+
+void TopologyView::rebuild() {
+  scene_->clear();
+  if (!topology_) {
+    legend_->setText(topology_error_.isEmpty() ? QStringLiteral("No scenario") : topology_error_);
+    return;
+  }
+  const TopologySnapshot& t = *topology_;
+  legend_->setText(mode_ == ColourBy::kHbmUse
+                       ? QStringLiteral("HBM of shards, dense and KJT / HBM capacity: green 0% .. red 100%")
+                       : QStringLiteral("busiest stream per iteration / iteration time: green 0% .. red 100%"));
+  // Per host: its vertices by kind.
+  struct HostItems {
+    std::vector<int> gpus, nics;
+    int fabric = -1, leaf = -1;
+  };
+  std::map<int, HostItems> hosts;
+  int core = -1;
+  for (size_t v = 0; v < t.vertices.size(); ++v) {
+    const sim::Vertex& x = t.vertices[v];
+    switch (x.kind) {
+      case sim::VertexKind::kGpu: hosts[x.host].gpus.push_back(static_cast<int>(v)); break;
+      case sim::VertexKind::kNic: hosts[x.host].nics.push_back(static_cast<int>(v)); break;
+      case sim::VertexKind::kHostFabric: hosts[x.host].fabric = static_cast<int>(v); break;
+      case sim::VertexKind::kLeaf: hosts[x.host].leaf = static_cast<int>(v); break;
+      case sim::VertexKind::kCore: core = static_cast<int>(v); break;
+    }
+  }
+  std::vector<QPointF> at(t.vertices.size());
+  const QFont small(font().family(), 7);
+  size_t widest_host = 1;
+  for (const auto& [host, items] : hosts) widest_host = std::max(widest_host, items.gpus.size());
+  const double host_w = static_cast<double>(std::min<size_t>(kGpusPerRow, widest_host)) * (kGpuW + kGap) + kGap;
+  double max_host_h = 0;
+  // Hosts in rows of kHostsPerRow below the core.
+  int h = 0;
+  for (auto& [host, items] : hosts) {
+    const int gpu_rows = (static_cast<int>(items.gpus.size()) + kGpusPerRow - 1) / kGpusPerRow;
+    const double host_h = 210 + gpu_rows * (kGpuH + kGap);
+    max_host_h = std::max(max_host_h, host_h);
+    const double x0 = (h % kHostsPerRow) * (host_w + 40);
+    const double y0 = 90 + (h / kHostsPerRow) * (max_host_h + 40);
+    ++h;
+    auto* box = scene_->addRect(QRectF(x0, y0, host_w, host_h), QPen(QColor(0x88, 0x88, 0x88)),
+                                QBrush(QColor(0xf5, 0xf5, 0xf5)));
+    box->setZValue(-2);
+    auto* title = scene_->addSimpleText(QStringLiteral("host %1").arg(host));
+    title->setPos(x0 + 6, y0 + 4);
+    if (items.leaf >= 0) at[static_cast<size_t>(items.leaf)] = QPointF(x0 + host_w / 2, y0 + 18);
+    for (size_t n = 0; n < items.nics.size(); ++n) {
+      at[static_cast<size_t>(items.nics[n])] =
+          QPointF(x0 + host_w * (static_cast<double>(n) + 1) / (static_cast<double>(items.nics.size()) + 1), y0 + 58);
+    }
+    if (items.fabric >= 0) at[static_cast<size_t>(items.fabric)] = QPointF(x0 + host_w / 2, y0 + 110);
+    for (size_t g = 0; g < items.gpus.size(); ++g) {
+      const int row = static_cast<int>(g) / kGpusPerRow;
+      const int col = static_cast<int>(g) % kGpusPerRow;
+      at[static_cast<size_t>(items.gpus[g])] =
+          QPointF(x0 + kGap + col * (kGpuW + kGap) + kGpuW / 2, y0 + 200 + row * (kGpuH + kGap) + kGpuH / 2);
+    }
+  }
+  const double width = std::min(h, kHostsPerRow) * (host_w + 40) - 40;
+  if (core >= 0) at[static_cast<size_t>(core)] = QPointF(width / 2, 20);
+
+  // Links: one label per kind and host when there are many.
+  const bool label_all = t.num_ranks <= 16;
+  std::map<std::pair<int, int>, bool> labelled;  // (host, link kind)
+  for (const sim::Link& l : t.links) {
+    const QPointF a = at[static_cast<size_t>(l.from)];
+    const QPointF b = at[static_cast<size_t>(l.to)];
+    const bool network = l.kind == sim::LinkKind::kLeafCore || l.kind == sim::LinkKind::kCoreLeaf;
+    auto* line = scene_->addLine(QLineF(a, b), QPen(network ? QColor(0x4e, 0x79, 0xa7) : QColor(0x99, 0x99, 0x99),
+                                                  network ? 2.0 : 1.0));
+    line->setZValue(-1);
+    line->setToolTip(QString::fromStdString(l.name) + QStringLiteral(": ") + bandwidth(l.capacity) +
+                     QStringLiteral(", latency %1 ms").arg(l.latency_ms));
+    const int host = t.vertices[static_cast<size_t>(l.from)].host;
+    const auto key = std::make_pair(host, static_cast<int>(l.kind));
+    if (!label_all && labelled[key]) continue;
+    labelled[key] = true;
+    auto* label = scene_->addSimpleText(bandwidth(l.capacity), small);
+    label->setBrush(QColor(0x40, 0x40, 0x40));
+    // A GPU's links fan out from it: label them near the GPU so labels of
+    // neighbouring GPUs do not pile up at the shared switch.
+    const bool from_gpu = t.vertices[static_cast<size_t>(l.from)].kind == sim::VertexKind::kGpu;
+    const bool to_gpu = t.vertices[static_cast<size_t>(l.to)].kind == sim::VertexKind::kGpu;
+    const QPointF at_label = from_gpu ? a + (b - a) * 0.45 : to_gpu ? b + (a - b) * 0.45 : (a + b) / 2;
+    label->setPos(at_label.x() + 3, at_label.y() - 6);
+  }
+  // Switches and NICs.
+  for (size_t v = 0; v < t.vertices.size(); ++v) {
+    const sim::Vertex& x = t.vertices[v];
+    if (x.kind == sim::VertexKind::kGpu) continue;
+    const QPointF c = at[v];
+    const QSizeF s = x.kind == sim::VertexKind::kNic ? QSizeF(34, 16) : QSizeF(70, 18);
+    auto* node = scene_->addRect(QRectF(c - QPointF(s.width() / 2, s.height() / 2), s), QPen(Qt::darkGray),
+                                 QBrush(QColor(0xdd, 0xe6, 0xf0)));
+    node->setToolTip(QString::fromStdString(x.name));
+    const char* label = x.kind == sim::VertexKind::kNic    ? "nic"
+                        : x.kind == sim::VertexKind::kLeaf ? "leaf"
+                        : x.kind == sim::VertexKind::kCore ? "core"
+                                                           : "fabric";
+    auto* text = scene_->addSimpleText(QString::fromLatin1(label), small);
+    text->setPos(c.x() - text->boundingRect().width() / 2, c.y() - text->boundingRect().height() / 2);
+  }
+  // GPUs, coloured.
+  for (size_t v = 0; v < t.vertices.size(); ++v) {
+    const sim::Vertex& x = t.vertices[v];
+    if (x.kind != sim::VertexKind::kGpu) continue;
+    const size_t r = static_cast<size_t>(x.rank);
+    QString value = QStringLiteral("-");
+    QColor fill(0xe0, 0xe0, 0xe0);
+    if (mode_ == ColourBy::kHbmUse && r < ranks_.size() && ranks_[r].capacity.hbm > 0) {
+      const int64_t used = ranks_[r].used().hbm;
+      fill = heat(static_cast<double>(used) / static_cast<double>(ranks_[r].capacity.hbm));
+      value = format_bytes(static_cast<double>(used));
+    } else if (mode_ == ColourBy::kBusyTime && r < busy_.size() && iteration_ms_ > 0) {
+      fill = heat(busy_[r] / iteration_ms_);
+      value = format_ms(busy_[r]);
+    }
+    const QRectF box(at[v] - QPointF(kGpuW / 2, kGpuH / 2), QSizeF(kGpuW, kGpuH));
+    auto* gpu = scene_->addRect(box, QPen(x.rank == selected_rank_ ? Qt::black : Qt::darkGray,
+                                          x.rank == selected_rank_ ? 3 : 1),
+                                QBrush(fill));
+    gpu->setData(0, x.rank);
+    gpu->setToolTip(QString::fromStdString(x.name) + QStringLiteral(" (rank %1): ").arg(x.rank) + value);
+    auto* text = scene_->addSimpleText(QStringLiteral("gpu%1\n%2").arg(x.rank).arg(value), small);
+    text->setData(0, x.rank);
+    text->setPos(box.left() + 4, box.top() + 4);
+  }
+  scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-10, -10, 10, 10));
+  fit_scene();
+}
+
+void TopologyView::fit_scene() {
+  // Shrink a large cluster to the view; never enlarge a small one.
+  view_->resetTransform();
+  const QRectF r = scene_->sceneRect();
+  const QSize v = view_->viewport()->size();
+  if (r.width() > v.width() || r.height() > v.height()) view_->fitInView(r, Qt::KeepAspectRatio);
+}
+
+void TopologyView::resizeEvent(QResizeEvent* event) {
+  WorkbenchView::resizeEvent(event);
+  fit_scene();
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,26 @@
+// Turning what a user typed into a cell into the JSON value of a scenario
+// field, without judging it: the loader judges (scenario_edit.h). Text that
+// is not a number where a number is expected becomes a JSON string, so the
+// loader's refusal shows exactly what was typed.
+#pragma once
+
+#include <QString>
+
+namespace shardlab::gui {
+
+enum class FieldKind {
+  kString,      // "user_id"
+  kNumber,      // 64, 0.2, or a size / bandwidth with a unit ("32 GiB")
+  kBool,        // true / false (also yes / no, 1 / 0 as typed in a cell)
+  kNumberList,  // "1.0, 2.5"
+  kStringList,  // "table_wise, row_wise"
+};
+
+// The JSON text for `text` typed into a field of `kind`. Empty text gives
+// "null" (remove the field) for lists and numbers.
+QString field_json(FieldKind kind, const QString& text);
+
+// A JSON string literal of `text`.
+QString json_quote(const QString& text);
+
+}  // namespace shardlab::gui

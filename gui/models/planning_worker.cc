@@ -1,0 +1,133 @@
+#include "models/planning_worker.h"
+
+#include <QMetaObject>
+#include <QCoreApplication>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace shardlab::gui {
+
+PlanningWorker::PlanningWorker(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<PlanOutcomePtr>();
+  qRegisterMetaType<SimulationOutcomePtr>();
+  qRegisterMetaType<CompareOutcomePtr>();
+  // One thread per channel at most: a superseded job stops at its next
+  // cancellation poll, so a new one rarely waits.
+  pool_.setMaxThreadCount(kNumChannels);
+}
+
+PlanningWorker::~PlanningWorker() {
+  for (Slot& s : slots_) {
+    if (s.cancel) s.cancel->store(true);
+  }
+  pool_.waitForDone();
+}
+
+PlanningWorker::Slot& PlanningWorker::open(Channel c) {
+  Slot& s = slots_[c];
+  if (s.cancel) s.cancel->store(true);
+  ++s.generation;
+  s.cancel = std::make_shared<std::atomic<bool>>(false);
+  return s;
+}
+
+void PlanningWorker::started() {
+  if (running_++ == 0) emit busyChanged(true);
+}
+
+void PlanningWorker::finished() {
+  if (--running_ == 0) emit busyChanged(false);
+}
+
+uint64_t PlanningWorker::submit_plan(PlanJob job) {
+  // The simulation channel's plan belongs to the old result: stop it.
+  open(kSimulation);
+  Slot& s = open(kPlan);
+  const uint64_t generation = s.generation;
+  std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
+  // The destructor waits for the pool, so `self` outlives every job.
+  PlanningWorker* self = this;
+  started();
+  (void)QtConcurrent::run(&pool_, [self, job = std::move(job), cancel, generation]() {
+    ProgressFn progress = [self, generation](int percent, const std::string& stage) {
+      const QString text = QString::fromStdString(stage);
+      QMetaObject::invokeMethod(
+          self, [self, generation, percent, text]() {
+            if (self->current(kPlan, generation)) emit self->progress(percent, text);
+          },
+          Qt::QueuedConnection);
+    };
+    auto outcome = std::make_shared<const PlanOutcome>(run_plan_job(job, *cancel, progress));
+    QMetaObject::invokeMethod(
+        self, [self, outcome, generation]() {
+          self->finished();
+          if (self->current(kPlan, generation) && !outcome->cancelled) emit self->planned(outcome);
+        },
+        Qt::QueuedConnection);
+  });
+  return generation;
+}
+
+uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan,
+                                           sim::SimOptions options) {
+  Slot& s = open(kSimulation);
+  const uint64_t generation = s.generation;
+  std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
+  // The destructor waits for the pool, so `self` outlives every job.
+  PlanningWorker* self = this;
+  started();
+  (void)QtConcurrent::run(&pool_, [self, base = std::move(base), plan = std::move(plan), options, cancel,
+                                   generation]() {
+    auto outcome = std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, options, *cancel));
+    QMetaObject::invokeMethod(
+        self, [self, outcome, generation]() {
+          self->finished();
+          if (self->current(kSimulation, generation) && !outcome->cancelled) emit self->simulated(outcome);
+        },
+        Qt::QueuedConnection);
+  });
+  return generation;
+}
+
+uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, std::vector<CompareVariant> variants,
+                                        sim::SimOptions options) {
+  Slot& s = open(kCompare);
+  const uint64_t generation = s.generation;
+  std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
+  // The destructor waits for the pool, so `self` outlives every job.
+  PlanningWorker* self = this;
+  started();
+  (void)QtConcurrent::run(&pool_, [self, scenario = std::move(scenario), variants = std::move(variants), options,
+                                   cancel, generation]() {
+    ProgressFn progress = [self, generation](int percent, const std::string& stage) {
+      const QString text = QStringLiteral("compare: ") + QString::fromStdString(stage);
+      QMetaObject::invokeMethod(
+          self, [self, generation, percent, text]() {
+            if (self->current(kCompare, generation)) emit self->progress(percent, text);
+          },
+          Qt::QueuedConnection);
+    };
+    auto outcome =
+        std::make_shared<const CompareOutcome>(run_compare_job(scenario, variants, options, *cancel, progress));
+    QMetaObject::invokeMethod(
+        self, [self, outcome, generation]() {
+          self->finished();
+          if (self->current(kCompare, generation) && !outcome->cancelled) emit self->compared(outcome);
+        },
+        Qt::QueuedConnection);
+  });
+  return generation;
+}
+
+void PlanningWorker::cancel(bool announce) {
+  const bool any = announce && running_ > 0;
+  for (int c = 0; c < kNumChannels; ++c) open(static_cast<Channel>(c));
+  if (any) emit cancelled();
+}
+
+void PlanningWorker::wait_idle() {
+  pool_.waitForDone();
+  // Deliver the queued results of the finished jobs.
+  while (running_ > 0) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,82 @@
+// Runs the planning jobs (planning_job.h) off the UI thread.
+//
+// Three channels: plan (plan + simulate the best plan), simulation (simulate
+// a chosen plan) and compare. In each channel the newest request wins: a new
+// request cancels the one in flight and results of superseded requests are
+// dropped, never delivered. A plan request also supersedes the simulation
+// channel (the plan it would simulate is gone).
+//
+// Threading: the worker lives on the UI thread; jobs run on its own
+// QThreadPool, and results come back as queued signals on the worker's
+// thread. The destructor cancels and waits for running jobs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+
+#include "models/planning_job.h"
+
+namespace shardlab::gui {
+
+using PlanOutcomePtr = std::shared_ptr<const PlanOutcome>;
+using SimulationOutcomePtr = std::shared_ptr<const SimulationOutcome>;
+using CompareOutcomePtr = std::shared_ptr<const CompareOutcome>;
+
+class PlanningWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit PlanningWorker(QObject* parent = nullptr);
+  ~PlanningWorker() override;
+
+  // Each returns the request's generation (increasing per channel).
+  uint64_t submit_plan(PlanJob job);
+  uint64_t submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan, sim::SimOptions options);
+  uint64_t submit_compare(ScenarioPtr scenario, std::vector<CompareVariant> variants, sim::SimOptions options);
+
+  // Cancels every request in flight; none of them will be delivered.
+  // `announce`: emit cancelled() (a user's cancel) or not (superseded).
+  void cancel(bool announce = true);
+
+  bool busy() const { return running_ > 0; }
+
+  // Blocks until no job runs (tests, benchmarks, --screenshot).
+  void wait_idle();
+
+ signals:
+  void planned(shardlab::gui::PlanOutcomePtr outcome);
+  void simulated(shardlab::gui::SimulationOutcomePtr outcome);
+  void compared(shardlab::gui::CompareOutcomePtr outcome);
+  void progress(int percent, const QString& stage);
+  void busyChanged(bool busy);
+  // A request was cancelled by cancel() (not by a newer request).
+  void cancelled();
+
+ private:
+  enum Channel { kPlan, kSimulation, kCompare, kNumChannels };
+  struct Slot {
+    uint64_t generation = 0;
+    std::shared_ptr<std::atomic<bool>> cancel;
+  };
+
+  // Cancels the channel's request in flight and opens a new one.
+  Slot& open(Channel c);
+  bool current(Channel c, uint64_t generation) const { return slots_[c].generation == generation; }
+  void started();
+  void finished();
+
+  Slot slots_[kNumChannels];
+  int running_ = 0;
+  QThreadPool pool_;
+};
+
+}  // namespace shardlab::gui
+
+Q_DECLARE_METATYPE(shardlab::gui::PlanOutcomePtr)
+Q_DECLARE_METATYPE(shardlab::gui::SimulationOutcomePtr)
+Q_DECLARE_METATYPE(shardlab::gui::CompareOutcomePtr)

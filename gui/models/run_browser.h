@@ -1,0 +1,77 @@
+// The Runs and Calibration views' access to the run store (data/run_store.h):
+// the list of runs, one run's scenario and plan opened in the workbench, the
+// difference of two runs, and a calibration run's predicted-versus-measured
+// points.
+//
+// Threading: UI thread only (a RunStore is one SQLite connection used by one
+// thread). Store reads are local and short; they run on the UI thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+
+#include "shardlab/data/calibration_json.h"
+#include "shardlab/data/run_export.h"
+#include "shardlab/data/run_store.h"
+
+namespace shardlab::gui {
+
+class Workbench;
+
+// A measurement with what the cost model predicts for it before (TorchRec's
+// constants) and after the calibration (kernels::predict_ms).
+struct CalibrationPoint {
+  std::string group;     // "fwd fused/full", "comm intra_host", ...
+  double measured_ms = 0.0;
+  double before_ms = 0.0;
+  double after_ms = 0.0;
+};
+
+struct CalibrationData {
+  int64_t run_id = 0;
+  data::CalibrationProfile profile;
+  std::vector<CalibrationPoint> points;  // records with both predictions
+  int skipped = 0;                       // records with nothing to predict
+};
+
+class RunBrowser : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit RunBrowser(Workbench* workbench, QObject* parent = nullptr);
+  ~RunBrowser() override;
+
+  // Opens the store at `path` (created when missing, as the CLI does) and
+  // lists its runs. On failure the browser stays closed and errorOccurred
+  // is emitted.
+  Status open(const QString& path);
+  bool is_open() const { return store_.has_value(); }
+  QString path() const;
+  Status refresh();
+  const std::vector<data::RunSummary>& runs() const { return runs_; }
+
+  // Opens run `id` in the workbench: its scenario, and its plan when it has
+  // one (shown instead of planning, then simulated).
+  Status open_run(int64_t id);
+  // The difference of runs `a` and `b` (deltas are b - a).
+  Result<data::RunDiff> diff(int64_t a, int64_t b) const;
+  // A calibrate run's profile and its input runs' measurements with the
+  // model's predictions before and after.
+  Result<CalibrationData> calibration(int64_t id) const;
+
+ signals:
+  void runsChanged();
+  void errorOccurred(const QString& message);
+
+ private:
+  Workbench* workbench_;
+  std::optional<data::RunStore> store_;
+  std::vector<data::RunSummary> runs_;
+};
+
+}  // namespace shardlab::gui

@@ -1,0 +1,33 @@
+// The run store's runs, newest first: id, kind, time, scenario, device,
+// backend, row counts and the run's summary numbers.
+#pragma once
+
+#include <vector>
+
+#include <QAbstractTableModel>
+
+#include "shardlab/data/run_store.h"
+
+namespace shardlab::gui {
+
+class RunsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kId, kKind, kCreated, kScenario, kDevice, kBackend, kRows, kSummary, kNumColumns };
+
+  explicit RunsModel(QObject* parent = nullptr);
+
+  void reset(const std::vector<data::RunSummary>& runs);
+  const data::RunSummary& run(int row) const { return runs_[static_cast<size_t>(row)]; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  std::vector<data::RunSummary> runs_;
+};
+
+}  // namespace shardlab::gui

@@ -1,0 +1,165 @@
+#include "models/scenario_settings_model.h"
+
+#include <QLocale>
+
+#include "models/units.h"
+#include "shardlab/data/scenario_writer.h"
+
+namespace shardlab::gui {
+namespace {
+
+using planner::Scenario;
+
+QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString num(double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); }
+QString bandwidth(double bytes_per_ms) { return format_bandwidth(bytes_per_ms); }
+
+struct Field {
+  const char* label;
+  data::FieldPath path;
+  FieldKind kind;
+  QString (*value)(const Scenario&);
+  QString (*meaning)(const Scenario&);
+};
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> kFields = {
+      {"World size", {"topology", "world_size"}, FieldKind::kNumber,
+       [](const Scenario& s) { return QString::number(s.topology.world_size); },
+       [](const Scenario&) { return QStringLiteral("ranks (GPUs)"); }},
+      {"Local world size", {"topology", "local_world_size"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return s.topology.local_world_size ? QString::number(*s.topology.local_world_size) : QString();
+       },
+       [](const Scenario& s) {
+         return QStringLiteral("ranks per host (%1 used)")
+             .arg(s.topology.local_world_size.value_or(s.topology.world_size));
+       }},
+      {"Compute device", {"topology", "compute_device"}, FieldKind::kString,
+       [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
+       [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
+      {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
+       [](const Scenario& s) { return QString::number(s.topology.hbm_cap); },
+       [](const Scenario& s) {
+         return s.topology.hbm_cap == 0 ? QStringLiteral("0: TorchRec's default, 32 GiB")
+                                        : format_bytes(static_cast<double>(s.topology.hbm_cap)) +
+                                              QStringLiteral(" per device");
+       }},
+      {"DDR capacity", {"topology", "ddr_cap"}, FieldKind::kNumber,
+       [](const Scenario& s) { return QString::number(s.topology.ddr_cap); },
+       [](const Scenario& s) {
+         return s.topology.ddr_cap == 0 ? QStringLiteral("0: TorchRec's default, 128 GiB")
+                                        : format_bytes(static_cast<double>(s.topology.ddr_cap)) +
+                                              QStringLiteral(" per device");
+       }},
+      {"HBM bandwidth", {"topology", "hbm_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.topology.hbm_mem_bw); },
+       [](const Scenario& s) { return bandwidth(s.topology.hbm_mem_bw); }},
+      {"DDR bandwidth", {"topology", "ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.topology.ddr_mem_bw); },
+       [](const Scenario& s) { return bandwidth(s.topology.ddr_mem_bw); }},
+      {"Intra-host bandwidth", {"topology", "intra_host_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.topology.intra_host_bw); },
+       [](const Scenario& s) { return bandwidth(s.topology.intra_host_bw); }},
+      {"Inter-host bandwidth", {"topology", "inter_host_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.topology.inter_host_bw); },
+       [](const Scenario& s) { return bandwidth(s.topology.inter_host_bw); }},
+      {"Backward compute multiplier", {"topology", "bwd_compute_multiplier"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.topology.bwd_compute_multiplier); },
+       [](const Scenario&) { return QStringLiteral("backward / forward compute"); }},
+      {"Batch size", {"batch_size"}, FieldKind::kNumber,
+       [](const Scenario& s) { return QString::number(s.batch_size); },
+       [](const Scenario&) { return QStringLiteral("per rank"); }},
+      {"Optimizer", {"sharder", "optimizer"}, FieldKind::kString,
+       [](const Scenario& s) { return QString::fromStdString(s.sharder.optimizer_name); },
+       [](const Scenario&) { return QStringLiteral("none, sgd, adam, rowwise_adagrad, adagrad"); }},
+      {"Partitioner", {"planner", "partitioner"}, FieldKind::kString,
+       [](const Scenario& s) { return QString::fromStdString(data::to_string(s.planner.partitioner.kind)); },
+       [](const Scenario&) { return QStringLiteral("greedy_perf or memory_balanced (their default settings)"); }},
+      {"Storage reservation", {"planner", "storage_reservation", "percentage"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.planner.storage_reservation.percentage); },
+       [](const Scenario& s) {
+         return QStringLiteral("%1 reservation, fraction of HBM in [0, 1]")
+             .arg(QString::fromStdString(data::to_string(s.planner.storage_reservation.kind)));
+       }},
+  };
+  return kFields;
+}
+
+}  // namespace
+
+ScenarioSettingsModel::ScenarioSettingsModel(ScenarioValidator validator, QObject* parent)
+    : QAbstractTableModel(parent), validator_(std::move(validator)) {}
+
+void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
+  if (scenario == scenario_) return;
+  beginResetModel();
+  scenario_ = std::move(scenario);
+  endResetModel();
+}
+
+int ScenarioSettingsModel::row_of(const QString& path) const {
+  for (size_t i = 0; i < fields().size(); ++i) {
+    if (QString::fromStdString(data::to_string(fields()[i].path)) == path) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+data::FieldPath ScenarioSettingsModel::field_path(int row) const { return fields()[static_cast<size_t>(row)].path; }
+
+int ScenarioSettingsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() || !scenario_ ? 0 : static_cast<int>(fields().size());
+}
+
+int ScenarioSettingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+
+QVariant ScenarioSettingsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !checkIndex(index) || !scenario_) return {};
+  const Field& f = fields()[static_cast<size_t>(index.row())];
+  if (role == Qt::ToolTipRole) return QString::fromStdString(data::to_string(f.path));
+  if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
+  switch (index.column()) {
+    case kField: return QString::fromLatin1(f.label);
+    case kValue: return f.value(*scenario_);
+    case kMeaning: return f.meaning(*scenario_);
+    default: return {};
+  }
+}
+
+QVariant ScenarioSettingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  switch (section) {
+    case kField: return QStringLiteral("Field");
+    case kValue: return QStringLiteral("Value");
+    case kMeaning: return QStringLiteral("Meaning");
+    default: return {};
+  }
+}
+
+Qt::ItemFlags ScenarioSettingsModel::flags(const QModelIndex& index) const {
+  if (!index.isValid() || !checkIndex(index)) return Qt::NoItemFlags;
+  Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+  if (index.column() == kValue) f |= Qt::ItemIsEditable;
+  return f;
+}
+
+bool ScenarioSettingsModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (!index.isValid() || !checkIndex(index) || !scenario_ || role != Qt::EditRole ||
+      index.column() != kValue) {
+    return false;
+  }
+  const Field& f = fields()[static_cast<size_t>(index.row())];
+  const QString typed = value.toString();
+  if (typed.trimmed() == f.value(*scenario_)) return true;
+  Result<ScenarioPtr> edited = validator_(f.path, field_json(f.kind, typed));
+  if (!edited.is_ok()) {
+    emit editRefused(QString::fromStdString(edited.status().message()));
+    return false;
+  }
+  scenario_ = std::move(edited).value();
+  emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, kNumColumns - 1));
+  emit scenarioEdited(scenario_);
+  return true;
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,145 @@
+#include "models/timeline_model.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "models/model_roles.h"
+#include "models/units.h"
+
+namespace shardlab::gui {
+namespace {
+
+// Top-level rows carry this id; a phase's id is its lane + 1.
+constexpr quintptr kLaneId = 0;
+
+QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+}  // namespace
+
+TimelineModel::TimelineModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void TimelineModel::reset(const sim::SimResult& simulation) {
+  beginResetModel();
+  lanes_.clear();
+  critical_phases_ = 0;
+  total_ms_ = simulation.total_ms;
+  iteration_ms_ = simulation.iteration_ms;
+  // Critical steps by (rank, phase, iteration): each names one phase record.
+  std::map<std::tuple<int, int, int>, bool> critical;
+  for (const sim::CriticalStep& s : simulation.critical_path) {
+    critical[{s.rank, static_cast<int>(s.phase), s.iteration}] = true;
+  }
+  for (const sim::RankResult& r : simulation.ranks) {
+    for (const sim::Stream stream : {sim::Stream::kCompute, sim::Stream::kComm}) {
+      TimelineLane lane{.rank = r.rank, .host = r.host, .stream = stream};
+      for (const sim::PhaseRecord& p : r.phases) {
+        if (p.stream != stream) continue;
+        const bool on_path = critical.count({r.rank, static_cast<int>(p.phase), p.iteration}) != 0;
+        lane.phases.push_back(TimelinePhase{.record = p, .critical = on_path});
+        lane.critical = lane.critical || on_path;
+        critical_phases_ += on_path ? 1 : 0;
+      }
+      if (lane.phases.empty()) continue;
+      std::stable_sort(lane.phases.begin(), lane.phases.end(), [](const TimelinePhase& a, const TimelinePhase& b) {
+        return a.record.start_ms < b.record.start_ms;
+      });
+      lanes_.push_back(std::move(lane));
+    }
+  }
+  endResetModel();
+}
+
+void TimelineModel::clear() {
+  beginResetModel();
+  lanes_.clear();
+  total_ms_ = 0.0;
+  iteration_ms_ = 0.0;
+  critical_phases_ = 0;
+  endResetModel();
+}
+
+int TimelineModel::lane_of(int rank, sim::Stream stream) const {
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    if (lanes_[i].rank == rank && lanes_[i].stream == stream) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<int> TimelineModel::critical_lanes() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    if (lanes_[i].critical) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+QModelIndex TimelineModel::index(int row, int column, const QModelIndex& parent) const {
+  if (!hasIndex(row, column, parent)) return {};
+  if (!parent.isValid()) return createIndex(row, column, kLaneId);
+  return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex TimelineModel::parent(const QModelIndex& child) const {
+  if (!child.isValid() || child.internalId() == kLaneId) return {};
+  return createIndex(static_cast<int>(child.internalId() - 1), 0, kLaneId);
+}
+
+int TimelineModel::rowCount(const QModelIndex& parent) const {
+  if (!parent.isValid()) return static_cast<int>(lanes_.size());
+  if (parent.internalId() != kLaneId || parent.column() != 0) return 0;
+  return static_cast<int>(lanes_[static_cast<size_t>(parent.row())].phases.size());
+}
+
+int TimelineModel::columnCount(const QModelIndex&) const { return kNumColumns; }
+
+QVariant TimelineModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !checkIndex(index)) return {};
+  if (index.internalId() == kLaneId) {
+    const TimelineLane& lane = lanes_[static_cast<size_t>(index.row())];
+    if (role == CriticalRole) return lane.critical;
+    if (role == RawValueRole && index.column() == kName) return lane.rank;
+    if (role != Qt::DisplayRole || index.column() != kName) return {};
+    return QStringLiteral("r%1 %2").arg(lane.rank).arg(str(sim::to_string(lane.stream)));
+  }
+  const TimelineLane& lane = lanes_[static_cast<size_t>(index.internalId() - 1)];
+  const TimelinePhase& p = lane.phases[static_cast<size_t>(index.row())];
+  const sim::PhaseRecord& r = p.record;
+  if (role == CriticalRole) return p.critical;
+  if (role == RawValueRole) {
+    switch (index.column()) {
+      case kName: return static_cast<int>(r.phase);
+      case kIteration: return r.iteration;
+      case kStart: return r.start_ms;
+      case kEnd: return r.end_ms;
+      case kDuration: return r.end_ms - r.start_ms;
+      case kBytes: return r.bytes;
+      case kTables: return r.tables;
+      case kCritical: return p.critical;
+      default: return {};
+    }
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case kName: return str(sim::to_string(r.phase));
+    case kIteration: return r.iteration;
+    case kStart: return QString::number(r.start_ms, 'f', 4);
+    case kEnd: return QString::number(r.end_ms, 'f', 4);
+    case kDuration: return QString::number(r.end_ms - r.start_ms, 'f', 4);
+    case kBytes: return format_bytes(r.bytes);
+    case kTables: return r.tables;
+    case kCritical: return p.critical ? QStringLiteral("yes") : QString();
+    default: return {};
+  }
+}
+
+QVariant TimelineModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  static const char* const kHeaders[] = {"Lane / phase", "Iteration", "Start (ms)", "End (ms)",
+                                         "Duration (ms)", "Bytes",    "Tables",     "Critical"};
+  static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == kNumColumns);
+  if (section < 0 || section >= kNumColumns) return {};
+  return QString::fromLatin1(kHeaders[section]);
+}
+
+}  // namespace shardlab::gui

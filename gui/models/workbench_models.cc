@@ -1,0 +1,81 @@
+#include "models/workbench_models.h"
+
+namespace shardlab::gui {
+
+WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
+    : QObject(parent),
+      tables([workbench](const data::FieldPath& p, const QString& v) { return workbench->edit(p, v); }),
+      settings([workbench](const data::FieldPath& p, const QString& v) { return workbench->edit(p, v); }),
+      workbench_(workbench) {
+  placement_filter.setSourceModel(&placement);
+  table_filter.setSourceModel(&table_summary);
+  // An accepted edit becomes the session's scenario (and is re-planned); a
+  // refused one is reported by the session like any other refusal.
+  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, [workbench](const ScenarioPtr& s) {
+    workbench->set_scenario(s);
+  });
+  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench, [workbench](const ScenarioPtr& s) {
+    workbench->set_scenario(s);
+  });
+  connect(&tables, &ScenarioTablesModel::editRefused, workbench, &Workbench::editRefused);
+  connect(&settings, &ScenarioSettingsModel::editRefused, workbench, &Workbench::editRefused);
+
+  connect(workbench, &Workbench::scenarioChanged, this, &WorkbenchModels::on_scenario);
+  connect(workbench, &Workbench::outcomeChanged, this, &WorkbenchModels::on_outcome);
+  connect(workbench, &Workbench::displayedChanged, this, &WorkbenchModels::on_displayed);
+  connect(workbench, &Workbench::simulationChanged, this, &WorkbenchModels::on_simulation);
+  connect(workbench, &Workbench::comparisonChanged, this, &WorkbenchModels::on_comparison);
+  if (workbench->scenario()) on_scenario();
+}
+
+void WorkbenchModels::on_scenario() {
+  tables.reset(workbench_->scenario());
+  settings.reset(workbench_->scenario());
+}
+
+void WorkbenchModels::on_outcome() {
+  const PlanOutcomePtr& o = workbench_->outcome();
+  if (o) {
+    proposals.reset(*o);
+  } else {
+    proposals.clear();
+  }
+}
+
+void WorkbenchModels::on_displayed() {
+  const DisplayedPlanPtr& d = workbench_->displayed();
+  if (!d) {
+    placement.clear();
+    ranks.clear();
+    table_summary.clear();
+  } else {
+    placement.reset(d->summary, d->overflow);
+    ranks.reset(d->summary);
+    table_summary.reset(d->summary);
+  }
+  emit refreshed();
+}
+
+void WorkbenchModels::on_simulation() {
+  const SimResultPtr& s = workbench_->simulation();
+  ranks.reset_simulation(s.get());
+  if (s) {
+    timeline.reset(*s);
+  } else {
+    timeline.clear();
+  }
+  emit refreshed();
+}
+
+void WorkbenchModels::on_comparison() {
+  const CompareOutcomePtr& c = workbench_->comparison();
+  if (c) {
+    compare.reset(*c);
+    compare_ranks.reset(*c);
+  } else {
+    compare.clear();
+    compare_ranks.clear();
+  }
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,146 @@
+// The CPU backend's bench_kernels (cpu_backend.h): each shape's forward and
+// backward on one thread, beside a one-thread memcpy, so the percentages
+// compare a kernel with what one core can stream.
+
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <sstream>
+#include <string>
+
+#include "cpu_replay.h"
+#include "shardlab/kernels/bytes.h"
+#include "shardlab/kernels/cpu_backend.h"
+#include "shardlab/kernels/embedding_bag.h"
+
+namespace shardlab::kernels::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Bytes per second of `bytes` moved in `ms`; 0 when the clock saw no time.
+double per_second(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) : 0.0; }
+
+// Large enough to leave every cache level on current server CPUs.
+constexpr int64_t kCopyBytes = int64_t{256} << 20;
+
+double copy_bandwidth(int warmup, int iterations) {
+  std::vector<char> src(static_cast<size_t>(kCopyBytes), 1), dst(static_cast<size_t>(kCopyBytes), 0);
+  std::vector<double> ms;
+  for (int it = 0; it < warmup + iterations; ++it) {
+    src[static_cast<size_t>(it) % src.size()] = static_cast<char>(it);  // the copy is not hoisted or elided
+    const auto start = Clock::now();
+    std::memcpy(dst.data(), src.data(), src.size());
+    const double t = ms_since(start);
+    if (it >= warmup) ms.push_back(t);
+  }
+  volatile char sink = dst[static_cast<size_t>(iterations) % dst.size()];
+  (void)sink;
+  return per_second(copy_bytes(static_cast<double>(kCopyBytes)), summarize(ms).median_ms);
+}
+
+Status check(const KernelBenchOptions& o) {
+  if (o.rows.empty() || o.dims.empty() || o.pooling_factors.empty()) {
+    return Status::invalid_scenario("bench-kernels: --rows, --dims and --pooling need at least one value each");
+  }
+  for (int64_t r : o.rows) {
+    if (r < 1) return Status::invalid_scenario("bench-kernels: rows " + std::to_string(r) + " must be >= 1");
+  }
+  for (int64_t d : o.dims) {
+    if (d < 1) return Status::invalid_scenario("bench-kernels: dim " + std::to_string(d) + " must be >= 1");
+  }
+  for (double p : o.pooling_factors) {
+    if (!(p >= 0)) {
+      std::ostringstream msg;
+      msg << "bench-kernels: pooling factor " << p << " must be >= 0";
+      return Status::invalid_scenario(msg.str());
+    }
+  }
+  if (o.bags < 1) return Status::invalid_scenario("bench-kernels: --bags must be >= 1");
+  if (o.iterations < 1) return Status::invalid_scenario("bench-kernels: --iterations must be >= 1");
+  if (o.warmup < 0) return Status::invalid_scenario("bench-kernels: --warmup must be >= 0");
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress) {
+  if (Status st = check(options); !st) return st;
+  KernelBenchResult result;
+  result.backend = "cpu";
+  result.device_name = cpu_device_name();
+  const int total = static_cast<int>(options.rows.size() * options.dims.size() * options.pooling_factors.size()) + 1;
+  int done = 0;
+  try {
+    if (progress) progress(done, total, "copy bandwidth");
+    result.copy_bytes_per_s = copy_bandwidth(options.warmup, options.iterations);
+    ++done;
+    const InputDraw draw{.seed = options.seed};
+    const OptimizerConfig opt{.kind = options.optimizer, .learning_rate = 0.01f};
+    for (int64_t rows : options.rows) {
+      for (int64_t dim : options.dims) {
+        // One table per (rows, dim), reused over the pooling factors: filling
+        // 10^6 x 512 values costs more than the measurements. Its values drift
+        // with the updates, which changes no timing.
+        EmbeddingTable table(rows, dim, options.precision);
+        table.fill_initial(options.seed, table_key(0, 0));
+        for (double pooling : options.pooling_factors) {
+          if (progress) {
+            std::ostringstream what;
+            what << "rows " << rows << " dim " << dim << " pooling " << pooling;
+            progress(done, total, what.str());
+          }
+          BagBatch batch;
+          std::vector<float> out, grad;
+          RowGradients scratch;
+          std::vector<double> fwd_ms, bwd_ms;
+          double fwd_bytes = 0.0, bwd_bytes = 0.0;
+          for (int it = 0; it < options.warmup + options.iterations; ++it) {
+            // Fresh inputs per call, drawn untimed (as the CUDA backend does):
+            // the rows read are not the previous call's.
+            const uint64_t key = shard_key(0, 0, static_cast<uint64_t>(it));
+            draw_batch(draw, key, options.bags, pooling, rows, false, batch);
+            out.resize(static_cast<size_t>(batch.bags() * dim));
+            draw_gradient(options.seed, key, batch.bags(), dim, grad);
+            auto start = Clock::now();
+            embedding_bag_forward(table, batch, PoolingMode::kSum, out);
+            const double f = ms_since(start);
+            start = Clock::now();
+            const int64_t unique = embedding_bag_backward(table, batch, PoolingMode::kSum, grad, opt, scratch);
+            const double b = ms_since(start);
+            if (it < options.warmup) continue;
+            fwd_ms.push_back(f);
+            bwd_ms.push_back(b);
+            const LookupShape s{.ids = batch.num_ids(), .bags = batch.bags(), .dim = dim, .precision = options.precision};
+            fwd_bytes += forward_bytes(s);
+            bwd_bytes += backward_bytes(s, unique, options.optimizer);
+          }
+          KernelBenchRow row;
+          row.rows = rows;
+          row.dim = dim;
+          row.pooling_factor = pooling;
+          row.bags = options.bags;
+          row.precision = options.precision;
+          row.forward = summarize(fwd_ms);
+          row.backward = summarize(bwd_ms);
+          row.forward_bytes = fwd_bytes / options.iterations;
+          row.backward_bytes = bwd_bytes / options.iterations;
+          row.forward_bytes_per_s = per_second(row.forward_bytes, row.forward.median_ms);
+          row.backward_bytes_per_s = per_second(row.backward_bytes, row.backward.median_ms);
+          result.rows.push_back(row);
+          ++done;
+        }
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return Status::internal("bench-kernels: out of memory; use fewer --rows or smaller --dims");
+  }
+  if (progress) progress(done, total, "done");
+  return result;
+}
+
+}  // namespace shardlab::kernels::detail

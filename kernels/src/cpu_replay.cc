@@ -1,0 +1,363 @@
+// The CPU backend's replay (cpu_backend.h): threads as ranks.
+//
+// Threading: the calling thread sets everything up (tables, buffers, groups)
+// and joins; one worker per replayed rank then owns that rank's state
+// (RankState) alone. Workers share only the CpuGroups, whose calls synchronise
+// them, and the per-rank result slots, each written by its own worker and read
+// after the join.
+
+#include <algorithm>
+#include <iterator>
+#include <chrono>
+#include <new>
+#include <numeric>
+#include <set>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#include "cpu_replay.h"
+#include "shardlab/kernels/bytes.h"
+#include "shardlab/kernels/cpu_backend.h"
+#include "shardlab/kernels/cpu_collectives.h"
+#include "shardlab/kernels/embedding_bag.h"
+
+namespace shardlab::kernels::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// One collective of the iteration among the replayed ranks.
+struct ReplayCollective {
+  int index = -1;               // into ReplayWorkload::collectives
+  sim::CollectiveSpec spec;     // restricted to the replayed ranks
+  std::unique_ptr<CpuGroup> group;
+  bool inter_host = false;
+};
+
+// What one shard does on its rank, with its buffers.
+struct ShardState {
+  const ShardWork* work = nullptr;
+  EmbeddingTable table;
+  BagBatch batch;
+  std::vector<float> out;
+  std::vector<float> grad;
+  RowGradients scratch;
+  std::vector<double> fwd_ms, bwd_ms;
+  double fwd_bytes = 0.0, bwd_bytes = 0.0;  // summed over timed iterations
+};
+
+struct CollectiveSlot {
+  int collective = -1;  // into the replay's collective list
+  int member = -1;      // this rank's index among its members
+  CollectiveBuffers sizes;
+  std::vector<float> send, recv;
+  std::vector<double> ms;
+};
+
+// The phases of an iteration, in order; the index into RankState::phase_ms.
+constexpr sim::Phase kPhases[] = {sim::Phase::kInputDist,     sim::Phase::kFwdCompute, sim::Phase::kOutputDist,
+                                  sim::Phase::kBwdOutputDist, sim::Phase::kBwdCompute, sim::Phase::kDpAllreduce};
+constexpr int kNumPhases = static_cast<int>(std::size(kPhases));
+
+int phase_index(sim::Phase p) {
+  for (int i = 0; i < kNumPhases; ++i) {
+    if (kPhases[i] == p) return i;
+  }
+  return -1;
+}
+
+struct RankState {
+  int rank = -1;
+  std::vector<ShardState> shards;
+  std::vector<CollectiveSlot> collectives;  // issue order, only those this rank is in
+  // Per phase: this iteration's running sum, and one sum per timed iteration
+  // (left empty for a phase without records on this rank).
+  double phase_sum[kNumPhases] = {};
+  bool phase_used[kNumPhases] = {};
+  std::vector<double> phase_ms[kNumPhases];
+
+  void add(sim::Phase p, double ms) {
+    const int i = phase_index(p);
+    phase_sum[i] += ms;
+    phase_used[i] = true;
+  }
+  void end_iteration() {
+    for (int i = 0; i < kNumPhases; ++i) {
+      if (phase_used[i]) phase_ms[i].push_back(phase_sum[i]);
+      phase_sum[i] = 0.0;
+      phase_used[i] = false;
+    }
+  }
+};
+
+std::vector<int> replayed_ranks(const ReplayWorkload& w, const ReplayOptions& o) {
+  if (o.ranks.empty()) {
+    std::vector<int> all(static_cast<size_t>(w.world_size));
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
+  const std::set<int> unique(o.ranks.begin(), o.ranks.end());
+  return {unique.begin(), unique.end()};
+}
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+void fill_send(std::vector<float>& v, uint64_t seed, uint64_t key) {
+  for (size_t i = 0; i < v.size(); ++i) v[i] = draw_value(seed, key, i, 1.0f);
+}
+
+// Runs the collectives of `phase` this rank takes part in, in issue order.
+void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::Phase phase, bool timed) {
+  for (CollectiveSlot& slot : st.collectives) {
+    ReplayCollective& c = colls[static_cast<size_t>(slot.collective)];
+    if (c.spec.phase != phase) continue;
+    CpuGroup& g = *c.group;
+    g.barrier();  // start together: the time is the collective's, not the members' skew
+    const auto start = Clock::now();
+    switch (c.spec.kind) {
+      case sim::CollectiveKind::kAllToAll:
+        g.all_to_all(slot.member, slot.send, slot.sizes.send_counts, slot.recv, slot.sizes.recv_counts);
+        break;
+      case sim::CollectiveKind::kReduceScatter:
+        g.reduce_scatter(slot.member, slot.send, slot.sizes.send_counts, slot.recv);
+        break;
+      case sim::CollectiveKind::kAllGather:
+        g.all_gather(slot.member, slot.send, slot.sizes.send_counts, slot.recv);
+        break;
+      case sim::CollectiveKind::kAllReduce:
+        g.all_reduce(slot.member, slot.recv);
+        break;
+      case sim::CollectiveKind::kEstimate:
+        break;
+    }
+    if (!timed) continue;
+    const double ms = ms_since(start);
+    slot.ms.push_back(ms);
+    st.add(phase, ms);
+  }
+}
+
+LookupShape shape_of(const ShardWork& w, const BagBatch& b) {
+  return LookupShape{.ids = b.num_ids(), .bags = b.bags(), .dim = w.dim, .precision = w.precision,
+                     .pooling = w.pooling, .weighted = w.weighted};
+}
+
+void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all, const ReplayWorkload& w,
+              const ReplayOptions& o, const ProgressFn& progress, bool reports) {
+  const InputDraw draw{.seed = o.seed, .zipf = o.ids == IdDistribution::kZipf, .alpha = o.zipf_alpha,
+                       .poisson = o.pooling == PoolingDistribution::kPoisson};
+  const OptimizerConfig opt{.kind = w.optimizer, .learning_rate = o.learning_rate};
+  const auto rank = static_cast<uint64_t>(st.rank);
+  for (size_t s = 0; s < st.shards.size(); ++s) st.shards[s].table.fill_initial(o.seed, table_key(rank, s));
+  const int total = o.warmup + o.iterations;
+  for (int it = 0; it < total; ++it) {
+    const bool timed = it >= o.warmup;
+    for (size_t s = 0; s < st.shards.size(); ++s) {
+      ShardState& sh = st.shards[s];
+      const ShardWork& wk = *sh.work;
+      const uint64_t key = shard_key(rank, s, static_cast<uint64_t>(it));
+      draw_batch(draw, key, wk.bags, wk.pooling_factor, std::max<int64_t>(wk.rows_used, 1), wk.weighted, sh.batch);
+      const int64_t out_rows = output_rows(sh.batch, wk.pooling);
+      sh.out.resize(static_cast<size_t>(out_rows * wk.dim));
+      if (w.training) draw_gradient(o.seed, key, out_rows, wk.dim, sh.grad);
+    }
+    all.barrier();
+    run_collectives(st, colls, sim::Phase::kInputDist, timed);
+    all.barrier();
+    for (ShardState& sh : st.shards) {
+      const auto start = Clock::now();
+      embedding_bag_forward(sh.table, sh.batch, sh.work->pooling, sh.out);
+      const double ms = ms_since(start);
+      if (!timed) continue;
+      sh.fwd_ms.push_back(ms);
+      st.add(sim::Phase::kFwdCompute, ms);
+      sh.fwd_bytes += forward_bytes(shape_of(*sh.work, sh.batch));
+    }
+    all.barrier();
+    run_collectives(st, colls, sim::Phase::kOutputDist, timed);
+    if (w.training) {
+      all.barrier();
+      run_collectives(st, colls, sim::Phase::kBwdOutputDist, timed);
+      all.barrier();
+      for (ShardState& sh : st.shards) {
+        const auto start = Clock::now();
+        const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling, sh.grad, opt, sh.scratch);
+        const double ms = ms_since(start);
+        if (!timed) continue;
+        sh.bwd_ms.push_back(ms);
+        st.add(sim::Phase::kBwdCompute, ms);
+        sh.bwd_bytes += backward_bytes(shape_of(*sh.work, sh.batch), unique, w.optimizer);
+      }
+      all.barrier();
+      run_collectives(st, colls, sim::Phase::kDpAllreduce, timed);
+    }
+    if (timed) st.end_iteration();
+    all.barrier();
+    if (reports && progress) {
+      progress(it + 1, total,
+               timed ? "iteration " + std::to_string(it - o.warmup + 1) + " of " + std::to_string(o.iterations)
+                     : "warm-up " + std::to_string(it + 1) + " of " + std::to_string(o.warmup));
+    }
+  }
+}
+
+Measurement lookup_record(const RankState& st, const ShardState& sh, bool forward, int iterations) {
+  const ShardWork& wk = *sh.work;
+  Measurement m;
+  m.rank = st.rank;
+  m.phase = forward ? sim::Phase::kFwdCompute : sim::Phase::kBwdCompute;
+  m.option = wk.option;
+  m.shard = wk.shard;
+  m.table = wk.table;
+  m.sharding_type = wk.sharding_type;
+  m.compute_kernel = wk.compute_kernel;
+  m.dim = wk.dim;
+  m.precision = wk.precision;
+  m.bags = wk.bags;
+  m.pooling_factor = wk.pooling_factor;
+  m.bytes = (forward ? sh.fwd_bytes : sh.bwd_bytes) / iterations;
+  m.model_bytes = wk.model_fwd_bytes;
+  m.estimated_ms = forward ? wk.estimated_fwd_ms : wk.estimated_bwd_ms;
+  m.timing = summarize(forward ? sh.fwd_ms : sh.bwd_ms);
+  return m;
+}
+
+}  // namespace
+
+Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
+  if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
+  if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
+  if (options.ids == IdDistribution::kZipf && (!(options.zipf_alpha > 0) || options.zipf_alpha == 1.0)) {
+    return Status::invalid_scenario("--zipf-alpha " + std::to_string(options.zipf_alpha) +
+                                    ": must be > 0 and != 1");
+  }
+  for (int r : options.ranks) {
+    if (r < 0 || r >= workload.world_size) {
+      return Status::invalid_scenario("--ranks: rank " + std::to_string(r) + " is not in 0.." +
+                                      std::to_string(workload.world_size - 1));
+    }
+  }
+  return Status::ok();
+}
+
+Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOptions& options,
+                                const ProgressFn& progress) {
+  if (Status st = check_replay_options(workload, options); !st) return st;
+  const std::vector<int> ranks = replayed_ranks(workload, options);
+  if (ranks.empty()) return Status::invalid_scenario("no ranks to replay");
+
+  // Memory first: a table too large for this machine is an error, not a crash.
+  double table_bytes = 0.0;
+  for (int r : ranks) {
+    for (const ShardWork& s : workload.ranks[static_cast<size_t>(r)].shards) {
+      table_bytes += static_cast<double>(s.rows_used) * static_cast<double>(s.dim) * element_bytes(s.precision);
+    }
+  }
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && table_bytes > 0.8 * memory) {
+    return Status::invalid_scenario("the replayed tables need " + std::to_string(table_bytes / (1 << 30)) +
+                                    " GiB, more than 80% of this machine's memory; cap the rows per shard "
+                                    "(--max-rows) or replay fewer ranks (--ranks)");
+  }
+
+  std::vector<ReplayCollective> colls;
+  std::vector<RankState> states(ranks.size());
+  const int local = std::max(1, workload.local_world_size);
+  try {
+    for (size_t c = 0; c < workload.collectives.size(); ++c) {
+      const sim::CollectiveSpec& spec = workload.collectives[c];
+      if (spec.kind == sim::CollectiveKind::kEstimate) continue;
+      ReplayCollective rc;
+      rc.index = static_cast<int>(c);
+      rc.spec = restrict_collective(spec, ranks);
+      if (rc.spec.members.size() < 2) continue;
+      for (int m : rc.spec.members) rc.inter_host |= m / local != rc.spec.members.front() / local;
+      rc.group = std::make_unique<CpuGroup>(static_cast<int>(rc.spec.members.size()));
+      colls.push_back(std::move(rc));
+    }
+    for (size_t k = 0; k < ranks.size(); ++k) {
+      RankState& st = states[k];
+      st.rank = ranks[k];
+      for (const ShardWork& s : workload.ranks[static_cast<size_t>(st.rank)].shards) {
+        ShardState sh;
+        sh.work = &s;
+        sh.table = EmbeddingTable(s.rows_used, std::max<int64_t>(s.dim, 1), s.precision);
+        st.shards.push_back(std::move(sh));
+      }
+      for (size_t c = 0; c < colls.size(); ++c) {
+        const auto& members = colls[c].spec.members;
+        const auto at = std::find(members.begin(), members.end(), st.rank);
+        if (at == members.end()) continue;
+        CollectiveSlot slot;
+        slot.collective = static_cast<int>(c);
+        slot.member = static_cast<int>(at - members.begin());
+        slot.sizes = collective_buffers(colls[c].spec, slot.member);
+        slot.send.resize(static_cast<size_t>(slot.sizes.send_elements));
+        slot.recv.resize(static_cast<size_t>(slot.sizes.recv_elements));
+        fill_send(colls[c].spec.kind == sim::CollectiveKind::kAllReduce ? slot.recv : slot.send, options.seed,
+                  mix64(static_cast<uint64_t>(colls[c].index) * 1024 + static_cast<uint64_t>(st.rank)));
+        st.collectives.push_back(std::move(slot));
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return Status::internal("out of memory allocating the replay's tables and buffers; cap the rows per shard "
+                            "(--max-rows) or replay fewer ranks (--ranks)");
+  }
+
+  CpuGroup all(static_cast<int>(ranks.size()));
+  {
+    std::vector<std::jthread> workers;
+    for (size_t k = 0; k < ranks.size(); ++k) {
+      workers.emplace_back([&, k] { run_rank(states[k], colls, all, workload, options, progress, k == 0); });
+    }
+  }
+
+  ReplayResult result;
+  result.backend = "cpu";
+  result.device_name = cpu_device_name();
+  result.world_size = workload.world_size;
+  result.devices_used = static_cast<int>(ranks.size());
+  result.warmup = options.warmup;
+  result.iterations = options.iterations;
+  for (const RankState& st : states) {
+    for (const ShardState& sh : st.shards) result.measurements.push_back(lookup_record(st, sh, true, options.iterations));
+    if (!workload.training) continue;
+    for (const ShardState& sh : st.shards) result.measurements.push_back(lookup_record(st, sh, false, options.iterations));
+  }
+  for (const RankState& st : states) {
+    for (int i = 0; i < kNumPhases; ++i) {
+      if (!st.phase_ms[i].empty()) result.phase_timings.push_back({st.rank, kPhases[i], summarize(st.phase_ms[i])});
+    }
+  }
+  for (size_t c = 0; c < colls.size(); ++c) {
+    const ReplayCollective& rc = colls[c];
+    for (const RankState& st : states) {
+      for (const CollectiveSlot& slot : st.collectives) {
+        if (slot.collective != static_cast<int>(c)) continue;
+        Measurement m;
+        m.rank = st.rank;
+        m.phase = rc.spec.phase;
+        m.collective = rc.index;
+        m.collective_kind = rc.spec.kind;
+        m.members = static_cast<int>(rc.spec.members.size());
+        m.inter_host = rc.inter_host;
+        m.bytes = rc.spec.bytes_sent(slot.member);
+        m.model_bytes = m.bytes;
+        m.timing = summarize(slot.ms);
+        result.measurements.push_back(std::move(m));
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace shardlab::kernels::detail

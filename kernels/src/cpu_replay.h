@@ -1,0 +1,15 @@
+// The CPU backend's two halves, behind CpuBackend (cpu_backend.cc).
+#pragma once
+
+#include "shardlab/kernels/backend.h"
+
+namespace shardlab::kernels::detail {
+
+Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOptions& options,
+                                const ProgressFn& progress);
+Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress);
+
+// Fails on options no backend can run: iterations, warm-up, Zipf exponent, ranks.
+Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options);
+
+}  // namespace shardlab::kernels::detail

@@ -1,0 +1,151 @@
+// shardlab replay and bench-kernels through the real binary: plan tiny_2gpu,
+// replay it on the cpu backend, check the result JSON and the recorded run;
+// usage errors; a small bench-kernels sweep.
+
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "cli_fixture.h"
+
+namespace shardlab_cli_test {
+namespace {
+
+const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+
+class ReplayCliTest : public CliTest {
+ protected:
+  std::string plan_tiny() {
+    const CliRun planned = run({"plan", kTiny, "-o", path("plan.json"), "-q", "--no-record"});
+    EXPECT_EQ(planned.exit_code, 0) << planned.err;
+    return path("plan.json");
+  }
+};
+
+TEST_F(ReplayCliTest, ReplaysTiny2GpuAndWritesTheResultJson) {
+  const std::string plan = plan_tiny();
+  const CliRun r = run({"replay", kTiny, plan, "--iterations", "3", "--warmup", "1", "--max-rows", "5000", "-o",
+                        path("replay.json"), "--db", path("runs.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_no_temp_files();
+  // The table: every rank's forward and backward next to the models.
+  EXPECT_NE(r.out.find("fwd_compute"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bwd_compute"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torchrec_ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("replay [4/4]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recorded run 1"), std::string::npos) << r.err;
+
+  const Json j = Json::parse(read_file(path("replay.json")));
+  EXPECT_EQ(j["scenario"], "tiny_2gpu");
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["world_size"], 2);
+  EXPECT_EQ(j["iterations"], 3);
+  EXPECT_EQ(j["warmup"], 1);
+  EXPECT_EQ(j["ranks"], Json::parse("[0, 1]"));
+  EXPECT_EQ(j["settings"]["optimizer"], "rowwise_adagrad");
+  EXPECT_EQ(j["settings"]["max_rows"], 5000);
+  EXPECT_GT(j["summary"]["median_iteration_ms"].get<double>(), 0.0);
+  EXPECT_GT(j["summary"]["estimated_iteration_ms"].get<double>(), 0.0);
+  EXPECT_GT(j["summary"]["simulated_iteration_ms"].get<double>(), 0.0);
+
+  // Both ranks' forward and backward phases measured, with models beside them.
+  std::set<std::pair<int, std::string>> phases;
+  for (const Json& p : j["phases"]) {
+    phases.emplace(p["rank"].get<int>(), p["phase"].get<std::string>());
+    if (p["measured"].is_null()) continue;
+    EXPECT_LE(p["measured"]["median_ms"].get<double>(), p["measured"]["p90_ms"].get<double>());
+    EXPECT_EQ(p["measured"]["samples"], 3);
+  }
+  for (int rank : {0, 1}) {
+    for (const char* phase : {"input_dist", "fwd_compute", "output_dist", "bwd_output_dist", "bwd_compute"}) {
+      EXPECT_TRUE(phases.count({rank, phase})) << rank << " " << phase;
+    }
+  }
+
+  // One lookup record per shard and direction; tables of the plan all present.
+  std::set<std::string> tables;
+  int lookups = 0, collectives = 0;
+  for (const Json& m : j["measurements"]) {
+    EXPECT_EQ(m["samples"], 3);
+    EXPECT_GT(m["median_ms"].get<double>(), 0.0);
+    if (m.contains("table")) {
+      ++lookups;
+      tables.insert(m["table"].get<std::string>());
+      EXPECT_GT(m["bytes_per_s"].get<double>(), 0.0);
+    } else {
+      ++collectives;
+      EXPECT_EQ(m["members"], 2);
+    }
+  }
+  EXPECT_EQ(tables, (std::set<std::string>{"user_id", "item_id", "item_category", "user_history"}));
+  EXPECT_EQ(j["summary"]["lookups"], lookups);
+  EXPECT_EQ(j["summary"]["collectives"], collectives);
+  EXPECT_GT(collectives, 0);
+
+  // The run store holds the replay with its measurements.
+  const CliRun exported = run({"runs", "export", "1", "--db", path("runs.db")});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const Json stored = Json::parse(exported.out);
+  EXPECT_EQ(stored["kind"], "replay");
+  EXPECT_EQ(stored["backend"], "cpu");
+  EXPECT_EQ(stored["measurements"].size(), j["measurements"].size());
+  EXPECT_EQ(stored["summary"]["median_iteration_ms"], j["summary"]["median_iteration_ms"]);
+}
+
+TEST_F(ReplayCliTest, ReplaysARankSubset) {
+  const std::string plan = plan_tiny();
+  const CliRun r = run({"replay", kTiny, plan, "--ranks", "1", "--iterations", "2", "--warmup", "0", "--max-rows",
+                        "1000", "--ids", "zipf", "--pooling", "poisson", "-o", "-", "-q", "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["ranks"], Json::parse("[1]"));
+  EXPECT_EQ(j["devices_used"], 1);
+  EXPECT_EQ(j["settings"]["ids"], "zipf");
+  for (const Json& m : j["measurements"]) EXPECT_EQ(m["rank"], 1);
+}
+
+TEST_F(ReplayCliTest, RefusesBadInput) {
+  const std::string plan = plan_tiny();
+  const CliRun bad_rank = run({"replay", kTiny, plan, "--ranks", "0,5", "--no-record"});
+  EXPECT_EQ(bad_rank.exit_code, 2);
+  EXPECT_NE(bad_rank.err.find("rank 5"), std::string::npos) << bad_rank.err;
+  const CliRun bad_list = run({"replay", kTiny, plan, "--ranks", "0-x", "--no-record"});
+  EXPECT_EQ(bad_list.exit_code, 2);
+  EXPECT_NE(bad_list.err.find("0-x"), std::string::npos) << bad_list.err;
+  const CliRun no_plan = run({"replay", kTiny, path("missing.json"), "--no-record"});
+  EXPECT_EQ(no_plan.exit_code, 2);
+  const CliRun alpha = run({"replay", kTiny, plan, "--ids", "zipf", "--zipf-alpha", "1", "--no-record"});
+  EXPECT_EQ(alpha.exit_code, 2);
+  EXPECT_NE(alpha.err.find("zipf-alpha"), std::string::npos) << alpha.err;
+#if !defined(SHARDLAB_HAVE_CUDA)
+  const CliRun cuda = run({"replay", kTiny, plan, "--backend", "cuda", "--no-record"});
+  EXPECT_EQ(cuda.exit_code, 2);
+  EXPECT_NE(cuda.err.find("without CUDA"), std::string::npos) << cuda.err;
+#endif
+}
+
+TEST_F(ReplayCliTest, BenchKernelsWritesEveryShape) {
+  const CliRun r = run({"bench-kernels", "--rows", "2k,5000", "--dims", "16,64", "--pooling", "2", "--bags", "128",
+                        "--iterations", "2", "--warmup", "0", "-o", path("bench.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("copy:"), std::string::npos) << r.out;
+  const Json j = Json::parse(read_file(path("bench.json")));
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_GT(j["copy_bytes_per_s"].get<double>(), 0.0);
+  ASSERT_EQ(j["rows"].size(), 4u);
+  std::set<std::tuple<int64_t, int64_t>> shapes;
+  for (const Json& row : j["rows"]) {
+    shapes.emplace(row["rows"].get<int64_t>(), row["dim"].get<int64_t>());
+    EXPECT_EQ(row["bags"], 128);
+    EXPECT_GT(row["forward_bytes_per_s"].get<double>(), 0.0);
+    EXPECT_GT(row["backward_bytes_per_s"].get<double>(), 0.0);
+    EXPECT_EQ(row["forward"]["samples"], 2);
+  }
+  EXPECT_EQ(shapes, (std::set<std::tuple<int64_t, int64_t>>{{2000, 16}, {2000, 64}, {5000, 16}, {5000, 64}}));
+  const CliRun bad = run({"bench-kernels", "--rows", "lots"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("lots"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace shardlab_cli_test

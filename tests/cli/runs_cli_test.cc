@@ -1,0 +1,219 @@
+// shardlab runs and run recording through the real binary: plan and simulate
+// record their runs, runs list / show / export / diff / delete read them
+// back, and an unusable store is an error only when the user named it.
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_fixture.h"
+
+namespace shardlab_cli_test {
+namespace {
+
+const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+
+class RunsCliTest : public CliTest {
+ protected:
+  // Plans and simulates tiny_2gpu into `db`: runs 1 (plan) and 2 (simulate).
+  void record_two(const std::string& db) {
+    const CliRun planned = run({"plan", kTiny, "-o", path("plan.json"), "--db", db});
+    ASSERT_EQ(planned.exit_code, 0) << planned.err;
+    EXPECT_NE(planned.err.find("recorded run 1 in " + db), std::string::npos) << planned.err;
+    const CliRun simulated = run({"simulate", kTiny, "--plan", path("plan.json"), "--db", db});
+    ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
+    EXPECT_NE(simulated.err.find("recorded run 2 in " + db), std::string::npos) << simulated.err;
+  }
+};
+
+TEST_F(RunsCliTest, PlanAndSimulateAreListedShownExportedAndDiffed) {
+  const std::string db = path("runs.db");
+  record_two(db);
+  const Json plan = Json::parse(read_file(path("plan.json")));
+
+  CliRun r = run({"runs", "list", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("plan"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tiny_2gpu"), std::string::npos) << r.out;
+
+  r = run({"runs", "list", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json list = Json::parse(r.out);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0]["id"], 2);
+  EXPECT_EQ(list[0]["kind"], "simulate");
+  EXPECT_GT(list[0]["summary"]["iteration_ms"].get<double>(), 0.0);
+  EXPECT_GT(list[0]["sim_phases"].get<int>(), 0);
+  EXPECT_EQ(list[1]["id"], 1);
+  EXPECT_EQ(list[1]["kind"], "plan");
+  EXPECT_EQ(list[1]["summary"]["rating_ms"], plan["perf_rating_ms"]);
+  EXPECT_EQ(list[1]["scenario_hash"], list[0]["scenario_hash"]);
+
+  r = run({"runs", "list", "--db", db, "--kind", "plan", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  list = Json::parse(r.out);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["id"], 1);
+
+  r = run({"runs", "show", "1", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("run 1 (plan)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("estimates per rank"), std::string::npos) << r.out;
+
+  // The export holds the plan, its per-shard estimates and the scenario.
+  r = run({"runs", "export", "1", "--db", db, "-o", path("run1.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_no_temp_files();
+  const Json exported = Json::parse(read_file(path("run1.json")));
+  EXPECT_EQ(exported["kind"], "plan");
+  EXPECT_EQ(exported["scenario"]["name"], "tiny_2gpu");
+  EXPECT_EQ(exported["plan"]["perf_rating_ms"], plan["perf_rating_ms"]);
+  size_t shards = 0;
+  for (const auto& [name, table] : plan["tables"].items()) shards += table["shards"].size();
+  ASSERT_EQ(exported["estimates"].size(), shards);
+  for (const Json& e : exported["estimates"]) {
+    const Json& table = plan["tables"][e["table"].get<std::string>()];
+    EXPECT_EQ(e["sharding_type"], table["sharding_type"]);
+    EXPECT_EQ(e["rank"], table["shards"][e["shard"].get<size_t>()]["rank"]);
+  }
+
+  r = run({"runs", "export", "2", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json sim = Json::parse(r.out);
+  EXPECT_FALSE(sim["sim_phases"].empty());
+  for (const Json& p : sim["sim_phases"])
+    EXPECT_EQ(p["iteration"], sim["summary"]["iterations"].get<int>() - 1);
+
+  // Same plan: the kinds and summaries differ, the placements do not.
+  r = run({"runs", "diff", "1", "2", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("runs 1 (a) and 2 (b)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iteration_ms"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("placement differs"), std::string::npos) << r.out;
+  r = run({"runs", "diff", "1", "2", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json diff = Json::parse(r.out);
+  EXPECT_EQ(diff["fields"][0]["name"], "kind");
+  EXPECT_EQ(diff["fields"][0]["a"], "plan");
+  EXPECT_EQ(diff["fields"][0]["b"], "simulate");
+  EXPECT_TRUE(diff["placements"].empty());
+  EXPECT_TRUE(diff["rank_perf_ms"].empty());
+
+  r = run({"runs", "check", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  r = run({"runs", "delete", "1", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"runs", "show", "1", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(db + ": no run 1"), std::string::npos) << r.err;
+  r = run({"runs", "diff", "1", "2", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run({"runs", "delete", "1", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run({"runs", "list", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out).size(), 1u);
+}
+
+TEST_F(RunsCliTest, StoreComesFromDbThenEnvironmentThenTheWorkingDirectory) {
+  // The fixture points SHARDLAB_DB at this test's shardlab.db.
+  CliRun r = run({"plan", kTiny, "-o", path("plan.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("recorded run 1 in " + path("shardlab.db")), std::string::npos) << r.err;
+  r = run({"runs", "list", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out).size(), 1u);
+
+  // --no-record and SHARDLAB_NO_RECORD write nothing.
+  r = run({"plan", kTiny, "-o", path("plan.json"), "--no-record", "--db", path("none.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(path("none.db")));
+  ::setenv("SHARDLAB_NO_RECORD", "1", 1);
+  r = run({"simulate", kTiny, "-q", "--db", path("none.db")});
+  ::unsetenv("SHARDLAB_NO_RECORD");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(path("none.db")));
+
+  // Without --db or SHARDLAB_DB: shardlab.db in the working directory.
+  const fs::path cwd = fs::current_path();
+  fs::create_directories(dir_ / "wd");
+  ::unsetenv("SHARDLAB_DB");
+  fs::current_path(dir_ / "wd");
+  r = run({"plan", kTiny, "-o", path("plan.json")});
+  const CliRun listed = run({"runs", "list", "--format", "json"});
+  fs::current_path(cwd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("recorded run 1 in shardlab.db"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "wd" / "shardlab.db"));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(Json::parse(listed.out).size(), 1u);
+}
+
+TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
+  // A directory where the file should be: the store cannot be opened.
+  fs::create_directories(dir_ / "blocked.db");
+  const std::string blocked = path("blocked.db");
+  CliRun r = run({"plan", kTiny, "-o", path("plan.json"), "--db", blocked});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("shardlab: error: run not recorded: " + blocked), std::string::npos)
+      << r.err;
+  // The verb's own output is written all the same.
+  EXPECT_TRUE(Json::parse(read_file(path("plan.json"))).contains("tables"));
+
+  ::setenv("SHARDLAB_DB", blocked.c_str(), 1);
+  r = run({"simulate", kTiny, "-q"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(blocked), std::string::npos) << r.err;
+
+  // The default shardlab.db: a warning, and the verb's status.
+  const fs::path cwd = fs::current_path();
+  fs::create_directories(dir_ / "wd" / "shardlab.db");
+  ::unsetenv("SHARDLAB_DB");
+  fs::current_path(dir_ / "wd");
+  r = run({"plan", kTiny, "-o", path("plan2.json")});
+  fs::current_path(cwd);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("shardlab: warning: run not recorded: shardlab.db"), std::string::npos)
+      << r.err;
+
+  // A file of random bytes is an error naming it, for the runs verbs (2)
+  // and for a recording verb that names it (1).
+  const std::string junk = write("junk.db", std::string(8192, '\x5a'));
+  r = run({"runs", "list", "--db", junk});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(junk + ": "), std::string::npos) << r.err;
+  r = run({"plan", kTiny, "-q", "-o", path("plan3.json"), "--db", junk});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(junk), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(junk), std::string(8192, '\x5a'));
+
+  // Reading a store that does not exist does not create one.
+  r = run({"runs", "list", "--db", path("missing.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no run store here"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("missing.db")));
+}
+
+TEST_F(RunsCliTest, HelpTeachesWithExamples) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"runs", "--help"},
+                                               {"runs", "list", "--help"},
+                                               {"runs", "show", "--help"},
+                                               {"runs", "export", "--help"},
+                                               {"runs", "diff", "--help"},
+                                               {"runs", "delete", "--help"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args[1];
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << args[1] << ":\n" << r.out;
+    EXPECT_NE(r.out.find("--db"), std::string::npos) << args[1] << ":\n" << r.out;
+  }
+  const CliRun plan_help = run({"plan", "--help"});
+  EXPECT_NE(plan_help.out.find("--no-record"), std::string::npos) << plan_help.out;
+  const CliRun usage = run({"runs", "show"});
+  EXPECT_EQ(usage.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace shardlab_cli_test

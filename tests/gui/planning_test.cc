@@ -1,0 +1,306 @@
+// Planning and simulation through the workbench's own actions (the session
+// and its background worker), checking what the models hold against the
+// core's own numbers.
+#include <algorithm>
+#include <set>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "gui_test_support.h"
+#include "models/model_roles.h"
+#include "shardlab/data/plan_json.h"
+#include "test_registry.h"
+
+namespace shardlab::gui::test {
+
+class PlanningTest : public QObject {
+  Q_OBJECT
+
+ private:
+  // Ranks holding shards of `table` in the placement model.
+  static std::vector<int> matrix_ranks(const PlacementMatrixModel& m, const QString& table) {
+    std::vector<int> ranks;
+    for (int row = 0; row < m.rowCount(); ++row) {
+      if (m.headerData(row, Qt::Vertical, TableNameRole).toString() != table) continue;
+      for (int c = 0; c < m.columnCount(); ++c) {
+        for (int k = 0; k < m.index(row, c).data(ShardCountRole).toInt(); ++k) ranks.push_back(c);
+      }
+    }
+    return ranks;
+  }
+
+  static QString matrix_type(const PlacementMatrixModel& m, const QString& table) {
+    for (int row = 0; row < m.rowCount(); ++row) {
+      if (m.headerData(row, Qt::Vertical, TableNameRole).toString() == table) {
+        return m.headerData(row, Qt::Vertical, ShardingTypeRole).toString();
+      }
+    }
+    return {};
+  }
+
+  static int table_row(const ScenarioTablesModel& m, const QString& name) {
+    for (int r = 0; r < m.rowCount(); ++r) {
+      if (m.index(r, ScenarioTablesModel::kName).data().toString() == name) return r;
+    }
+    return -1;
+  }
+
+ private slots:
+  void init() { fail_on_warnings(); }
+
+  void models_hold_the_cores_plan_of_criteo_kaggle() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "dlrm_criteo_kaggle.json"));
+    const PlanOutcomePtr o = wb.outcome();
+    QVERIFY(o->result.ok());
+    const planner::PlannerResult& r = o->result;
+    const planner::SearchSpace& space = *r.search_space;
+
+    // Placement: every table's shards on the ranks the planner chose.
+    QCOMPARE(models.placement.rowCount(), 26);
+    QCOMPARE(models.placement.columnCount(), 8);
+    for (size_t i = 0; i < r.best->proposal.size(); ++i) {
+      const planner::ShardingOption& opt = space.options[static_cast<size_t>(r.best->proposal[i])];
+      std::vector<int> expected(r.best->ranks.begin() + r.best->first_shard[i],
+                                r.best->ranks.begin() + r.best->first_shard[i + 1]);
+      std::sort(expected.begin(), expected.end());
+      QCOMPARE(matrix_ranks(models.placement, QString::fromStdString(opt.name)), expected);
+      QCOMPARE(matrix_type(models.placement, QString::fromStdString(opt.name)),
+               QString::fromUtf8(std::string(planner::to_string(opt.sharding_type)).c_str()));
+    }
+
+    // Per-rank totals equal the plan JSON's (the CLI's numbers) and the
+    // planner's per-rank perf, exactly.
+    const QJsonObject plan =
+        QJsonDocument::fromJson(QByteArray::fromStdString(data::plan_to_json(*o->scenario, r))).object();
+    const QJsonArray devices = plan.value(QStringLiteral("devices")).toArray();
+    QCOMPARE(models.ranks.rowCount(), devices.size());
+    for (int rank = 0; rank < devices.size(); ++rank) {
+      const QJsonObject d = devices[rank].toObject();
+      QCOMPARE(models.ranks.index(rank, RankUsageModel::kHbmShards).data(RawValueRole).toLongLong(),
+               d.value(QStringLiteral("hbm_used")).toInteger());
+      QCOMPARE(models.ranks.index(rank, RankUsageModel::kDdrShards).data(RawValueRole).toLongLong(),
+               d.value(QStringLiteral("ddr_used")).toInteger());
+      QCOMPARE(models.ranks.index(rank, RankUsageModel::kPerfTotal).data(RawValueRole).toDouble(),
+               r.device_perf_total[static_cast<size_t>(rank)]);
+      // The HBM stack adds up to the raw capacity while the plan fits.
+      qint64 stack = 0;
+      for (int c = RankUsageModel::kHbmShards; c <= RankUsageModel::kHbmMargin; ++c) {
+        stack += models.ranks.index(rank, c).data(RawValueRole).toLongLong();
+      }
+      QCOMPARE(stack, d.value(QStringLiteral("hbm_cap")).toInteger());
+      // Busy time from the simulation.
+      QCOMPARE(models.ranks.index(rank, RankUsageModel::kBusyCompute).data(RawValueRole).toDouble(),
+               wb.simulation()->ranks[static_cast<size_t>(rank)].busy_compute_ms);
+    }
+
+    // Per-table summary: one row per table, in plan order.
+    QCOMPARE(models.table_summary.rowCount(), 26);
+    QCOMPARE(models.table_summary.index(0, TableSummaryModel::kFqn).data().toString(),
+             QString::fromStdString(space.options[static_cast<size_t>(r.best->proposal[0])].fqn));
+
+    // Proposals: every evaluated proposal, the best among them.
+    QCOMPARE(models.proposals.rowCount(), r.num_proposals);
+    int partitioned = 0;
+    for (int i = 0; i < models.proposals.rowCount(); ++i) partitioned += models.proposals.record(i).partitioned;
+    QCOMPARE(partitioned, r.num_plans);
+    QVERIFY(models.proposals.best_row() >= 0);
+    QCOMPARE(models.proposals.record(models.proposals.best_row()).rating, r.perf_rating);
+
+    // The log does not change the plan: the default (unlogged) run agrees.
+    const planner::PlannerResult plain = planner::plan(*o->scenario);
+    QCOMPARE(plain.num_proposals, r.num_proposals);
+    QCOMPARE(plain.perf_rating, r.perf_rating);
+    QVERIFY(plain.best->proposal == r.best->proposal);
+    QVERIFY(plain.best->ranks == r.best->ranks);
+
+    // Timeline: two streams per rank; critical phases on the lanes of the
+    // critical path's steps.
+    const sim::SimResult& s = *wb.simulation();
+    QCOMPARE(models.timeline.rowCount(), 16);
+    QCOMPARE(models.timeline.critical_phase_count(), static_cast<int>(s.critical_path.size()));
+    std::set<int> expected_lanes;
+    for (const sim::CriticalStep& step : s.critical_path) {
+      for (const sim::PhaseRecord& p : s.ranks[static_cast<size_t>(step.rank)].phases) {
+        if (p.phase == step.phase && p.iteration == step.iteration) {
+          expected_lanes.insert(models.timeline.lane_of(step.rank, p.stream));
+        }
+      }
+    }
+    const std::vector<int> lanes = models.timeline.critical_lanes();
+    QCOMPARE(std::set<int>(lanes.begin(), lanes.end()), expected_lanes);
+    QVERIFY(!expected_lanes.empty());
+  }
+
+  void editing_a_constraint_replans_and_moves_the_table() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    const QString table = QStringLiteral("user_id");
+    QCOMPARE(matrix_ranks(models.placement, table).size(), size_t{1});  // table-wise on one rank
+    QCOMPARE(matrix_type(models.placement, table), QStringLiteral("table_wise"));
+
+    QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
+    const int row = table_row(models.tables, table);
+    QVERIFY(models.tables.setData(models.tables.index(row, ScenarioTablesModel::kShardingTypes),
+                                  QStringLiteral("row_wise"), Qt::EditRole));
+    QVERIFY(wait_for(replanned));
+    QCOMPARE(matrix_type(models.placement, table), QStringLiteral("row_wise"));
+    QCOMPARE(matrix_ranks(models.placement, table), (std::vector<int>{0, 1}));
+    QVERIFY(wb.scenario()->constraints[0]->sharding_types.has_value());
+  }
+
+  void the_newest_request_wins() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "dlrm_criteo_kaggle.json"));
+    QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
+    const QModelIndex batch =
+        models.settings.index(models.settings.row_of(QStringLiteral("batch_size")), ScenarioSettingsModel::kValue);
+    QVERIFY(models.settings.setData(batch, QStringLiteral("512"), Qt::EditRole));
+    QVERIFY(models.settings.setData(batch, QStringLiteral("1024"), Qt::EditRole));
+    QVERIFY(models.settings.setData(batch, QStringLiteral("4096"), Qt::EditRole));
+    QVERIFY(wait_for(replanned));
+    wb.worker().wait_idle();
+    QTest::qWait(20);
+    QCOMPARE(replanned.count(), 1);  // the two older requests were dropped
+    QCOMPARE(wb.outcome()->scenario->batch_size, int64_t{4096});
+    QCOMPARE(wb.outcome()->scenario, wb.scenario());
+  }
+
+  void cancel_stops_planning_and_delivers_nothing() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    QSignalSpy planned(&wb, &Workbench::outcomeChanged);
+    QSignalSpy cancelled(&wb.worker(), &PlanningWorker::cancelled);
+    QSignalSpy busy(&wb, &Workbench::busyChanged);
+    QVERIFY(wb.open_scenario(scenario_path("large_synthetic_8x8.json")).is_ok());
+    QVERIFY(wb.busy());
+    wb.cancel();
+    QCOMPARE(cancelled.count(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!wb.busy(), 30000);
+    QTest::qWait(20);
+    QCOMPARE(planned.count(), 0);
+    QVERIFY(!wb.outcome());
+    QCOMPARE(busy.count(), 2);  // busy, then idle
+  }
+
+  void why_not_names_the_overflowing_ranks() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
+    // 300 MiB per GPU and only HBM kernels for the 512 MB user_id table.
+    QVERIFY(models.settings.setData(
+        models.settings.index(models.settings.row_of(QStringLiteral("topology.hbm_cap")), ScenarioSettingsModel::kValue),
+        QStringLiteral("300 MiB"), Qt::EditRole));
+    QVERIFY(models.tables.setData(
+        models.tables.index(table_row(models.tables, QStringLiteral("user_id")), ScenarioTablesModel::kComputeKernels),
+        QStringLiteral("fused"), Qt::EditRole));
+    QVERIFY(wait_for(replanned));
+    QTRY_VERIFY(!wb.busy());
+    const Status st = wb.planning_status();
+    QCOMPARE(st.code(), StatusCode::kPlanner);
+    QCOMPARE(st.planner_error(), PlannerErrorType::kInsufficientStorage);
+    QVERIFY(!wb.displayed());
+    QCOMPARE(models.proposals.rowCount(), wb.outcome()->result.num_proposals);
+    QVERIFY(models.proposals.rowCount() > 0);
+    const int last = models.proposals.rowCount() - 1;
+    const planner::ProposalRecord& rec = models.proposals.record(last);
+    QVERIFY(!rec.partitioned);
+    QCOMPARE(rec.overflow.size(), size_t{2});
+    QVERIFY(rec.total_hbm_overflow() > 0);
+    const QStringList why = ProposalsModel::why_not(rec);
+    QVERIFY(!why.isEmpty());
+    QVERIFY(why.front().startsWith(QStringLiteral("rank ")));
+
+    // Selecting it shows its relaxed placement, with the same overflow per rank.
+    QSignalSpy shown(&wb, &Workbench::displayedChanged);
+    QVERIFY(wb.select_proposal(last).is_ok());
+    QCOMPARE(shown.count(), 1);
+    QVERIFY(!wb.displayed()->fits);
+    for (int rank = 0; rank < 2; ++rank) {
+      QCOMPARE(models.ranks.index(rank, RankUsageModel::kHbmOverflow).data(RawValueRole).toLongLong(),
+               rec.overflow[static_cast<size_t>(rank)].hbm);
+    }
+    bool any_red = false;
+    for (int c = 0; c < models.placement.columnCount(); ++c) {
+      any_red = any_red || models.placement.headerData(c, Qt::Horizontal, OverflowRole).toBool();
+    }
+    QVERIFY(any_red);
+    QVERIFY(!wb.simulation());
+  }
+
+  void selecting_a_proposal_shows_its_plan() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    const PlanOutcomePtr o = wb.outcome();
+    // A partitioned proposal whose placement differs from the best plan's.
+    int pick = -1;
+    for (size_t i = 0; i < o->proposals.size() && pick < 0; ++i) {
+      if (o->proposals[i].partitioned && o->proposals[i].proposal != o->result.best->proposal) pick = static_cast<int>(i);
+    }
+    QVERIFY(pick >= 0);
+    QSignalSpy simulated(&wb, &Workbench::simulationChanged);
+    QVERIFY(wb.select_proposal(pick).is_ok());
+    QCOMPARE(wb.selected_proposal(), pick);
+    auto placed = planner::place_proposal(*o->scenario, o->result, o->proposals[static_cast<size_t>(pick)].proposal);
+    QVERIFY(placed.is_ok());
+    QVERIFY(placed->fits);
+    const planner::PlanSummary summary = planner::summarize_plan(*o->scenario, o->result, placed->plan);
+    for (const planner::TableSummary& t : summary.tables) {
+      std::vector<int> expected = t.ranks;
+      std::sort(expected.begin(), expected.end());
+      QCOMPARE(matrix_ranks(models.placement, QString::fromStdString(t.name)), expected);
+    }
+    // The rating the planner logged is the placement's rating.
+    QCOMPARE(o->proposals[static_cast<size_t>(pick)].rating, placed->torchrec_rating);
+    // Its simulation follows (the second signal: cleared, then delivered).
+    QVERIFY(wait_for(simulated, 2));
+    QVERIFY(wb.simulation());
+    QVERIFY(wb.select_proposal(-1).is_ok());
+    QCOMPARE(wb.selected_proposal(), -1);
+    QCOMPARE(models.proposals.best_row() >= 0, true);
+  }
+
+  void compare_plans_each_configuration() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QSignalSpy compared(&wb, &Workbench::comparisonChanged);
+    wb.compare();
+    QVERIFY(wait_for(compared));
+    QCOMPARE(models.compare.rowCount(), 4);
+    QCOMPARE(models.compare_ranks.rowCount(), 2);
+    QCOMPARE(models.compare_ranks.columnCount(), 4 * CompareRanksModel::kColumnsPerPlan);
+    // The first row is the scenario's own configuration with TorchRec's model.
+    const CompareRow& first = models.compare.row(0);
+    QCOMPARE(first.variant.partitioner, planner::PartitionerKind::kGreedyPerf);
+    QCOMPARE(first.rating, planner::plan(*wb.scenario()).perf_rating);
+    QVERIFY(first.iteration_ms.has_value());
+    for (int i = 1; i < 4; ++i) {
+      QVERIFY(models.compare.row(i).diff.has_value());
+      QCOMPARE(models.compare.index(i, CompareModel::kMovedCount).data(RawValueRole).toInt(),
+               static_cast<int>(models.compare.row(i).diff->moved_tables.size()));
+    }
+  }
+};
+
+SHARDLAB_REGISTER_GUI_TEST(PlanningTest)
+
+}  // namespace shardlab::gui::test
+
+#include "planning_test.moc"

@@ -1,0 +1,148 @@
+// Editing a scenario in the Scenario view's models: values go through the
+// loader's rules, refusals carry the loader's message and change nothing,
+// accepted edits become the session's scenario and are planned again.
+#include <QObject>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "gui_test_support.h"
+#include "models/field_value.h"
+#include "test_registry.h"
+
+namespace shardlab::gui::test {
+
+class ScenarioEditTest : public QObject {
+  Q_OBJECT
+
+ private:
+  // Row of table `name` in the tables model.
+  static int row_of(const ScenarioTablesModel& m, const QString& name) {
+    for (int r = 0; r < m.rowCount(); ++r) {
+      if (m.index(r, ScenarioTablesModel::kName).data().toString() == name) return r;
+    }
+    return -1;
+  }
+
+ private slots:
+  void init() { fail_on_warnings(); }
+
+  void shows_the_tables_and_settings_of_the_scenario() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QCOMPARE(models.tables.rowCount(), 4);
+    const int item = row_of(models.tables, QStringLiteral("item_id"));
+    QVERIFY(item >= 0);
+    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kRows).data().toString(), QStringLiteral("500000"));
+    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kFeatures).data().toString(),
+             QStringLiteral("item_id, last_clicked_item"));
+    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kPoolingFactors).data().toString(), QStringLiteral("1, 1"));
+    const int category = row_of(models.tables, QStringLiteral("item_category"));
+    QCOMPARE(models.tables.index(category, ScenarioTablesModel::kShardingTypes).data().toString(),
+             QStringLiteral("data_parallel, table_wise"));
+    const int world = models.settings.row_of(QStringLiteral("topology.world_size"));
+    QVERIFY(world >= 0);
+    QCOMPARE(models.settings.index(world, ScenarioSettingsModel::kValue).data().toString(), QStringLiteral("2"));
+    const int hbm = models.settings.row_of(QStringLiteral("topology.hbm_cap"));
+    QCOMPARE(models.settings.index(hbm, ScenarioSettingsModel::kValue).data().toString(),
+             QString::number(int64_t{16} << 30));
+  }
+
+  void refuses_a_bad_value_with_the_loaders_reason_and_changes_nothing() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    const ScenarioPtr before = wb.scenario();
+    QSignalSpy refused(&wb, &Workbench::editRefused);
+    QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
+    const int row = row_of(models.tables, QStringLiteral("item_category"));
+    const QModelIndex dim = models.tables.index(row, ScenarioTablesModel::kDim);
+
+    QVERIFY(!models.tables.setData(dim, QStringLiteral("0"), Qt::EditRole));
+    QCOMPARE(refused.count(), 1);
+    const QString message = refused.takeFirst().at(0).toString();
+    QVERIFY2(message.contains(QStringLiteral("tables[2].embedding_dim")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("got 0")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("[1, 65536]")), qPrintable(message));
+    QCOMPARE(dim.data().toString(), QStringLiteral("32"));  // not clamped to 1
+    QCOMPARE(wb.scenario(), before);
+
+    // Not a number: refused naming what was typed, not coerced.
+    QVERIFY(!models.tables.setData(dim, QStringLiteral("abc"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("\"abc\"")));
+    // Too large: refused, not clamped to the maximum.
+    QVERIFY(!models.tables.setData(dim, QStringLiteral("70000"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("70000")));
+    QCOMPARE(dim.data().toString(), QStringLiteral("32"));
+
+    // A constraint list with a negative entry.
+    const int history = row_of(models.tables, QStringLiteral("user_history"));
+    QVERIFY(!models.tables.setData(models.tables.index(history, ScenarioTablesModel::kPoolingFactors),
+                                   QStringLiteral("-2"), Qt::EditRole));
+    const QString pooling = refused.takeFirst().at(0).toString();
+    QVERIFY2(pooling.contains(QStringLiteral("constraints.user_history.pooling_factors")), qPrintable(pooling));
+    QVERIFY2(pooling.contains(QStringLiteral("-2")), qPrintable(pooling));
+    // An unknown sharding type.
+    QVERIFY(!models.tables.setData(models.tables.index(history, ScenarioTablesModel::kShardingTypes),
+                                   QStringLiteral("diagonal_wise"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("diagonal_wise")));
+
+    // Settings: 0 ranks and a reservation above 100% are refused.
+    const QModelIndex world =
+        models.settings.index(models.settings.row_of(QStringLiteral("topology.world_size")), ScenarioSettingsModel::kValue);
+    QVERIFY(!models.settings.setData(world, QStringLiteral("0"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("topology.world_size")));
+    QCOMPARE(world.data().toString(), QStringLiteral("2"));
+    const QModelIndex pct = models.settings.index(
+        models.settings.row_of(QStringLiteral("planner.storage_reservation.percentage")), ScenarioSettingsModel::kValue);
+    QVERIFY(!models.settings.setData(pct, QStringLiteral("1.5"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("1.5")));
+    QCOMPARE(pct.data().toString(), QStringLiteral("0.15"));
+
+    QCOMPARE(wb.scenario(), before);
+    QTest::qWait(50);
+    QCOMPARE(replanned.count(), 0);  // nothing was accepted, nothing re-planned
+  }
+
+  void accepts_a_good_value_and_replans() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
+    const int row = row_of(models.tables, QStringLiteral("user_id"));
+    QVERIFY(models.tables.setData(models.tables.index(row, ScenarioTablesModel::kDataType), QStringLiteral("fp16"),
+                                  Qt::EditRole));
+    QCOMPARE(wb.scenario()->tables[0].data_type, planner::DataType::kFp16);
+    QCOMPARE(models.tables.index(row, ScenarioTablesModel::kDataType).data().toString(), QStringLiteral("fp16"));
+    // Sizes take unit strings, as in a file.
+    const QModelIndex hbm =
+        models.settings.index(models.settings.row_of(QStringLiteral("topology.hbm_cap")), ScenarioSettingsModel::kValue);
+    QVERIFY(models.settings.setData(hbm, QStringLiteral("8 GiB"), Qt::EditRole));
+    QCOMPARE(wb.scenario()->topology.hbm_cap, int64_t{8} << 30);
+    QVERIFY(wait_for(replanned));
+    QTRY_VERIFY(!wb.busy());
+    QCOMPARE(wb.outcome()->scenario, wb.scenario());
+    QVERIFY(wb.outcome()->result.ok());
+  }
+
+  void field_values_are_typed_as_json_without_judging_them() {
+    QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral(" 64 ")), QStringLiteral("64"));
+    QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral("32 GiB")), QStringLiteral("\"32 GiB\""));
+    QCOMPARE(field_json(FieldKind::kNumber, QString()), QStringLiteral("null"));
+    QCOMPARE(field_json(FieldKind::kNumberList, QStringLiteral("1.5, x")), QStringLiteral("[1.5,\"x\"]"));
+    QCOMPARE(field_json(FieldKind::kNumberList, QStringLiteral("[]")), QStringLiteral("[]"));
+    QCOMPARE(field_json(FieldKind::kStringList, QStringLiteral("table_wise, row_wise")),
+             QStringLiteral("[\"table_wise\",\"row_wise\"]"));
+    QCOMPARE(field_json(FieldKind::kString, QStringLiteral("a\"b")), QStringLiteral("\"a\\\"b\""));
+    QCOMPARE(field_json(FieldKind::kBool, QStringLiteral("yes")), QStringLiteral("true"));
+  }
+};
+
+SHARDLAB_REGISTER_GUI_TEST(ScenarioEditTest)
+
+}  // namespace shardlab::gui::test
+
+#include "scenario_edit_test.moc"
