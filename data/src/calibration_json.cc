@@ -2,14 +2,10 @@
 // scenario loader's style (the first error wins, naming file, path and value).
 #include "shardlab/data/calibration_json.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
 #include <utility>
 
 #include "json_document.h"
+#include "json_input.h"
 #include "json_reader.h"
 #include "json_writer.h"
 #include "message_text.h"
@@ -27,6 +23,7 @@ using internal::Null;
 using internal::NumberValue;
 using internal::ObjectReader;
 using internal::StringValue;
+using internal::with_origin;
 using planner::ComputeKernel;
 using planner::CostCalibration;
 using planner::DimClass;
@@ -288,11 +285,6 @@ Result<CalibrationProfile> read_profile(const Json& doc) {
   return p;
 }
 
-Status with_origin(const Status& status, const std::string& origin) {
-  const std::string msg = internal::printable(origin + ": " + status.message());
-  return status.code() == StatusCode::kIo ? Status::io_error(msg) : Status::invalid_scenario(msg);
-}
-
 }  // namespace
 
 CalibrationProfile make_profile(const kernels::CalibrationFit& fit, std::string name, std::string created,
@@ -347,25 +339,9 @@ Result<CalibrationProfile> parse_calibration(const std::string& text, const std:
 }
 
 Result<CalibrationProfile> load_calibration_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  const auto io_error = [&path](const std::string& why) {
-    return Status::io_error(internal::printable(path + ": cannot read calibration profile: " + why));
-  };
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) return io_error(ec ? ec.message() : "no such file");
-  if (fs::is_directory(st)) return io_error("is a directory");
-  if (!fs::is_regular_file(st) && !fs::is_fifo(st)) return io_error("not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error(std::strerror(errno));
-  std::string text;
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxProfileBytes) return io_error("larger than 64 MiB");
-  }
-  if (in.bad()) return io_error("read error");
-  return parse_calibration(text, path);
+  auto text = internal::read_input_file(path, "calibration profile", kMaxProfileBytes);
+  if (!text) return text.status();
+  return parse_calibration(*text, path);
 }
 
 }  // namespace shardlab::data

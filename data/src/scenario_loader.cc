@@ -4,13 +4,10 @@
 // line, "<origin>: <json path>: <what is wrong>: got <value>, expected <what>".
 #include "shardlab/data/scenario_loader.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <system_error>
 
 #include "json_document.h"
+#include "json_input.h"
 #include "message_text.h"
 #include "scenario_sections.h"
 
@@ -21,6 +18,7 @@ using internal::invalid_at;
 using internal::Json;
 using internal::JsonPath;
 using internal::ObjectReader;
+using internal::with_origin;
 
 // Larger files are refused before parsing: a 100k-table scenario is ~20 MB.
 constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 30;
@@ -88,12 +86,6 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   return s;
 }
 
-// Prefixes the origin and makes the whole message printable on one line.
-Status with_origin(const Status& status, const std::string& origin) {
-  const std::string msg = internal::printable(origin + ": " + status.message());
-  return status.code() == StatusCode::kIo ? Status::io_error(msg) : Status::invalid_scenario(msg);
-}
-
 }  // namespace
 
 Result<planner::Scenario> parse_scenario(const std::string& text, const std::string& origin) {
@@ -111,30 +103,9 @@ Result<planner::Scenario> parse_scenario(const std::string& text, const std::str
 }
 
 Result<planner::Scenario> load_scenario_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  const auto io_error = [&path](const std::string& why) {
-    return Status::io_error(internal::printable(path + ": cannot read scenario: " + why));
-  };
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) return io_error(ec ? ec.message() : "no such file");
-  if (fs::is_directory(st)) return io_error("is a directory");
-  // Regular files, and pipes for `<(...)`; a device such as /dev/zero would
-  // never end.
-  if (!fs::is_regular_file(st) && !fs::is_fifo(st)) return io_error("not a regular file");
-
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error(std::strerror(errno));
-  std::string text;
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxScenarioBytes) {
-      return io_error("larger than " + std::to_string(kMaxScenarioBytes >> 20) + " MiB");
-    }
-  }
-  if (in.bad()) return io_error("read error");
-  return parse_scenario(text, path);
+  auto text = internal::read_input_file(path, "scenario", kMaxScenarioBytes);
+  if (!text) return text.status();
+  return parse_scenario(*text, path);
 }
 
 }  // namespace shardlab::data

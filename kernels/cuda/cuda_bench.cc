@@ -19,6 +19,7 @@
 #include "cuda_context.h"
 #include "device_buffer.h"
 #include "device_shard.h"
+#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
 
 namespace shardlab::kernels::cuda {
@@ -71,8 +72,6 @@ Status check_bench_options(const KernelBenchOptions& o) {
   return Status::ok();
 }
 
-double safe_rate(double bytes, const TimingSummary& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e-3) : 0.0; }
-
 }  // namespace
 
 Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const KernelBenchOptions& o,
@@ -114,10 +113,7 @@ Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const Kerne
         EventPair bwd_events;
         SHARDLAB_RETURN_IF_ERROR(fwd_events.create());
         SHARDLAB_RETURN_IF_ERROR(bwd_events.create());
-        std::vector<double> fwd_ms;
-        std::vector<double> bwd_ms;
-        double fwd_bytes = 0.0;
-        double bwd_bytes = 0.0;
+        BenchSamples samples;
         for (int it = 0; it < o.warmup + o.iterations; ++it) {
           SHARDLAB_RETURN_IF_ERROR((*shard)->draw_inputs(draw, shard_key(0, 0, static_cast<uint64_t>(it)), true,
                                                          stream.get()));
@@ -133,24 +129,12 @@ Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const Kerne
           if (!f) return f.status();
           auto b = bwd_events.elapsed_ms();
           if (!b) return b.status();
-          fwd_ms.push_back(*f);
-          bwd_ms.push_back(*b);
-          fwd_bytes += forward_bytes((*shard)->lookup_shape());
-          bwd_bytes += backward_bytes((*shard)->lookup_shape(), (*shard)->unique_rows(), o.optimizer);
+          samples.fwd_ms.push_back(*f);
+          samples.bwd_ms.push_back(*b);
+          samples.fwd_bytes += forward_bytes((*shard)->lookup_shape());
+          samples.bwd_bytes += backward_bytes((*shard)->lookup_shape(), (*shard)->unique_rows(), o.optimizer);
         }
-        KernelBenchRow row;
-        row.rows = rows;
-        row.dim = dim;
-        row.pooling_factor = pooling;
-        row.bags = o.bags;
-        row.precision = o.precision;
-        row.forward = summarize(fwd_ms);
-        row.backward = summarize(bwd_ms);
-        row.forward_bytes = fwd_bytes / o.iterations;
-        row.backward_bytes = bwd_bytes / o.iterations;
-        row.forward_bytes_per_s = safe_rate(row.forward_bytes, row.forward);
-        row.backward_bytes_per_s = safe_rate(row.backward_bytes, row.backward);
-        result.rows.push_back(row);
+        result.rows.push_back(bench_row(o, rows, dim, pooling, samples));
         ++done;
       }
     }

@@ -24,10 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <iterator>
 #include <map>
-#include <numeric>
-#include <set>
 #include <string>
 #include <tuple>
 
@@ -36,23 +33,12 @@
 #include "device_buffer.h"
 #include "device_shard.h"
 #include "nccl_check.h"
+#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cpu_collectives.h"
 
 namespace shardlab::kernels::cuda {
 namespace {
-
-// The phases of an iteration, in order (as the CPU backend's).
-constexpr sim::Phase kPhases[] = {sim::Phase::kInputDist,     sim::Phase::kFwdCompute, sim::Phase::kOutputDist,
-                                  sim::Phase::kBwdOutputDist, sim::Phase::kBwdCompute, sim::Phase::kDpAllreduce};
-constexpr int kNumPhases = static_cast<int>(std::size(kPhases));
-
-int phase_index(sim::Phase p) {
-  for (int i = 0; i < kNumPhases; ++i) {
-    if (kPhases[i] == p) return i;
-  }
-  return -1;
-}
 
 bool backward_phase(sim::Phase p) {
   return p == sim::Phase::kBwdOutputDist || p == sim::Phase::kBwdCompute || p == sim::Phase::kDpAllreduce;
@@ -100,22 +86,7 @@ struct Slot {
   std::vector<ShardSlot> shards;
   std::vector<SlotCollective> collectives;
   DeviceBuffer<float> send, recv;
-  double phase_sum[kNumPhases] = {};
-  bool phase_used[kNumPhases] = {};
-  std::vector<double> phase_ms[kNumPhases];
-
-  void add(sim::Phase p, double ms) {
-    const int i = phase_index(p);
-    phase_sum[i] += ms;
-    phase_used[i] = true;
-  }
-  void end_iteration() {
-    for (int i = 0; i < kNumPhases; ++i) {
-      if (phase_used[i]) phase_ms[i].push_back(phase_sum[i]);
-      phase_sum[i] = 0.0;
-      phase_used[i] = false;
-    }
-  }
+  PhaseTotals phases;
 };
 
 // Records as plain numbers: what one process measured, gathered under mpirun.
@@ -129,24 +100,6 @@ TimingSummary take_timing(const double* p) {
   return TimingSummary{.median_ms = p[0], .p90_ms = p[1], .min_ms = p[2], .samples = static_cast<int>(p[3])};
 }
 
-Measurement lookup_record(const ShardWork& wk, int rank, bool forward) {
-  Measurement m;
-  m.rank = rank;
-  m.phase = forward ? sim::Phase::kFwdCompute : sim::Phase::kBwdCompute;
-  m.option = wk.option;
-  m.shard = wk.shard;
-  m.table = wk.table;
-  m.sharding_type = wk.sharding_type;
-  m.compute_kernel = wk.compute_kernel;
-  m.dim = wk.dim;
-  m.precision = wk.precision;
-  m.bags = wk.bags;
-  m.pooling_factor = wk.pooling_factor;
-  m.model_bytes = wk.model_fwd_bytes;
-  m.estimated_ms = forward ? wk.estimated_fwd_ms : wk.estimated_bwd_ms;
-  return m;
-}
-
 Measurement collective_record(const ReplayWorkload& w, int index, int rank) {
   Measurement m;
   m.rank = rank;
@@ -156,28 +109,8 @@ Measurement collective_record(const ReplayWorkload& w, int index, int rank) {
   return m;
 }
 
-std::vector<int> replayed_ranks(const ReplayWorkload& w, const ReplayOptions& o) {
-  if (o.ranks.empty()) {
-    std::vector<int> all(static_cast<size_t>(w.world_size));
-    std::iota(all.begin(), all.end(), 0);
-    return all;
-  }
-  const std::set<int> unique(o.ranks.begin(), o.ranks.end());
-  return {unique.begin(), unique.end()};
-}
-
 Status check_options(const ReplayWorkload& w, const ReplayOptions& o) {
-  if (o.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
-  if (o.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
-  if (o.ids == IdDistribution::kZipf && (!(o.zipf_alpha > 0) || o.zipf_alpha == 1.0)) {
-    return Status::invalid_scenario("--zipf-alpha " + std::to_string(o.zipf_alpha) + ": must be > 0 and != 1");
-  }
-  for (int r : o.ranks) {
-    if (r < 0 || r >= w.world_size) {
-      return Status::invalid_scenario("--ranks: rank " + std::to_string(r) + " is not in 0.." +
-                                      std::to_string(w.world_size - 1));
-    }
-  }
+  SHARDLAB_RETURN_IF_ERROR(check_replay_options(w, o));
   if (static_cast<int>(w.ranks.size()) != w.world_size) {
     return Status::internal("workload with " + std::to_string(w.ranks.size()) + " ranks for world size " +
                             std::to_string(w.world_size));
@@ -261,7 +194,7 @@ Status Wave::set_up() {
 Status Wave::set_up_collectives() {
   for (size_t c = 0; c < w_.collectives.size(); ++c) {
     const sim::CollectiveSpec& spec = w_.collectives[c];
-    if (spec.kind == sim::CollectiveKind::kEstimate || phase_index(spec.phase) < 0) continue;
+    if (spec.kind == sim::CollectiveKind::kEstimate || replay_phase_index(spec.phase) < 0) continue;
     if (!w_.training && backward_phase(spec.phase)) continue;
     WaveCollective wc;
     wc.index = static_cast<int>(c);
@@ -458,13 +391,13 @@ Status Wave::run(const ProgressFn& progress, int& done, int total) {
           auto fwd = sh.fwd_events.elapsed_ms();
           if (!fwd) return fwd.status();
           sh.fwd_ms.push_back(*fwd);
-          slot.add(sim::Phase::kFwdCompute, *fwd);
+          slot.phases.add(sim::Phase::kFwdCompute, *fwd);
           sh.fwd_bytes += forward_bytes(sh.shard->lookup_shape());
           if (!w_.training) continue;
           auto bwd = sh.bwd_events.elapsed_ms();
           if (!bwd) return bwd.status();
           sh.bwd_ms.push_back(*bwd);
-          slot.add(sim::Phase::kBwdCompute, *bwd);
+          slot.phases.add(sim::Phase::kBwdCompute, *bwd);
           sh.bwd_bytes += backward_bytes(sh.shard->lookup_shape(), sh.shard->unique_rows(), w_.optimizer);
         }
         for (SlotCollective& sc : slot.collectives) {
@@ -472,17 +405,13 @@ Status Wave::run(const ProgressFn& progress, int& done, int total) {
           auto ms = sc.events.elapsed_ms();
           if (!ms) return ms.status();
           sc.ms.push_back(*ms);
-          slot.add(collectives_[static_cast<size_t>(sc.collective)].spec.phase, *ms);
+          slot.phases.add(collectives_[static_cast<size_t>(sc.collective)].spec.phase, *ms);
         }
-        slot.end_iteration();
+        slot.phases.end_iteration();
       }
     }
     ++done;
-    if (progress) {
-      progress(done, total,
-               timed ? "iteration " + std::to_string(it - o_.warmup + 1) + " of " + std::to_string(o_.iterations)
-                     : "warm-up " + std::to_string(it + 1) + " of " + std::to_string(o_.warmup));
-    }
+    if (progress) progress(done, total, iteration_progress(it, o_));
   }
   return Status::ok();
 }
@@ -528,11 +457,12 @@ std::vector<double> Wave::wire_records() const {
                              c.inter_host ? 1.0 : 0.0, c.spec.bytes_sent(sc.member)});
       put_timing(out, summarize(sc.ms));
     }
-    for (int i = 0; i < kNumPhases; ++i) {
-      if (slot.phase_ms[i].empty()) continue;
+    for (int i = 0; i < kNumReplayPhases; ++i) {
+      const std::vector<double>& ms = slot.phases.samples(i);
+      if (ms.empty()) continue;
       out.insert(out.end(), {static_cast<double>(WireKind::kPhase), static_cast<double>(slot.rank),
                              static_cast<double>(i)});
-      put_timing(out, summarize(slot.phase_ms[i]));
+      put_timing(out, summarize(ms));
     }
   }
   return out;
@@ -551,7 +481,7 @@ Status read_records(const ReplayWorkload& w, const std::vector<double>& wire, Re
       const int rank = static_cast<int>(wire[i + 1]);
       const int shard = static_cast<int>(wire[i + 2]);
       const bool forward = wire[i + 3] != 0.0;
-      Measurement m = lookup_record(w.ranks[static_cast<size_t>(rank)].shards[static_cast<size_t>(shard)], rank, forward);
+      Measurement m = lookup_measurement(w.ranks[static_cast<size_t>(rank)].shards[static_cast<size_t>(shard)], rank, forward);
       m.bytes = wire[i + 4];
       m.wrong_elements = static_cast<int64_t>(wire[i + 5]);
       m.timing = take_timing(&wire[i + 6]);
@@ -571,7 +501,7 @@ Status read_records(const ReplayWorkload& w, const std::vector<double>& wire, Re
     } else if (kind == WireKind::kPhase && need(7)) {
       const int rank = static_cast<int>(wire[i + 1]);
       const int phase = static_cast<int>(wire[i + 2]);
-      phases.emplace_back(rank, phase, PhaseTiming{rank, kPhases[phase], take_timing(&wire[i + 3])});
+      phases.emplace_back(rank, phase, PhaseTiming{rank, kReplayPhases[phase], take_timing(&wire[i + 3])});
       i += 7;
     } else {
       return Status::internal("malformed replay records at " + std::to_string(i));

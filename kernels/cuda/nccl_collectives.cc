@@ -48,6 +48,38 @@ Status check_buffers(const NcclGroup& group, const std::vector<LocalBuffers>& bu
   return Status::ok();
 }
 
+// Reduce-scatter and all-gather with one chunk per member: NCCL's collective
+// takes one count, so equal chunks go to `even(b, count, comm)` and unequal
+// ones to `rooted(b, root, count, offset, comm)` once per member's non-empty
+// chunk (offset: floats before that chunk). Both enqueue on b.stream within
+// one NCCL group and return a Status.
+template <typename Even, typename Rooted>
+Status chunked_collective(const NcclGroup& group, const std::vector<int64_t>& counts,
+                          const std::vector<LocalBuffers>& buffers, Even even, Rooted rooted) {
+  SHARDLAB_RETURN_IF_ERROR(check_buffers(group, buffers));
+  const bool equal = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
+  const std::vector<int64_t> offsets = prefix_offsets(counts);
+  GroupScope scope;
+  NCCL_CHECK(scope.started());
+  for (int l = 0; l < group.local_count(); ++l) {
+    const LocalBuffers& b = buffers[static_cast<size_t>(l)];
+    if (equal) {
+      if (counts.front() > 0) {
+        SHARDLAB_RETURN_IF_ERROR(even(b, static_cast<size_t>(counts.front()), group.comm_of(l)));
+      }
+      continue;
+    }
+    for (int root = 0; root < group.size(); ++root) {
+      const int64_t count = counts[static_cast<size_t>(root)];
+      if (count == 0) continue;
+      SHARDLAB_RETURN_IF_ERROR(
+          rooted(b, root, static_cast<size_t>(count), offsets[static_cast<size_t>(root)], group.comm_of(l)));
+    }
+  }
+  NCCL_CHECK(scope.end());
+  return Status::ok();
+}
+
 }  // namespace
 
 NcclGroup::~NcclGroup() {
@@ -142,57 +174,31 @@ Status nccl_all_to_all(const NcclGroup& group, const std::vector<std::vector<int
 
 Status nccl_reduce_scatter(const NcclGroup& group, const std::vector<int64_t>& counts,
                            const std::vector<LocalBuffers>& buffers) {
-  SHARDLAB_RETURN_IF_ERROR(check_buffers(group, buffers));
-  const bool even = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
-  const std::vector<int64_t> offsets = prefix_offsets(counts);
-  GroupScope scope;
-  NCCL_CHECK(scope.started());
-  for (int l = 0; l < group.local_count(); ++l) {
-    const LocalBuffers& b = buffers[static_cast<size_t>(l)];
-    if (even) {
-      if (counts.front() > 0) {
-        NCCL_CHECK(ncclReduceScatter(b.send, b.recv, static_cast<size_t>(counts.front()), ncclFloat, ncclSum,
-                                     group.comm_of(l), b.stream));
-      }
-      continue;
-    }
-    for (int root = 0; root < group.size(); ++root) {
-      const int64_t count = counts[static_cast<size_t>(root)];
-      if (count == 0) continue;
-      // Only the root writes its receive buffer; the others' is ignored.
-      NCCL_CHECK(ncclReduce(b.send + offsets[static_cast<size_t>(root)], b.recv,
-                            static_cast<size_t>(count), ncclFloat, ncclSum, root, group.comm_of(l), b.stream));
-    }
-  }
-  NCCL_CHECK(scope.end());
-  return Status::ok();
+  return chunked_collective(
+      group, counts, buffers,
+      [](const LocalBuffers& b, size_t count, ncclComm_t comm) {
+        NCCL_CHECK(ncclReduceScatter(b.send, b.recv, count, ncclFloat, ncclSum, comm, b.stream));
+        return Status::ok();
+      },
+      [](const LocalBuffers& b, int root, size_t count, int64_t offset, ncclComm_t comm) {
+        // Only the root writes its receive buffer; the others' is ignored.
+        NCCL_CHECK(ncclReduce(b.send + offset, b.recv, count, ncclFloat, ncclSum, root, comm, b.stream));
+        return Status::ok();
+      });
 }
 
 Status nccl_all_gather(const NcclGroup& group, const std::vector<int64_t>& counts,
                        const std::vector<LocalBuffers>& buffers) {
-  SHARDLAB_RETURN_IF_ERROR(check_buffers(group, buffers));
-  const bool even = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
-  const std::vector<int64_t> offsets = prefix_offsets(counts);
-  GroupScope scope;
-  NCCL_CHECK(scope.started());
-  for (int l = 0; l < group.local_count(); ++l) {
-    const LocalBuffers& b = buffers[static_cast<size_t>(l)];
-    if (even) {
-      if (counts.front() > 0) {
-        NCCL_CHECK(ncclAllGather(b.send, b.recv, static_cast<size_t>(counts.front()), ncclFloat, group.comm_of(l),
-                                 b.stream));
-      }
-      continue;
-    }
-    for (int root = 0; root < group.size(); ++root) {
-      const int64_t count = counts[static_cast<size_t>(root)];
-      if (count == 0) continue;
-      NCCL_CHECK(ncclBroadcast(b.send, b.recv + offsets[static_cast<size_t>(root)], static_cast<size_t>(count),
-                               ncclFloat, root, group.comm_of(l), b.stream));
-    }
-  }
-  NCCL_CHECK(scope.end());
-  return Status::ok();
+  return chunked_collective(
+      group, counts, buffers,
+      [](const LocalBuffers& b, size_t count, ncclComm_t comm) {
+        NCCL_CHECK(ncclAllGather(b.send, b.recv, count, ncclFloat, comm, b.stream));
+        return Status::ok();
+      },
+      [](const LocalBuffers& b, int root, size_t count, int64_t offset, ncclComm_t comm) {
+        NCCL_CHECK(ncclBroadcast(b.send, b.recv + offset, count, ncclFloat, root, comm, b.stream));
+        return Status::ok();
+      });
 }
 
 Status nccl_all_reduce(const NcclGroup& group, int64_t count, const std::vector<LocalBuffers>& buffers) {

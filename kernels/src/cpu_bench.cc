@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cpu_replay.h"
+#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cpu_backend.h"
 #include "shardlab/kernels/embedding_bag.h"
@@ -97,8 +98,7 @@ Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, c
           BagBatch batch;
           std::vector<float> out, grad;
           RowGradients scratch;
-          std::vector<double> fwd_ms, bwd_ms;
-          double fwd_bytes = 0.0, bwd_bytes = 0.0;
+          BenchSamples samples;
           for (int it = 0; it < options.warmup + options.iterations; ++it) {
             // Fresh inputs per call, drawn untimed (as the CUDA backend does):
             // the rows read are not the previous call's.
@@ -113,25 +113,13 @@ Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, c
             const int64_t unique = embedding_bag_backward(table, batch, PoolingMode::kSum, grad, opt, scratch);
             const double b = ms_since(start);
             if (it < options.warmup) continue;
-            fwd_ms.push_back(f);
-            bwd_ms.push_back(b);
+            samples.fwd_ms.push_back(f);
+            samples.bwd_ms.push_back(b);
             const LookupShape s{.ids = batch.num_ids(), .bags = batch.bags(), .dim = dim, .precision = options.precision};
-            fwd_bytes += forward_bytes(s);
-            bwd_bytes += backward_bytes(s, unique, options.optimizer);
+            samples.fwd_bytes += forward_bytes(s);
+            samples.bwd_bytes += backward_bytes(s, unique, options.optimizer);
           }
-          KernelBenchRow row;
-          row.rows = rows;
-          row.dim = dim;
-          row.pooling_factor = pooling;
-          row.bags = options.bags;
-          row.precision = options.precision;
-          row.forward = summarize(fwd_ms);
-          row.backward = summarize(bwd_ms);
-          row.forward_bytes = fwd_bytes / options.iterations;
-          row.backward_bytes = bwd_bytes / options.iterations;
-          row.forward_bytes_per_s = per_second(row.forward_bytes, row.forward.median_ms);
-          row.backward_bytes_per_s = per_second(row.backward_bytes, row.backward.median_ms);
-          result.rows.push_back(row);
+          result.rows.push_back(bench_row(options, rows, dim, pooling, samples));
           ++done;
         }
       }

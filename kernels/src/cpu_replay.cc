@@ -7,16 +7,14 @@
 // after the join.
 
 #include <algorithm>
-#include <iterator>
 #include <chrono>
 #include <new>
-#include <numeric>
-#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
 
 #include "cpu_replay.h"
+#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cpu_backend.h"
 #include "shardlab/kernels/cpu_collectives.h"
@@ -59,51 +57,12 @@ struct CollectiveSlot {
   std::vector<double> ms;
 };
 
-// The phases of an iteration, in order; the index into RankState::phase_ms.
-constexpr sim::Phase kPhases[] = {sim::Phase::kInputDist,     sim::Phase::kFwdCompute, sim::Phase::kOutputDist,
-                                  sim::Phase::kBwdOutputDist, sim::Phase::kBwdCompute, sim::Phase::kDpAllreduce};
-constexpr int kNumPhases = static_cast<int>(std::size(kPhases));
-
-int phase_index(sim::Phase p) {
-  for (int i = 0; i < kNumPhases; ++i) {
-    if (kPhases[i] == p) return i;
-  }
-  return -1;
-}
-
 struct RankState {
   int rank = -1;
   std::vector<ShardState> shards;
   std::vector<CollectiveSlot> collectives;  // issue order, only those this rank is in
-  // Per phase: this iteration's running sum, and one sum per timed iteration
-  // (left empty for a phase without records on this rank).
-  double phase_sum[kNumPhases] = {};
-  bool phase_used[kNumPhases] = {};
-  std::vector<double> phase_ms[kNumPhases];
-
-  void add(sim::Phase p, double ms) {
-    const int i = phase_index(p);
-    phase_sum[i] += ms;
-    phase_used[i] = true;
-  }
-  void end_iteration() {
-    for (int i = 0; i < kNumPhases; ++i) {
-      if (phase_used[i]) phase_ms[i].push_back(phase_sum[i]);
-      phase_sum[i] = 0.0;
-      phase_used[i] = false;
-    }
-  }
+  PhaseTotals phases;
 };
-
-std::vector<int> replayed_ranks(const ReplayWorkload& w, const ReplayOptions& o) {
-  if (o.ranks.empty()) {
-    std::vector<int> all(static_cast<size_t>(w.world_size));
-    std::iota(all.begin(), all.end(), 0);
-    return all;
-  }
-  const std::set<int> unique(o.ranks.begin(), o.ranks.end());
-  return {unique.begin(), unique.end()};
-}
 
 double physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -142,7 +101,7 @@ void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::P
     if (!timed) continue;
     const double ms = ms_since(start);
     slot.ms.push_back(ms);
-    st.add(phase, ms);
+    st.phases.add(phase, ms);
   }
 }
 
@@ -179,7 +138,7 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
       const double ms = ms_since(start);
       if (!timed) continue;
       sh.fwd_ms.push_back(ms);
-      st.add(sim::Phase::kFwdCompute, ms);
+      st.phases.add(sim::Phase::kFwdCompute, ms);
       sh.fwd_bytes += forward_bytes(shape_of(*sh.work, sh.batch));
     }
     all.barrier();
@@ -194,60 +153,26 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
         const double ms = ms_since(start);
         if (!timed) continue;
         sh.bwd_ms.push_back(ms);
-        st.add(sim::Phase::kBwdCompute, ms);
+        st.phases.add(sim::Phase::kBwdCompute, ms);
         sh.bwd_bytes += backward_bytes(shape_of(*sh.work, sh.batch), unique, w.optimizer);
       }
       all.barrier();
       run_collectives(st, colls, sim::Phase::kDpAllreduce, timed);
     }
-    if (timed) st.end_iteration();
+    if (timed) st.phases.end_iteration();
     all.barrier();
-    if (reports && progress) {
-      progress(it + 1, total,
-               timed ? "iteration " + std::to_string(it - o.warmup + 1) + " of " + std::to_string(o.iterations)
-                     : "warm-up " + std::to_string(it + 1) + " of " + std::to_string(o.warmup));
-    }
+    if (reports && progress) progress(it + 1, total, iteration_progress(it, o));
   }
 }
 
 Measurement lookup_record(const RankState& st, const ShardState& sh, bool forward, int iterations) {
-  const ShardWork& wk = *sh.work;
-  Measurement m;
-  m.rank = st.rank;
-  m.phase = forward ? sim::Phase::kFwdCompute : sim::Phase::kBwdCompute;
-  m.option = wk.option;
-  m.shard = wk.shard;
-  m.table = wk.table;
-  m.sharding_type = wk.sharding_type;
-  m.compute_kernel = wk.compute_kernel;
-  m.dim = wk.dim;
-  m.precision = wk.precision;
-  m.bags = wk.bags;
-  m.pooling_factor = wk.pooling_factor;
+  Measurement m = lookup_measurement(*sh.work, st.rank, forward);
   m.bytes = (forward ? sh.fwd_bytes : sh.bwd_bytes) / iterations;
-  m.model_bytes = wk.model_fwd_bytes;
-  m.estimated_ms = forward ? wk.estimated_fwd_ms : wk.estimated_bwd_ms;
   m.timing = summarize(forward ? sh.fwd_ms : sh.bwd_ms);
   return m;
 }
 
 }  // namespace
-
-Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
-  if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
-  if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
-  if (options.ids == IdDistribution::kZipf && (!(options.zipf_alpha > 0) || options.zipf_alpha == 1.0)) {
-    return Status::invalid_scenario("--zipf-alpha " + std::to_string(options.zipf_alpha) +
-                                    ": must be > 0 and != 1");
-  }
-  for (int r : options.ranks) {
-    if (r < 0 || r >= workload.world_size) {
-      return Status::invalid_scenario("--ranks: rank " + std::to_string(r) + " is not in 0.." +
-                                      std::to_string(workload.world_size - 1));
-    }
-  }
-  return Status::ok();
-}
 
 Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOptions& options,
                                 const ProgressFn& progress) {
@@ -334,8 +259,9 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
     for (const ShardState& sh : st.shards) result.measurements.push_back(lookup_record(st, sh, false, options.iterations));
   }
   for (const RankState& st : states) {
-    for (int i = 0; i < kNumPhases; ++i) {
-      if (!st.phase_ms[i].empty()) result.phase_timings.push_back({st.rank, kPhases[i], summarize(st.phase_ms[i])});
+    for (int i = 0; i < kNumReplayPhases; ++i) {
+      const std::vector<double>& ms = st.phases.samples(i);
+      if (!ms.empty()) result.phase_timings.push_back({st.rank, kReplayPhases[i], summarize(ms)});
     }
   }
   for (size_t c = 0; c < colls.size(); ++c) {

@@ -9,7 +9,4 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
                                 const ProgressFn& progress);
 Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress);
 
-// Fails on options no backend can run: iterations, warm-up, Zipf exponent, ranks.
-Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options);
-
 }  // namespace shardlab::kernels::detail

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "shardlab/kernels/backend_common.h"
+
 namespace shardlab::kernels {
 namespace {
-
-constexpr sim::Phase kOrder[] = {sim::Phase::kInputDist,     sim::Phase::kFwdCompute, sim::Phase::kOutputDist,
-                                 sim::Phase::kBwdOutputDist, sim::Phase::kBwdCompute, sim::Phase::kDpAllreduce};
 
 std::optional<double> estimate_of(const sim::RankWork& w, sim::Phase p) {
   switch (p) {
@@ -41,7 +40,7 @@ std::vector<PhaseComparison> compare_phases(const ReplayResult& result, const st
   for (const PhaseTiming& t : result.phase_timings) ranks.insert(t.rank);
   std::vector<PhaseComparison> rows;
   for (int rank : ranks) {
-    for (sim::Phase p : kOrder) {
+    for (sim::Phase p : kReplayPhases) {
       PhaseComparison c;
       c.rank = rank;
       c.phase = p;

@@ -11,31 +11,17 @@
 #include <string>
 #include <tuple>
 
-#include "shardlab/data/scenario_loader.h"
+#include "replay_test_helpers.h"
 #include "shardlab/kernels/backend.h"
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cpu_backend.h"
-#include "shardlab/planner/planner.h"
 
 namespace shardlab::kernels {
 namespace {
 
-ReplayWorkload tiny_workload() {
-  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json");
-  EXPECT_TRUE(scenario) << scenario.status().message();
-  const planner::PlannerResult planned = planner::plan(*scenario);
-  EXPECT_TRUE(planned.ok());
-  auto w = build_workload(*scenario, *planned.search_space, *planned.best, WorkloadOptions{.max_rows = 4096});
-  EXPECT_TRUE(w) << w.status().message();
-  return w ? std::move(w).value() : ReplayWorkload{};
-}
+using testing::expect_sane;
 
-void expect_sane(const TimingSummary& t, int samples) {
-  EXPECT_EQ(t.samples, samples);
-  EXPECT_GT(t.min_ms, 0.0);
-  EXPECT_LE(t.min_ms, t.median_ms);
-  EXPECT_LE(t.median_ms, t.p90_ms);
-}
+ReplayWorkload tiny_workload() { return testing::tiny_workload(4096); }
 
 TEST(CpuBackendTest, ReplaysTiny2GpuEndToEnd) {
   const ReplayWorkload w = tiny_workload();

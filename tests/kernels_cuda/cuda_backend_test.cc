@@ -10,33 +10,17 @@
 #include <tuple>
 
 #include "cuda_test_util.h"
-#include "shardlab/data/scenario_loader.h"
+#include "replay_test_helpers.h"
 #include "shardlab/kernels/backend.h"
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cuda_backend.h"
-#include "shardlab/planner/planner.h"
 
 namespace shardlab::kernels {
 namespace {
 
-ReplayWorkload tiny_workload() {
-  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json");
-  EXPECT_TRUE(scenario) << scenario.status().message();
-  if (!scenario) return {};
-  const planner::PlannerResult planned = planner::plan(*scenario);
-  EXPECT_TRUE(planned.ok());
-  if (!planned.ok()) return {};
-  auto w = build_workload(*scenario, *planned.search_space, *planned.best, WorkloadOptions{.max_rows = 100000});
-  EXPECT_TRUE(w) << w.status().message();
-  return w ? std::move(w).value() : ReplayWorkload{};
-}
+using testing::expect_sane;
 
-void expect_sane(const TimingSummary& t, int samples) {
-  EXPECT_EQ(t.samples, samples);
-  EXPECT_GT(t.min_ms, 0.0);
-  EXPECT_LE(t.min_ms, t.median_ms);
-  EXPECT_LE(t.median_ms, t.p90_ms);
-}
+ReplayWorkload tiny_workload() { return testing::tiny_workload(100000); }
 
 TEST(CudaBackendTest, WithoutAGpuTheBackendFailsSayingWhy) {
   if (cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";

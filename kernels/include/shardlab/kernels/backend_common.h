@@ -1,0 +1,69 @@
+// What the replay backends (cpu_replay.cc, cuda/cuda_replay.cc) and their
+// bench-kernels sweeps share: the checks of replay options, which ranks run,
+// per-phase iteration totals, the fields of a lookup record, progress text and
+// a bench row from its samples. For backends; callers use backend.h.
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "shardlab/kernels/backend.h"
+
+namespace shardlab::kernels {
+
+// The phases of an iteration, in order.
+inline constexpr sim::Phase kReplayPhases[] = {sim::Phase::kInputDist,     sim::Phase::kFwdCompute,
+                                               sim::Phase::kOutputDist,    sim::Phase::kBwdOutputDist,
+                                               sim::Phase::kBwdCompute,    sim::Phase::kDpAllreduce};
+inline constexpr int kNumReplayPhases = static_cast<int>(std::size(kReplayPhases));
+
+// Index of `p` in kReplayPhases; -1 for a phase no iteration has.
+int replay_phase_index(sim::Phase p);
+
+// Fails on options no backend can run: iterations, warm-up, Zipf exponent, ranks.
+Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options);
+
+// The ranks to replay, ascending and distinct: options.ranks, or every rank of
+// the workload when it is empty.
+std::vector<int> replayed_ranks(const ReplayWorkload& workload, const ReplayOptions& options);
+
+// What iteration `it` (warm-up and timed counted together from 0) is, for a ProgressFn.
+std::string iteration_progress(int it, const ReplayOptions& options);
+
+// One rank's time in each phase per timed iteration: the sum of what add()
+// saw between two end_iteration() calls. A phase nothing was added to in an
+// iteration gets no sample for it. Not thread-safe; one owner per rank.
+class PhaseTotals {
+ public:
+  // REQUIRES: replay_phase_index(p) >= 0.
+  void add(sim::Phase p, double ms);
+  // Closes a timed iteration.
+  void end_iteration();
+  // The per-iteration sums of phase kReplayPhases[i] (empty: never measured).
+  const std::vector<double>& samples(int i) const { return ms_[i]; }
+
+ private:
+  double sum_[kNumReplayPhases] = {};
+  bool used_[kNumReplayPhases] = {};
+  std::vector<double> ms_[kNumReplayPhases];
+};
+
+// A lookup record with the shard's fields, its phase, TorchRec's bytes and
+// estimate; the measured bytes, timing and wrong elements are the caller's.
+Measurement lookup_measurement(const ShardWork& work, int rank, bool forward);
+
+// One bench-kernels shape's timed samples: per call times (ms) and the bytes
+// summed over the timed calls.
+struct BenchSamples {
+  std::vector<double> fwd_ms, bwd_ms;
+  double fwd_bytes = 0.0, bwd_bytes = 0.0;
+};
+
+// The row of a shape: summaries, bytes per call, and bytes per second over
+// the median (0 when the median is 0). REQUIRES: both sample lists non-empty.
+KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim, double pooling,
+                         const BenchSamples& samples);
+
+}  // namespace shardlab::kernels

@@ -1,0 +1,102 @@
+#include "shardlab/kernels/backend_common.h"
+
+#include <numeric>
+#include <set>
+
+namespace shardlab::kernels {
+namespace {
+
+// Bytes per second of `bytes` moved in `ms`; 0 when the clock saw no time.
+double per_second(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) : 0.0; }
+
+}  // namespace
+
+int replay_phase_index(sim::Phase p) {
+  for (int i = 0; i < kNumReplayPhases; ++i) {
+    if (kReplayPhases[i] == p) return i;
+  }
+  return -1;
+}
+
+Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
+  if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
+  if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
+  if (options.ids == IdDistribution::kZipf && (!(options.zipf_alpha > 0) || options.zipf_alpha == 1.0)) {
+    return Status::invalid_scenario("--zipf-alpha " + std::to_string(options.zipf_alpha) +
+                                    ": must be > 0 and != 1");
+  }
+  for (int r : options.ranks) {
+    if (r < 0 || r >= workload.world_size) {
+      return Status::invalid_scenario("--ranks: rank " + std::to_string(r) + " is not in 0.." +
+                                      std::to_string(workload.world_size - 1));
+    }
+  }
+  return Status::ok();
+}
+
+std::vector<int> replayed_ranks(const ReplayWorkload& workload, const ReplayOptions& options) {
+  if (options.ranks.empty()) {
+    std::vector<int> all(static_cast<size_t>(workload.world_size));
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
+  const std::set<int> unique(options.ranks.begin(), options.ranks.end());
+  return {unique.begin(), unique.end()};
+}
+
+std::string iteration_progress(int it, const ReplayOptions& options) {
+  return it >= options.warmup
+             ? "iteration " + std::to_string(it - options.warmup + 1) + " of " + std::to_string(options.iterations)
+             : "warm-up " + std::to_string(it + 1) + " of " + std::to_string(options.warmup);
+}
+
+void PhaseTotals::add(sim::Phase p, double ms) {
+  const int i = replay_phase_index(p);
+  sum_[i] += ms;
+  used_[i] = true;
+}
+
+void PhaseTotals::end_iteration() {
+  for (int i = 0; i < kNumReplayPhases; ++i) {
+    if (used_[i]) ms_[i].push_back(sum_[i]);
+    sum_[i] = 0.0;
+    used_[i] = false;
+  }
+}
+
+Measurement lookup_measurement(const ShardWork& work, int rank, bool forward) {
+  Measurement m;
+  m.rank = rank;
+  m.phase = forward ? sim::Phase::kFwdCompute : sim::Phase::kBwdCompute;
+  m.option = work.option;
+  m.shard = work.shard;
+  m.table = work.table;
+  m.sharding_type = work.sharding_type;
+  m.compute_kernel = work.compute_kernel;
+  m.dim = work.dim;
+  m.precision = work.precision;
+  m.bags = work.bags;
+  m.pooling_factor = work.pooling_factor;
+  m.model_bytes = work.model_fwd_bytes;
+  m.estimated_ms = forward ? work.estimated_fwd_ms : work.estimated_bwd_ms;
+  return m;
+}
+
+KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim, double pooling,
+                         const BenchSamples& samples) {
+  KernelBenchRow row;
+  row.rows = rows;
+  row.dim = dim;
+  row.pooling_factor = pooling;
+  row.bags = options.bags;
+  row.precision = options.precision;
+  row.forward = summarize(samples.fwd_ms);
+  row.backward = summarize(samples.bwd_ms);
+  row.forward_bytes = samples.fwd_bytes / options.iterations;
+  row.backward_bytes = samples.bwd_bytes / options.iterations;
+  row.forward_bytes_per_s = per_second(row.forward_bytes, row.forward.median_ms);
+  row.backward_bytes_per_s = per_second(row.backward_bytes, row.backward.median_ms);
+  return row;
+}
+
+}  // namespace shardlab::kernels
