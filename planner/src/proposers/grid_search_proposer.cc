@@ -36,9 +36,7 @@ std::optional<Proposal> GridSearchProposer::propose() {
   return proposal;
 }
 
-void GridSearchProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/,
-                                  std::optional<double> /*rating*/,
-                                  const std::vector<Storage>& /*reserved*/) {
+void GridSearchProposer::advance() {
   if (!active_) return;
   // itertools.product order: the last table varies fastest. Generated one step
   // at a time instead of materialising up to max_proposals index tuples.

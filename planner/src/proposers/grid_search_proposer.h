@@ -10,18 +10,16 @@
 
 namespace shardlab::planner {
 
-class GridSearchProposer final : public Proposer {
+class GridSearchProposer final : public StaticProposer {
  public:
   explicit GridSearchProposer(int64_t max_proposals);
 
   void load(const SearchSpace& space) override;
   std::optional<Proposal> propose() override;
-  // Static: just moves on to the next combination.
-  void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
-                const std::vector<Storage>& reserved) override;
-  bool reads_plan_or_rating() const override { return false; }
 
  private:
+  void advance() override;
+
   int64_t max_proposals_;
   std::vector<std::vector<int>> groups_;  // per fqn, options sorted by depth score
   std::vector<int> digits_;               // odometer: current position in each group

@@ -56,9 +56,7 @@ std::optional<Proposal> UniformProposer::propose() {
   return std::nullopt;
 }
 
-void UniformProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/,
-                               std::optional<double> /*rating*/,
-                               const std::vector<Storage>& /*reserved*/) {
+void UniformProposer::advance() {
   ++next_;
 }
 

@@ -9,18 +9,16 @@
 
 namespace shardlab::planner {
 
-class UniformProposer final : public Proposer {
+class UniformProposer final : public StaticProposer {
  public:
   explicit UniformProposer(bool use_depth);
 
   void load(const SearchSpace& space) override;
   std::optional<Proposal> propose() override;
-  // Static: just moves on to the next proposal.
-  void feedback(bool partitionable, const PartitionedPlan* plan, std::optional<double> rating,
-                const std::vector<Storage>& reserved) override;
-  bool reads_plan_or_rating() const override { return false; }
 
  private:
+  void advance() override;
+
   bool use_depth_;
   std::vector<Proposal> proposals_;  // in order of the types' first appearance
   size_t next_ = 0;

@@ -38,6 +38,20 @@ class Proposer {
   virtual bool reads_plan_or_rating() const { return true; }
 };
 
+// A proposer whose sequence is fixed at load(): feedback only moves it on to
+// its next proposal, whatever the plan, rating or storage.
+class StaticProposer : public Proposer {
+ public:
+  void feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/, std::optional<double> /*rating*/,
+                const std::vector<Storage>& /*reserved*/) final {
+    advance();
+  }
+  bool reads_plan_or_rating() const final { return false; }
+
+ protected:
+  virtual void advance() = 0;
+};
+
 std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec);
 
 // Scores an option for proposer sorting: max shard total (depth) or the sum.
