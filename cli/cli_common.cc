@@ -78,6 +78,10 @@ VerbFiles& VerbFiles::output(const std::string& path, std::string role) {
   return *this;
 }
 
+VerbFiles& VerbFiles::store(const StoreOptions& options) {
+  return input(RunRecorder::store_path(options).value_or(""), "the run store");
+}
+
 bool VerbFiles::distinct() const {
   const Status st = data::check_distinct_files(inputs_, outputs_);
   if (st.is_ok()) return true;

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "run_recording.h"
 #include "shardlab/data/file_io.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
@@ -50,6 +51,8 @@ class VerbFiles {
   // Adds a file; an empty path (an option not given) is skipped.
   VerbFiles& input(const std::string& path, std::string role);
   VerbFiles& output(const std::string& path, std::string role);
+  // The run store, an input of a verb that records (none with --no-record).
+  VerbFiles& store(const StoreOptions& options);
   // On a clash prints the error and returns false: the verb then exits with
   // kExitInvalid, having written nothing.
   bool distinct() const;

@@ -88,12 +88,7 @@ void describe_plan(const planner::PlannerResult& result, data::ComparisonRow& ro
 // plan, its estimates and the row's numbers.
 data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
                      const data::ComparisonRow& row, const sim::SimResult& simulated) {
-  data::NewRun run;  // the scenario's text is filled in once for all rows
-  run.kind = data::RunKind::kSimulate;
-  run.scenario_name = scenario.name;
-  run.plan_json = data::plan_to_json(scenario, result, data::kCompactJson);
-  run.estimates = data::estimate_rows(*result.search_space, *result.best);
-  run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &result);  // the text is set once for all
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"iteration_ms", simulated.iteration_ms},
       {"total_ms", simulated.total_ms},
@@ -177,7 +172,7 @@ int run_compare(const CompareArgs& args) {
   const bool distinct = VerbFiles()
                             .input(args.scenario, "the scenario")
                             .input(args.calibration, "the calibration profile")
-                            .input(RunRecorder::store_path(args.store).value_or(""), "the run store")
+                            .store(args.store)
                             .output(args.output, "the comparison output")
                             .distinct();
   if (!distinct) return kExitInvalid;
@@ -228,7 +223,7 @@ int run_compare(const CompareArgs& args) {
     return kExitPlanner;
   }
   if (!runs.empty()) {
-    const std::string text = new_run(data::RunKind::kSimulate, *scenario, args.scenario).scenario_json;
+    const std::string text = scenario_text(args.scenario);
     for (data::NewRun& run : runs) run.scenario_json = text;
   }
   return recorder->record(runs);

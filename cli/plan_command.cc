@@ -118,10 +118,8 @@ std::string simulations_note(const RunPerfModel& m) {
 // estimates and the rating; returns the exit status recording contributes.
 int record_plan(const PlanArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
                 const RunPerfModel& model, RunRecorder& recorder) {
-  data::NewRun run = new_run(data::RunKind::kPlan, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, result, data::kCompactJson);
-  run.estimates = data::estimate_rows(*result.search_space, *result.best);
-  run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  data::NewRun run = new_run(data::RunKind::kPlan, scenario, &result);
+  run.scenario_json = scenario_text(args.scenario);
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"rating_ms", result.perf_rating},
       {"perf_model", args.perf_model},
@@ -143,7 +141,7 @@ bool files_are_distinct(const PlanArgs& args) {
       .input(args.scenario, "the scenario")
       .input(args.from_plan, "the plan file")
       .input(args.calibration, "the calibration profile")
-      .input(RunRecorder::store_path(args.store).value_or(""), "the run store")
+      .store(args.store)
       .output(args.json_destination(), "the plan output")
       .distinct();
 }

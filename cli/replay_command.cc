@@ -136,9 +136,8 @@ void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scen
 int record_replay(const ReplayArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& planned,
                   const kernels::ReplayResult& result, const std::vector<kernels::PhaseComparison>& phases,
                   const sim::SimResult* simulated, size_t ranks, RunRecorder& recorder) {
-  data::NewRun run = new_run(data::RunKind::kReplay, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, planned, data::kCompactJson);
-  run.estimates = data::estimate_rows(*planned.search_space, *planned.best);
+  data::NewRun run = new_run(data::RunKind::kReplay, scenario, &planned);
+  run.scenario_json = scenario_text(args.scenario);
   if (simulated != nullptr) run.sim_phases = data::sim_phase_rows(*simulated);
   run.measurements = result.measurements;
   run.device = result.device_name;
@@ -162,7 +161,7 @@ int run_replay(const ReplayArgs& args) {
   const bool distinct = VerbFiles()
                             .input(args.scenario, "the scenario")
                             .input(args.plan, "the plan file")
-                            .input(RunRecorder::store_path(args.store).value_or(""), "the run store")
+                            .store(args.store)
                             .output(args.output, "the result output")
                             .distinct();
   if (!distinct) return kExitInvalid;

@@ -8,6 +8,8 @@
 
 #include "cli_common.h"
 #include "shardlab/data/file_io.h"
+#include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 
 namespace shardlab::cli {
 
@@ -39,14 +41,22 @@ bool recording_disabled(const StoreOptions& options) {
 }
 
 data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const std::string& scenario_path) {
+                     const planner::PlannerResult* planned) {
   data::NewRun run;
   run.kind = kind;
   run.scenario_name = scenario.name;
-  // The loader read it a moment ago; a pipe cannot be read twice and gives "".
-  Result<std::string> text = data::read_input_file(scenario_path, "scenario");
-  if (text.is_ok()) run.scenario_json = std::move(text).value();
+  if (planned != nullptr && planned->search_space && planned->best) {
+    run.plan_json = data::plan_to_json(scenario, *planned, data::kCompactJson);
+    run.estimates = data::estimate_rows(*planned->search_space, *planned->best);
+    run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  }
   return run;
+}
+
+std::string scenario_text(const std::string& path) {
+  // The loader read it a moment ago; a pipe cannot be read twice and gives "".
+  Result<std::string> text = data::read_input_file(path, "scenario");
+  return text.is_ok() ? std::move(text).value() : std::string();
 }
 
 std::optional<std::string> RunRecorder::store_path(const StoreOptions& options) {

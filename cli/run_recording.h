@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "shardlab/data/run_store.h"
+#include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
 
 namespace shardlab::cli {
@@ -49,10 +50,15 @@ DbLocation resolve_db(const std::string& db_option);
 // True when --no-record or SHARDLAB_NO_RECORD says not to record.
 bool recording_disabled(const StoreOptions& options);
 
-// A NewRun of `kind` for `scenario`, loaded from `scenario_path`: name and the
-// file's text (empty when the file cannot be read again).
+// A NewRun of `kind` for `scenario`: its name and, when `planned` is not
+// null, the plan: its JSON, per-shard estimates and the scenario's device.
+// The scenario's text is the caller's to set (scenario_text).
 data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const std::string& scenario_path);
+                     const planner::PlannerResult* planned);
+
+// The text of the scenario file at `path`, as the loader read it; "" when it
+// cannot be read again (a pipe).
+std::string scenario_text(const std::string& path);
 
 // The store a recording verb writes its runs to, checked before the work.
 class RunRecorder {

@@ -224,7 +224,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   CLI::App* runs = app.add_subcommand(
       "runs",
       "List, show, export, compare and delete the runs recorded in the run store.\n"
-      "plan and simulate (and replay and calibrate) record each run in an SQLite file: --db PATH, "
+      "plan, simulate and compare (and replay and calibrate) record each run in an SQLite file: --db PATH, "
       "else\n"
       "$SHARDLAB_DB, else shardlab.db in the working directory (docs/run-store.md). Exit status: 0 "
       "ok,\n"

@@ -159,11 +159,9 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::P
 // recording contributes.
 int record_simulation(const SimulateArgs& args, const planner::Scenario& scenario,
                       const planner::PlannerResult& planned, const sim::SimResult& r, RunRecorder& recorder) {
-  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, planned, data::kCompactJson);
-  run.estimates = data::estimate_rows(*planned.search_space, *planned.best);
+  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &planned);
+  run.scenario_json = scenario_text(args.scenario);
   run.sim_phases = data::sim_phase_rows(r);
-  run.device = std::string(planner::to_string(scenario.topology.compute_device));
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"iteration_ms", r.iteration_ms},
       {"total_ms", r.total_ms},
@@ -186,7 +184,7 @@ int run_simulate(const SimulateArgs& args) {
                             .input(args.scenario, "the scenario")
                             .input(args.plan, "the plan file")
                             .input(args.calibration, "the calibration profile")
-                            .input(RunRecorder::store_path(args.store).value_or(""), "the run store")
+                            .store(args.store)
                             .output(args.output, "the result output")
                             .output(args.trace, "the trace output")
                             .distinct();
