@@ -2,6 +2,7 @@
 // report the bandwidth forward and backward achieve, beside a copy measured
 // in the same run.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -9,8 +10,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli_common.h"
 #include "shardlab/data/message_text.h"
@@ -58,7 +57,8 @@ Result<int64_t> parse_count(const std::string& text) {
     }
   } catch (const std::exception&) {
   }
-  return Status::invalid_scenario("--rows: " + data::quoted(text) + " is not a positive count (e.g. 100000, 64k, 1M)");
+  return Status::invalid_scenario("--rows: " + data::quoted(text) +
+                                  " is not a positive count (e.g. 100000, 64k, 1M)");
 }
 
 double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
@@ -143,8 +143,8 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
       "fused optimizer, timed after warm-up; bandwidth is bytes moved (docs/replay.md: ids, offsets, rows\n"
       "read, output written; backward: gradient read, ids, unique rows read and written) over the median\n"
       "time. The copy line is a device-to-device copy (memcpy on the cpu backend, one thread, as its\n"
-      "kernels), counting read + write bytes. Exit status: 0 measured, 1 internal error, 2 usage or an\n"
-      "output that cannot be written.");
+      "kernels), counting read + write bytes.\n"
+      "Exit status: 0 measured, 1 internal error, 2 usage or an output that cannot be written.");
   cmd->add_option("--backend", args->backend, "Backend: 'cpu' or 'cuda' (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->type_name("NAME");
@@ -152,16 +152,20 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
                                         "(default: 1048576)")
       ->delimiter(',')
       ->type_name("LIST");
-  cmd->add_option("--dims", args->dims, "Embedding dims to sweep, comma-separated (default: 32,64,128,256,512)")
+  cmd->add_option("--dims", args->dims,
+                  "Embedding dims to sweep, comma-separated (default: 32,64,128,256,512)")
       ->delimiter(',')
       ->check(number_at_least(1))
       ->type_name("LIST");
-  cmd->add_option("--pooling", args->pooling, "Pooling factors (ids per bag) to sweep, comma-separated "
-                                              "(default: 1,8,32)")
+  cmd->add_option("--pooling", args->pooling,
+                  "Pooling factors (ids per bag) to sweep, comma-separated "
+                  "(default: 1,8,32)")
       ->delimiter(',')
       ->check(number_at_least(0))
       ->type_name("LIST");
-  cmd->add_option("--bags", args->bags, "Bags per call (default: 8192)")->check(number_at_least(1))->type_name("N");
+  cmd->add_option("--bags", args->bags, "Bags per call (default: 8192)")
+      ->check(number_at_least(1))
+      ->type_name("N");
   cmd->add_flag("--fp16", args->fp16, "fp16 tables instead of fp32 (default: fp32)");
   cmd->add_option("--optimizer", args->optimizer,
                   "Fused update of the backward: 'sgd' or 'rowwise_adagrad' (default: sgd)")

@@ -3,6 +3,8 @@
 // the error of both on held-out measurements, write the profile and record a
 // calibrate run (kernels/calibration.h, data/calibration_json.h).
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -17,12 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "cli_common.h"
 #include "run_recording.h"
-#include "shardlab/data/message_text.h"
 #include "shardlab/data/calibration_json.h"
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/data/run_store.h"
 #include "shardlab/data/scenario_loader.h"
@@ -75,7 +75,8 @@ Result<std::vector<int64_t>> parse_run_ids(const std::string& text) {
     if (dash == std::string_view::npos) {
       if (!number(part, &lo)) return bad(part);
       hi = lo;
-    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) || hi < lo) {
+    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) ||
+               hi < lo) {
       return bad(part);
     }
     ranges.emplace_back(lo, hi);
@@ -246,9 +247,10 @@ void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit, con
 
 void print_report(std::ostream& out, const Sources& s, const kernels::CalibrationFit& fit,
                   const kernels::CalibrationOptions& o) {
-  out << fmt::format("calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
-                     s.ids.size() == 1 ? "" : "s", format_id_list(s.ids), s.device, s.measurements.size(), fit.fit_count,
-                     fit.held_out_count, fit.skipped);
+  out << fmt::format(
+      "calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
+      s.ids.size() == 1 ? "" : "s", format_id_list(s.ids), s.device, s.measurements.size(),
+      fit.fit_count, fit.held_out_count, fit.skipped);
   out << fmt::format("TorchRec's constants from {}\n",
                      s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
                                               planner::to_string(o.compute_device))
@@ -267,8 +269,9 @@ void print_report(std::ostream& out, const Sources& s, const kernels::Calibratio
   for (const std::string& n : fit.notes) out << "note: " << n << '\n';
 }
 
-int record_calibration(const Sources& s, const kernels::CalibrationFit& fit, const data::CalibrationProfile& profile,
-                       const std::string& profile_json, RunRecorder& recorder) {
+int record_calibration(const Sources& s, const kernels::CalibrationFit& fit,
+                       const data::CalibrationProfile& profile, const std::string& profile_json,
+                       RunRecorder& recorder) {
   data::NewRun run;
   run.kind = data::RunKind::kCalibrate;
   run.scenario_name = s.scenario_name;
@@ -301,9 +304,10 @@ int run_calibrate(const CalibrateArgs& args) {
   if (!distinct) return kExitInvalid;
   std::error_code ec;
   if (!std::filesystem::exists(where.path, ec)) {
-    return fail(Status::invalid_scenario(fmt::format(
-        "{}: no run store here; run `shardlab replay` first (--db or SHARDLAB_DB name another file)",
-        shown(where.path))));
+    return fail(
+        Status::invalid_scenario(fmt::format("{}: no run store here; run `shardlab replay` first "
+                                             "(--db or SHARDLAB_DB name another file)",
+                                             shown(where.path))));
   }
   // The measurements come from the store; the calibrate run goes back into it.
   Result<data::RunStore> store = data::RunStore::open(where.path, data::StoreAccess::kRead);
@@ -328,7 +332,8 @@ int run_calibrate(const CalibrateArgs& args) {
       std::cerr << fmt::format("wrote profile {} to {}\n", data::quoted(name), shown(args.output));
     }
   }
-  return record_calibration(*sources, *fit, profile, data::calibration_to_json(profile, -1), *recorder);
+  return record_calibration(*sources, *fit, profile, data::calibration_to_json(profile, -1),
+                            *recorder);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "cli_common.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -8,8 +10,6 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
@@ -44,7 +44,8 @@ namespace {
 // write that failed was this one, else what can still be said.
 std::string stream_error() {
   const int err = errno;
-  return err != 0 ? std::strerror(err) : std::string("an earlier write failed (a full disk, a closed pipe?)");
+  return err != 0 ? std::strerror(err)
+                  : std::string("an earlier write failed (a full disk, a closed pipe?)");
 }
 
 }  // namespace
@@ -126,19 +127,21 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
 // ---- Shared options ----------------------------------------------------------
 
 CLI::Option* add_scenario_argument(CLI::App* cmd, std::string* path) {
-  return cmd->add_option("scenario", *path, "Scenario file (JSON, docs/scenario-format.md)")->required();
+  return cmd->add_option("scenario", *path, "Scenario file (JSON, docs/scenario-format.md)")
+      ->required();
 }
 
 CLI::Option* add_output_option(CLI::App* cmd, std::string* path, const std::string& what,
                                const std::string& default_text) {
   return cmd
-      ->add_option("-o,--output", *path,
-                   "Write " + what +
-                       " to FILE: atomically over a file (a temporary file beside it, then a rename; a "
-                       "symbolic link's target is replaced, not the link), straight through to a device "
-                       "or pipe; '-' is stdout. Never the same file as an input (docs/outputs.md) "
-                       "(default: " +
-                       default_text + ")")
+      ->add_option(
+          "-o,--output", *path,
+          "Write " + what +
+              " to FILE: atomically over a file (a temporary file beside it, then a rename; a "
+              "symbolic link's target is replaced, not the link), straight through to a device "
+              "or pipe; '-' is stdout. Never the same file as an input (docs/outputs.md) "
+              "(default: " +
+              default_text + ")")
       ->type_name("FILE");
 }
 
@@ -147,7 +150,8 @@ CLI::Option* add_quiet_flag(CLI::App* cmd, bool* quiet, const std::string& what)
 }
 
 CLI::Option* add_compact_flag(CLI::App* cmd, bool* compact) {
-  return cmd->add_flag("--compact", *compact, "Write JSON on one line instead of indented (default: off)");
+  return cmd->add_flag("--compact", *compact,
+                       "Write JSON on one line instead of indented (default: off)");
 }
 
 namespace {
@@ -161,8 +165,8 @@ std::string bound_text(double v) {
 // A validator that parses the option's text as a number (leaving text that
 // is no number to the option's own conversion error) and applies `check`,
 // which returns "" or what is wrong.
-CLI::Validator number_check(std::string description, std::string (*check)(double, double, double), double lo,
-                            double hi) {
+CLI::Validator number_check(std::string description, std::string (*check)(double, double, double),
+                            double lo, double hi) {
   return CLI::Validator(
       [check, lo, hi](std::string& text) -> std::string {
         const char* begin = text.c_str();
@@ -179,32 +183,36 @@ CLI::Validator number_check(std::string description, std::string (*check)(double
 }  // namespace
 
 CLI::Validator number_at_least(double min) {
-  return number_check(">= " + bound_text(min),
-                      [](double v, double lo, double) {
-                        return v >= lo ? std::string() : "is below " + bound_text(lo);
-                      },
-                      min, 0.0);
+  return number_check(
+      ">= " + bound_text(min),
+      [](double v, double lo, double) {
+        return v >= lo ? std::string() : "is below " + bound_text(lo);
+      },
+      min, 0.0);
 }
 
 CLI::Validator number_above(double min) {
-  return number_check("> " + bound_text(min),
-                      [](double v, double lo, double) {
-                        return v > lo ? std::string() : "is not above " + bound_text(lo);
-                      },
-                      min, 0.0);
+  return number_check(
+      "> " + bound_text(min),
+      [](double v, double lo, double) {
+        return v > lo ? std::string() : "is not above " + bound_text(lo);
+      },
+      min, 0.0);
 }
 
 CLI::Validator number_in_range(double min, double max) {
-  return number_check(bound_text(min) + ".." + bound_text(max),
-                      [](double v, double lo, double hi) {
-                        return v >= lo && v <= hi ? std::string()
-                                                  : "is not in " + bound_text(lo) + ".." + bound_text(hi);
-                      },
-                      min, max);
+  return number_check(
+      bound_text(min) + ".." + bound_text(max),
+      [](double v, double lo, double hi) {
+        return v >= lo && v <= hi ? std::string()
+                                  : "is not in " + bound_text(lo) + ".." + bound_text(hi);
+      },
+      min, max);
 }
 
 CLI::Validator finite_number() {
-  return number_check("finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
+  return number_check(
+      "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
 }
 
 std::string example_footer(const std::string& lines) { return "\nExample:\n" + lines; }

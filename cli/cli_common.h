@@ -4,13 +4,12 @@
 // what they return.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "run_recording.h"
 #include "shardlab/data/file_io.h"

@@ -1,14 +1,14 @@
 // shardlab compare: plan one scenario with every proposer x partitioner x perf
 // model, simulate each chosen plan, and print the results side by side.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "calibration_option.h"
 #include "cli_common.h"
@@ -86,9 +86,11 @@ void describe_plan(const planner::PlannerResult& result, data::ComparisonRow& ro
 
 // The run a row with a simulated plan records (kind simulate): the chosen
 // plan, its estimates and the row's numbers.
-data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
-                     const data::ComparisonRow& row, const sim::SimResult& simulated) {
-  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &result);  // the text is set once for all
+data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario,
+                     const planner::PlannerResult& result, const data::ComparisonRow& row,
+                     const sim::SimResult& simulated) {
+  data::NewRun run =
+      new_run(data::RunKind::kSimulate, scenario, &result);  // the text is set once for all
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"iteration_ms", simulated.iteration_ms},
       {"total_ms", simulated.total_ms},
@@ -107,17 +109,18 @@ data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario,
 
 // Plans and simulates one configuration. When `runs` is not null, a row with
 // a simulated plan appends the run it records.
-data::ComparisonRow run_row(const CompareArgs& args, const planner::Scenario& base, const ProposerChoice& proposer,
-                            const PartitionerChoice& partitioner, const char* perf_model,
-                            const sim::SimOptions& sim_options, const planner::CostCalibration* calibration,
+data::ComparisonRow run_row(const CompareArgs& args, const planner::Scenario& base,
+                            const ProposerChoice& proposer, const PartitionerChoice& partitioner,
+                            const char* perf_model, const sim::SimOptions& sim_options,
+                            const planner::CostCalibration* calibration,
                             std::vector<data::NewRun>* runs) {
   data::ComparisonRow row{.proposer = proposer.name, .partitioner = partitioner.name, .perf_model = perf_model};
   const planner::Scenario scenario = configured(base, proposer, partitioner);
   std::unique_ptr<sim::SimulatedPerfModel> model;
   if (std::string_view(perf_model) == "simulated") model = std::make_unique<sim::SimulatedPerfModel>(scenario);
 
-  const planner::PlannerResult result =
-      planner::plan(scenario, planner::PlannerOptions{.perf_model = model.get(), .calibration = calibration});
+  const planner::PlannerResult result = planner::plan(
+      scenario, planner::PlannerOptions{.perf_model = model.get(), .calibration = calibration});
   row.num_proposals = result.num_proposals;
   row.num_plans = result.num_plans;
   row.simulations = model ? model->simulations() : 0;
@@ -161,7 +164,9 @@ int report_failure(const CompareArgs& args, const std::string& scenario_name, co
   print_error(st.message());
   if (!args.output.empty()) {
     const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
-    if (Status w = write_output(args.output, data::error_to_json(scenario_name, st, nullptr, indent)); !w.is_ok()) {
+    if (Status w =
+            write_output(args.output, data::error_to_json(scenario_name, st, nullptr, indent));
+        !w.is_ok()) {
       print_error(w.message());
     }
   }
@@ -182,7 +187,8 @@ int run_compare(const CompareArgs& args) {
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, recorder.status());
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
-  if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, st);
+  if (Status st = check_fabric(*scenario); !st.is_ok())
+    return report_failure(args, scenario->name, st);
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
   std::vector<data::NewRun> runs;
@@ -199,8 +205,8 @@ int run_compare(const CompareArgs& args) {
           std::cerr << fmt::format("[{}/{}] {} + {} + {} perf model\n", rows.size() + 1, total, proposer.name,
                                    partitioner.name, perf_model);
         }
-        rows.push_back(
-            run_row(args, *scenario, proposer, partitioner, perf_model, sim_options, calibration->get(), record));
+        rows.push_back(run_row(args, *scenario, proposer, partitioner, perf_model, sim_options,
+                               calibration->get(), record));
       }
     }
   }
@@ -241,13 +247,14 @@ void add_compare_command(CLI::App& app, int* exit_code) {
       "memory_balanced) x perf model (torchrec, simulated), simulates each chosen plan, and prints\n"
       "one row each: TorchRec's rating of the plan, its simulated iteration time, the peak HBM a\n"
       "rank's shards use, the imbalance (max / mean of per-rank TorchRec perf) and the planning\n"
-      "time. Rows whose planning fails show the error type. Each row with a simulated plan is recorded\n"
-      "in the run store as a simulate run (--db; 'shardlab runs --help'), so two configurations'\n"
-      "plans can be compared with 'shardlab runs diff'. Exit status: 0 at least one row has a\n"
-      "simulated plan, 2 invalid scenario, usage or a file that cannot be read or written, 3 no row\n"
-      "has one.");
+      "time. Rows whose planning fails show the error type. Each row with a simulated plan is\n"
+      "recorded in the run store as a simulate run (--db; 'shardlab runs --help'), so two\n"
+      "configurations' plans can be compared with 'shardlab runs diff'.\n"
+      "Exit status: 0 at least one row has a simulated plan, 2 invalid scenario, usage or a file\n"
+      "that cannot be read or written, 3 no row has one.");
   add_scenario_argument(cmd, &args->scenario);
-  add_output_option(cmd, &args->output, "the rows as JSON (or the error JSON), as well as the table", "none");
+  add_output_option(cmd, &args->output, "the rows as JSON (or the error JSON) besides the table",
+                    "none");
   cmd->add_option("--iterations", args->iterations,
                   "Iterations to simulate per chosen plan (default: 4)")
       ->check(number_in_range(1, 100000))
@@ -256,10 +263,10 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "progress and the recorded runs on stderr");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
-  cmd->footer(example_footer(
-      "  shardlab compare dlrm.json\n"
-      "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"
-      "  shardlab compare dlrm.json --calibration h100.json"));
+  cmd->footer(
+      example_footer("  shardlab compare dlrm.json\n"
+                     "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"
+                     "  shardlab compare dlrm.json --calibration h100.json"));
   cmd->callback([args, exit_code]() { *exit_code = run_compare(*args); });
 }
 

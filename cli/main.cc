@@ -4,6 +4,9 @@
 // arguments, calls planner/, sim/ and data/, and prints. main() is the only
 // place that turns failures into exit statuses.
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -11,9 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli_common.h"
 #include "shardlab/data/message_text.h"
@@ -56,11 +56,13 @@ std::string unknown_verb(const CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word.empty() || word[0] == '-') return std::string();  // an option: CLI11 judges it
-    const std::vector<const CLI::App*> subs = level->get_subcommands([](const CLI::App*) { return true; });
-    const auto it = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->check_name(word); });
+    const std::vector<const CLI::App*> subs =
+        level->get_subcommands([](const CLI::App*) { return true; });
+    const auto it = std::find_if(subs.begin(), subs.end(),
+                                 [&](const CLI::App* s) { return s->check_name(word); });
     if (it == subs.end()) {
-      return fmt::format("{} is not a verb{}; the verbs{} are: {}", shardlab::data::quoted(word), of, of,
-                         verb_list(*level));
+      return fmt::format("{} is not a verb{}; the verbs{} are: {}", shardlab::data::quoted(word),
+                         of, of, verb_list(*level));
     }
     if ((*it)->get_require_subcommand_min() == 0) return std::string();  // a verb without sub-verbs
     level = *it;
@@ -83,8 +85,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "shardlab " SHARDLAB_VERSION);
   app.require_subcommand(1);
   app.footer(
-      "\nExit status: 0 ok, 1 internal error, 2 invalid input or usage, or a file that cannot be read or\n"
-      "written (docs/outputs.md), 3 no plan found.\n"
+      "\nExit status: 0 ok, 1 internal error, 2 invalid input or usage, or a file that cannot be\n"
+      "read or written (docs/outputs.md), 3 no plan found.\n"
       "Run 'shardlab VERB --help' for each verb's options.\n" +
       example_footer("  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
                      "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));

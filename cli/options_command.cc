@@ -77,10 +77,11 @@ void add_options_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "options",
       "List every sharding option of a scenario with its perf and storage estimates.\n"
-      "Options come in TorchRec's enumeration order, each shard with its estimates (docs/scenario-format.md,\n"
-      "\"What planning writes\"). Only the storage reservation and the enumeration run, so scenarios whose\n"
-      "planning fails still list their options. Exit status: 0 listed, 2 invalid scenario or\n"
-      "usage, 3 the reservation or the enumeration failed (the error JSON is written instead).");
+      "Options come in TorchRec's enumeration order, each shard with its estimates\n"
+      "(docs/scenario-format.md, \"What planning writes\"). Only the storage reservation and the\n"
+      "enumeration run, so scenarios whose planning fails still list their options. Exit status:\n"
+      "0 listed, 2 invalid scenario or usage, 3 the reservation or the enumeration failed (the\n"
+      "error JSON is written instead).");
   add_scenario_argument(cmd, &args->scenario);
   add_output_option(cmd, &args->output, "the options JSON (or the error JSON)", "stdout");
   add_compact_flag(cmd, &args->compact);

@@ -116,8 +116,9 @@ std::string simulations_note(const RunPerfModel& m) {
 
 // Records a planned or re-rated run (kind plan): the plan, its per-shard
 // estimates and the rating; returns the exit status recording contributes.
-int record_plan(const PlanArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
-                const RunPerfModel& model, RunRecorder& recorder) {
+int record_plan(const PlanArgs& args, const planner::Scenario& scenario,
+                const planner::PlannerResult& result, const RunPerfModel& model,
+                RunRecorder& recorder) {
   data::NewRun run = new_run(data::RunKind::kPlan, scenario, &result);
   run.scenario_json = scenario_text(args.scenario);
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
@@ -157,7 +158,8 @@ std::optional<Loaded> load(const PlanArgs& args, int* code) {
     *code = kExitInvalid;
     return std::nullopt;
   }
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.json_destination(), code);
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.json_destination(), code);
   if (!scenario) return std::nullopt;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) {
@@ -228,9 +230,11 @@ int run_from_plan(const PlanArgs& args) {
   calibration->warn_uncalibrated(rated);
   code = report_success(args, *scenario, rated);
   if (code == kExitOk && !args.quiet) {
-    std::cerr << fmt::format("rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n", shown(args.from_plan),
-                             scenario->tables.size(), rated.topology.world_size, rated.wall_seconds * 1e3,
-                             rated.perf_rating, simulations_note(*model) + calibration->note(), summary_target(args));
+    std::cerr << fmt::format(
+        "rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n",
+        shown(args.from_plan), scenario->tables.size(), rated.topology.world_size,
+        rated.wall_seconds * 1e3, rated.perf_rating, simulations_note(*model) + calibration->note(),
+        summary_target(args));
   }
   if (code == kExitOk) code = record_plan(args, *scenario, rated, *model, loaded->recorder);
   return code;
@@ -248,12 +252,14 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "goes to -o FILE, or to stdout when neither -o nor --stats is given; with --stats the stats\n"
       "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run is\n"
       "recorded in the run store (--db; 'shardlab runs --help').\n"
-      "Exit status: 0 planned, 2 invalid scenario, usage, or a file that cannot be read or written,\n"
-      "3 no plan found; on 2 and 3 the JSON output is {\"scenario\", \"error\": {\"type\", \"message\"}, ...}\n"
-      "and no partial file is left. An output that is the same file as an input (the scenario, the\n"
-      "plan file, the run store) is refused with 2 before anything is written (docs/outputs.md).");
+      "Exit status: 0 planned, 2 invalid scenario, usage, or a file that cannot be read or\n"
+      "written, 3 no plan found; on 2 and 3 the JSON output is\n"
+      "{\"scenario\", \"error\": {\"type\", \"message\"}, ...} and no partial file is left.\n"
+      "An output that is the same file as an input (the scenario, the plan file, the run store)\n"
+      "is refused with 2 before anything is written (docs/outputs.md).");
   add_scenario_argument(cmd, &args->scenario);
-  add_output_option(cmd, &args->output, "the plan JSON (or the error JSON)", "stdout unless --stats");
+  add_output_option(cmd, &args->output, "the plan JSON (or the error JSON)",
+                    "stdout unless --stats");
   cmd->add_flag("--stats", args->stats,
                 "Print TorchRec's stats table to stdout; the JSON is then written only with -o (default: off)");
   cmd->add_option("--format", args->format,

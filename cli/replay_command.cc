@@ -3,18 +3,17 @@
 // TorchRec's estimate and the simulated phase, write the result JSON and
 // record the run in the store.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <string_view>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli_common.h"
 #include "plan_source.h"
@@ -65,7 +64,8 @@ struct ReplayArgs {
 // "0,1,4-7" -> {0, 1, 4, 5, 6, 7}, ascending and unique. Each item is
 // checked against the world size before a range is expanded, so the list
 // never holds more than world_size ranks whatever the text says.
-Result<std::vector<int>> parse_rank_list(const std::string& text, const planner::Scenario& scenario) {
+Result<std::vector<int>> parse_rank_list(const std::string& text,
+                                         const planner::Scenario& scenario) {
   const int world_size = scenario.topology.world_size;
   std::vector<char> chosen(static_cast<size_t>(world_size), 0);
   const auto number = [](std::string_view s, int64_t* out) {
@@ -81,15 +81,17 @@ Result<std::vector<int>> parse_rank_list(const std::string& text, const planner:
     int64_t last = 0;
     const bool ok = dash == std::string_view::npos
                         ? number(item, &first) && ((last = first), true)
-                        : number(item.substr(0, dash), &first) && number(item.substr(dash + 1), &last) && last >= first;
+                        : number(item.substr(0, dash), &first) &&
+                              number(item.substr(dash + 1), &last) && last >= first;
     if (!ok) {
-      return Status::invalid_scenario(fmt::format(
-          "--ranks {}: {} is not a rank or a range FIRST-LAST of ranks (e.g. 0,1,4-7)", data::quoted(text),
-          data::quoted(item)));
+      return Status::invalid_scenario(
+          fmt::format("--ranks {}: {} is not a rank or a range FIRST-LAST of ranks (e.g. 0,1,4-7)",
+                      data::quoted(text), data::quoted(item)));
     }
     if (last >= world_size) {
-      return Status::invalid_scenario(fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", last,
-                                                  world_size - 1, shown(scenario.name), world_size));
+      return Status::invalid_scenario(
+          fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", last, world_size - 1,
+                      shown(scenario.name), world_size));
     }
     for (int64_t r = first; r <= last; ++r) chosen[static_cast<size_t>(r)] = 1;
     if (comma == std::string_view::npos) break;
@@ -112,9 +114,9 @@ std::string ms_cell(const std::optional<double>& v) { return v ? fmt::format("{:
 void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scenario& scenario,
                   const kernels::ReplayWorkload& workload, const kernels::ReplayResult& result,
                   const std::vector<kernels::PhaseComparison>& phases) {
-  out << fmt::format("{}: replayed {} of {} ranks on {} ({}), {} warm-up + {} timed iterations\n", shown(scenario.name),
-                     result.devices_used, result.world_size, result.backend, result.device_name, result.warmup,
-                     result.iterations);
+  out << fmt::format("{}: replayed {} of {} ranks on {} ({}), {} warm-up + {} timed iterations\n",
+                     shown(scenario.name), result.devices_used, result.world_size, result.backend,
+                     result.device_name, result.warmup, result.iterations);
   out << fmt::format("optimizer {}, ids {}, pooling {}, rows per shard {}\n", kernels::to_string(workload.optimizer),
                      args.ids == "zipf" ? fmt::format("zipf (alpha {})", args.zipf_alpha) : args.ids, args.pooling,
                      args.rows_cap() > 0 ? fmt::format("capped at {}", args.rows_cap()) : std::string("as planned"));
@@ -133,8 +135,9 @@ void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scen
   out << fmt::format("{} lookup and {} collective measurements\n", s.lookups, s.collectives);
 }
 
-int record_replay(const ReplayArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& planned,
-                  const kernels::ReplayResult& result, const std::vector<kernels::PhaseComparison>& phases,
+int record_replay(const ReplayArgs& args, const planner::Scenario& scenario,
+                  const planner::PlannerResult& planned, const kernels::ReplayResult& result,
+                  const std::vector<kernels::PhaseComparison>& phases,
                   const sim::SimResult* simulated, size_t ranks, RunRecorder& recorder) {
   data::NewRun run = new_run(data::RunKind::kReplay, scenario, &planned);
   run.scenario_json = scenario_text(args.scenario);
@@ -236,7 +239,8 @@ int run_replay(const ReplayArgs& args) {
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
   }
   if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, args, *scenario, *workload, *result, phases);
-  return record_replay(args, *scenario, planned, *result, phases, &*simulated, replayed.size(), *recorder);
+  return record_replay(args, *scenario, planned, *result, phases, &*simulated, replayed.size(),
+                       *recorder);
 }
 
 }  // namespace
@@ -255,8 +259,8 @@ void add_replay_command(CLI::App& app, int* exit_code) {
       "in builds with the CUDA toolkit). The optimizer is the scenario's sharder.optimizer:\n"
       "rowwise_adagrad replays row-wise Adagrad, every other optimizer replays SGD. Only fp32 and\n"
       "fp16 tables replay. The run is recorded in the run store (--db; 'shardlab runs --help').\n"
-      "Exit status: 0 replayed, 1 internal error, 2 invalid scenario, plan file, backend, usage, or a\n"
-      "file that cannot be read or written.");
+      "Exit status: 0 replayed, 1 internal error, 2 invalid scenario, plan file, backend, usage,\n"
+      "or a file that cannot be read or written.");
   add_scenario_argument(cmd, &args->scenario);
   cmd->add_option("plan", args->plan, "Plan file written by 'shardlab plan' (either --format)")->required();
   cmd->add_option("--backend", args->backend, "Replay backend: 'cpu' or 'cuda' (default: cpu)")
@@ -273,14 +277,16 @@ void add_replay_command(CLI::App& app, int* exit_code) {
                   "sizes to and from them (default: all ranks)")
       ->type_name("LIST");
   cmd->add_option("--max-rows", args->max_rows,
-                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the bytes per "
+                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the "
+                  "bytes per "
                   "lookup do not change; 0 means no cap (default: 262144 on cpu, 0 on cuda)")
       ->check(number_at_least(0))
       ->type_name("N");
   cmd->add_option("--ids", args->ids, "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
       ->check(CLI::IsMember({"uniform", "zipf"}))
       ->type_name("DIST");
-  cmd->add_option("--zipf-alpha", args->zipf_alpha, "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
+  cmd->add_option("--zipf-alpha", args->zipf_alpha,
+                  "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
       ->check(number_above(0))
       ->type_name("A");
   cmd->add_option("--pooling", args->pooling,
@@ -291,7 +297,8 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients; same seed, same inputs on every "
                                         "backend (default: 1)")
       ->type_name("S");
-  cmd->add_option("--lr", args->learning_rate, "Learning rate of the fused optimizer (default: 0.01)")
+  cmd->add_option("--lr", args->learning_rate,
+                  "Learning rate of the fused optimizer (default: 0.01)")
       ->check(finite_number())
       ->type_name("LR");
   cmd->add_flag("--verify", args->verify,

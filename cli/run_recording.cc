@@ -73,7 +73,8 @@ Result<RunRecorder> RunRecorder::start(const StoreOptions& options, bool quiet) 
   if (st.is_ok()) {
     std::error_code ec;
     if (std::filesystem::exists(r.where_.path, ec)) {
-      Result<data::RunStore> store = data::RunStore::open(r.where_.path, data::StoreAccess::kCreate);
+      Result<data::RunStore> store =
+          data::RunStore::open(r.where_.path, data::StoreAccess::kCreate);
       if (store.is_ok()) {
         r.store_.emplace(std::move(store).value());
       } else {
@@ -121,8 +122,8 @@ int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs) {
     }
   }
   if (!ids.empty() && !quiet_) {
-    std::cerr << fmt::format("recorded run{} {} in {}\n", ids.size() == 1 ? "" : "s", format_id_list(ids),
-                             shown(where_.path));
+    std::cerr << fmt::format("recorded run{} {} in {}\n", ids.size() == 1 ? "" : "s",
+                             format_id_list(ids), shown(where_.path));
   }
   if (st.is_ok()) return kExitOk;
   // The verb's own outputs are written by now; only the exit status is left to decide.

@@ -83,8 +83,9 @@ int run_list(const RunsArgs& args) {
     const int64_t rows = r.estimate_count + r.sim_phase_count + r.measurement_count;
     const std::string device = r.backend.empty() ? r.device : r.backend + ":" + r.device;
     std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<12}  {:>9}  {}\n", r.id,
-                             data::to_string(r.kind), shown(r.created_at), shown(shorten(r.scenario_name, 32)),
-                             wname, shown(shorten(device, 12)), rows, shown(shorten(r.summary_json, 60)));
+                             data::to_string(r.kind), shown(r.created_at),
+                             shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 12)),
+                             rows, shown(shorten(r.summary_json, 60)));
   }
   return kExitOk;
 }
@@ -93,7 +94,8 @@ void print_run(const data::StoredRun& run) {
   const data::RunSummary& s = run.summary;
   std::cout << fmt::format("run {} ({})\n", s.id, data::to_string(s.kind));
   std::cout << fmt::format("  created      {}\n", s.created_at);
-  std::cout << fmt::format("  scenario     {} (hash {})\n", shown(s.scenario_name), shown(s.scenario_hash));
+  std::cout << fmt::format("  scenario     {} (hash {})\n", shown(s.scenario_name),
+                           shown(s.scenario_hash));
   std::cout << fmt::format("  host         {}\n", shown(s.host));
   std::cout << fmt::format("  device       {}{}\n", s.device.empty() ? "-" : shown(s.device),
                            s.backend.empty() ? "" : " (backend " + shown(s.backend) + ")");
@@ -148,8 +150,8 @@ void print_run(const data::StoredRun& run) {
   if (run.calibration) {
     const data::CalibrationRow& c = *run.calibration;
     std::cout << fmt::format(
-        "calibration {}: MAPE {:.3g}% before, {:.3g}% after ({} fitted, {} held out)\n", shown(c.name),
-        c.mape_before, c.mape_after, c.fit_count, c.held_out_count);
+        "calibration {}: MAPE {:.3g}% before, {:.3g}% after ({} fitted, {} held out)\n",
+        shown(c.name), c.mape_before, c.mape_after, c.fit_count, c.held_out_count);
   }
 }
 
@@ -177,7 +179,8 @@ int run_export(const RunsArgs& args) {
   Result<data::StoredRun> run = store->get_run(args.ids.at(0));
   if (!run) return fail(run.status());
   if (Status w = write_output(args.output, data::run_to_json(*run)); !w.is_ok()) return fail(w);
-  if (args.output != "-") std::cerr << fmt::format("exported run {} to {}\n", args.ids[0], shown(args.output));
+  if (args.output != "-")
+    std::cerr << fmt::format("exported run {} to {}\n", args.ids[0], shown(args.output));
   return kExitOk;
 }
 
@@ -224,13 +227,11 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   CLI::App* runs = app.add_subcommand(
       "runs",
       "List, show, export, compare and delete the runs recorded in the run store.\n"
-      "plan, simulate and compare (and replay and calibrate) record each run in an SQLite file: --db PATH, "
-      "else\n"
-      "$SHARDLAB_DB, else shardlab.db in the working directory (docs/run-store.md). Exit status: 0 "
-      "ok,\n"
-      "2 no such run, no store at the path, a file that is not a run store (left unchanged), an\n"
-      "unreadable, damaged or newer store, usage, or an output that cannot be written. Only 'runs delete'\n"
-      "writes to the store.");
+      "plan, simulate and compare (and replay and calibrate) record each run in an SQLite file:\n"
+      "--db PATH, else $SHARDLAB_DB, else shardlab.db in the working directory\n"
+      "(docs/run-store.md). Exit status: 0 ok, 2 no such run, no store at the path, a file that\n"
+      "is not a run store (left unchanged), an unreadable, damaged or newer store, usage, or an\n"
+      "output that cannot be written. Only 'runs delete' writes to the store.");
   runs->require_subcommand(1);
   runs->footer(example_footer(
       "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan plan.json\n"

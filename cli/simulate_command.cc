@@ -139,12 +139,15 @@ void print_links(std::ostream& out, const sim::SimResult& r) {
 void print_summary(std::ostream& out, const SimulateArgs& args, const planner::PlannerResult& planned,
                    const sim::SimResult& r) {
   const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
-  out << fmt::format("{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
-                     shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations, on_off(!args.no_overlap),
-                     on_off(!args.no_contention), args.comm_model);
+  out << fmt::format(
+      "{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
+      shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
+      on_off(!args.no_overlap), on_off(!args.no_contention), args.comm_model);
   out << fmt::format("plan: {}, {} rating {:.6g} ms\n",
-                     args.plan.empty() ? std::string("planned with the default planner") : "from " + shown(args.plan),
-                     args.calibration.empty() ? std::string("TorchRec") : "calibrated (" + shown(args.calibration) + ")",
+                     args.plan.empty() ? std::string("planned with the default planner")
+                                       : "from " + shown(args.plan),
+                     args.calibration.empty() ? std::string("TorchRec")
+                                              : "calibrated (" + shown(args.calibration) + ")",
                      planned.perf_rating);
   out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n", r.iteration_ms,
                      r.iterations, r.total_ms);
@@ -158,7 +161,8 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::P
 // last iteration's phases and the iteration time; returns the exit status
 // recording contributes.
 int record_simulation(const SimulateArgs& args, const planner::Scenario& scenario,
-                      const planner::PlannerResult& planned, const sim::SimResult& r, RunRecorder& recorder) {
+                      const planner::PlannerResult& planned, const sim::SimResult& r,
+                      RunRecorder& recorder) {
   data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &planned);
   run.scenario_json = scenario_text(args.scenario);
   run.sim_phases = data::sim_phase_rows(r);
@@ -238,19 +242,20 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
       "a discrete-event simulation of TorchRec's pipeline on every rank: embedding lookups, the\n"
       "all-to-alls as flows over the cluster's links, dense compute, data-parallel all-reduce.\n"
       "Prints the iteration time, per-rank busy time, the critical path and the busiest links\n"
-      "(docs/simulation.md). Exit status: 0 simulated, 2 invalid scenario, plan file, usage or a file\n"
-      "that cannot be read or written (an output that is the same file as an input is refused),\n"
-      "3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'. The run is recorded\n"
-      "in the run store (--db; 'shardlab runs --help').");
+      "(docs/simulation.md). Exit status: 0 simulated, 2 invalid scenario, plan file, usage or a\n"
+      "file that cannot be read or written (an output that is the same file as an input is\n"
+      "refused), 3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'. The\n"
+      "run is recorded in the run store (--db; 'shardlab runs --help').");
   add_scenario_argument(cmd, &args->scenario);
   cmd->add_option("--plan", args->plan,
                   "Simulate this plan file (written by 'shardlab plan', either --format) instead of planning "
                   "(default: plan with the default planner)")
       ->type_name("FILE");
-  add_output_option(cmd, &args->output, "the result JSON (docs/simulation.md \"Simulation result\")", "none");
+  add_output_option(cmd, &args->output,
+                    "the result JSON (docs/simulation.md \"Simulation result\")", "none");
   cmd->add_option("--trace", args->trace,
-                  "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to FILE, as -o "
-                  "writes its file (default: none)")
+                  "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to "
+                  "FILE, as -o writes its file (default: none)")
       ->type_name("FILE");
   cmd->add_option("--iterations", args->iterations,
                   "Iterations to simulate; the steady state needs at least 2 (default: 4)")

@@ -18,11 +18,12 @@ struct ValidateArgs {
 
 int run_validate(const ValidateArgs& args) {
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, /*error_out=*/"", &code);
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, /*error_out=*/"", &code);
   if (!scenario) return code;
   if (!args.quiet) {
-    std::cout << fmt::format("ok: {} ({} tables, {} ranks)\n", shown(scenario->name), scenario->tables.size(),
-                             scenario->topology.world_size);
+    std::cout << fmt::format("ok: {} ({} tables, {} ranks)\n", shown(scenario->name),
+                             scenario->tables.size(), scenario->topology.world_size);
   }
   return kExitOk;
 }
@@ -39,7 +40,8 @@ void add_validate_command(CLI::App& app, int* exit_code) {
       "\"ok: NAME (T tables, W ranks)\" and exits 0, or prints the error and exits 2.");
   add_scenario_argument(cmd, &args->scenario);
   add_quiet_flag(cmd, &args->quiet, "the \"ok\" line (the exit status says it)");
-  cmd->footer(example_footer("  shardlab validate dlrm.json\n  shardlab validate -q dlrm.json && echo valid"));
+  cmd->footer(example_footer(
+      "  shardlab validate dlrm.json\n  shardlab validate -q dlrm.json && echo valid"));
   cmd->callback([args, exit_code]() { *exit_code = run_validate(*args); });
 }
 

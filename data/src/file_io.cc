@@ -45,7 +45,8 @@ std::optional<int> own_descriptor(const std::string& path) {
   if (ec) return std::nullopt;
   const std::string p = abs.string();
   const std::string pid_prefix = "/proc/" + std::to_string(::getpid()) + "/fd/";
-  const std::string_view prefixes[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", pid_prefix};
+  const std::string_view prefixes[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/",
+                                       pid_prefix};
   for (const std::string_view prefix : prefixes) {
     if (!p.starts_with(prefix)) continue;
     const std::string_view digits = std::string_view(p).substr(prefix.size());
@@ -59,9 +60,9 @@ std::optional<int> own_descriptor(const std::string& path) {
 // What an output path leads to once symbolic links are followed.
 struct Target {
   enum Kind { kNew, kRegular, kStream, kDescriptor } kind = kNew;
-  std::string path;      // the file to write (the last link's target)
-  struct stat st {};     // kRegular: the file's
-  int descriptor = -1;   // kDescriptor
+  std::string path;     // the file to write (the last link's target)
+  struct stat st {};    // kRegular: the file's
+  int descriptor = -1;  // kDescriptor
 };
 
 Result<Target> resolve_output(const std::string& path) {
@@ -87,10 +88,12 @@ Result<Target> resolve_output(const std::string& path) {
     }
     if (S_ISREG(st.st_mode)) return Target{.kind = Target::kRegular, .path = p, .st = st};
     if (S_ISDIR(st.st_mode)) {
-      return io_error(path, "cannot write", p == path ? "is a directory" : "links to a directory, " + p);
+      return io_error(path, "cannot write",
+                      p == path ? "is a directory" : "links to a directory, " + p);
     }
     if (S_ISBLK(st.st_mode)) {
-      return io_error(path, "cannot write", "is a block device (a disk); outputs are files, pipes or terminals");
+      return io_error(path, "cannot write",
+                      "is a block device (a disk); outputs are files, pipes or terminals");
     }
     return Target{.kind = Target::kStream, .path = p};
   }
@@ -118,7 +121,8 @@ std::string named(const std::string& path, const Target& t) {
 
 Status write_through(const std::string& path, const Target& t, std::string_view text) {
   if (t.kind == Target::kDescriptor) {
-    if (int err = write_all(t.descriptor, text); err != 0) return io_error(named(path, t), "cannot write", os_error(err));
+    if (int err = write_all(t.descriptor, text); err != 0)
+      return io_error(named(path, t), "cannot write", os_error(err));
     return Status::ok();
   }
   // No O_CREAT, no O_TRUNC: the device or FIFO exists and is not a file to empty.
@@ -189,7 +193,8 @@ Status write_atomically(const std::string& path, const Target& t, std::string_vi
   if (closed != 0) return fail("cannot write", errno);
   if (::rename(tmp.c_str(), t.path.c_str()) != 0) return fail("cannot replace", errno);
   // Make the rename itself durable; a failure here loses nothing already written.
-  const std::string dir = target.parent_path().empty() ? std::string(".") : target.parent_path().string();
+  const std::string dir =
+      target.parent_path().empty() ? std::string(".") : target.parent_path().string();
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     (void)::fsync(dir_fd);
@@ -232,12 +237,15 @@ std::optional<Identity> output_identity(const std::string& path) {
   Result<Target> t = resolve_output(path);
   if (!t) return std::nullopt;  // the write reports it
   switch (t->kind) {
-    case Target::kRegular: return identity_of_stat(t->st);
-    case Target::kNew: return new_file_identity(t->path);
+    case Target::kRegular:
+      return identity_of_stat(t->st);
+    case Target::kNew:
+      return new_file_identity(t->path);
     case Target::kDescriptor:
       if (::fstat(t->descriptor, &st) != 0) return std::nullopt;
       return identity_of_stat(st);
-    case Target::kStream: return std::nullopt;
+    case Target::kStream:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -256,12 +264,14 @@ std::string described(const FileRole& f) {
 
 }  // namespace
 
-Result<std::string> read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+Result<std::string> read_input_file(const std::string& path, std::string_view what,
+                                    std::size_t max_bytes) {
   const std::string doing = "cannot read " + std::string(what);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return io_error(path, doing, os_error(errno));
   if (S_ISDIR(st.st_mode)) return io_error(path, doing, "is a directory");
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) return io_error(path, doing, "not a regular file");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    return io_error(path, doing, "not a regular file");
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
     return io_error(path, doing, "larger than " + std::to_string(max_bytes >> 20) + " MiB");
   }
@@ -295,14 +305,17 @@ Status write_output_file(const std::string& path, std::string_view text) {
   if (!t) return t.status();
   switch (t->kind) {
     case Target::kNew:
-    case Target::kRegular: return write_atomically(path, *t, text);
+    case Target::kRegular:
+      return write_atomically(path, *t, text);
     case Target::kStream:
-    case Target::kDescriptor: return write_through(path, *t, text);
+    case Target::kDescriptor:
+      return write_through(path, *t, text);
   }
   return Status::internal("write_output_file: unknown target kind");
 }
 
-Status check_distinct_files(const std::vector<FileRole>& inputs, const std::vector<FileRole>& outputs) {
+Status check_distinct_files(const std::vector<FileRole>& inputs,
+                            const std::vector<FileRole>& outputs) {
   std::vector<std::pair<Identity, const FileRole*>> seen;
   for (const FileRole& in : inputs) {
     if (std::optional<Identity> id = input_identity(in.path)) seen.emplace_back(*id, &in);
@@ -316,7 +329,8 @@ Status check_distinct_files(const std::vector<FileRole>& inputs, const std::vect
       const bool other_output = i >= num_inputs;
       return Status::invalid_scenario(internal::printable(
           described(out) + " is the same file as " + described(*seen[i].second) +
-          (other_output ? "; two outputs cannot share a file" : "; writing it would destroy the input") +
+          (other_output ? "; two outputs cannot share a file"
+                        : "; writing it would destroy the input") +
           ". Nothing was written: choose another output"));
     }
     seen.emplace_back(*id, &out);

@@ -98,6 +98,8 @@ std::string printable(std::string_view text) { return escaped(text, /*keep_lines
 
 std::string printable_lines(std::string_view text) { return escaped(text, /*keep_lines=*/true); }
 
-std::string quoted(std::string_view text, std::size_t max_bytes) { return internal::quote_truncated(text, max_bytes); }
+std::string quoted(std::string_view text, std::size_t max_bytes) {
+  return internal::quote_truncated(text, max_bytes);
+}
 
 }  // namespace shardlab::data

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "json_document.h"
 #include "json_reader.h"

@@ -12,7 +12,6 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
-
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -49,7 +48,8 @@ struct RunStore::Impl {
 namespace {
 
 // What to do when the file is not a store: said once, used by every refusal.
-constexpr const char* kLeftAlone = "ShardLab leaves it unchanged: move it away or name another run store file";
+constexpr const char* kLeftAlone =
+    "ShardLab leaves it unchanged: move it away or name another run store file";
 
 // An SQLite failure as a Status naming the file and what was being done.
 // Errors that mean the file itself is bad get advice on what to do.
@@ -68,9 +68,9 @@ Status store_error(const std::string& path, const char* doing, const std::except
 
 Status corrupt_row(const std::string& path, const char* table, const char* column,
                    const std::string& value) {
-  return Status::io_error(printable(
-      fmt::format("{}: table {}: column {} holds unknown value '{}' (damaged run store?)", path,
-                  table, column, value)));
+  return Status::io_error(
+      printable(fmt::format("{}: table {}: column {} holds unknown value '{}' (damaged run store?)",
+                            path, table, column, value)));
 }
 
 Status no_run(const std::string& path, int64_t id) {
@@ -78,7 +78,8 @@ Status no_run(const std::string& path, int64_t id) {
 }
 
 Status read_only(const std::string& path, const char* doing) {
-  return Status::internal(printable(fmt::format("{}: {}: the store was opened for reading only", path, doing)));
+  return Status::internal(
+      printable(fmt::format("{}: {}: the store was opened for reading only", path, doing)));
 }
 
 // Validates and normalises a summary: a JSON object, written compactly in
@@ -102,13 +103,15 @@ int user_version(SQLite::Database& db) { return db.execAndGet("PRAGMA user_versi
 // its WAL index, where the busy handler is not called.
 template <typename Step>
 auto retry_busy(Step&& step) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
   for (;;) {
     try {
       return step();
     } catch (const SQLite::Exception& e) {
       const int code = e.getErrorCode();
-      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline) {
+      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() >= deadline) {
         throw;
       }
     }
@@ -166,39 +169,45 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
     if (err != ENOENT) {
-      return Status::io_error(printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(err))));
+      return Status::io_error(
+          printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(err))));
     }
     if (access != StoreAccess::kCreate) {
-      return Status::invalid_scenario(
-          printable(fmt::format("{}: no run store here (no such file; nothing has been recorded in it)", path)));
+      return Status::invalid_scenario(printable(fmt::format(
+          "{}: no run store here (no such file; nothing has been recorded in it)", path)));
     }
     const fs::path dir = fs::path(path).parent_path();
     struct stat dst {};
     if (!dir.empty() && (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))) {
-      return Status::io_error(
-          printable(fmt::format("{}: cannot create the run store: no directory {}", path, dir.string())));
+      return Status::io_error(printable(
+          fmt::format("{}: cannot create the run store: no directory {}", path, dir.string())));
     }
     return FileState::kMissing;
   }
   if (S_ISDIR(st.st_mode)) {
-    return Status::invalid_scenario(printable(fmt::format("{}: not a run store: is a directory", path)));
+    return Status::invalid_scenario(
+        printable(fmt::format("{}: not a run store: is a directory", path)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::invalid_scenario(
-        printable(fmt::format("{}: not a run store: not a regular file (a device or a pipe)", path)));
+    return Status::invalid_scenario(printable(
+        fmt::format("{}: not a run store: not a regular file (a device or a pipe)", path)));
   }
   if (st.st_size == 0) return FileState::kEmpty;
   static constexpr char kMagic[] = "SQLite format 3";  // and its '\0': the first 16 bytes
   char head[sizeof kMagic] = {};
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::io_error(printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(errno))));
+  if (!in)
+    return Status::io_error(
+        printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(errno))));
   in.read(head, sizeof head);
   // SQLite's smallest database is one 512-byte page; 100 bytes hold the header.
-  if (st.st_size < 100 || in.gcount() != sizeof head || std::memcmp(head, kMagic, sizeof head) != 0) {
-    return Status::io_error(printable(fmt::format(
-        "{}: the file is not a ShardLab run store or is damaged: not an SQLite database ({} byte{}, not "
-        "starting with SQLite's header); {}",
-        path, st.st_size, st.st_size == 1 ? "" : "s", kLeftAlone)));
+  if (st.st_size < 100 || in.gcount() != sizeof head ||
+      std::memcmp(head, kMagic, sizeof head) != 0) {
+    return Status::io_error(
+        printable(fmt::format("{}: the file is not a ShardLab run store or is damaged: not an "
+                              "SQLite database ({} byte{}, not "
+                              "starting with SQLite's header); {}",
+                              path, st.st_size, st.st_size == 1 ? "" : "s", kLeftAlone)));
   }
   return FileState::kSqlite;
 }
@@ -234,30 +243,32 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
   }
   if (p.application_id == 0 && p.user_version == 0 && p.schema_objects == 0) {
     if (access == StoreAccess::kCreate) return Status::ok();
-    return Status::invalid_scenario(
-        printable(fmt::format("{}: no run store here (an empty database; nothing has been recorded in it)", path)));
+    return Status::invalid_scenario(printable(fmt::format(
+        "{}: no run store here (an empty database; nothing has been recorded in it)", path)));
   }
-  const std::string app = p.application_id == 0
-                              ? std::string("no application_id")
-                              : fmt::format("application_id {:#x}", static_cast<uint32_t>(p.application_id));
-  return Status::io_error(printable(
-      fmt::format("{}: not a ShardLab run store: an SQLite database of another program ({}, user_version {}, "
-                  "{} tables and indexes); {}",
-                  path, app, p.user_version, p.schema_objects, kLeftAlone)));
+  const std::string app =
+      p.application_id == 0
+          ? std::string("no application_id")
+          : fmt::format("application_id {:#x}", static_cast<uint32_t>(p.application_id));
+  return Status::io_error(printable(fmt::format(
+      "{}: not a ShardLab run store: an SQLite database of another program ({}, user_version {}, "
+      "{} tables and indexes); {}",
+      path, app, p.user_version, p.schema_objects, kLeftAlone)));
 }
 
 // A writer's refusal of a damaged store; `finding` is what SQLite said.
 Status damaged(const std::string& path, const std::string& finding) {
-  return Status::io_error(printable(
-      fmt::format("{}: the run store is damaged (SQLite's quick check: {}); nothing is written to a damaged "
-                  "store: `shardlab runs check` shows what is wrong; copy the runs you need and start another "
-                  "store",
-                  path, finding)));
+  return Status::io_error(printable(fmt::format(
+      "{}: the run store is damaged (SQLite's quick check: {}); nothing is written to a damaged "
+      "store: `shardlab runs check` shows what is wrong; copy the runs you need and start another "
+      "store",
+      path, finding)));
 }
 
 bool is_damage(const std::exception& e) {
   const auto* se = dynamic_cast<const SQLite::Exception*>(&e);
-  return se != nullptr && (se->getErrorCode() == SQLITE_CORRUPT || se->getErrorCode() == SQLITE_NOTADB);
+  return se != nullptr &&
+         (se->getErrorCode() == SQLITE_CORRUPT || se->getErrorCode() == SQLITE_NOTADB);
 }
 
 // SQLite's quick check (page structure, not index contents): a writer must
@@ -269,7 +280,8 @@ Status quick_check(const std::string& path, SQLite::Database& db) {
 
 }  // namespace
 
-Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess access, bool in_memory) {
+Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess access,
+                                           bool in_memory) {
   const char* doing = "cannot open the run store";
   FileState state = FileState::kMissing;
   if (!in_memory) {
@@ -277,8 +289,8 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
     if (!inspected) return inspected.status();
     state = *inspected;
     if (state == FileState::kEmpty && access != StoreAccess::kCreate) {
-      return Status::invalid_scenario(
-          printable(fmt::format("{}: no run store here (an empty file; nothing has been recorded in it)", path)));
+      return Status::invalid_scenario(printable(fmt::format(
+          "{}: no run store here (an empty file; nothing has been recorded in it)", path)));
     }
   }
   try {
@@ -291,16 +303,18 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
       if (Status verdict = judge(path, p, access); !verdict.is_ok()) return verdict;
       if (access == StoreAccess::kRead) {
         if (p.user_version < kRunStoreSchemaVersion) {
-          return Status::invalid_scenario(printable(fmt::format(
-              "{}: run store schema version {} is older than this ShardLab's ({}); recording a run upgrades it",
-              path, p.user_version, kRunStoreSchemaVersion)));
+          return Status::invalid_scenario(
+              printable(fmt::format("{}: run store schema version {} is older than this ShardLab's "
+                                    "({}); recording a run upgrades it",
+                                    path, p.user_version, kRunStoreSchemaVersion)));
         }
         return RunStore(std::move(reader));
       }
       reader.reset();
     }
     doing = "cannot open the run store";
-    const int flags = SQLite::OPEN_READWRITE | (access == StoreAccess::kCreate ? SQLite::OPEN_CREATE : 0);
+    const int flags =
+        SQLite::OPEN_READWRITE | (access == StoreAccess::kCreate ? SQLite::OPEN_CREATE : 0);
     auto impl = std::make_unique<Impl>(path, flags, access);
     if (state == FileState::kSqlite) {
       doing = "cannot check the run store";
@@ -313,7 +327,8 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
     return RunStore(std::move(impl));
   } catch (const std::exception& e) {
     // Damage met while a writer looks at the file is the quick check's finding.
-    if (access != StoreAccess::kRead && state == FileState::kSqlite && is_damage(e)) return damaged(path, e.what());
+    if (access != StoreAccess::kRead && state == FileState::kSqlite && is_damage(e))
+      return damaged(path, e.what());
     return store_error(path, doing, e);
   }
 }

@@ -56,14 +56,13 @@ std::optional<ReservationKind> parse_reservation_kind(std::string_view s) {
 
 // The optimizers whose state the cost model sizes individually.
 constexpr std::pair<std::string_view, OptimizerKind> kOptimizers[] = {
-    {"none", OptimizerKind::kNone},
-    {"sgd", OptimizerKind::kSgd},
-    {"adam", OptimizerKind::kAdam},
-    {"rowwise_adagrad", OptimizerKind::kRowwiseAdagrad},
+    {"none", OptimizerKind::kNone},       {"sgd", OptimizerKind::kSgd},
+    {"adam", OptimizerKind::kAdam},       {"rowwise_adagrad", OptimizerKind::kRowwiseAdagrad},
     {"adagrad", OptimizerKind::kAdagrad},
 };
 constexpr std::string_view kOptimizerChoices =
-    "none, sgd, adam, rowwise_adagrad, adagrad, or another optimizer's name (a letter, then letters, digits, "
+    "none, sgd, adam, rowwise_adagrad, adagrad, or another optimizer's name (a letter, then "
+    "letters, digits, "
     "'_' or '.', e.g. adamw), whose state counts as one copy of the table";
 
 // TorchRec sizes any optimizer class but SGD, Adam and row-wise Adagrad as
@@ -77,8 +76,11 @@ Result<OptimizerKind> read_optimizer(const Json& v, const JsonPath& path) {
     if (*name == known) return kind;
   }
   const auto is_letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  const auto is_name_char = [&](char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.'; };
-  if (name->size() > 200 || !is_letter(name->front()) || !std::all_of(name->begin(), name->end(), is_name_char)) {
+  const auto is_name_char = [&](char c) {
+    return is_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  };
+  if (name->size() > 200 || !is_letter(name->front()) ||
+      !std::all_of(name->begin(), name->end(), is_name_char)) {
     return invalid_at(path, "not an optimizer name", &v, kOptimizerChoices);
   }
   return OptimizerKind::kOther;
@@ -248,7 +250,8 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
 
   if (obj.find("optimizer") != nullptr) {
     SHARDLAB_RETURN_IF_ERROR(obj.read("optimizer", s.optimizer, read_optimizer));
-    SHARDLAB_RETURN_IF_ERROR(obj.read("optimizer", s.optimizer_name, StringValue{.non_empty = true}));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.read("optimizer", s.optimizer_name, StringValue{.non_empty = true}));
   }
 
   if (const Json* qcomm = obj.find("qcomm")) {

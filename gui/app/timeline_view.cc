@@ -81,7 +81,8 @@ bool TimelineView::export_chrome_trace(const QString& path, QString* error) cons
     return false;
   }
   // As the command line writes its outputs (docs/outputs.md).
-  const Status written = data::write_output_file(path.toStdString(), data::chrome_trace_json(*s) + "\n");
+  const Status written =
+      data::write_output_file(path.toStdString(), data::chrome_trace_json(*s) + "\n");
   if (!written.is_ok()) {
     *error = QString::fromStdString(written.message());
     return false;

@@ -262,7 +262,8 @@ TEST_F(CliTest, CalibrateErrors) {
     r = run({"calibrate", "--db", db, "--runs", bad});
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find("--runs: \""), std::string::npos) << bad << ": " << r.err;
-    EXPECT_NE(r.err.find("is not a run id or range of ids >= 1"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a run id or range of ids >= 1"), std::string::npos)
+        << bad << ": " << r.err;
   }
   r = run({"calibrate", "--db", db, "--holdout", "1.5"});
   EXPECT_EQ(r.exit_code, 2);
@@ -278,7 +279,8 @@ TEST_F(CliTest, CalibrateErrors) {
     many += '-';
     many += std::to_string(int64_t{i + 1} * 1000000);
   }
-  for (const std::string& ids : {std::string("1-2000000000"), many, std::string("1-9223372036854775807")}) {
+  for (const std::string& ids :
+       {std::string("1-2000000000"), many, std::string("1-9223372036854775807")}) {
     r = run({"calibrate", "--db", db, "--runs", ids});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("--runs names more than 1000000 run ids"), std::string::npos) << r.err;

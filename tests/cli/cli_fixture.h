@@ -11,11 +11,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #ifndef SHARDLAB_CLI_PATH
 #error "SHARDLAB_CLI_PATH must name the shardlab binary"
@@ -76,11 +75,14 @@ class CliTest : public ::testing::Test {
   }
 
   // Runs `shardlab ARGS` (each argument quoted) with stdout and stderr captured.
-  CliRun run(const std::vector<std::string>& args) const { return run_with_stdout(args, path("stdout.txt")); }
+  CliRun run(const std::vector<std::string>& args) const {
+    return run_with_stdout(args, path("stdout.txt"));
+  }
 
   // As run(), with stdout sent to `stdout_path` (a device such as /dev/full);
   // CliRun::out is then what that file holds when it is stdout.txt, else "".
-  CliRun run_with_stdout(const std::vector<std::string>& args, const std::string& stdout_path) const {
+  CliRun run_with_stdout(const std::vector<std::string>& args,
+                         const std::string& stdout_path) const {
     std::string cmd = quote(SHARDLAB_CLI_PATH);
     for (const std::string& a : args) {
       cmd.push_back(' ');

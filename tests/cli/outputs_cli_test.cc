@@ -55,8 +55,10 @@ TEST_F(OutputsTest, AnOutputThatIsTheScenarioIsRefusedWithNothingWritten) {
   // The example: a typo, and -o naming the scenario itself. The error
   // object must not replace the user's scenario.
   const std::string typo = write("s.json", kTypoScenario);
-  for (const std::vector<std::string>& verb :
-       {std::vector<std::string>{"plan"}, {"options"}, {"simulate"}, {"compare", "--iterations", "1"}}) {
+  for (const std::vector<std::string>& verb : {std::vector<std::string>{"plan"},
+                                               {"options"},
+                                               {"simulate"},
+                                               {"compare", "--iterations", "1"}}) {
     std::vector<std::string> args = verb;
     args.insert(args.end(), {typo, "-o", typo});
     expect_refused(run(args), typo, kTypoScenario, "the scenario");
@@ -67,7 +69,8 @@ TEST_F(OutputsTest, AnOutputThatIsTheScenarioIsRefusedWithNothingWritten) {
   // Another name for the same file: a symbolic link, a hard link, "./".
   fs::create_symlink(good, path("alias.json"));
   fs::create_hard_link(good, path("hard.json"));
-  for (const std::string& other : {path("alias.json"), path("hard.json"), (dir_ / "." / "good.json").string()}) {
+  for (const std::string& other :
+       {path("alias.json"), path("hard.json"), (dir_ / "." / "good.json").string()}) {
     expect_refused(run({"plan", good, "-o", other}), good, kScenario, "the scenario");
   }
 }
@@ -78,13 +81,15 @@ TEST_F(OutputsTest, PlanFilesProfilesAndTwoOutputsAreNeverOverwritten) {
   const std::string plan = read_file(path("plan.json"));
   expect_refused(run({"plan", scenario, "--from-plan", path("plan.json"), "-o", path("plan.json")}),
                  path("plan.json"), plan, "the plan file");
-  expect_refused(run({"simulate", scenario, "--plan", path("plan.json"), "--trace", path("plan.json")}),
+  expect_refused(
+      run({"simulate", scenario, "--plan", path("plan.json"), "--trace", path("plan.json")}),
+      path("plan.json"), plan, "the plan file");
+  expect_refused(run({"replay", scenario, path("plan.json"), "-o", path("plan.json")}),
                  path("plan.json"), plan, "the plan file");
-  expect_refused(run({"replay", scenario, path("plan.json"), "-o", path("plan.json")}), path("plan.json"), plan,
-                 "the plan file");
 
   // Two outputs naming one file, even a file that does not exist yet.
-  const CliRun twice = run({"simulate", scenario, "-o", path("x.json"), "--trace", path("x.json"), "-q"});
+  const CliRun twice =
+      run({"simulate", scenario, "-o", path("x.json"), "--trace", path("x.json"), "-q"});
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("two outputs cannot share a file"), std::string::npos) << twice.err;
   EXPECT_FALSE(fs::exists(path("x.json")));
@@ -105,7 +110,8 @@ TEST_F(OutputsTest, AnOutputThatIsTheRunStoreIsRefused) {
   const std::string store = read_file(db);
   ASSERT_FALSE(store.empty());
   expect_refused(run({"plan", scenario, "--db", db, "-o", db}), db, store, "the run store");
-  expect_refused(run({"simulate", scenario, "--db", db, "--trace", db}), db, store, "the run store");
+  expect_refused(run({"simulate", scenario, "--db", db, "--trace", db}), db, store,
+                 "the run store");
   expect_refused(run({"runs", "export", "1", "--db", db, "-o", db}), db, store, "the run store");
   expect_refused(run({"calibrate", "--db", db, "-o", db}), db, store, "the run store");
   // A store that does not exist yet is still the file it will be.
@@ -113,7 +119,9 @@ TEST_F(OutputsTest, AnOutputThatIsTheRunStoreIsRefused) {
   EXPECT_EQ(fresh.exit_code, 2);
   EXPECT_FALSE(fs::exists(path("new.db")));
   // Without recording, the store is no input of the verb.
-  EXPECT_EQ(run({"plan", scenario, "--db", path("n.db"), "--no-record", "-q", "-o", path("n.db")}).exit_code, 0);
+  EXPECT_EQ(run({"plan", scenario, "--db", path("n.db"), "--no-record", "-q", "-o", path("n.db")})
+                .exit_code,
+            0);
 }
 
 TEST_F(OutputsTest, DevicesFifosAndDescriptorsAreWrittenThrough) {
@@ -169,18 +177,22 @@ TEST_F(OutputsTest, WriteErrorsNameThePathAndNeverExit0) {
   const std::string full = char_device(/*full=*/true);
   if (!full.empty()) {
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"plan", scenario, "-o", full}, {"simulate", scenario, "--trace", full},
+         {std::vector<std::string>{"plan", scenario, "-o", full},
+          {"simulate", scenario, "--trace", full},
           {"options", scenario, "-o", full}}) {
       const CliRun r = run(args);
       EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
-      EXPECT_NE(r.err.find(full + ": cannot write: No space left on device"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(full + ": cannot write: No space left on device"), std::string::npos)
+          << r.err;
       EXPECT_TRUE(is_char_device(full)) << full << " was replaced";
     }
   }
   // A missing directory, a directory, a block device are refused by name.
   CliRun r = run({"plan", scenario, "-o", path("no/such/plan.json")});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no/such/plan.json: cannot write: No such file or directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no/such/plan.json: cannot write: No such file or directory"),
+            std::string::npos)
+      << r.err;
   r = run({"plan", scenario, "-o", dir_.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
@@ -204,12 +216,19 @@ TEST_F(OutputsTest, StdoutOnAFullDeviceIsAFailure) {
   ASSERT_EQ(run({"plan", scenario, "-o", path("plan.json"), "-q"}).exit_code, 0);
   ::setenv("SHARDLAB_NO_RECORD", "1", 1);
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"plan", scenario, "--stats"}, {"plan", scenario}, {"simulate", scenario},
-        {"validate", scenario}, {"options", scenario}, {"compare", scenario, "--iterations", "1"},
-        {"runs", "list"}, {"--help"}, {"plan", "--help"}}) {
+       {std::vector<std::string>{"plan", scenario, "--stats"},
+        {"plan", scenario},
+        {"simulate", scenario},
+        {"validate", scenario},
+        {"options", scenario},
+        {"compare", scenario, "--iterations", "1"},
+        {"runs", "list"},
+        {"--help"},
+        {"plan", "--help"}}) {
     const CliRun r = run_with_stdout(args, full);
     EXPECT_NE(r.exit_code, 0) << args[0];
-    EXPECT_NE(r.err.find("standard output: cannot write"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("standard output: cannot write"), std::string::npos)
+        << args[0] << ": " << r.err;
   }
   EXPECT_TRUE(is_char_device(full));
 }

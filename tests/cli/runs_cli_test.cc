@@ -162,7 +162,8 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
   const std::string blocked = path("blocked.db");
   CliRun r = run({"plan", kTiny, "-o", path("plan.json"), "--db", blocked});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("shardlab: error: cannot record the run: " + blocked + ": not a run store: is a directory"),
+  EXPECT_NE(r.err.find("shardlab: error: cannot record the run: " + blocked +
+                       ": not a run store: is a directory"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(Json::parse(read_file(path("plan.json")))["error"]["type"], "invalid_scenario");
@@ -180,7 +181,8 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
   r = run({"plan", kTiny, "-o", path("plan2.json")});
   fs::current_path(cwd);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("shardlab: warning: shardlab.db: not a run store: is a directory; the run is not recorded"),
+  EXPECT_NE(r.err.find("shardlab: warning: shardlab.db: not a run store: is a directory; the run "
+                       "is not recorded"),
             std::string::npos)
       << r.err;
   EXPECT_TRUE(Json::parse(read_file(path("plan2.json"))).contains("tables"));
@@ -204,7 +206,8 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
 }
 
 // Every verb that takes --db, on another program's SQLite database.
-std::vector<std::vector<std::string>> every_store_verb(const std::string& db, const std::string& out) {
+std::vector<std::vector<std::string>> every_store_verb(const std::string& db,
+                                                       const std::string& out) {
   return {{"runs", "list", "--db", db},
           {"runs", "show", "1", "--db", db},
           {"runs", "export", "1", "--db", db, "-o", out},
@@ -223,7 +226,9 @@ TEST_F(RunsCliTest, AnotherProgramsDatabaseIsNeverModified) {
   const std::string db = path("app.db");
   {
     SQLite::Database app(db, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    app.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada');");
+    app.exec(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES "
+        "('ada');");
   }
   const std::string before = read_file(db);
   for (const std::vector<std::string>& args : every_store_verb(db, path("plan.json"))) {
@@ -244,8 +249,11 @@ TEST_F(RunsCliTest, AOneByteFileIsRefusedNotReinitialised) {
   for (const std::vector<std::string>& args : every_store_verb(db, path("plan.json"))) {
     const CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
-    EXPECT_NE(r.err.find(db + ": the file is not a ShardLab run store or is damaged: not an SQLite database (1 byte"),
-              std::string::npos)
+    EXPECT_NE(
+        r.err.find(
+            db +
+            ": the file is not a ShardLab run store or is damaged: not an SQLite database (1 byte"),
+        std::string::npos)
         << args[0] << " " << args[1] << ": " << r.err;
     EXPECT_EQ(read_file(db), "x") << args[0] << " " << args[1];
   }
@@ -273,11 +281,14 @@ TEST_F(RunsCliTest, StoreProblemsAreTheInputsFaultExit2) {
   const std::string before = read_file(db);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"plan", kTiny, "--db", db, "-q", "-o", path("p.json")},
-        {"simulate", kTiny, "--db", db, "-q"}, {"runs", "list", "--db", db}, {"runs", "delete", "1", "--db", db}}) {
+        {"simulate", kTiny, "--db", db, "-q"},
+        {"runs", "list", "--db", db},
+        {"runs", "delete", "1", "--db", db}}) {
     r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("run store schema version 7 is newer"), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("--db file"), std::string::npos) << "library messages name no flag: " << r.err;
+    EXPECT_EQ(r.err.find("--db file"), std::string::npos)
+        << "library messages name no flag: " << r.err;
   }
   EXPECT_EQ(read_file(db), before);
 }
@@ -300,10 +311,13 @@ TEST_F(RunsCliTest, ADamagedStoreTakesNoNewRuns) {
   const std::string before = read_file(db);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"plan", kTiny, "--db", db, "-q", "-o", path("p.json")},
-        {"simulate", kTiny, "--db", db, "-q"}, {"runs", "delete", "1", "--db", db}}) {
+        {"simulate", kTiny, "--db", db, "-q"},
+        {"runs", "delete", "1", "--db", db}}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
-    EXPECT_NE(r.err.find(db + ": the run store is damaged (SQLite's quick check: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(db + ": the run store is damaged (SQLite's quick check: "),
+              std::string::npos)
+        << r.err;
     EXPECT_NE(r.err.find("`shardlab runs check` shows what is wrong"), std::string::npos) << r.err;
   }
   EXPECT_EQ(read_file(db), before);
@@ -330,7 +344,8 @@ TEST_F(RunsCliTest, CompareRecordsEachConfigurationAndTakesNoRecord) {
   // --no-record: nothing added.
   r = run({"compare", kTiny, "--db", db, "--iterations", "1", "--no-record", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Json::parse(run({"runs", "list", "--db", db, "--format", "json"}).out).size(), runs.size());
+  EXPECT_EQ(Json::parse(run({"runs", "list", "--db", db, "--format", "json"}).out).size(),
+            runs.size());
 }
 
 TEST_F(RunsCliTest, HelpTeachesWithExamples) {

@@ -32,7 +32,9 @@ std::string read(const std::string& path) {
   return s.str();
 }
 
-void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void put(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 // Nothing but `expected` names in the directory: no temporary file left.
 void expect_entries(const std::string& dir, std::size_t expected) {
@@ -141,7 +143,8 @@ TEST(WriteOutputFile, FailuresNameThePathAndTheReasonAndLeaveNothing) {
   }
   Status st = write_output_file(dir.file("missing/out.json"), "x");
   ASSERT_FALSE(st.is_ok());
-  EXPECT_EQ(st.message(), dir.file("missing/out.json") + ": cannot write: No such file or directory (no directory " +
+  EXPECT_EQ(st.message(), dir.file("missing/out.json") +
+                              ": cannot write: No such file or directory (no directory " +
                               dir.file("missing") + ")");
   st = write_output_file(dir.file(""), "x");
   ASSERT_FALSE(st.is_ok());
@@ -166,7 +169,8 @@ TEST(WriteOutputFile, FailuresNameThePathAndTheReasonAndLeaveNothing) {
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.message().find('\x1b'), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("no\\x1b[2Jdir"), std::string::npos) << st.message();
-  for (const auto& e : fs::directory_iterator(dir.file(""))) EXPECT_NE(e.path().extension(), ".tmp") << e.path();
+  for (const auto& e : fs::directory_iterator(dir.file("")))
+    EXPECT_NE(e.path().extension(), ".tmp") << e.path();
 }
 
 TEST(CheckDistinctFiles, AnOutputThatIsAnInputByAnyNameIsRefused) {
@@ -175,25 +179,30 @@ TEST(CheckDistinctFiles, AnOutputThatIsAnInputByAnyNameIsRefused) {
   put(scenario, "{}");
   fs::create_symlink(scenario, dir.file("alias.json"));
   fs::create_hard_link(scenario, dir.file("hard.json"));
-  const std::vector<FileRole> inputs = {{scenario, "the scenario"}, {dir.file("runs.db"), "the run store"}};
-  for (const std::string& out :
-       {scenario, dir.file("alias.json"), dir.file("hard.json"), (fs::path(dir.file("")) / "." / "s.json").string()}) {
+  const std::vector<FileRole> inputs = {{scenario, "the scenario"},
+                                        {dir.file("runs.db"), "the run store"}};
+  for (const std::string& out : {scenario, dir.file("alias.json"), dir.file("hard.json"),
+                                 (fs::path(dir.file("")) / "." / "s.json").string()}) {
     const Status st = check_distinct_files(inputs, {{out, "the plan output"}});
     ASSERT_FALSE(st.is_ok()) << out;
     EXPECT_EQ(st.code(), StatusCode::kInvalidScenario);
-    EXPECT_EQ(st.message(), out + " (the plan output) is the same file as " + scenario +
-                                " (the scenario); writing it would destroy the input. Nothing was written: "
-                                "choose another output");
+    EXPECT_EQ(st.message(),
+              out + " (the plan output) is the same file as " + scenario +
+                  " (the scenario); writing it would destroy the input. Nothing was written: "
+                  "choose another output");
   }
   // A store not created yet is still the file it will be.
   EXPECT_FALSE(check_distinct_files(inputs, {{dir.file("runs.db"), "the plan output"}}).is_ok());
   // Two outputs, one file not created yet.
-  const Status two =
-      check_distinct_files(inputs, {{dir.file("x.json"), "the result output"}, {dir.file("x.json"), "the trace"}});
+  const Status two = check_distinct_files(
+      inputs, {{dir.file("x.json"), "the result output"}, {dir.file("x.json"), "the trace"}});
   ASSERT_FALSE(two.is_ok());
-  EXPECT_NE(two.message().find("two outputs cannot share a file"), std::string::npos) << two.message();
+  EXPECT_NE(two.message().find("two outputs cannot share a file"), std::string::npos)
+      << two.message();
   // Different files, and devices, are fine.
-  EXPECT_TRUE(check_distinct_files(inputs, {{dir.file("plan.json"), "a"}, {dir.file("trace.json"), "b"}}).is_ok());
+  EXPECT_TRUE(
+      check_distinct_files(inputs, {{dir.file("plan.json"), "a"}, {dir.file("trace.json"), "b"}})
+          .is_ok());
   const std::string null_dev = device(dir, /*full=*/false);
   if (!null_dev.empty()) {
     EXPECT_TRUE(check_distinct_files(inputs, {{null_dev, "a"}, {null_dev, "b"}}).is_ok());
@@ -211,7 +220,8 @@ TEST(ReadInputFile, TheLoadersLimitsForEveryInput) {
   put(dir.file("big.json"), std::string(3 << 20, ' '));
   r = read_input_file(dir.file("big.json"), "plan file", std::size_t{2} << 20);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.status().message().find("larger than 2 MiB"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("larger than 2 MiB"), std::string::npos)
+      << r.status().message();
   // A pipe is read to its end, and stopped at the limit like a file. The
   // writer then meets a closed pipe: EPIPE, not a signal, while this runs.
   const std::string fifo = dir.file("fifo");

@@ -5,6 +5,7 @@
 
 #include "shardlab/data/run_store.h"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,8 +15,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <SQLiteCpp/SQLiteCpp.h>
 
 #include "run_store_test_helpers.h"
 
@@ -463,9 +462,11 @@ TEST(RunStoreFile, DamagedPagesAreReportedByTheIntegrityCheck) {
     Result<RunStore> writer = RunStore::open(path, access);
     ASSERT_FALSE(writer.is_ok());
     EXPECT_EQ(writer.status().code(), StatusCode::kIo);
-    EXPECT_TRUE(writer.status().message().starts_with(path + ": the run store is damaged (SQLite's quick check: "))
+    EXPECT_TRUE(writer.status().message().starts_with(
+        path + ": the run store is damaged (SQLite's quick check: "))
         << writer.status().message();
-    EXPECT_NE(writer.status().message().find("`shardlab runs check` shows what is wrong"), std::string::npos);
+    EXPECT_NE(writer.status().message().find("`shardlab runs check` shows what is wrong"),
+              std::string::npos);
   }
   EXPECT_EQ(read_bytes(path), before);
 }
@@ -478,7 +479,8 @@ void expect_refused_unchanged(const std::string& path, const std::string& messag
     Result<RunStore> store = RunStore::open(path, access);
     ASSERT_FALSE(store.is_ok()) << static_cast<int>(access);
     EXPECT_TRUE(store.status().message().starts_with(message_start)) << store.status().message();
-    EXPECT_EQ(read_bytes(path), before) << "access " << static_cast<int>(access) << " modified the file";
+    EXPECT_EQ(read_bytes(path), before)
+        << "access " << static_cast<int>(access) << " modified the file";
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
     EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
   }
@@ -490,10 +492,14 @@ TEST(RunStoreFile, AnotherProgramsDatabaseIsLeftByteForByte) {
   const std::string plain = dir.file("app.db");
   {
     SQLite::Database db(plain, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')");
+    db.exec(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES "
+        "('ada')");
   }
-  expect_refused_unchanged(plain, plain + ": not a ShardLab run store: an SQLite database of another program "
-                                          "(no application_id, user_version 0, 1 tables and indexes)");
+  expect_refused_unchanged(plain,
+                           plain +
+                               ": not a ShardLab run store: an SQLite database of another program "
+                               "(no application_id, user_version 0, 1 tables and indexes)");
   // A user_version but no tables, and another application_id.
   const std::string versioned = dir.file("versioned.db");
   {
@@ -506,18 +512,23 @@ TEST(RunStoreFile, AnotherProgramsDatabaseIsLeftByteForByte) {
     SQLite::Database db(other, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("PRAGMA application_id = 1234; CREATE TABLE t (x)");
   }
-  expect_refused_unchanged(other, other + ": not a ShardLab run store: an SQLite database of another program "
-                                          "(application_id 0x4d2");
+  expect_refused_unchanged(other,
+                           other +
+                               ": not a ShardLab run store: an SQLite database of another program "
+                               "(application_id 0x4d2");
 }
 
 TEST(RunStoreFile, FilesThatAreNotSqliteAreNeverReinitialised) {
   TempDir dir;
-  for (const std::string& bytes : {std::string("x"), std::string("{\"tables\": []}\n"), std::string(99, '\0'),
-                                   std::string("SQLite format 3") + std::string(20, '\0')}) {
+  for (const std::string& bytes :
+       {std::string("x"), std::string("{\"tables\": []}\n"), std::string(99, '\0'),
+        std::string("SQLite format 3") + std::string(20, '\0')}) {
     const std::string path = dir.file("short.db");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-    expect_refused_unchanged(path, path + ": the file is not a ShardLab run store or is damaged: not an SQLite "
-                                          "database (");
+    expect_refused_unchanged(
+        path, path +
+                  ": the file is not a ShardLab run store or is damaged: not an SQLite "
+                  "database (");
   }
   Result<RunStore> folder = RunStore::open(dir.file(""), StoreAccess::kCreate);
   ASSERT_FALSE(folder.is_ok());
@@ -532,7 +543,8 @@ TEST(RunStoreFile, OnlyCreatingMakesAStoreOfAnEmptyOrMissingFile) {
     Result<RunStore> store = RunStore::open(empty, access);
     ASSERT_FALSE(store.is_ok());
     EXPECT_EQ(store.status().code(), StatusCode::kInvalidScenario);
-    EXPECT_NE(store.status().message().find("no run store here"), std::string::npos) << store.status().message();
+    EXPECT_NE(store.status().message().find("no run store here"), std::string::npos)
+        << store.status().message();
     EXPECT_EQ(std::filesystem::file_size(empty), 0u);
   }
   const std::string missing = dir.file("missing.db");
@@ -544,7 +556,8 @@ TEST(RunStoreFile, OnlyCreatingMakesAStoreOfAnEmptyOrMissingFile) {
   EXPECT_FALSE(std::filesystem::exists(missing));
   const Status no_dir = RunStore::check_can_create(dir.file("no/dir/runs.db"));
   ASSERT_FALSE(no_dir.is_ok());
-  EXPECT_EQ(no_dir.message(), dir.file("no/dir/runs.db") + ": cannot create the run store: no directory " +
+  EXPECT_EQ(no_dir.message(), dir.file("no/dir/runs.db") +
+                                  ": cannot create the run store: no directory " +
                                   dir.file("no/dir"));
   // An SQLite database with nothing in it is as good as an empty file.
   const std::string blank = dir.file("blank.db");

@@ -68,6 +68,7 @@ struct FileRole {
 // twice) are not refused. Errors are invalid_scenario:
 // "<output> (<role>) is the same file as <input> (<role>); nothing was
 // written: choose another output".
-Status check_distinct_files(const std::vector<FileRole>& inputs, const std::vector<FileRole>& outputs);
+Status check_distinct_files(const std::vector<FileRole>& inputs,
+                            const std::vector<FileRole>& outputs);
 
 }  // namespace shardlab::data

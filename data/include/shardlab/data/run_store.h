@@ -200,9 +200,8 @@ class RunStore {
   // kRunStoreSchemaVersion (each migration step is one transaction;
   // concurrent openers migrate once). Fails with:
   //  - invalid_scenario when the file is missing (kRead, kWrite) or its
-  //    schema version is newer than this build's: "<path>: run store schema version 7 is newer than the version
-  //    this ShardLab supports (1); use a newer ShardLab or another run store
-  //    file";
+  //    schema version is newer than this build's: "<path>: run store schema version 7 is newer than
+  //    the version this ShardLab supports (1); use a newer ShardLab or another run store file";
   //  - io_error naming the file when it cannot be opened or created (its
   //    directory is missing), is not a run store, or is damaged (for kRead,
   //    only damage SQLite meets while opening).
@@ -254,7 +253,8 @@ class RunStore {
  private:
   struct Impl;  // the SQLite connection (run_store.cc)
   explicit RunStore(std::unique_ptr<Impl> impl);
-  static Result<RunStore> open_connection(const std::string& path, StoreAccess access, bool in_memory);
+  static Result<RunStore> open_connection(const std::string& path, StoreAccess access,
+                                          bool in_memory);
   std::unique_ptr<Impl> impl_;
 };
 
