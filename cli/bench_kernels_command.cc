@@ -2,16 +2,17 @@
 // report the bandwidth forward and backward achieve, beside a copy measured
 // in the same run.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "cli_common.h"
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/replay_json.h"
 #include "shardlab/kernels/backend.h"
@@ -51,10 +52,13 @@ Result<int64_t> parse_count(const std::string& text) {
   try {
     size_t used = 0;
     const long long n = std::stoll(digits, &used);
-    if (used == digits.size() && n >= 1) return static_cast<int64_t>(n) * scale;
+    if (used == digits.size() && n >= 1 && n <= std::numeric_limits<int64_t>::max() / scale) {
+      return static_cast<int64_t>(n) * scale;
+    }
   } catch (const std::exception&) {
   }
-  return Status::invalid_scenario("--rows: '" + text + "' is not a positive count (e.g. 100000, 64k, 1M)");
+  return Status::invalid_scenario("--rows: " + data::quoted(text) +
+                                  " is not a positive count (e.g. 100000, 64k, 1M)");
 }
 
 double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
@@ -139,7 +143,8 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
       "fused optimizer, timed after warm-up; bandwidth is bytes moved (docs/replay.md: ids, offsets, rows\n"
       "read, output written; backward: gradient read, ids, unique rows read and written) over the median\n"
       "time. The copy line is a device-to-device copy (memcpy on the cpu backend, one thread, as its\n"
-      "kernels), counting read + write bytes. Exit status: 0 measured, 1 internal error, 2 usage.");
+      "kernels), counting read + write bytes.\n"
+      "Exit status: 0 measured, 1 internal error, 2 usage or an output that cannot be written.");
   cmd->add_option("--backend", args->backend, "Backend: 'cpu' or 'cuda' (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->type_name("NAME");
@@ -147,33 +152,35 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
                                         "(default: 1048576)")
       ->delimiter(',')
       ->type_name("LIST");
-  cmd->add_option("--dims", args->dims, "Embedding dims to sweep, comma-separated (default: 32,64,128,256,512)")
+  cmd->add_option("--dims", args->dims,
+                  "Embedding dims to sweep, comma-separated (default: 32,64,128,256,512)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(number_at_least(1))
       ->type_name("LIST");
-  cmd->add_option("--pooling", args->pooling, "Pooling factors (ids per bag) to sweep, comma-separated "
-                                              "(default: 1,8,32)")
+  cmd->add_option("--pooling", args->pooling,
+                  "Pooling factors (ids per bag) to sweep, comma-separated "
+                  "(default: 1,8,32)")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber)
+      ->check(number_at_least(0))
       ->type_name("LIST");
-  cmd->add_option("--bags", args->bags, "Bags per call (default: 8192)")->check(CLI::PositiveNumber)->type_name("N");
+  cmd->add_option("--bags", args->bags, "Bags per call (default: 8192)")
+      ->check(number_at_least(1))
+      ->type_name("N");
   cmd->add_flag("--fp16", args->fp16, "fp16 tables instead of fp32 (default: fp32)");
   cmd->add_option("--optimizer", args->optimizer,
                   "Fused update of the backward: 'sgd' or 'rowwise_adagrad' (default: sgd)")
       ->check(CLI::IsMember({"sgd", "rowwise_adagrad"}))
       ->type_name("NAME");
   cmd->add_option("--iterations", args->iterations, "Timed calls per shape (default: 20)")
-      ->check(CLI::Range(1, 1000000))
+      ->check(number_in_range(1, 1000000))
       ->type_name("N");
   cmd->add_option("--warmup", args->warmup, "Untimed calls per shape first (default: 3)")
-      ->check(CLI::Range(0, 1000000))
+      ->check(number_in_range(0, 1000000))
       ->type_name("N");
   cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients (default: 1)")->type_name("S");
-  cmd->add_option("-o,--output", args->output,
-                  "Write the result JSON (docs/replay.md) to FILE, atomically; '-' is stdout (default: none)")
-      ->type_name("FILE");
-  cmd->add_flag("--compact", args->compact, "Write the JSON on one line (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Print no progress and no table (default: off)");
+  add_output_option(cmd, &args->output, "the result JSON (docs/replay.md)", "none");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "progress and the table");
   cmd->footer(example_footer(
       "  shardlab bench-kernels --rows 1M --dims 64,128 --pooling 8,32\n"
       "  shardlab bench-kernels --rows 100k --dims 128 --pooling 1,8,32 --fp16 --optimizer rowwise_adagrad\n"

@@ -3,6 +3,8 @@
 // the error of both on held-out measurements, write the profile and record a
 // calibrate run (kernels/calibration.h, data/calibration_json.h).
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -17,11 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "cli_common.h"
 #include "run_recording.h"
 #include "shardlab/data/calibration_json.h"
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/data/run_store.h"
 #include "shardlab/data/scenario_loader.h"
@@ -48,17 +49,23 @@ int fail(const Status& st) {
   return exit_status(st);
 }
 
-// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats.
+// Distinct run ids a calibration may read: far more replay runs than anyone
+// records, and a bound on what --runs may expand to.
+constexpr int64_t kMaxRunIds = 1000000;
+
+// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats. The ranges are merged
+// and counted before any is expanded, so a list naming more than kMaxRunIds
+// ids is refused without allocating them.
 Result<std::vector<int64_t>> parse_run_ids(const std::string& text) {
-  std::vector<int64_t> ids;
   const auto bad = [&](std::string_view part) {
-    return Status::invalid_scenario(
-        fmt::format("--runs: '{}' is not a run id or range of ids >= 1 (e.g. --runs 3,5-7)", part));
+    return Status::invalid_scenario(fmt::format(
+        "--runs: {} is not a run id or range of ids >= 1 (e.g. --runs 3,5-7)", data::quoted(part)));
   };
   const auto number = [](std::string_view s, int64_t* out) {
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-    return ec == std::errc() && end == s.data() + s.size() && *out >= 1;
+    return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= 1;
   };
+  std::vector<std::pair<int64_t, int64_t>> ranges;
   std::string_view rest = text;
   while (true) {
     const size_t comma = rest.find(',');
@@ -68,30 +75,38 @@ Result<std::vector<int64_t>> parse_run_ids(const std::string& text) {
     if (dash == std::string_view::npos) {
       if (!number(part, &lo)) return bad(part);
       hi = lo;
-    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) || hi < lo ||
-               hi - lo >= 1000000) {
+    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) ||
+               hi < lo) {
       return bad(part);
     }
-    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
+    ranges.emplace_back(lo, hi);
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
   }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  return ids;
-}
-
-// "3, 5-7" for people and profile names.
-std::string format_ids(const std::vector<int64_t>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += j > i ? fmt::format("{}-{}", ids[i], ids[j]) : fmt::format("{}", ids[i]);
-    i = j + 1;
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  int64_t count = 0;
+  for (const auto& [lo, hi] : ranges) {
+    const bool overlaps = !merged.empty() && lo <= merged.back().second;
+    if (overlaps && hi <= merged.back().second) continue;
+    // New ids of this range; no overflow: ids are >= 1 and hi >= lo.
+    const int64_t added = overlaps ? hi - merged.back().second : hi - lo + 1;
+    if (added > kMaxRunIds - count) {
+      return Status::invalid_scenario(fmt::format("--runs names more than {} run ids", kMaxRunIds));
+    }
+    count += added;
+    if (overlaps) {
+      merged.back().second = hi;
+    } else {
+      merged.emplace_back(lo, hi);
+    }
   }
-  return out;
+  std::vector<int64_t> ids;
+  ids.reserve(static_cast<size_t>(count));
+  for (const auto& [lo, hi] : merged) {
+    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
+  }
+  return ids;
 }
 
 std::string utc_now() {
@@ -232,9 +247,10 @@ void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit, con
 
 void print_report(std::ostream& out, const Sources& s, const kernels::CalibrationFit& fit,
                   const kernels::CalibrationOptions& o) {
-  out << fmt::format("calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
-                     s.ids.size() == 1 ? "" : "s", format_ids(s.ids), s.device, s.measurements.size(), fit.fit_count,
-                     fit.held_out_count, fit.skipped);
+  out << fmt::format(
+      "calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
+      s.ids.size() == 1 ? "" : "s", format_id_list(s.ids), s.device, s.measurements.size(),
+      fit.fit_count, fit.held_out_count, fit.skipped);
   out << fmt::format("TorchRec's constants from {}\n",
                      s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
                                               planner::to_string(o.compute_device))
@@ -253,8 +269,9 @@ void print_report(std::ostream& out, const Sources& s, const kernels::Calibratio
   for (const std::string& n : fit.notes) out << "note: " << n << '\n';
 }
 
-int record_calibration(const CalibrateArgs& args, const Sources& s, const kernels::CalibrationFit& fit,
-                       const data::CalibrationProfile& profile, const std::string& profile_json) {
+int record_calibration(const Sources& s, const kernels::CalibrationFit& fit,
+                       const data::CalibrationProfile& profile, const std::string& profile_json,
+                       RunRecorder& recorder) {
   data::NewRun run;
   run.kind = data::RunKind::kCalibrate;
   run.scenario_name = s.scenario_name;
@@ -275,18 +292,28 @@ int record_calibration(const CalibrateArgs& args, const Sources& s, const kernel
                                          .mape_after = after,
                                          .fit_count = fit.fit_count,
                                          .held_out_count = fit.held_out_count};
-  return record_run(args.store, run, args.quiet);
+  return recorder.record(run);
 }
 
 int run_calibrate(const CalibrateArgs& args) {
   const DbLocation where = resolve_db(args.store.db);
+  const bool distinct = VerbFiles()
+                            .input(where.path, "the run store")
+                            .output(args.output, "the profile output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   std::error_code ec;
   if (!std::filesystem::exists(where.path, ec)) {
-    return fail(Status::invalid_scenario(fmt::format(
-        "{}: no run store here; run `shardlab replay` first (--db or SHARDLAB_DB name another file)", where.path)));
+    return fail(
+        Status::invalid_scenario(fmt::format("{}: no run store here; run `shardlab replay` first "
+                                             "(--db or SHARDLAB_DB name another file)",
+                                             shown(where.path))));
   }
-  Result<data::RunStore> store = data::RunStore::open(where.path);
+  // The measurements come from the store; the calibrate run goes back into it.
+  Result<data::RunStore> store = data::RunStore::open(where.path, data::StoreAccess::kRead);
   if (!store) return fail(store.status());
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder) return fail(recorder.status());
   Result<Sources> sources = read_sources(*store, args);
   if (!sources) return fail(sources.status());
 
@@ -294,16 +321,19 @@ int run_calibrate(const CalibrateArgs& args) {
   Result<kernels::CalibrationFit> fit = kernels::fit_calibration(sources->measurements, options);
   if (!fit) return fail(fit.status());
 
-  const std::string name = args.name.empty() ? "runs-" + format_ids(sources->ids) : args.name;
+  const std::string name = args.name.empty() ? "runs-" + format_id_list(sources->ids) : args.name;
   const data::CalibrationProfile profile = data::make_profile(*fit, name, utc_now(), sources->device, sources->ids);
   const std::string json = data::calibration_to_json(profile, args.compact ? -1 : 2);
   // stdout may carry the profile ("-o -"); the report then goes to stderr.
   if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, *sources, *fit, options);
   if (!args.output.empty()) {
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
-    if (!args.quiet && args.output != "-") std::cerr << fmt::format("wrote profile '{}' to {}\n", name, args.output);
+    if (!args.quiet && args.output != "-") {
+      std::cerr << fmt::format("wrote profile {} to {}\n", data::quoted(name), shown(args.output));
+    }
   }
-  return record_calibration(args, *sources, *fit, profile, data::calibration_to_json(profile, -1));
+  return record_calibration(*sources, *fit, profile, data::calibration_to_json(profile, -1),
+                            *recorder);
 }
 
 }  // namespace
@@ -319,23 +349,20 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       "absolute percentage error of TorchRec's constants and of the fit on them (docs/calibration.md).\n"
       "Writes the profile to -o for 'plan', 'options' and 'simulate --calibration PROFILE', and records\n"
       "a calibrate run with the profile. Exit status: 0 calibrated, 1 internal error, 2 no usable runs,\n"
-      "bad arguments or store.");
+      "bad arguments or store, or a file that cannot be written.");
   cmd->add_option("--runs", args->runs,
                   "Replay runs to fit, as ids and ranges: 3,5-7 (default: every replay run in the store)")
       ->type_name("IDS");
   add_store_options(cmd, &args->store);
   cmd->add_option("--holdout", args->holdout,
                   "Share of each group's measurements held out of the fit to measure its error (default: 0.2)")
-      ->check(CLI::Range(0.0, 0.95))
+      ->check(number_in_range(0.0, 0.95))
       ->type_name("FRACTION");
   cmd->add_option("--seed", args->seed, "Seed of the holdout split (default: 1)")->type_name("N");
   cmd->add_option("--name", args->name, "Profile name (default: runs-<ids>)")->type_name("NAME");
-  cmd->add_option("-o,--output", args->output,
-                  "Write the profile JSON to FILE, atomically via FILE.tmp and a rename; '-' is stdout "
-                  "(default: none; the store keeps it too)")
-      ->type_name("FILE");
-  cmd->add_flag("--compact", args->compact, "Write the profile on one line (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Print no report (default: off)");
+  add_output_option(cmd, &args->output, "the profile JSON", "none; the store keeps it too");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "the report and the recorded run");
   cmd->footer(example_footer(
       "  shardlab replay dlrm.json plan.json && shardlab calibrate -o calibration.json\n"
       "  shardlab calibrate --runs 3,5-7 --holdout 0.3 --name h100 -o h100.json\n"

@@ -1,15 +1,17 @@
 #include "cli_common.h"
 
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <system_error>
-
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <limits>
+
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
 
@@ -27,39 +29,73 @@ int exit_status(const Status& status) {
 }
 
 void print_error(const std::string& message) {
-  std::cerr << "shardlab: error: " << message << '\n';
+  std::cerr << "shardlab: error: " << data::printable_lines(message) << '\n';
 }
 
 void print_warning(const std::string& message) {
-  std::cerr << "shardlab: warning: " << message << '\n';
+  std::cerr << "shardlab: warning: " << data::printable_lines(message) << '\n';
 }
+
+std::string shown(std::string_view text) { return data::printable(text); }
+
+namespace {
+
+// The reason of the last failed write on a standard stream: errno when the
+// write that failed was this one, else what can still be said.
+std::string stream_error() {
+  const int err = errno;
+  return err != 0 ? std::strerror(err)
+                  : std::string("an earlier write failed (a full disk, a closed pipe?)");
+}
+
+}  // namespace
 
 Status write_output(const std::string& path, const std::string& text) {
   if (path == "-") {
+    errno = 0;
     std::cout << text << '\n';
     std::cout.flush();
-    return std::cout ? Status::ok() : Status::io_error("cannot write to stdout");
+    if (!std::cout) return Status::io_error("standard output: cannot write: " + stream_error());
+    return Status::ok();
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::io_error(tmp + ": cannot open for writing");
-    out << text << '\n';
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return Status::io_error(tmp + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return Status::io_error(path + ": cannot write (" + ec.message() + ")");
-  }
-  return Status::ok();
+  // /dev/stdout and /dev/stderr are written through their descriptors: what
+  // the streams hold must go out first.
+  std::cout.flush();
+  std::cerr.flush();
+  std::string line;
+  line.reserve(text.size() + 1);
+  line.append(text);
+  line.push_back('\n');
+  return data::write_output_file(path, line);
+}
+
+VerbFiles& VerbFiles::input(const std::string& path, std::string role) {
+  if (!path.empty()) inputs_.push_back(data::FileRole{.path = path, .role = std::move(role)});
+  return *this;
+}
+
+VerbFiles& VerbFiles::output(const std::string& path, std::string role) {
+  if (!path.empty()) outputs_.push_back(data::FileRole{.path = path, .role = std::move(role)});
+  return *this;
+}
+
+VerbFiles& VerbFiles::store(const StoreOptions& options) {
+  return input(RunRecorder::store_path(options).value_or(""), "the run store");
+}
+
+bool VerbFiles::distinct() const {
+  const Status st = data::check_distinct_files(inputs_, outputs_);
+  if (st.is_ok()) return true;
+  print_error(st.message());
+  return false;
+}
+
+int finish_stdout(int exit_code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout) return exit_code;
+  print_error("standard output: cannot write: " + stream_error() + "; the output is incomplete");
+  return exit_code == kExitOk ? kExitInvalid : exit_code;
 }
 
 std::string scenario_name_from_path(const std::string& path) {
@@ -76,7 +112,7 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
   // Reading the scenario is input, whatever the cause: exit 2, invalid_scenario.
   if (status.code() != StatusCode::kInvalidScenario) {
     std::string msg = status.message();
-    if (msg.find(path) == std::string::npos) msg = path + ": " + msg;
+    if (msg.find(shown(path)) == std::string::npos) msg = shown(path) + ": " + msg;
     status = Status::invalid_scenario(msg);
   }
   print_error(status.message());
@@ -88,7 +124,110 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
   return std::nullopt;
 }
 
+// ---- Shared options ----------------------------------------------------------
+
+CLI::Option* add_scenario_argument(CLI::App* cmd, std::string* path) {
+  return cmd->add_option("scenario", *path, "Scenario file (JSON, docs/scenario-format.md)")
+      ->required();
+}
+
+CLI::Option* add_output_option(CLI::App* cmd, std::string* path, const std::string& what,
+                               const std::string& default_text) {
+  return cmd
+      ->add_option(
+          "-o,--output", *path,
+          "Write " + what +
+              " to FILE: atomically over a file (a temporary file beside it, then a rename; a "
+              "symbolic link's target is replaced, not the link), straight through to a device "
+              "or pipe; '-' is stdout. Never the same file as an input (docs/outputs.md) "
+              "(default: " +
+              default_text + ")")
+      ->type_name("FILE");
+}
+
+CLI::Option* add_quiet_flag(CLI::App* cmd, bool* quiet, const std::string& what) {
+  return cmd->add_flag("-q,--quiet", *quiet, "Do not print " + what + " (default: off)");
+}
+
+CLI::Option* add_compact_flag(CLI::App* cmd, bool* compact) {
+  return cmd->add_flag("--compact", *compact,
+                       "Write JSON on one line instead of indented (default: off)");
+}
+
+namespace {
+
+// `min` or `max` for messages: integers without a fraction, others as %g.
+std::string bound_text(double v) {
+  if (std::trunc(v) == v && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{:g}", v);
+}
+
+// A validator that parses the option's text as a number (leaving text that
+// is no number to the option's own conversion error) and applies `check`,
+// which returns "" or what is wrong.
+CLI::Validator number_check(std::string description, std::string (*check)(double, double, double),
+                            double lo, double hi) {
+  return CLI::Validator(
+      [check, lo, hi](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        const double v = std::strtod(begin, &end);
+        if (end == begin || *end != '\0') return std::string();  // not a number: CLI11 says so
+        if (!std::isfinite(v)) return shown(text) + " is not a finite number";
+        const std::string wrong = check(v, lo, hi);
+        return wrong.empty() ? std::string() : shown(text) + " " + wrong;
+      },
+      std::move(description));
+}
+
+}  // namespace
+
+CLI::Validator number_at_least(double min) {
+  return number_check(
+      ">= " + bound_text(min),
+      [](double v, double lo, double) {
+        return v >= lo ? std::string() : "is below " + bound_text(lo);
+      },
+      min, 0.0);
+}
+
+CLI::Validator number_above(double min) {
+  return number_check(
+      "> " + bound_text(min),
+      [](double v, double lo, double) {
+        return v > lo ? std::string() : "is not above " + bound_text(lo);
+      },
+      min, 0.0);
+}
+
+CLI::Validator number_in_range(double min, double max) {
+  return number_check(
+      bound_text(min) + ".." + bound_text(max),
+      [](double v, double lo, double hi) {
+        return v >= lo && v <= hi ? std::string()
+                                  : "is not in " + bound_text(lo) + ".." + bound_text(hi);
+      },
+      min, max);
+}
+
+CLI::Validator finite_number() {
+  return number_check(
+      "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
+}
+
 std::string example_footer(const std::string& lines) { return "\nExample:\n" + lines; }
+
+std::string format_id_list(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += j > i ? fmt::format("{}-{}", ids[i], ids[j]) : fmt::format("{}", ids[i]);
+    i = j + 1;
+  }
+  return out;
+}
 
 std::string format_bytes(double bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

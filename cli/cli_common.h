@@ -1,20 +1,26 @@
-// Shared pieces of the shardlab verbs: exit statuses, error printing, atomic
-// output files, scenario loading. No planning logic lives in the CLI; the verbs
-// call planner/ and data/ and print what they return.
+// Shared pieces of the shardlab verbs: exit statuses, error printing, output
+// files, the options every verb spells the same way, scenario loading. No
+// planning logic lives in the CLI; the verbs call planner/ and data/ and print
+// what they return.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "run_recording.h"
+#include "shardlab/data/file_io.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
 
 namespace shardlab::cli {
 
-// Exit statuses (scenario.md): 0 ok, 1 internal error, 2 bad input or usage,
-// 3 planning failed.
+// Exit statuses (README "Exit statuses", docs/outputs.md): 0 ok, 1 internal
+// error, 2 bad input, usage, or a file that cannot be read or written, 3
+// planning failed. exit_status() is the one place a Status becomes one.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitInvalid = 2;
@@ -23,13 +29,42 @@ inline constexpr int kExitPlanner = 3;
 // The exit status for a failed Status.
 int exit_status(const Status& status);
 
-// Prints "shardlab: error: <message>" to stderr.
+// Prints "shardlab: error: <message>" to stderr, control bytes escaped.
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
 
-// Writes `text` plus a newline to `path` through `path.tmp` and a rename, so
-// a reader never sees a partial file. "-" means stdout.
+// `text` (a name, a path) as it may be echoed in a message or a table:
+// control bytes and invalid UTF-8 escaped as \xNN (data/message_text.h).
+std::string shown(std::string_view text);
+
+// Writes `text` plus a newline to `path` (data/file_io.h: atomically over
+// files, through to devices and pipes). "-" means stdout, checked for write
+// errors. Flushes stdout and stderr first, so /dev/stdout keeps its order.
 Status write_output(const std::string& path, const std::string& text);
+
+// The files a verb reads and writes. Before it reads or writes anything, a
+// verb checks that no output is the same file as an input (the scenario, a
+// plan, the run store) or as another output (data::check_distinct_files).
+class VerbFiles {
+ public:
+  // Adds a file; an empty path (an option not given) is skipped.
+  VerbFiles& input(const std::string& path, std::string role);
+  VerbFiles& output(const std::string& path, std::string role);
+  // The run store, an input of a verb that records (none with --no-record).
+  VerbFiles& store(const StoreOptions& options);
+  // On a clash prints the error and returns false: the verb then exits with
+  // kExitInvalid, having written nothing.
+  bool distinct() const;
+
+ private:
+  std::vector<data::FileRole> inputs_;
+  std::vector<data::FileRole> outputs_;
+};
+
+// Flushes stdout and reports a failed write to it (a full disk, a closed
+// pipe): main() calls this last, so a verb whose output was lost never exits 0.
+// Returns `exit_code`, or kExitInvalid when it was 0 and stdout failed.
+int finish_stdout(int exit_code);
 
 // What a verb prints when the scenario file itself fails: the scenario name
 // is not known yet, so the error JSON names the file's stem.
@@ -42,6 +77,29 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
                                                          const std::string& error_out,
                                                          int* exit_code);
 
+// ---- Options every verb spells the same way --------------------------------
+
+// The SCENARIO positional argument (required).
+CLI::Option* add_scenario_argument(CLI::App* cmd, std::string* path);
+
+// -o,--output FILE: `what` is what goes there ("the plan JSON (or the error
+// JSON)"), `default_text` what happens without it ("stdout", "none").
+CLI::Option* add_output_option(CLI::App* cmd, std::string* path, const std::string& what,
+                               const std::string& default_text);
+
+// -q,--quiet: `what` is what it silences ("the summary line on stderr").
+CLI::Option* add_quiet_flag(CLI::App* cmd, bool* quiet, const std::string& what);
+
+// --compact: write JSON on one line.
+CLI::Option* add_compact_flag(CLI::App* cmd, bool* compact);
+
+// Number checks with short messages ("--max-rows: -1 is below 0"), refusing
+// NaN and infinities, for options of any arithmetic type.
+CLI::Validator number_at_least(double min);
+CLI::Validator number_above(double min);  // exclusive
+CLI::Validator number_in_range(double min, double max);
+CLI::Validator finite_number();
+
 // Registers the verbs on `app`. Each verb's callback stores its exit status
 // in *exit_code.
 void add_plan_command(CLI::App& app, int* exit_code);
@@ -49,13 +107,16 @@ void add_options_command(CLI::App& app, int* exit_code);
 void add_validate_command(CLI::App& app, int* exit_code);
 void add_simulate_command(CLI::App& app, int* exit_code);
 void add_compare_command(CLI::App& app, int* exit_code);
-void add_runs_command(CLI::App& app, int* exit_code);  // runs_command.cc
+void add_runs_command(CLI::App& app, int* exit_code);           // runs_command.cc
 void add_replay_command(CLI::App& app, int* exit_code);         // replay_command.cc
 void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
 void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
 
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);
+
+// Run ids for people: "3,5-7" (ascending ids, runs of consecutive ids joined).
+std::string format_id_list(const std::vector<int64_t>& ids);
 
 // A byte count for people: "512 B", "1.50 KiB", "3.20 GiB" (binary units).
 std::string format_bytes(double bytes);

@@ -1,6 +1,8 @@
 // shardlab compare: plan one scenario with every proposer x partitioner x perf
 // model, simulate each chosen plan, and print the results side by side.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -8,12 +10,13 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "calibration_option.h"
 #include "cli_common.h"
 #include "plan_source.h"
+#include "run_recording.h"
 #include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/sim/simulated_perf_model.h"
 #include "shardlab/sim/simulation.h"
@@ -27,6 +30,8 @@ struct CompareArgs {
   int iterations = sim::SimOptions{}.iterations;
   bool compact = false;
   bool quiet = false;
+  StoreOptions store;
+  std::string calibration;  // --calibration PROFILE; empty: TorchRec's constants
 };
 
 struct ProposerChoice {
@@ -79,15 +84,43 @@ void describe_plan(const planner::PlannerResult& result, data::ComparisonRow& ro
   }
 }
 
-data::ComparisonRow run_row(const planner::Scenario& base, const ProposerChoice& proposer,
-                            const PartitionerChoice& partitioner, const char* perf_model,
-                            const sim::SimOptions& sim_options) {
+// The run a row with a simulated plan records (kind simulate): the chosen
+// plan, its estimates and the row's numbers.
+data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario,
+                     const planner::PlannerResult& result, const data::ComparisonRow& row,
+                     const sim::SimResult& simulated) {
+  data::NewRun run =
+      new_run(data::RunKind::kSimulate, scenario, &result);  // the text is set once for all
+  std::vector<std::pair<std::string, data::SummaryValue>> summary = {
+      {"iteration_ms", simulated.iteration_ms},
+      {"total_ms", simulated.total_ms},
+      {"iterations", static_cast<int64_t>(simulated.iterations)},
+      {"rating_ms", row.perf_rating_ms.value_or(result.perf_rating)},
+      {"compare", row.proposer + " + " + row.partitioner + " + " + row.perf_model},
+      {"proposer", row.proposer},
+      {"partitioner", row.partitioner},
+      {"perf_model", row.perf_model},
+      {"ranks", static_cast<int64_t>(simulated.ranks.size())},
+      {"wall_ms", row.plan_seconds * 1e3}};
+  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
+  run.summary_json = data::summary_json(summary);
+  return run;
+}
+
+// Plans and simulates one configuration. When `runs` is not null, a row with
+// a simulated plan appends the run it records.
+data::ComparisonRow run_row(const CompareArgs& args, const planner::Scenario& base,
+                            const ProposerChoice& proposer, const PartitionerChoice& partitioner,
+                            const char* perf_model, const sim::SimOptions& sim_options,
+                            const planner::CostCalibration* calibration,
+                            std::vector<data::NewRun>* runs) {
   data::ComparisonRow row{.proposer = proposer.name, .partitioner = partitioner.name, .perf_model = perf_model};
   const planner::Scenario scenario = configured(base, proposer, partitioner);
   std::unique_ptr<sim::SimulatedPerfModel> model;
   if (std::string_view(perf_model) == "simulated") model = std::make_unique<sim::SimulatedPerfModel>(scenario);
 
-  const planner::PlannerResult result = planner::plan(scenario, planner::PlannerOptions{.perf_model = model.get()});
+  const planner::PlannerResult result = planner::plan(
+      scenario, planner::PlannerOptions{.perf_model = model.get(), .calibration = calibration});
   row.num_proposals = result.num_proposals;
   row.num_plans = result.num_plans;
   row.simulations = model ? model->simulations() : 0;
@@ -103,6 +136,7 @@ data::ComparisonRow run_row(const planner::Scenario& base, const ProposerChoice&
     return row;
   }
   row.iteration_ms = simulated->iteration_ms;
+  if (runs != nullptr) runs->push_back(row_run(args, base, result, row, *simulated));
   return row;
 }
 
@@ -125,21 +159,40 @@ void print_table(std::ostream& out, const std::vector<data::ComparisonRow>& rows
   }
 }
 
+// Failure before any row runs: message to stderr, error JSON to -o.
+int report_failure(const CompareArgs& args, const std::string& scenario_name, const Status& st) {
+  print_error(st.message());
+  if (!args.output.empty()) {
+    const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
+    if (Status w =
+            write_output(args.output, data::error_to_json(scenario_name, st, nullptr, indent));
+        !w.is_ok()) {
+      print_error(w.message());
+    }
+  }
+  return exit_status(st);
+}
+
 int run_compare(const CompareArgs& args) {
+  const bool distinct = VerbFiles()
+                            .input(args.scenario, "the scenario")
+                            .input(args.calibration, "the calibration profile")
+                            .store(args.store)
+                            .output(args.output, "the comparison output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
   if (!scenario) return code;
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder.is_ok()) return report_failure(args, scenario->name, recorder.status());
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
-  if (Status st = check_fabric(*scenario); !st.is_ok()) {
-    print_error(st.message());
-    if (!args.output.empty()) {
-      const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
-      if (Status w = write_output(args.output, data::error_to_json(scenario->name, st, nullptr, indent)); !w.is_ok()) {
-        print_error(w.message());
-      }
-    }
-    return exit_status(st);
-  }
+  if (Status st = check_fabric(*scenario); !st.is_ok())
+    return report_failure(args, scenario->name, st);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
+  std::vector<data::NewRun> runs;
+  std::vector<data::NewRun>* record = recording_disabled(args.store) ? nullptr : &runs;
 
   const sim::SimOptions sim_options{.iterations = args.iterations, .record_phases = false};
   const size_t total = std::size(kProposers) * std::size(kPartitioners) * std::size(kPerfModels);
@@ -152,7 +205,8 @@ int run_compare(const CompareArgs& args) {
           std::cerr << fmt::format("[{}/{}] {} + {} + {} perf model\n", rows.size() + 1, total, proposer.name,
                                    partitioner.name, perf_model);
         }
-        rows.push_back(run_row(*scenario, proposer, partitioner, perf_model, sim_options));
+        rows.push_back(run_row(args, *scenario, proposer, partitioner, perf_model, sim_options,
+                               calibration->get(), record));
       }
     }
   }
@@ -174,7 +228,11 @@ int run_compare(const CompareArgs& args) {
     print_error("no configuration produced a simulated plan");
     return kExitPlanner;
   }
-  return kExitOk;
+  if (!runs.empty()) {
+    const std::string text = scenario_text(args.scenario);
+    for (data::NewRun& run : runs) run.scenario_json = text;
+  }
+  return recorder->record(runs);
 }
 
 }  // namespace
@@ -189,22 +247,26 @@ void add_compare_command(CLI::App& app, int* exit_code) {
       "memory_balanced) x perf model (torchrec, simulated), simulates each chosen plan, and prints\n"
       "one row each: TorchRec's rating of the plan, its simulated iteration time, the peak HBM a\n"
       "rank's shards use, the imbalance (max / mean of per-rank TorchRec perf) and the planning\n"
-      "time. Rows whose planning fails show the error type. Exit status: 0 at least one row has a\n"
-      "simulated plan, 2 invalid scenario or usage, 3 no row has one.");
-  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
-  cmd->add_option("-o,--output", args->output,
-                  "Also write the rows as JSON to FILE, atomically via FILE.tmp and a rename; '-' is stdout "
-                  "(default: none)")
-      ->type_name("FILE");
+      "time. Rows whose planning fails show the error type. Each row with a simulated plan is\n"
+      "recorded in the run store as a simulate run (--db; 'shardlab runs --help'), so two\n"
+      "configurations' plans can be compared with 'shardlab runs diff'.\n"
+      "Exit status: 0 at least one row has a simulated plan, 2 invalid scenario, usage or a file\n"
+      "that cannot be read or written, 3 no row has one.");
+  add_scenario_argument(cmd, &args->scenario);
+  add_output_option(cmd, &args->output, "the rows as JSON (or the error JSON) besides the table",
+                    "none");
   cmd->add_option("--iterations", args->iterations,
                   "Iterations to simulate per chosen plan (default: 4)")
-      ->check(CLI::Range(1, 100000))
+      ->check(number_in_range(1, 100000))
       ->type_name("N");
-  cmd->add_flag("--compact", args->compact, "Write the JSON on one line (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Do not print progress on stderr (default: off)");
-  cmd->footer(example_footer(
-      "  shardlab compare dlrm.json\n"
-      "  shardlab compare dlrm.json -o compare.json --iterations 2 -q"));
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "progress and the recorded runs on stderr");
+  add_store_options(cmd, &args->store);
+  add_calibration_option(cmd, &args->calibration);
+  cmd->footer(
+      example_footer("  shardlab compare dlrm.json\n"
+                     "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"
+                     "  shardlab compare dlrm.json --calibration h100.json"));
   cmd->callback([args, exit_code]() { *exit_code = run_compare(*args); });
 }
 

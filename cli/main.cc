@@ -4,15 +4,19 @@
 // arguments, calls planner/, sim/ and data/, and prints. main() is the only
 // place that turns failures into exit statuses.
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
-
-#include <CLI/CLI.hpp>
+#include <vector>
 
 #include "cli_common.h"
+#include "shardlab/data/message_text.h"
 
 #ifndef SHARDLAB_VERSION
 #define SHARDLAB_VERSION "0.1.0"
@@ -32,6 +36,41 @@ class HelpFormatter : public CLI::Formatter {
   }
 };
 
+// The verbs of `app` (or of a verb with sub-verbs), for messages.
+std::string verb_list(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    out += (out.empty() ? "" : ", ") + sub->get_name();
+  }
+  return out;
+}
+
+// CLI11 answers a word that is not a verb with "A subcommand is required" or
+// "The following arguments were not expected", naming neither the word nor
+// the verbs. Checks the first word after the program (and after a verb with
+// sub-verbs, such as runs) and returns the message, or "" when it is a verb
+// (or an option, left to CLI11).
+std::string unknown_verb(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  std::string of;  // " of runs" below the top level
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return std::string();  // an option: CLI11 judges it
+    const std::vector<const CLI::App*> subs =
+        level->get_subcommands([](const CLI::App*) { return true; });
+    const auto it = std::find_if(subs.begin(), subs.end(),
+                                 [&](const CLI::App* s) { return s->check_name(word); });
+    if (it == subs.end()) {
+      return fmt::format("{} is not a verb{}; the verbs{} are: {}", shardlab::data::quoted(word),
+                         of, of, verb_list(*level));
+    }
+    if ((*it)->get_require_subcommand_min() == 0) return std::string();  // a verb without sub-verbs
+    level = *it;
+    of = " of " + word;
+  }
+  return fmt::format("no verb given; the verbs{} are: {}", of, verb_list(*level));
+}
+
 int run(int argc, char** argv) {
   using namespace shardlab::cli;
   CLI::App app{
@@ -46,7 +85,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "shardlab " SHARDLAB_VERSION);
   app.require_subcommand(1);
   app.footer(
-      "\nExit status: 0 ok, 1 internal error, 2 invalid scenario or usage, 3 no plan found.\n"
+      "\nExit status: 0 ok, 1 internal error, 2 invalid input or usage, or a file that cannot be\n"
+      "read or written (docs/outputs.md), 3 no plan found.\n"
       "Run 'shardlab VERB --help' for each verb's options.\n" +
       example_footer("  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
                      "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));
@@ -65,6 +105,13 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      if (const std::string verb = unknown_verb(app, argc, argv); !verb.empty()) {
+        print_error(verb);
+        std::cerr << "Run with --help for more information.\n";
+        return kExitInvalid;
+      }
+    }
     const int code = app.exit(e);  // prints help, version or the usage error
     return code == 0 ? kExitOk : kExitInvalid;
   }
@@ -77,7 +124,8 @@ int main(int argc, char** argv) {
   // The libraries never exit and report expected failures as values; anything
   // thrown is a bug or a system failure (e.g. out of memory).
   try {
-    return run(argc, argv);
+    // A verb's output lost on a full disk or a closed pipe is a failure too.
+    return shardlab::cli::finish_stdout(run(argc, argv));
   } catch (const std::exception& e) {
     shardlab::cli::print_error(std::string("internal error: ") + e.what());
   } catch (...) {

@@ -24,6 +24,12 @@ struct OptionsArgs {
 };
 
 int run_options(const OptionsArgs& args) {
+  const bool distinct = VerbFiles()
+                            .input(args.scenario, "the scenario")
+                            .input(args.calibration, "the calibration profile")
+                            .output(args.output, "the options output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
@@ -59,7 +65,7 @@ int run_options(const OptionsArgs& args) {
     std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}{}\n",
                              result.search_space->options.size(), scenario->tables.size(),
                              result.wall_seconds * 1e3, calibration->note(),
-                             args.output == "-" ? std::string() : " -> " + args.output);
+                             args.output == "-" ? std::string() : " -> " + shown(args.output));
   }
   return kExitOk;
 }
@@ -71,16 +77,15 @@ void add_options_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "options",
       "List every sharding option of a scenario with its perf and storage estimates.\n"
-      "Options come in TorchRec's enumeration order, each shard with its estimates (scenario.md\n"
-      "\"Options\"). Only the storage reservation and the enumeration run, so scenarios whose\n"
-      "planning fails still list their options. Exit status: 0 listed, 2 invalid scenario or\n"
-      "usage, 3 the reservation or the enumeration failed (the error JSON is written instead).");
-  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
-  cmd->add_option("-o,--output", args->output,
-                  "Write the options JSON to FILE, atomically via FILE.tmp and a rename (default: - = stdout)")
-      ->type_name("FILE");
-  cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
+      "Options come in TorchRec's enumeration order, each shard with its estimates\n"
+      "(docs/scenario-format.md, \"What planning writes\"). Only the storage reservation and the\n"
+      "enumeration run, so scenarios whose planning fails still list their options. Exit status:\n"
+      "0 listed, 2 invalid scenario or usage, 3 the reservation or the enumeration failed (the\n"
+      "error JSON is written instead).");
+  add_scenario_argument(cmd, &args->scenario);
+  add_output_option(cmd, &args->output, "the options JSON (or the error JSON)", "stdout");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "the summary line on stderr");
   add_calibration_option(cmd, &args->calibration);
   cmd->footer(example_footer(
       "  shardlab options dlrm.json > options.json\n"

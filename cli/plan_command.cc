@@ -44,7 +44,7 @@ struct PlanArgs {
 };
 
 std::string destination_label(const std::string& dest) {
-  return dest == "-" ? std::string("stdout") : dest;
+  return dest == "-" ? std::string("stdout") : shown(dest);
 }
 
 void print_stats(const planner::Scenario& scenario, const planner::PlannerResult& result) {
@@ -116,12 +116,11 @@ std::string simulations_note(const RunPerfModel& m) {
 
 // Records a planned or re-rated run (kind plan): the plan, its per-shard
 // estimates and the rating; returns the exit status recording contributes.
-int record_plan(const PlanArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
-                const RunPerfModel& model) {
-  data::NewRun run = new_run(data::RunKind::kPlan, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, result, data::kCompactJson);
-  run.estimates = data::estimate_rows(*result.search_space, *result.best);
-  run.device = std::string(planner::to_string(scenario.topology.compute_device));
+int record_plan(const PlanArgs& args, const planner::Scenario& scenario,
+                const planner::PlannerResult& result, const RunPerfModel& model,
+                RunRecorder& recorder) {
+  data::NewRun run = new_run(data::RunKind::kPlan, scenario, &result);
+  run.scenario_json = scenario_text(args.scenario);
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"rating_ms", result.perf_rating},
       {"perf_model", args.perf_model},
@@ -134,14 +133,47 @@ int record_plan(const PlanArgs& args, const planner::Scenario& scenario, const p
   if (!args.from_plan.empty()) summary.emplace_back("from_plan", args.from_plan);
   if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
   run.summary_json = data::summary_json(summary);
-  return record_run(args.store, run, args.quiet);
+  return recorder.record(run);
+}
+
+// The files of a plan run; none of them may be written over.
+bool files_are_distinct(const PlanArgs& args) {
+  return VerbFiles()
+      .input(args.scenario, "the scenario")
+      .input(args.from_plan, "the plan file")
+      .input(args.calibration, "the calibration profile")
+      .store(args.store)
+      .output(args.json_destination(), "the plan output")
+      .distinct();
+}
+
+// Loads the scenario and checks the store before any work; on failure the
+// error is reported (and its JSON written) and nullopt returned with *code set.
+struct Loaded {
+  planner::Scenario scenario;
+  RunRecorder recorder;
+};
+std::optional<Loaded> load(const PlanArgs& args, int* code) {
+  if (!files_are_distinct(args)) {
+    *code = kExitInvalid;
+    return std::nullopt;
+  }
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.json_destination(), code);
+  if (!scenario) return std::nullopt;
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder.is_ok()) {
+    *code = report_failure(args, *scenario, nullptr, recorder.status());
+    return std::nullopt;
+  }
+  return Loaded{std::move(*scenario), std::move(recorder).value()};
 }
 
 int run_plan(const PlanArgs& args) {
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.json_destination(), &code);
-  if (!scenario) return code;
+  std::optional<Loaded> loaded = load(args, &code);
+  if (!loaded) return code;
+  const planner::Scenario* scenario = &loaded->scenario;
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
@@ -159,7 +191,7 @@ int run_plan(const PlanArgs& args) {
                              result.perf_rating, result.num_proposals, result.num_plans,
                              simulations_note(*model) + calibration->note(), summary_target(args));
   }
-  if (code == kExitOk) code = record_plan(args, *scenario, result, *model);
+  if (code == kExitOk) code = record_plan(args, *scenario, result, *model, loaded->recorder);
   return code;
 }
 
@@ -180,9 +212,9 @@ void warn_over_capacity(const planner::PlannerResult& r) {
 
 int run_from_plan(const PlanArgs& args) {
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.json_destination(), &code);
-  if (!scenario) return code;
+  std::optional<Loaded> loaded = load(args, &code);
+  if (!loaded) return code;
+  const planner::Scenario* scenario = &loaded->scenario;
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
@@ -198,11 +230,13 @@ int run_from_plan(const PlanArgs& args) {
   calibration->warn_uncalibrated(rated);
   code = report_success(args, *scenario, rated);
   if (code == kExitOk && !args.quiet) {
-    std::cerr << fmt::format("rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n", args.from_plan,
-                             scenario->tables.size(), rated.topology.world_size, rated.wall_seconds * 1e3,
-                             rated.perf_rating, simulations_note(*model) + calibration->note(), summary_target(args));
+    std::cerr << fmt::format(
+        "rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n",
+        shown(args.from_plan), scenario->tables.size(), rated.topology.world_size,
+        rated.wall_seconds * 1e3, rated.perf_rating, simulations_note(*model) + calibration->note(),
+        summary_target(args));
   }
-  if (code == kExitOk) code = record_plan(args, *scenario, rated, *model);
+  if (code == kExitOk) code = record_plan(args, *scenario, rated, *model, loaded->recorder);
   return code;
 }
 
@@ -218,13 +252,14 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "goes to -o FILE, or to stdout when neither -o nor --stats is given; with --stats the stats\n"
       "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run is\n"
       "recorded in the run store (--db; 'shardlab runs --help').\n"
-      "Exit status: 0 planned, 2 invalid scenario or usage, 3 no plan found; on 2 and 3 the JSON\n"
-      "output is {\"scenario\", \"error\": {\"type\", \"message\"}, ...} and no partial file is left.");
-  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
-  cmd->add_option("-o,--output", args->output,
-                  "Write the plan JSON (or the error JSON) to FILE, atomically via FILE.tmp and a rename; "
-                  "'-' is stdout (default: stdout unless --stats)")
-      ->type_name("FILE");
+      "Exit status: 0 planned, 2 invalid scenario, usage, or a file that cannot be read or\n"
+      "written, 3 no plan found; on 2 and 3 the JSON output is\n"
+      "{\"scenario\", \"error\": {\"type\", \"message\"}, ...} and no partial file is left.\n"
+      "An output that is the same file as an input (the scenario, the plan file, the run store)\n"
+      "is refused with 2 before anything is written (docs/outputs.md).");
+  add_scenario_argument(cmd, &args->scenario);
+  add_output_option(cmd, &args->output, "the plan JSON (or the error JSON)",
+                    "stdout unless --stats");
   cmd->add_flag("--stats", args->stats,
                 "Print TorchRec's stats table to stdout; the JSON is then written only with -o (default: off)");
   cmd->add_option("--format", args->format,
@@ -242,8 +277,8 @@ void add_plan_command(CLI::App& app, int* exit_code) {
                   "(default: torchrec)")
       ->check(CLI::IsMember({"torchrec", "simulated"}))
       ->type_name("MODEL");
-  cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "the summary line on stderr");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
   cmd->footer(example_footer(

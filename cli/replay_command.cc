@@ -3,21 +3,22 @@
 // TorchRec's estimate and the simulated phase, write the result JSON and
 // record the run in the store.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli_common.h"
 #include "plan_source.h"
 #include "run_recording.h"
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/replay_json.h"
 #include "shardlab/data/run_records.h"
@@ -60,32 +61,47 @@ struct ReplayArgs {
   }
 };
 
-// "0,1,4-7" -> {0, 1, 4, 5, 6, 7}, ascending and unique.
-Result<std::vector<int>> parse_rank_list(const std::string& text) {
-  std::set<int> ranks;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    const size_t dash = item.find('-', 1);
-    try {
-      size_t used = 0;
-      const int first = std::stoi(item.substr(0, dash), &used);
-      if (used != item.substr(0, dash).size() || first < 0) throw std::invalid_argument(item);
-      int last = first;
-      if (dash != std::string::npos) {
-        const std::string tail = item.substr(dash + 1);
-        last = std::stoi(tail, &used);
-        if (used != tail.size() || last < first) throw std::invalid_argument(item);
-      }
-      for (int r = first; r <= last; ++r) ranks.insert(r);
-    } catch (const std::exception&) {
-      return Status::invalid_scenario("--ranks '" + text + "': '" + item +
-                                      "' is not a rank or a range FIRST-LAST (e.g. 0,1,4-7)");
+// "0,1,4-7" -> {0, 1, 4, 5, 6, 7}, ascending and unique. Each item is
+// checked against the world size before a range is expanded, so the list
+// never holds more than world_size ranks whatever the text says.
+Result<std::vector<int>> parse_rank_list(const std::string& text,
+                                         const planner::Scenario& scenario) {
+  const int world_size = scenario.topology.world_size;
+  std::vector<char> chosen(static_cast<size_t>(world_size), 0);
+  const auto number = [](std::string_view s, int64_t* out) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+    return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= 0;
+  };
+  std::string_view rest = text;
+  for (;;) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const size_t dash = item.find('-');
+    int64_t first = 0;
+    int64_t last = 0;
+    const bool ok = dash == std::string_view::npos
+                        ? number(item, &first) && ((last = first), true)
+                        : number(item.substr(0, dash), &first) &&
+                              number(item.substr(dash + 1), &last) && last >= first;
+    if (!ok) {
+      return Status::invalid_scenario(
+          fmt::format("--ranks {}: {} is not a rank or a range FIRST-LAST of ranks (e.g. 0,1,4-7)",
+                      data::quoted(text), data::quoted(item)));
     }
-    at = comma + 1;
+    if (last >= world_size) {
+      return Status::invalid_scenario(
+          fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", last, world_size - 1,
+                      shown(scenario.name), world_size));
+    }
+    for (int64_t r = first; r <= last; ++r) chosen[static_cast<size_t>(r)] = 1;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
   }
-  return std::vector<int>(ranks.begin(), ranks.end());
+  std::vector<int> ranks;
+  for (int r = 0; r < world_size; ++r) {
+    if (chosen[static_cast<size_t>(r)] != 0) ranks.push_back(r);
+  }
+  return ranks;
 }
 
 int fail(const Status& status) {
@@ -98,9 +114,9 @@ std::string ms_cell(const std::optional<double>& v) { return v ? fmt::format("{:
 void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scenario& scenario,
                   const kernels::ReplayWorkload& workload, const kernels::ReplayResult& result,
                   const std::vector<kernels::PhaseComparison>& phases) {
-  out << fmt::format("{}: replayed {} of {} ranks on {} ({}), {} warm-up + {} timed iterations\n", scenario.name,
-                     result.devices_used, result.world_size, result.backend, result.device_name, result.warmup,
-                     result.iterations);
+  out << fmt::format("{}: replayed {} of {} ranks on {} ({}), {} warm-up + {} timed iterations\n",
+                     shown(scenario.name), result.devices_used, result.world_size, result.backend,
+                     result.device_name, result.warmup, result.iterations);
   out << fmt::format("optimizer {}, ids {}, pooling {}, rows per shard {}\n", kernels::to_string(workload.optimizer),
                      args.ids == "zipf" ? fmt::format("zipf (alpha {})", args.zipf_alpha) : args.ids, args.pooling,
                      args.rows_cap() > 0 ? fmt::format("capped at {}", args.rows_cap()) : std::string("as planned"));
@@ -119,12 +135,12 @@ void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scen
   out << fmt::format("{} lookup and {} collective measurements\n", s.lookups, s.collectives);
 }
 
-int record_replay(const ReplayArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& planned,
-                  const kernels::ReplayResult& result, const std::vector<kernels::PhaseComparison>& phases,
-                  const sim::SimResult* simulated, size_t ranks) {
-  data::NewRun run = new_run(data::RunKind::kReplay, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, planned, data::kCompactJson);
-  run.estimates = data::estimate_rows(*planned.search_space, *planned.best);
+int record_replay(const ReplayArgs& args, const planner::Scenario& scenario,
+                  const planner::PlannerResult& planned, const kernels::ReplayResult& result,
+                  const std::vector<kernels::PhaseComparison>& phases,
+                  const sim::SimResult* simulated, size_t ranks, RunRecorder& recorder) {
+  data::NewRun run = new_run(data::RunKind::kReplay, scenario, &planned);
+  run.scenario_json = scenario_text(args.scenario);
   if (simulated != nullptr) run.sim_phases = data::sim_phase_rows(*simulated);
   run.measurements = result.measurements;
   run.device = result.device_name;
@@ -141,13 +157,29 @@ int record_replay(const ReplayArgs& args, const planner::Scenario& scenario, con
                                          {"max_rows", args.rows_cap()},
                                          {"seed", static_cast<int64_t>(args.seed)},
                                          {"from_plan", args.plan}});
-  return record_run(args.store, run, args.quiet);
+  return recorder.record(run);
 }
 
 int run_replay(const ReplayArgs& args) {
+  const bool distinct = VerbFiles()
+                            .input(args.scenario, "the scenario")
+                            .input(args.plan, "the plan file")
+                            .store(args.store)
+                            .output(args.output, "the result output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
   if (!scenario) return code;
+  // Ranks are checked against the scenario before anything is built.
+  std::vector<int> ranks;
+  if (!args.ranks.empty()) {
+    Result<std::vector<int>> parsed = parse_rank_list(args.ranks, *scenario);
+    if (!parsed) return fail(parsed.status());
+    ranks = std::move(parsed).value();
+  }
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder) return fail(recorder.status());
   if (Status st = check_fabric(*scenario); !st.is_ok()) return fail(st);
   const planner::PlannerResult planned = read_and_rate_plan(*scenario, args.plan);
   if (!planned.ok()) return fail(failure_of(planned));
@@ -162,24 +194,13 @@ int run_replay(const ReplayArgs& args) {
   options.seed = args.seed;
   options.learning_rate = args.learning_rate;
   options.verify = args.verify;
-  if (!args.ranks.empty()) {
-    Result<std::vector<int>> ranks = parse_rank_list(args.ranks);
-    if (!ranks) return fail(ranks.status());
-    options.ranks = *ranks;
-  }
+  options.ranks = std::move(ranks);
 
   Result<std::unique_ptr<kernels::ReplayBackend>> backend = kernels::make_backend(args.backend);
   if (!backend) return fail(backend.status());
   Result<kernels::ReplayWorkload> workload = kernels::build_workload(
       *scenario, *planned.search_space, *planned.best, kernels::WorkloadOptions{.max_rows = args.rows_cap()});
   if (!workload) return fail(workload.status());
-  for (int r : options.ranks) {
-    if (r >= workload->world_size) {
-      return fail(Status::invalid_scenario(fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", r,
-                                                       workload->world_size - 1, scenario->name,
-                                                       workload->world_size)));
-    }
-  }
   Result<sim::IterationTraffic> traffic = sim::iteration_traffic(*scenario, *planned.search_space, *planned.best);
   if (!traffic) return fail(traffic.status());
   // The simulator without overlap: the replay runs its phases one after the
@@ -218,7 +239,8 @@ int run_replay(const ReplayArgs& args) {
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
   }
   if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, args, *scenario, *workload, *result, phases);
-  return record_replay(args, *scenario, planned, *result, phases, &*simulated, replayed.size());
+  return record_replay(args, *scenario, planned, *result, phases, &*simulated, replayed.size(),
+                       *recorder);
 }
 
 }  // namespace
@@ -237,31 +259,35 @@ void add_replay_command(CLI::App& app, int* exit_code) {
       "in builds with the CUDA toolkit). The optimizer is the scenario's sharder.optimizer:\n"
       "rowwise_adagrad replays row-wise Adagrad, every other optimizer replays SGD. Only fp32 and\n"
       "fp16 tables replay. The run is recorded in the run store (--db; 'shardlab runs --help').\n"
-      "Exit status: 0 replayed, 1 internal error, 2 invalid scenario, plan file, backend or usage.");
-  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
+      "Exit status: 0 replayed, 1 internal error, 2 invalid scenario, plan file, backend, usage,\n"
+      "or a file that cannot be read or written.");
+  add_scenario_argument(cmd, &args->scenario);
   cmd->add_option("plan", args->plan, "Plan file written by 'shardlab plan' (either --format)")->required();
   cmd->add_option("--backend", args->backend, "Replay backend: 'cpu' or 'cuda' (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->type_name("NAME");
   cmd->add_option("--iterations", args->iterations, "Timed iterations; medians and p90 over these (default: 20)")
-      ->check(CLI::Range(1, 1000000))
+      ->check(number_in_range(1, 1000000))
       ->type_name("N");
   cmd->add_option("--warmup", args->warmup, "Untimed iterations before the timed ones (default: 3)")
-      ->check(CLI::Range(0, 1000000))
+      ->check(number_in_range(0, 1000000))
       ->type_name("N");
   cmd->add_option("--ranks", args->ranks,
                   "Replay only these ranks, e.g. 0,1,4-7; collectives run among them with the plan's message "
                   "sizes to and from them (default: all ranks)")
       ->type_name("LIST");
   cmd->add_option("--max-rows", args->max_rows,
-                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the bytes per "
+                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the "
+                  "bytes per "
                   "lookup do not change; 0 means no cap (default: 262144 on cpu, 0 on cuda)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(number_at_least(0))
       ->type_name("N");
   cmd->add_option("--ids", args->ids, "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
       ->check(CLI::IsMember({"uniform", "zipf"}))
       ->type_name("DIST");
-  cmd->add_option("--zipf-alpha", args->zipf_alpha, "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
+  cmd->add_option("--zipf-alpha", args->zipf_alpha,
+                  "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
+      ->check(number_above(0))
       ->type_name("A");
   cmd->add_option("--pooling", args->pooling,
                   "Ids per bag: 'fixed' (the pooling factor, bags differ by at most one) or 'poisson' "
@@ -271,17 +297,16 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients; same seed, same inputs on every "
                                         "backend (default: 1)")
       ->type_name("S");
-  cmd->add_option("--lr", args->learning_rate, "Learning rate of the fused optimizer (default: 0.01)")
+  cmd->add_option("--lr", args->learning_rate,
+                  "Learning rate of the fused optimizer (default: 0.01)")
+      ->check(finite_number())
       ->type_name("LR");
   cmd->add_flag("--verify", args->verify,
                 "Backends other than cpu compare their results with the CPU reference and report wrong "
                 "elements (default: off)");
-  cmd->add_option("-o,--output", args->output,
-                  "Write the result JSON (docs/replay.md) to FILE, atomically via FILE.tmp and a rename; '-' is "
-                  "stdout (default: none)")
-      ->type_name("FILE");
-  cmd->add_flag("--compact", args->compact, "Write the JSON on one line (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Print no progress and no table (default: off)");
+  add_output_option(cmd, &args->output, "the result JSON (docs/replay.md)", "none");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "progress, the table and the recorded run");
   add_store_options(cmd, &args->store);
   cmd->footer(example_footer(
       "  shardlab plan data/scenarios/tiny_2gpu.json -o plan.json\n"

@@ -3,19 +3,20 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "cli_common.h"
+#include "shardlab/data/file_io.h"
+#include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 
 namespace shardlab::cli {
 
 void add_db_option(CLI::App* cmd, std::string* db) {
   cmd->add_option("--db", *db,
                   "Run store file (SQLite; docs/run-store.md) (default: $SHARDLAB_DB, else "
-                  "shardlab.db in the "
-                  "working directory)")
+                  "shardlab.db in the working directory)")
       ->type_name("PATH");
 }
 
@@ -40,40 +41,96 @@ bool recording_disabled(const StoreOptions& options) {
 }
 
 data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const std::string& scenario_path) {
+                     const planner::PlannerResult* planned) {
   data::NewRun run;
   run.kind = kind;
   run.scenario_name = scenario.name;
-  std::ifstream in(scenario_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  run.scenario_json = text.str();
+  if (planned != nullptr && planned->search_space && planned->best) {
+    run.plan_json = data::plan_to_json(scenario, *planned, data::kCompactJson);
+    run.estimates = data::estimate_rows(*planned->search_space, *planned->best);
+    run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  }
   return run;
 }
 
-int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet) {
-  if (recording_disabled(options)) return kExitOk;
-  const DbLocation where = resolve_db(options.db);
-  Result<data::RunStore> store = data::RunStore::open(where.path);
-  Status st = store.is_ok() ? Status::ok() : store.status();
-  int64_t id = 0;
-  if (store.is_ok()) {
-    Result<int64_t> added = store->add_run(run);
+std::string scenario_text(const std::string& path) {
+  // The loader read it a moment ago; a pipe cannot be read twice and gives "".
+  Result<std::string> text = data::read_input_file(path, "scenario");
+  return text.is_ok() ? std::move(text).value() : std::string();
+}
+
+std::optional<std::string> RunRecorder::store_path(const StoreOptions& options) {
+  if (recording_disabled(options)) return std::nullopt;
+  return resolve_db(options.db).path;
+}
+
+Result<RunRecorder> RunRecorder::start(const StoreOptions& options, bool quiet) {
+  RunRecorder r;
+  r.quiet_ = quiet;
+  if (recording_disabled(options)) return r;
+  r.where_ = resolve_db(options.db);
+  Status st = data::RunStore::check_can_create(r.where_.path);
+  if (st.is_ok()) {
+    std::error_code ec;
+    if (std::filesystem::exists(r.where_.path, ec)) {
+      Result<data::RunStore> store =
+          data::RunStore::open(r.where_.path, data::StoreAccess::kCreate);
+      if (store.is_ok()) {
+        r.store_.emplace(std::move(store).value());
+      } else {
+        st = store.status();
+      }
+    }
+  }
+  if (!st.is_ok()) {
+    if (r.where_.named) return Status(st).with_context("cannot record the run");
+    print_warning(st.message() + "; the run is not recorded (pass --db PATH or --no-record)");
+    return r;
+  }
+  r.active_ = true;
+  return r;
+}
+
+int RunRecorder::record(const data::NewRun& run) { return record_each({&run}); }
+
+int RunRecorder::record(const std::vector<data::NewRun>& runs) {
+  std::vector<const data::NewRun*> each;
+  each.reserve(runs.size());
+  for (const data::NewRun& r : runs) each.push_back(&r);
+  return record_each(each);
+}
+
+int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs) {
+  if (!active_ || runs.empty()) return kExitOk;
+  Status st = Status::ok();
+  if (!store_) {
+    Result<data::RunStore> store = data::RunStore::open(where_.path, data::StoreAccess::kCreate);
+    if (store.is_ok()) {
+      store_.emplace(std::move(store).value());
+    } else {
+      st = store.status();
+    }
+  }
+  std::vector<int64_t> ids;
+  for (const data::NewRun* run : runs) {
+    if (!st.is_ok()) break;
+    Result<int64_t> added = store_->add_run(*run);
     if (added.is_ok()) {
-      id = *added;
+      ids.push_back(*added);
     } else {
       st = added.status();
     }
   }
-  if (st.is_ok()) {
-    if (!quiet) std::cerr << fmt::format("recorded run {} in {}\n", id, where.path);
-    return kExitOk;
+  if (!ids.empty() && !quiet_) {
+    std::cerr << fmt::format("recorded run{} {} in {}\n", ids.size() == 1 ? "" : "s",
+                             format_id_list(ids), shown(where_.path));
   }
+  if (st.is_ok()) return kExitOk;
   // The verb's own outputs are written by now; only the exit status is left to decide.
   const std::string msg = fmt::format("run not recorded: {}", st.message());
-  if (where.named) {
+  if (where_.named) {
     print_error(msg);
-    return kExitInternal;
+    return exit_status(st);
   }
   print_warning(msg + " (pass --db PATH or --no-record)");
   return kExitOk;

@@ -2,21 +2,28 @@
 // store is: --db PATH, else the SHARDLAB_DB environment variable, else
 // shardlab.db in the working directory.
 //
-// A verb adds the options with add_store_options, writes its outputs, and
-// then calls record_run. Recording never changes what a verb wrote; it can
-// only change the exit status, and only when the user named the store:
+// A verb adds the options with add_store_options, starts a RunRecorder
+// before its work, writes its outputs, and then records. Recording never
+// changes what a verb wrote; it can only change the exit status, and only
+// when the user named the store (--db or SHARDLAB_DB):
+//  - before the work, a named store that cannot take runs (not a ShardLab
+//    store, newer, damaged, in a missing directory) is an error: the verb
+//    stops with the store's exit status (2) and writes nothing;
+//  - the same with the default shardlab.db: a warning, and no recording;
 //  - recorded: "recorded run <id> in <path>" on stderr (unless quiet);
-//  - the store cannot be opened or written and --db or SHARDLAB_DB named it:
-//    an error naming the store, exit status 1;
-//  - the same with the default shardlab.db: a warning, exit status unchanged.
+//  - the store fails while recording: an error (named store, its exit
+//    status) or a warning (default store, exit status unchanged).
 // --no-record, or SHARDLAB_NO_RECORD set to anything but "" or "0", skips
 // recording (test harnesses set the variable).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "shardlab/data/run_store.h"
+#include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
 
 namespace shardlab::cli {
@@ -26,7 +33,7 @@ struct StoreOptions {
   bool no_record = false;  // --no-record
 };
 
-// Adds --db PATH and --no-record to `cmd`.
+// Adds --db PATH and --no-record to `cmd` (the verbs that record).
 void add_store_options(CLI::App* cmd, StoreOptions* options);
 
 // Adds --db PATH only (the `runs` verbs, which read the store).
@@ -43,14 +50,41 @@ DbLocation resolve_db(const std::string& db_option);
 // True when --no-record or SHARDLAB_NO_RECORD says not to record.
 bool recording_disabled(const StoreOptions& options);
 
-// A NewRun of `kind` for `scenario`, loaded from `scenario_path`: name and the
-// file's text (empty when the file cannot be read again).
+// A NewRun of `kind` for `scenario`: its name and, when `planned` is not
+// null, the plan: its JSON, per-shard estimates and the scenario's device.
+// The scenario's text is the caller's to set (scenario_text).
 data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const std::string& scenario_path);
+                     const planner::PlannerResult* planned);
 
-// Records `run` as described above and returns the exit status recording
-// contributes: kExitOk (recorded, skipped, or failed on the default store)
-// or kExitInternal (failed on a named store).
-int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet = false);
+// The text of the scenario file at `path`, as the loader read it; "" when it
+// cannot be read again (a pipe).
+std::string scenario_text(const std::string& path);
+
+// The store a recording verb writes its runs to, checked before the work.
+class RunRecorder {
+ public:
+  // The store file a verb with `options` records into, or nullopt when it
+  // records nothing: an input of the verb, which no output may overwrite.
+  static std::optional<std::string> store_path(const StoreOptions& options);
+
+  // Checks that the store can take a run, as the header comment says: an
+  // existing file is opened now; a missing one is created only when a run is
+  // recorded, so a verb that fails leaves no store behind. The error is
+  // returned only for a named store.
+  static Result<RunRecorder> start(const StoreOptions& options, bool quiet);
+
+  // Records `run` (or each of `runs`, in order) and returns the exit status
+  // recording contributes: kExitOk, or the store's status on a named store.
+  int record(const data::NewRun& run);
+  int record(const std::vector<data::NewRun>& runs);
+
+ private:
+  int record_each(const std::vector<const data::NewRun*>& runs);
+
+  DbLocation where_;
+  bool active_ = false;
+  bool quiet_ = false;
+  std::optional<data::RunStore> store_;
+};
 
 }  // namespace shardlab::cli

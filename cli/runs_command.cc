@@ -31,19 +31,20 @@ struct RunsArgs {
   std::string output = "-";  // export
 };
 
-// Opens the store a `runs` verb reads. A missing file is an error rather
-// than a new empty store: reading must not leave a shardlab.db behind.
-Result<data::RunStore> open_existing(const std::string& db_option) {
+// Opens the store a `runs` verb reads (or, for delete, changes). A missing
+// file is an error rather than a new empty store: reading must not leave a
+// shardlab.db behind, and nothing is written to a store that is only read.
+Result<data::RunStore> open_existing(const std::string& db_option,
+                                     data::StoreAccess access = data::StoreAccess::kRead) {
   const DbLocation where = resolve_db(db_option);
   std::error_code ec;
   if (!std::filesystem::exists(where.path, ec)) {
     return Status::invalid_scenario(
         fmt::format("{}: no run store here (nothing recorded yet? plan and simulate record their "
-                    "runs; --db or SHARDLAB_DB "
-                    "name another file)",
-                    where.path));
+                    "runs; --db or SHARDLAB_DB name another file)",
+                    shown(where.path)));
   }
-  return data::RunStore::open(where.path);
+  return data::RunStore::open(where.path, access);
 }
 
 int fail(const Status& st) {
@@ -70,7 +71,7 @@ int run_list(const RunsArgs& args) {
     return kExitOk;
   }
   if (runs->empty()) {
-    std::cout << fmt::format("no runs in {}\n", store->path());
+    std::cout << fmt::format("no runs in {}\n", shown(store->path()));
     return kExitOk;
   }
   size_t wname = 8;
@@ -82,8 +83,9 @@ int run_list(const RunsArgs& args) {
     const int64_t rows = r.estimate_count + r.sim_phase_count + r.measurement_count;
     const std::string device = r.backend.empty() ? r.device : r.backend + ":" + r.device;
     std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<12}  {:>9}  {}\n", r.id,
-                             data::to_string(r.kind), r.created_at, shorten(r.scenario_name, 32),
-                             wname, shorten(device, 12), rows, shorten(r.summary_json, 60));
+                             data::to_string(r.kind), shown(r.created_at),
+                             shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 12)),
+                             rows, shown(shorten(r.summary_json, 60)));
   }
   return kExitOk;
 }
@@ -92,12 +94,13 @@ void print_run(const data::StoredRun& run) {
   const data::RunSummary& s = run.summary;
   std::cout << fmt::format("run {} ({})\n", s.id, data::to_string(s.kind));
   std::cout << fmt::format("  created      {}\n", s.created_at);
-  std::cout << fmt::format("  scenario     {} (hash {})\n", s.scenario_name, s.scenario_hash);
-  std::cout << fmt::format("  host         {}\n", s.host);
-  std::cout << fmt::format("  device       {}{}\n", s.device.empty() ? "-" : s.device,
-                           s.backend.empty() ? "" : " (backend " + s.backend + ")");
-  std::cout << fmt::format("  shardlab     {}\n", s.shardlab_version);
-  std::cout << fmt::format("  summary      {}\n", s.summary_json);
+  std::cout << fmt::format("  scenario     {} (hash {})\n", shown(s.scenario_name),
+                           shown(s.scenario_hash));
+  std::cout << fmt::format("  host         {}\n", shown(s.host));
+  std::cout << fmt::format("  device       {}{}\n", s.device.empty() ? "-" : shown(s.device),
+                           s.backend.empty() ? "" : " (backend " + shown(s.backend) + ")");
+  std::cout << fmt::format("  shardlab     {}\n", shown(s.shardlab_version));
+  std::cout << fmt::format("  summary      {}\n", shown(s.summary_json));
   std::cout << fmt::format(
       "  plan         {}\n",
       run.plan_json.empty() ? "none" : fmt::format("{} bytes of JSON", run.plan_json.size()));
@@ -147,8 +150,8 @@ void print_run(const data::StoredRun& run) {
   if (run.calibration) {
     const data::CalibrationRow& c = *run.calibration;
     std::cout << fmt::format(
-        "calibration {}: MAPE {:.3g}% before, {:.3g}% after ({} fitted, {} held out)\n", c.name,
-        c.mape_before, c.mape_after, c.fit_count, c.held_out_count);
+        "calibration {}: MAPE {:.3g}% before, {:.3g}% after ({} fitted, {} held out)\n",
+        shown(c.name), c.mape_before, c.mape_after, c.fit_count, c.held_out_count);
   }
 }
 
@@ -166,13 +169,18 @@ int run_show(const RunsArgs& args) {
 }
 
 int run_export(const RunsArgs& args) {
+  const bool distinct = VerbFiles()
+                            .input(resolve_db(args.db).path, "the run store")
+                            .output(args.output, "the export output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   Result<data::RunStore> store = open_existing(args.db);
   if (!store) return fail(store.status());
   Result<data::StoredRun> run = store->get_run(args.ids.at(0));
   if (!run) return fail(run.status());
   if (Status w = write_output(args.output, data::run_to_json(*run)); !w.is_ok()) return fail(w);
   if (args.output != "-")
-    std::cerr << fmt::format("exported run {} to {}\n", args.ids[0], args.output);
+    std::cerr << fmt::format("exported run {} to {}\n", args.ids[0], shown(args.output));
   return kExitOk;
 }
 
@@ -190,10 +198,10 @@ int run_diff(const RunsArgs& args) {
 }
 
 int run_delete(const RunsArgs& args) {
-  Result<data::RunStore> store = open_existing(args.db);
+  Result<data::RunStore> store = open_existing(args.db, data::StoreAccess::kWrite);
   if (!store) return fail(store.status());
   if (Status st = store->delete_run(args.ids.at(0)); !st.is_ok()) return fail(st);
-  std::cerr << fmt::format("deleted run {} from {}\n", args.ids[0], store->path());
+  std::cerr << fmt::format("deleted run {} from {}\n", args.ids[0], shown(store->path()));
   return kExitOk;
 }
 
@@ -201,7 +209,7 @@ int run_check(const RunsArgs& args) {
   Result<data::RunStore> store = open_existing(args.db);
   if (!store) return fail(store.status());
   if (Status st = store->check_integrity(); !st.is_ok()) return fail(st);
-  std::cout << fmt::format("{}: ok\n", store->path());
+  std::cout << fmt::format("{}: ok\n", shown(store->path()));
   return kExitOk;
 }
 
@@ -219,11 +227,11 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   CLI::App* runs = app.add_subcommand(
       "runs",
       "List, show, export, compare and delete the runs recorded in the run store.\n"
-      "plan and simulate (and replay and calibrate) record each run in an SQLite file: --db PATH, "
-      "else\n"
-      "$SHARDLAB_DB, else shardlab.db in the working directory (docs/run-store.md). Exit status: 0 "
-      "ok,\n"
-      "2 no such run, no store at the path, an unreadable or newer store, or usage.");
+      "plan, simulate and compare (and replay and calibrate) record each run in an SQLite file:\n"
+      "--db PATH, else $SHARDLAB_DB, else shardlab.db in the working directory\n"
+      "(docs/run-store.md). Exit status: 0 ok, 2 no such run, no store at the path, a file that\n"
+      "is not a run store (left unchanged), an unreadable, damaged or newer store, usage, or an\n"
+      "output that cannot be written. Only 'runs delete' writes to the store.");
   runs->require_subcommand(1);
   runs->footer(example_footer(
       "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan plan.json\n"
@@ -243,7 +251,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
       ->type_name("NAME");
   list->add_option("--limit", args->limit, "Show the newest N runs (default: all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(number_at_least(0))
       ->type_name("N");
   list->add_option("--format", args->format, "'text' or 'json' (default: text)")
       ->check(CLI::IsMember({"text", "json"}))
@@ -265,10 +273,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   CLI::App* exp = add_sub(runs, "export", "Write one run, with all of its rows, as a JSON document",
                           args.get());
   exp->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
-  exp->add_option(
-         "-o,--output", args->output,
-         "Write to FILE, atomically via FILE.tmp and a rename; '-' is stdout (default: stdout)")
-      ->type_name("FILE");
+  add_output_option(exp, &args->output, "the run's JSON document", "stdout");
   exp->footer(example_footer("  shardlab runs export 3 -o run3.json"));
   exp->callback([args, exit_code]() { *exit_code = run_export(*args); });
 

@@ -139,12 +139,15 @@ void print_links(std::ostream& out, const sim::SimResult& r) {
 void print_summary(std::ostream& out, const SimulateArgs& args, const planner::PlannerResult& planned,
                    const sim::SimResult& r) {
   const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
-  out << fmt::format("{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
-                     r.scenario, r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations, on_off(!args.no_overlap),
-                     on_off(!args.no_contention), args.comm_model);
+  out << fmt::format(
+      "{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
+      shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
+      on_off(!args.no_overlap), on_off(!args.no_contention), args.comm_model);
   out << fmt::format("plan: {}, {} rating {:.6g} ms\n",
-                     args.plan.empty() ? std::string("planned with the default planner") : "from " + args.plan,
-                     args.calibration.empty() ? std::string("TorchRec") : "calibrated (" + args.calibration + ")",
+                     args.plan.empty() ? std::string("planned with the default planner")
+                                       : "from " + shown(args.plan),
+                     args.calibration.empty() ? std::string("TorchRec")
+                                              : "calibrated (" + shown(args.calibration) + ")",
                      planned.perf_rating);
   out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n", r.iteration_ms,
                      r.iterations, r.total_ms);
@@ -158,12 +161,11 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::P
 // last iteration's phases and the iteration time; returns the exit status
 // recording contributes.
 int record_simulation(const SimulateArgs& args, const planner::Scenario& scenario,
-                      const planner::PlannerResult& planned, const sim::SimResult& r) {
-  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, planned, data::kCompactJson);
-  run.estimates = data::estimate_rows(*planned.search_space, *planned.best);
+                      const planner::PlannerResult& planned, const sim::SimResult& r,
+                      RunRecorder& recorder) {
+  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &planned);
+  run.scenario_json = scenario_text(args.scenario);
   run.sim_phases = data::sim_phase_rows(r);
-  run.device = std::string(planner::to_string(scenario.topology.compute_device));
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"iteration_ms", r.iteration_ms},
       {"total_ms", r.total_ms},
@@ -178,13 +180,24 @@ int record_simulation(const SimulateArgs& args, const planner::Scenario& scenari
   if (!args.plan.empty()) summary.emplace_back("from_plan", args.plan);
   if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
   run.summary_json = data::summary_json(summary);
-  return record_run(args.store, run, args.quiet);
+  return recorder.record(run);
 }
 
 int run_simulate(const SimulateArgs& args) {
+  const bool distinct = VerbFiles()
+                            .input(args.scenario, "the scenario")
+                            .input(args.plan, "the plan file")
+                            .input(args.calibration, "the calibration profile")
+                            .store(args.store)
+                            .output(args.output, "the result output")
+                            .output(args.trace, "the trace output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
   if (!scenario) return code;
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder.is_ok()) return report_failure(args, scenario->name, nullptr, recorder.status());
   // Refuse a fabric that does not fit before spending time on planning.
   if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, nullptr, st);
 
@@ -215,7 +228,7 @@ int run_simulate(const SimulateArgs& args) {
     const bool stdout_taken = args.output == "-" || args.trace == "-";
     print_summary(stdout_taken ? std::cerr : std::cout, args, *planned, *simulated);
   }
-  return record_simulation(args, *scenario, *planned, *simulated);
+  return record_simulation(args, *scenario, *planned, *simulated, *recorder);
 }
 
 }  // namespace
@@ -229,25 +242,24 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
       "a discrete-event simulation of TorchRec's pipeline on every rank: embedding lookups, the\n"
       "all-to-alls as flows over the cluster's links, dense compute, data-parallel all-reduce.\n"
       "Prints the iteration time, per-rank busy time, the critical path and the busiest links\n"
-      "(docs/simulation.md). Exit status: 0 simulated, 2 invalid scenario, plan file or usage,\n"
-      "3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'. The run is recorded\n"
-      "in the run store (--db; 'shardlab runs --help').");
-  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
+      "(docs/simulation.md). Exit status: 0 simulated, 2 invalid scenario, plan file, usage or a\n"
+      "file that cannot be read or written (an output that is the same file as an input is\n"
+      "refused), 3 no plan found; on 2 and 3, -o receives the error JSON of 'shardlab plan'. The\n"
+      "run is recorded in the run store (--db; 'shardlab runs --help').");
+  add_scenario_argument(cmd, &args->scenario);
   cmd->add_option("--plan", args->plan,
                   "Simulate this plan file (written by 'shardlab plan', either --format) instead of planning "
                   "(default: plan with the default planner)")
       ->type_name("FILE");
-  cmd->add_option("-o,--output", args->output,
-                  "Write the result JSON (scenario.md \"Simulation result\") to FILE, atomically via FILE.tmp "
-                  "and a rename; '-' is stdout (default: none)")
-      ->type_name("FILE");
+  add_output_option(cmd, &args->output,
+                    "the result JSON (docs/simulation.md \"Simulation result\")", "none");
   cmd->add_option("--trace", args->trace,
-                  "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to FILE, atomically "
-                  "(default: none)")
+                  "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to "
+                  "FILE, as -o writes its file (default: none)")
       ->type_name("FILE");
   cmd->add_option("--iterations", args->iterations,
                   "Iterations to simulate; the steady state needs at least 2 (default: 4)")
-      ->check(CLI::Range(1, 100000))
+      ->check(number_in_range(1, 100000))
       ->type_name("N");
   cmd->add_flag("--no-overlap", args->no_overlap,
                 "Run communication and compute on one stream, without pipelining (default: overlap)");
@@ -259,8 +271,8 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
                   "lasts its TorchRec estimate) (default: flows)")
       ->check(CLI::IsMember({"flows", "estimates"}))
       ->type_name("MODEL");
-  cmd->add_flag("--compact", args->compact, "Write the result JSON on one line (default: off)");
-  cmd->add_flag("-q,--quiet", args->quiet, "Print no summary; only the files are written (default: off)");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "the summary (only the files are written)");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
   cmd->footer(example_footer(

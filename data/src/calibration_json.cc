@@ -9,6 +9,7 @@
 #include "json_reader.h"
 #include "json_writer.h"
 #include "message_text.h"
+#include "shardlab/data/file_io.h"
 
 namespace shardlab::data {
 namespace {
@@ -339,7 +340,7 @@ Result<CalibrationProfile> parse_calibration(const std::string& text, const std:
 }
 
 Result<CalibrationProfile> load_calibration_file(const std::string& path) {
-  auto text = internal::read_input_file(path, "calibration profile", kMaxProfileBytes);
+  auto text = read_input_file(path, "calibration profile", kMaxProfileBytes);
   if (!text) return text.status();
   return parse_calibration(*text, path);
 }

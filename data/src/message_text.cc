@@ -68,15 +68,21 @@ std::string quote_truncated(std::string_view text, std::size_t max_bytes) {
   return printable(out);
 }
 
-std::string printable(std::string_view text) {
+}  // namespace shardlab::data::internal
+
+namespace shardlab::data {
+namespace {
+
+std::string escaped(std::string_view text, bool keep_lines) {
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
   while (i < text.size()) {
     const auto b = static_cast<unsigned char>(text[i]);
-    const std::size_t len = utf8_sequence_length(text, i);
-    if (len == 0 || b < 0x20 || b == 0x7F) {
-      append_hex_escape(out, b);
+    const std::size_t len = internal::utf8_sequence_length(text, i);
+    const bool kept_control = keep_lines && (b == '\n' || b == '\t');
+    if (len == 0 || ((b < 0x20 || b == 0x7F) && !kept_control)) {
+      internal::append_hex_escape(out, b);
       ++i;
       continue;
     }
@@ -86,4 +92,14 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-}  // namespace shardlab::data::internal
+}  // namespace
+
+std::string printable(std::string_view text) { return escaped(text, /*keep_lines=*/false); }
+
+std::string printable_lines(std::string_view text) { return escaped(text, /*keep_lines=*/true); }
+
+std::string quoted(std::string_view text, std::size_t max_bytes) {
+  return internal::quote_truncated(text, max_bytes);
+}
+
+}  // namespace shardlab::data

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "shardlab/data/message_text.h"
+
 namespace shardlab::data::internal {
 
 // Longest rendering of a user value in a message, in bytes (before "...").
@@ -19,8 +21,9 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 // `text` as a double-quoted JSON-style string, cut to about `max_bytes`.
 std::string quote_truncated(std::string_view text, std::size_t max_bytes = kMaxValueChars);
 
-// Replaces control characters and bytes that are not valid UTF-8 by `\xNN`, so
-// the result is valid UTF-8 on one line.
-std::string printable(std::string_view text);
+// printable() and printable_lines() (shardlab/data/message_text.h), for the
+// loader's code in this namespace.
+using shardlab::data::printable;
+using shardlab::data::printable_lines;
 
 }  // namespace shardlab::data::internal

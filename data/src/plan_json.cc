@@ -3,18 +3,17 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "json_document.h"
 #include "json_reader.h"
 #include "json_writer.h"
+#include "message_text.h"
+#include "shardlab/data/file_io.h"
 
 namespace shardlab::data {
 namespace {
@@ -709,21 +708,22 @@ class PlanReader {
 Result<PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,
                                    const Scenario& scenario, const SearchSpace& space) {
   try {
-    return PlanReader(origin, scenario, space).read(text);
+    Result<PartitionedPlan> plan = PlanReader(origin, scenario, space).read(text);
+    // Table names and the origin come from the user: escape their control bytes.
+    if (!plan) return Status::invalid_scenario(internal::printable(plan.status().message()));
+    return plan;
   } catch (const std::exception& e) {
     // nlohmann exceptions never leave data/ (a type mismatch we did not guard).
-    return Status::invalid_scenario(origin + ": " + e.what());
+    return Status::invalid_scenario(internal::printable(origin + ": " + e.what()));
   }
 }
 
 Result<PartitionedPlan> read_plan_file(const std::string& path, const Scenario& scenario,
                                        const SearchSpace& space) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::invalid_scenario(path + ": cannot open the plan file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::invalid_scenario(path + ": cannot read the plan file");
-  return parse_plan(buf.str(), path, scenario, space);
+  // The scenario's limits: a regular file or a pipe, at most kMaxInputFileBytes.
+  Result<std::string> text = read_input_file(path, "plan file");
+  if (!text) return Status::invalid_scenario(text.status().message());
+  return parse_plan(*text, path, scenario, space);
 }
 
 }  // namespace shardlab::data

@@ -12,16 +12,22 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
 #include "run_store_internal.h"
+#include "shardlab/data/message_text.h"
 
 #ifndef SHARDLAB_VERSION
 #define SHARDLAB_VERSION "unknown"
@@ -32,12 +38,18 @@ namespace shardlab::data {
 using internal::kRunStoreApplicationId;
 
 struct RunStore::Impl {
-  Impl(std::string p, int flags) : path(std::move(p)), db(path, flags, kBusyTimeoutMs) {}
+  Impl(std::string p, int flags, StoreAccess a)
+      : path(std::move(p)), access(a), db(path, flags, kBusyTimeoutMs) {}
   std::string path;
+  StoreAccess access;
   SQLite::Database db;
 };
 
 namespace {
+
+// What to do when the file is not a store: said once, used by every refusal.
+constexpr const char* kLeftAlone =
+    "ShardLab leaves it unchanged: move it away or name another run store file";
 
 // An SQLite failure as a Status naming the file and what was being done.
 // Errors that mean the file itself is bad get advice on what to do.
@@ -46,25 +58,28 @@ Status store_error(const std::string& path, const char* doing, const std::except
   if (const auto* se = dynamic_cast<const SQLite::Exception*>(&e)) {
     const int code = se->getErrorCode();
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-      msg +=
-          " (the file is not a ShardLab run store or is damaged; move it away or pass another "
-          "--db)";
+      msg += fmt::format(" (the file is not a ShardLab run store or is damaged; {})", kLeftAlone);
     } else if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
       msg += fmt::format(" (another process held the store for more than {} ms)", kBusyTimeoutMs);
     }
   }
-  return Status::io_error(std::move(msg));
+  return Status::io_error(printable(msg));
 }
 
 Status corrupt_row(const std::string& path, const char* table, const char* column,
                    const std::string& value) {
   return Status::io_error(
-      fmt::format("{}: table {}: column {} holds unknown value '{}' (damaged run store?)", path,
-                  table, column, value));
+      printable(fmt::format("{}: table {}: column {} holds unknown value '{}' (damaged run store?)",
+                            path, table, column, value)));
 }
 
 Status no_run(const std::string& path, int64_t id) {
-  return Status::invalid_scenario(fmt::format("{}: no run {}", path, id));
+  return Status::invalid_scenario(printable(fmt::format("{}: no run {}", path, id)));
+}
+
+Status read_only(const std::string& path, const char* doing) {
+  return Status::internal(
+      printable(fmt::format("{}: {}: the store was opened for reading only", path, doing)));
 }
 
 // Validates and normalises a summary: a JSON object, written compactly in
@@ -75,12 +90,34 @@ Result<std::string> normalised_summary(const std::string& text) {
       nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::invalid_scenario("run summary_json must be a JSON object, got: " +
-                                    text.substr(0, 80));
+                                    printable(text.substr(0, 80)));
   }
   return j.dump();
 }
 
 int user_version(SQLite::Database& db) { return db.execAndGet("PRAGMA user_version").getInt(); }
+
+// Runs `step` until it succeeds, retrying for up to kBusyTimeoutMs while
+// SQLite answers SQLITE_BUSY or SQLITE_LOCKED without waiting itself: it
+// does so while another connection switches a new file to WAL or recovers
+// its WAL index, where the busy handler is not called.
+template <typename Step>
+auto retry_busy(Step&& step) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    try {
+      return step();
+    } catch (const SQLite::Exception& e) {
+      const int code = e.getErrorCode();
+      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() >= deadline) {
+        throw;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
 
 // Applies the migrations past the file's version, one transaction each. The
 // version is read again inside each transaction, so when two processes open
@@ -98,9 +135,10 @@ void migrate(SQLite::Database& db) {
   }
 }
 
-// Connection settings every store gets. WAL keeps committed runs whole across
-// a killed writer and lets readers run beside a writer; NORMAL sync loses
-// nothing on a process crash (only on power loss, the last transactions).
+// Connection settings every writer gets. WAL keeps committed runs whole
+// across a killed writer and lets readers run beside a writer; NORMAL sync
+// loses nothing on a process crash (only on power loss, the last
+// transactions).
 //
 // Switching a new file to WAL needs an exclusive lock, and SQLite answers
 // SQLITE_BUSY at once, without the busy handler, while another connection
@@ -108,63 +146,191 @@ void migrate(SQLite::Database& db) {
 // for up to kBusyTimeoutMs. A file already in WAL mode needs no lock.
 void configure(SQLite::Database& db, bool in_memory) {
   if (!in_memory && db.execAndGet("PRAGMA journal_mode").getString() != "wal") {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
-    for (;;) {
-      try {
-        const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
-        if (mode != "wal") {
-          throw std::runtime_error("cannot switch the journal to WAL mode (got " + mode + ")");
-        }
-        break;
-      } catch (const SQLite::Exception& e) {
-        const int code = e.getErrorCode();
-        if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
-            std::chrono::steady_clock::now() >= deadline) {
-          throw;
-        }
+    retry_busy([&] {
+      const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
+      if (mode != "wal") {
+        throw std::runtime_error("cannot switch the journal to WAL mode (got " + mode + ")");
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+      return 0;
+    });
   }
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
 }
 
+// What a path holds, judged from its bytes before SQLite opens it (SQLite
+// would take a file shorter than a page for an empty database and write over
+// it).
+enum class FileState { kMissing, kEmpty, kSqlite };
+
+Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
+  namespace fs = std::filesystem;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err != ENOENT) {
+      return Status::io_error(
+          printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(err))));
+    }
+    if (access != StoreAccess::kCreate) {
+      return Status::invalid_scenario(printable(fmt::format(
+          "{}: no run store here (no such file; nothing has been recorded in it)", path)));
+    }
+    const fs::path dir = fs::path(path).parent_path();
+    struct stat dst {};
+    if (!dir.empty() && (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))) {
+      return Status::io_error(printable(
+          fmt::format("{}: cannot create the run store: no directory {}", path, dir.string())));
+    }
+    return FileState::kMissing;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return Status::invalid_scenario(
+        printable(fmt::format("{}: not a run store: is a directory", path)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Status::invalid_scenario(printable(
+        fmt::format("{}: not a run store: not a regular file (a device or a pipe)", path)));
+  }
+  if (st.st_size == 0) return FileState::kEmpty;
+  static constexpr char kMagic[] = "SQLite format 3";  // and its '\0': the first 16 bytes
+  char head[sizeof kMagic] = {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::io_error(
+        printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(errno))));
+  in.read(head, sizeof head);
+  // SQLite's smallest database is one 512-byte page; 100 bytes hold the header.
+  if (st.st_size < 100 || in.gcount() != sizeof head ||
+      std::memcmp(head, kMagic, sizeof head) != 0) {
+    return Status::io_error(
+        printable(fmt::format("{}: the file is not a ShardLab run store or is damaged: not an "
+                              "SQLite database ({} byte{}, not "
+                              "starting with SQLite's header); {}",
+                              path, st.st_size, st.st_size == 1 ? "" : "s", kLeftAlone)));
+  }
+  return FileState::kSqlite;
+}
+
+// What an existing SQLite file holds, read without writing.
+struct Probe {
+  int32_t application_id = 0;
+  int user_version = 0;
+  int64_t schema_objects = 0;  // tables, indexes, views, triggers
+};
+
+Probe probe(SQLite::Database& db) {
+  return retry_busy([&] {
+    Probe p;
+    p.application_id = db.execAndGet("PRAGMA application_id").getInt();
+    p.user_version = user_version(db);
+    p.schema_objects = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt64();
+    return p;
+  });
+}
+
+// The store's verdict on an existing SQLite file: ok (a run store, or an empty
+// database `access` may initialise) or the refusal.
+Status judge(const std::string& path, const Probe& p, StoreAccess access) {
+  if (p.application_id == kRunStoreApplicationId) {
+    if (p.user_version > kRunStoreSchemaVersion) {
+      return Status::invalid_scenario(printable(
+          fmt::format("{}: run store schema version {} is newer than the version this ShardLab "
+                      "supports ({}); use a newer ShardLab or another run store file",
+                      path, p.user_version, kRunStoreSchemaVersion)));
+    }
+    return Status::ok();
+  }
+  if (p.application_id == 0 && p.user_version == 0 && p.schema_objects == 0) {
+    if (access == StoreAccess::kCreate) return Status::ok();
+    return Status::invalid_scenario(printable(fmt::format(
+        "{}: no run store here (an empty database; nothing has been recorded in it)", path)));
+  }
+  const std::string app =
+      p.application_id == 0
+          ? std::string("no application_id")
+          : fmt::format("application_id {:#x}", static_cast<uint32_t>(p.application_id));
+  return Status::io_error(printable(fmt::format(
+      "{}: not a ShardLab run store: an SQLite database of another program ({}, user_version {}, "
+      "{} tables and indexes); {}",
+      path, app, p.user_version, p.schema_objects, kLeftAlone)));
+}
+
+// A writer's refusal of a damaged store; `finding` is what SQLite said.
+Status damaged(const std::string& path, const std::string& finding) {
+  return Status::io_error(printable(fmt::format(
+      "{}: the run store is damaged (SQLite's quick check: {}); nothing is written to a damaged "
+      "store: `shardlab runs check` shows what is wrong; copy the runs you need and start another "
+      "store",
+      path, finding)));
+}
+
+bool is_damage(const std::exception& e) {
+  const auto* se = dynamic_cast<const SQLite::Exception*>(&e);
+  return se != nullptr &&
+         (se->getErrorCode() == SQLITE_CORRUPT || se->getErrorCode() == SQLITE_NOTADB);
+}
+
+// SQLite's quick check (page structure, not index contents): a writer must
+// not add runs to a file that is falling apart.
+Status quick_check(const std::string& path, SQLite::Database& db) {
+  const std::string first = db.execAndGet("PRAGMA quick_check(1)").getString();
+  return first == "ok" ? Status::ok() : damaged(path, first);
+}
+
 }  // namespace
 
-Result<RunStore> RunStore::open_connection(const std::string& path, bool in_memory) {
-  std::unique_ptr<Impl> impl;
+Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess access,
+                                           bool in_memory) {
   const char* doing = "cannot open the run store";
-  try {
-    impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    // The first read of the file: a file that is not a database fails here.
-    doing = "cannot read the run store";
-    const int version = user_version(impl->db);
-    const int app_id = impl->db.execAndGet("PRAGMA application_id").getInt();
-    if (version > kRunStoreSchemaVersion) {
-      return Status::invalid_scenario(
-          fmt::format("{}: run store schema version {} is newer than the version this ShardLab "
-                      "supports ({}); use a newer "
-                      "ShardLab or another --db file",
-                      path, version, kRunStoreSchemaVersion));
+  FileState state = FileState::kMissing;
+  if (!in_memory) {
+    Result<FileState> inspected = inspect_file(path, access);
+    if (!inspected) return inspected.status();
+    state = *inspected;
+    if (state == FileState::kEmpty && access != StoreAccess::kCreate) {
+      return Status::invalid_scenario(printable(fmt::format(
+          "{}: no run store here (an empty file; nothing has been recorded in it)", path)));
     }
-    if ((app_id != 0 && app_id != kRunStoreApplicationId) ||
-        (version > 0 && app_id != kRunStoreApplicationId)) {
-      return Status::io_error(
-          fmt::format("{}: not a ShardLab run store (an SQLite database of another application: "
-                      "application_id {}, "
-                      "user_version {}); pass another --db file",
-                      path, app_id, version));
+  }
+  try {
+    if (state == FileState::kSqlite) {
+      // Look before writing anything: read-only, so a file that is not ours
+      // is left exactly as it was.
+      auto reader = std::make_unique<Impl>(path, SQLite::OPEN_READONLY, access);
+      doing = "cannot read the run store";
+      const Probe p = probe(reader->db);
+      if (Status verdict = judge(path, p, access); !verdict.is_ok()) return verdict;
+      if (access == StoreAccess::kRead) {
+        if (p.user_version < kRunStoreSchemaVersion) {
+          return Status::invalid_scenario(
+              printable(fmt::format("{}: run store schema version {} is older than this ShardLab's "
+                                    "({}); recording a run upgrades it",
+                                    path, p.user_version, kRunStoreSchemaVersion)));
+        }
+        return RunStore(std::move(reader));
+      }
+      reader.reset();
+    }
+    doing = "cannot open the run store";
+    const int flags =
+        SQLite::OPEN_READWRITE | (access == StoreAccess::kCreate ? SQLite::OPEN_CREATE : 0);
+    auto impl = std::make_unique<Impl>(path, flags, access);
+    if (state == FileState::kSqlite) {
+      doing = "cannot check the run store";
+      if (Status st = quick_check(path, impl->db); !st.is_ok()) return st;
     }
     doing = "cannot set up the run store";
     configure(impl->db, in_memory);
     doing = "cannot create or upgrade the run store's tables";
     migrate(impl->db);
+    return RunStore(std::move(impl));
   } catch (const std::exception& e) {
+    // Damage met while a writer looks at the file is the quick check's finding.
+    if (access != StoreAccess::kRead && state == FileState::kSqlite && is_damage(e))
+      return damaged(path, e.what());
     return store_error(path, doing, e);
   }
-  return RunStore(std::move(impl));
 }
 
 namespace {
@@ -470,20 +636,28 @@ RunStore::RunStore(RunStore&&) noexcept = default;
 RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 RunStore::~RunStore() = default;
 
-Result<RunStore> RunStore::open(const std::string& path) {
+Result<RunStore> RunStore::open(const std::string& path, StoreAccess access) {
   if (path.empty()) return Status::invalid_scenario("run store path is empty");
   if (path == ":memory:")
     return Status::invalid_scenario("use RunStore::open_in_memory() for ':memory:'");
-  return open_connection(path, /*in_memory=*/false);
+  return open_connection(path, access, /*in_memory=*/false);
+}
+
+Status RunStore::check_can_create(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 || errno != ENOENT) return Status::ok();
+  Result<FileState> state = inspect_file(path, StoreAccess::kCreate);
+  return state.is_ok() ? Status::ok() : state.status();
 }
 
 Result<RunStore> RunStore::open_in_memory() {
-  return open_connection(":memory:", /*in_memory=*/true);
+  return open_connection(":memory:", StoreAccess::kCreate, /*in_memory=*/true);
 }
 
 const std::string& RunStore::path() const { return impl_->path; }
 
 Result<int64_t> RunStore::add_run(const NewRun& run) {
+  if (impl_->access == StoreAccess::kRead) return read_only(impl_->path, "cannot record the run");
   Result<std::string> summary = normalised_summary(run.summary_json);
   if (!summary) return summary.status().with_context(impl_->path);
   SQLite::Database& db = impl_->db;
@@ -492,7 +666,7 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
     for (int64_t input : run.inputs) {
       if (!run_exists(db, input)) {
         return Status::invalid_scenario(
-            fmt::format("{}: input run {} does not exist", impl_->path, input));
+            printable(fmt::format("{}: input run {} does not exist", impl_->path, input)));
       }
     }
     SQLite::Statement st(
@@ -592,6 +766,7 @@ Result<StoredRun> RunStore::get_run(int64_t id) const {
 }
 
 Status RunStore::delete_run(int64_t id) {
+  if (impl_->access == StoreAccess::kRead) return read_only(impl_->path, "cannot delete the run");
   SQLite::Database& db = impl_->db;
   try {
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
@@ -665,7 +840,7 @@ Status RunStore::check_integrity() const {
     const size_t shown = std::min<size_t>(problems.size(), 10);
     for (size_t i = 0; i < shown; ++i) msg += "\n  " + problems[i];
     if (shown < problems.size()) msg += fmt::format("\n  ... {} more", problems.size() - shown);
-    return Status::io_error(msg);
+    return Status::io_error(printable_lines(msg));
   } catch (const std::exception& e) {
     return store_error(impl_->path, "cannot check the run store", e);
   }

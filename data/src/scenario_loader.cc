@@ -10,6 +10,7 @@
 #include "json_input.h"
 #include "message_text.h"
 #include "scenario_sections.h"
+#include "shardlab/data/file_io.h"
 
 namespace shardlab::data {
 namespace {
@@ -19,9 +20,6 @@ using internal::Json;
 using internal::JsonPath;
 using internal::ObjectReader;
 using internal::with_origin;
-
-// Larger files are refused before parsing: a 100k-table scenario is ~20 MB.
-constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 30;
 
 // TorchRec builds the modules before it plans, and refuses some scenarios
 // there (golden README §3.2 item 15, §3.2 item 26). Those refusals are
@@ -103,7 +101,8 @@ Result<planner::Scenario> parse_scenario(const std::string& text, const std::str
 }
 
 Result<planner::Scenario> load_scenario_file(const std::string& path) {
-  auto text = internal::read_input_file(path, "scenario", kMaxScenarioBytes);
+  // Larger files are refused before parsing: a 100k-table scenario is ~20 MB.
+  auto text = read_input_file(path, "scenario", kMaxInputFileBytes);
   if (!text) return text.status();
   return parse_scenario(*text, path);
 }

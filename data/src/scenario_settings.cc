@@ -1,4 +1,5 @@
 // topology, module, sharder and planner sections of a scenario file.
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -53,13 +54,35 @@ std::optional<ReservationKind> parse_reservation_kind(std::string_view s) {
   return std::nullopt;
 }
 
-// Known optimizers; any other name is accepted as OptimizerKind::kOther.
-OptimizerKind optimizer_kind(std::string_view s) {
-  if (s == "none") return OptimizerKind::kNone;
-  if (s == "sgd") return OptimizerKind::kSgd;
-  if (s == "adam") return OptimizerKind::kAdam;
-  if (s == "rowwise_adagrad") return OptimizerKind::kRowwiseAdagrad;
-  if (s == "adagrad") return OptimizerKind::kAdagrad;
+// The optimizers whose state the cost model sizes individually.
+constexpr std::pair<std::string_view, OptimizerKind> kOptimizers[] = {
+    {"none", OptimizerKind::kNone},       {"sgd", OptimizerKind::kSgd},
+    {"adam", OptimizerKind::kAdam},       {"rowwise_adagrad", OptimizerKind::kRowwiseAdagrad},
+    {"adagrad", OptimizerKind::kAdagrad},
+};
+constexpr std::string_view kOptimizerChoices =
+    "none, sgd, adam, rowwise_adagrad, adagrad, or another optimizer's name (a letter, then "
+    "letters, digits, "
+    "'_' or '.', e.g. adamw), whose state counts as one copy of the table";
+
+// TorchRec sizes any optimizer class but SGD, Adam and row-wise Adagrad as
+// one copy of the table, so other optimizers are accepted by name (AdamW,
+// LAMB, ...) as OptimizerKind::kOther; names are matched exactly, so "Adam"
+// is one of those. What cannot be an optimizer's name is refused.
+Result<OptimizerKind> read_optimizer(const Json& v, const JsonPath& path) {
+  Result<std::string> name = StringValue{.non_empty = true}(v, path);
+  if (!name) return name.status();
+  for (const auto& [known, kind] : kOptimizers) {
+    if (*name == known) return kind;
+  }
+  const auto is_letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const auto is_name_char = [&](char c) {
+    return is_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  };
+  if (name->size() > 200 || !is_letter(name->front()) ||
+      !std::all_of(name->begin(), name->end(), is_name_char)) {
+    return invalid_at(path, "not an optimizer name", &v, kOptimizerChoices);
+  }
   return OptimizerKind::kOther;
 }
 
@@ -178,6 +201,13 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   const IntValue rank_count{.min = 1, .max = 65536};
   SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
+  // A host of more ranks than the cluster has holds no whole host: TorchRec
+  // would plan table-row-wise shards on a host that does not exist.
+  if (t.local_world_size.has_value() && *t.local_world_size > t.world_size) {
+    return invalid_at(obj.path_of("local_world_size"), "more ranks per host than the world has",
+                      obj.find("local_world_size"),
+                      "at most world_size (" + std::to_string(t.world_size) + ")");
+  }
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "compute_device", t.compute_device,
       EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device, "cuda, cpu, mtia"}));
@@ -219,8 +249,9 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
   }
 
   if (obj.find("optimizer") != nullptr) {
-    SHARDLAB_RETURN_IF_ERROR(obj.read("optimizer", s.optimizer_name, StringValue{.non_empty = true}));
-    s.optimizer = optimizer_kind(s.optimizer_name);
+    SHARDLAB_RETURN_IF_ERROR(obj.read("optimizer", s.optimizer, read_optimizer));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.read("optimizer", s.optimizer_name, StringValue{.non_empty = true}));
   }
 
   if (const Json* qcomm = obj.find("qcomm")) {

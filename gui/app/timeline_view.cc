@@ -5,12 +5,12 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QVBoxLayout>
 
 #include "app/export_action.h"
 #include "app/timeline_widget.h"
 #include "models/workbench_models.h"
+#include "shardlab/data/file_io.h"
 #include "shardlab/data/sim_json.h"
 
 namespace shardlab::gui {
@@ -80,11 +80,11 @@ bool TimelineView::export_chrome_trace(const QString& path, QString* error) cons
     *error = QStringLiteral("no simulation to export");
     return false;
   }
-  QSaveFile file(path);
-  const std::string json = data::chrome_trace_json(*s) + "\n";
-  if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), static_cast<qint64>(json.size())) < 0 ||
-      !file.commit()) {
-    *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+  // As the command line writes its outputs (docs/outputs.md).
+  const Status written =
+      data::write_output_file(path.toStdString(), data::chrome_trace_json(*s) + "\n");
+  if (!written.is_ok()) {
+    *error = QString::fromStdString(written.message());
     return false;
   }
   return true;

@@ -38,7 +38,9 @@ RunBrowser::~RunBrowser() = default;
 QString RunBrowser::path() const { return store_ ? QString::fromStdString(store_->path()) : QString(); }
 
 Status RunBrowser::open(const QString& path) {
-  Result<data::RunStore> store = data::RunStore::open(path.toStdString());
+  // The browser only reads: a file that is not a store is refused unchanged,
+  // and a missing one is not created.
+  Result<data::RunStore> store = data::RunStore::open(path.toStdString(), data::StoreAccess::kRead);
   if (!store.is_ok()) {
     emit errorOccurred(QString::fromStdString(store.status().message()));
     return store.status();

@@ -1,9 +1,8 @@
 #include "models/workbench.h"
 
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
+#include "shardlab/data/file_io.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
@@ -60,14 +59,8 @@ bool Workbench::apply_edit(const data::FieldPath& path, const QString& value_jso
 
 Status Workbench::save_scenario(const QString& path) const {
   if (!scenario_) return Status::invalid_scenario("no scenario is open");
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    return Status::io_error(path.toStdString() + ": cannot write: " + file.errorString().toStdString());
-  }
-  const std::string text = data::scenario_to_json(*scenario_) + "\n";
-  file.write(text.data(), static_cast<qint64>(text.size()));
-  if (!file.commit()) return Status::io_error(path.toStdString() + ": cannot write: " + file.errorString().toStdString());
-  return Status::ok();
+  // As the command line writes its outputs (docs/outputs.md).
+  return data::write_output_file(path.toStdString(), data::scenario_to_json(*scenario_) + "\n");
 }
 
 void Workbench::set_perf_model(PerfModelChoice choice) {

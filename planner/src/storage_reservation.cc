@@ -95,8 +95,17 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   }
   // TorchRec checks only device 0's HBM (ODD-20).
   if (heuristical && !r.devices.empty() && r.devices[0].hbm < 0) {
-    return Status::planner(PlannerErrorType::kInsufficientStorage,
-                           reservation_failure_message(r, topology.devices[0].storage, s.batch_size));
+    // TorchRec's text, then the scenario field that sets the HBM it ran out of.
+    const std::string field =
+        s.topology.hbm_cap != 0 ? "topology.hbm_cap (" + std::to_string(s.topology.hbm_cap) +
+                                      (s.topology.hbm_cap == 1 ? " byte" : " bytes") + " per rank)"
+                                : "topology.hbm_cap (absent or 0: the 32 GiB default per rank)";
+    return Status::planner(
+        PlannerErrorType::kInsufficientStorage,
+        reservation_failure_message(r, topology.devices[0].storage, s.batch_size) +
+            "\nScenario: " + field + " leaves rank 0 " + std::to_string(r.devices[0].hbm) +
+            " bytes of HBM after the reservation; raise topology.hbm_cap, or lower "
+            "planner.storage_reservation.percentage, module.dense_param_bytes or batch_size.");
   }
   return r;
 }

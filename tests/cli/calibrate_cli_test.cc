@@ -261,10 +261,33 @@ TEST_F(CliTest, CalibrateErrors) {
   for (const std::string bad : {"x", "3-1", "0", "2,", "1-"}) {
     r = run({"calibrate", "--db", db, "--runs", bad});
     EXPECT_EQ(r.exit_code, 2) << bad;
-    EXPECT_NE(r.err.find("--runs: '"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--runs: \""), std::string::npos) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a run id or range of ids >= 1"), std::string::npos)
+        << bad << ": " << r.err;
   }
   r = run({"calibrate", "--db", db, "--holdout", "1.5"});
   EXPECT_EQ(r.exit_code, 2);
+  r = run({"calibrate", "--db", db, "--holdout", "nan"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--holdout: nan is not a finite number"), std::string::npos) << r.err;
+
+  // Huge id ranges are counted before they are expanded: refused at once.
+  std::string many;
+  for (int i = 0; i < 2000; ++i) {
+    if (i > 0) many += ',';
+    many += std::to_string(int64_t{i} * 1000000 + 1);
+    many += '-';
+    many += std::to_string(int64_t{i + 1} * 1000000);
+  }
+  for (const std::string& ids :
+       {std::string("1-2000000000"), many, std::string("1-9223372036854775807")}) {
+    r = run({"calibrate", "--db", db, "--runs", ids});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--runs names more than 1000000 run ids"), std::string::npos) << r.err;
+  }
+  r = run({"calibrate", "--db", db, "--runs", "99999999999999999999"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not a run id"), std::string::npos) << r.err;
 
   // --calibration with a bad profile names the file, field and value.
   write("bad.json", R"({"format": "shardlab-calibration", "version": 1, "name": "b",

@@ -3,17 +3,18 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #ifndef SHARDLAB_CLI_PATH
 #error "SHARDLAB_CLI_PATH must name the shardlab binary"
@@ -75,19 +76,26 @@ class CliTest : public ::testing::Test {
 
   // Runs `shardlab ARGS` (each argument quoted) with stdout and stderr captured.
   CliRun run(const std::vector<std::string>& args) const {
+    return run_with_stdout(args, path("stdout.txt"));
+  }
+
+  // As run(), with stdout sent to `stdout_path` (a device such as /dev/full);
+  // CliRun::out is then what that file holds when it is stdout.txt, else "".
+  CliRun run_with_stdout(const std::vector<std::string>& args,
+                         const std::string& stdout_path) const {
     std::string cmd = quote(SHARDLAB_CLI_PATH);
     for (const std::string& a : args) {
       cmd.push_back(' ');
       cmd.append(quote(a));
     }
     cmd.append(" > ");
-    cmd.append(quote(path("stdout.txt")));
+    cmd.append(quote(stdout_path));
     cmd.append(" 2> ");
     cmd.append(quote(path("stderr.txt")));
     const int status = std::system(cmd.c_str());
     CliRun r;
     r.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(path("stdout.txt"));
+    if (stdout_path == path("stdout.txt")) r.out = read_file(stdout_path);
     r.err = read_file(path("stderr.txt"));
     return r;
   }
@@ -97,6 +105,26 @@ class CliTest : public ::testing::Test {
     for (const auto& entry : fs::directory_iterator(dir_)) {
       EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
     }
+  }
+
+  // A character device that behaves as /dev/full (`full` true: every write
+  // fails with ENOSPC) or /dev/null. As root, a node made in the test's
+  // directory, so that a regression that renamed over it could not replace
+  // the system's device; otherwise the system's, which cannot be replaced
+  // without root. Empty when neither is usable.
+  std::string char_device(bool full) const {
+    const std::string system = full ? "/dev/full" : "/dev/null";
+    if (::geteuid() != 0) return fs::exists(system) ? system : std::string();
+    const std::string node = path(full ? "full.dev" : "null.dev");
+    if (!fs::exists(node) && ::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, full ? 7 : 3)) != 0) {
+      return std::string();
+    }
+    return node;
+  }
+
+  static bool is_char_device(const std::string& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
   }
 
   fs::path dir_;

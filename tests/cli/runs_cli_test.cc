@@ -2,8 +2,11 @@
 // record their runs, runs list / show / export / diff / delete read them
 // back, and an unusable store is an error only when the user named it.
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -153,22 +156,24 @@ TEST_F(RunsCliTest, StoreComesFromDbThenEnvironmentThenTheWorkingDirectory) {
 }
 
 TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
-  // A directory where the file should be: the store cannot be opened.
+  // A directory where the file should be: the store cannot be opened. A named
+  // store is checked before the work: exit 2, and -o gets the error object.
   fs::create_directories(dir_ / "blocked.db");
   const std::string blocked = path("blocked.db");
   CliRun r = run({"plan", kTiny, "-o", path("plan.json"), "--db", blocked});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("shardlab: error: run not recorded: " + blocked), std::string::npos)
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("shardlab: error: cannot record the run: " + blocked +
+                       ": not a run store: is a directory"),
+            std::string::npos)
       << r.err;
-  // The verb's own output is written all the same.
-  EXPECT_TRUE(Json::parse(read_file(path("plan.json"))).contains("tables"));
+  EXPECT_EQ(Json::parse(read_file(path("plan.json")))["error"]["type"], "invalid_scenario");
 
   ::setenv("SHARDLAB_DB", blocked.c_str(), 1);
   r = run({"simulate", kTiny, "-q"});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(blocked), std::string::npos) << r.err;
 
-  // The default shardlab.db: a warning, and the verb's status.
+  // The default shardlab.db: a warning, and the verb's status and output.
   const fs::path cwd = fs::current_path();
   fs::create_directories(dir_ / "wd" / "shardlab.db");
   ::unsetenv("SHARDLAB_DB");
@@ -176,17 +181,20 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
   r = run({"plan", kTiny, "-o", path("plan2.json")});
   fs::current_path(cwd);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("shardlab: warning: run not recorded: shardlab.db"), std::string::npos)
+  EXPECT_NE(r.err.find("shardlab: warning: shardlab.db: not a run store: is a directory; the run "
+                       "is not recorded"),
+            std::string::npos)
       << r.err;
+  EXPECT_TRUE(Json::parse(read_file(path("plan2.json"))).contains("tables"));
 
-  // A file of random bytes is an error naming it, for the runs verbs (2)
-  // and for a recording verb that names it (1).
+  // A file of random bytes is an error naming it, for the runs verbs and for
+  // a recording verb that names it (2 both: the input is at fault).
   const std::string junk = write("junk.db", std::string(8192, '\x5a'));
   r = run({"runs", "list", "--db", junk});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(junk + ": "), std::string::npos) << r.err;
   r = run({"plan", kTiny, "-q", "-o", path("plan3.json"), "--db", junk});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(junk), std::string::npos) << r.err;
   EXPECT_EQ(read_file(junk), std::string(8192, '\x5a'));
 
@@ -195,6 +203,149 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no run store here"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("missing.db")));
+}
+
+// Every verb that takes --db, on another program's SQLite database.
+std::vector<std::vector<std::string>> every_store_verb(const std::string& db,
+                                                       const std::string& out) {
+  return {{"runs", "list", "--db", db},
+          {"runs", "show", "1", "--db", db},
+          {"runs", "export", "1", "--db", db, "-o", out},
+          {"runs", "diff", "1", "2", "--db", db},
+          {"runs", "delete", "1", "--db", db},
+          {"runs", "check", "--db", db},
+          {"plan", kTiny, "--db", db, "-o", out},
+          {"simulate", kTiny, "--db", db, "-q"},
+          {"compare", kTiny, "--db", db, "--iterations", "1", "-q"},
+          {"calibrate", "--db", db},
+          {"replay", kTiny, out, "--db", db, "-q"}};
+}
+
+TEST_F(RunsCliTest, AnotherProgramsDatabaseIsNeverModified) {
+  ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "--no-record"}).exit_code, 0);
+  const std::string db = path("app.db");
+  {
+    SQLite::Database app(db, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    app.exec(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES "
+        "('ada');");
+  }
+  const std::string before = read_file(db);
+  for (const std::vector<std::string>& args : every_store_verb(db, path("plan.json"))) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(db + ": not a ShardLab run store: an SQLite database of another program"),
+              std::string::npos)
+        << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_EQ(read_file(db), before) << args[0] << " " << args[1] << " changed the file";
+    EXPECT_FALSE(fs::exists(db + "-wal")) << args[0] << " " << args[1];
+    EXPECT_FALSE(fs::exists(db + "-shm")) << args[0] << " " << args[1];
+  }
+}
+
+TEST_F(RunsCliTest, AOneByteFileIsRefusedNotReinitialised) {
+  ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "--no-record"}).exit_code, 0);
+  const std::string db = write("one.db", "x");
+  for (const std::vector<std::string>& args : every_store_verb(db, path("plan.json"))) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_NE(
+        r.err.find(
+            db +
+            ": the file is not a ShardLab run store or is damaged: not an SQLite database (1 byte"),
+        std::string::npos)
+        << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_EQ(read_file(db), "x") << args[0] << " " << args[1];
+  }
+  // An empty file is a new store for a verb that records.
+  const std::string empty = write("empty.db", "");
+  const CliRun planned = run({"plan", kTiny, "-o", path("p.json"), "--db", empty});
+  EXPECT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_NE(planned.err.find("recorded run 1 in " + empty), std::string::npos) << planned.err;
+}
+
+TEST_F(RunsCliTest, StoreProblemsAreTheInputsFaultExit2) {
+  // --db in a missing directory.
+  CliRun r = run({"plan", kTiny, "-o", path("plan.json"), "--db", path("no/dir/runs.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no directory " + path("no/dir")), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("no")));
+
+  // A store written by a newer ShardLab: refused by every verb, untouched.
+  const std::string db = path("newer.db");
+  record_two(db);
+  {
+    SQLite::Database store(db, SQLite::OPEN_READWRITE);
+    store.exec("PRAGMA user_version = 7");
+  }
+  const std::string before = read_file(db);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"plan", kTiny, "--db", db, "-q", "-o", path("p.json")},
+        {"simulate", kTiny, "--db", db, "-q"},
+        {"runs", "list", "--db", db},
+        {"runs", "delete", "1", "--db", db}}) {
+    r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("run store schema version 7 is newer"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--db file"), std::string::npos)
+        << "library messages name no flag: " << r.err;
+  }
+  EXPECT_EQ(read_file(db), before);
+}
+
+TEST_F(RunsCliTest, ADamagedStoreTakesNoNewRuns) {
+  const std::string db = path("damaged.db");
+  ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "--db", db, "-q"}).exit_code, 0);
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_EQ(run({"simulate", kTiny, "--plan", path("plan.json"), "--db", db, "-q"}).exit_code, 0);
+  }
+  ASSERT_FALSE(fs::exists(db + "-wal"));
+  const auto size = fs::file_size(db);
+  ASSERT_GT(size, 16u * 4096u);
+  {
+    // Noise over the pages after the first few: the header page stays whole.
+    std::fstream f(db, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(4 * 4096));
+    for (uint64_t i = 4 * 4096; i < size; ++i) f.put(static_cast<char>((i * 2654435761u) >> 13));
+  }
+  const std::string before = read_file(db);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"plan", kTiny, "--db", db, "-q", "-o", path("p.json")},
+        {"simulate", kTiny, "--db", db, "-q"},
+        {"runs", "delete", "1", "--db", db}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(db + ": the run store is damaged (SQLite's quick check: "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("`shardlab runs check` shows what is wrong"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read_file(db), before);
+  const CliRun check = run({"runs", "check", "--db", db});
+  EXPECT_EQ(check.exit_code, 2);
+  EXPECT_NE(check.err.find(db + ": "), std::string::npos) << check.err;
+}
+
+TEST_F(RunsCliTest, CompareRecordsEachConfigurationAndTakesNoRecord) {
+  const std::string db = path("cmp.db");
+  CliRun r = run({"compare", kTiny, "--db", db, "--iterations", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("recorded runs 1-"), std::string::npos) << r.err;
+  const CliRun listed = run({"runs", "list", "--db", db, "--format", "json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const Json runs = Json::parse(listed.out);
+  ASSERT_GE(runs.size(), 2u);
+  for (const Json& run : runs) {
+    EXPECT_EQ(run["kind"], "simulate");
+    EXPECT_TRUE(run["summary"].contains("compare")) << run.dump();
+  }
+  // Two configurations' plans compare with runs diff.
+  EXPECT_EQ(run({"runs", "diff", "1", "2", "--db", db}).exit_code, 0);
+  // --no-record: nothing added.
+  r = run({"compare", kTiny, "--db", db, "--iterations", "1", "--no-record", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(run({"runs", "list", "--db", db, "--format", "json"}).out).size(),
+            runs.size());
 }
 
 TEST_F(RunsCliTest, HelpTeachesWithExamples) {

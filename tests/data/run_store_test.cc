@@ -5,11 +5,13 @@
 
 #include "shardlab/data/run_store.h"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +45,11 @@ uint32_t header_field(const std::string& path, int offset) {
   unsigned char b[4] = {};
   in.read(reinterpret_cast<char*>(b), 4);
   return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 void set_header_field(const std::string& path, int offset, uint32_t v) {
@@ -352,7 +359,7 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
                                             "version this ShardLab supports (1); use a "
-                                            "newer ShardLab or another --db file");
+                                            "newer ShardLab or another run store file");
   EXPECT_EQ(header_field(path, 60), 7u);
 }
 
@@ -407,7 +414,7 @@ void write_store(const std::string& path, int runs) {
 
 // Every call on a damaged store returns; counts the ones that failed.
 int failures_reading(const std::string& path) {
-  Result<RunStore> store = RunStore::open(path);
+  Result<RunStore> store = RunStore::open(path, StoreAccess::kRead);
   if (!store.is_ok()) return 1;
   int failures = 0;
   Result<std::vector<RunSummary>> runs = store->list_runs();
@@ -443,12 +450,150 @@ TEST(RunStoreFile, DamagedPagesAreReportedByTheIntegrityCheck) {
     for (size_t i = 0; i < size / 3; ++i) f.put(static_cast<char>(rng() & 0xff));
   }
   EXPECT_GT(failures_reading(path), 0);
-  Result<RunStore> store = RunStore::open(path);
-  if (store.is_ok()) {
-    Status check = store->check_integrity();
-    ASSERT_FALSE(check.is_ok());
-    EXPECT_TRUE(check.message().starts_with(path + ": ")) << check.message();
+  // Read-only opening looks at the header page only; the check finds the rest.
+  Result<RunStore> store = RunStore::open(path, StoreAccess::kRead);
+  ASSERT_TRUE(store.is_ok()) << store.status().message();
+  Status check = store->check_integrity();
+  ASSERT_FALSE(check.is_ok());
+  EXPECT_TRUE(check.message().starts_with(path + ": ")) << check.message();
+  // Nothing is written into it: every writer runs SQLite's quick check first.
+  const std::string before = read_bytes(path);
+  for (const StoreAccess access : {StoreAccess::kWrite, StoreAccess::kCreate}) {
+    Result<RunStore> writer = RunStore::open(path, access);
+    ASSERT_FALSE(writer.is_ok());
+    EXPECT_EQ(writer.status().code(), StatusCode::kIo);
+    EXPECT_TRUE(writer.status().message().starts_with(
+        path + ": the run store is damaged (SQLite's quick check: "))
+        << writer.status().message();
+    EXPECT_NE(writer.status().message().find("`shardlab runs check` shows what is wrong"),
+              std::string::npos);
   }
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+// Every way of opening `path`, each expected to fail leaving it as it was
+// (bytes, and no -wal or -shm beside it).
+void expect_refused_unchanged(const std::string& path, const std::string& message_start) {
+  const std::string before = read_bytes(path);
+  for (const StoreAccess access : {StoreAccess::kRead, StoreAccess::kWrite, StoreAccess::kCreate}) {
+    Result<RunStore> store = RunStore::open(path, access);
+    ASSERT_FALSE(store.is_ok()) << static_cast<int>(access);
+    EXPECT_TRUE(store.status().message().starts_with(message_start)) << store.status().message();
+    EXPECT_EQ(read_bytes(path), before)
+        << "access " << static_cast<int>(access) << " modified the file";
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+  }
+}
+
+TEST(RunStoreFile, AnotherProgramsDatabaseIsLeftByteForByte) {
+  TempDir dir;
+  // No application_id, a table: the usual SQLite file of another program.
+  const std::string plain = dir.file("app.db");
+  {
+    SQLite::Database db(plain, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES "
+        "('ada')");
+  }
+  expect_refused_unchanged(plain,
+                           plain +
+                               ": not a ShardLab run store: an SQLite database of another program "
+                               "(no application_id, user_version 0, 1 tables and indexes)");
+  // A user_version but no tables, and another application_id.
+  const std::string versioned = dir.file("versioned.db");
+  {
+    SQLite::Database db(versioned, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("PRAGMA user_version = 3");
+  }
+  expect_refused_unchanged(versioned, versioned + ": not a ShardLab run store");
+  const std::string other = dir.file("other_app.db");
+  {
+    SQLite::Database db(other, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("PRAGMA application_id = 1234; CREATE TABLE t (x)");
+  }
+  expect_refused_unchanged(other,
+                           other +
+                               ": not a ShardLab run store: an SQLite database of another program "
+                               "(application_id 0x4d2");
+}
+
+TEST(RunStoreFile, FilesThatAreNotSqliteAreNeverReinitialised) {
+  TempDir dir;
+  for (const std::string& bytes :
+       {std::string("x"), std::string("{\"tables\": []}\n"), std::string(99, '\0'),
+        std::string("SQLite format 3") + std::string(20, '\0')}) {
+    const std::string path = dir.file("short.db");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    expect_refused_unchanged(
+        path, path +
+                  ": the file is not a ShardLab run store or is damaged: not an SQLite "
+                  "database (");
+  }
+  Result<RunStore> folder = RunStore::open(dir.file(""), StoreAccess::kCreate);
+  ASSERT_FALSE(folder.is_ok());
+  EXPECT_NE(folder.status().message().find("not a run store: is a directory"), std::string::npos);
+}
+
+TEST(RunStoreFile, OnlyCreatingMakesAStoreOfAnEmptyOrMissingFile) {
+  TempDir dir;
+  const std::string empty = dir.file("empty.db");
+  std::ofstream(empty).close();
+  for (const StoreAccess access : {StoreAccess::kRead, StoreAccess::kWrite}) {
+    Result<RunStore> store = RunStore::open(empty, access);
+    ASSERT_FALSE(store.is_ok());
+    EXPECT_EQ(store.status().code(), StatusCode::kInvalidScenario);
+    EXPECT_NE(store.status().message().find("no run store here"), std::string::npos)
+        << store.status().message();
+    EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+  }
+  const std::string missing = dir.file("missing.db");
+  for (const StoreAccess access : {StoreAccess::kRead, StoreAccess::kWrite}) {
+    EXPECT_FALSE(RunStore::open(missing, access).is_ok());
+    EXPECT_FALSE(std::filesystem::exists(missing));
+  }
+  EXPECT_TRUE(RunStore::check_can_create(missing).is_ok());
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  const Status no_dir = RunStore::check_can_create(dir.file("no/dir/runs.db"));
+  ASSERT_FALSE(no_dir.is_ok());
+  EXPECT_EQ(no_dir.message(), dir.file("no/dir/runs.db") +
+                                  ": cannot create the run store: no directory " +
+                                  dir.file("no/dir"));
+  // An SQLite database with nothing in it is as good as an empty file.
+  const std::string blank = dir.file("blank.db");
+  {
+    SQLite::Database db(blank, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE t (x); DROP TABLE t");
+  }
+  EXPECT_FALSE(RunStore::open(blank, StoreAccess::kRead).is_ok());
+  Result<RunStore> created = RunStore::open(blank, StoreAccess::kCreate);
+  ASSERT_TRUE(created.is_ok()) << created.status().message();
+  EXPECT_TRUE(created->add_run(sample_run(RunKind::kPlan, 1)).is_ok());
+}
+
+TEST(RunStoreFile, ReadingWritesNothing) {
+  TempDir dir;
+  const std::string path = dir.file("runs.db");
+  {
+    Result<RunStore> store = RunStore::open(path);
+    ASSERT_TRUE(store.is_ok());
+    ASSERT_TRUE(store->add_run(sample_run(RunKind::kPlan, 1)).is_ok());
+  }
+  const std::string before = read_bytes(path);
+  {
+    Result<RunStore> store = RunStore::open(path, StoreAccess::kRead);
+    ASSERT_TRUE(store.is_ok()) << store.status().message();
+    Result<std::vector<RunSummary>> runs = store->list_runs();
+    ASSERT_TRUE(runs.is_ok());
+    EXPECT_EQ(runs->size(), 1u);
+    EXPECT_TRUE(store->get_run(1).is_ok());
+    EXPECT_TRUE(store->check_integrity().is_ok());
+    Result<int64_t> added = store->add_run(sample_run(RunKind::kPlan, 2));
+    ASSERT_FALSE(added.is_ok());
+    EXPECT_EQ(added.status().code(), StatusCode::kInternal);
+    EXPECT_FALSE(store->delete_run(1).is_ok());
+  }
+  EXPECT_EQ(read_bytes(path), before);
 }
 
 }  // namespace

@@ -90,8 +90,10 @@ Result<planner::PartitionedPlan> parse_plan(const std::string& text, const std::
                                             const planner::Scenario& scenario,
                                             const planner::SearchSpace& space);
 
-// parse_plan on the contents of the file at `path`; an unreadable file is an
-// invalid_scenario Status naming the path.
+// parse_plan on the contents of the file at `path`, read as scenarios are
+// (data/file_io.h: a regular file or a pipe, at most kMaxInputFileBytes); an
+// unreadable file (missing, a directory, a device) is an invalid_scenario
+// Status naming the path and the reason.
 Result<planner::PartitionedPlan> read_plan_file(const std::string& path,
                                                 const planner::Scenario& scenario,
                                                 const planner::SearchSpace& space);

@@ -19,8 +19,21 @@
 //  - several processes may write the same file at once: a writer waits up to
 //    kBusyTimeoutMs for another's transaction instead of failing.
 //
-// Errors are Status values, never exceptions: a file that is not an SQLite
-// database or is corrupt, a schema newer than this build knows, a full disk.
+// Files that are not run stores are never changed: open() looks at a file
+// before it writes anything, and refuses, leaving the file byte for byte as
+// it was,
+//  - a file that is not an SQLite database (a 1-byte file, a JSON file);
+//  - an SQLite database of another program (another application_id, or any
+//    tables or user_version without ShardLab's application_id);
+//  - a run store written by a newer ShardLab (a higher schema version);
+//  - for writing, a run store that fails SQLite's quick check (damaged
+//    pages): runs added to it could be lost with it. `shardlab runs check`
+//    reports what is wrong.
+// Only a missing file, an empty (0-byte) file or an empty SQLite database
+// becomes a new store, and only when opened with StoreAccess::kCreate.
+//
+// Errors are Status values, never exceptions: a file that is not a run
+// store or is damaged, a schema newer than this build knows, a full disk.
 // Messages name the file.
 //
 // Thread safety: a RunStore is one connection and is used by one thread at a
@@ -165,17 +178,39 @@ struct RunFilter {
   int limit = 0;                        // newest `limit` runs; 0: all
 };
 
+// What a caller will do with a store; open() checks the file accordingly.
+enum class StoreAccess {
+  // list_runs, get_run, measurements, check_integrity only. The file must be
+  // a run store; nothing is written to it, not even on opening (no journal
+  // mode switch, no schema upgrade).
+  kRead,
+  // Also add_run and delete_run. The file must be a run store, at this
+  // build's schema version or an older one (upgraded on opening), and pass
+  // SQLite's quick check.
+  kWrite,
+  // As kWrite, and a missing file, an empty (0-byte) file or an empty SQLite
+  // database becomes a new store.
+  kCreate,
+};
+
 class RunStore {
  public:
-  // Opens the store at `path`, creating the file when it does not exist, and
-  // brings its schema up to kRunStoreSchemaVersion (each migration step is
-  // one transaction; concurrent openers migrate once). Fails with:
-  //  - io_error naming the file when it cannot be opened or created, or is
-  //    not an SQLite database, or is corrupt;
-  //  - invalid_scenario when its schema version is newer than this build's:
-  //    "<path>: run store schema version 7 is newer than the version this
-  //    ShardLab supports (1); use a newer ShardLab or another --db file".
-  static Result<RunStore> open(const std::string& path);
+  // Opens the store at `path` for `access` (the header comment says which
+  // files are refused). kCreate and kWrite bring the schema up to
+  // kRunStoreSchemaVersion (each migration step is one transaction;
+  // concurrent openers migrate once). Fails with:
+  //  - invalid_scenario when the file is missing (kRead, kWrite) or its
+  //    schema version is newer than this build's: "<path>: run store schema version 7 is newer than
+  //    the version this ShardLab supports (1); use a newer ShardLab or another run store file";
+  //  - io_error naming the file when it cannot be opened or created (its
+  //    directory is missing), is not a run store, or is damaged (for kRead,
+  //    only damage SQLite meets while opening).
+  static Result<RunStore> open(const std::string& path, StoreAccess access = StoreAccess::kCreate);
+  // For a path with no file yet, whether open(path, kCreate) could create a
+  // store there: an io_error naming the missing directory when not.
+  // Creates nothing; ok for an existing path (open() judges those).
+  static Status check_can_create(const std::string& path);
+
   // A private store in memory, gone when the object is destroyed (tests).
   static Result<RunStore> open_in_memory();
 
@@ -190,7 +225,8 @@ class RunStore {
 
   // Adds `run` and all of its rows in one transaction; returns its id (ids
   // grow and are never reused). Fails, writing nothing, when summary_json is
-  // not a JSON object, an input run does not exist, or SQLite fails.
+  // not a JSON object, an input run does not exist, SQLite fails, or the
+  // store was opened with StoreAccess::kRead (internal).
   Result<int64_t> add_run(const NewRun& run);
 
   // Newest first (highest id first).
@@ -201,7 +237,8 @@ class RunStore {
   Result<StoredRun> get_run(int64_t id) const;
 
   // Deletes the run and all of its rows in one transaction. A missing id is
-  // invalid_scenario as in get_run.
+  // invalid_scenario as in get_run; a store opened with StoreAccess::kRead
+  // refuses (internal).
   Status delete_run(int64_t id);
 
   // The measurements of `run_ids`, runs in the given order, each run's rows
@@ -216,7 +253,8 @@ class RunStore {
  private:
   struct Impl;  // the SQLite connection (run_store.cc)
   explicit RunStore(std::unique_ptr<Impl> impl);
-  static Result<RunStore> open_connection(const std::string& path, bool in_memory);
+  static Result<RunStore> open_connection(const std::string& path, StoreAccess access,
+                                          bool in_memory);
   std::unique_ptr<Impl> impl_;
 };
 

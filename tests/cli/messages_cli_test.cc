@@ -1,0 +1,180 @@
+// Messages that help, through the real binary: an unknown verb is named with
+// the verbs, option ranges are short and refuse NaN and infinities, a
+// directory given as a file says so, TorchRec's reservation error names the
+// scenario field, and names echoed from files cannot reach the terminal raw.
+
+#include <string>
+#include <vector>
+
+#include "cli_fixture.h"
+
+namespace {
+
+using namespace shardlab_cli_test;
+
+const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+
+class MessagesTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    ::setenv("SHARDLAB_NO_RECORD", "1", 1);
+  }
+};
+
+TEST_F(MessagesTest, AnUnknownVerbIsNamedWithTheVerbs) {
+  CliRun r = run({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("\"frobnicate\" is not a verb; the verbs are: plan, options, validate, "
+                       "simulate, compare, "
+                       "runs, replay, bench-kernels, calibrate"),
+            std::string::npos)
+      << r.err;
+  r = run({"runs", "frob"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("\"frob\" is not a verb of runs; the verbs of runs are: list, show"),
+            std::string::npos)
+      << r.err;
+  r = run({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no verb given; the verbs are: plan"), std::string::npos) << r.err;
+  // Control bytes in the word are escaped.
+  r = run({"fro\x1b[2Jb"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
+TEST_F(MessagesTest, OptionRangesAreShortAndRefuseNonFiniteNumbers) {
+  ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "-q"}).exit_code, 0);
+  const std::string plan = path("plan.json");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"replay", kTiny, plan, "--max-rows", "-1"}, "--max-rows: -1 is below 0"},
+      {{"replay", kTiny, plan, "--lr", "nan"}, "--lr: nan is not a finite number"},
+      {{"replay", kTiny, plan, "--lr", "-inf"}, "--lr: -inf is not a finite number"},
+      {{"replay", kTiny, plan, "--ids", "zipf", "--zipf-alpha", "inf"},
+       "--zipf-alpha: inf is not a finite number"},
+      {{"replay", kTiny, plan, "--zipf-alpha", "0"}, "--zipf-alpha: 0 is not above 0"},
+      {{"replay", kTiny, plan, "--iterations", "0"}, "--iterations: 0 is not in 1..1000000"},
+      {{"simulate", kTiny, "--iterations", "1e400"}, "--iterations: 1e400 is not a finite number"},
+      {{"compare", kTiny, "--iterations", "-3"}, "--iterations: -3 is not in 1..100000"},
+      {{"bench-kernels", "--pooling", "1,nan"}, "--pooling: nan is not a finite number"},
+      {{"bench-kernels", "--bags", "0"}, "--bags: 0 is below 1"},
+      {{"calibrate", "--holdout", "inf"}, "--holdout: inf is not a finite number"},
+      {{"runs", "list", "--limit", "-1"}, "--limit: -1 is below 0"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message;
+    EXPECT_NE(r.err.find("shardlab: error: " + c.message + "\n"), std::string::npos) << r.err;
+    EXPECT_LT(r.err.size(), 200u) << "a short message: " << r.err;
+  }
+}
+
+TEST_F(MessagesTest, ReplayRanksAreCheckedBeforeTheyAreExpanded) {
+  ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "-q"}).exit_code, 0);
+  // 2147483647 looped forever (signed overflow); 0-2000000000 took 7 GB.
+  for (const std::string& ranks :
+       {std::string("2147483647"), std::string("0-2000000000"), std::string("1,0-2147483647")}) {
+    const CliRun r = run({"replay", kTiny, path("plan.json"), "--ranks", ranks});
+    EXPECT_EQ(r.exit_code, 2) << ranks;
+    EXPECT_NE(r.err.find("is not in 0..1 (tiny_2gpu has 2 ranks)"), std::string::npos) << r.err;
+  }
+  for (const std::string& ranks : {std::string("99999999999999999999"), std::string("-1"),
+                                   std::string("1-0"), std::string("0,,1"), std::string("0-")}) {
+    const CliRun r = run({"replay", kTiny, path("plan.json"), "--ranks", ranks});
+    EXPECT_EQ(r.exit_code, 2) << ranks;
+    EXPECT_NE(r.err.find("is not a rank or a range FIRST-LAST"), std::string::npos)
+        << ranks << ": " << r.err;
+  }
+}
+
+TEST_F(MessagesTest, PlanFilesHaveTheScenarioLoadersLimits) {
+  const CliRun dir = run({"plan", kTiny, "--from-plan", dir_.string()});
+  EXPECT_EQ(dir.exit_code, 2);
+  EXPECT_NE(dir.err.find(dir_.string() + ": cannot read plan file: is a directory"),
+            std::string::npos)
+      << dir.err;
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    if (!fs::exists(device)) continue;
+    const CliRun r = run({"simulate", kTiny, "--plan", device});
+    EXPECT_EQ(r.exit_code, 2) << device;
+    EXPECT_NE(r.err.find(std::string(device) + ": cannot read plan file: not a regular file"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+TEST_F(MessagesTest, ScenarioFieldsTheLoaderRefuses) {
+  const auto scenario = [&](const std::string& name, const std::string& topology,
+                            const std::string& sharder) {
+    return write(name, R"({"name": "m", "topology": )" + topology + R"(, "sharder": )" + sharder +
+                           R"(, "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8,
+                                           "feature_names": ["f0"]}]})");
+  };
+  CliRun r = run(
+      {"validate", scenario("o.json", R"({"world_size": 2})", R"({"optimizer": "5 parsecs"})")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(
+      r.err.find(
+          "sharder.optimizer: not an optimizer name: got \"5 parsecs\", expected none, sgd, adam, "
+          "rowwise_adagrad, adagrad, or another"),
+      std::string::npos)
+      << r.err;
+  // Another optimizer (TorchRec sizes any optimizer class).
+  r = run({"validate", scenario("w.json", R"({"world_size": 2})", R"({"optimizer": "adamw"})")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run({"validate", scenario("l.json", R"({"world_size": 2, "local_world_size": 8})", "{}")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(
+      r.err.find(
+          "topology.local_world_size: more ranks per host than the world has: got 8, expected at "
+          "most world_size (2)"),
+      std::string::npos)
+      << r.err;
+}
+
+TEST_F(MessagesTest, TheReservationFailureNamesTheScenarioField) {
+  const std::string s =
+      write("h.json", R"({"name": "h", "topology": {"world_size": 2, "hbm_cap": 1},
+    "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8,
+                "feature_names": ["f0"]}]})");
+  const CliRun r = run({"plan", s, "-o", path("out.json")});
+  EXPECT_EQ(r.exit_code, 3);
+  // TorchRec's error, and the field.
+  EXPECT_NE(r.err.find("has negative available hbm storage"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Scenario: topology.hbm_cap (1 byte per rank) leaves rank 0 "),
+            std::string::npos)
+      << r.err;
+  const Json j = Json::parse(read_file(path("out.json")));
+  EXPECT_EQ(j["error"]["type"], "insufficient_storage");
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("topology.hbm_cap"), std::string::npos);
+}
+
+TEST_F(MessagesTest, NamesAndPathsAreEscaped) {
+  // A scenario name with an escape sequence (valid JSON: \u001b).
+  const std::string s =
+      write("esc.json", R"({"name": "evil\u001b[2J\u0007", "topology": {"world_size": 2},
+    "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8,
+                "feature_names": ["f0"]}]})");
+  CliRun r = run({"validate", s});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok: evil\\x1b[2J\\x07 (1 tables, 2 ranks)\n");
+  r = run({"simulate", s});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  // A path with control bytes, in errors and in the summary line.
+  const std::string odd = path("odd\x1b[31m\x01.json");
+  r = run({"plan", odd});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("odd\\x1b[31m\\x01.json"), std::string::npos) << r.err;
+  r = run({"plan", s, "-o", odd});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
+}  // namespace
