@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "app/workbench_view.h"
+#include "models/planning_job.h"
 #include "shardlab/planner/status.h"
 
 class QComboBox;
@@ -34,6 +35,10 @@ class CalibrationView : public WorkbenchView {
   CalibrationGroupsModel* groups() const { return groups_; }
   // Shows calibrate run `id`.
   Status show_run(int64_t id);
+
+ signals:
+  // "Plan with this profile": plan the scenario with the shown profile's parameters.
+  void planWithProfile(const shardlab::gui::ProfilePtr& profile);
 
  private:
   void refresh_runs();

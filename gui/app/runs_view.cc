@@ -68,8 +68,10 @@ void RunsView::open_selected() {
   const QModelIndexList rows = table_->selectionModel()->selectedRows();
   if (rows.isEmpty()) return;
   const int64_t id = model_->run(rows.front().row()).id;
+  if (before_open_ && !before_open_()) return;
   if (Status st = browser_->open_run(id); st.is_ok()) {
     diff_->setPlainText(QStringLiteral("Opened run %1 in the workbench.").arg(id));
+    emit runOpened();
   }
 }
 

@@ -3,6 +3,8 @@
 // compares two selected runs as `shardlab runs diff` does.
 #pragma once
 
+#include <functional>
+
 #include "app/workbench_view.h"
 
 class QLabel;
@@ -29,6 +31,11 @@ class RunsView : public WorkbenchView {
   void open_selected();
   void diff_selected();
   QString diff_text() const;
+  // Asked before a run replaces the scenario (unsaved edits); false cancels.
+  void set_before_open(std::function<bool()> ask) { before_open_ = std::move(ask); }
+
+ signals:
+  void runOpened();
 
  private:
   void refresh();
@@ -38,6 +45,7 @@ class RunsView : public WorkbenchView {
   QLabel* header_ = nullptr;
   QTableView* table_ = nullptr;
   QPlainTextEdit* diff_ = nullptr;
+  std::function<bool()> before_open_;
 };
 
 }  // namespace shardlab::gui

@@ -22,6 +22,9 @@ enum ModelRole {
   SelectedRole,
   // Shards of the row's table on the column's rank (placement matrix).
   ShardCountRole,
+  // True for the comparison's winner / proposals tying with the best plan.
+  WinnerRole,
+  TieRole,
 };
 
 }  // namespace shardlab::gui

@@ -1,5 +1,7 @@
 #include "models/run_browser.h"
 
+#include <QFileInfo>
+
 #include "models/workbench.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/kernels/calibration.h"
@@ -38,6 +40,15 @@ RunBrowser::~RunBrowser() = default;
 QString RunBrowser::path() const { return store_ ? QString::fromStdString(store_->path()) : QString(); }
 
 Status RunBrowser::open(const QString& path) {
+  // A mistyped path must not become a new, empty store: the CLI's commands
+  // create stores (--db FILE); the workbench only reads existing ones.
+  if (!QFileInfo(path).isFile()) {
+    const Status missing = Status::io_error(
+        path.toStdString() + ": no such run store (shardlab's commands create one: shardlab plan SCENARIO --db " +
+        path.toStdString() + ")");
+    emit errorOccurred(QString::fromStdString(missing.message()));
+    return missing;
+  }
   Result<data::RunStore> store = data::RunStore::open(path.toStdString());
   if (!store.is_ok()) {
     emit errorOccurred(QString::fromStdString(store.status().message()));

@@ -46,9 +46,9 @@ class RunBrowser : public QObject {
   explicit RunBrowser(Workbench* workbench, QObject* parent = nullptr);
   ~RunBrowser() override;
 
-  // Opens the store at `path` (created when missing, as the CLI does) and
-  // lists its runs. On failure the browser stays closed and errorOccurred
-  // is emitted.
+  // Opens the existing store at `path` and lists its runs; a missing file is
+  // an io_error (a mistyped path never creates an empty store). On failure
+  // the browser stays closed and errorOccurred is emitted.
   Status open(const QString& path);
   bool is_open() const { return store_.has_value(); }
   QString path() const;

@@ -93,6 +93,13 @@ ScenarioSettingsModel::ScenarioSettingsModel(ScenarioValidator validator, QObjec
 
 void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
   if (scenario == scenario_) return;
+  if (scenario && scenario_ && rowCount() > 0 && scenario->tables.size() == scenario_->tables.size()) {
+    // The same rows with other values (an undo, redo or another view's
+    // edit): keep the view's scroll position and selection.
+    scenario_ = std::move(scenario);
+    emit dataChanged(index(0, 0), index(rowCount() - 1, kNumColumns - 1));
+    return;
+  }
   beginResetModel();
   scenario_ = std::move(scenario);
   endResetModel();
@@ -150,7 +157,8 @@ bool ScenarioSettingsModel::setData(const QModelIndex& index, const QVariant& va
   }
   const Field& f = fields()[static_cast<size_t>(index.row())];
   const QString typed = value.toString();
-  if (typed.trimmed() == f.value(*scenario_)) return true;
+  const QString before = f.value(*scenario_);
+  if (typed.trimmed() == before) return true;
   Result<ScenarioPtr> edited = validator_(f.path, field_json(f.kind, typed));
   if (!edited.is_ok()) {
     emit editRefused(QString::fromStdString(edited.status().message()));
@@ -158,7 +166,7 @@ bool ScenarioSettingsModel::setData(const QModelIndex& index, const QVariant& va
   }
   scenario_ = std::move(edited).value();
   emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, kNumColumns - 1));
-  emit scenarioEdited(scenario_);
+  emit scenarioEdited(scenario_, edit_description(f.path, before, f.value(*scenario_)));
   return true;
 }
 

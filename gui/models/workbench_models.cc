@@ -9,14 +9,11 @@ WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
       workbench_(workbench) {
   placement_filter.setSourceModel(&placement);
   table_filter.setSourceModel(&table_summary);
-  // An accepted edit becomes the session's scenario (and is re-planned); a
-  // refused one is reported by the session like any other refusal.
-  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, [workbench](const ScenarioPtr& s) {
-    workbench->set_scenario(s);
-  });
-  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench, [workbench](const ScenarioPtr& s) {
-    workbench->set_scenario(s);
-  });
+  // An accepted edit becomes the session's scenario as an undoable step (and
+  // is re-planned); a refused one is reported by the session like any other
+  // refusal.
+  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
+  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
   connect(&tables, &ScenarioTablesModel::editRefused, workbench, &Workbench::editRefused);
   connect(&settings, &ScenarioSettingsModel::editRefused, workbench, &Workbench::editRefused);
 
@@ -49,7 +46,8 @@ void WorkbenchModels::on_displayed() {
     ranks.clear();
     table_summary.clear();
   } else {
-    placement.reset(d->summary, d->overflow);
+    const planner::Scenario& s = *d->base->scenario;
+    placement.reset(d->summary, d->overflow, s.topology.local_world_size.value_or(s.topology.world_size));
     ranks.reset(d->summary);
     table_summary.reset(d->summary);
   }
