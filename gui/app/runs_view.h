@@ -1,6 +1,8 @@
 // The Runs view: the run store (--db FILE or File > Open run store) as a
-// list; "Open" shows a run's scenario and plan in the workbench, "Diff"
-// compares two selected runs as `shardlab runs diff` does.
+// list with each run's summary numbers; "Open" shows a run's scenario and
+// plan in the workbench (a replay run with its measured phase times beside
+// the simulation), "Diff" compares two selected runs as `shardlab runs diff`
+// does, as tables.
 #pragma once
 
 #include <functional>
@@ -8,7 +10,7 @@
 #include "app/workbench_view.h"
 
 class QLabel;
-class QPlainTextEdit;
+class QTextBrowser;
 class QTableView;
 
 namespace shardlab::gui {
@@ -44,7 +46,7 @@ class RunsView : public WorkbenchView {
   RunsModel* model_ = nullptr;
   QLabel* header_ = nullptr;
   QTableView* table_ = nullptr;
-  QPlainTextEdit* diff_ = nullptr;
+  QTextBrowser* diff_ = nullptr;
   std::function<bool()> before_open_;
 };
 

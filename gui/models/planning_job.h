@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "shardlab/data/calibration_json.h"
+#include "shardlab/kernels/measurement.h"
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/proposal_log.h"
@@ -61,13 +62,16 @@ struct PlanJob {
 };
 
 // Where a plan shown in the workbench comes from.
-enum class PlanSource { kPlanner, kPlanFile, kCompareRow };
+enum class PlanSource { kPlanner, kPlanFile, kCompareRow, kStoredRun };
 
 struct PlanOutcome {
   ScenarioPtr scenario;
   PlanSettings settings;
   PlanSource source = PlanSource::kPlanner;
-  std::string source_name;  // the plan file, or the comparison row's label
+  std::string source_name;  // the plan file, the comparison row's label, "run 7 (replay)"
+  // A replay run's measurements of this plan (kStoredRun), for the measured
+  // per-phase times beside the simulated ones.
+  std::shared_ptr<const kernels::ReplayResult> replay;
   planner::PlannerResult result;
   planner::ProposalLog proposals;
   std::optional<planner::PlanSummary> summary;  // of result.best

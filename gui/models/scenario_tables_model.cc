@@ -134,10 +134,23 @@ QVariant ScenarioTablesModel::data(const QModelIndex& index, int role) const {
     case Qt::CheckStateRole:
       if (column == kWeighted) return scenario_->tables[static_cast<size_t>(row)].is_weighted ? Qt::Checked : Qt::Unchecked;
       return {};
-    case Qt::ToolTipRole:
-      return QString::fromStdString(data::to_string(field_path(row, column)));
+    case Qt::ToolTipRole: {
+      QString tip = QString::fromStdString(data::to_string(field_path(row, column)));
+      if (column == kRows) {
+        const planner::TableSpec& t = scenario_->tables[static_cast<size_t>(row)];
+        tip += QStringLiteral(": %1 rows x %2 columns").arg(QLocale().toString(t.num_embeddings)).arg(t.embedding_dim);
+      }
+      return tip;
+    }
     case TableNameRole:
       return QString::fromStdString(scenario_->tables[static_cast<size_t>(row)].name);
+    case ChoicesRole:
+      if (column == kShardingTypes) return sharding_type_names();
+      if (column == kComputeKernels) return compute_kernel_names();
+      if (column == kDataType) return data_type_names();
+      return {};
+    case MultiChoiceRole:
+      return column == kShardingTypes || column == kComputeKernels;
     case RawValueRole:
       if (column == kRows) return QVariant::fromValue<qint64>(scenario_->tables[static_cast<size_t>(row)].num_embeddings);
       if (column == kDim) return QVariant::fromValue<qint64>(scenario_->tables[static_cast<size_t>(row)].embedding_dim);

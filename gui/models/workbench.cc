@@ -27,6 +27,7 @@ QString plan_title(const DisplayedPlan& shown) {
     case PlanSource::kPlanFile: return QStringLiteral("plan file %1").arg(QString::fromStdString(o.source_name));
     case PlanSource::kCompareRow:
       return QStringLiteral("comparison row %1").arg(QString::fromStdString(o.source_name));
+    case PlanSource::kStoredRun: return QStringLiteral("plan of %1").arg(QString::fromStdString(o.source_name));
     case PlanSource::kPlanner: break;
   }
   if (shown.proposal < 0) return QStringLiteral("best plan");
@@ -143,9 +144,10 @@ void Workbench::on_document_changed(bool replaced) {
   } else {
     pending_cause_ = document_.last_change();
   }
+  // Planning starts first: the views update while it runs.
+  replan();
   emit scenarioChanged();
   emit freshnessChanged();
-  replan();
 }
 
 void Workbench::clear_results() {
@@ -234,6 +236,15 @@ Status Workbench::open_plan_text(const QString& text, const QString& origin) {
       PlanSource::kPlanFile, origin.toStdString());
 }
 
+Status Workbench::open_run_plan(const QString& text, const QString& origin, const QString& name,
+                                std::shared_ptr<const kernels::ReplayResult> replay) {
+  return show_plan(
+      [&](const planner::SearchSpace& space) {
+        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space);
+      },
+      PlanSource::kStoredRun, name.toStdString(), std::move(replay));
+}
+
 Status Workbench::open_compare_row(int row) {
   if (!comparison_ || row < 0 || row >= static_cast<int>(comparison_->comparison.rows.size())) {
     return Status::invalid_scenario("no comparison row " + std::to_string(row + 1));
@@ -265,7 +276,7 @@ Status Workbench::open_compare_row(int row) {
 
 Status Workbench::show_plan(
     const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read, PlanSource source,
-    const std::string& source_name) {
+    const std::string& source_name, std::shared_ptr<const kernels::ReplayResult> replay) {
   if (!scenario()) return Status::invalid_scenario("open a scenario before a plan");
   worker_.cancel(/*announce=*/false);  // the plan shown supersedes any planning
   auto outcome = std::make_shared<PlanOutcome>();
@@ -273,6 +284,7 @@ Status Workbench::show_plan(
   outcome->settings = settings_;
   outcome->source = source;
   outcome->source_name = source_name;
+  outcome->replay = std::move(replay);
   outcome->result = planner::plan(
       *scenario(), planner::PlannerOptions{.enumerate_only = true, .calibration = settings_.parameters()});
   if (!outcome->result.search_space) {

@@ -124,6 +124,10 @@ class Workbench : public QObject {
   Status open_plan(const QString& path);
   // The same for a plan document's text; `origin` names it in messages.
   Status open_plan_text(const QString& text, const QString& origin);
+  // The plan of a stored run (`name`: "run 7 (replay)"), with the replay's
+  // measurements when it has them.
+  Status open_run_plan(const QString& text, const QString& origin, const QString& name,
+                       std::shared_ptr<const kernels::ReplayResult> replay);
   // Shows row `row` of the current comparison as the plan, rated and simulated.
   Status open_compare_row(int row);
   void cancel();
@@ -182,7 +186,8 @@ class Workbench : public QObject {
   void mark_compare_cancelled();
   // Shows the plan `read` places in the current scenario's search space.
   Status show_plan(const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
-                   PlanSource source, const std::string& source_name);
+                   PlanSource source, const std::string& source_name,
+                   std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
 
   ScenarioDocument document_;
   PlanningWorker worker_;

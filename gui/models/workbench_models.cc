@@ -1,5 +1,7 @@
 #include "models/workbench_models.h"
 
+#include "shardlab/sim/iteration_traffic.h"
+
 namespace shardlab::gui {
 
 WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
@@ -61,6 +63,14 @@ void WorkbenchModels::on_simulation() {
     timeline.reset(*s);
   } else {
     timeline.clear();
+  }
+  // A replay run's measurements beside the simulation of its plan.
+  const DisplayedPlanPtr& d = workbench_->displayed();
+  measured_phases.clear();
+  if (s && d && d->base->replay && d->base->result.search_space) {
+    Result<sim::IterationTraffic> traffic =
+        sim::iteration_traffic(*d->base->scenario, *d->base->result.search_space, d->plan);
+    if (traffic.is_ok()) measured_phases.reset(kernels::compare_phases(*d->base->replay, traffic->ranks, s.get()));
   }
   emit refreshed();
 }

@@ -60,7 +60,8 @@ inline std::vector<std::unique_ptr<QAbstractItemModelTester>> attach_testers(Wor
   for (QAbstractItemModel* model :
        std::initializer_list<QAbstractItemModel*>{&m.tables, &m.settings, &m.placement, &m.placement_filter, &m.ranks,
                                                   &m.table_summary, &m.table_filter, &m.proposals, &m.compare,
-                                                  &m.compare_ranks, &m.timeline}) {
+                                                  &m.compare_ranks, &m.timeline,
+                                                  &m.measured_phases}) {
     testers.push_back(std::make_unique<QAbstractItemModelTester>(
         model, QAbstractItemModelTester::FailureReportingMode::QtTest));
   }
