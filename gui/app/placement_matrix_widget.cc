@@ -230,9 +230,12 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
   p.save();
   p.setClipRect(cells);
   if (rows() > 0 && columns > 0) {
-    if (cell_w_ < kImageBelow || cell_h_ < kImageBelow) {
+    if (cell_w_ < 1 || cell_h_ < 1) {
+      // Cells below a pixel: every filled cell marks the pixel it falls in,
+      // so a lone shard stays visible (averaging would wash it out).
+      p.drawImage(QPointF(x_of(0), y_of(0)), shrunk_overview());
+    } else if (cell_w_ < kImageBelow || cell_h_ < kImageBelow) {
       // The overview: the one-pixel-per-cell image, scaled.
-      p.setRenderHint(QPainter::SmoothPixmapTransform, cell_w_ < 1 || cell_h_ < 1);
       const QRectF source(c0, r0, c1 - c0 + 1, r1 - r0 + 1);
       const QRectF target(x_of(c0), y_of(r0), (c1 - c0 + 1) * cell_w_, (r1 - r0 + 1) * cell_h_);
       p.drawImage(target, overview_, source);
@@ -347,6 +350,33 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
   p.setPen(palette().mid().color());
   p.drawLine(QPointF(0, hh - 0.5), QPointF(width, hh - 0.5));
   p.drawLine(QPointF(name_width_ - 0.5, 0), QPointF(name_width_ - 0.5, height));
+}
+
+const QImage& PlacementMatrixWidget::shrunk_overview() const {
+  const QSize size(std::max(1, static_cast<int>(std::ceil(ranks() * cell_w_))),
+                   std::max(1, static_cast<int>(std::ceil(rows() * cell_h_))));
+  if (shrunk_.size() == size && shrunk_key_ == overview_.cacheKey()) return shrunk_;
+  shrunk_ = QImage(size, QImage::Format_ARGB32_Premultiplied);
+  shrunk_.fill(Qt::transparent);
+  // A cell covers [floor(i * size), floor((i + 1) * size)) pixels, at least one.
+  const auto span = [](int i, double cell, int limit) {
+    const int from = std::min(limit - 1, static_cast<int>(i * cell));
+    return std::make_pair(from, std::clamp(static_cast<int>((i + 1) * cell), from + 1, limit));
+  };
+  for (int r = 0; r < overview_.height() && r < rows(); ++r) {
+    const auto* line = reinterpret_cast<const QRgb*>(overview_.constScanLine(r));
+    const auto [y0, y1] = span(r, cell_h_, size.height());
+    for (int c = 0; c < overview_.width(); ++c) {
+      if (qAlpha(line[c]) == 0) continue;
+      const auto [x0, x1] = span(c, cell_w_, size.width());
+      for (int y = y0; y < y1; ++y) {
+        auto* target = reinterpret_cast<QRgb*>(shrunk_.scanLine(y));
+        std::fill(target + x0, target + x1, line[c]);
+      }
+    }
+  }
+  shrunk_key_ = overview_.cacheKey();
+  return shrunk_;
 }
 
 void PlacementMatrixWidget::paintEvent(QPaintEvent*) {

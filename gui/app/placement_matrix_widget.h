@@ -69,7 +69,7 @@ class PlacementMatrixWidget : public QAbstractScrollArea {
   static QColor sharding_color(const QString& sharding_type);
   static QColor sharding_color(planner::ShardingType type);
 
-  QSize sizeHint() const override { return {900, 520}; }
+  QSize sizeHint() const override { return {640, 420}; }
 
  signals:
   void rankClicked(int rank);
@@ -95,11 +95,15 @@ class PlacementMatrixWidget : public QAbstractScrollArea {
   int ranks() const;
   double fit_width() const;
   double fit_height() const;
+  // The overview at the current sub-pixel cell size (cached).
+  const QImage& shrunk_overview() const;
 
   QPointer<QAbstractItemModel> rows_model_;
   QPointer<PlacementMatrixModel> source_;
   std::vector<int> source_rows_;  // proxy row -> source row
   QImage overview_;               // one pixel per (row, rank), empty cells transparent
+  mutable QImage shrunk_;         // overview_ at cells below a pixel
+  mutable qint64 shrunk_key_ = 0;
   double cell_w_ = kReadableWidth;
   double cell_h_ = kReadableHeight;
   bool fitted_ = true;  // keep fitting on resize until the user zooms

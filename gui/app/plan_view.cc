@@ -114,8 +114,8 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
   top_ = new QSplitter(Qt::Horizontal, this);
   top_->addWidget(matrix_scroll);
   top_->addWidget(charts);
-  top_->setStretchFactor(0, 1);
-  top_->setStretchFactor(1, 1);
+  top_->setStretchFactor(0, 3);
+  top_->setStretchFactor(1, 2);
 
   summary_ = new QTableView(this);
   summary_->setModel(&models->table_filter);
@@ -178,6 +178,14 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
 }
 
 QWidget* PlanView::export_target() { return top_; }
+
+void PlanView::showEvent(QShowEvent* event) {
+  WorkbenchView::showEvent(event);
+  if (sized_ || top_->width() <= 0) return;
+  // Three fifths to the matrix, the rest to the per-rank charts.
+  sized_ = true;
+  top_->setSizes({top_->width() * 3 / 5, top_->width() * 2 / 5});
+}
 
 QString PlanView::header_text() const { return header_->text(); }
 

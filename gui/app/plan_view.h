@@ -40,6 +40,9 @@ class PlanView : public WorkbenchView {
   // Finds a table by name: selects it and scrolls the matrix to it.
   bool find_table(const QString& name);
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   void refresh_header();
   void refresh_change();
@@ -59,6 +62,7 @@ class PlanView : public WorkbenchView {
   ChartView* time_chart_ = nullptr;
   QTableView* summary_ = nullptr;
   QSplitter* top_ = nullptr;
+  bool sized_ = false;  // the matrix / charts split was set once shown
 };
 
 }  // namespace shardlab::gui

@@ -16,6 +16,7 @@
 #include "app/timeline_view.h"
 #include "app/timeline_widget.h"
 #include "app/topology_view.h"
+#include "models/model_roles.h"
 #include "gui_test_support.h"
 #include "test_registry.h"
 
@@ -127,6 +128,44 @@ class ScaleTest : public QObject {
     const int visible_rows = static_cast<int>((m->viewport()->height() - m->header_height()) / m->cell_height());
     QVERIFY(row >= m->first_visible_row() && row < m->first_visible_row() + visible_rows);
     QVERIFY(!plan->find_table(QStringLiteral("no_such_table")));
+  }
+
+  void every_shard_stays_visible_when_cells_are_below_a_pixel() {
+    auto* plan = static_cast<PlanView*>(window_->view(QStringLiteral("plan")));
+    PlacementMatrixWidget* m = plan->matrix();
+    const QSize saved = m->size();
+    m->resize(600, 300);  // 512 rows in under 300 px
+    m->set_selection(-1, QString());  // no tint over the cells
+    m->fit();
+    QVERIFY(m->cell_height() < 1.0);
+    const QSize view = m->viewport()->size();
+    QImage image(view, QImage::Format_ARGB32_Premultiplied);
+    QPainter p(&image);
+    m->render_frame(p, image.rect());
+    p.end();
+    // The pixel a filled cell starts at holds a sharding type's own colour
+    // (of this row or of a row sharing the pixel), never the background or a
+    // blend with it: a table with one shard stays as visible as any.
+    const QAbstractItemModel& rows = window_->models().placement_filter;
+    QSet<QRgb> colours;
+    for (int r = 0; r < rows.rowCount(); ++r) {
+      colours.insert(
+          PlacementMatrixWidget::sharding_color(rows.index(r, 0).data(ShardingTypeRole).toString()).rgba());
+    }
+    QVERIFY(m->cell_width() > 4);  // columns wide enough to sample past the grid lines
+    int checked = 0;
+    for (int r = 0; r < rows.rowCount(); ++r) {
+      for (int c = 0; c < rows.columnCount(); ++c) {
+        if (rows.index(r, c).data(ShardCountRole).toInt() <= 0) continue;
+        ++checked;
+        const int x = m->name_width() + static_cast<int>((c + 0.5) * m->cell_width());
+        const int y = m->header_height() + static_cast<int>(r * m->cell_height());
+        QVERIFY2(colours.contains(image.pixel(x, y)), qPrintable(QStringLiteral("row %1, rank %2").arg(r).arg(c)));
+      }
+    }
+    QVERIFY(checked > rows.rowCount());
+    m->resize(saved);
+    m->fit();
   }
 
   void the_timeline_scrolls_groups_hosts_and_zooms_from_the_keyboard() {
