@@ -23,8 +23,7 @@
 // given with --scenario=FILE (repeatable), e.g. the 1,000-table, 128-rank
 // scenario of docs/gui.md "Speed":
 //
-//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 \
-//       --local-world-size 8 -o syn1000x128.json
+//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 --local-world-size 8 -o syn1000x128.json
 //   QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench --scenario=syn1000x128.json
 #include <benchmark/benchmark.h>
 
@@ -79,16 +78,24 @@ bool wait_for_current_plan(Workbench& wb) {
   return done();
 }
 
-void replan_after_edit(benchmark::State& state, const QString& path) {
-  MainWindow window;
+// Shows the window on the Plan view with `path` planned; false (and the
+// benchmark skipped) when it cannot be planned.
+bool open_and_plan(benchmark::State& state, MainWindow& window, const QString& path) {
   window.resize(1400, 860);
   window.show();
   window.show_view(QStringLiteral("plan"));
   Workbench& wb = window.workbench();
   if (!wb.open_scenario(path).is_ok() || !wait_for_current_plan(wb)) {
     state.SkipWithError("cannot plan the scenario");
-    return;
+    return false;
   }
+  return true;
+}
+
+void replan_after_edit(benchmark::State& state, const QString& path) {
+  MainWindow window;
+  if (!open_and_plan(state, window, path)) return;
+  Workbench& wb = window.workbench();
   ScenarioTablesModel& tables = window.models().tables;
   const QModelIndex cell = tables.index(0, ScenarioTablesModel::kShardingTypes);
   QWidget* plan_view = window.view(QStringLiteral("plan"));
@@ -131,14 +138,7 @@ void cli_plan(benchmark::State& state, const QString& path) {
 
 void matrix_frame(benchmark::State& state, const QString& path, bool overview) {
   MainWindow window;
-  window.resize(1400, 860);
-  window.show();
-  window.show_view(QStringLiteral("plan"));
-  Workbench& wb = window.workbench();
-  if (!wb.open_scenario(path).is_ok() || !wait_for_current_plan(wb)) {
-    state.SkipWithError("cannot plan the scenario");
-    return;
-  }
+  if (!open_and_plan(state, window, path)) return;
   auto* matrix = static_cast<shardlab::gui::PlanView*>(window.view(QStringLiteral("plan")))->matrix();
   matrix->resize(1200, 700);
   if (overview) {
