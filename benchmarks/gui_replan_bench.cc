@@ -1,29 +1,50 @@
 // Interactive speed of the workbench (GPL-3.0-or-later, like gui/), on Qt's
 // offscreen platform:
 //
-//  gui/replan_after_edit   a constraint edit on the bundled Criteo Kaggle
-//      scenario, through the same path as the Scenario view's cell edit
-//      (ScenarioTablesModel::setData -> loader validation -> background plan
-//      with the proposal log + simulation -> every model reset -> the Plan
-//      view repainted), until the new plan is on screen. Each iteration
-//      flips t_cat_2 between row_wise and table_wise, so each one re-plans
-//      and moves the table. Wall time per edit.
+//  gui/replan_after_edit/NAME   a constraint edit through the same path as
+//      the Scenario view's cell edit (ScenarioTablesModel::setData -> loader
+//      validation -> background plan with the proposal log + simulation ->
+//      every model reset -> the Plan view repainted), until the new plan is
+//      on screen. Each iteration flips the first table's sharding types
+//      between row_wise and table_wise, so each one re-plans. Wall time per
+//      edit; counter progress_reports: progress updates the status bar got.
+//  gui/cli_plan/NAME   the same scenario planned by the command line, as a
+//      user runs it: `shardlab plan FILE -q --no-record -o /dev/null` (a
+//      process: load, plan, write), wall time. The edit above should take
+//      at most about twice this.
+//  gui/matrix_frame/NAME/ZOOM   one frame of the placement matrix painted
+//      into a 1200x700 image: ZOOM 0 fits every table and rank (overview),
+//      1 readable cells, scrolled by 8 px between frames.
 //  gui/timeline_frame/W    one frame of the Timeline view's painting of a
 //      simulated iteration on W ranks (2W lanes), panned by 8 px between
 //      frames, into a 1600x900 image, at a zoom showing one iteration.
 //
-//   QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench
+// NAME is criteo (the bundled Criteo Kaggle scenario) and each scenario file
+// given with --scenario=FILE (repeatable), e.g. the 1,000-table, 128-rank
+// scenario of docs/gui.md "Speed":
+//
+//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 --local-world-size 8 -o syn1000x128.json
+//   QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench --scenario=syn1000x128.json
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QImage>
 #include <QPainter>
+#include <QProcess>
+#include <QScrollBar>
 #include <QTimer>
 
+#include <cstring>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/main_window.h"
+#include "app/placement_matrix_widget.h"
+#include "app/plan_view.h"
 #include "app/timeline_widget.h"
 #include "app/workbench_view.h"
 #include "shardlab/planner/planner.h"
@@ -41,55 +62,104 @@ using shardlab::gui::MainWindow;
 using shardlab::gui::ScenarioTablesModel;
 using shardlab::gui::Workbench;
 
-// Runs the event loop until `wb` delivers an outcome (or 30 s pass).
-bool wait_for_outcome(Workbench& wb) {
+// Runs the event loop (sleeping while nothing happens, as the application's
+// does) until `wb` holds a current plan and is idle, or 120 s pass.
+bool wait_for_current_plan(Workbench& wb) {
+  const auto done = [&wb]() { return wb.outcome() && wb.plan_state().current() && !wb.busy(); };
+  if (done()) return true;
   QEventLoop loop;
-  bool got = false;
-  QObject::connect(&wb, &Workbench::outcomeChanged, &loop, [&]() {
-    got = true;
-    loop.quit();
-  });
-  QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+  const auto check = [&]() {
+    if (done()) loop.quit();
+  };
+  QObject::connect(&wb, &Workbench::freshnessChanged, &loop, check);
+  QObject::connect(&wb, &Workbench::busyChanged, &loop, check);
+  QTimer::singleShot(120000, &loop, &QEventLoop::quit);
   loop.exec();
-  return got;
+  return done();
 }
 
-void replan_after_edit(benchmark::State& state) {
-  MainWindow window;
+// Shows the window on the Plan view with `path` planned; false (and the
+// benchmark skipped) when it cannot be planned.
+bool open_and_plan(benchmark::State& state, MainWindow& window, const QString& path) {
   window.resize(1400, 860);
   window.show();
   window.show_view(QStringLiteral("plan"));
   Workbench& wb = window.workbench();
-  if (!wb.open_scenario(QStringLiteral(SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_criteo_kaggle.json")).is_ok() ||
-      !wait_for_outcome(wb)) {
-    state.SkipWithError("cannot plan the Criteo Kaggle scenario");
-    return;
+  if (!wb.open_scenario(path).is_ok() || !wait_for_current_plan(wb)) {
+    state.SkipWithError("cannot plan the scenario");
+    return false;
   }
+  return true;
+}
+
+void replan_after_edit(benchmark::State& state, const QString& path) {
+  MainWindow window;
+  if (!open_and_plan(state, window, path)) return;
+  Workbench& wb = window.workbench();
   ScenarioTablesModel& tables = window.models().tables;
-  int row = -1;
-  for (int r = 0; r < tables.rowCount(); ++r) {
-    if (tables.index(r, ScenarioTablesModel::kName).data().toString() == QLatin1String("t_cat_2")) row = r;
-  }
-  const QModelIndex cell = tables.index(row, ScenarioTablesModel::kShardingTypes);
+  const QModelIndex cell = tables.index(0, ScenarioTablesModel::kShardingTypes);
   QWidget* plan_view = window.view(QStringLiteral("plan"));
+  int reports = 0;
+  QObject::connect(&wb, &Workbench::progress, [&reports](int, const QString&) { ++reports; });
   bool row_wise = false;
   double plan_ms = 0.0;
+  double simulate_ms = 0.0;
   int64_t edits = 0;
   for (auto _ : state) {
     row_wise = !row_wise;
     if (!tables.setData(cell, row_wise ? QStringLiteral("row_wise") : QStringLiteral("table_wise"), Qt::EditRole) ||
-        !wait_for_outcome(wb)) {
+        !wait_for_current_plan(wb)) {
       state.SkipWithError("the edit was refused or never planned");
       return;
     }
     plan_view->repaint();  // the new plan on screen, synchronously
     plan_ms += wb.outcome()->plan_ms;
+    simulate_ms += wb.outcome()->simulate_ms;
     ++edits;
   }
   state.counters["planner_ms"] = plan_ms / static_cast<double>(edits);
+  state.counters["simulate_ms"] = simulate_ms / static_cast<double>(edits);
   state.counters["proposals"] = static_cast<double>(wb.outcome()->result.num_proposals);
+  state.counters["progress_reports"] = static_cast<double>(reports) / static_cast<double>(edits);
 }
-BENCHMARK(replan_after_edit)->Name("gui/replan_after_edit")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+void cli_plan(benchmark::State& state, const QString& path) {
+  const QStringList args = {QStringLiteral("plan"), path, QStringLiteral("-q"), QStringLiteral("--no-record"),
+                            QStringLiteral("-o"), QStringLiteral("/dev/null")};
+  for (auto _ : state) {
+    QProcess cli;
+    cli.start(QStringLiteral(SHARDLAB_CLI_PATH), args);
+    if (!cli.waitForFinished(300000) || cli.exitCode() != 0) {
+      state.SkipWithError("shardlab plan failed");
+      return;
+    }
+  }
+}
+
+void matrix_frame(benchmark::State& state, const QString& path, bool overview) {
+  MainWindow window;
+  if (!open_and_plan(state, window, path)) return;
+  auto* matrix = static_cast<shardlab::gui::PlanView*>(window.view(QStringLiteral("plan")))->matrix();
+  matrix->resize(1200, 700);
+  if (overview) {
+    matrix->fit();
+  } else {
+    matrix->show_readable();
+  }
+  QImage image(matrix->viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+  int dy = 8;
+  for (auto _ : state) {
+    QScrollBar* v = matrix->verticalScrollBar();
+    if (v->value() + dy > v->maximum() || v->value() + dy < 0) dy = -dy;
+    v->setValue(v->value() + dy);
+    QPainter painter(&image);
+    matrix->render_frame(painter, image.rect());
+    painter.end();
+    benchmark::DoNotOptimize(image.constBits());
+  }
+  state.counters["cell_w"] = matrix->cell_width();
+  state.counters["cell_h"] = matrix->cell_height();
+}
 
 struct SimulatedRun {
   shardlab::planner::Scenario scenario;
@@ -146,13 +216,49 @@ void timeline_frame(benchmark::State& state) {
 }
 BENCHMARK(timeline_frame)->Name("gui/timeline_frame")->Arg(8)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+void register_scenario(const std::string& name, const QString& path) {
+  benchmark::RegisterBenchmark(("gui/replan_after_edit/" + name).c_str(),
+                               [path](benchmark::State& s) { replan_after_edit(s, path); })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MinTime(2.0);
+  benchmark::RegisterBenchmark(("gui/cli_plan/" + name).c_str(), [path](benchmark::State& s) { cli_plan(s, path); })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MinTime(2.0);
+  for (const bool overview : {true, false}) {
+    benchmark::RegisterBenchmark(("gui/matrix_frame/" + name + (overview ? "/0" : "/1")).c_str(),
+                                 [path, overview](benchmark::State& s) { matrix_frame(s, path, overview); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // Our own --scenario=FILE arguments, before Google Benchmark's.
+  std::vector<char*> rest;
+  std::vector<std::string> scenarios = {SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_criteo_kaggle.json"};
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--scenario=", 11) == 0) {
+      scenarios.emplace_back(argv[i] + 11);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  for (const std::string& s : scenarios) {
+    const QFileInfo file(QString::fromStdString(s));
+    const std::string name = file.completeBaseName() == QLatin1String("dlrm_criteo_kaggle")
+                                 ? std::string("criteo")
+                                 : file.completeBaseName().toStdString();
+    register_scenario(name, file.absoluteFilePath());
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

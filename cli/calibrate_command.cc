@@ -193,53 +193,19 @@ std::string gib_per_s(double bytes_per_ms) { return fmt::format("{:.2f} GiB/s", 
 std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : std::string("-"); }
 std::string ms(double v) { return fmt::format("{:.4g} ms", v); }
 
-template <typename T>
-std::string fitted_or_kept(const std::optional<T>& v, std::string (*show)(double)) {
-  return v ? show(*v) : std::string("TorchRec's");
-}
-
 void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit, const kernels::CalibrationOptions& o) {
-  const planner::CostCalibration& c = fit.calibration;
   out << fmt::format("  {:<32} {:>18} {:>18}\n", "parameter", "TorchRec", "fitted");
-  const auto row = [&](const std::string& name, const std::string& torchrec, const std::string& fitted) {
-    out << fmt::format("  {:<32} {:>18} {:>18}\n", name, torchrec, fitted);
-  };
-  for (int k = 0; k < planner::kNumComputeKernels; ++k) {
-    const auto kernel = static_cast<planner::ComputeKernel>(k);
-    const std::string kn(planner::to_string(kernel));
-    bool any = false;
-    for (int cls = 0; cls < planner::kNumDimClasses; ++cls) {
-      const auto dc = static_cast<planner::DimClass>(cls);
-      const std::string group = "fwd " + kn + "/" + std::string(planner::to_string(dc));
-      const bool present = std::any_of(fit.groups.begin(), fit.groups.end(),
-                                       [&](const kernels::CalibrationGroup& g) { return g.name == group; });
-      if (!present) continue;
-      any = true;
-      const auto bw = planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw, o.ddr_bw, std::nullopt, false);
-      // A representative dim of the class gives TorchRec's TW/CW/TWCW penalty.
-      const int64_t dim = dc == planner::DimClass::kNarrow ? 32 : (dc == planner::DimClass::kHalf ? 64 : 128);
-      const double penalty = planner::block_penalty(planner::ShardingType::kTableWise, dim);
-      row(group + " bandwidth", bw ? gib_per_s(*bw / penalty) : std::string("-"),
-          fitted_or_kept(c.bandwidth(kernel, dc), gib_per_s));
-    }
-    if (any) row(kn + " overhead", ms(0.0), fitted_or_kept(c.overhead(kernel), ms));
-    const bool has_bwd = std::any_of(fit.groups.begin(), fit.groups.end(), [&](const kernels::CalibrationGroup& g) {
-      return g.name.rfind("bwd " + kn + "/", 0) == 0;
-    });
-    if (has_bwd) {
-      row(kn + " bwd multiplier", fmt::format("{:.4g}", o.bwd_multiplier),
-          fitted_or_kept(c.bwd_multiplier_of(kernel), +[](double v) { return fmt::format("{:.4g}", v); }));
-    }
-  }
-  for (bool inter : {false, true}) {
-    const std::string scope = inter ? "inter_host" : "intra_host";
-    const bool present = std::any_of(fit.groups.begin(), fit.groups.end(),
-                                     [&](const kernels::CalibrationGroup& g) { return g.name == "comm " + scope; });
-    if (!present) continue;
-    const planner::CommCalibration& comm = c.comm(inter);
-    row(scope + " bandwidth", gib_per_s(inter ? o.inter_host_bw : o.intra_host_bw),
-        fitted_or_kept(comm.bandwidth_bytes_per_ms, gib_per_s));
-    row(scope + " latency", ms(0.0), fitted_or_kept(comm.latency_ms, ms));
+  for (const kernels::CalibrationParameter& p : kernels::calibration_parameters(fit.calibration, fit.groups, o)) {
+    const auto show = [&p](double v) {
+      switch (p.unit) {
+        case kernels::CalibrationParameter::Unit::kBandwidth: return gib_per_s(v);
+        case kernels::CalibrationParameter::Unit::kMs: return ms(v);
+        case kernels::CalibrationParameter::Unit::kRatio: return fmt::format("{:.4g}", v);
+      }
+      return std::string();
+    };
+    out << fmt::format("  {:<32} {:>18} {:>18}\n", p.name, p.torchrec ? show(*p.torchrec) : std::string("-"),
+                       p.fitted ? show(*p.fitted) : std::string("TorchRec's"));
   }
   out << "  (TorchRec's compute bandwidth: the device's for the kernel over the TW/CW/TWCW block penalty;\n"
          "   RW, TWRW and DP shards take no penalty)\n";
@@ -269,7 +235,7 @@ void print_report(std::ostream& out, const Sources& s, const kernels::Calibratio
   for (const std::string& n : fit.notes) out << "note: " << n << '\n';
 }
 
-int record_calibration(const Sources& s, const kernels::CalibrationFit& fit,
+int record_calibration(const CalibrateArgs& args, const Sources& s, const kernels::CalibrationFit& fit,
                        const data::CalibrationProfile& profile, const std::string& profile_json,
                        RunRecorder& recorder) {
   data::NewRun run;
@@ -285,7 +251,10 @@ int record_calibration(const Sources& s, const kernels::CalibrationFit& fit,
                                          {"mape_after", after},
                                          {"held_out", static_cast<int64_t>(fit.held_out_count)},
                                          {"fit_count", static_cast<int64_t>(fit.fit_count)},
-                                         {"profile", profile.name}});
+                                         {"profile", profile.name},
+                                         // The split, so readers can tell held-out records.
+                                         {"holdout_fraction", args.holdout},
+                                         {"seed", static_cast<int64_t>(args.seed)}});
   run.calibration = data::CalibrationRow{.name = profile.name,
                                          .profile_json = profile_json,
                                          .mape_before = before,
@@ -332,7 +301,7 @@ int run_calibrate(const CalibrateArgs& args) {
       std::cerr << fmt::format("wrote profile {} to {}\n", data::quoted(name), shown(args.output));
     }
   }
-  return record_calibration(*sources, *fit, profile, data::calibration_to_json(profile, -1),
+  return record_calibration(args, *sources, *fit, profile, data::calibration_to_json(profile, -1),
                             *recorder);
 }
 

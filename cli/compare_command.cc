@@ -1,12 +1,12 @@
-// shardlab compare: plan one scenario with every proposer x partitioner x perf
-// model, simulate each chosen plan, and print the results side by side.
+// shardlab compare: the comparison of sim/compare.h (the one the workbench's
+// Compare view shows), printed as a table and optionally written as JSON.
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -17,9 +17,7 @@
 #include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
-#include "shardlab/planner/planner.h"
-#include "shardlab/sim/simulated_perf_model.h"
-#include "shardlab/sim/simulation.h"
+#include "shardlab/sim/compare.h"
 
 namespace shardlab::cli {
 namespace {
@@ -27,136 +25,34 @@ namespace {
 struct CompareArgs {
   std::string scenario;
   std::string output;  // empty: no JSON
+  std::string calibration;
   int iterations = sim::SimOptions{}.iterations;
   bool compact = false;
   bool quiet = false;
   StoreOptions store;
-  std::string calibration;  // --calibration PROFILE; empty: TorchRec's constants
 };
 
-struct ProposerChoice {
-  const char* name;
-  planner::ProposerKind kind;
-};
-struct PartitionerChoice {
-  const char* name;
-  planner::PartitionerKind kind;
-};
-
-// The grid, in the order rows are run and printed.
-constexpr ProposerChoice kProposers[] = {
-    {"greedy", planner::ProposerKind::kGreedy},
-    {"uniform", planner::ProposerKind::kUniform},
-    {"grid_search", planner::ProposerKind::kGridSearch},
-    {"embedding_offload_scaleup", planner::ProposerKind::kEmbeddingOffloadScaleup},
-};
-constexpr PartitionerChoice kPartitioners[] = {{"greedy_perf", planner::PartitionerKind::kGreedyPerf},
-                                               {"memory_balanced", planner::PartitionerKind::kMemoryBalanced}};
-constexpr const char* kPerfModels[] = {"torchrec", "simulated"};
-
-// The scenario with one proposer (TorchRec's default arguments) and one
-// partitioner kind; the partitioner's other settings stay as the file gives them.
-planner::Scenario configured(const planner::Scenario& base, const ProposerChoice& proposer,
-                             const PartitionerChoice& partitioner) {
-  planner::Scenario s = base;
-  s.planner.proposers = {planner::ProposerSpec{.kind = proposer.kind}};
-  s.planner.partitioner.kind = partitioner.kind;
-  return s;
-}
-
-// Fills the plan columns of `row` from a successful planning run.
-void describe_plan(const planner::PlannerResult& result, data::ComparisonRow& row) {
-  const planner::SearchSpace& space = *result.search_space;
-  const int world_size = result.topology.world_size;
-  // TorchRec's rating, whichever model chose the plan, so rows compare.
-  std::vector<double> device_perf;
-  double rating = 0.0;
-  planner::rate_plan(space, *result.best, world_size, &device_perf, &rating);
-  row.perf_rating_ms = rating;
-  int64_t peak = 0;
-  for (const planner::Storage& s : storage_per_rank(space, *result.best, world_size)) peak = std::max(peak, s.hbm);
-  row.peak_hbm_bytes = peak;
-  if (!device_perf.empty()) {
-    const double mean =
-        std::accumulate(device_perf.begin(), device_perf.end(), 0.0) / static_cast<double>(device_perf.size());
-    const double max = *std::max_element(device_perf.begin(), device_perf.end());
-    if (mean > 0.0) row.imbalance = max / mean;
-  }
-}
-
-// The run a row with a simulated plan records (kind simulate): the chosen
-// plan, its estimates and the row's numbers.
-data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario,
-                     const planner::PlannerResult& result, const data::ComparisonRow& row,
-                     const sim::SimResult& simulated) {
-  data::NewRun run =
-      new_run(data::RunKind::kSimulate, scenario, &result);  // the text is set once for all
+// The run a row with a simulated plan records (kind simulate): the row's
+// plan, its estimates and its numbers.
+data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario, int iterations,
+                     const planner::PlannerResult& result, const sim::CompareRow& row) {
+  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &result);
+  const std::string proposer = sim::proposer_name(row.config);
+  const std::string partitioner = sim::partitioner_name(row.config, scenario);
+  const std::string perf_model(sim::to_string(row.config.rating));
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
-      {"iteration_ms", simulated.iteration_ms},
-      {"total_ms", simulated.total_ms},
-      {"iterations", static_cast<int64_t>(simulated.iterations)},
-      {"rating_ms", row.perf_rating_ms.value_or(result.perf_rating)},
-      {"compare", row.proposer + " + " + row.partitioner + " + " + row.perf_model},
-      {"proposer", row.proposer},
-      {"partitioner", row.partitioner},
-      {"perf_model", row.perf_model},
-      {"ranks", static_cast<int64_t>(simulated.ranks.size())},
+      {"iteration_ms", row.iteration_ms.value_or(0.0)},
+      {"iterations", static_cast<int64_t>(iterations)},
+      {"rating_ms", row.torchrec_rating_ms.value_or(result.perf_rating)},
+      {"compare", row.label},
+      {"proposer", proposer},
+      {"partitioner", partitioner},
+      {"perf_model", perf_model},
+      {"ranks", static_cast<int64_t>(row.ranks.size())},
       {"wall_ms", row.plan_seconds * 1e3}};
   if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
   run.summary_json = data::summary_json(summary);
   return run;
-}
-
-// Plans and simulates one configuration. When `runs` is not null, a row with
-// a simulated plan appends the run it records.
-data::ComparisonRow run_row(const CompareArgs& args, const planner::Scenario& base,
-                            const ProposerChoice& proposer, const PartitionerChoice& partitioner,
-                            const char* perf_model, const sim::SimOptions& sim_options,
-                            const planner::CostCalibration* calibration,
-                            std::vector<data::NewRun>* runs) {
-  data::ComparisonRow row{.proposer = proposer.name, .partitioner = partitioner.name, .perf_model = perf_model};
-  const planner::Scenario scenario = configured(base, proposer, partitioner);
-  std::unique_ptr<sim::SimulatedPerfModel> model;
-  if (std::string_view(perf_model) == "simulated") model = std::make_unique<sim::SimulatedPerfModel>(scenario);
-
-  const planner::PlannerResult result = planner::plan(
-      scenario, planner::PlannerOptions{.perf_model = model.get(), .calibration = calibration});
-  row.num_proposals = result.num_proposals;
-  row.num_plans = result.num_plans;
-  row.simulations = model ? model->simulations() : 0;
-  row.plan_seconds = result.wall_seconds;
-  if (!result.ok()) {
-    row.status = failure_of(result);
-    return row;
-  }
-  describe_plan(result, row);
-  Result<sim::SimResult> simulated = sim::simulate(scenario, *result.search_space, *result.best, sim_options);
-  if (!simulated.is_ok()) {
-    row.status = simulated.status();
-    return row;
-  }
-  row.iteration_ms = simulated->iteration_ms;
-  if (runs != nullptr) runs->push_back(row_run(args, base, result, row, *simulated));
-  return row;
-}
-
-template <typename T>
-std::string or_dash(const std::optional<T>& v, const char* spec) {
-  return v.has_value() ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
-}
-
-void print_table(std::ostream& out, const std::vector<data::ComparisonRow>& rows) {
-  const std::string header =
-      fmt::format("{:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>11}  {:>9}  {:>8}", "proposer", "partitioner",
-                  "perf_model", "status", "rating_ms", "sim_iter_ms", "peak_hbm", "imbalance", "plan_s");
-  out << header << '\n' << std::string(header.size(), '-') << '\n';
-  for (const data::ComparisonRow& r : rows) {
-    const std::string status = r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
-    const std::string peak = r.peak_hbm_bytes ? format_bytes(static_cast<double>(*r.peak_hbm_bytes)) : "-";
-    out << fmt::format("{:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>11}  {:>9}  {:>8.3f}\n", r.proposer,
-                       r.partitioner, r.perf_model, status, or_dash(r.perf_rating_ms, "{:.5g}"),
-                       or_dash(r.iteration_ms, "{:.5g}"), peak, or_dash(r.imbalance, "{:.3f}"), r.plan_seconds);
-  }
 }
 
 // Failure before any row runs: message to stderr, error JSON to -o.
@@ -173,6 +69,41 @@ int report_failure(const CompareArgs& args, const std::string& scenario_name, co
   return exit_status(st);
 }
 
+template <typename T>
+std::string or_dash(const std::optional<T>& v, const char* spec) {
+  return v.has_value() ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+std::string percent(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? fmt::format("{:+.1f}%", 100.0 * *v) : std::string("-");
+}
+
+void print_table(std::ostream& out, const planner::Scenario& scenario, const sim::Comparison& c) {
+  const std::string header =
+      fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8}", "#",
+                  "proposer", "partitioner", "perf_model", "status", "rating_ms", "sim_iter_ms", "vs_win",
+                  "peak_hbm", "imbalance", "moved", "plan_s");
+  out << header << '\n' << std::string(header.size(), '-') << '\n';
+  for (size_t i = 0; i < c.rows.size(); ++i) {
+    const sim::CompareRow& r = c.rows[i];
+    const std::string status = r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
+    const std::string peak = r.peak_hbm_bytes ? format_bytes(static_cast<double>(*r.peak_hbm_bytes)) : "-";
+    const std::string moved = r.iteration_vs_winner ? std::to_string(r.moved_vs_winner.size()) : "-";
+    out << fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8.3f}{}\n",
+                       i + 1, sim::proposer_name(r.config), sim::partitioner_name(r.config, scenario),
+                       sim::to_string(r.config.rating), status, or_dash(r.torchrec_rating_ms, "{:.5g}"),
+                       or_dash(r.iteration_ms, "{:.5g}"), percent(r.iteration_vs_winner), peak,
+                       or_dash(r.imbalance, "{:.3f}"), moved, r.plan_seconds,
+                       static_cast<int>(i) == c.winner ? "  <- winner" : "");
+  }
+  if (c.winner >= 0) {
+    const sim::CompareRow& w = c.rows[static_cast<size_t>(c.winner)];
+    out << fmt::format("winner: #{} {} ({:.5g} ms simulated iteration; rating_ms is TorchRec's rating of each plan, "
+                       "vs_win and moved compare each row with the winner)\n",
+                       c.winner + 1, w.label, *w.iteration_ms);
+  }
+}
+
 int run_compare(const CompareArgs& args) {
   const bool distinct = VerbFiles()
                             .input(args.scenario, "the scenario")
@@ -187,43 +118,41 @@ int run_compare(const CompareArgs& args) {
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, recorder.status());
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
-  if (Status st = check_fabric(*scenario); !st.is_ok())
-    return report_failure(args, scenario->name, st);
+  if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, st);
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
-  std::vector<data::NewRun> runs;
-  std::vector<data::NewRun>* record = recording_disabled(args.store) ? nullptr : &runs;
-
-  const sim::SimOptions sim_options{.iterations = args.iterations, .record_phases = false};
-  const size_t total = std::size(kProposers) * std::size(kPartitioners) * std::size(kPerfModels);
-  std::vector<data::ComparisonRow> rows;
-  rows.reserve(total);
-  for (const ProposerChoice& proposer : kProposers) {
-    for (const PartitionerChoice& partitioner : kPartitioners) {
-      for (const char* perf_model : kPerfModels) {
-        if (!args.quiet) {
-          std::cerr << fmt::format("[{}/{}] {} + {} + {} perf model\n", rows.size() + 1, total, proposer.name,
-                                   partitioner.name, perf_model);
-        }
-        rows.push_back(run_row(args, *scenario, proposer, partitioner, perf_model, sim_options,
-                               calibration->get(), record));
-      }
-    }
+  const std::vector<sim::CompareConfig> grid = sim::default_compare_grid();
+  sim::CompareOptions options{.sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
+                              .calibration = calibration->get()};
+  if (!args.quiet) {
+    options.progress = [&](const sim::CompareProgress& p) {
+      // The row's start, not the planner's reports within it.
+      if (p.stage != sim::CompareProgress::Stage::kPlanning || p.planner.num_proposers != 0) return;
+      std::cerr << fmt::format("[{}/{}] {}\n", p.row + 1, p.rows,
+                               sim::label(grid[static_cast<size_t>(p.row)], *scenario));
+    };
   }
+  std::vector<data::NewRun> runs;
+  if (!recording_disabled(args.store)) {
+    options.row_planned = [&](int, const planner::PlannerResult& result, const sim::CompareRow& row) {
+      runs.push_back(row_run(args, *scenario, args.iterations, result, row));
+    };
+  }
+  const sim::Comparison comparison = sim::compare_configurations(*scenario, grid, options);
 
   // stdout may carry the JSON ("-o -"); the table then goes to stderr.
   std::ostream& table_out = args.output == "-" ? std::cerr : std::cout;
-  print_table(table_out, rows);
+  print_table(table_out, *scenario, comparison);
   table_out.flush();
   if (!args.output.empty()) {
-    if (Status w = write_output(args.output, data::comparison_to_json(scenario->name, args.iterations, rows,
-                                                                     args.compact));
+    if (Status w = write_output(args.output, data::comparison_to_json(*scenario, comparison, args.compact));
         !w.is_ok()) {
       print_error(w.message());
       return exit_status(w);
     }
   }
-  const bool any_ok = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.status.is_ok(); });
+  const bool any_ok =
+      std::any_of(comparison.rows.begin(), comparison.rows.end(), [](const auto& r) { return r.status.is_ok(); });
   if (!any_ok) {
     print_error("no configuration produced a simulated plan");
     return kExitPlanner;
@@ -242,14 +171,18 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare planner configurations on one scenario, by estimate and by simulation.\n"
-      "Plans the scenario with each proposer (greedy, uniform, grid_search,\n"
+      "Plans the scenario as configured (its proposers and partitioner, TorchRec's perf model: what\n"
+      "'shardlab plan' gives), then with each proposer (greedy, uniform, grid_search,\n"
       "embedding_offload_scaleup; TorchRec's default arguments) x partitioner (greedy_perf,\n"
-      "memory_balanced) x perf model (torchrec, simulated), simulates each chosen plan, and prints\n"
-      "one row each: TorchRec's rating of the plan, its simulated iteration time, the peak HBM a\n"
-      "rank's shards use, the imbalance (max / mean of per-rank TorchRec perf) and the planning\n"
-      "time. Rows whose planning fails show the error type. Each row with a simulated plan is\n"
-      "recorded in the run store as a simulate run (--db; 'shardlab runs --help'), so two\n"
-      "configurations' plans can be compared with 'shardlab runs diff'.\n"
+      "memory_balanced) x perf model (torchrec, simulated); simulates each chosen plan and prints\n"
+      "one row each, measured the same way whatever chose the plan: TorchRec's rating of the plan,\n"
+      "its simulated iteration time and its difference to the winner (the lowest simulated time),\n"
+      "the peak HBM a rank's shards use, the imbalance (max / mean of per-rank TorchRec perf), the\n"
+      "tables placed differently from the winner, and the planning time. The JSON adds per-rank\n"
+      "TorchRec perf, shard HBM and simulated busy time. The workbench's Compare view runs the same\n"
+      "comparison (docs/gui.md). Rows whose planning fails show the error type. Each row with a\n"
+      "simulated plan is recorded in the run store as a simulate run (--db; 'shardlab runs --help'),\n"
+      "so two configurations' plans can be compared with 'shardlab runs diff'.\n"
       "Exit status: 0 at least one row has a simulated plan, 2 invalid scenario, usage or a file\n"
       "that cannot be read or written, 3 no row has one.");
   add_scenario_argument(cmd, &args->scenario);

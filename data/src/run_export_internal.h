@@ -1,4 +1,4 @@
-// Shared by run_export.cc and run_diff.cc.
+// Shared by run_export.cc, run_diff.cc and run_records.cc.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "json_writer.h"
+#include "run_export_internal.h"
 
 namespace shardlab::data {
 
@@ -69,6 +70,24 @@ std::string summary_json(const std::vector<std::pair<std::string, SummaryValue>>
   }
   w.end_object();
   return std::move(w).take();
+}
+
+std::vector<std::pair<std::string, SummaryValue>> summary_fields(const std::string& text) {
+  std::vector<std::pair<std::string, SummaryValue>> out;
+  const nlohmann::ordered_json j = internal::embedded_json(text);
+  if (!j.is_object()) return out;
+  for (const auto& [name, v] : j.items()) {
+    if (v.is_boolean()) {
+      out.emplace_back(name, v.get<bool>());
+    } else if (v.is_number_integer()) {
+      out.emplace_back(name, v.get<int64_t>());
+    } else if (v.is_number()) {
+      out.emplace_back(name, v.get<double>());
+    } else if (v.is_string()) {
+      out.emplace_back(name, v.get<std::string>());
+    }
+  }
+  return out;
 }
 
 }  // namespace shardlab::data

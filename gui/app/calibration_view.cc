@@ -1,6 +1,8 @@
 #include "app/calibration_view.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QPushButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -18,9 +20,17 @@ namespace shardlab::gui {
 CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent), browser_(browser) {
   points_ = new CalibrationPointsModel(this);
   groups_ = new CalibrationGroupsModel(this);
+  parameters_ = new CalibrationParametersModel(this);
   header_ = new QLabel(this);
   header_->setWordWrap(true);
   runs_ = new QComboBox(this);
+  plan_with_ = new QPushButton(QStringLiteral("Plan with this profile"), this);
+  plan_with_->setToolTip(QStringLiteral("Re-plan the open scenario with the fitted parameters in place of "
+                                        "TorchRec's constants (Plan > Plan with TorchRec's constants goes back)"));
+  plan_with_->setEnabled(false);
+  show_before_ = new QCheckBox(QStringLiteral("TorchRec's predictions"), this);
+  show_before_->setChecked(true);
+  CalibrationPointsModel* points = points_;
   scatter_ = make_scatter_chart(
       points_, ScatterSpec{.title = QStringLiteral("Predicted against measured, per record"),
                            .x_axis = QStringLiteral("measured (ms)"),
@@ -29,7 +39,14 @@ CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : Workben
                            .y_columns = {{CalibrationPointsModel::kBefore, QStringLiteral("TorchRec's constants")},
                                          {CalibrationPointsModel::kAfter, QStringLiteral("calibrated")}},
                            .log_scale = true,
-                           .identity_line = true});
+                           .identity_line = true,
+                           .split_row = [points]() { return points->held_out_begin(); },
+                           .first_suffix = QStringLiteral(" (fitted)"),
+                           .second_suffix = QStringLiteral(" (held out)")});
+  parameter_table_ = new QTableView(this);
+  parameter_table_->setModel(parameters_);
+  parameter_table_->verticalHeader()->hide();
+  parameter_table_->horizontalHeader()->setStretchLastSection(true);
   add_export_action(scatter_, QStringLiteral("calibration-scatter"));
   table_ = new QTableView(this);
   table_->setModel(groups_);
@@ -39,14 +56,24 @@ CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : Workben
   bar->addWidget(header_, 1);
   bar->addWidget(new QLabel(QStringLiteral("Calibrate run:"), this));
   bar->addWidget(runs_);
+  bar->addWidget(show_before_);
+  bar->addWidget(plan_with_);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(scatter_);
   auto* right = new QWidget(split);
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
-  right_layout->addWidget(new QLabel(QStringLiteral("<b>Error per group</b> (mean absolute percentage error on "
-                                                    "held-out records, and on the fit's own)"),
-                                     right));
+  auto* parameters_label = new QLabel(QStringLiteral("<b>Fitted parameters</b> beside TorchRec's (as "
+                                                     "<tt>shardlab calibrate</tt> prints them)"),
+                                      right);
+  parameters_label->setWordWrap(true);
+  right_layout->addWidget(parameters_label);
+  right_layout->addWidget(parameter_table_, 1);
+  auto* groups_label = new QLabel(QStringLiteral("<b>Error per group</b> (mean absolute percentage error on "
+                                                 "held-out records, and on the fit's own)"),
+                                  right);
+  groups_label->setWordWrap(true);
+  right_layout->addWidget(groups_label);
   right_layout->addWidget(table_, 1);
   split->addWidget(right);
   split->setStretchFactor(0, 3);
@@ -57,6 +84,10 @@ CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : Workben
   layout->addLayout(bar);
   layout->addWidget(split, 1);
   connect(browser_, &RunBrowser::runsChanged, this, &CalibrationView::refresh_runs);
+  connect(show_before_, &QCheckBox::toggled, this, [this](bool on) { scatter_->set_series_visible(0, on); });
+  connect(plan_with_, &QPushButton::clicked, this, [this]() {
+    if (profile_) emit planWithProfile(profile_);
+  });
   connect(runs_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i >= 0) (void)show_run(runs_->itemData(i).toLongLong());
   });
@@ -80,6 +111,9 @@ void CalibrationView::refresh_runs() {
   } else {
     points_->clear();
     groups_->clear();
+    parameters_->clear();
+    profile_.reset();
+    plan_with_->setEnabled(false);
     header_->setText(browser_->is_open() ? QStringLiteral("No calibrate run in the store: run 'shardlab replay' "
                                                           "and 'shardlab calibrate' first")
                                          : QStringLiteral("No run store: start with --db FILE"));
@@ -92,15 +126,21 @@ Status CalibrationView::show_run(int64_t id) {
     header_->setText(QString::fromStdString(view.status().message()));
     points_->clear();
     groups_->clear();
+    parameters_->clear();
+    profile_.reset();
+    plan_with_->setEnabled(false);
     return view.status();
   }
   points_->reset(view->points);
   groups_->reset(view->profile);
+  parameters_->reset(view->parameters);
+  profile_ = std::make_shared<const data::CalibrationProfile>(view->profile);
+  plan_with_->setEnabled(true);
   const auto pct = [](const std::optional<double>& v) {
     return v ? QString::number(*v, 'f', 1) + QLatin1Char('%') : QStringLiteral("-");
   };
-  header_->setText(QStringLiteral("<b>%1</b> from runs %2 on %3: %4 records (%5 without a prediction); held-out "
-                                  "error %6 before, %7 after")
+  header_->setText(QStringLiteral("<b>%1</b> from runs %2 on %3: %4 records (%5 without a prediction, %8 held "
+                                  "out of the fit); held-out error %6 before, %7 after")
                        .arg(QString::fromStdString(view->profile.name).toHtmlEscaped())
                        .arg([&]() {
                          QStringList ids;
@@ -110,8 +150,10 @@ Status CalibrationView::show_run(int64_t id) {
                        .arg(QString::fromStdString(view->profile.device).toHtmlEscaped())
                        .arg(view->points.size())
                        .arg(view->skipped)
-                       .arg(pct(view->profile.mape_before), pct(view->profile.mape_after)));
+                       .arg(pct(view->profile.mape_before), pct(view->profile.mape_after))
+                       .arg(view->points.size() - static_cast<size_t>(points_->held_out_begin())));
   table_->resizeColumnsToContents();
+  parameter_table_->resizeColumnsToContents();
   return Status::ok();
 }
 

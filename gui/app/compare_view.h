@@ -1,17 +1,22 @@
-// The Compare view: the scenario planned with greedy_perf and
-// memory_balanced partitioners, each rated by TorchRec's model and by the
-// simulated perf model, side by side: rating, simulated iteration time, peak
-// HBM, tables that moved, and per-rank differences.
+// The Compare view: the comparison of planner configurations that `shardlab
+// compare` prints (sim/compare.h): one row per configuration, filled in as
+// each finishes (with a progress bar and Cancel), every row measured the
+// same way, the winner marked with each row's difference to it, and per rank
+// the simulated busy time of two rows side by side (by default the scenario
+// as configured against the winner) that explains the difference. Any row
+// opens as the plan shown in the Plan, Topology and Timeline views.
 #pragma once
 
 #include "app/workbench_view.h"
 
 class QLabel;
+class QProgressBar;
+class QPushButton;
 class QTableView;
 
 namespace shardlab::gui {
 
-class ChartView;
+class StaleBanner;
 class WorkbenchModels;
 
 class CompareView : public WorkbenchView {
@@ -23,10 +28,28 @@ class CompareView : public WorkbenchView {
   QString view_name() const override { return QStringLiteral("compare"); }
   QString title() const override { return QStringLiteral("Compare"); }
 
+  QTableView* rows_view() const { return rows_; }
+  QString summary_text() const;
+  StaleBanner* banner() const { return banner_; }
+  // Opens the selected row as the plan; false when none is selected or it has no plan.
+  bool open_selected();
+
+ signals:
+  // A row was opened as the plan (the main window raises the Plan view).
+  void rowOpened();
+
  private:
+  void refresh();
+
   WorkbenchModels* models_;
-  QLabel* header_ = nullptr;
+  StaleBanner* banner_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QPushButton* run_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QPushButton* open_ = nullptr;
+  QProgressBar* progress_ = nullptr;
   QTableView* rows_ = nullptr;
+  QLabel* ranks_header_ = nullptr;
   QTableView* ranks_ = nullptr;
 };
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include <QApplication>
+#include <QMessageBox>
 
 #include "app/command_line.h"
 #include "app/main_window.h"
@@ -20,31 +21,48 @@ int main(int argc, char** argv) {
     return help ? 0 : 2;
   }
   shardlab::gui::MainWindow window;
+  const bool interactive = cl.screenshot.isEmpty();
+  // Errors go to stderr, and in a dialog once the window is up.
+  QStringList errors;
+  const auto report = [&](const shardlab::Status& st) {
+    std::fprintf(stderr, "shardlab-gui: error: %s\n", st.message().c_str());
+    errors << QString::fromStdString(st.message());
+  };
   if (!cl.db.isEmpty()) {
     if (shardlab::Status st = window.runs().open(cl.db); !st.is_ok()) {
-      std::fprintf(stderr, "shardlab-gui: error: %s\n", st.message().c_str());
-      if (!cl.screenshot.isEmpty()) return 2;
+      report(st);
+      if (!interactive) return 2;
     }
   }
+  // The view that fits what was given: the plan of a scenario, else the runs
+  // of a store, else the scenario view (File > Open scenario).
+  QString first_view = !cl.view.isEmpty()       ? cl.view
+                       : !cl.scenario.isEmpty() ? QStringLiteral("plan")
+                       : !cl.db.isEmpty()       ? QStringLiteral("runs")
+                                                : QStringLiteral("scenario");
   if (!cl.scenario.isEmpty()) {
     if (shardlab::Status st = window.workbench().open_scenario(cl.scenario); !st.is_ok()) {
-      std::fprintf(stderr, "shardlab-gui: error: %s\n", st.message().c_str());
-      if (!cl.screenshot.isEmpty()) return 2;
+      report(st);
+      if (!interactive) return 2;
+      if (cl.view.isEmpty()) first_view = QStringLiteral("scenario");
     } else if (!cl.plan.isEmpty()) {
       if (shardlab::Status ps = window.workbench().open_plan(cl.plan); !ps.is_ok()) {
-        std::fprintf(stderr, "shardlab-gui: error: %s\n", ps.message().c_str());
-        if (!cl.screenshot.isEmpty()) return 2;
+        report(ps);
+        if (!interactive) return 2;
       }
     }
   }
-  if (!cl.screenshot.isEmpty()) {
+  if (!interactive) {
     if (!shardlab::gui::take_screenshot(window, cl.view, cl.screenshot, cl.size, &error)) {
       std::fprintf(stderr, "shardlab-gui: error: %s\n", qPrintable(error));
       return 2;
     }
     return 0;
   }
-  if (!cl.view.isEmpty()) window.show_view(cl.view);
   window.show();
+  window.show_view(first_view);
+  if (!errors.isEmpty()) {
+    QMessageBox::critical(&window, QStringLiteral("ShardLab workbench"), errors.join(QStringLiteral("\n\n")));
+  }
   return QApplication::exec();
 }

@@ -3,14 +3,17 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QUndoStack>
 
 #include "app/calibration_view.h"
 #include "app/compare_view.h"
@@ -26,9 +29,21 @@
 namespace shardlab::gui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle(QStringLiteral("ShardLab workbench"));
   models_ = new WorkbenchModels(&workbench_, this);
   runs_ = new RunBrowser(&workbench_, this);
+  unsaved_prompt_ = [this](const QString& name) {
+    const auto answer = QMessageBox::warning(
+        this, QStringLiteral("Unsaved changes"),
+        QStringLiteral("The scenario %1 has unsaved edits. Save them first?").arg(name),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    return answer == QMessageBox::Save      ? UnsavedAnswer::kSave
+           : answer == QMessageBox::Discard ? UnsavedAnswer::kDiscard
+                                            : UnsavedAnswer::kCancel;
+  };
+  save_path_prompt_ = [this](const QString& suggestion) {
+    return QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario as"), suggestion,
+                                        QStringLiteral("Scenario (*.json)"));
+  };
   setDockOptions(QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AnimatedDocks);
   setTabPosition(Qt::AllDockWidgetAreas, QTabWidget::North);
   add_view(new ScenarioView(models_, this));
@@ -42,7 +57,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_menus();
 
   progress_ = new QProgressBar(this);
-  progress_->setMaximumWidth(160);
+  progress_->setMaximumWidth(220);
   progress_->setRange(0, 100);
   progress_->hide();
   status_ = new QLabel(this);
@@ -58,38 +73,73 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     cancel_->setEnabled(busy);
     if (busy) progress_->setValue(0);
   });
-  connect(&workbench_, &Workbench::progress, this, [this](int percent, const QString& stage) {
+  const auto show_progress = [this](int percent, const QString& stage) {
     progress_->setValue(percent);
-    status_->setText(stage + QStringLiteral("..."));
-  });
+    progress_->setToolTip(stage);
+    set_status(stage + QStringLiteral("..."));
+  };
+  connect(&workbench_, &Workbench::progress, this, show_progress);
+  connect(&workbench_, &Workbench::compareProgress, this, show_progress);
   connect(&workbench_, &Workbench::outcomeChanged, this, [this]() {
     const PlanOutcomePtr& o = workbench_.outcome();
     if (!o) return;
     const Status st = workbench_.planning_status();
-    status_->setText(st.is_ok() ? QStringLiteral("Planned %1 tables on %2 ranks in %3 ms: rating %4 ms")
-                                      .arg(o->scenario->tables.size())
-                                      .arg(o->scenario->topology.world_size)
-                                      .arg(o->plan_ms, 0, 'f', 1)
-                                      .arg(o->result.perf_rating, 0, 'f', 5)
-                                : QStringLiteral("No plan: ") + QString::fromStdString(st.message()).section('\n', 0, 0));
+    set_status(st.is_ok() ? QStringLiteral("Planned %1 tables on %2 ranks in %3 ms: rating %4 ms")
+                                .arg(o->scenario->tables.size())
+                                .arg(o->scenario->topology.world_size)
+                                .arg(o->plan_ms, 0, 'f', 1)
+                                .arg(o->result.perf_rating, 0, 'f', 5)
+                          : QStringLiteral("No plan: ") + QString::fromStdString(st.message()).section('\n', 0, 0));
   });
-  connect(&workbench_, &Workbench::errorOccurred, this, [this](const QString& m) { status_->setText(m); });
-  connect(runs_, &RunBrowser::errorOccurred, this, [this](const QString& m) { status_->setText(m); });
-  connect(&workbench_, &Workbench::editRefused, this, [this](const QString& m) {
-    status_->setText(QStringLiteral("Refused: ") + m);
+  connect(&workbench_, &Workbench::errorOccurred, this, &MainWindow::set_status);
+  connect(runs_, &RunBrowser::errorOccurred, this, &MainWindow::set_status);
+  connect(&workbench_, &Workbench::editRefused, this,
+          [this](const QString& m) { set_status(QStringLiteral("Refused: ") + m); });
+  connect(&workbench_.worker(), &PlanningWorker::cancelled, this, [this]() {
+    set_status(QStringLiteral("Cancelled: results on screen are marked when they are out of date"));
   });
-  connect(&workbench_.worker(), &PlanningWorker::cancelled, this,
-          [this]() { status_->setText(QStringLiteral("Cancelled")); });
+  ScenarioDocument& doc = workbench_.document();
+  connect(&doc, &ScenarioDocument::modifiedChanged, this, &MainWindow::update_title);
+  connect(&doc, &ScenarioDocument::pathChanged, this, &MainWindow::update_title);
+  connect(&doc, &ScenarioDocument::scenarioChanged, this, &MainWindow::update_title);
+  auto* compare = static_cast<CompareView*>(view(QStringLiteral("compare")));
+  connect(compare, &CompareView::rowOpened, this, [this]() { show_view(QStringLiteral("plan")); });
+  auto* calibration = static_cast<CalibrationView*>(view(QStringLiteral("calibration")));
+  connect(calibration, &CalibrationView::planWithProfile, this, [this](const ProfilePtr& profile) {
+    workbench_.set_calibration(profile);
+    use_constants_->setEnabled(profile != nullptr);
+    if (workbench_.scenario()) show_view(QStringLiteral("plan"));
+  });
+  auto* runs = static_cast<RunsView*>(view(QStringLiteral("runs")));
+  connect(runs, &RunsView::runOpened, this, [this]() { show_view(QStringLiteral("plan")); });
+  runs->set_before_open([this]() { return maybe_save(); });
+  update_title();
   resize(1400, 860);
 }
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::set_status(const QString& text) { status_->setText(text); }
+
+QString MainWindow::status_text() const { return status_->text(); }
+
+void MainWindow::update_title() {
+  const ScenarioDocument& doc = workbench_.document();
+  const QString name = doc.scenario() ? (doc.name().isEmpty() ? QString::fromStdString(doc.scenario()->name)
+                                                              : doc.name())
+                                      : QString();
+  setWindowTitle(name.isEmpty() ? QStringLiteral("ShardLab workbench")
+                                : QStringLiteral("%1[*] \u2014 ShardLab workbench").arg(name));
+  setWindowModified(doc.modified());
+  if (save_ != nullptr) save_->setEnabled(doc.scenario() != nullptr);
+}
+
 void MainWindow::add_view(WorkbenchView* view) {
   auto* dock = new QDockWidget(view->title(), this);
   dock->setObjectName(view->view_name());
   dock->setWidget(view);
-  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                    QDockWidget::DockWidgetClosable);
   if (docks_.empty()) {
     addDockWidget(Qt::TopDockWidgetArea, dock);
   } else {
@@ -104,6 +154,11 @@ WorkbenchView* MainWindow::view(const QString& name) const {
   return it == views_.end() ? nullptr : it->second;
 }
 
+QDockWidget* MainWindow::dock(const QString& name) const {
+  const auto it = docks_.find(name);
+  return it == docks_.end() ? nullptr : it->second;
+}
+
 QStringList MainWindow::views() const {
   QStringList names;
   for (const auto& [name, v] : views_) names << name;
@@ -113,6 +168,15 @@ QStringList MainWindow::views() const {
 void MainWindow::show_view(const QString& name) {
   const auto it = docks_.find(name);
   if (it == docks_.end()) return;
+  if (it->second->isHidden()) {
+    // A closed dock comes back tabbed with the others.
+    for (const auto& [other, d] : docks_) {
+      if (d != it->second && !d->isHidden() && !d->isFloating()) {
+        tabifyDockWidget(d, it->second);
+        break;
+      }
+    }
+  }
   it->second->show();
   it->second->raise();
 }
@@ -137,8 +201,8 @@ void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
   file->addAction(QStringLiteral("&Open scenario..."), QKeySequence::Open, this, &MainWindow::open_scenario_dialog);
   file->addAction(QStringLiteral("Open &plan..."), this, &MainWindow::open_plan_dialog);
-  file->addAction(QStringLiteral("&Save scenario as..."), QKeySequence::SaveAs, this,
-                  &MainWindow::save_scenario_dialog);
+  save_ = file->addAction(QStringLiteral("&Save scenario"), QKeySequence::Save, this, [this]() { (void)save(); });
+  file->addAction(QStringLiteral("Save scenario &as..."), QKeySequence::SaveAs, this, [this]() { (void)save_as(); });
   file->addAction(QStringLiteral("Open run &store..."), this, &MainWindow::open_store_dialog);
   file->addSeparator();
   file->addAction(QStringLiteral("&Export view as PNG or SVG..."), this, [this]() {
@@ -156,11 +220,23 @@ void MainWindow::build_menus() {
     }
   });
   file->addSeparator();
-  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  QUndoStack* undo = workbench_.document().undo_stack();
+  undo_ = undo->createUndoAction(this, QStringLiteral("&Undo"));
+  undo_->setShortcut(QKeySequence::Undo);
+  redo_ = undo->createRedoAction(this, QStringLiteral("&Redo"));
+  redo_->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  edit->addAction(undo_);
+  edit->addAction(redo_);
 
   QMenu* plan = menuBar()->addMenu(QStringLiteral("&Plan"));
   replan_ = plan->addAction(QStringLiteral("&Replan"), QKeySequence(Qt::Key_F5), &workbench_, &Workbench::replan);
-  compare_ = plan->addAction(QStringLiteral("&Compare configurations"), &workbench_, &Workbench::compare);
+  compare_ = plan->addAction(QStringLiteral("&Compare configurations"), this, [this]() {
+    workbench_.compare();
+    show_view(QStringLiteral("compare"));
+  });
   cancel_ = plan->addAction(QStringLiteral("C&ancel"), QKeySequence(Qt::Key_Escape), &workbench_, &Workbench::cancel);
   cancel_->setEnabled(false);
   plan->addSeparator();
@@ -174,18 +250,99 @@ void MainWindow::build_menus() {
   torchrec->setChecked(true);
   connect(torchrec, &QAction::triggered, this, [this]() { workbench_.set_perf_model(PerfModelChoice::kTorchRec); });
   connect(simulated, &QAction::triggered, this, [this]() { workbench_.set_perf_model(PerfModelChoice::kSimulated); });
+  plan->addSeparator();
+  use_constants_ = plan->addAction(QStringLiteral("Plan with TorchRec's constants (drop the calibration profile)"),
+                                   this, [this]() {
+                                     workbench_.set_calibration(nullptr);
+                                     use_constants_->setEnabled(false);
+                                   });
+  use_constants_->setEnabled(false);
 
   QMenu* views = menuBar()->addMenu(QStringLiteral("&View"));
-  for (const auto& [name, dock] : docks_) views->addAction(dock->toggleViewAction());
+  for (const auto& [name, dock] : docks_) {
+    QAction* toggle = dock->toggleViewAction();
+    views->addAction(toggle);
+    // Showing a view also raises it (it may sit behind another tab).
+    connect(toggle, &QAction::triggered, this, [this, name = name](bool on) {
+      if (on) show_view(name);
+    });
+  }
+  views->addSeparator();
+  views->addAction(QStringLiteral("Show &all views"), this, [this]() {
+    for (const auto& [name, dock] : docks_) {
+      if (dock->isHidden()) show_view(name);
+    }
+  });
+}
+
+bool MainWindow::maybe_save() {
+  if (!workbench_.document().modified()) return true;
+  switch (unsaved_prompt_(workbench_.document().name())) {
+    case UnsavedAnswer::kSave: return save();
+    case UnsavedAnswer::kDiscard: return true;
+    case UnsavedAnswer::kCancel: return false;
+  }
+  return false;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (maybe_save()) {
+    event->accept();
+  } else {
+    event->ignore();
+  }
+}
+
+bool MainWindow::open_scenario(const QString& path, bool quiet) {
+  if (!maybe_save()) return false;
+  if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
+    if (!quiet) {
+      QMessageBox::critical(this, QStringLiteral("Cannot open scenario"), QString::fromStdString(st.message()));
+    }
+    return false;
+  }
+  set_status(QStringLiteral("Opened %1: planning...").arg(QFileInfo(path).fileName()));
+  show_view(QStringLiteral("plan"));
+  return true;
+}
+
+bool MainWindow::save() {
+  if (!workbench_.scenario()) return false;
+  if (workbench_.document().path().isEmpty()) return save_as();
+  if (Status st = workbench_.save(); !st.is_ok()) {
+    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"), QString::fromStdString(st.message()));
+    return false;
+  }
+  set_status(QStringLiteral("Saved %1").arg(workbench_.document().path()));
+  return true;
+}
+
+bool MainWindow::save_as() {
+  if (!workbench_.scenario()) return false;
+  const QString suggestion = workbench_.document().path().isEmpty()
+                                 ? QString::fromStdString(workbench_.scenario()->name) + QStringLiteral(".json")
+                                 : workbench_.document().path();
+  const QString path = save_path_prompt_(suggestion);
+  if (path.isEmpty()) return false;
+  if (Status st = workbench_.save_as(path); !st.is_ok()) {
+    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"), QString::fromStdString(st.message()));
+    return false;
+  }
+  set_status(QStringLiteral("Saved %1").arg(path));
+  return true;
 }
 
 void MainWindow::open_scenario_dialog() {
+  if (!maybe_save()) return;
   const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(),
                                                     QStringLiteral("Scenario (*.json)"));
   if (path.isEmpty()) return;
+  // Already asked: the edits were saved or discarded.
   if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
-    QMessageBox::warning(this, QStringLiteral("Cannot open scenario"), QString::fromStdString(st.message()));
+    QMessageBox::critical(this, QStringLiteral("Cannot open scenario"), QString::fromStdString(st.message()));
+    return;
   }
+  show_view(QStringLiteral("plan"));
 }
 
 void MainWindow::open_plan_dialog() {
@@ -194,7 +351,9 @@ void MainWindow::open_plan_dialog() {
   if (path.isEmpty()) return;
   if (Status st = workbench_.open_plan(path); !st.is_ok()) {
     QMessageBox::warning(this, QStringLiteral("Cannot open plan"), QString::fromStdString(st.message()));
+    return;
   }
+  show_view(QStringLiteral("plan"));
 }
 
 void MainWindow::open_store_dialog() {
@@ -203,16 +362,9 @@ void MainWindow::open_store_dialog() {
   if (path.isEmpty()) return;
   if (Status st = runs_->open(path); !st.is_ok()) {
     QMessageBox::warning(this, QStringLiteral("Cannot open run store"), QString::fromStdString(st.message()));
+    return;
   }
-}
-
-void MainWindow::save_scenario_dialog() {
-  const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario"), QString(),
-                                                    QStringLiteral("Scenario (*.json)"));
-  if (path.isEmpty()) return;
-  if (Status st = workbench_.save_scenario(path); !st.is_ok()) {
-    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"), QString::fromStdString(st.message()));
-  }
+  show_view(QStringLiteral("runs"));
 }
 
 }  // namespace shardlab::gui

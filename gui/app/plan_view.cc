@@ -9,11 +9,13 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "app/charts/chart_view.h"
 #include "app/export_action.h"
 #include "app/placement_matrix_widget.h"
+#include "app/stale_banner.h"
 #include "models/model_roles.h"
 #include "models/units.h"
 #include "models/workbench_models.h"
@@ -31,9 +33,14 @@ QComboBox* filter_combo(const QStringList& names, QWidget* parent) {
 }  // namespace
 
 PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
+  banner_ = new StaleBanner(QStringLiteral("plan"), QStringLiteral("Re-plan (F5)"), this);
   header_ = new QLabel(this);
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  change_ = new QLabel(this);
+  change_->setWordWrap(true);
+  change_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  change_->hide();
   name_filter_ = new QLineEdit(this);
   name_filter_->setPlaceholderText(QStringLiteral("table name"));
   name_filter_->setClearButtonEnabled(true);
@@ -53,12 +60,31 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
   filters->addWidget(new QLabel(QStringLiteral("kernel"), this));
   filters->addWidget(kernel_filter_);
 
-  matrix_ = new PlacementMatrixWidget();
-  matrix_->set_model(&models->placement_filter);
-  add_export_action(matrix_, QStringLiteral("placement-matrix"));
-  auto* matrix_scroll = new QScrollArea(this);
-  matrix_scroll->setWidget(matrix_);
-  matrix_scroll->setWidgetResizable(false);
+  matrix_ = new PlacementMatrixWidget(this);
+  matrix_->set_model(&models->placement_filter, &models->placement);
+  add_export_action(matrix_->viewport(), QStringLiteral("placement-matrix"));
+  find_ = new QLineEdit(this);
+  find_->setPlaceholderText(QStringLiteral("find table (Enter)"));
+  find_->setClearButtonEnabled(true);
+  auto* zoom_bar = new QHBoxLayout();
+  zoom_bar->setContentsMargins(0, 0, 0, 0);
+  const auto tool = [this, zoom_bar](const QString& text, const QString& tip, auto fn) {
+    auto* b = new QToolButton(this);
+    b->setText(text);
+    b->setToolTip(tip);
+    connect(b, &QToolButton::clicked, matrix_, fn);
+    zoom_bar->addWidget(b);
+  };
+  tool(QStringLiteral("Fit"), QStringLiteral("Every table and rank in view (0)"), [this]() { matrix_->fit(); });
+  tool(QStringLiteral("1:1"), QStringLiteral("Readable cells (1)"), [this]() { matrix_->show_readable(); });
+  tool(QStringLiteral("\u2212"), QStringLiteral("Zoom out (-, Ctrl+wheel)"), [this]() { matrix_->zoom_by(0.8); });
+  tool(QStringLiteral("+"), QStringLiteral("Zoom in (+, Ctrl+wheel)"), [this]() { matrix_->zoom_by(1.25); });
+  zoom_bar->addWidget(find_, 1);
+  auto* matrix_scroll = new QWidget(this);
+  auto* matrix_layout = new QVBoxLayout(matrix_scroll);
+  matrix_layout->setContentsMargins(0, 0, 0, 0);
+  matrix_layout->addLayout(zoom_bar);
+  matrix_layout->addWidget(matrix_, 1);
 
   hbm_chart_ = make_stacked_bar_chart(&models->ranks,
                                       StackedBarSpec{.title = QStringLiteral("HBM per rank against capacity"),
@@ -88,8 +114,8 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
   top_ = new QSplitter(Qt::Horizontal, this);
   top_->addWidget(matrix_scroll);
   top_->addWidget(charts);
-  top_->setStretchFactor(0, 1);
-  top_->setStretchFactor(1, 1);
+  top_->setStretchFactor(0, 3);
+  top_->setStretchFactor(1, 2);
 
   summary_ = new QTableView(this);
   summary_->setModel(&models->table_filter);
@@ -106,7 +132,9 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
+  layout->addWidget(banner_);
   layout->addWidget(header_);
+  layout->addWidget(change_);
   layout->addLayout(filters);
   layout->addWidget(split, 1);
 
@@ -132,6 +160,13 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
             const QString name = current.data(TableNameRole).toString();
             wb->select_table(wb->scenario()->table_index(name.toStdString()));
           });
+  connect(find_, &QLineEdit::returnPressed, this, [this]() { (void)find_table(find_->text().trimmed()); });
+  connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
+  connect(wb, &Workbench::freshnessChanged, this, [this, wb]() {
+    banner_->set_state(wb->plan_state());
+    refresh_change();
+  });
+  connect(wb, &Workbench::changeExplained, this, &PlanView::refresh_change);
   connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_header);
   connect(wb, &Workbench::simulationChanged, this, &PlanView::refresh_header);
   connect(wb, &Workbench::selectionChanged, this, &PlanView::refresh_selection);
@@ -139,11 +174,50 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
     summary_->resizeColumnsToContents();
   });
   refresh_header();
+  banner_->set_state(wb->plan_state());
 }
 
 QWidget* PlanView::export_target() { return top_; }
 
+void PlanView::showEvent(QShowEvent* event) {
+  WorkbenchView::showEvent(event);
+  if (sized_ || top_->width() <= 0) return;
+  // Three fifths to the matrix, the rest to the per-rank charts.
+  sized_ = true;
+  top_->setSizes({top_->width() * 3 / 5, top_->width() * 2 / 5});
+}
+
 QString PlanView::header_text() const { return header_->text(); }
+
+QString PlanView::change_text() const { return change_->isHidden() ? QString() : change_->text(); }
+
+bool PlanView::find_table(const QString& name) {
+  Workbench* wb = models_->workbench();
+  if (!wb->scenario() || name.isEmpty()) return false;
+  // Exact name first, else the first table containing the text.
+  int table = wb->scenario()->table_index(name.toStdString());
+  if (table < 0) {
+    for (size_t t = 0; t < wb->scenario()->tables.size() && table < 0; ++t) {
+      if (QString::fromStdString(wb->scenario()->tables[t].name).contains(name, Qt::CaseInsensitive)) {
+        table = static_cast<int>(t);
+      }
+    }
+  }
+  if (table < 0) return false;
+  wb->select_table(table);
+  return matrix_->scroll_to_table(QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(table)].name));
+}
+
+void PlanView::refresh_change() {
+  Workbench* wb = models_->workbench();
+  const std::optional<PlanChange>& c = wb->last_change();
+  if (!c || !wb->plan_state().current() || !wb->displayed() || wb->displayed()->proposal >= 0) {
+    change_->hide();
+    return;
+  }
+  change_->setText(describe_change(*c));
+  change_->show();
+}
 
 void PlanView::refresh_header() {
   Workbench* wb = models_->workbench();
@@ -156,24 +230,35 @@ void PlanView::refresh_header() {
     return;
   }
   const PlanOutcome& o = *d->base;
-  QString text;
-  if (d->proposal < 0) {
-    text = QStringLiteral("<b>Best plan</b>: rating %1 ms (%2 perf model), %3 proposals, %4 plans, planned in %5 ms")
-               .arg(o.result.perf_rating, 0, 'f', 5)
-               .arg(wb->perf_model() == PerfModelChoice::kTorchRec ? QStringLiteral("TorchRec")
-                                                                   : QStringLiteral("simulated"))
-               .arg(o.result.num_proposals)
-               .arg(o.result.num_plans)
-               .arg(o.plan_ms, 0, 'f', 1);
+  QString text = QStringLiteral("<b>%1</b>: ").arg(plan_title(*d).toHtmlEscaped());
+  const QString model = o.settings.perf_model == PerfModelChoice::kTorchRec ? QStringLiteral("TorchRec")
+                                                                            : QStringLiteral("simulated");
+  if (o.source != PlanSource::kPlanner) {
+    text += QStringLiteral("TorchRec rating %1 ms").arg(d->summary.torchrec_rating, 0, 'f', 5);
+  } else if (d->proposal < 0) {
+    text += QStringLiteral("rating %1 ms (%2 perf model), %3 proposals, %4 plans, planned in %5 ms")
+                .arg(o.result.perf_rating, 0, 'f', 5)
+                .arg(model)
+                .arg(o.result.num_proposals)
+                .arg(o.result.num_plans)
+                .arg(o.plan_ms, 0, 'f', 1);
   } else {
     const planner::ProposalRecord& r = o.proposals[static_cast<size_t>(d->proposal)];
-    text = QStringLiteral("<b>Proposal #%1</b>: ").arg(r.index);
-    if (d->fits) {
-      text += QStringLiteral("rating %1 ms, TorchRec rating %2 ms").arg(r.rating, 0, 'f', 5).arg(d->summary.torchrec_rating, 0, 'f', 5);
-    } else {
+    if (!d->fits) {
       text += QStringLiteral("<span style='color:#c0392b'>does not fit</span>; relaxed placement shown, "
                              "overflowing ranks in red");
+    } else if (r.rated()) {
+      text += QStringLiteral("rating %1 ms (%2 perf model), TorchRec rating %3 ms")
+                  .arg(r.rating, 0, 'f', 5)
+                  .arg(model)
+                  .arg(d->summary.torchrec_rating, 0, 'f', 5);
+    } else {
+      text += QStringLiteral("not rated by the planner (it could not beat the best), TorchRec rating %1 ms")
+                  .arg(d->summary.torchrec_rating, 0, 'f', 5);
     }
+  }
+  if (o.settings.calibration) {
+    text += QStringLiteral(", calibration %1").arg(QString::fromStdString(o.settings.calibration->name).toHtmlEscaped());
   }
   if (const SimResultPtr& s = wb->simulation()) {
     text += QStringLiteral("; simulated iteration %1 ms").arg(s->iteration_ms, 0, 'f', 5);

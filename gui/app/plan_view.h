@@ -1,8 +1,9 @@
 // The Plan view: the placement matrix (custom-painted), per-rank stacked bars
 // of HBM and DDR use against capacity and of the cost model's compute and
 // comms, and the stats table's per-table summary, sortable and filtered by
-// table name, sharding type and kernel. Shows the best plan or the selected
-// proposal.
+// table name, sharding type and kernel. Shows the best plan, a selected
+// proposal, a plan file or a comparison row (the header says which), what the
+// last re-plan changed, and a banner when the plan is out of date.
 #pragma once
 
 #include "app/workbench_view.h"
@@ -17,6 +18,7 @@ namespace shardlab::gui {
 
 class ChartView;
 class PlacementMatrixWidget;
+class StaleBanner;
 class WorkbenchModels;
 
 class PlanView : public WorkbenchView {
@@ -33,13 +35,24 @@ class PlanView : public WorkbenchView {
   ChartView* hbm_chart() const { return hbm_chart_; }
   ChartView* time_chart() const { return time_chart_; }
   QString header_text() const;
+  QString change_text() const;
+  StaleBanner* banner() const { return banner_; }
+  // Finds a table by name: selects it and scrolls the matrix to it.
+  bool find_table(const QString& name);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
 
  private:
   void refresh_header();
+  void refresh_change();
   void refresh_selection();
 
   WorkbenchModels* models_;
+  StaleBanner* banner_ = nullptr;
   QLabel* header_ = nullptr;
+  QLabel* change_ = nullptr;
+  QLineEdit* find_ = nullptr;
   QLineEdit* name_filter_ = nullptr;
   QComboBox* type_filter_ = nullptr;
   QComboBox* kernel_filter_ = nullptr;
@@ -49,6 +62,7 @@ class PlanView : public WorkbenchView {
   ChartView* time_chart_ = nullptr;
   QTableView* summary_ = nullptr;
   QSplitter* top_ = nullptr;
+  bool sized_ = false;  // the matrix / charts split was set once shown
 };
 
 }  // namespace shardlab::gui

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPlainTextEdit>
+#include <QTextBrowser>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -30,9 +29,7 @@ RunsView::RunsView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent)
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
-  diff_ = new QPlainTextEdit(this);
-  diff_->setReadOnly(true);
-  diff_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  diff_ = new QTextBrowser(this);
   diff_->setPlaceholderText(QStringLiteral("Select two runs and press Diff: deltas are the second minus the first."));
   auto* bar = new QHBoxLayout();
   bar->addWidget(header_, 1);
@@ -62,14 +59,18 @@ void RunsView::refresh() {
                        ? QStringLiteral("<b>%1</b>: %2 runs").arg(browser_->path().toHtmlEscaped()).arg(browser_->runs().size())
                        : QStringLiteral("No run store: start with --db FILE or use File > Open run store"));
   table_->resizeColumnsToContents();
+  // The summary column can be long: cap it, the tooltip has every field.
+  table_->setColumnWidth(RunsModel::kSummary, std::min(table_->columnWidth(RunsModel::kSummary), 600));
 }
 
 void RunsView::open_selected() {
   const QModelIndexList rows = table_->selectionModel()->selectedRows();
   if (rows.isEmpty()) return;
   const int64_t id = model_->run(rows.front().row()).id;
+  if (before_open_ && !before_open_()) return;
   if (Status st = browser_->open_run(id); st.is_ok()) {
     diff_->setPlainText(QStringLiteral("Opened run %1 in the workbench.").arg(id));
+    emit runOpened();
   }
 }
 
@@ -84,8 +85,11 @@ void RunsView::diff_selected() {
   int64_t b = model_->run(rows[1].row()).id;
   if (a > b) std::swap(a, b);
   Result<data::RunDiff> d = browser_->diff(a, b);
-  diff_->setPlainText(d.is_ok() ? QString::fromStdString(data::diff_to_text(*d))
-                                : QString::fromStdString(d.status().message()));
+  if (d.is_ok()) {
+    diff_->setHtml(diff_to_html(*d));
+  } else {
+    diff_->setPlainText(QString::fromStdString(d.status().message()));
+  }
 }
 
 }  // namespace shardlab::gui

@@ -1,12 +1,16 @@
 // The Runs view: the run store (--db FILE or File > Open run store) as a
-// list; "Open" shows a run's scenario and plan in the workbench, "Diff"
-// compares two selected runs as `shardlab runs diff` does.
+// list with each run's summary numbers; "Open" shows a run's scenario and
+// plan in the workbench (a replay run with its measured phase times beside
+// the simulation), "Diff" compares two selected runs as `shardlab runs diff`
+// does, as tables.
 #pragma once
+
+#include <functional>
 
 #include "app/workbench_view.h"
 
 class QLabel;
-class QPlainTextEdit;
+class QTextBrowser;
 class QTableView;
 
 namespace shardlab::gui {
@@ -29,6 +33,11 @@ class RunsView : public WorkbenchView {
   void open_selected();
   void diff_selected();
   QString diff_text() const;
+  // Asked before a run replaces the scenario (unsaved edits); false cancels.
+  void set_before_open(std::function<bool()> ask) { before_open_ = std::move(ask); }
+
+ signals:
+  void runOpened();
 
  private:
   void refresh();
@@ -37,7 +46,8 @@ class RunsView : public WorkbenchView {
   RunsModel* model_ = nullptr;
   QLabel* header_ = nullptr;
   QTableView* table_ = nullptr;
-  QPlainTextEdit* diff_ = nullptr;
+  QTextBrowser* diff_ = nullptr;
+  std::function<bool()> before_open_;
 };
 
 }  // namespace shardlab::gui

@@ -1,14 +1,19 @@
 // The Timeline view: the simulated iteration as a Gantt chart
-// (TimelineWidget) with its legend, fit / export buttons and a summary of the
-// critical path. Exports as PNG, SVG and Chrome trace JSON.
+// (TimelineWidget) with scrollbars, its legend, fit / export buttons and a
+// header naming the plan it simulates (best plan, proposal, plan file,
+// comparison row) with a summary of the critical path. Exports as PNG, SVG
+// and Chrome trace JSON.
 #pragma once
 
 #include "app/workbench_view.h"
 
 class QLabel;
+class QScrollBar;
+class QTableView;
 
 namespace shardlab::gui {
 
+class StaleBanner;
 class TimelineWidget;
 class WorkbenchModels;
 
@@ -23,16 +28,30 @@ class TimelineView : public WorkbenchView {
   QWidget* export_target() override;
 
   TimelineWidget* timeline() const { return timeline_; }
+  QScrollBar* horizontal_bar() const { return hbar_; }
+  QScrollBar* vertical_bar() const { return vbar_; }
+  QString header_text() const;
+  // The replay's measured phases beside the simulation (hidden when the shown
+  // plan has no measurements).
+  QTableView* measured_table() const { return measured_; }
 
   // Writes the shown simulation as Chrome trace JSON (data/sim_json.h).
   bool export_chrome_trace(const QString& path, QString* error) const;
 
  private:
   void refresh();
+  void sync_bars();
 
   WorkbenchModels* models_;
+  StaleBanner* banner_ = nullptr;
   QLabel* header_ = nullptr;
   TimelineWidget* timeline_ = nullptr;
+  QScrollBar* hbar_ = nullptr;
+  QScrollBar* vbar_ = nullptr;
+  QWidget* measured_box_ = nullptr;
+  QLabel* measured_header_ = nullptr;
+  QTableView* measured_ = nullptr;
+  bool syncing_ = false;
 };
 
 }  // namespace shardlab::gui

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -54,7 +55,7 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setAutoFillBackground(false);
   setMinimumSize(300, 120);
-  setFocusPolicy(Qt::WheelFocus);
+  setFocusPolicy(Qt::StrongFocus);
 }
 
 void TimelineWidget::set_model(TimelineModel* model) {
@@ -107,6 +108,10 @@ int TimelineWidget::content_height() const {
   return model_ ? static_cast<int>(model_->lanes().size()) * kLanePitch : 0;
 }
 
+int TimelineWidget::visible_height() const { return std::max(0, height() - kAxisHeight); }
+
+double TimelineWidget::total_ms() const { return model_ ? model_->total_ms() : 0.0; }
+
 void TimelineWidget::clamp() {
   const double total = model_ ? model_->total_ms() : 0.0;
   // Zoom out at most to twice the whole run, in to 1 ns per pixel.
@@ -152,7 +157,7 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
       p.drawLine(0, y - 1, rect.width(), y - 1);
     }
     p.setPen(lane.critical ? QColor(0xd6, 0x27, 0x28) : QColor(0x30, 0x30, 0x30));
-    p.drawText(QRect(4, y, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(kHostBand + 4, y, kLabelWidth - kHostBand - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
                QStringLiteral("r%1 %2").arg(lane.rank).arg(str(sim::to_string(lane.stream))));
     p.save();
     p.setClipRect(QRect(plot_left, std::max(y, kAxisHeight), rect.width() - plot_left, kLaneHeight));
@@ -177,6 +182,29 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
       }
     }
     p.restore();
+  }
+  // Host bands: one per host's run of lanes, named when there is room.
+  for (int i = first; i <= last;) {
+    const int host = lanes[static_cast<size_t>(i)].host;
+    int end = i;
+    while (end + 1 < static_cast<int>(lanes.size()) && lanes[static_cast<size_t>(end + 1)].host == host) ++end;
+    int begin = i;
+    while (begin > 0 && lanes[static_cast<size_t>(begin - 1)].host == host) --begin;
+    const QRect band(0, kAxisHeight + begin * kLanePitch - scroll_y_, kHostBand, (end - begin + 1) * kLanePitch - 1);
+    p.fillRect(band, host % 2 == 0 ? QColor(0xe4, 0xea, 0xf2) : QColor(0xd2, 0xdc, 0xe9));
+    p.setPen(QColor(0x30, 0x30, 0x30));
+    p.save();
+    const QRect visible_band = band.intersected(QRect(0, kAxisHeight, kHostBand, rect.height() - kAxisHeight));
+    p.translate(visible_band.center());
+    p.rotate(-90);
+    const QString full = QStringLiteral("host %1").arg(host);
+    const QString label = p.fontMetrics().horizontalAdvance(full) + 4 <= visible_band.height()
+                              ? full
+                              : QStringLiteral("h%1").arg(host);
+    p.drawText(QRect(-visible_band.height() / 2, -kHostBand / 2, visible_band.height(), kHostBand), Qt::AlignCenter,
+               label);
+    p.restore();
+    i = end + 1;
   }
   p.setClipping(false);
   p.setPen(QColor(0xb0, 0xb0, 0xb0));
@@ -253,6 +281,27 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent*) { dragging_ = false; }
+
+void TimelineWidget::keyPressEvent(QKeyEvent* event) {
+  const int plot = std::max(50, width() - kLabelWidth);
+  const int center = kLabelWidth + plot / 2;
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoom_at(center, 1.5); break;
+    case Qt::Key_Minus: zoom_at(center, 1 / 1.5); break;
+    case Qt::Key_0: fit(); break;
+    case Qt::Key_Left: pan_by(-plot / 8, 0); break;
+    case Qt::Key_Right: pan_by(plot / 8, 0); break;
+    case Qt::Key_Up: pan_by(0, -kLanePitch); break;
+    case Qt::Key_Down: pan_by(0, kLanePitch); break;
+    case Qt::Key_PageUp: pan_by(0, -visible_height()); break;
+    case Qt::Key_PageDown: pan_by(0, visible_height()); break;
+    case Qt::Key_Home: set_view(start_ms_, ms_per_px_, 0); break;
+    case Qt::Key_End: set_view(start_ms_, ms_per_px_, content_height()); break;
+    default: QWidget::keyPressEvent(event); return;
+  }
+  event->accept();
+}
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
   if (fitted_) {

@@ -1,7 +1,10 @@
 // The simulated iteration as a Gantt chart, custom-painted: one lane per rank
-// and stream, a bar per phase coloured by phase, critical-path phases outlined
-// in red. Wheel zooms time around the cursor (Shift+wheel scrolls lanes),
-// dragging pans, hovering shows the phase, its iteration, tables and bytes.
+// and stream, grouped by host (a band names each host's lanes), a bar per
+// phase coloured by phase, critical-path phases outlined in red. Wheel zooms
+// time around the cursor (Shift+wheel scrolls lanes), dragging pans, keys
+// zoom (+, -, 0 fits) and pan (arrows, Page Up/Down, Home/End), hovering
+// shows the phase, its iteration, tables and bytes. The Timeline view adds
+// scrollbars that follow the view (viewChanged).
 //
 // Painting touches only what is visible: the lanes in view, and in each lane
 // the phases found by binary search from the left edge (a lane's phases run
@@ -23,7 +26,8 @@ class TimelineWidget : public QWidget {
  public:
   static constexpr int kLaneHeight = 16;
   static constexpr int kLanePitch = 18;
-  static constexpr int kLabelWidth = 96;
+  static constexpr int kLabelWidth = 112;
+  static constexpr int kHostBand = 22;  // left part of the labels: the host
   static constexpr int kAxisHeight = 24;
 
   explicit TimelineWidget(QWidget* parent = nullptr);
@@ -43,6 +47,11 @@ class TimelineWidget : public QWidget {
   void pan_by(int dx, int dy);
   // Zooms by `factor` (> 1 zooms in) keeping the time under x fixed.
   void zoom_at(int x, double factor);
+  // Pixels of every lane, and of the lanes in view.
+  int content_height() const;
+  int visible_height() const;
+  // ms of the whole run (0 without a model).
+  double total_ms() const;
 
   // Paints one frame into `painter` over `rect` (what paintEvent does).
   void render_frame(QPainter& painter, const QRect& rect) const;
@@ -62,10 +71,10 @@ class TimelineWidget : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void clamp();
-  int content_height() const;
   double time_at(int x) const { return start_ms_ + (x - kLabelWidth) * ms_per_px_; }
   double x_at(double ms) const { return kLabelWidth + (ms - start_ms_) / ms_per_px_; }
 

@@ -12,8 +12,15 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QKeyEvent>
+#include <QPainterPath>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
+#include <cmath>
+
+#include "app/stale_banner.h"
 #include "models/units.h"
 #include "models/workbench_models.h"
 
@@ -24,7 +31,6 @@ constexpr double kGpuW = 64;
 constexpr double kGpuH = 40;
 constexpr double kGap = 30;
 constexpr int kGpusPerRow = 8;
-constexpr int kHostsPerRow = 4;
 
 // Green (idle / empty) through yellow to red (full / busy).
 QColor heat(double f) {
@@ -45,24 +51,45 @@ QString bandwidth(double bytes_per_ms) { return format_bandwidth(bytes_per_ms); 
 }  // namespace
 
 TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent) {
+  banner_ = new StaleBanner(QStringLiteral("colouring (the shown plan's)"), QStringLiteral("Re-plan (F5)"), this);
   colour_ = new QComboBox(this);
   colour_->addItem(QStringLiteral("HBM use of the plan"));
   colour_->addItem(QStringLiteral("Simulated busy time"));
   legend_ = new QLabel(this);
+  legend_->setWordWrap(true);
   scene_ = new QGraphicsScene(this);
   view_ = new QGraphicsView(scene_, this);
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setDragMode(QGraphicsView::ScrollHandDrag);
+  view_->setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   view_->viewport()->installEventFilter(this);
+  view_->installEventFilter(this);
+  auto* fit_button = new QToolButton(this);
+  fit_button->setText(QStringLiteral("Fit"));
+  fit_button->setToolTip(QStringLiteral("Show the whole cluster (0)"));
+  auto* zoom_out = new QToolButton(this);
+  zoom_out->setText(QStringLiteral("\u2212"));
+  zoom_out->setToolTip(QStringLiteral("Zoom out (-, wheel)"));
+  auto* zoom_in = new QToolButton(this);
+  zoom_in->setText(QStringLiteral("+"));
+  zoom_in->setToolTip(QStringLiteral("Zoom in (+, wheel)"));
   auto* bar = new QHBoxLayout();
   bar->addWidget(new QLabel(QStringLiteral("Colour GPUs by:"), this));
   bar->addWidget(colour_);
   bar->addWidget(legend_, 1);
+  bar->addWidget(fit_button);
+  bar->addWidget(zoom_out);
+  bar->addWidget(zoom_in);
   auto* layout = new QVBoxLayout(this);
+  layout->addWidget(banner_);
   layout->addLayout(bar);
   layout->addWidget(view_, 1);
+  layout->addWidget(new QLabel(QStringLiteral("Wheel: zoom, drag: pan, double-click a GPU: select its rank"), this));
   connect(colour_, &QComboBox::currentIndexChanged, this,
           [this](int i) { set_colour_by(i == 0 ? ColourBy::kHbmUse : ColourBy::kBusyTime); });
+  connect(fit_button, &QToolButton::clicked, this, &TopologyView::fit);
+  connect(zoom_out, &QToolButton::clicked, this, [this]() { zoom_by(0.8); });
+  connect(zoom_in, &QToolButton::clicked, this, [this]() { zoom_by(1.25); });
   if (models == nullptr) return;
   Workbench* wb = models->workbench();
   const auto on_scenario = [this, wb]() {
@@ -74,11 +101,32 @@ TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : Workbench
   });
   connect(wb, &Workbench::simulationChanged, this, [this, wb]() { set_simulation(wb->simulation().get()); });
   connect(wb, &Workbench::selectionChanged, this, [this, wb]() { set_selected_rank(wb->selected_rank()); });
+  connect(wb, &Workbench::freshnessChanged, this, [this, wb]() { banner_->set_state(wb->plan_state()); });
+  connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
   connect(this, &TopologyView::rankClicked, wb, &Workbench::select_rank);
   on_scenario();
+  banner_->set_state(wb->plan_state());
 }
 
-QWidget* TopologyView::export_target() { return view_; }
+QWidget* TopologyView::export_target() {
+  if (dirty_) rebuild();
+  return view_;
+}
+
+QGraphicsScene* TopologyView::scene() {
+  if (dirty_) rebuild();
+  return scene_;
+}
+
+void TopologyView::invalidate() {
+  dirty_ = true;
+  if (isVisible()) rebuild();
+}
+
+void TopologyView::showEvent(QShowEvent* event) {
+  WorkbenchView::showEvent(event);
+  if (dirty_) rebuild();
+}
 
 void TopologyView::set_topology(const Result<TopologySnapshot>& topology) {
   if (topology.is_ok()) {
@@ -88,12 +136,13 @@ void TopologyView::set_topology(const Result<TopologySnapshot>& topology) {
     topology_.reset();
     topology_error_ = QString::fromStdString(topology.status().message());
   }
-  rebuild();
+  fitted_ = true;
+  invalidate();
 }
 
 void TopologyView::set_usage(const std::vector<planner::RankSummary>& ranks) {
   ranks_ = ranks;
-  rebuild();
+  invalidate();
 }
 
 void TopologyView::set_simulation(const sim::SimResult* simulation) {
@@ -103,20 +152,46 @@ void TopologyView::set_simulation(const sim::SimResult* simulation) {
     iteration_ms_ = simulation->iteration_ms;
     for (const sim::RankResult& r : simulation->ranks) busy_.push_back(std::max(r.busy_compute_ms, r.busy_comm_ms));
   }
-  rebuild();
+  invalidate();
 }
 
 void TopologyView::set_selected_rank(int rank) {
   if (rank == selected_rank_) return;
   selected_rank_ = rank;
-  rebuild();
+  invalidate();
 }
 
 void TopologyView::set_colour_by(ColourBy mode) {
   mode_ = mode;
   const int index = mode == ColourBy::kHbmUse ? 0 : 1;
   if (colour_->currentIndex() != index) colour_->setCurrentIndex(index);
-  rebuild();
+  invalidate();
+}
+
+double TopologyView::scale() const { return view_->transform().m11(); }
+
+void TopologyView::fit() {
+  fitted_ = true;
+  // Shrink a large cluster to the view; never enlarge a small one.
+  view_->resetTransform();
+  const QRectF r = scene_->sceneRect();
+  const QSize v = view_->viewport()->size();
+  if (r.width() > v.width() || r.height() > v.height()) view_->fitInView(r, Qt::KeepAspectRatio);
+  update_detail();
+}
+
+void TopologyView::zoom_by(double factor) {
+  fitted_ = false;
+  const double next = std::clamp(scale() * factor, 0.02, 8.0);
+  const double f = next / scale();
+  view_->scale(f, f);
+  update_detail();
+}
+
+void TopologyView::update_detail() {
+  // Text below about 6 px is noise: show it once the zoom makes it readable.
+  const bool readable = scale() >= 0.6;
+  for (QGraphicsItem* item : details_) item->setVisible(readable);
 }
 
 bool TopologyView::eventFilter(QObject* watched, QEvent* event) {
@@ -130,10 +205,26 @@ bool TopologyView::eventFilter(QObject* watched, QEvent* event) {
       }
     }
   }
+  if (watched == view_->viewport() && event->type() == QEvent::Wheel) {
+    const auto* we = static_cast<QWheelEvent*>(event);
+    zoom_by(std::pow(1.2, we->angleDelta().y() / 120.0));
+    return true;
+  }
+  if (watched == view_ && event->type() == QEvent::KeyPress) {
+    switch (static_cast<QKeyEvent*>(event)->key()) {
+      case Qt::Key_Plus:
+      case Qt::Key_Equal: zoom_by(1.25); return true;
+      case Qt::Key_Minus: zoom_by(0.8); return true;
+      case Qt::Key_0: fit(); return true;
+      default: break;
+    }
+  }
   return WorkbenchView::eventFilter(watched, event);
 }
 
 void TopologyView::rebuild() {
+  dirty_ = false;
+  details_.clear();
   scene_->clear();
   if (!topology_) {
     legend_->setText(topology_error_.isEmpty() ? QStringLiteral("No scenario") : topology_error_);
@@ -163,52 +254,85 @@ void TopologyView::rebuild() {
   std::vector<QPointF> at(t.vertices.size());
   const QFont small(font().family(), 7);
   size_t widest_host = 1;
-  for (const auto& [host, items] : hosts) widest_host = std::max(widest_host, items.gpus.size());
-  const double host_w = static_cast<double>(std::min<size_t>(kGpusPerRow, widest_host)) * (kGpuW + kGap) + kGap;
-  double max_host_h = 0;
-  // Hosts in rows of kHostsPerRow below the core.
+  size_t tallest = 1;
+  for (const auto& [host, items] : hosts) {
+    widest_host = std::max(widest_host, std::min<size_t>(kGpusPerRow, items.gpus.size()));
+    tallest = std::max(tallest, items.gpus.size());
+  }
+  const double host_w = static_cast<double>(widest_host) * (kGpuW + kGap) + kGap;
+  const int gpu_rows = (static_cast<int>(tallest) + kGpusPerRow - 1) / kGpusPerRow;
+  const double host_h = 160 + gpu_rows * (kGpuH + kGap);
+  // Hosts in a near-square grid, with gaps that carry the network.
+  const int num_hosts = static_cast<int>(hosts.size());
+  const int per_row = std::max(1, std::min(num_hosts, static_cast<int>(std::ceil(std::sqrt(num_hosts * 1.0)))));
+  constexpr double kRowGap = 60;
+  constexpr double kColumnGap = 40;
+  constexpr double kTop = 70;
+  const double trunk_x = -50;
+  const auto row_top = [&](int row) { return kTop + row * (host_h + kRowGap); };
   int h = 0;
+  std::map<int, int> row_of_host;
   for (auto& [host, items] : hosts) {
-    const int gpu_rows = (static_cast<int>(items.gpus.size()) + kGpusPerRow - 1) / kGpusPerRow;
-    const double host_h = 210 + gpu_rows * (kGpuH + kGap);
-    max_host_h = std::max(max_host_h, host_h);
-    const double x0 = (h % kHostsPerRow) * (host_w + 40);
-    const double y0 = 90 + (h / kHostsPerRow) * (max_host_h + 40);
+    const int row = h / per_row;
+    const double x0 = (h % per_row) * (host_w + kColumnGap);
+    const double y0 = row_top(row);
+    row_of_host[host] = row;
     ++h;
     auto* box = scene_->addRect(QRectF(x0, y0, host_w, host_h), QPen(QColor(0x88, 0x88, 0x88)),
                                 QBrush(QColor(0xf5, 0xf5, 0xf5)));
     box->setZValue(-2);
     auto* title = scene_->addSimpleText(QStringLiteral("host %1").arg(host));
     title->setPos(x0 + 6, y0 + 4);
-    if (items.leaf >= 0) at[static_cast<size_t>(items.leaf)] = QPointF(x0 + host_w / 2, y0 + 18);
+    if (items.leaf >= 0) at[static_cast<size_t>(items.leaf)] = QPointF(x0 + host_w / 2, y0 + 16);
     for (size_t n = 0; n < items.nics.size(); ++n) {
       at[static_cast<size_t>(items.nics[n])] =
-          QPointF(x0 + host_w * (static_cast<double>(n) + 1) / (static_cast<double>(items.nics.size()) + 1), y0 + 58);
+          QPointF(x0 + host_w * (static_cast<double>(n) + 1) / (static_cast<double>(items.nics.size()) + 1), y0 + 62);
     }
     if (items.fabric >= 0) at[static_cast<size_t>(items.fabric)] = QPointF(x0 + host_w / 2, y0 + 110);
     for (size_t g = 0; g < items.gpus.size(); ++g) {
-      const int row = static_cast<int>(g) / kGpusPerRow;
-      const int col = static_cast<int>(g) % kGpusPerRow;
+      const int gr = static_cast<int>(g) / kGpusPerRow;
+      const int gc = static_cast<int>(g) % kGpusPerRow;
       at[static_cast<size_t>(items.gpus[g])] =
-          QPointF(x0 + kGap + col * (kGpuW + kGap) + kGpuW / 2, y0 + 200 + row * (kGpuH + kGap) + kGpuH / 2);
+          QPointF(x0 + kGap + gc * (kGpuW + kGap) + kGpuW / 2, y0 + 160 + gr * (kGpuH + kGap) + kGpuH / 2);
     }
   }
-  const double width = std::min(h, kHostsPerRow) * (host_w + 40) - 40;
-  if (core >= 0) at[static_cast<size_t>(core)] = QPointF(width / 2, 20);
+  if (core >= 0) at[static_cast<size_t>(core)] = QPointF(trunk_x, 20);
 
   // Links: one label per kind and host when there are many.
   const bool label_all = t.num_ranks <= 16;
   std::map<std::pair<int, int>, bool> labelled;  // (host, link kind)
+  std::map<int, bool> routed;  // hosts whose network path is drawn
   for (const sim::Link& l : t.links) {
     const QPointF a = at[static_cast<size_t>(l.from)];
     const QPointF b = at[static_cast<size_t>(l.to)];
     const bool network = l.kind == sim::LinkKind::kLeafCore || l.kind == sim::LinkKind::kCoreLeaf;
-    auto* line = scene_->addLine(QLineF(a, b), QPen(network ? QColor(0x4e, 0x79, 0xa7) : QColor(0x99, 0x99, 0x99),
-                                                  network ? 2.0 : 1.0));
+    const QString tip = QString::fromStdString(l.name) + QStringLiteral(": ") + bandwidth(l.capacity) +
+                        QStringLiteral(", latency %1 ms").arg(l.latency_ms);
+    const int host = t.vertices[static_cast<size_t>(network && l.kind == sim::LinkKind::kCoreLeaf ? l.to : l.from)].host;
+    if (network) {
+      // Leaf, up to the bus above its row of hosts, along it to the trunk on
+      // the left, up to the core: never across another host.
+      if (routed[host]) continue;
+      routed[host] = true;
+      const QPointF leaf = l.kind == sim::LinkKind::kLeafCore ? a : b;
+      const QPointF hub = l.kind == sim::LinkKind::kLeafCore ? b : a;
+      const double bus = row_top(row_of_host[host]) - kRowGap / 2;
+      QPainterPath path(leaf);
+      path.lineTo(leaf.x(), bus);
+      path.lineTo(trunk_x, bus);
+      path.lineTo(hub);
+      auto* line = scene_->addPath(path, QPen(QColor(0x4e, 0x79, 0xa7), 2.0));
+      line->setZValue(-1);
+      line->setToolTip(tip);
+      auto* label = scene_->addSimpleText(bandwidth(l.capacity), small);
+      label->setBrush(QColor(0x40, 0x40, 0x40));
+      label->setPos(leaf.x() + 4, bus + 2);
+      details_.push_back(label);
+      continue;
+    }
+    auto* line = scene_->addLine(QLineF(a, b), QPen(QColor(0x99, 0x99, 0x99), 1.0));
     line->setZValue(-1);
-    line->setToolTip(QString::fromStdString(l.name) + QStringLiteral(": ") + bandwidth(l.capacity) +
-                     QStringLiteral(", latency %1 ms").arg(l.latency_ms));
-    const int host = t.vertices[static_cast<size_t>(l.from)].host;
+    line->setToolTip(tip);
     const auto key = std::make_pair(host, static_cast<int>(l.kind));
     if (!label_all && labelled[key]) continue;
     labelled[key] = true;
@@ -220,6 +344,7 @@ void TopologyView::rebuild() {
     const bool to_gpu = t.vertices[static_cast<size_t>(l.to)].kind == sim::VertexKind::kGpu;
     const QPointF at_label = from_gpu ? a + (b - a) * 0.45 : to_gpu ? b + (a - b) * 0.45 : (a + b) / 2;
     label->setPos(at_label.x() + 3, at_label.y() - 6);
+    details_.push_back(label);
   }
   // Switches and NICs.
   for (size_t v = 0; v < t.vertices.size(); ++v) {
@@ -236,6 +361,7 @@ void TopologyView::rebuild() {
                                                            : "fabric";
     auto* text = scene_->addSimpleText(QString::fromLatin1(label), small);
     text->setPos(c.x() - text->boundingRect().width() / 2, c.y() - text->boundingRect().height() / 2);
+    if (x.kind != sim::VertexKind::kCore) details_.push_back(text);
   }
   // GPUs, coloured.
   for (size_t v = 0; v < t.vertices.size(); ++v) {
@@ -261,22 +387,19 @@ void TopologyView::rebuild() {
     auto* text = scene_->addSimpleText(QStringLiteral("gpu%1\n%2").arg(x.rank).arg(value), small);
     text->setData(0, x.rank);
     text->setPos(box.left() + 4, box.top() + 4);
+    details_.push_back(text);
   }
   scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-10, -10, 10, 10));
-  fit_scene();
-}
-
-void TopologyView::fit_scene() {
-  // Shrink a large cluster to the view; never enlarge a small one.
-  view_->resetTransform();
-  const QRectF r = scene_->sceneRect();
-  const QSize v = view_->viewport()->size();
-  if (r.width() > v.width() || r.height() > v.height()) view_->fitInView(r, Qt::KeepAspectRatio);
+  if (fitted_) {
+    fit();
+  } else {
+    update_detail();
+  }
 }
 
 void TopologyView::resizeEvent(QResizeEvent* event) {
   WorkbenchView::resizeEvent(event);
-  fit_scene();
+  if (fitted_) fit();
 }
 
 }  // namespace shardlab::gui

@@ -1,8 +1,15 @@
 // The Topology view: hosts as groups of GPUs with each host's fabric, NICs
 // and leaf switch, and the network core, drawn as a graph (QGraphicsView).
 // Links are labelled with their bandwidth; GPUs are coloured by HBM use of the
-// shown plan or by simulated busy time per iteration. Clicking a GPU selects
-// its rank.
+// shown plan or by simulated busy time per iteration. Double-clicking a GPU
+// selects its rank.
+//
+// At a hundred GPUs: hosts sit in a grid, and each host's link to the core
+// runs along the gaps between hosts (a bus above each row of hosts, a trunk
+// on the left), never across another host. The wheel zooms about the cursor,
+// dragging pans, +/- zoom, 0 (or Fit) shows everything; GPU text appears
+// once the zoom makes it readable. The scene is rebuilt only while the view
+// is visible.
 #pragma once
 
 #include <optional>
@@ -15,12 +22,14 @@
 #include "shardlab/sim/simulation.h"
 
 class QComboBox;
+class QGraphicsItem;
 class QGraphicsScene;
 class QGraphicsView;
 class QLabel;
 
 namespace shardlab::gui {
 
+class StaleBanner;
 class WorkbenchModels;
 
 class TopologyView : public WorkbenchView {
@@ -43,7 +52,13 @@ class TopologyView : public WorkbenchView {
   void set_selected_rank(int rank);
   void set_colour_by(ColourBy mode);
 
-  QGraphicsScene* scene() const { return scene_; }
+  // Shows the whole cluster; zooms by `factor` about the view's centre.
+  void fit();
+  void zoom_by(double factor);
+  double scale() const;
+
+  // The scene, rebuilt first when it is out of date.
+  QGraphicsScene* scene();
 
  signals:
   void rankClicked(int rank);
@@ -51,15 +66,20 @@ class TopologyView : public WorkbenchView {
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
+  // Marks the scene out of date and rebuilds it now when visible.
+  void invalidate();
   void rebuild();
-  void fit_scene();
+  void update_detail();
 
+  StaleBanner* banner_ = nullptr;
   QComboBox* colour_ = nullptr;
   QLabel* legend_ = nullptr;
   QGraphicsView* view_ = nullptr;
   QGraphicsScene* scene_ = nullptr;
+  std::vector<QGraphicsItem*> details_;  // text shown only when readable
   std::optional<TopologySnapshot> topology_;
   QString topology_error_;
   std::vector<planner::RankSummary> ranks_;
@@ -67,6 +87,8 @@ class TopologyView : public WorkbenchView {
   double iteration_ms_ = 0.0;
   int selected_rank_ = -1;
   ColourBy mode_ = ColourBy::kHbmUse;
+  bool dirty_ = true;
+  bool fitted_ = true;  // keep fitting on resize until the user zooms
 };
 
 }  // namespace shardlab::gui

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "models/model_roles.h"
+#include "models/units.h"
 
 namespace shardlab::gui {
 namespace {
@@ -21,6 +22,13 @@ CalibrationPointsModel::CalibrationPointsModel(QObject* parent) : QAbstractTable
 void CalibrationPointsModel::reset(const std::vector<CalibrationPoint>& points) {
   beginResetModel();
   points_ = points;
+  held_out_begin_ = static_cast<int>(points_.size());
+  for (size_t i = 0; i < points_.size(); ++i) {
+    if (points_[i].held_out) {
+      held_out_begin_ = static_cast<int>(i);
+      break;
+    }
+  }
   endResetModel();
 }
 
@@ -45,20 +53,88 @@ int CalibrationPointsModel::columnCount(const QModelIndex& parent) const { retur
 
 QVariant CalibrationPointsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index)) return {};
-  if (role != Qt::DisplayRole && role != RawValueRole) return {};
   const CalibrationPoint& p = points_[static_cast<size_t>(index.row())];
+  if (role == Qt::ToolTipRole) {
+    return QStringLiteral("%1 (%2%3)\nmeasured %4\nTorchRec's constants %5\ncalibrated %6")
+        .arg(QString::fromStdString(p.what), QString::fromStdString(p.group),
+             p.held_out ? QStringLiteral(", held out of the fit") : QString(), format_ms(p.measured_ms),
+             format_ms(p.before_ms), format_ms(p.after_ms));
+  }
+  if (role != Qt::DisplayRole && role != RawValueRole) return {};
   switch (index.column()) {
     case kGroup: return QString::fromStdString(p.group);
     case kMeasured: return p.measured_ms;
     case kBefore: return p.before_ms;
     case kAfter: return p.after_ms;
+    case kHeldOut: return role == RawValueRole ? QVariant(p.held_out) : QVariant(p.held_out ? QStringLiteral("yes") : QStringLiteral("no"));
     default: return {};
   }
 }
 
 QVariant CalibrationPointsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
-  static const char* const kHeaders[] = {"Group", "Measured (ms)", "TorchRec's model (ms)", "Calibrated (ms)"};
+  static const char* const kHeaders[] = {"Group", "Measured (ms)", "TorchRec's model (ms)", "Calibrated (ms)",
+                                         "Held out"};
+  if (section < 0 || section >= kNumColumns) return {};
+  return QString::fromLatin1(kHeaders[section]);
+}
+
+CalibrationParametersModel::CalibrationParametersModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CalibrationParametersModel::reset(const std::vector<kernels::CalibrationParameter>& parameters) {
+  beginResetModel();
+  parameters_ = parameters;
+  endResetModel();
+}
+
+int CalibrationParametersModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(parameters_.size());
+}
+
+int CalibrationParametersModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
+
+QVariant CalibrationParametersModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !checkIndex(index)) return {};
+  const kernels::CalibrationParameter& p = parameters_[static_cast<size_t>(index.row())];
+  const auto show = [&p](double v) {
+    switch (p.unit) {
+      case kernels::CalibrationParameter::Unit::kBandwidth: return format_bandwidth(v);
+      case kernels::CalibrationParameter::Unit::kMs: return QString::number(v, 'g', 4) + QStringLiteral(" ms");
+      case kernels::CalibrationParameter::Unit::kRatio: return QString::number(v, 'g', 4);
+    }
+    return QString();
+  };
+  if (role == Qt::TextAlignmentRole) {
+    return index.column() == kParameter ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                        : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == RawValueRole) {
+    switch (index.column()) {
+      case kTorchRec: return p.torchrec ? QVariant(*p.torchrec) : QVariant();
+      case kFitted: return p.fitted ? QVariant(*p.fitted) : QVariant();
+      default: return {};
+    }
+  }
+  if (role == Qt::ToolTipRole && index.column() == kFitted && !p.fitted) {
+    return QStringLiteral("The fit kept TorchRec's value (see the profile's notes)");
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case kParameter: return QString::fromStdString(p.name);
+    case kTorchRec: return p.torchrec ? show(*p.torchrec) : QStringLiteral("-");
+    case kFitted: return p.fitted ? show(*p.fitted) : QStringLiteral("TorchRec's");
+    case kChange:
+      if (!p.fitted || !p.torchrec || *p.torchrec == 0.0) return QString();
+      return QStringLiteral("x%1").arg(*p.fitted / *p.torchrec, 0, 'g', 3);
+    default: return {};
+  }
+}
+
+QVariant CalibrationParametersModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  static const char* const kHeaders[] = {"Parameter", "TorchRec", "Fitted", "Fitted / TorchRec"};
   if (section < 0 || section >= kNumColumns) return {};
   return QString::fromLatin1(kHeaders[section]);
 }

@@ -1,6 +1,17 @@
-// The Compare view's rows: one planner configuration each (partitioner x
-// perf model), with its rating, simulated iteration time, peak HBM and the
-// tables that moved against the first configuration with a plan.
+// The Compare view's models, fed from a CompareOutcome (the comparison of
+// sim/compare.h that `shardlab compare` prints; partial while it runs).
+//
+// CompareModel: one row per configuration of the grid, in grid order, from
+// the start: rows not run yet say "waiting", the running one what it does.
+// Every number comes from the core's row: TorchRec's rating of the row's plan,
+// its simulated iteration time, the difference to the winner, peak HBM,
+// imbalance, the tables placed differently from the winner, proposals and
+// planning time. The winner is marked (WinnerRole, bold, green).
+//
+// CompareRanksModel: per rank, two rows of the comparison side by side (by
+// default the first row, the scenario as configured, and the winner):
+// TorchRec perf, shard HBM and simulated busy compute and comm time of each,
+// and the difference of the busiest stream (second minus first).
 #pragma once
 
 #include <vector>
@@ -16,15 +27,17 @@ class CompareModel : public QAbstractTableModel {
 
  public:
   enum Column {
+    kNumber,
     kConfiguration,
     kStatus,
-    kRating,
     kTorchRecRating,
     kIterationMs,
+    kVsWinner,
     kPeakHbm,
-    kProposals,
-    kPlanMs,
+    kImbalance,
     kMovedCount,
+    kProposals,
+    kPlanSeconds,
     kMoved,
     kNumColumns
   };
@@ -33,7 +46,9 @@ class CompareModel : public QAbstractTableModel {
 
   void reset(const CompareOutcome& outcome);
   void clear();
-  const CompareRow& row(int r) const { return rows_[static_cast<size_t>(r)]; }
+  // The core's row `r`, or null while it has not run.
+  const sim::CompareRow* row(int r) const;
+  int winner() const { return winner_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -41,23 +56,30 @@ class CompareModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
-  std::vector<CompareRow> rows_;
+  std::vector<std::string> labels_;  // every grid row
+  std::vector<sim::CompareRow> rows_;  // rows done
+  int winner_ = -1;
+  int running_ = -1;
+  QString running_status_;
+  bool cancelled_ = false;
 };
 
-// Per rank, side by side for every configuration with a plan: TorchRec perf
-// total and shard HBM, and their difference to the first configuration
-// (planner::PlanDiff). Four columns per configuration: perf, HBM, d perf, d HBM,
-// headed "#k ..." with k the configuration's row in CompareModel (from 1).
 class CompareRanksModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  static constexpr int kColumnsPerPlan = 4;
+  enum What { kPerf, kHbm, kBusyCompute, kBusyComm, kNumWhat };
+  // Columns: kNumWhat for the first row, kNumWhat for the second, then the difference.
+  static constexpr int kDelta = 2 * kNumWhat;
 
   explicit CompareRanksModel(QObject* parent = nullptr);
 
   void reset(const CompareOutcome& outcome);
   void clear();
+  // Shows rows `a` and `b` of the comparison (clamped to rows done).
+  void set_rows(int a, int b);
+  int first() const { return a_; }
+  int second() const { return b_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -65,8 +87,12 @@ class CompareRanksModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
-  std::vector<CompareRow> plans_;  // rows with a summary
-  std::vector<int> numbers_;       // their row in CompareModel, from 1
+  const sim::CompareRow* plan_row(int r) const;
+
+  std::vector<sim::CompareRow> rows_;
+  int a_ = -1;
+  int b_ = -1;
+  bool chosen_ = false;  // set_rows() was called: keep the choice
   int ranks_ = 0;
 };
 

@@ -1,5 +1,8 @@
 #include "models/field_value.h"
 
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/types.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -58,6 +61,66 @@ QString field_json(FieldKind kind, const QString& typed) {
       return text.isEmpty() ? QStringLiteral("null") : list_json(text, false);
   }
   return QStringLiteral("null");
+}
+
+namespace {
+
+template <typename E, typename F>
+QStringList enum_names(std::initializer_list<E> values, F&& name) {
+  QStringList out;
+  for (E v : values) out << QString::fromUtf8(std::string(name(v)).c_str());
+  return out;
+}
+
+}  // namespace
+
+QStringList sharding_type_names() {
+  using T = planner::ShardingType;
+  return enum_names({T::kDataParallel, T::kTableWise, T::kColumnWise, T::kTableColumnWise, T::kRowWise,
+                     T::kTableRowWise},
+                    [](T t) { return planner::to_string(t); });
+}
+
+QStringList compute_kernel_names() {
+  using K = planner::ComputeKernel;
+  return enum_names({K::kDense, K::kFused, K::kFusedUvm, K::kFusedUvmCaching, K::kQuant, K::kQuantUvm,
+                     K::kQuantUvmCaching},
+                    [](K k) { return planner::to_string(k); });
+}
+
+QStringList data_type_names() {
+  using D = planner::DataType;
+  return enum_names({D::kFp32, D::kFp16, D::kBf16, D::kInt8, D::kInt4, D::kInt2},
+                    [](D d) { return planner::to_string(d); });
+}
+
+QString exact_size_text(int64_t bytes) {
+  if (bytes <= 0) return QString::number(bytes);
+  for (const char* unit : {"TiB", "GiB", "MiB", "KiB"}) {
+    for (int decimals = 0; decimals <= 3; ++decimals) {
+      const int shift = unit[0] == 'T' ? 40 : unit[0] == 'G' ? 30 : unit[0] == 'M' ? 20 : 10;
+      const QString text =
+          QString::number(static_cast<double>(bytes) / static_cast<double>(int64_t{1} << shift), 'f', decimals) +
+          QLatin1Char(' ') + QLatin1String(unit);
+      Result<int64_t> back = data::parse_size_string(text.toStdString());
+      if (back.is_ok() && *back == bytes) return text;
+    }
+  }
+  return QString::number(bytes);
+}
+
+QString exact_bandwidth_text(double bytes_per_ms) {
+  if (!(bytes_per_ms > 0)) return QString::number(bytes_per_ms, 'g', 17);
+  for (const char* unit : {"GiB/s", "GB/s", "MiB/s", "MB/s"}) {
+    const double scale = unit[0] == 'G' ? (unit[1] == 'i' ? 1073741824.0 : 1e9) : (unit[1] == 'i' ? 1048576.0 : 1e6);
+    for (int decimals = 0; decimals <= 3; ++decimals) {
+      const QString text = QString::number(bytes_per_ms * 1000.0 / scale, 'f', decimals) + QLatin1Char(' ') +
+                           QLatin1String(unit);
+      Result<double> back = data::parse_bandwidth_string(text.toStdString());
+      if (back.is_ok() && *back == bytes_per_ms) return text;
+    }
+  }
+  return QString::number(bytes_per_ms, 'g', 17);
 }
 
 }  // namespace shardlab::gui

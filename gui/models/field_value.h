@@ -4,7 +4,10 @@
 // loader's refusal shows exactly what was typed.
 #pragma once
 
+#include <cstdint>
+
 #include <QString>
+#include <QStringList>
 
 namespace shardlab::gui {
 
@@ -22,5 +25,18 @@ QString field_json(FieldKind kind, const QString& text);
 
 // A JSON string literal of `text`.
 QString json_quote(const QString& text);
+
+// The allowed names of an enumerated field, for drop-downs: every sharding
+// type, compute kernel, data type, compute device, optimizer, partitioner.
+QStringList sharding_type_names();
+QStringList compute_kernel_names();
+QStringList data_type_names();
+
+// A size as the shortest unit string the loader reads back to exactly
+// `bytes` ("80 GiB", "1.5 GiB", "512 MiB"), else the plain number.
+QString exact_size_text(int64_t bytes);
+// A bandwidth in bytes/ms as the shortest "N GiB/s" / "N GB/s" string the
+// loader reads back to exactly `bytes_per_ms`, else the plain number.
+QString exact_bandwidth_text(double bytes_per_ms);
 
 }  // namespace shardlab::gui

@@ -22,6 +22,13 @@ enum ModelRole {
   SelectedRole,
   // Shards of the row's table on the column's rank (placement matrix).
   ShardCountRole,
+  // True for the comparison's winner / proposals tying with the best plan.
+  WinnerRole,
+  TieRole,
+  // An editable cell's allowed values (QStringList) for a drop-down; with
+  // MultiChoiceRole true any subset may be chosen (written "a, b").
+  ChoicesRole,
+  MultiChoiceRole,
 };
 
 }  // namespace shardlab::gui

@@ -1,5 +1,7 @@
 #include "models/placement_matrix_model.h"
 
+#include <algorithm>
+
 #include "models/model_roles.h"
 #include "models/units.h"
 
@@ -12,8 +14,10 @@ QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast
 
 PlacementMatrixModel::PlacementMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void PlacementMatrixModel::reset(const planner::PlanSummary& summary, const std::vector<planner::Storage>& overflow) {
+void PlacementMatrixModel::reset(const planner::PlanSummary& summary, const std::vector<planner::Storage>& overflow,
+                                 int ranks_per_host) {
   beginResetModel();
+  ranks_per_host_ = std::max(1, ranks_per_host);
   tables_ = summary.tables;
   ranks_ = static_cast<int>(summary.ranks.size());
   cells_.assign(tables_.size() * static_cast<size_t>(ranks_), Cell{});
@@ -29,6 +33,12 @@ void PlacementMatrixModel::reset(const planner::PlanSummary& summary, const std:
   }
   overflow_ = overflow;
   endResetModel();
+}
+
+bool PlacementMatrixModel::overflows(int rank) const {
+  if (rank < 0 || rank >= static_cast<int>(overflow_.size())) return false;
+  const planner::Storage& o = overflow_[static_cast<size_t>(rank)];
+  return o.hbm > 0 || o.ddr > 0;
 }
 
 void PlacementMatrixModel::clear() {
@@ -80,10 +90,8 @@ QVariant PlacementMatrixModel::headerData(int section, Qt::Orientation orientati
   if (orientation == Qt::Horizontal) {
     if (section < 0 || section >= ranks_) return {};
     if (role == Qt::DisplayRole) return QStringLiteral("r%1").arg(section);
-    if (role == OverflowRole) {
-      return section < static_cast<int>(overflow_.size()) &&
-             (overflow_[static_cast<size_t>(section)].hbm > 0 || overflow_[static_cast<size_t>(section)].ddr > 0);
-    }
+    if (role == Qt::ToolTipRole) return QStringLiteral("rank %1, host %2").arg(section).arg(section / ranks_per_host_);
+    if (role == OverflowRole) return overflows(section);
     return {};
   }
   if (section < 0 || section >= static_cast<int>(tables_.size())) return {};

@@ -5,6 +5,7 @@
 //   RawValueRole    HBM of those shards (qint64 bytes)
 //   ShardingTypeRole / ComputeKernelRole / TableNameRole  of the row's table
 //   OverflowRole    (header, horizontal) the rank overflows (relaxed placement)
+// Headers: horizontal "r12" (ToolTipRole "rank 12, host 1"), vertical the table name.
 #pragma once
 
 #include <vector>
@@ -21,12 +22,16 @@ class PlacementMatrixModel : public QAbstractTableModel {
  public:
   explicit PlacementMatrixModel(QObject* parent = nullptr);
 
-  // `overflow`: per rank, empty when the plan fits.
-  void reset(const planner::PlanSummary& summary, const std::vector<planner::Storage>& overflow);
+  // `overflow`: per rank, empty when the plan fits. `ranks_per_host`: the
+  // topology's local world size, for grouping ranks by host.
+  void reset(const planner::PlanSummary& summary, const std::vector<planner::Storage>& overflow,
+             int ranks_per_host);
   void clear();
 
   const planner::TableSummary& table(int row) const { return tables_[static_cast<size_t>(row)]; }
   int shards_at(int row, int rank) const { return cell(row, rank).shards; }
+  int ranks_per_host() const { return ranks_per_host_; }
+  bool overflows(int rank) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -46,6 +51,7 @@ class PlacementMatrixModel : public QAbstractTableModel {
   int ranks_ = 0;
   std::vector<Cell> cells_;                  // row-major, tables x ranks
   std::vector<planner::Storage> overflow_;   // per rank or empty
+  int ranks_per_host_ = 1;
 };
 
 }  // namespace shardlab::gui

@@ -1,7 +1,7 @@
 #include "models/planning_worker.h"
 
-#include <QMetaObject>
 #include <QCoreApplication>
+#include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace shardlab::gui {
@@ -30,11 +30,13 @@ PlanningWorker::Slot& PlanningWorker::open(Channel c) {
   return s;
 }
 
-void PlanningWorker::started() {
+void PlanningWorker::started(Channel c) {
+  ++in_flight_[c];
   if (running_++ == 0) emit busyChanged(true);
 }
 
-void PlanningWorker::finished() {
+void PlanningWorker::finished(Channel c) {
+  --in_flight_[c];
   if (--running_ == 0) emit busyChanged(false);
 }
 
@@ -46,7 +48,7 @@ uint64_t PlanningWorker::submit_plan(PlanJob job) {
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
   // The destructor waits for the pool, so `self` outlives every job.
   PlanningWorker* self = this;
-  started();
+  started(kPlan);
   (void)QtConcurrent::run(&pool_, [self, job = std::move(job), cancel, generation]() {
     ProgressFn progress = [self, generation](int percent, const std::string& stage) {
       const QString text = QString::fromStdString(stage);
@@ -59,7 +61,7 @@ uint64_t PlanningWorker::submit_plan(PlanJob job) {
     auto outcome = std::make_shared<const PlanOutcome>(run_plan_job(job, *cancel, progress));
     QMetaObject::invokeMethod(
         self, [self, outcome, generation]() {
-          self->finished();
+          self->finished(kPlan);
           if (self->current(kPlan, generation) && !outcome->cancelled) emit self->planned(outcome);
         },
         Qt::QueuedConnection);
@@ -67,20 +69,17 @@ uint64_t PlanningWorker::submit_plan(PlanJob job) {
   return generation;
 }
 
-uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan,
-                                           sim::SimOptions options) {
+uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan) {
   Slot& s = open(kSimulation);
   const uint64_t generation = s.generation;
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
-  // The destructor waits for the pool, so `self` outlives every job.
   PlanningWorker* self = this;
-  started();
-  (void)QtConcurrent::run(&pool_, [self, base = std::move(base), plan = std::move(plan), options, cancel,
-                                   generation]() {
-    auto outcome = std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, options, *cancel));
+  started(kSimulation);
+  (void)QtConcurrent::run(&pool_, [self, base = std::move(base), plan = std::move(plan), cancel, generation]() {
+    auto outcome = std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, *cancel));
     QMetaObject::invokeMethod(
         self, [self, outcome, generation]() {
-          self->finished();
+          self->finished(kSimulation);
           if (self->current(kSimulation, generation) && !outcome->cancelled) emit self->simulated(outcome);
         },
         Qt::QueuedConnection);
@@ -88,29 +87,34 @@ uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::Partiti
   return generation;
 }
 
-uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, std::vector<CompareVariant> variants,
-                                        sim::SimOptions options) {
+uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, PlanSettings settings) {
   Slot& s = open(kCompare);
   const uint64_t generation = s.generation;
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
-  // The destructor waits for the pool, so `self` outlives every job.
   PlanningWorker* self = this;
-  started();
-  (void)QtConcurrent::run(&pool_, [self, scenario = std::move(scenario), variants = std::move(variants), options,
-                                   cancel, generation]() {
+  started(kCompare);
+  (void)QtConcurrent::run(&pool_, [self, scenario = std::move(scenario), settings = std::move(settings), cancel,
+                                   generation]() {
     ProgressFn progress = [self, generation](int percent, const std::string& stage) {
-      const QString text = QStringLiteral("compare: ") + QString::fromStdString(stage);
+      const QString text = QString::fromStdString(stage);
       QMetaObject::invokeMethod(
           self, [self, generation, percent, text]() {
-            if (self->current(kCompare, generation)) emit self->progress(percent, text);
+            if (self->current(kCompare, generation)) emit self->compareProgress(percent, text);
           },
           Qt::QueuedConnection);
     };
-    auto outcome =
-        std::make_shared<const CompareOutcome>(run_compare_job(scenario, variants, options, *cancel, progress));
+    ComparePartialFn partial = [self, generation](const CompareOutcome& so_far) {
+      auto copy = std::make_shared<const CompareOutcome>(so_far);
+      QMetaObject::invokeMethod(
+          self, [self, copy, generation]() {
+            if (self->current(kCompare, generation)) emit self->compared(copy);
+          },
+          Qt::QueuedConnection);
+    };
+    auto outcome = std::make_shared<const CompareOutcome>(run_compare_job(scenario, settings, *cancel, progress, partial));
     QMetaObject::invokeMethod(
         self, [self, outcome, generation]() {
-          self->finished();
+          self->finished(kCompare);
           if (self->current(kCompare, generation) && !outcome->cancelled) emit self->compared(outcome);
         },
         Qt::QueuedConnection);
@@ -121,6 +125,12 @@ uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, std::vector<Compar
 void PlanningWorker::cancel(bool announce) {
   const bool any = announce && running_ > 0;
   for (int c = 0; c < kNumChannels; ++c) open(static_cast<Channel>(c));
+  if (any) emit cancelled();
+}
+
+void PlanningWorker::cancel_compare() {
+  const bool any = in_flight_[kCompare] > 0;
+  open(kCompare);
   if (any) emit cancelled();
 }
 

@@ -1,7 +1,8 @@
 // Runs the planning jobs (planning_job.h) off the UI thread.
 //
 // Three channels: plan (plan + simulate the best plan), simulation (simulate
-// a chosen plan) and compare. In each channel the newest request wins: a new
+// a chosen plan) and compare (partial outcomes as rows finish, then the
+// complete one). In each channel the newest request wins: a new
 // request cancels the one in flight and results of superseded requests are
 // dropped, never delivered. A plan request also supersedes the simulation
 // channel (the plan it would simulate is gone).
@@ -36,14 +37,19 @@ class PlanningWorker : public QObject {
 
   // Each returns the request's generation (increasing per channel).
   uint64_t submit_plan(PlanJob job);
-  uint64_t submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan, sim::SimOptions options);
-  uint64_t submit_compare(ScenarioPtr scenario, std::vector<CompareVariant> variants, sim::SimOptions options);
+  uint64_t submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan);
+  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings);
 
   // Cancels every request in flight; none of them will be delivered.
   // `announce`: emit cancelled() (a user's cancel) or not (superseded).
   void cancel(bool announce = true);
+  // Cancels the comparison only (its partial rows stay delivered).
+  void cancel_compare();
 
   bool busy() const { return running_ > 0; }
+  // A request of the plan (plan or simulation) or compare channel is in flight.
+  bool planning() const { return in_flight_[kPlan] > 0 || in_flight_[kSimulation] > 0; }
+  bool comparing() const { return in_flight_[kCompare] > 0; }
 
   // Blocks until no job runs (tests, benchmarks, --screenshot).
   void wait_idle();
@@ -51,8 +57,11 @@ class PlanningWorker : public QObject {
  signals:
   void planned(shardlab::gui::PlanOutcomePtr outcome);
   void simulated(shardlab::gui::SimulationOutcomePtr outcome);
+  // The comparison so far (outcome->complete false) and at the end.
   void compared(shardlab::gui::CompareOutcomePtr outcome);
+  // Progress of the plan channel and of the compare channel.
   void progress(int percent, const QString& stage);
+  void compareProgress(int percent, const QString& stage);
   void busyChanged(bool busy);
   // A request was cancelled by cancel() (not by a newer request).
   void cancelled();
@@ -67,11 +76,12 @@ class PlanningWorker : public QObject {
   // Cancels the channel's request in flight and opens a new one.
   Slot& open(Channel c);
   bool current(Channel c, uint64_t generation) const { return slots_[c].generation == generation; }
-  void started();
-  void finished();
+  void started(Channel c);
+  void finished(Channel c);
 
   Slot slots_[kNumChannels];
   int running_ = 0;
+  int in_flight_[kNumChannels] = {};
   QThreadPool pool_;
 };
 

@@ -23,20 +23,33 @@ namespace shardlab::gui {
 
 class Workbench;
 
+// A run difference (data::diff_runs) as an HTML document of tables: fields,
+// tables placed differently, per-rank perf and HBM, per-phase medians, each
+// with a and b and the delta (b - a), numbers to 4 significant digits.
+QString diff_to_html(const data::RunDiff& diff);
+
 // A measurement with what the cost model predicts for it before (TorchRec's
 // constants) and after the calibration (kernels::predict_ms).
 struct CalibrationPoint {
   std::string group;     // "fwd fused/full", "comm intra_host", ...
+  std::string what;      // "rank 3 t_cat_2 shard 0 fwd_compute", "rank 1 output_dist all_to_all"
   double measured_ms = 0.0;
   double before_ms = 0.0;
   double after_ms = 0.0;
+  bool held_out = false;  // kept out of the fit to measure its error
 };
 
 struct CalibrationData {
   int64_t run_id = 0;
   data::CalibrationProfile profile;
-  std::vector<CalibrationPoint> points;  // records with both predictions
+  std::vector<CalibrationPoint> points;  // records with both predictions, fitted ones first
   int skipped = 0;                       // records with nothing to predict
+  // The fitted parameters beside TorchRec's (kernels::calibration_parameters).
+  std::vector<kernels::CalibrationParameter> parameters;
+  // The split the fit used (from the calibrate run's summary; defaults when
+  // it does not say).
+  double holdout_fraction = 0.0;
+  uint64_t seed = 0;
 };
 
 class RunBrowser : public QObject {
@@ -46,9 +59,9 @@ class RunBrowser : public QObject {
   explicit RunBrowser(Workbench* workbench, QObject* parent = nullptr);
   ~RunBrowser() override;
 
-  // Opens the store at `path` (created when missing, as the CLI does) and
-  // lists its runs. On failure the browser stays closed and errorOccurred
-  // is emitted.
+  // Opens the existing store at `path` and lists its runs; a missing file is
+  // an io_error (a mistyped path never creates an empty store). On failure
+  // the browser stays closed and errorOccurred is emitted.
   Status open(const QString& path);
   bool is_open() const { return store_.has_value(); }
   QString path() const;

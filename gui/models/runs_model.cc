@@ -2,12 +2,34 @@
 
 #include "models/model_roles.h"
 
+#include <QStringList>
+
+#include "shardlab/data/run_records.h"
+
 namespace shardlab::gui {
 namespace {
 
 QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 }  // namespace
+
+QString RunsModel::format_summary(const std::string& summary_json, bool precise) {
+  QStringList parts;
+  for (const auto& [name, value] : data::summary_fields(summary_json)) {
+    QString text;
+    if (const double* d = std::get_if<double>(&value)) {
+      text = precise ? QString::number(*d, 'g', 17) : QString::number(*d, 'g', 4);
+    } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
+      text = QString::number(*i);
+    } else if (const bool* b = std::get_if<bool>(&value)) {
+      text = *b ? QStringLiteral("true") : QStringLiteral("false");
+    } else {
+      text = QString::fromStdString(std::get<std::string>(value));
+    }
+    parts << QString::fromStdString(name) + QLatin1Char(' ') + text;
+  }
+  return parts.join(precise ? QStringLiteral("\n") : QStringLiteral(", "));
+}
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -39,7 +61,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
           .arg(r.sim_phase_count)
           .arg(r.measurement_count)
           .arg(r.has_calibration ? QStringLiteral(", calibration") : QString());
-    case kSummary: return QString::fromStdString(r.summary_json);
+    case kSummary: return format_summary(r.summary_json, role == Qt::ToolTipRole);
     default: return {};
   }
 }

@@ -1,5 +1,6 @@
 // The run store's runs, newest first: id, kind, time, scenario, device,
-// backend, row counts and the run's summary numbers.
+// backend, row counts and the run's summary numbers ("rating_ms 0.3148,
+// proposals 744"; ToolTipRole one per line at full precision).
 #pragma once
 
 #include <vector>
@@ -20,6 +21,9 @@ class RunsModel : public QAbstractTableModel {
 
   void reset(const std::vector<data::RunSummary>& runs);
   const data::RunSummary& run(int row) const { return runs_[static_cast<size_t>(row)]; }
+  // A summary_json as people read it: "name value" pairs, numbers with 4
+  // significant digits (`precise`: all of them, one pair per line).
+  static QString format_summary(const std::string& summary_json, bool precise = false);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

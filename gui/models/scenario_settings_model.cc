@@ -2,6 +2,7 @@
 
 #include <QLocale>
 
+#include "models/model_roles.h"
 #include "models/units.h"
 #include "shardlab/data/scenario_writer.h"
 
@@ -22,6 +23,18 @@ struct Field {
   QString (*meaning)(const Scenario&);
 };
 
+// Allowed values of the enumerated fields (drop-downs).
+QStringList choices_of(const data::FieldPath& path) {
+  const std::string p = data::to_string(path);
+  if (p == "topology.compute_device") return {QStringLiteral("cuda"), QStringLiteral("cpu"), QStringLiteral("mtia")};
+  if (p == "sharder.optimizer") {
+    return {QStringLiteral("none"), QStringLiteral("sgd"), QStringLiteral("adam"), QStringLiteral("rowwise_adagrad"),
+            QStringLiteral("adagrad")};
+  }
+  if (p == "planner.partitioner") return {QStringLiteral("greedy_perf"), QStringLiteral("memory_balanced")};
+  return {};
+}
+
 const std::vector<Field>& fields() {
   static const std::vector<Field> kFields = {
       {"World size", {"topology", "world_size"}, FieldKind::kNumber,
@@ -39,31 +52,29 @@ const std::vector<Field>& fields() {
        [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
        [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
       {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
-       [](const Scenario& s) { return QString::number(s.topology.hbm_cap); },
+       [](const Scenario& s) { return exact_size_text(s.topology.hbm_cap); },
        [](const Scenario& s) {
          return s.topology.hbm_cap == 0 ? QStringLiteral("0: TorchRec's default, 32 GiB")
-                                        : format_bytes(static_cast<double>(s.topology.hbm_cap)) +
-                                              QStringLiteral(" per device");
+                                        : QStringLiteral("per device; %1 bytes").arg(s.topology.hbm_cap);
        }},
       {"DDR capacity", {"topology", "ddr_cap"}, FieldKind::kNumber,
-       [](const Scenario& s) { return QString::number(s.topology.ddr_cap); },
+       [](const Scenario& s) { return exact_size_text(s.topology.ddr_cap); },
        [](const Scenario& s) {
          return s.topology.ddr_cap == 0 ? QStringLiteral("0: TorchRec's default, 128 GiB")
-                                        : format_bytes(static_cast<double>(s.topology.ddr_cap)) +
-                                              QStringLiteral(" per device");
+                                        : QStringLiteral("per device; %1 bytes").arg(s.topology.ddr_cap);
        }},
       {"HBM bandwidth", {"topology", "hbm_mem_bw"}, FieldKind::kNumber,
-       [](const Scenario& s) { return num(s.topology.hbm_mem_bw); },
-       [](const Scenario& s) { return bandwidth(s.topology.hbm_mem_bw); }},
+       [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_mem_bw); },
+       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.hbm_mem_bw) + QStringLiteral(" bytes/ms"); }},
       {"DDR bandwidth", {"topology", "ddr_mem_bw"}, FieldKind::kNumber,
-       [](const Scenario& s) { return num(s.topology.ddr_mem_bw); },
-       [](const Scenario& s) { return bandwidth(s.topology.ddr_mem_bw); }},
+       [](const Scenario& s) { return exact_bandwidth_text(s.topology.ddr_mem_bw); },
+       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
       {"Intra-host bandwidth", {"topology", "intra_host_bw"}, FieldKind::kNumber,
-       [](const Scenario& s) { return num(s.topology.intra_host_bw); },
-       [](const Scenario& s) { return bandwidth(s.topology.intra_host_bw); }},
+       [](const Scenario& s) { return exact_bandwidth_text(s.topology.intra_host_bw); },
+       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.intra_host_bw) + QStringLiteral(" bytes/ms"); }},
       {"Inter-host bandwidth", {"topology", "inter_host_bw"}, FieldKind::kNumber,
-       [](const Scenario& s) { return num(s.topology.inter_host_bw); },
-       [](const Scenario& s) { return bandwidth(s.topology.inter_host_bw); }},
+       [](const Scenario& s) { return exact_bandwidth_text(s.topology.inter_host_bw); },
+       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.inter_host_bw) + QStringLiteral(" bytes/ms"); }},
       {"Backward compute multiplier", {"topology", "bwd_compute_multiplier"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.bwd_compute_multiplier); },
        [](const Scenario&) { return QStringLiteral("backward / forward compute"); }},
@@ -93,6 +104,13 @@ ScenarioSettingsModel::ScenarioSettingsModel(ScenarioValidator validator, QObjec
 
 void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
   if (scenario == scenario_) return;
+  if (scenario && scenario_ && rowCount() > 0 && scenario->tables.size() == scenario_->tables.size()) {
+    // The same rows with other values (an undo, redo or another view's
+    // edit): keep the view's scroll position and selection.
+    scenario_ = std::move(scenario);
+    emit dataChanged(index(0, 0), index(rowCount() - 1, kNumColumns - 1));
+    return;
+  }
   beginResetModel();
   scenario_ = std::move(scenario);
   endResetModel();
@@ -117,6 +135,11 @@ QVariant ScenarioSettingsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index) || !scenario_) return {};
   const Field& f = fields()[static_cast<size_t>(index.row())];
   if (role == Qt::ToolTipRole) return QString::fromStdString(data::to_string(f.path));
+  if (role == ChoicesRole && index.column() == kValue) {
+    const QStringList choices = choices_of(f.path);
+    return choices.isEmpty() ? QVariant() : QVariant(choices);
+  }
+  if (role == MultiChoiceRole) return false;
   if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
   switch (index.column()) {
     case kField: return QString::fromLatin1(f.label);
@@ -150,7 +173,8 @@ bool ScenarioSettingsModel::setData(const QModelIndex& index, const QVariant& va
   }
   const Field& f = fields()[static_cast<size_t>(index.row())];
   const QString typed = value.toString();
-  if (typed.trimmed() == f.value(*scenario_)) return true;
+  const QString before = f.value(*scenario_);
+  if (typed.trimmed() == before) return true;
   Result<ScenarioPtr> edited = validator_(f.path, field_json(f.kind, typed));
   if (!edited.is_ok()) {
     emit editRefused(QString::fromStdString(edited.status().message()));
@@ -158,7 +182,7 @@ bool ScenarioSettingsModel::setData(const QModelIndex& index, const QVariant& va
   }
   scenario_ = std::move(edited).value();
   emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, kNumColumns - 1));
-  emit scenarioEdited(scenario_);
+  emit scenarioEdited(scenario_, edit_description(f.path, before, f.value(*scenario_)));
   return true;
 }
 

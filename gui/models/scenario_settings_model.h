@@ -33,7 +33,7 @@ class ScenarioSettingsModel : public QAbstractTableModel {
 
  signals:
   void editRefused(const QString& message);
-  void scenarioEdited(shardlab::gui::ScenarioPtr scenario);
+  void scenarioEdited(shardlab::gui::ScenarioPtr scenario, const QString& description);
 
  private:
   ScenarioValidator validator_;

@@ -43,11 +43,24 @@ FieldKind kind_of(int column) {
 
 }  // namespace
 
+QString edit_description(const data::FieldPath& path, const QString& before, const QString& after) {
+  const auto shown = [](const QString& v) { return v.isEmpty() ? QStringLiteral("(none)") : v; };
+  return QStringLiteral("%1: %2 \u2192 %3")
+      .arg(QString::fromStdString(data::to_string(path)), shown(before), shown(after));
+}
+
 ScenarioTablesModel::ScenarioTablesModel(ScenarioValidator validator, QObject* parent)
     : QAbstractTableModel(parent), validator_(std::move(validator)) {}
 
 void ScenarioTablesModel::reset(ScenarioPtr scenario) {
   if (scenario == scenario_) return;
+  if (scenario && scenario_ && rowCount() > 0 && scenario->tables.size() == scenario_->tables.size()) {
+    // The same rows with other values (an undo, redo or another view's
+    // edit): keep the view's scroll position and selection.
+    scenario_ = std::move(scenario);
+    emit dataChanged(index(0, 0), index(rowCount() - 1, kNumColumns - 1));
+    return;
+  }
   beginResetModel();
   scenario_ = std::move(scenario);
   endResetModel();
@@ -121,10 +134,23 @@ QVariant ScenarioTablesModel::data(const QModelIndex& index, int role) const {
     case Qt::CheckStateRole:
       if (column == kWeighted) return scenario_->tables[static_cast<size_t>(row)].is_weighted ? Qt::Checked : Qt::Unchecked;
       return {};
-    case Qt::ToolTipRole:
-      return QString::fromStdString(data::to_string(field_path(row, column)));
+    case Qt::ToolTipRole: {
+      QString tip = QString::fromStdString(data::to_string(field_path(row, column)));
+      if (column == kRows) {
+        const planner::TableSpec& t = scenario_->tables[static_cast<size_t>(row)];
+        tip += QStringLiteral(": %1 rows x %2 columns").arg(QLocale().toString(t.num_embeddings)).arg(t.embedding_dim);
+      }
+      return tip;
+    }
     case TableNameRole:
       return QString::fromStdString(scenario_->tables[static_cast<size_t>(row)].name);
+    case ChoicesRole:
+      if (column == kShardingTypes) return sharding_type_names();
+      if (column == kComputeKernels) return compute_kernel_names();
+      if (column == kDataType) return data_type_names();
+      return {};
+    case MultiChoiceRole:
+      return column == kShardingTypes || column == kComputeKernels;
     case RawValueRole:
       if (column == kRows) return QVariant::fromValue<qint64>(scenario_->tables[static_cast<size_t>(row)].num_embeddings);
       if (column == kDim) return QVariant::fromValue<qint64>(scenario_->tables[static_cast<size_t>(row)].embedding_dim);
@@ -165,15 +191,17 @@ bool ScenarioTablesModel::setData(const QModelIndex& index, const QVariant& valu
   } else {
     return false;
   }
-  if (typed.trimmed() == text(index.row(), column)) return true;  // unchanged: no replan
-  Result<ScenarioPtr> edited = validator_(field_path(index.row(), column), field_json(kind_of(column), typed));
+  const QString before = text(index.row(), column);
+  if (typed.trimmed() == before) return true;  // unchanged: no replan
+  const data::FieldPath path = field_path(index.row(), column);
+  Result<ScenarioPtr> edited = validator_(path, field_json(kind_of(column), typed));
   if (!edited.is_ok()) {
     emit editRefused(QString::fromStdString(edited.status().message()));
     return false;
   }
   scenario_ = std::move(edited).value();
   emit dataChanged(this->index(index.row(), 0), this->index(index.row(), kNumColumns - 1));
-  emit scenarioEdited(scenario_);
+  emit scenarioEdited(scenario_, edit_description(path, before, text(index.row(), column)));
   return true;
 }
 

@@ -17,6 +17,9 @@ namespace shardlab::gui {
 
 using ScenarioValidator = std::function<Result<ScenarioPtr>(const data::FieldPath&, const QString& value_json)>;
 
+// How an accepted edit is named in the undo history: "tables[2].embedding_dim: 32 -> 64".
+QString edit_description(const data::FieldPath& path, const QString& before, const QString& after);
+
 class ScenarioTablesModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -54,7 +57,8 @@ class ScenarioTablesModel : public QAbstractTableModel {
 
  signals:
   void editRefused(const QString& message);
-  void scenarioEdited(shardlab::gui::ScenarioPtr scenario);
+  // `description`: edit_description() of the field.
+  void scenarioEdited(shardlab::gui::ScenarioPtr scenario, const QString& description);
 
  private:
   QString text(int row, int column) const;

@@ -23,4 +23,7 @@ QString format_bandwidth(double bytes_per_ms);
 // "0.3148 ms" with four decimals, "-" for NaN.
 QString format_ms(double ms);
 
+// A relative change (0.179 = +17.9%) as "+17.9%", "-3.2%", "0.0%".
+QString format_percent(double fraction);
+
 }  // namespace shardlab::gui

@@ -1,23 +1,89 @@
 #include "models/workbench.h"
 
 #include <QFileInfo>
+#include <QStringList>
+
+#include "models/units.h"
+#include "shardlab/data/scenario_writer.h"
 
 #include "shardlab/data/file_io.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
-#include "shardlab/data/scenario_writer.h"
 
 namespace shardlab::gui {
+namespace {
+
+QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
+  if (a.perf_model != b.perf_model) return QStringLiteral("the rating model changed");
+  if (a.calibration != b.calibration) return QStringLiteral("the calibration profile changed");
+  if (a.sim_iterations != b.sim_iterations) return QStringLiteral("the simulated iterations changed");
+  return {};
+}
+
+}  // namespace
+
+QString plan_title(const DisplayedPlan& shown) {
+  const PlanOutcome& o = *shown.base;
+  switch (o.source) {
+    case PlanSource::kPlanFile: return QStringLiteral("plan file %1").arg(QString::fromStdString(o.source_name));
+    case PlanSource::kCompareRow:
+      return QStringLiteral("comparison row %1").arg(QString::fromStdString(o.source_name));
+    case PlanSource::kStoredRun: return QStringLiteral("plan of %1").arg(QString::fromStdString(o.source_name));
+    case PlanSource::kPlanner: break;
+  }
+  if (shown.proposal < 0) return QStringLiteral("best plan");
+  const planner::ProposalRecord& r = o.proposals[static_cast<size_t>(shown.proposal)];
+  const std::vector<planner::ProposerSpec>& proposers = o.scenario->planner.proposers;
+  const QString proposer = r.proposer >= 0 && r.proposer < static_cast<int>(proposers.size())
+                               ? QString::fromStdString(data::to_string(proposers[static_cast<size_t>(r.proposer)].kind))
+                               : QString::number(r.proposer);
+  return QStringLiteral("proposal #%1 (%2)").arg(r.index).arg(proposer);
+}
+
+QString describe_change(const PlanChange& c) {
+  const auto pct = [](double a, double b) { return format_percent(sim::relative_change(a, b)); };
+  QStringList parts;
+  if (c.same_rating_model) {
+    parts << QStringLiteral("rating %1 \u2192 %2 ms (%3)")
+                 .arg(c.rating_before, 0, 'f', 5)
+                 .arg(c.rating_after, 0, 'f', 5)
+                 .arg(pct(c.rating_before, c.rating_after));
+  }
+  if (c.iteration_before && c.iteration_after) {
+    parts << QStringLiteral("simulated iteration %1 \u2192 %2 ms (%3)")
+                 .arg(*c.iteration_before, 0, 'f', 5)
+                 .arg(*c.iteration_after, 0, 'f', 5)
+                 .arg(pct(*c.iteration_before, *c.iteration_after));
+  }
+  parts << QStringLiteral("peak HBM %1 \u2192 %2 (%3)")
+               .arg(format_bytes(static_cast<double>(c.peak_hbm_before)),
+                    format_bytes(static_cast<double>(c.peak_hbm_after)))
+               .arg(pct(static_cast<double>(c.peak_hbm_before), static_cast<double>(c.peak_hbm_after)));
+  QString moved;
+  if (c.moved_tables.empty()) {
+    moved = QStringLiteral("no table moved");
+  } else {
+    QStringList names;
+    for (size_t i = 0; i < c.moved_tables.size() && i < 12; ++i) {
+      names << QString::fromStdString(c.moved_tables[i]).toHtmlEscaped();
+    }
+    if (c.moved_tables.size() > 12) names << QStringLiteral("...");
+    moved = QStringLiteral("%1 table(s) moved: %2").arg(c.moved_tables.size()).arg(names.join(QStringLiteral(", ")));
+  }
+  return QStringLiteral("After <i>%1</i>: %2; %3.").arg(c.cause.toHtmlEscaped(), parts.join(QStringLiteral(", ")), moved);
+}
 
 Workbench::Workbench(QObject* parent) : QObject(parent) {
+  connect(&document_, &ScenarioDocument::scenarioChanged, this, &Workbench::on_document_changed);
   connect(&worker_, &PlanningWorker::planned, this, &Workbench::on_planned);
   connect(&worker_, &PlanningWorker::simulated, this, &Workbench::on_simulated);
-  connect(&worker_, &PlanningWorker::compared, this, [this](const CompareOutcomePtr& c) {
-    comparison_ = c;
-    emit comparisonChanged();
+  connect(&worker_, &PlanningWorker::compared, this, &Workbench::on_compared);
+  connect(&worker_, &PlanningWorker::busyChanged, this, [this](bool busy) {
+    emit busyChanged(busy);
+    emit freshnessChanged();
   });
-  connect(&worker_, &PlanningWorker::busyChanged, this, &Workbench::busyChanged);
   connect(&worker_, &PlanningWorker::progress, this, &Workbench::progress);
+  connect(&worker_, &PlanningWorker::compareProgress, this, &Workbench::compareProgress);
 }
 
 Status Workbench::open_scenario(const QString& path) {
@@ -26,23 +92,18 @@ Status Workbench::open_scenario(const QString& path) {
     emit errorOccurred(QString::fromStdString(loaded.status().message()));
     return loaded.status();
   }
-  set_scenario(std::make_shared<const planner::Scenario>(std::move(loaded).value()), QFileInfo(path).fileName());
+  document_.open(std::make_shared<const planner::Scenario>(std::move(loaded).value()), path);
   return Status::ok();
 }
 
 void Workbench::set_scenario(ScenarioPtr scenario, const QString& origin) {
-  scenario_ = std::move(scenario);
-  if (!origin.isEmpty()) origin_ = origin;
-  if (table_ >= static_cast<int>(scenario_->tables.size())) table_ = -1;
-  if (rank_ >= scenario_->topology.world_size) rank_ = -1;
-  emit scenarioChanged();
-  replan();
+  document_.open(std::move(scenario), QString(), origin);
 }
 
 Result<ScenarioPtr> Workbench::edit(const data::FieldPath& path, const QString& value_json) const {
-  if (!scenario_) return Status::invalid_scenario("no scenario is open");
-  const std::string origin = origin_.isEmpty() ? scenario_->name : origin_.toStdString();
-  Result<planner::Scenario> edited = data::edit_scenario(*scenario_, path, value_json.toStdString(), origin);
+  if (!scenario()) return Status::invalid_scenario("no scenario is open");
+  const std::string name = origin().isEmpty() ? scenario()->name : origin().toStdString();
+  Result<planner::Scenario> edited = data::edit_scenario(*scenario(), path, value_json.toStdString(), name);
   if (!edited.is_ok()) return edited.status();
   return ScenarioPtr(std::make_shared<const planner::Scenario>(std::move(edited).value()));
 }
@@ -53,68 +114,198 @@ bool Workbench::apply_edit(const data::FieldPath& path, const QString& value_jso
     emit editRefused(QString::fromStdString(edited.status().message()));
     return false;
   }
-  set_scenario(std::move(edited).value());
+  apply_edit_result(std::move(edited).value(),
+                    QStringLiteral("Edit %1").arg(QString::fromStdString(data::to_string(path))));
   return true;
 }
 
-Status Workbench::save_scenario(const QString& path) const {
-  if (!scenario_) return Status::invalid_scenario("no scenario is open");
-  // As the command line writes its outputs (docs/outputs.md).
-  return data::write_output_file(path.toStdString(), data::scenario_to_json(*scenario_) + "\n");
+void Workbench::apply_edit_result(ScenarioPtr edited, const QString& description) {
+  if (!scenario()) return;
+  document_.edit(std::move(edited), description);
+}
+
+Status Workbench::save() {
+  if (document_.path().isEmpty()) {
+    return Status::invalid_scenario("the scenario has no file yet: save it as a new file");
+  }
+  return save_as(document_.path());
+}
+
+Status Workbench::save_as(const QString& path) { return document_.save(path); }
+
+void Workbench::on_document_changed(bool replaced) {
+  const ScenarioPtr& s = scenario();
+  if (table_ >= static_cast<int>(s->tables.size())) table_ = -1;
+  if (rank_ >= s->topology.world_size) rank_ = -1;
+  if (replaced) {
+    // Results of another document never stay on screen.
+    worker_.cancel(/*announce=*/false);
+    clear_results();
+    pending_cause_.clear();
+  } else {
+    pending_cause_ = document_.last_change();
+  }
+  // Planning starts first: the views update while it runs.
+  replan();
+  emit scenarioChanged();
+  emit freshnessChanged();
+}
+
+void Workbench::clear_results() {
+  outcome_.reset();
+  displayed_.reset();
+  simulation_.reset();
+  simulation_status_ = Status::ok();
+  comparison_.reset();
+  change_.reset();
+  emit outcomeChanged();
+  emit displayedChanged();
+  emit simulationChanged();
+  emit comparisonChanged();
+  emit changeExplained();
 }
 
 void Workbench::set_perf_model(PerfModelChoice choice) {
-  if (perf_model_ == choice) return;
-  perf_model_ = choice;
-  if (scenario_) replan();
+  if (settings_.perf_model == choice) return;
+  settings_.perf_model = choice;
+  pending_cause_ = choice == PerfModelChoice::kTorchRec ? QStringLiteral("Rate plans with TorchRec's model")
+                                                        : QStringLiteral("Rate plans by simulated iteration time");
+  emit freshnessChanged();
+  if (scenario()) replan();
+}
+
+void Workbench::set_calibration(ProfilePtr profile) {
+  if (settings_.calibration == profile) return;
+  settings_.calibration = std::move(profile);
+  pending_cause_ = settings_.calibration
+                       ? QStringLiteral("Plan with profile %1").arg(QString::fromStdString(settings_.calibration->name))
+                       : QStringLiteral("Plan with TorchRec's constants");
+  emit freshnessChanged();
+  if (scenario()) replan();
 }
 
 void Workbench::replan() {
-  if (!scenario_) return;
-  worker_.submit_plan(PlanJob{.scenario = scenario_, .perf_model = perf_model_, .sim_options = sim_options_});
+  if (!scenario()) return;
+  const int expected = outcome_ ? outcome_->result.num_proposals : 0;
+  worker_.submit_plan(PlanJob{.scenario = scenario(), .settings = settings_, .expected_proposals = expected});
+  emit freshnessChanged();
 }
 
 void Workbench::compare() {
-  if (!scenario_) return;
-  worker_.submit_compare(scenario_, default_compare_variants(), sim_options_);
+  if (!scenario()) return;
+  worker_.submit_compare(scenario(), settings_);
+  emit freshnessChanged();
 }
 
-void Workbench::cancel() { worker_.cancel(); }
+void Workbench::cancel() {
+  const bool comparing = worker_.comparing();
+  worker_.cancel();
+  if (comparing) mark_compare_cancelled();
+  emit freshnessChanged();
+}
+
+void Workbench::cancel_compare() {
+  const bool comparing = worker_.comparing();
+  worker_.cancel_compare();
+  if (comparing) mark_compare_cancelled();
+  emit freshnessChanged();
+}
+
+void Workbench::mark_compare_cancelled() {
+  if (!comparison_ || comparison_->complete) return;
+  auto cancelled = std::make_shared<CompareOutcome>(*comparison_);
+  cancelled->cancelled = true;
+  cancelled->running_row = -1;
+  cancelled->running_status.clear();
+  comparison_ = std::move(cancelled);
+  emit comparisonChanged();
+}
 
 Status Workbench::open_plan(const QString& path) {
-  return show_plan([&](const planner::SearchSpace& space) {
-    return data::read_plan_file(path.toStdString(), *scenario_, space);
-  });
+  return show_plan(
+      [&](const planner::SearchSpace& space) {
+        return data::read_plan_file(path.toStdString(), *scenario(), space);
+      },
+      PlanSource::kPlanFile, QFileInfo(path).fileName().toStdString());
 }
 
 Status Workbench::open_plan_text(const QString& text, const QString& origin) {
-  return show_plan([&](const planner::SearchSpace& space) {
-    return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario_, space);
-  });
+  return show_plan(
+      [&](const planner::SearchSpace& space) {
+        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space);
+      },
+      PlanSource::kPlanFile, origin.toStdString());
+}
+
+Status Workbench::open_run_plan(const QString& text, const QString& origin, const QString& name,
+                                std::shared_ptr<const kernels::ReplayResult> replay) {
+  return show_plan(
+      [&](const planner::SearchSpace& space) {
+        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space);
+      },
+      PlanSource::kStoredRun, name.toStdString(), std::move(replay));
+}
+
+Status Workbench::open_compare_row(int row) {
+  if (!comparison_ || row < 0 || row >= static_cast<int>(comparison_->comparison.rows.size())) {
+    return Status::invalid_scenario("no comparison row " + std::to_string(row + 1));
+  }
+  if (!compare_state().current()) {
+    return Status::invalid_scenario("the comparison is out of date: run it again before opening a row");
+  }
+  const sim::CompareRow& r = comparison_->comparison.rows[static_cast<size_t>(row)];
+  if (!r.plan) return Status::invalid_scenario("comparison row " + std::to_string(row + 1) + " has no plan");
+  const planner::PartitionedPlan plan = *r.plan;
+  return show_plan(
+      [&](const planner::SearchSpace& space) -> Result<planner::PartitionedPlan> {
+        // Every row plans in the same search space as the scenario's own
+        // (only proposers and partitioner differ); check before trusting it.
+        if (plan.proposal.size() != space.fqns.size()) {
+          return Status::internal("comparison row plan does not match the scenario's search space");
+        }
+        for (size_t f = 0; f < plan.proposal.size(); ++f) {
+          const int o = plan.proposal[f];
+          if (o < 0 || o >= static_cast<int>(space.options.size()) ||
+              space.fqn_of_option[static_cast<size_t>(o)] != static_cast<int>(f)) {
+            return Status::internal("comparison row plan does not match the scenario's search space");
+          }
+        }
+        return plan;
+      },
+      PlanSource::kCompareRow, "#" + std::to_string(row + 1) + " " + r.label);
 }
 
 Status Workbench::show_plan(
-    const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read) {
-  if (!scenario_) return Status::invalid_scenario("open a scenario before a plan");
+    const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read, PlanSource source,
+    const std::string& source_name, std::shared_ptr<const kernels::ReplayResult> replay) {
+  if (!scenario()) return Status::invalid_scenario("open a scenario before a plan");
   worker_.cancel(/*announce=*/false);  // the plan shown supersedes any planning
   auto outcome = std::make_shared<PlanOutcome>();
-  outcome->scenario = scenario_;
-  outcome->result = planner::plan(*scenario_, planner::PlannerOptions{.enumerate_only = true});
+  outcome->scenario = scenario();
+  outcome->settings = settings_;
+  outcome->source = source;
+  outcome->source_name = source_name;
+  outcome->replay = std::move(replay);
+  outcome->result = planner::plan(
+      *scenario(), planner::PlannerOptions{.enumerate_only = true, .calibration = settings_.parameters()});
   if (!outcome->result.search_space) {
     emit errorOccurred(QString::fromStdString(outcome->result.error.message()));
+    emit freshnessChanged();
     return outcome->result.error;
   }
   Result<planner::PartitionedPlan> placed = read(*outcome->result.search_space);
   if (!placed.is_ok()) {
     emit errorOccurred(QString::fromStdString(placed.status().message()));
+    emit freshnessChanged();
     return placed.status();
   }
   planner::PlannerResult& r = outcome->result;
   r.best = std::move(placed).value();
   planner::rate_plan(*r.search_space, *r.best, r.topology.world_size, &r.device_perf_total, &r.perf_rating);
-  outcome->summary = planner::summarize_plan(*scenario_, r, *r.best);
+  outcome->summary = planner::summarize_plan(*scenario(), r, *r.best);
+  pending_cause_.clear();
   on_planned(outcome);
-  worker_.submit_simulation(outcome_, *r.best, sim_options_);
+  worker_.submit_simulation(outcome_, *r.best);
   return Status::ok();
 }
 
@@ -125,14 +316,86 @@ Status Workbench::planning_status() const {
   return Status::internal("the planner returned no plan");
 }
 
+ResultState Workbench::plan_state() const {
+  ResultState s;
+  s.refreshing = worker_.planning();
+  if (!outcome_) {
+    s.reason = !scenario()   ? QStringLiteral("no scenario is open")
+               : s.refreshing ? QStringLiteral("planning")
+                              : QStringLiteral("not planned");
+    return s;
+  }
+  if (outcome_->scenario != scenario()) {
+    s.freshness = ResultState::Freshness::kStale;
+    s.reason = QStringLiteral("the scenario changed after this plan was made");
+    return s;
+  }
+  const QString settings = settings_difference(outcome_->settings, settings_);
+  s.freshness = settings.isEmpty() ? ResultState::Freshness::kCurrent : ResultState::Freshness::kStale;
+  s.reason = settings;
+  return s;
+}
+
+ResultState Workbench::compare_state() const {
+  ResultState s;
+  s.refreshing = worker_.comparing();
+  if (!comparison_) {
+    s.reason = s.refreshing ? QStringLiteral("comparing") : QStringLiteral("not run");
+    return s;
+  }
+  if (comparison_->scenario != scenario()) {
+    s.freshness = ResultState::Freshness::kStale;
+    s.reason = QStringLiteral("the scenario changed after this comparison");
+    return s;
+  }
+  // Every row sets its own rating model: only the profile and iterations count.
+  if (comparison_->settings.calibration != settings_.calibration ||
+      comparison_->settings.sim_iterations != settings_.sim_iterations) {
+    s.freshness = ResultState::Freshness::kStale;
+    s.reason = settings_difference(comparison_->settings, settings_);
+    return s;
+  }
+  if (!comparison_->complete && !s.refreshing) {
+    s.freshness = ResultState::Freshness::kStale;
+    s.reason = QStringLiteral("the comparison was cancelled after %1 of %2 rows")
+                   .arg(comparison_->comparison.rows.size())
+                   .arg(comparison_->grid.size());
+    return s;
+  }
+  s.freshness = ResultState::Freshness::kCurrent;
+  return s;
+}
+
 void Workbench::on_planned(const PlanOutcomePtr& outcome) {
+  const PlanOutcomePtr before = outcome_;
+  const SimResultPtr before_sim =
+      displayed_ && displayed_->proposal < 0 && before ? simulation_ : nullptr;
   outcome_ = outcome;
   simulation_status_ = outcome->simulation_status;
   simulation_ = outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
   if (!outcome->result.ok()) simulation_status_ = planning_status();
+  // What this re-plan changed against the best plan shown before it.
+  change_.reset();
+  if (before && before->summary && outcome->summary && !pending_cause_.isEmpty() &&
+      before->source == PlanSource::kPlanner && outcome->source == PlanSource::kPlanner) {
+    PlanChange c;
+    c.cause = pending_cause_;
+    c.rating_before = before->result.perf_rating;
+    c.rating_after = outcome->result.perf_rating;
+    c.same_rating_model = before->settings.perf_model == outcome->settings.perf_model;
+    if (before_sim) c.iteration_before = before_sim->iteration_ms;
+    if (outcome->simulation) c.iteration_after = outcome->simulation->iteration_ms;
+    c.peak_hbm_before = before->summary->peak_shard_hbm;
+    c.peak_hbm_after = outcome->summary->peak_shard_hbm;
+    c.moved_tables = planner::diff_plans(*before->summary, *outcome->summary).moved_tables;
+    change_ = std::move(c);
+  }
+  pending_cause_.clear();
   emit outcomeChanged();
   show_best();
   emit simulationChanged();
+  emit changeExplained();
+  emit freshnessChanged();
 }
 
 void Workbench::show_best() {
@@ -163,9 +426,8 @@ Status Workbench::select_proposal(int index) {
   if (index >= static_cast<int>(outcome_->proposals.size())) {
     return Status::invalid_scenario("no proposal " + std::to_string(index));
   }
-  const planner::ProposalRecord& record = outcome_->proposals[static_cast<size_t>(index)];
-  Result<planner::ProposalPlacement> placed =
-      planner::place_proposal(*outcome_->scenario, outcome_->result, record.proposal);
+  Result<planner::ProposalPlacement> placed = planner::place_proposal(
+      *outcome_->scenario, outcome_->result, outcome_->proposals.proposal(static_cast<size_t>(index)));
   if (!placed.is_ok()) {
     emit errorOccurred(QString::fromStdString(placed.status().message()));
     return placed.status();
@@ -176,6 +438,7 @@ Status Workbench::select_proposal(int index) {
   shown->plan = std::move(placed->plan);
   shown->fits = placed->fits;
   shown->overflow = std::move(placed->overflow);
+  shown->torchrec_rating = placed->torchrec_rating;
   shown->summary = planner::summarize_plan(*outcome_->scenario, outcome_->result, shown->plan);
   displayed_ = std::move(shown);
   emit displayedChanged();
@@ -183,7 +446,7 @@ Status Workbench::select_proposal(int index) {
   simulation_.reset();
   if (displayed_->fits) {
     simulation_status_ = Status::ok();
-    worker_.submit_simulation(outcome_, displayed_->plan, sim_options_);
+    worker_.submit_simulation(outcome_, displayed_->plan);
   } else {
     simulation_status_ = Status::invalid_scenario("proposal " + std::to_string(index) +
                                                   " does not fit: its relaxed placement is not simulated");
@@ -196,6 +459,12 @@ void Workbench::on_simulated(const SimulationOutcomePtr& outcome) {
   simulation_status_ = outcome->status;
   simulation_ = outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
   emit simulationChanged();
+}
+
+void Workbench::on_compared(const CompareOutcomePtr& outcome) {
+  comparison_ = outcome;
+  emit comparisonChanged();
+  emit freshnessChanged();
 }
 
 void Workbench::select_rank(int rank) {

@@ -1,11 +1,20 @@
-// The workbench session: the current scenario, its planning outcome, the plan
-// shown (the best plan or a selected proposal), its simulation, the
-// comparison, and the one selection every view follows (proposal, rank,
-// table).
+// The workbench session: the scenario document (scenario_document.h), its
+// planning outcome, the plan shown (the best plan, a selected proposal, a
+// plan file or a comparison row), its simulation, the comparison, what the
+// last re-plan changed, and the one selection every view follows (proposal,
+// rank, table).
 //
 // The session owns a PlanningWorker: edits and replans run off the UI thread
 // and the newest request wins. Views never compute: they read the finished
 // values here (or the item models fed from them, workbench_models.h).
+//
+// Stale results. Every result carries the scenario snapshot and the
+// PlanSettings it was computed from. A result is current when both are the
+// ones on screen; otherwise it is stale, and plan_state() / compare_state()
+// say why and whether a refresh is under way. After an edit, undo or redo
+// the previous results stay on screen marked stale until the new ones arrive
+// (or until a cancel, which leaves them stale with the action to refresh);
+// opening another scenario drops them, as they belong to another document.
 //
 // Threading: UI thread only. Values handed out are immutable snapshots
 // (shared_ptr to const), safe to keep while the session moves on.
@@ -14,12 +23,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <QObject>
 #include <QString>
 
 #include "models/planning_worker.h"
+#include "models/scenario_document.h"
 #include "shardlab/data/scenario_edit.h"
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/planner/status.h"
@@ -28,15 +39,50 @@ namespace shardlab::gui {
 
 // The plan the Plan, Timeline and Topology views show.
 struct DisplayedPlan {
-  PlanOutcomePtr base;       // the planning run it belongs to
-  int proposal = -1;         // index into base->proposals, or -1 for the best plan
+  PlanOutcomePtr base;  // the planning run (or plan file, comparison row) it belongs to
+  int proposal = -1;    // index into base->proposals, or -1 for base's best plan
   planner::PartitionedPlan plan;
   planner::PlanSummary summary;
-  bool fits = true;                       // false: a relaxed placement (proposal_log.h)
-  std::vector<planner::Storage> overflow; // per rank, when !fits
+  bool fits = true;                        // false: a relaxed placement (proposal_log.h)
+  std::vector<planner::Storage> overflow;  // per rank, when !fits
+  std::optional<double> torchrec_rating;   // of a placed proposal
 };
 using DisplayedPlanPtr = std::shared_ptr<const DisplayedPlan>;
+
+// Which plan `shown` is, for view headers: "best plan (proposal #12 of 744)",
+// "proposal #40 (grid_search)", "plan file plan.json", "comparison row #3
+// greedy + memory_balanced + simulated".
+QString plan_title(const DisplayedPlan& shown);
+
+// A PlanChange in one line of rich text: "After <i>cause</i>: rating a -> b ms
+// (+x%), simulated iteration ..., peak HBM ...; N tables moved: ...".
+struct PlanChange;
+QString describe_change(const PlanChange& change);
 using SimResultPtr = std::shared_ptr<const sim::SimResult>;
+
+// Whether a result belongs to what is on screen.
+struct ResultState {
+  enum class Freshness { kNone, kCurrent, kStale };
+  Freshness freshness = Freshness::kNone;
+  bool refreshing = false;  // a request that replaces it is running
+  QString reason;           // why it is stale (or why there is none)
+
+  bool current() const { return freshness == Freshness::kCurrent; }
+  bool stale() const { return freshness == Freshness::kStale; }
+};
+
+// What the last re-plan changed against the plan shown before it.
+struct PlanChange {
+  QString cause;          // "Edit batch_size", "Undo Edit ...", "rating model"
+  double rating_before = 0.0;
+  double rating_after = 0.0;
+  std::optional<double> iteration_before;  // simulated, ms
+  std::optional<double> iteration_after;
+  int64_t peak_hbm_before = 0;
+  int64_t peak_hbm_after = 0;
+  std::vector<std::string> moved_tables;   // planner::diff_plans
+  bool same_rating_model = true;           // the ratings compare
+};
 
 class Workbench : public QObject {
   Q_OBJECT
@@ -44,25 +90,33 @@ class Workbench : public QObject {
  public:
   explicit Workbench(QObject* parent = nullptr);
 
-  // ---- Scenario -------------------------------------------------------------
-  // Loads a scenario file and plans it. On failure the session is unchanged,
-  // errorOccurred is emitted and the loader's Status returned.
+  // ---- Scenario document ----------------------------------------------------
+  // Loads a scenario file as the new document and plans it. On failure the
+  // session is unchanged, errorOccurred is emitted and the loader's Status returned.
   Status open_scenario(const QString& path);
-  // Makes `scenario` current and plans it. `origin` names it in messages
-  // (a file name); empty keeps the current origin.
-  void set_scenario(ScenarioPtr scenario, const QString& origin = {});
+  // Makes `scenario` the new document (no file; `origin` names it, e.g. "run
+  // 12") and plans it.
+  void set_scenario(ScenarioPtr scenario, const QString& origin);
   // Validates one field edit under the loader's rules (scenario_edit.h)
   // without changing the session.
   Result<ScenarioPtr> edit(const data::FieldPath& path, const QString& value_json) const;
-  // edit() then set_scenario(); a refusal emits editRefused(message).
+  // edit() then apply_edit_result(); a refusal emits editRefused(message).
   bool apply_edit(const data::FieldPath& path, const QString& value_json);
-  Status save_scenario(const QString& path) const;
+  // Makes an already validated scenario current as one undoable edit, and plans it.
+  void apply_edit_result(ScenarioPtr edited, const QString& description);
+  // Saves to the document's file; fails when it has none (use save_as).
+  Status save();
+  Status save_as(const QString& path);
+  ScenarioDocument& document() { return document_; }
+  const ScenarioDocument& document() const { return document_; }
 
-  // ---- Planning -------------------------------------------------------------
+  // ---- Settings and planning ------------------------------------------------
   void set_perf_model(PerfModelChoice choice);
-  PerfModelChoice perf_model() const { return perf_model_; }
-  void set_sim_options(const sim::SimOptions& options) { sim_options_ = options; }
-  const sim::SimOptions& sim_options() const { return sim_options_; }
+  PerfModelChoice perf_model() const { return settings_.perf_model; }
+  // Plans with the calibration profile's parameters (null: TorchRec's constants).
+  void set_calibration(ProfilePtr profile);
+  const ProfilePtr& calibration() const { return settings_.calibration; }
+  const PlanSettings& settings() const { return settings_; }
   void replan();
   void compare();
   // Shows a plan file (either format of data/plan_json.h) for the current
@@ -70,7 +124,14 @@ class Workbench : public QObject {
   Status open_plan(const QString& path);
   // The same for a plan document's text; `origin` names it in messages.
   Status open_plan_text(const QString& text, const QString& origin);
+  // The plan of a stored run (`name`: "run 7 (replay)"), with the replay's
+  // measurements when it has them.
+  Status open_run_plan(const QString& text, const QString& origin, const QString& name,
+                       std::shared_ptr<const kernels::ReplayResult> replay);
+  // Shows row `row` of the current comparison as the plan, rated and simulated.
+  Status open_compare_row(int row);
   void cancel();
+  void cancel_compare();
   bool busy() const { return worker_.busy(); }
   PlanningWorker& worker() { return worker_; }
 
@@ -81,48 +142,64 @@ class Workbench : public QObject {
   void select_table(int table);  // index into Scenario::tables, -1: none
 
   // ---- Snapshots --------------------------------------------------------------
-  const ScenarioPtr& scenario() const { return scenario_; }
-  const QString& origin() const { return origin_; }
+  const ScenarioPtr& scenario() const { return document_.scenario(); }
+  const QString& origin() const { return document_.name(); }
   const PlanOutcomePtr& outcome() const { return outcome_; }
   const DisplayedPlanPtr& displayed() const { return displayed_; }
   const SimResultPtr& simulation() const { return simulation_; }
   const Status& simulation_status() const { return simulation_status_; }
   const CompareOutcomePtr& comparison() const { return comparison_; }
+  const std::optional<PlanChange>& last_change() const { return change_; }
   int selected_proposal() const { return displayed_ ? displayed_->proposal : -1; }
   int selected_rank() const { return rank_; }
   int selected_table() const { return table_; }
   // Why the outcome has no plan (ok when it has one, or none was requested).
   Status planning_status() const;
+  // The plan (and everything shown with it) against the scenario and settings on screen.
+  ResultState plan_state() const;
+  ResultState compare_state() const;
 
  signals:
   void scenarioChanged();
   void outcomeChanged();     // new planning outcome: proposals, best plan
-  void displayedChanged();   // the plan shown changed (best or a proposal)
+  void displayedChanged();   // the plan shown changed (best, a proposal, a file, a row)
   void simulationChanged();
-  void comparisonChanged();
+  void comparisonChanged();  // also for each partial comparison
+  void changeExplained();    // last_change() is new (or cleared)
   void selectionChanged();
+  // plan_state() or compare_state() may have changed.
+  void freshnessChanged();
   void editRefused(const QString& message);
   void errorOccurred(const QString& message);
   void busyChanged(bool busy);
   void progress(int percent, const QString& stage);
+  void compareProgress(int percent, const QString& stage);
 
  private:
+  void on_document_changed(bool replaced);
   void on_planned(const PlanOutcomePtr& outcome);
   void on_simulated(const SimulationOutcomePtr& outcome);
+  void on_compared(const CompareOutcomePtr& outcome);
   void show_best();
+  void clear_results();
+  // The comparison in flight was cancelled: keep its rows, marked so.
+  void mark_compare_cancelled();
   // Shows the plan `read` places in the current scenario's search space.
-  Status show_plan(const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read);
+  Status show_plan(const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
+                   PlanSource source, const std::string& source_name,
+                   std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
 
+  ScenarioDocument document_;
   PlanningWorker worker_;
-  ScenarioPtr scenario_;
-  QString origin_;
-  PerfModelChoice perf_model_ = PerfModelChoice::kTorchRec;
-  sim::SimOptions sim_options_;
+  PlanSettings settings_;
   PlanOutcomePtr outcome_;
   DisplayedPlanPtr displayed_;
   SimResultPtr simulation_;
   Status simulation_status_;
   CompareOutcomePtr comparison_;
+  std::optional<PlanChange> change_;
+  // What made the pending re-plan necessary, for PlanChange::cause.
+  QString pending_cause_;
   int rank_ = -1;
   int table_ = -1;
 };

@@ -1,5 +1,7 @@
 #include "models/workbench_models.h"
 
+#include "shardlab/sim/iteration_traffic.h"
+
 namespace shardlab::gui {
 
 WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
@@ -9,14 +11,11 @@ WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
       workbench_(workbench) {
   placement_filter.setSourceModel(&placement);
   table_filter.setSourceModel(&table_summary);
-  // An accepted edit becomes the session's scenario (and is re-planned); a
-  // refused one is reported by the session like any other refusal.
-  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, [workbench](const ScenarioPtr& s) {
-    workbench->set_scenario(s);
-  });
-  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench, [workbench](const ScenarioPtr& s) {
-    workbench->set_scenario(s);
-  });
+  // An accepted edit becomes the session's scenario as an undoable step (and
+  // is re-planned); a refused one is reported by the session like any other
+  // refusal.
+  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
+  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
   connect(&tables, &ScenarioTablesModel::editRefused, workbench, &Workbench::editRefused);
   connect(&settings, &ScenarioSettingsModel::editRefused, workbench, &Workbench::editRefused);
 
@@ -49,7 +48,8 @@ void WorkbenchModels::on_displayed() {
     ranks.clear();
     table_summary.clear();
   } else {
-    placement.reset(d->summary, d->overflow);
+    const planner::Scenario& s = *d->base->scenario;
+    placement.reset(d->summary, d->overflow, s.topology.local_world_size.value_or(s.topology.world_size));
     ranks.reset(d->summary);
     table_summary.reset(d->summary);
   }
@@ -63,6 +63,14 @@ void WorkbenchModels::on_simulation() {
     timeline.reset(*s);
   } else {
     timeline.clear();
+  }
+  // A replay run's measurements beside the simulation of its plan.
+  const DisplayedPlanPtr& d = workbench_->displayed();
+  measured_phases.clear();
+  if (s && d && d->base->replay && d->base->result.search_space) {
+    Result<sim::IterationTraffic> traffic =
+        sim::iteration_traffic(*d->base->scenario, *d->base->result.search_space, d->plan);
+    if (traffic.is_ok()) measured_phases.reset(kernels::compare_phases(*d->base->replay, traffic->ranks, s.get()));
   }
   emit refreshed();
 }

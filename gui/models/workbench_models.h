@@ -9,6 +9,7 @@
 #include <QObject>
 
 #include "models/compare_model.h"
+#include "models/phase_comparison_model.h"
 #include "models/placement_matrix_model.h"
 #include "models/proposals_model.h"
 #include "models/rank_usage_model.h"
@@ -40,6 +41,7 @@ class WorkbenchModels : public QObject {
   CompareModel compare;
   CompareRanksModel compare_ranks;
   TimelineModel timeline;
+  PhaseComparisonModel measured_phases;
 
  signals:
   // Every model shows the session's current values.

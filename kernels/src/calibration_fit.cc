@@ -444,4 +444,55 @@ Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& ms, const
   return out;
 }
 
+std::vector<CalibrationParameter> calibration_parameters(const planner::CostCalibration& c,
+                                                         const std::vector<CalibrationGroup>& groups,
+                                                         const CalibrationOptions& o) {
+  using Unit = CalibrationParameter::Unit;
+  const auto has_group = [&](const std::string& name) {
+    return std::any_of(groups.begin(), groups.end(), [&](const CalibrationGroup& g) { return g.name == name; });
+  };
+  std::vector<CalibrationParameter> rows;
+  for (int k = 0; k < planner::kNumComputeKernels; ++k) {
+    const auto kernel = static_cast<planner::ComputeKernel>(k);
+    const std::string kn(planner::to_string(kernel));
+    bool any = false;
+    for (int cls = 0; cls < planner::kNumDimClasses; ++cls) {
+      const auto dc = static_cast<planner::DimClass>(cls);
+      const std::string group = "fwd " + kn + "/" + std::string(planner::to_string(dc));
+      if (!has_group(group)) continue;
+      any = true;
+      const std::optional<double> bw =
+          planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw, o.ddr_bw, std::nullopt, false);
+      // A representative dim of the class gives TorchRec's TW/CW/TWCW penalty.
+      const int64_t dim = dc == planner::DimClass::kNarrow ? 32 : (dc == planner::DimClass::kHalf ? 64 : 128);
+      const double penalty = planner::block_penalty(planner::ShardingType::kTableWise, dim);
+      rows.push_back({.name = group + " bandwidth",
+                      .unit = Unit::kBandwidth,
+                      .torchrec = bw ? std::optional<double>(*bw / penalty) : std::nullopt,
+                      .fitted = c.bandwidth(kernel, dc)});
+    }
+    if (any) rows.push_back({.name = kn + " overhead", .unit = Unit::kMs, .torchrec = 0.0, .fitted = c.overhead(kernel)});
+    const bool has_bwd = std::any_of(groups.begin(), groups.end(), [&](const CalibrationGroup& g) {
+      return g.name.rfind("bwd " + kn + "/", 0) == 0;
+    });
+    if (has_bwd) {
+      rows.push_back({.name = kn + " bwd multiplier",
+                      .unit = Unit::kRatio,
+                      .torchrec = o.bwd_multiplier,
+                      .fitted = c.bwd_multiplier_of(kernel)});
+    }
+  }
+  for (const bool inter : {false, true}) {
+    const std::string scope = inter ? "inter_host" : "intra_host";
+    if (!has_group("comm " + scope)) continue;
+    const planner::CommCalibration& comm = c.comm(inter);
+    rows.push_back({.name = scope + " bandwidth",
+                    .unit = Unit::kBandwidth,
+                    .torchrec = inter ? o.inter_host_bw : o.intra_host_bw,
+                    .fitted = comm.bandwidth_bytes_per_ms});
+    rows.push_back({.name = scope + " latency", .unit = Unit::kMs, .torchrec = 0.0, .fitted = comm.latency_ms});
+  }
+  return rows;
+}
+
 }  // namespace shardlab::kernels

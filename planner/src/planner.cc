@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "planner_messages.h"
-#include "proposal_logger.h"
 #include "proposal_tracker.h"
 #include "shardlab/planner/enumerator.h"
 #include "shardlab/planner/partitioner.h"
@@ -147,12 +146,16 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   ProposalTracker tracker(ss);
   // Exact ratings can be skipped only for TorchRec's own model, whose rating
   // the partitioner's device totals bound, and not when the log wants them.
-  const bool may_skip_ratings =
-      options.perf_model == nullptr && options.proposal_log == nullptr && perfs_non_negative(ss);
-  std::optional<ProposalLogger> logger;
-  if (options.proposal_log != nullptr) {
-    logger.emplace(options.proposal_log, scenario, ss, reserved_topology, reserved_devices);
-  }
+  // Logging records what the loop computes and changes none of it.
+  const bool may_skip_ratings = options.perf_model == nullptr && perfs_non_negative(ss);
+  ProposalLog* const log = options.proposal_log;
+  const int num_proposers = static_cast<int>(scenario.planner.proposers.size());
+  const auto report = [&](int proposer_index) {
+    options.progress(PlannerProgress{.proposer = proposer_index,
+                                     .num_proposers = num_proposers,
+                                     .proposals = result.num_proposals,
+                                     .plans = result.num_plans});
+  };
   const auto cancelled = [&options]() {
     return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
   };
@@ -173,6 +176,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
 
   for (size_t proposer_index = 0; proposer_index < scenario.planner.proposers.size(); ++proposer_index) {
     const ProposerSpec& spec = scenario.planner.proposers[proposer_index];
+    if (options.progress) report(static_cast<int>(proposer_index));
     std::unique_ptr<Proposer> proposer = make_proposer(spec);
     proposer->load(ss);
     // Lazy mode: partition without building the plan, and build and rate it
@@ -202,6 +206,9 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
         continue;
       }
       ++result.num_proposals;
+      if (options.progress && result.num_proposals % PlannerOptions::kProgressEvery == 0) {
+        report(static_cast<int>(proposer_index));
+      }
       if (Status st = partitioner->partition(ss, *proposal, reserved_topology, lazy ? nullptr : &candidate); st) {
         ++result.num_plans;
         std::optional<double> rating;
@@ -215,13 +222,13 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
           rating = rate_candidate();
         }
         cache.emplace(key, CachedOutcome{true, rating});
-        if (logger) logger->partitioned(static_cast<int>(proposer_index), *proposal, candidate, *rating);
+        if (log != nullptr) log->append(static_cast<int>(proposer_index), *proposal, true, rating);
         proposer->feedback(true, plan, rating, reserved_devices);
       } else {
         last_error = st;
         lowest_storage = std::min(lowest_storage, tracker.storage());
         cache.emplace(key, CachedOutcome{false, std::nullopt});
-        if (logger) logger->failed(static_cast<int>(proposer_index), *proposal);
+        if (log != nullptr) log->append(static_cast<int>(proposer_index), *proposal, false, std::nullopt);
         proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
         last_proposal = std::move(*proposal);  // read once, at the end: no copy
       }

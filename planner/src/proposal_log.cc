@@ -1,20 +1,83 @@
 #include "shardlab/planner/proposal_log.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 
-#include "proposal_logger.h"
+#include "proposal_diff.h"
+#include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
+namespace {
 
-int64_t ProposalRecord::total_hbm_overflow() const {
+// Per-device capacity of the relaxed placement: far above any table (the
+// loader caps a table at 2^40 rows x 65536 columns x optimizer copies) yet
+// far from int64 overflow when the partitioner adds and subtracts storage.
+constexpr int64_t kUnlimitedStorage = int64_t{1} << 60;
+
+int64_t peak_hbm(const std::vector<Storage>& used) {
+  int64_t peak = 0;
+  for (const Storage& s : used) peak = std::max(peak, s.hbm);
+  return peak;
+}
+
+}  // namespace
+
+void ProposalLog::clear() {
+  records_.clear();
+  width_ = 0;
+  checkpoints_.clear();
+  delta_begin_.assign(1, 0);
+  deltas_.clear();
+  last_.clear();
+}
+
+void ProposalLog::append(int proposer, const Proposal& proposal, bool partitioned, std::optional<double> rating) {
+  ProposalRecord r;
+  r.index = static_cast<int>(records_.size());
+  r.proposer = proposer;
+  r.partitioned = partitioned;
+  if (partitioned && rating) r.rating = *rating;
+  r.rating_skipped = partitioned && !rating;
+  if (records_.empty()) width_ = proposal.size();
+  // Every proposal of one search space has one option per fqn.
+  assert(proposal.size() == width_);
+  if (records_.size() % kCheckpointEvery == 0) {
+    checkpoints_.insert(checkpoints_.end(), proposal.begin(), proposal.end());
+  } else {
+    for_each_difference(last_.data(), proposal.data(), width_, [&](size_t f) {
+      deltas_.emplace_back(static_cast<int32_t>(f), static_cast<int32_t>(proposal[f]));
+    });
+  }
+  delta_begin_.push_back(static_cast<uint32_t>(deltas_.size()));
+  last_ = proposal;
+  records_.push_back(r);
+}
+
+Proposal ProposalLog::proposal(size_t i) const {
+  const size_t checkpoint = i - i % kCheckpointEvery;
+  const auto first = checkpoints_.begin() + static_cast<std::ptrdiff_t>(checkpoint / kCheckpointEvery * width_);
+  Proposal p(first, first + static_cast<std::ptrdiff_t>(width_));
+  for (size_t k = delta_begin_[checkpoint + 1]; k < delta_begin_[i + 1]; ++k) {
+    p[static_cast<size_t>(deltas_[k].first)] = deltas_[k].second;
+  }
+  return p;
+}
+
+size_t ProposalLog::memory_bytes() const {
+  return records_.capacity() * sizeof(ProposalRecord) + checkpoints_.capacity() * sizeof(int) +
+         delta_begin_.capacity() * sizeof(uint32_t) + deltas_.capacity() * sizeof(deltas_[0]) +
+         last_.capacity() * sizeof(int);
+}
+
+int64_t ProposalPlacement::total_hbm_overflow() const {
   int64_t sum = 0;
   for (const Storage& s : overflow) sum += s.hbm;
   return sum;
 }
 
-int64_t ProposalRecord::total_ddr_overflow() const {
+int64_t ProposalPlacement::total_ddr_overflow() const {
   int64_t sum = 0;
   for (const Storage& s : overflow) sum += s.ddr;
   return sum;
@@ -67,17 +130,21 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
   }
   std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner);
   ProposalPlacement out;
+  const int world_size = result.topology.world_size;
   if (partitioner->partition(space, proposal, reserved_topology, &out.plan).is_ok()) {
     out.fits = true;
+    out.peak_hbm = peak_hbm(shard_storage_per_rank(space, out.plan, world_size));
   } else {
+    // The relaxed placement: the same partitioner, unlimited devices.
+    Topology unlimited = reserved_topology;
+    for (Device& d : unlimited.devices) d.storage = Storage{kUnlimitedStorage, kUnlimitedStorage};
     std::unique_ptr<Partitioner> relaxed = make_partitioner(scenario.planner.partitioner);
-    if (Status st = place_relaxed(*relaxed, space, proposal, unlimited_topology(reserved_topology), reserved,
-                                  &out.plan, &out.overflow);
-        !st.is_ok()) {
-      return st;
-    }
+    if (Status st = relaxed->partition(space, proposal, unlimited, &out.plan); !st.is_ok()) return st;
+    const std::vector<Storage> used = shard_storage_per_rank(space, out.plan, world_size);
+    out.overflow = storage_overflow(used, reserved);
+    out.peak_hbm = peak_hbm(used);
   }
-  rate_plan(space, out.plan, result.topology.world_size, &out.device_perf_total, &out.torchrec_rating);
+  rate_plan(space, out.plan, world_size, &out.device_perf_total, &out.torchrec_rating);
   return out;
 }
 

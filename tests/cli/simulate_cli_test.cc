@@ -207,20 +207,34 @@ TEST_F(CliTest, PlanWithTheSimulatedPerfModel) {
 TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   const CliRun r = run({"compare", kTiny, "-o", path("compare.json"), "--iterations", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("[1/16]"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[16/16]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[1/17] scenario + greedy_perf + torchrec"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[17/17]"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("sim_iter_ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<- winner"), std::string::npos) << r.out;
   const Json j = Json::parse(read_file(path("compare.json")));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "rows"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "winner", "rows"}));
   EXPECT_EQ(j["scenario"], "tiny_2gpu");
   EXPECT_EQ(j["iterations"], 2);
-  ASSERT_EQ(j["rows"].size(), 16u);
+  ASSERT_EQ(j["rows"].size(), 17u);
+  // The first row is the scenario as configured: what `shardlab plan` gives.
+  EXPECT_EQ(j["rows"][0]["proposer"], "scenario");
+  const CliRun planned = run({"plan", kTiny, "-q", "-o", path("plan.json")});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_EQ(j["rows"][0]["perf_rating_ms"].get<double>(),
+            Json::parse(read_file(path("plan.json")))["perf_rating_ms"].get<double>());
+  // The winner has the lowest simulated time; each row states its difference.
+  ASSERT_TRUE(j["winner"].is_number_integer());
+  const Json& winner = j["rows"][j["winner"].get<size_t>()];
+  EXPECT_EQ(winner["winner"], true);
+  EXPECT_EQ(winner["iteration_vs_winner"].get<double>(), 0.0);
+  EXPECT_TRUE(winner["moved_vs_winner"].empty());
   std::set<std::string> configurations;
   int ok = 0;
   for (const Json& row : j["rows"]) {
-    EXPECT_EQ(keys(row), (Keys{"proposer", "partitioner", "perf_model", "ok", "error", "perf_rating_ms",
-                               "iteration_ms", "peak_hbm_bytes", "imbalance", "num_proposals", "num_plans",
-                               "simulations", "plan_seconds"}));
+    EXPECT_EQ(keys(row), (Keys{"label", "proposer", "partitioner", "perf_model", "axes", "ok", "error",
+                               "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance", "num_proposals",
+                               "num_plans", "simulations", "plan_seconds", "winner", "iteration_vs_winner",
+                               "rating_vs_winner", "moved_vs_winner", "ranks"}));
     configurations.insert(row["proposer"].get<std::string>() + "/" + row["partitioner"].get<std::string>() + "/" +
                           row["perf_model"].get<std::string>());
     EXPECT_EQ(row["simulations"].get<int>() > 0, row["perf_model"] == "simulated" && row["num_plans"] > 0)
@@ -232,11 +246,21 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
       EXPECT_GT(row["iteration_ms"].get<double>(), 0.0);
       EXPECT_GT(row["peak_hbm_bytes"].get<int64_t>(), 0);
       EXPECT_GE(row["imbalance"].get<double>(), 1.0);
+      EXPECT_GE(row["iteration_ms"].get<double>(), winner["iteration_ms"].get<double>());
+      const double w = winner["iteration_ms"].get<double>();
+      EXPECT_NEAR(row["iteration_vs_winner"].get<double>(), (row["iteration_ms"].get<double>() - w) / w, 1e-12);
+      ASSERT_EQ(row["ranks"].size(), 2u);
+      double max_perf = 0.0;
+      for (const Json& rank : row["ranks"]) {
+        max_perf = std::max(max_perf, rank["perf_ms"].get<double>());
+        EXPECT_GT(rank["busy_compute_ms"].get<double>(), 0.0);
+      }
+      EXPECT_EQ(max_perf, row["perf_rating_ms"].get<double>());
     } else {
       EXPECT_TRUE(row["error"].contains("type")) << row.dump();
     }
   }
-  EXPECT_EQ(configurations.size(), 16u);
+  EXPECT_EQ(configurations.size(), 17u);
   EXPECT_GT(ok, 0);
   expect_no_temp_files();
 }

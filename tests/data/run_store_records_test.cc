@@ -121,6 +121,16 @@ TEST(RunRecords, SummaryJsonKeepsOrderTypesAndExactDoubles) {
   EXPECT_EQ(j["model"], "say \"hi\"");
   EXPECT_TRUE(j["bad"].is_null());
   EXPECT_EQ(s.find('\n'), std::string::npos);
+  // Read back: the same fields in order, the null one skipped.
+  const std::vector<std::pair<std::string, SummaryValue>> fields = summary_fields(s);
+  ASSERT_EQ(fields.size(), 4u);
+  EXPECT_EQ(fields[0].first, "rating_ms");
+  EXPECT_EQ(std::get<double>(fields[0].second), 0.1 + 0.2);
+  EXPECT_EQ(std::get<int64_t>(fields[1].second), 26);
+  EXPECT_EQ(std::get<bool>(fields[2].second), true);
+  EXPECT_EQ(std::get<std::string>(fields[3].second), "say \"hi\"");
+  EXPECT_TRUE(summary_fields("[1, 2]").empty());
+  EXPECT_TRUE(summary_fields("not json").empty());
 }
 
 StoredRun stored(const NewRun& in, int64_t id) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QString>
@@ -33,12 +34,23 @@ inline bool wait_for(QSignalSpy& spy, int count = 1, int ms = 60000) {
   return true;
 }
 
+// Waits until the session holds a current plan outcome (planned for the
+// scenario and settings on screen) and nothing runs.
+inline bool wait_for_current_plan(Workbench& wb, int ms = 60000) {
+  QElapsedTimer clock;
+  clock.start();
+  while (!(wb.outcome() && wb.plan_state().current() && !wb.busy())) {
+    if (clock.elapsed() > ms) return false;
+    QTest::qWait(5);
+  }
+  return true;
+}
+
 // Opens `file` and waits for its planning outcome (and the best plan's
 // simulation, which comes with it).
 inline bool open_and_plan(Workbench& wb, const char* file) {
-  QSignalSpy planned(&wb, &Workbench::outcomeChanged);
   if (!wb.open_scenario(scenario_path(file)).is_ok()) return false;
-  return wait_for(planned);
+  return wait_for_current_plan(wb);
 }
 
 // A tester per model; they check every change the models make while the
@@ -48,7 +60,8 @@ inline std::vector<std::unique_ptr<QAbstractItemModelTester>> attach_testers(Wor
   for (QAbstractItemModel* model :
        std::initializer_list<QAbstractItemModel*>{&m.tables, &m.settings, &m.placement, &m.placement_filter, &m.ranks,
                                                   &m.table_summary, &m.table_filter, &m.proposals, &m.compare,
-                                                  &m.compare_ranks, &m.timeline}) {
+                                                  &m.compare_ranks, &m.timeline,
+                                                  &m.measured_phases}) {
     testers.push_back(std::make_unique<QAbstractItemModelTester>(
         model, QAbstractItemModelTester::FailureReportingMode::QtTest));
   }

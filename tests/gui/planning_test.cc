@@ -14,6 +14,7 @@
 #include "gui_test_support.h"
 #include "models/model_roles.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/sim/compare.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -180,10 +181,10 @@ class PlanningTest : public QObject {
   void cancel_stops_planning_and_delivers_nothing() {
     Workbench wb;
     WorkbenchModels models(&wb);
-    QSignalSpy planned(&wb, &Workbench::outcomeChanged);
     QSignalSpy cancelled(&wb.worker(), &PlanningWorker::cancelled);
     QSignalSpy busy(&wb, &Workbench::busyChanged);
     QVERIFY(wb.open_scenario(scenario_path("large_synthetic_8x8.json")).is_ok());
+    QSignalSpy planned(&wb, &Workbench::outcomeChanged);
     QVERIFY(wb.busy());
     wb.cancel();
     QCOMPARE(cancelled.count(), 1);
@@ -218,9 +219,12 @@ class PlanningTest : public QObject {
     const int last = models.proposals.rowCount() - 1;
     const planner::ProposalRecord& rec = models.proposals.record(last);
     QVERIFY(!rec.partitioned);
-    QCOMPARE(rec.overflow.size(), size_t{2});
-    QVERIFY(rec.total_hbm_overflow() > 0);
-    const QStringList why = ProposalsModel::why_not(rec);
+    // The outcome explains the failure with the last proposal placed again.
+    QVERIFY(wb.outcome()->last_failure.has_value());
+    const planner::ProposalPlacement& failure = *wb.outcome()->last_failure;
+    QCOMPARE(failure.overflow.size(), size_t{2});
+    QVERIFY(failure.total_hbm_overflow() > 0);
+    const QStringList why = ProposalsModel::why_not(failure.overflow);
     QVERIFY(!why.isEmpty());
     QVERIFY(why.front().startsWith(QStringLiteral("rank ")));
 
@@ -231,7 +235,7 @@ class PlanningTest : public QObject {
     QVERIFY(!wb.displayed()->fits);
     for (int rank = 0; rank < 2; ++rank) {
       QCOMPARE(models.ranks.index(rank, RankUsageModel::kHbmOverflow).data(RawValueRole).toLongLong(),
-               rec.overflow[static_cast<size_t>(rank)].hbm);
+               failure.overflow[static_cast<size_t>(rank)].hbm);
     }
     bool any_red = false;
     for (int c = 0; c < models.placement.columnCount(); ++c) {
@@ -250,13 +254,13 @@ class PlanningTest : public QObject {
     // A partitioned proposal whose placement differs from the best plan's.
     int pick = -1;
     for (size_t i = 0; i < o->proposals.size() && pick < 0; ++i) {
-      if (o->proposals[i].partitioned && o->proposals[i].proposal != o->result.best->proposal) pick = static_cast<int>(i);
+      if (o->proposals[i].rated() && o->proposals.proposal(i) != o->result.best->proposal) pick = static_cast<int>(i);
     }
     QVERIFY(pick >= 0);
     QSignalSpy simulated(&wb, &Workbench::simulationChanged);
     QVERIFY(wb.select_proposal(pick).is_ok());
     QCOMPARE(wb.selected_proposal(), pick);
-    auto placed = planner::place_proposal(*o->scenario, o->result, o->proposals[static_cast<size_t>(pick)].proposal);
+    auto placed = planner::place_proposal(*o->scenario, o->result, o->proposals.proposal(static_cast<size_t>(pick)));
     QVERIFY(placed.is_ok());
     QVERIFY(placed->fits);
     const planner::PlanSummary summary = planner::summarize_plan(*o->scenario, o->result, placed->plan);
@@ -275,27 +279,51 @@ class PlanningTest : public QObject {
     QCOMPARE(models.proposals.best_row() >= 0, true);
   }
 
-  void compare_plans_each_configuration() {
+  // The Compare view's rows are the core's comparison (sim/compare.h), the
+  // one `shardlab compare` prints: same grid, same numbers.
+  void compare_is_the_cores_comparison() {
     Workbench wb;
     WorkbenchModels models(&wb);
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
     QSignalSpy compared(&wb, &Workbench::comparisonChanged);
     wb.compare();
-    QVERIFY(wait_for(compared));
-    QCOMPARE(models.compare.rowCount(), 4);
-    QCOMPARE(models.compare_ranks.rowCount(), 2);
-    QCOMPARE(models.compare_ranks.columnCount(), 4 * CompareRanksModel::kColumnsPerPlan);
-    // The first row is the scenario's own configuration with TorchRec's model.
-    const CompareRow& first = models.compare.row(0);
-    QCOMPARE(first.variant.partitioner, planner::PartitionerKind::kGreedyPerf);
-    QCOMPARE(first.rating, planner::plan(*wb.scenario()).perf_rating);
-    QVERIFY(first.iteration_ms.has_value());
-    for (int i = 1; i < 4; ++i) {
-      QVERIFY(models.compare.row(i).diff.has_value());
-      QCOMPARE(models.compare.index(i, CompareModel::kMovedCount).data(RawValueRole).toInt(),
-               static_cast<int>(models.compare.row(i).diff->moved_tables.size()));
+    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && wb.comparison()->complete, 60000);
+    const std::vector<sim::CompareConfig> grid = sim::default_compare_grid();
+    QCOMPARE(models.compare.rowCount(), static_cast<int>(grid.size()));
+    const sim::Comparison core = sim::compare_configurations(
+        *wb.scenario(), grid, sim::CompareOptions{.sim = sim::SimOptions{.iterations = wb.settings().sim_iterations}});
+    QCOMPARE(models.compare.winner(), core.winner);
+    for (int i = 0; i < models.compare.rowCount(); ++i) {
+      const sim::CompareRow& mine = *models.compare.row(i);
+      const sim::CompareRow& theirs = core.rows[static_cast<size_t>(i)];
+      QCOMPARE(mine.label, theirs.label);
+      QCOMPARE(mine.torchrec_rating_ms, theirs.torchrec_rating_ms);
+      QCOMPARE(mine.iteration_ms, theirs.iteration_ms);
+      QCOMPARE(mine.moved_vs_winner, theirs.moved_vs_winner);
+      QCOMPARE(models.compare.index(i, CompareModel::kIterationMs).data(RawValueRole),
+               theirs.iteration_ms ? QVariant(*theirs.iteration_ms) : QVariant());
+      QCOMPARE(models.compare.index(i, CompareModel::kStatus).data(WinnerRole).toBool(), i == core.winner);
     }
+    // The first row is the scenario as configured: the session's own plan.
+    QCOMPARE(*models.compare.row(0)->torchrec_rating_ms, wb.outcome()->result.perf_rating);
+    // Per rank: the first row against the winner, simulated busy times.
+    QCOMPARE(models.compare_ranks.rowCount(), 2);
+    QCOMPARE(models.compare_ranks.first(), 0);
+    QCOMPARE(models.compare_ranks.second(), core.winner);
+    QCOMPARE(models.compare_ranks.index(1, CompareRanksModel::kBusyCompute).data(RawValueRole).toDouble(),
+             core.rows[0].ranks[1].busy_compute_ms);
+    // Partial outcomes came first (one per row at least), the complete one last.
+    QVERIFY(compared.count() >= static_cast<int>(grid.size()));
+
+    // A row opens as the plan shown, rated and simulated.
+    const int row = core.winner;
+    QVERIFY(wb.open_compare_row(row).is_ok());
+    QCOMPARE(wb.displayed()->base->source, PlanSource::kCompareRow);
+    QCOMPARE(wb.displayed()->plan.ranks, core.rows[static_cast<size_t>(row)].plan->ranks);
+    QCOMPARE(wb.displayed()->summary.torchrec_rating, *core.rows[static_cast<size_t>(row)].torchrec_rating_ms);
+    QTRY_VERIFY(wb.simulation() != nullptr);
+    QCOMPARE(wb.simulation()->iteration_ms, *core.rows[static_cast<size_t>(row)].iteration_ms);
   }
 };
 

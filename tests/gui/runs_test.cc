@@ -1,6 +1,7 @@
 // The Runs and Calibration views' data: a run store written through data/'s
 // own API, listed, opened in the workbench, diffed, and a calibration's
 // predictions set against its measurements.
+#include <algorithm>
 #include <cmath>
 
 #include <QFile>
@@ -9,6 +10,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QPushButton>
+
+#include "app/calibration_view.h"
+#include "app/main_window.h"
 #include "gui_test_support.h"
 #include "models/calibration_models.h"
 #include "models/model_roles.h"
@@ -20,6 +25,8 @@
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
 #include "shardlab/kernels/calibration.h"
+#include "shardlab/kernels/phase_report.h"
+#include "shardlab/sim/iteration_traffic.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -94,6 +101,10 @@ class RunsTest : public QObject {
     replay.scenario_name = tiny->name;
     replay.scenario_json = data::scenario_to_json(*tiny);
     replay.backend = "cpu";
+    {
+      const planner::PlannerResult r = planner::plan(*tiny);
+      replay.plan_json = data::plan_to_json(*tiny, r);
+    }
     st.measurements = measurements();
     replay.measurements = st.measurements;
     st.replay = *store->add_run(replay);
@@ -104,6 +115,9 @@ class RunsTest : public QObject {
     data::NewRun calibrate;
     calibrate.kind = data::RunKind::kCalibrate;
     calibrate.inputs = {st.replay};
+    calibrate.summary_json = data::summary_json({{"profile", std::string("test-fit")},
+                                                 {"holdout_fraction", 0.2},
+                                                 {"seed", int64_t{1}}});
     calibrate.calibration = data::CalibrationRow{.name = "test-fit",
                                                  .profile_json = data::calibration_to_json(profile),
                                                  .mape_before = profile.mape_before.value_or(0),
@@ -153,6 +167,81 @@ class RunsTest : public QObject {
     QVERIFY(moved);
     QVERIFY(!browser.diff(st.plan_a, 999).is_ok());
     QVERIFY(!browser.open_run(999).is_ok());
+    // The diff as tables: the moved table with both placements.
+    const QString html = diff_to_html(*diff);
+    QVERIFY(html.contains(QStringLiteral("Tables placed differently")));
+    QVERIFY(html.contains(QStringLiteral("ebc.user_id")));
+    QVERIFY(html.contains(QStringLiteral("rating_ms")));
+
+    // Summaries read as numbers, not JSON.
+    const QString summary = runs.index(3, RunsModel::kSummary).data().toString();
+    QVERIFY2(summary.startsWith(QStringLiteral("rating_ms 0.0")), qPrintable(summary));
+    QVERIFY(!summary.contains(QLatin1Char('{')));
+
+    // A replay run shows its plan with the measured phase times beside the
+    // simulation: kernels::compare_phases of the run's measurements.
+    QVERIFY(browser.open_run(st.replay).is_ok());
+    QCOMPARE(wb.displayed()->base->source, PlanSource::kStoredRun);
+    QVERIFY(plan_title(*wb.displayed()).contains(QStringLiteral("replay")));
+    QTRY_VERIFY(wb.simulation() != nullptr);
+    QVERIFY(models.measured_phases.rowCount() > 0);
+    const auto traffic = sim::iteration_traffic(*wb.scenario(), *wb.outcome()->result.search_space, wb.displayed()->plan);
+    QVERIFY(traffic.is_ok());
+    const std::vector<kernels::PhaseComparison> expected =
+        kernels::compare_phases(*wb.outcome()->replay, traffic->ranks, wb.simulation().get());
+    QCOMPARE(models.measured_phases.rowCount(), static_cast<int>(expected.size()));
+    for (int r = 0; r < models.measured_phases.rowCount(); ++r) {
+      const kernels::PhaseComparison& e = expected[static_cast<size_t>(r)];
+      const QVariant measured = models.measured_phases.index(r, PhaseComparisonModel::kMeasured).data(RawValueRole);
+      QCOMPARE(measured, e.measured.samples > 0 ? QVariant(e.measured.median_ms) : QVariant());
+      QCOMPARE(models.measured_phases.index(r, PhaseComparisonModel::kSimulated).data(RawValueRole),
+               e.simulated_ms ? QVariant(*e.simulated_ms) : QVariant());
+    }
+    wb.worker().wait_idle();
+  }
+
+  // "Plan with this profile" re-plans the scenario with the fitted
+  // parameters; the plan shown before is stale until then.
+  void plan_with_this_profile_replans_with_the_fit() {
+    QTemporaryDir dir;
+    const Store st = make_store(dir.filePath(QStringLiteral("runs.db")));
+    MainWindow window;
+    QVERIFY(window.runs().open(st.path).is_ok());
+    Workbench& wb = window.workbench();
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    auto* calibration = static_cast<CalibrationView*>(window.view(QStringLiteral("calibration")));
+    QVERIFY(calibration->profile() != nullptr);
+    QCOMPARE(calibration->parameters()->rowCount(),
+             static_cast<int>(kernels::calibration_parameters(calibration->profile()->parameters,
+                                                              calibration->profile()->groups, {})
+                                  .size()));
+    QPushButton* plan_with = nullptr;
+    for (QPushButton* b : calibration->findChildren<QPushButton*>()) {
+      if (b->text() == QStringLiteral("Plan with this profile")) plan_with = b;
+    }
+    QVERIFY(plan_with != nullptr && plan_with->isEnabled());
+    plan_with->click();
+    QCOMPARE(wb.calibration(), calibration->profile());
+    QVERIFY(wb.plan_state().stale());
+    QVERIFY(wb.plan_state().reason.contains(QStringLiteral("calibration")));
+    QVERIFY(wait_for_current_plan(wb));
+    QCOMPARE(wb.outcome()->settings.calibration, calibration->profile());
+    // The planner's own run with those parameters gives the same plan.
+    const planner::PlannerResult direct =
+        planner::plan(*wb.scenario(), planner::PlannerOptions{.calibration = &calibration->profile()->parameters});
+    QCOMPARE(wb.outcome()->result.perf_rating, direct.perf_rating);
+  }
+
+  void a_missing_store_is_refused_not_created() {
+    QTemporaryDir dir;
+    Workbench wb;
+    RunBrowser browser(&wb);
+    const QString path = dir.filePath(QStringLiteral("typo.db"));
+    const Status st = browser.open(path);
+    QVERIFY(!st.is_ok());
+    QVERIFY(st.message().find("no run store here") != std::string::npos);
+    QVERIFY(!QFile::exists(path));
+    QVERIFY(!browser.is_open());
   }
 
   void calibration_points_are_the_models_predictions() {
@@ -165,20 +254,51 @@ class RunsTest : public QObject {
     QVERIFY2(view.is_ok(), view.status().message().c_str());
     QCOMPARE(view->points.size() + static_cast<size_t>(view->skipped), st.measurements.size());
     QVERIFY(view->points.size() >= 20);
-    size_t i = 0;
-    for (const kernels::Measurement& m : st.measurements) {
+    // Every record with both predictions is a point, held out exactly when
+    // the fit's split (the calibrate run's fraction and seed) held it out.
+    kernels::CalibrationOptions options;
+    options.holdout_fraction = 0.2;
+    options.seed = 1;
+    const kernels::HoldoutSplit split = kernels::holdout_split(st.measurements, options);
+    int held = 0;
+    for (size_t i = 0; i < st.measurements.size(); ++i) {
+      const kernels::Measurement& m = st.measurements[i];
       const auto before = kernels::predict_ms(m, nullptr, {});
       const auto after = kernels::predict_ms(m, &view->profile.parameters, {});
       if (!before || !after) continue;
-      QCOMPARE(view->points[i].measured_ms, m.timing.median_ms);
-      QCOMPARE(view->points[i].before_ms, *before);
-      QCOMPARE(view->points[i].after_ms, *after);
-      ++i;
+      const bool held_out = std::find(split.held_out.begin(), split.held_out.end(), i) != split.held_out.end();
+      held += held_out ? 1 : 0;
+      const auto found = std::find_if(view->points.begin(), view->points.end(), [&](const CalibrationPoint& p) {
+        return p.measured_ms == m.timing.median_ms && p.before_ms == *before && p.after_ms == *after;
+      });
+      QVERIFY(found != view->points.end());
+      QCOMPARE(found->held_out, held_out);
     }
+    QVERIFY(held > 0);
+    // Fitted records first, held-out ones after.
+    QVERIFY(std::is_partitioned(view->points.begin(), view->points.end(),
+                                [](const CalibrationPoint& p) { return !p.held_out; }));
     // The fit recovers the lookups' line: calibrated within 1% where
     // TorchRec's GPU constants are far off.
-    QVERIFY(std::abs(view->points[5].after_ms / view->points[5].measured_ms - 1) < 0.01);
-    QVERIFY(std::abs(view->points[5].before_ms / view->points[5].measured_ms - 1) > 0.5);
+    const auto lookup = std::find_if(view->points.begin(), view->points.end(),
+                                     [](const CalibrationPoint& p) { return p.group.rfind("fwd ", 0) == 0; });
+    QVERIFY(lookup != view->points.end());
+    QVERIFY(std::abs(lookup->after_ms / lookup->measured_ms - 1) < 0.01);
+    QVERIFY(std::abs(lookup->before_ms / lookup->measured_ms - 1) > 0.5);
+    // The fitted parameters beside TorchRec's are the core's table.
+    const auto expected = kernels::calibration_parameters(view->profile.parameters, view->profile.groups, {});
+    QCOMPARE(view->parameters.size(), expected.size());
+    QVERIFY(!expected.empty());
+    CalibrationParametersModel parameters;
+    QAbstractItemModelTester t0(&parameters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    parameters.reset(view->parameters);
+    for (int r = 0; r < parameters.rowCount(); ++r) {
+      QCOMPARE(parameters.index(r, CalibrationParametersModel::kParameter).data().toString(),
+               QString::fromStdString(expected[static_cast<size_t>(r)].name));
+      QCOMPARE(parameters.index(r, CalibrationParametersModel::kFitted).data(RawValueRole),
+               expected[static_cast<size_t>(r)].fitted ? QVariant(*expected[static_cast<size_t>(r)].fitted)
+                                                      : QVariant());
+    }
 
     CalibrationPointsModel points;
     CalibrationGroupsModel groups;
@@ -187,6 +307,8 @@ class RunsTest : public QObject {
     points.reset(view->points);
     groups.reset(view->profile);
     QCOMPARE(points.rowCount(), static_cast<int>(view->points.size()));
+    QCOMPARE(points.held_out_begin(), static_cast<int>(view->points.size()) - held);
+    QVERIFY(points.index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("measured")));
     QCOMPARE(groups.rowCount(), static_cast<int>(view->profile.groups.size()) + 1);
     const int all = groups.rowCount() - 1;
     QCOMPARE(groups.index(all, CalibrationGroupsModel::kGroup).data().toString(), QStringLiteral("all"));

@@ -7,6 +7,8 @@
 
 #include "gui_test_support.h"
 #include "models/field_value.h"
+#include "models/model_roles.h"
+#include "shardlab/data/scenario_loader.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -45,8 +47,34 @@ class ScenarioEditTest : public QObject {
     QVERIFY(world >= 0);
     QCOMPARE(models.settings.index(world, ScenarioSettingsModel::kValue).data().toString(), QStringLiteral("2"));
     const int hbm = models.settings.row_of(QStringLiteral("topology.hbm_cap"));
-    QCOMPARE(models.settings.index(hbm, ScenarioSettingsModel::kValue).data().toString(),
-             QString::number(int64_t{16} << 30));
+    // Sizes and bandwidths show as unit strings the loader reads back exactly.
+    QCOMPARE(models.settings.index(hbm, ScenarioSettingsModel::kValue).data().toString(), QStringLiteral("16 GiB"));
+    const int bw = models.settings.row_of(QStringLiteral("topology.hbm_mem_bw"));
+    const QString bw_text = models.settings.index(bw, ScenarioSettingsModel::kValue).data().toString();
+    QVERIFY2(bw_text.endsWith(QStringLiteral("/s")), qPrintable(bw_text));
+    QCOMPARE(*data::parse_bandwidth_string(bw_text.toStdString()), wb.scenario()->topology.hbm_mem_bw);
+    // Enumerated fields offer their values.
+    QCOMPARE(models.tables.index(0, ScenarioTablesModel::kShardingTypes).data(ChoicesRole).toStringList().size(), 6);
+    QVERIFY(models.tables.index(0, ScenarioTablesModel::kComputeKernels).data(MultiChoiceRole).toBool());
+    QVERIFY(models.tables.index(0, ScenarioTablesModel::kDataType).data(ChoicesRole).toStringList().contains(
+        QStringLiteral("fp16")));
+    QVERIFY(!models.tables.index(0, ScenarioTablesModel::kDataType).data(MultiChoiceRole).toBool());
+  }
+
+  void unit_strings_are_exact() {
+    QCOMPARE(exact_size_text(int64_t{80} << 30), QStringLiteral("80 GiB"));
+    QCOMPARE(exact_size_text(int64_t{3} << 29), QStringLiteral("1.5 GiB"));
+    QCOMPARE(exact_size_text(12345), QStringLiteral("12345"));
+    const double h100 = *data::parse_bandwidth_string("897 GiB/s");
+    for (const double bw : {h100, 1e6, 12.5e6, 3.3}) {
+      const QString text = exact_bandwidth_text(bw);
+      if (text.endsWith(QStringLiteral("/s"))) {
+        QCOMPARE(*data::parse_bandwidth_string(text.toStdString()), bw);
+      } else {
+        QCOMPARE(text.toDouble(), bw);
+      }
+    }
+    QCOMPARE(exact_bandwidth_text(h100), QStringLiteral("897 GiB/s"));
   }
 
   void refuses_a_bad_value_with_the_loaders_reason_and_changes_nothing() {

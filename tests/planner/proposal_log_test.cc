@@ -1,7 +1,7 @@
 // The planner's opt-in proposal log (proposal_log.h): one record per
-// evaluated proposal, ratings for every plan that partitions, the same best
-// plan as without the log, why-not overflow for proposals that do not fit,
-// placing a logged proposal again, and cancellation.
+// evaluated proposal, the same loop with and without the log, compact
+// proposals rebuilt exactly, why-not overflow for proposals that do not fit,
+// placing a logged proposal again, progress reports, and cancellation.
 
 #include <algorithm>
 #include <atomic>
@@ -41,7 +41,7 @@ Scenario small_scenario(int64_t hbm_cap) {
 
 TEST(ProposalLogTest, LogsEveryEvaluatedProposalWithoutChangingThePlan) {
   const Scenario s = small_scenario(int64_t{16} << 30);
-  std::vector<ProposalRecord> log;
+  ProposalLog log;
   const PlannerResult logged = plan(s, PlannerOptions{.proposal_log = &log});
   const PlannerResult plain = plan(s);
   ASSERT_TRUE(logged.ok());
@@ -59,37 +59,127 @@ TEST(ProposalLogTest, LogsEveryEvaluatedProposalWithoutChangingThePlan) {
     EXPECT_EQ(r.index, static_cast<int>(i));
     EXPECT_GE(r.proposer, 0);
     EXPECT_LT(r.proposer, static_cast<int>(s.planner.proposers.size()));
-    EXPECT_EQ(r.proposal.size(), logged.search_space->fqns.size());
-    if (!r.partitioned) continue;
+    EXPECT_EQ(log.proposal(i).size(), logged.search_space->fqns.size());
+    if (!r.partitioned) {
+      EXPECT_TRUE(std::isnan(r.rating));
+      EXPECT_FALSE(r.rating_skipped);
+      continue;
+    }
     ++partitioned;
+    if (r.rating_skipped) {
+      EXPECT_TRUE(std::isnan(r.rating));
+      continue;
+    }
     ASSERT_TRUE(std::isfinite(r.rating)) << "proposal " << i;
-    EXPECT_TRUE(r.overflow.empty());
-    EXPECT_GT(r.peak_hbm, 0);
     best = std::min(best, r.rating);
   }
   EXPECT_EQ(partitioned, logged.num_plans);
   EXPECT_EQ(best, logged.perf_rating);
   // The first record with the best rating is the best plan (strict <).
-  const auto first_best =
-      std::find_if(log.begin(), log.end(), [&](const ProposalRecord& r) { return r.partitioned && r.rating == best; });
-  EXPECT_EQ(first_best->proposal, logged.best->proposal);
+  const auto first_best = std::find_if(log.records().begin(), log.records().end(),
+                                       [&](const ProposalRecord& r) { return r.rated() && r.rating == best; });
+  EXPECT_EQ(log.proposal(static_cast<size_t>(first_best - log.records().begin())), logged.best->proposal);
+}
+
+// Records whose rating was skipped could not have beaten the best plan: their
+// exact rating, computed again, is no lower than the planner's best.
+TEST(ProposalLogTest, SkippedRatingsAreNoBetterThanTheBest) {
+  Scenario s = small_scenario(int64_t{16} << 30);
+  // Many similar proposals: more tables, so the greedy proposer iterates.
+  for (int i = 4; i < 24; ++i) {
+    TableSpec t = s.tables[static_cast<size_t>(i % 4)];
+    t.name = "t" + std::to_string(i);
+    t.feature_names = {t.name};
+    s.tables.push_back(t);
+  }
+  s.constraints.resize(s.tables.size());
+  ProposalLog log;
+  const PlannerResult r = plan(s, PlannerOptions{.proposal_log = &log});
+  ASSERT_TRUE(r.ok());
+  int skipped = 0;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (!log[i].rating_skipped) continue;
+    ++skipped;
+    Result<ProposalPlacement> placed = place_proposal(s, r, log.proposal(i));
+    ASSERT_TRUE(placed.is_ok());
+    EXPECT_TRUE(placed->fits);
+    EXPECT_GE(placed->torchrec_rating, r.perf_rating) << "proposal " << i;
+  }
+  EXPECT_GT(skipped, 0);
+}
+
+// The compact log rebuilds every proposal exactly, across checkpoints.
+TEST(ProposalLogTest, RebuildsEveryProposal) {
+  ProposalLog log;
+  std::vector<Proposal> appended;
+  Proposal p = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int i = 0; i < 3 * static_cast<int>(ProposalLog::kCheckpointEvery) + 5; ++i) {
+    p[static_cast<size_t>(i % 8)] += 8;         // one change
+    if (i % 7 == 0) p[(i / 7) % 8] += 16;       // sometimes two
+    if (i % 50 == 0) std::reverse(p.begin(), p.end());  // sometimes all
+    log.append(i % 3, p, i % 2 == 0, i % 4 == 0 ? std::optional<double>(i * 0.5) : std::nullopt);
+    appended.push_back(p);
+  }
+  ASSERT_EQ(log.size(), appended.size());
+  for (size_t i = 0; i < appended.size(); ++i) {
+    EXPECT_EQ(log.proposal(i), appended[i]) << i;
+    EXPECT_EQ(log[i].index, static_cast<int>(i));
+    EXPECT_EQ(log[i].proposer, static_cast<int>(i % 3));
+    EXPECT_EQ(log[i].partitioned, i % 2 == 0);
+    EXPECT_EQ(log[i].rating_skipped, i % 2 == 0 && i % 4 != 0);
+    if (i % 4 == 0) {
+      EXPECT_EQ(log[i].rating, static_cast<double>(i) * 0.5);
+    }
+  }
+  log.clear();
+  EXPECT_TRUE(log.empty());
+  log.append(0, Proposal{9, 9}, false, std::nullopt);
+  EXPECT_EQ(log.proposal(0), (Proposal{9, 9}));
+}
+
+TEST(ProposalLogTest, ReportsProgressWithoutChangingThePlan) {
+  const Scenario s = small_scenario(int64_t{16} << 30);
+  std::vector<PlannerProgress> reports;
+  const PlannerResult reported =
+      plan(s, PlannerOptions{.progress = [&](const PlannerProgress& p) { reports.push_back(p); }});
+  const PlannerResult plain = plan(s);
+  ASSERT_TRUE(reported.ok());
+  EXPECT_EQ(reported.best->proposal, plain.best->proposal);
+  EXPECT_EQ(reported.perf_rating, plain.perf_rating);
+  // One report as each proposer starts (and more every kProgressEvery proposals).
+  ASSERT_GE(reports.size(), s.planner.proposers.size());
+  int next_proposer = 0;
+  int last_count = 0;
+  for (const PlannerProgress& p : reports) {
+    EXPECT_EQ(p.num_proposers, static_cast<int>(s.planner.proposers.size()));
+    EXPECT_GE(p.proposals, last_count);
+    EXPECT_LE(p.plans, p.proposals);
+    last_count = p.proposals;
+    if (p.proposer == next_proposer) ++next_proposer;
+  }
+  EXPECT_EQ(next_proposer, static_cast<int>(s.planner.proposers.size()));
+  EXPECT_LE(last_count, reported.num_proposals);
 }
 
 TEST(ProposalLogTest, PlacingALoggedProposalAgainGivesItsPlanAndRating) {
   const Scenario s = small_scenario(int64_t{16} << 30);
-  std::vector<ProposalRecord> log;
+  ProposalLog log;
   const PlannerResult r = plan(s, PlannerOptions{.proposal_log = &log});
   ASSERT_TRUE(r.ok());
-  for (const ProposalRecord& rec : log) {
+  for (size_t i = 0; i < log.size(); ++i) {
+    const ProposalRecord& rec = log[i];
     if (!rec.partitioned) continue;
-    Result<ProposalPlacement> placed = place_proposal(s, r, rec.proposal);
+    Result<ProposalPlacement> placed = place_proposal(s, r, log.proposal(i));
     ASSERT_TRUE(placed.is_ok()) << placed.status().message();
     EXPECT_TRUE(placed->fits);
     EXPECT_TRUE(placed->overflow.empty());
-    EXPECT_EQ(placed->torchrec_rating, rec.rating);
+    if (rec.rated()) {
+      EXPECT_EQ(placed->torchrec_rating, rec.rating);
+    }
     int64_t peak = 0;
     for (const Storage& st : shard_storage_per_rank(*r.search_space, placed->plan, 2)) peak = std::max(peak, st.hbm);
-    EXPECT_EQ(peak, rec.peak_hbm);
+    EXPECT_EQ(peak, placed->peak_hbm);
+    EXPECT_GT(placed->peak_hbm, 0);
   }
   Result<ProposalPlacement> best = place_proposal(s, r, r.best->proposal);
   ASSERT_TRUE(best.is_ok());
@@ -103,25 +193,28 @@ TEST(ProposalLogTest, ProposalsThatDoNotFitNameTheOverflowingRanks) {
   fused_only.compute_kernels = std::vector<ComputeKernel>{ComputeKernel::kFused};
   fused_only.sharding_types = std::vector<ShardingType>{ShardingType::kTableWise};
   s.constraints[0] = fused_only;
-  std::vector<ProposalRecord> log;
+  ProposalLog log;
   const PlannerResult r = plan(s, PlannerOptions{.proposal_log = &log});
   ASSERT_FALSE(r.ok());
   // All tables together would fit the two GPUs; the constraint is what fails.
   EXPECT_EQ(r.error.planner_error(), PlannerErrorType::kStrictConstraints);
   ASSERT_EQ(static_cast<int>(log.size()), r.num_proposals);
   ASSERT_FALSE(log.empty());
-  for (const ProposalRecord& rec : log) {
+  for (size_t i = 0; i < log.size(); ++i) {
+    const ProposalRecord& rec = log[i];
     EXPECT_FALSE(rec.partitioned);
     EXPECT_TRUE(std::isnan(rec.rating));
-    ASSERT_EQ(rec.overflow.size(), size_t{2});
-    EXPECT_GT(rec.total_hbm_overflow(), 0);
     // Overflow is use beyond the reserved capacity of the relaxed placement.
-    Result<ProposalPlacement> placed = place_proposal(s, r, rec.proposal);
+    Result<ProposalPlacement> placed = place_proposal(s, r, log.proposal(i));
     ASSERT_TRUE(placed.is_ok());
     EXPECT_FALSE(placed->fits);
-    EXPECT_EQ(placed->overflow, rec.overflow);
+    ASSERT_EQ(placed->overflow.size(), size_t{2});
+    EXPECT_GT(placed->total_hbm_overflow(), 0);
     const std::vector<Storage> used = shard_storage_per_rank(*r.search_space, placed->plan, 2);
-    EXPECT_EQ(storage_overflow(used, r.reserved->devices), rec.overflow);
+    EXPECT_EQ(storage_overflow(used, r.reserved->devices), placed->overflow);
+    int64_t peak = 0;
+    for (const Storage& st : used) peak = std::max(peak, st.hbm);
+    EXPECT_EQ(placed->peak_hbm, peak);
   }
 }
 
@@ -146,7 +239,7 @@ TEST(ProposalLogTest, StorageOverflowIsUseBeyondCapacity) {
 TEST(ProposalLogTest, CancelStopsPlanning) {
   const Scenario s = small_scenario(int64_t{16} << 30);
   std::atomic<bool> cancel{true};
-  std::vector<ProposalRecord> log;
+  ProposalLog log;
   const PlannerResult r = plan(s, PlannerOptions{.proposal_log = &log, .cancel = &cancel});
   EXPECT_FALSE(r.ok());
   EXPECT_FALSE(r.best.has_value());

@@ -3,6 +3,7 @@
 // qt_stacked_bar_chart.cc, so swapping the chart library touches no view.
 #pragma once
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,11 @@ struct StackedBarSpec {
 };
 
 // One point per model row: x from x_column against each y column (one
-// series each), optionally on log axes and with the y = x line.
+// series each), optionally on log axes and with the y = x line. With
+// split_row, rows from split_row() on form a second set of series (names
+// with second_suffix, hollow markers), e.g. held-out records. Axes span the
+// x column's values and the visible series' y values, to whole decades on
+// log axes. Hovering a point shows its row's ToolTipRole.
 struct ScatterSpec {
   QString title;
   QString x_axis;
@@ -32,6 +37,9 @@ struct ScatterSpec {
   std::vector<std::pair<int, QString>> y_columns;  // column, series name
   bool log_scale = false;
   bool identity_line = false;
+  std::function<int()> split_row;
+  QString first_suffix;
+  QString second_suffix;
 };
 
 class ChartView : public QWidget {
@@ -43,6 +51,12 @@ class ChartView : public QWidget {
 
   // Rows whose bar is highlighted (the selected rank); -1: none.
   virtual void set_highlighted_row(int row) = 0;
+  // Shows or hides the series of y column `y_index` (index into
+  // ScatterSpec::y_columns); the axes follow. Bar charts ignore it.
+  virtual void set_series_visible(int y_index, bool visible) {
+    (void)y_index;
+    (void)visible;
+  }
 };
 
 // A stacked bar chart of `model` (not owned; must outlive the chart).

@@ -1,44 +1,32 @@
-// Writing the table of `shardlab compare` as JSON: one row per planner
-// configuration (proposer x partitioner x perf model), with the plan's TorchRec
-// rating and its simulated iteration time side by side.
+// Writing the comparison of `shardlab compare` (sim/compare.h) as JSON: one
+// row per planner configuration, every row measured the same way (TorchRec's
+// rating of its plan, its simulated iteration time), the winner and each
+// row's difference to it.
 //
 // Thread safety: every function here is reentrant.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "shardlab/planner/status.h"
+#include "shardlab/sim/compare.h"
 
 namespace shardlab::data {
 
-struct ComparisonRow {
-  std::string proposer;     // "greedy", "uniform", "grid_search", "embedding_offload_scaleup"
-  std::string partitioner;  // "greedy_perf", "memory_balanced"
-  std::string perf_model;   // "torchrec", "simulated"
-  // Ok, or why this configuration has no plan (planning failed) or no
-  // simulated time (the simulation failed).
-  Status status;
-  // Unset when planning failed.
-  std::optional<double> perf_rating_ms;    // TorchRec's rating of the chosen plan, whatever the perf model
-  std::optional<int64_t> peak_hbm_bytes;   // max over ranks of the plan's shards' HBM
-  std::optional<double> imbalance;         // max / mean of per-rank TorchRec perf
-  std::optional<double> iteration_ms;      // simulated steady-state iteration time
-  int num_proposals = 0;
-  int num_plans = 0;
-  int simulations = 0;                     // simulations the perf model ran while planning
-  double plan_seconds = 0.0;               // wall time of planning
-};
-
-// {"scenario", "iterations",
-//  "rows": [{"proposer", "partitioner", "perf_model", "ok", "error": null | {"type", "message"},
+// {"scenario", "iterations", "winner": row index | null,
+//  "rows": [{"label", "proposer", "partitioner", "perf_model", "axes": {name: value},
+//            "ok", "error": null | {"type", "message"},
 //            "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance",
-//            "num_proposals", "num_plans", "simulations", "plan_seconds"}]}
-// Unset values are null. The error type is the one of plan_json.h's error_to_json
-// ("insufficient_storage", ..., "invalid_scenario", "internal").
-std::string comparison_to_json(const std::string& scenario, int iterations, const std::vector<ComparisonRow>& rows,
+//            "num_proposals", "num_plans", "simulations", "plan_seconds",
+//            "winner", "iteration_vs_winner", "rating_vs_winner", "moved_vs_winner": [table],
+//            "ranks": [{"rank", "perf_ms", "shard_hbm_bytes", "busy_compute_ms", "busy_comm_ms"}]}]}
+// "perf_rating_ms" is TorchRec's rating of the row's plan, whatever model chose
+// it; "perf_model" is the model that chose it. The "_vs_winner" values are
+// relative ((row - winner) / winner). Unset values are null. The error type is
+// the one of plan_json.h's error_to_json ("insufficient_storage", ...,
+// "invalid_scenario", "internal"). `scenario` gives the partitioner of rows
+// that keep the scenario's own.
+std::string comparison_to_json(const planner::Scenario& scenario, const sim::Comparison& comparison,
                                bool compact = false);
 
 // The error type name a failed Status is reported under.

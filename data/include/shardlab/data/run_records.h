@@ -41,4 +41,9 @@ std::vector<SimPhaseRow> sim_phase_rows(
 using SummaryValue = std::variant<double, int64_t, bool, std::string>;
 std::string summary_json(const std::vector<std::pair<std::string, SummaryValue>>& fields);
 
+// The fields of a summary_json, in order. Integers stay int64_t, other
+// numbers become doubles; nulls and nested values are skipped, and text that
+// is not a JSON object gives no fields.
+std::vector<std::pair<std::string, SummaryValue>> summary_fields(const std::string& summary_json);
+
 }  // namespace shardlab::data

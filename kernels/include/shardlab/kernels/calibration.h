@@ -99,6 +99,26 @@ HoldoutSplit holdout_split(const std::vector<Measurement>& measurements, const C
 Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& measurements,
                                        const CalibrationOptions& options = {});
 
+// One fitted parameter beside TorchRec's value, for every parameter the fit
+// had records for: what `shardlab calibrate` prints and the workbench's
+// Calibration view shows. Rows: per compute kernel, its forward bandwidth per
+// dim class, its overhead and its backward multiplier; then per collective
+// scope, bandwidth and latency.
+struct CalibrationParameter {
+  enum class Unit { kBandwidth, kMs, kRatio };  // bytes/ms, ms, dimensionless
+  std::string name;                 // "fwd fused/wide bandwidth", "fused overhead", "intra_host latency"
+  Unit unit = Unit::kMs;
+  // TorchRec's value: for a forward bandwidth, the device's bandwidth for the
+  // kernel over the table-wise block penalty of a representative dim of the
+  // class (row-wise, table-row-wise and data-parallel shards take none);
+  // nullopt when the kernel has no bandwidth on the device.
+  std::optional<double> torchrec;
+  std::optional<double> fitted;     // nullopt: the fit kept TorchRec's value
+};
+std::vector<CalibrationParameter> calibration_parameters(const planner::CostCalibration& fitted,
+                                                         const std::vector<CalibrationGroup>& groups,
+                                                         const CalibrationOptions& options);
+
 // The time, ms, that TorchRec's defaults (calibration == nullptr) or a
 // calibration predicts for a record, or nullopt when the record carries
 // nothing to predict (a kEstimate collective, zero bytes, no bandwidth for

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -42,6 +43,14 @@ struct PlannerResult {
   bool ok() const { return error.is_ok() && best.has_value(); }
 };
 
+// Where plan() is, for progress reports (PlannerOptions::progress).
+struct PlannerProgress {
+  int proposer = 0;       // index into Scenario::planner.proposers of the running proposer
+  int num_proposers = 0;
+  int proposals = 0;      // proposals evaluated so far (PlannerResult::num_proposals)
+  int plans = 0;          // of which partitioned (PlannerResult::num_plans)
+};
+
 struct PlannerOptions {
   // Stop after storage reservation and enumeration (shardlab options).
   bool enumerate_only = false;
@@ -50,9 +59,9 @@ struct PlannerOptions {
   // with state makes concurrent plan() calls share it.
   PerfModel* perf_model = nullptr;
   // When set, every proposal the loop evaluates is appended here
-  // (proposal_log.h); plan() then rates every plan that partitions. Not
-  // owned; cleared first. Null: no log, and no extra cost.
-  std::vector<ProposalRecord>* proposal_log = nullptr;
+  // (proposal_log.h). Logging changes nothing plan() computes. Not owned;
+  // cleared first. Null: no log.
+  ProposalLog* proposal_log = nullptr;
   // Polled before each proposal; when it reads true, plan() stops and fails
   // with PlannerErrorType::kOther "planning cancelled". Not owned.
   const std::atomic<bool>* cancel = nullptr;
@@ -60,6 +69,11 @@ struct PlannerOptions {
   // constants (cost_calibration.h); null means TorchRec's model. Not owned;
   // must outlive the call.
   const CostCalibration* calibration = nullptr;
+  // Called on the planning thread as each proposer starts and then after
+  // every kProgressEvery evaluated proposals; it must be cheap and must not
+  // call plan(). Empty: no reports. Reports change nothing plan() computes.
+  std::function<void(const PlannerProgress&)> progress;
+  static constexpr int kProgressEvery = 256;
 };
 
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options = {});

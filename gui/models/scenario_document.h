@@ -1,0 +1,70 @@
+// The scenario being edited, as a document: the current scenario (an
+// immutable snapshot), the file it was opened from or saved to, its undo
+// history and whether it has unsaved edits.
+//
+// Every edit is a whole validated scenario (scenario_edit.h) pushed on a
+// QUndoStack; undo and redo make an earlier or later snapshot current again
+// (the same object, so results computed for it are recognised as current).
+// Saving writes the scenario file atomically (write to a temporary file, then
+// rename; a failed save leaves the old file) and marks the history clean.
+//
+// Threading: UI thread only.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+
+#include "models/planning_job.h"
+#include "shardlab/planner/status.h"
+
+namespace shardlab::gui {
+
+class ScenarioDocument : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit ScenarioDocument(QObject* parent = nullptr);
+
+  const ScenarioPtr& scenario() const { return scenario_; }
+  // The file the scenario was opened from or last saved to; empty when it
+  // has none (e.g. a run store's scenario).
+  const QString& path() const { return path_; }
+  // A short name for titles and messages: the file name, or the origin given to open().
+  const QString& name() const { return name_; }
+  // Edits since it was opened or last saved.
+  bool modified() const { return !undo_.isClean(); }
+  QUndoStack* undo_stack() { return &undo_; }
+  // What made the scenario current: "Edit batch_size", "Undo Edit batch_size"
+  // (empty for a new document).
+  const QString& last_change() const { return last_change_; }
+
+  // Makes `scenario` the document, forgetting the history. `path`: its file
+  // (empty: none); `name`: how to call it (the file name when empty).
+  void open(ScenarioPtr scenario, const QString& path, const QString& name = {});
+  // Makes `edited` current as one undoable step described by `text` ("Edit
+  // batch_size"). REQUIRES: a scenario is open.
+  void edit(ScenarioPtr edited, const QString& text);
+  // Writes the scenario to `path` (scenario_writer.h), which then becomes
+  // path(); the history is marked clean. On failure nothing changes.
+  Status save(const QString& path);
+
+ signals:
+  // The current scenario changed: a new document (`replaced`), or an edit,
+  // undo or redo of this one.
+  void scenarioChanged(bool replaced);
+  void modifiedChanged(bool modified);
+  void pathChanged(const QString& path);
+
+ private:
+  friend class ScenarioEditCommand;
+  void make_current(ScenarioPtr scenario, const QString& change);
+
+  ScenarioPtr scenario_;
+  QString path_;
+  QString name_;
+  QString last_change_;
+  QUndoStack undo_;
+};
+
+}  // namespace shardlab::gui

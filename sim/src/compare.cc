@@ -1,0 +1,216 @@
+#include "shardlab/sim/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numeric>
+
+#include "shardlab/planner/plan_summary.h"
+#include "shardlab/planner/proposal_log.h"
+#include "shardlab/sim/simulated_perf_model.h"
+
+namespace shardlab::sim {
+namespace {
+
+constexpr planner::ProposerKind kProposers[] = {
+    planner::ProposerKind::kGreedy, planner::ProposerKind::kUniform, planner::ProposerKind::kGridSearch,
+    planner::ProposerKind::kEmbeddingOffloadScaleup};
+constexpr planner::PartitionerKind kPartitioners[] = {planner::PartitionerKind::kGreedyPerf,
+                                                      planner::PartitionerKind::kMemoryBalanced};
+constexpr RatingModel kRatings[] = {RatingModel::kTorchRec, RatingModel::kSimulated};
+
+std::string_view name_of(planner::ProposerKind k) {
+  switch (k) {
+    case planner::ProposerKind::kGreedy: return "greedy";
+    case planner::ProposerKind::kUniform: return "uniform";
+    case planner::ProposerKind::kGridSearch: return "grid_search";
+    case planner::ProposerKind::kEmbeddingOffloadScaleup: return "embedding_offload_scaleup";
+  }
+  return "?";
+}
+
+std::string_view name_of(planner::PartitionerKind k) {
+  switch (k) {
+    case planner::PartitionerKind::kGreedyPerf: return "greedy_perf";
+    case planner::PartitionerKind::kMemoryBalanced: return "memory_balanced";
+  }
+  return "?";
+}
+
+bool cancelled(const CompareOptions& o) { return o.cancel != nullptr && o.cancel->load(std::memory_order_relaxed); }
+
+void report(const CompareOptions& o, int row, int rows, CompareProgress::Stage stage,
+            const planner::PlannerProgress& planner = {}) {
+  if (o.progress) o.progress(CompareProgress{.row = row, .rows = rows, .stage = stage, .planner = planner});
+}
+
+planner::PlannerResult plan_row(const planner::Scenario& configured, const CompareConfig& config,
+                                const planner::PlannerOptions& base, int* simulations) {
+  planner::PlannerOptions options = base;
+  std::unique_ptr<SimulatedPerfModel> model;
+  if (config.rating == RatingModel::kSimulated) {
+    model = std::make_unique<SimulatedPerfModel>(configured);
+    options.perf_model = model.get();
+  }
+  planner::PlannerResult result = planner::plan(configured, options);
+  *simulations = model ? model->simulations() : 0;
+  return result;
+}
+
+// Fills the plan's numbers of `row` from a successful planning run.
+void describe_plan(const planner::PlannerResult& result, CompareRow& row) {
+  const planner::SearchSpace& space = *result.search_space;
+  const int world_size = result.topology.world_size;
+  std::vector<double> device_perf;
+  double rating = 0.0;
+  planner::rate_plan(space, *result.best, world_size, &device_perf, &rating);
+  row.torchrec_rating_ms = rating;
+  const std::vector<planner::Storage> hbm = planner::shard_storage_per_rank(space, *result.best, world_size);
+  row.ranks.resize(static_cast<size_t>(world_size));
+  int64_t peak = 0;
+  for (size_t r = 0; r < row.ranks.size(); ++r) {
+    row.ranks[r].torchrec_perf_ms = device_perf[r];
+    row.ranks[r].shard_hbm = hbm[r].hbm;
+    peak = std::max(peak, hbm[r].hbm);
+  }
+  row.peak_hbm_bytes = peak;
+  if (!device_perf.empty()) {
+    const double mean =
+        std::accumulate(device_perf.begin(), device_perf.end(), 0.0) / static_cast<double>(device_perf.size());
+    const double max = *std::max_element(device_perf.begin(), device_perf.end());
+    if (mean > 0.0) row.imbalance = max / mean;
+  }
+  row.plan = *result.best;
+}
+
+}  // namespace
+
+std::string_view to_string(RatingModel m) { return m == RatingModel::kTorchRec ? "torchrec" : "simulated"; }
+
+std::string proposer_name(const CompareConfig& c) {
+  return c.proposer ? std::string(name_of(*c.proposer)) : std::string("scenario");
+}
+
+std::string partitioner_name(const CompareConfig& c, const planner::Scenario& scenario) {
+  return std::string(name_of(c.partitioner.value_or(scenario.planner.partitioner.kind)));
+}
+
+std::string label(const CompareConfig& c, const planner::Scenario& scenario) {
+  std::string s = proposer_name(c) + " + " + partitioner_name(c, scenario) + " + " + std::string(to_string(c.rating));
+  for (const auto& [axis, value] : c.extra_axes) s += " + " + value;
+  return s;
+}
+
+planner::Scenario configure(const planner::Scenario& scenario, const CompareConfig& c) {
+  planner::Scenario s = scenario;
+  if (c.proposer) s.planner.proposers = {planner::ProposerSpec{.kind = *c.proposer}};
+  if (c.partitioner) s.planner.partitioner.kind = *c.partitioner;
+  return s;
+}
+
+std::vector<CompareConfig> default_compare_grid() {
+  std::vector<CompareConfig> grid = {CompareConfig{}};
+  for (const planner::ProposerKind p : kProposers) {
+    for (const planner::PartitionerKind q : kPartitioners) {
+      for (const RatingModel m : kRatings) grid.push_back(CompareConfig{.proposer = p, .partitioner = q, .rating = m});
+    }
+  }
+  return grid;
+}
+
+double relative_change(double from, double to) {
+  if (from == to) return 0.0;
+  if (from == 0.0) return to > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  return (to - from) / from;
+}
+
+Comparison compare_configurations(const planner::Scenario& scenario, const std::vector<CompareConfig>& grid,
+                                  const CompareOptions& options) {
+  Comparison out;
+  out.scenario = scenario.name;
+  out.iterations = options.sim.iterations;
+  SimOptions sim_options = options.sim;
+  sim_options.record_phases = false;
+  const int rows = static_cast<int>(grid.size());
+  std::vector<std::optional<planner::PlanSummary>> summaries;
+  for (int i = 0; i < rows; ++i) {
+    if (cancelled(options)) {
+      out.cancelled = true;
+      return out;
+    }
+    const CompareConfig& config = grid[static_cast<size_t>(i)];
+    CompareRow row;
+    row.config = config;
+    row.label = label(config, scenario);
+    report(options, i, rows, CompareProgress::Stage::kPlanning);
+    const planner::Scenario configured = configure(scenario, config);
+    planner::PlannerOptions base{.cancel = options.cancel, .calibration = options.calibration};
+    if (options.progress) {
+      base.progress = [&options, i, rows](const planner::PlannerProgress& p) {
+        report(options, i, rows, CompareProgress::Stage::kPlanning, p);
+      };
+    }
+    const planner::PlannerResult result = options.plan_row
+                                              ? options.plan_row(configured, config, base, &row.simulations)
+                                              : plan_row(configured, config, base, &row.simulations);
+    if (cancelled(options)) {
+      out.cancelled = true;
+      return out;
+    }
+    row.num_proposals = result.num_proposals;
+    row.num_plans = result.num_plans;
+    row.plan_seconds = result.wall_seconds;
+    summaries.emplace_back();
+    if (!result.ok()) {
+      row.status = result.error.is_ok() ? Status::internal("the planner returned no plan") : result.error;
+    } else {
+      describe_plan(result, row);
+      summaries.back() = planner::summarize_plan(configured, result, *result.best);
+      report(options, i, rows, CompareProgress::Stage::kSimulating);
+      Result<SimResult> simulated = simulate(configured, *result.search_space, *result.best, sim_options);
+      if (simulated.is_ok()) {
+        row.iteration_ms = simulated->iteration_ms;
+        for (size_t r = 0; r < row.ranks.size() && r < simulated->ranks.size(); ++r) {
+          row.ranks[r].busy_compute_ms = simulated->ranks[r].busy_compute_ms;
+          row.ranks[r].busy_comm_ms = simulated->ranks[r].busy_comm_ms;
+        }
+        if (options.row_planned) options.row_planned(i, result, row);
+      } else {
+        row.status = simulated.status();
+      }
+    }
+    if (options.row_done) options.row_done(i, row);
+    report(options, i, rows, CompareProgress::Stage::kDone);
+    out.rows.push_back(std::move(row));
+  }
+
+  // The winner: lowest simulated time, then lowest TorchRec rating, then first.
+  for (int i = 0; i < rows; ++i) {
+    const CompareRow& r = out.rows[static_cast<size_t>(i)];
+    if (!r.iteration_ms) continue;
+    if (out.winner < 0) {
+      out.winner = i;
+      continue;
+    }
+    const CompareRow& w = out.rows[static_cast<size_t>(out.winner)];
+    if (*r.iteration_ms < *w.iteration_ms ||
+        (*r.iteration_ms == *w.iteration_ms && *r.torchrec_rating_ms < *w.torchrec_rating_ms)) {
+      out.winner = i;
+    }
+  }
+  if (out.winner >= 0) {
+    const CompareRow& w = out.rows[static_cast<size_t>(out.winner)];
+    const planner::PlanSummary& ws = *summaries[static_cast<size_t>(out.winner)];
+    for (size_t i = 0; i < out.rows.size(); ++i) {
+      CompareRow& r = out.rows[i];
+      if (!r.iteration_ms) continue;
+      r.iteration_vs_winner = relative_change(*w.iteration_ms, *r.iteration_ms);
+      r.rating_vs_winner = relative_change(*w.torchrec_rating_ms, *r.torchrec_rating_ms);
+      r.moved_vs_winner = planner::diff_plans(ws, *summaries[i]).moved_tables;
+    }
+  }
+  return out;
+}
+
+}  // namespace shardlab::sim
