@@ -51,31 +51,52 @@ data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
   return run;
 }
 
-int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet) {
-  if (recording_disabled(options)) return kExitOk;
-  const DbLocation where = resolve_db(options.db);
-  Result<data::RunStore> store = data::RunStore::open(where.path);
-  Status st = store.is_ok() ? Status::ok() : store.status();
-  int64_t id = 0;
-  if (store.is_ok()) {
-    Result<int64_t> added = store->add_run(run);
-    if (added.is_ok()) {
-      id = *added;
-    } else {
-      st = added.status();
-    }
-  }
-  if (st.is_ok()) {
-    if (!quiet) std::cerr << fmt::format("recorded run {} in {}\n", id, where.path);
-    return kExitOk;
-  }
-  // The verb's own outputs are written by now; only the exit status is left to decide.
+namespace {
+
+// The exit status a failed recording contributes (the verb's own outputs are
+// written by now; only the exit status is left to decide).
+int recording_failed(const DbLocation& where, const Status& st) {
   const std::string msg = fmt::format("run not recorded: {}", st.message());
   if (where.named) {
     print_error(msg);
     return kExitInternal;
   }
   print_warning(msg + " (pass --db PATH or --no-record)");
+  return kExitOk;
+}
+
+}  // namespace
+
+int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet) {
+  if (recording_disabled(options)) return kExitOk;
+  const DbLocation where = resolve_db(options.db);
+  Result<data::RunStore> store = data::RunStore::open(where.path);
+  if (!store.is_ok()) return recording_failed(where, store.status());
+  Result<int64_t> id = store->add_run(run);
+  if (!id.is_ok()) return recording_failed(where, id.status());
+  if (!quiet) std::cerr << fmt::format("recorded run {} in {}\n", *id, where.path);
+  return kExitOk;
+}
+
+int record_run_pair(const StoreOptions& options, const data::NewRun& first, data::NewRun second,
+                    bool quiet) {
+  if (recording_disabled(options)) return kExitOk;
+  const DbLocation where = resolve_db(options.db);
+  Result<data::RunStore> store = data::RunStore::open(where.path);
+  if (!store.is_ok()) return recording_failed(where, store.status());
+  Result<int64_t> a = store->add_run(first);
+  if (!a.is_ok()) return recording_failed(where, a.status());
+  second.inputs.push_back(*a);
+  Result<int64_t> b = store->add_run(second);
+  if (!b.is_ok()) {
+    (void)store->delete_run(*a);
+    return recording_failed(where, b.status());
+  }
+  if (!quiet) {
+    std::cerr << fmt::format(
+        "recorded runs {} ({}) and {} ({}) in {}; 'shardlab runs diff {}' compares them\n", *a,
+        data::to_string(first.kind), *b, data::to_string(second.kind), where.path, *b);
+  }
   return kExitOk;
 }
 

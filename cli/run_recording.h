@@ -53,4 +53,11 @@ data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
 // or kExitInternal (failed on a named store).
 int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet = false);
 
+// Records `first`, then `second` derived from it (its inputs gain the first
+// run's id), as record_run does; when the second cannot be written the first
+// is deleted again, so the store never keeps half of the pair. The line on
+// stderr names both ids.
+int record_run_pair(const StoreOptions& options, const data::NewRun& first, data::NewRun second,
+                    bool quiet = false);
+
 }  // namespace shardlab::cli

@@ -89,12 +89,30 @@ void migrate(SQLite::Database& db) {
   // The usual case needs no write lock: readers beside a writer stay readers.
   if (user_version(db) >= internal::migrations().back().version) return;
   for (const internal::Migration& m : internal::migrations()) {
-    SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-    if (user_version(db) >= m.version) continue;  // tx rolls back: nothing was written
-    db.exec(m.sql);
-    db.exec(fmt::format("PRAGMA application_id = {}", kRunStoreApplicationId));
-    db.exec(fmt::format("PRAGMA user_version = {}", m.version));
-    tx.commit();
+    // PRAGMA foreign_keys is a no-op inside a transaction: set it outside.
+    if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = OFF");
+    try {
+      SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+      if (user_version(db) >= m.version) {
+        if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = ON");
+        continue;  // tx rolls back: nothing was written
+      }
+      db.exec(m.sql);
+      if (m.rebuilds_tables) {
+        SQLite::Statement check(db, "PRAGMA foreign_key_check");
+        if (check.executeStep()) {
+          throw std::runtime_error("schema upgrade to version " + std::to_string(m.version) +
+                                   " left rows whose foreign keys point nowhere");
+        }
+      }
+      db.exec(fmt::format("PRAGMA application_id = {}", kRunStoreApplicationId));
+      db.exec(fmt::format("PRAGMA user_version = {}", m.version));
+      tx.commit();
+    } catch (...) {
+      if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = ON");
+      throw;
+    }
+    if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = ON");
   }
 }
 
