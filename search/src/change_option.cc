@@ -73,8 +73,8 @@ class ChangeOption final : public Move {
   }
 
   static constexpr double kFocus = 0.5;
-  static constexpr int kCandidates = 4;  // options compared per move
-  static constexpr int kTries = 4;       // random ranks tried per shard
+  static constexpr int kCandidates = 3;  // options compared per move
+  static constexpr int kTries = 2;       // random ranks tried per shard
   std::vector<int> candidates_;
   std::vector<int> ranks_;
   std::vector<int> best_ranks_;

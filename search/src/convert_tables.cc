@@ -25,7 +25,7 @@ class ConvertTables final : public Move {
   }
 
  private:
-  static constexpr int kTries = 2;
+  static constexpr int kTries = 1;
 };
 
 }  // namespace

@@ -10,8 +10,8 @@ std::vector<WeightedMove> default_moves() {
   moves.push_back({make_move_shard(), 0.35});
   moves.push_back({make_swap_shards(), 0.30});
   moves.push_back({make_change_option(), 0.25});
-  moves.push_back({make_change_host(), 0.095});
-  moves.push_back({make_convert_tables(), 0.005});
+  moves.push_back({make_change_host(), 0.098});
+  moves.push_back({make_convert_tables(), 0.002});
   return moves;
 }
 

@@ -50,11 +50,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The median rise of the estimate over up to kSamples feasible moves from
-// `state`, each undone again; 0 when none rises.
+// A low quantile (a fifth of the way up) of the rises of the estimate over
+// up to kSamples feasible moves from `state`, each undone again; 0 when none
+// rises. Rises spread over orders of magnitude (a shard moved between quiet
+// ranks, a large table given a poor option); the low end is what annealing
+// should let through.
 double typical_rise(PlanState& state, Estimator& estimator, std::vector<WeightedMove>& moves,
                     double total_weight, Rng& rng, double current) {
   constexpr int kSamples = 64;
+  constexpr double kQuantile = 0.2;
   constexpr int kAttempts = 4 * kSamples;
   MoveContext ctx{state.problem(), state, estimator, rng};
   Change change, undo, redo;
@@ -72,8 +76,9 @@ double typical_rise(PlanState& state, Estimator& estimator, std::vector<Weighted
     if (rise > 0.0) rises.push_back(rise);
   }
   if (rises.empty()) return 0.0;
-  std::nth_element(rises.begin(), rises.begin() + rises.size() / 2, rises.end());
-  return rises[rises.size() / 2];
+  const size_t q = static_cast<size_t>(static_cast<double>(rises.size()) * kQuantile);
+  std::nth_element(rises.begin(), rises.begin() + q, rises.end());
+  return rises[q];
 }
 
 // The search's shared state: clock, budget, best plan and reporting.
@@ -126,10 +131,8 @@ class Search {
     if (e->value < result_.best_value) {
       result_.best_value = e->value;
       result_.best = plan;
-      best_eval_ = *e;
       result_.history.push_back(
           Improvement{elapsed(), result_.moves, result_.evaluations, e->value});
-      improved_ = true;
       report(true);
     }
     return e;
@@ -151,9 +154,8 @@ class Search {
   const OptimizeOptions& options_;
   Clock::time_point started_;
   double next_report_ = 0.0;
-  bool improved_ = false;  // set by evaluate() on a new best
   OptimizeResult result_;
-  Evaluation best_eval_;  // the objective's evaluation of result_.best
+  Evaluation start_eval_;  // the objective's evaluation of result_.start
 };
 
 Status Search::run(const planner::PartitionedPlan& start) {
@@ -163,7 +165,7 @@ Status Search::run(const planner::PartitionedPlan& start) {
   result_.start = start;
   result_.best = start;
   result_.start_value = result_.best_value = first->value;
-  best_eval_ = *first;
+  start_eval_ = *first;
   result_.history.push_back(Improvement{elapsed(), 0, 1, first->value});
   report(true);
 
@@ -197,21 +199,37 @@ Status Search::local_search() {
   Rng rng(options_.seed);
   Change change, undo, redo;
 
-  // Moves per cycle grow with the shards that can move: every shard gets
-  // tried a number of times per cycle.
+  // Moves per cycle grow with the options and shards: each gets tried a
+  // number of times per cycle.
+  constexpr int64_t kMovesPerUnit = 10;
   const int64_t units = static_cast<int64_t>(problem_.space().options.size()) +
                         static_cast<int64_t>(result_.start.ranks.size());
-  const int64_t cycle_moves = std::clamp<int64_t>(40 * units, 20000, 400000);
+  const int64_t cycle_moves = std::clamp<int64_t>(kMovesPerUnit * units, 10000, 50000);
   // Evaluate exactly once the estimate fell this much below the last check.
   constexpr double kCheckStep = 0.002;
   constexpr int kStopCheckEvery = 256;
   constexpr int kSweepTries = 4;
+  // Lineages whose best is this much worse than the best plan stop.
+  constexpr double kLineageSlack = 0.10;
+  constexpr int kSweepLineages = 2;
+
+  // A line of cycles, each starting from the best plan the line found.
+  struct Lineage {
+    planner::PartitionedPlan plan;
+    Evaluation eval;
+    int stale = 0;   // cycles in a row without a better plan
+    int cycles = 0;  // cycles run
+  };
+  std::vector<Lineage> lineages;
+  lineages.push_back(Lineage{result_.start, start_eval_});
 
   // The sweep: from the start plan, every table of one sharding type that
   // can takes another, for each pair of types in turn; each result is
   // evaluated exactly. Far-off mixes of sharding types (every table-wise
-  // table table-row-wise, say) are then known before the first cycle, which
-  // starts from the best of them.
+  // table table-row-wise, say) are then known before the first cycle. The
+  // best results start lineages of their own beside the start plan's, so
+  // the search refines both the start's mix and the best new ones.
+  std::vector<Lineage> swept;
   for (int from = 0; from < detail::kNumShardingTypes; ++from) {
     for (int to = 0; to < detail::kNumShardingTypes; ++to) {
       if (must_stop()) return Status::ok();
@@ -227,30 +245,63 @@ Status Search::local_search() {
         continue;
       }
       trial.apply(change, &estimator, &undo);
-      Result<Evaluation> e = evaluate(trial.to_plan());
+      planner::PartitionedPlan plan = trial.to_plan();
+      Result<Evaluation> e = evaluate(plan);
       if (!e.is_ok()) return e.status();
+      if (e->value < result_.start_value) swept.push_back(Lineage{std::move(plan), *e});
     }
   }
+  std::stable_sort(swept.begin(), swept.end(),
+                   [](const Lineage& a, const Lineage& b) { return a.eval.value < b.eval.value; });
+  for (size_t i = 0; i < swept.size() && i < kSweepLineages; ++i) {
+    lineages.push_back(std::move(swept[i]));
+  }
 
-  int stale_cycles = 0;
   for (int64_t cycle = 0;; ++cycle) {
     if (must_stop()) return Status::ok();
+    // The live lineage that has run the fewest cycles, the better one first:
+    // each gets a first cycle, in order of quality, then they take turns.
+    Lineage* lineage = nullptr;
+    for (Lineage& l : lineages) {
+      const bool close = l.eval.value <= result_.best_value * (1.0 + kLineageSlack);
+      const bool fresh = options_.patience <= 0 || l.stale < options_.patience;
+      if (!close || !fresh) continue;
+      if (lineage == nullptr || l.cycles < lineage->cycles ||
+          (l.cycles == lineage->cycles && l.eval.value < lineage->eval.value)) {
+        lineage = &l;
+      }
+    }
+    if (lineage == nullptr) {
+      result_.stop = StopReason::kConverged;
+      return Status::ok();
+    }
+    ++lineage->cycles;
     ++result_.cycles;
-    improved_ = false;
-    PlanState state(problem_, result_.best);
+    bool improved = false;
+    PlanState state(problem_, lineage->plan);
     estimator.clear();
     state.add_all(&estimator);
     // Fit the estimator to the plan the cycle starts from.
-    estimator.observe(best_eval_);
+    estimator.observe(lineage->eval);
     double current = estimator.value();
-    acceptance->start_cycle(current,
-                            typical_rise(state, estimator, moves, total_weight, rng, current));
+    // A lineage's first cycle descends (no rise is kept): the quickest way
+    // down from a plan no search has refined yet. Later cycles anneal.
+    const double rise = lineage->cycles == 1
+                            ? 0.0
+                            : typical_rise(state, estimator, moves, total_weight, rng, current);
+    acceptance->start_cycle(current, rise);
     double check_below = current * (1.0 - kCheckStep);
     MoveContext ctx{problem_, state, estimator, rng};
 
     auto check = [&]() -> Status {
-      Result<Evaluation> e = evaluate(state.to_plan());
+      planner::PartitionedPlan plan = state.to_plan();
+      Result<Evaluation> e = evaluate(plan);
       if (!e.is_ok()) return e.status();
+      if (e->value < lineage->eval.value) {
+        lineage->plan = std::move(plan);
+        lineage->eval = *e;
+        improved = true;
+      }
       estimator.observe(*e);
       current = estimator.value();
       check_below = current * (1.0 - kCheckStep);
@@ -288,11 +339,7 @@ Status Search::local_search() {
     }
     // The cycle ends cold, in a local minimum of the estimate: check it.
     if (Status st = check(); !st.is_ok()) return st;
-    stale_cycles = improved_ ? 0 : stale_cycles + 1;
-    if (options_.patience > 0 && stale_cycles >= options_.patience) {
-      result_.stop = StopReason::kConverged;
-      return Status::ok();
-    }
+    lineage->stale = improved ? 0 : lineage->stale + 1;
   }
 }
 

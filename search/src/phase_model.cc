@@ -46,9 +46,15 @@ struct PhaseModel::Slot {
   // whether it is listed for raw_terms() to bring them up to date.
   double applied = 0.0;
   bool listed = false;
-  // Σ and Σ² over members of from + to: how unevenly the bytes spread.
+  // Σ and Σ² over members of from + to: how unevenly the bytes spread, and
+  // the share of balance() last added for this slot.
   double sum1 = 0.0;
   double sum2 = 0.0;
+  double balance_applied = 0.0;
+  // All-to-all with one side only (floor_side): bytes a member's message on
+  // that side may have without changing any step's slowest; -1 unknown.
+  double floor = -1.0;
+  int floor_side = 0;
 };
 
 struct PhaseModel::Saved {
@@ -58,13 +64,14 @@ struct PhaseModel::Saved {
   bool dirty;
   double time;
   int busiest;
+  double floor;
 };
 
 // Called before a slot changes: keeps its timing for the innermost open
 // checkpoint, once per checkpoint.
 void PhaseModel::save(Slot& s) {
   if (depth_ == 0 || s.saved_depth >= depth_) return;
-  saved_.push_back(Saved{s.id, depth_, s.saved_depth, s.dirty, s.time, s.busiest});
+  saved_.push_back(Saved{s.id, depth_, s.saved_depth, s.dirty, s.time, s.busiest, s.floor});
   s.saved_depth = depth_;
 }
 
@@ -102,6 +109,7 @@ void PhaseModel::restore() {
     s.dirty = v.dirty;
     s.time = v.time;
     s.busiest = v.busiest;
+    s.floor = v.floor;
     s.saved_depth = v.previous_depth;
     list(s);
     saved_.pop_back();
@@ -377,16 +385,23 @@ void PhaseModel::apply_entry(const Entry& e, int member, double sign) {
   }
   Slot& s = *slots_[e.slot];
   save(s);
-  s.dirty = true;
   list(s);
   switch (e.field) {
     case kFrom:
     case kTo: {
+      std::vector<double>& side = e.field == kFrom ? s.from : s.to;
       const double before = s.from[member] + s.to[member];
-      (e.field == kFrom ? s.from : s.to)[member] += v;
+      const double side_before = side[member];
+      side[member] += v;
       const double after = s.from[member] + s.to[member];
       s.sum1 += v;
       s.sum2 += after * after - before * before;
+      // An all-to-all's time changes only when some step's slowest message
+      // may: not when the member's bytes stay below what any step's slowest
+      // already needs (floor).
+      const bool below = s.kind == CollectiveKind::kAllToAll && !s.dirty && s.floor >= 0.0 &&
+                         e.field == s.floor_side && side_before < s.floor && side[member] < s.floor;
+      if (!below) s.dirty = true;
       if (s.kind == CollectiveKind::kAllToAll) {
         if (e.field == kFrom) {
           resort(s.from, &s.from_order, &s.from_pos, member);
@@ -397,13 +412,16 @@ void PhaseModel::apply_entry(const Entry& e, int member, double sign) {
       break;
     }
     case kChunk:
+      s.dirty = true;
       s.chunk[member] += v;
       s.chunk_total += v;
       break;
     case kBytes:
+      s.dirty = true;
       s.bytes += v;
       break;
     case kDuration:
+      s.dirty = true;
       s.duration[member] += v;
       break;
   }
@@ -413,10 +431,12 @@ void PhaseModel::apply(const Contribution& c, int rank, double sign) {
   for (const Entry& e : c.fixed) apply_entry(e, e.member, sign);
   for (const Entry& e : c.relative) apply_entry(e, rank, sign);
   for (const int slot : c.touches) {
-    save(*slots_[slot]);
-    slots_[slot]->count += sign > 0 ? 1 : -1;
-    slots_[slot]->dirty = true;
-    list(*slots_[slot]);
+    Slot& s = *slots_[slot];
+    save(s);
+    s.count += sign > 0 ? 1 : -1;
+    // Only a collective's coming or going changes its time by itself.
+    if (s.count == 0 || (s.count == 1 && sign > 0)) s.dirty = true;
+    list(s);
   }
 }
 
@@ -458,6 +478,8 @@ void PhaseModel::clear() {
     s->bytes = 0.0;
     s->sum1 = 0.0;
     s->sum2 = 0.0;
+    s->balance_applied = 0.0;
+    s->floor = -1.0;
     s->count = 0;
     s->dirty = true;
     s->saved_depth = 0;
@@ -466,6 +488,7 @@ void PhaseModel::clear() {
   }
   touched_.clear();
   for (std::vector<double>& p : phase_rank_) std::fill(p.begin(), p.end(), 0.0);
+  for (double& b : balance_sum_) b = 0.0;
 }
 
 // Moves member m to its place in `order` (largest value first) after its
@@ -504,11 +527,14 @@ double PhaseModel::lock_step(Slot& s) {
   const bool has_to = s.to[s.to_order[0]] > kEmpty;
   std::fill(s.credit.begin(), s.credit.end(), 0.0);
   double total = 0.0;
+  const bool one_sided = has_from != has_to;
+  s.floor = one_sided ? std::numeric_limits<double>::infinity() : -1.0;
+  s.floor_side = has_from ? kFrom : kTo;
   for (int k = 1; k < n; ++k) {
     const size_t row = static_cast<size_t>(k) * n;
     double best = 0.0;
     int arg = -1;
-    if (has_from != has_to) {
+    if (one_sided) {
       const std::vector<double>& b = has_from ? s.from : s.to;
       const std::vector<int>& order = has_from ? s.from_order : s.to_order;
       const double* inv = (has_from ? s.send_inv : s.recv_inv).data() + row;
@@ -535,7 +561,14 @@ double PhaseModel::lock_step(Slot& s) {
     }
     total += best;
     if (arg >= 0) s.credit[arg] += best;
+    if (one_sided && s.step_inv_max[k] > 0.0) {
+      s.floor = std::min(s.floor, (best - s.step_lat_max[k]) / s.step_inv_max[k]);
+    }
   }
+  // A margin for the rounding of the division; no member is safely below
+  // a floor of less than one byte.
+  s.floor *= 1.0 - 1e-9;
+  if (!(s.floor >= kEmpty)) s.floor = -1.0;
   s.busiest =
       static_cast<int>(std::max_element(s.credit.begin(), s.credit.end()) - s.credit.begin());
   if (!(s.credit[s.busiest] > 0.0)) s.busiest = -1;
@@ -546,6 +579,7 @@ double PhaseModel::slot_time(Slot& s) {
   if (!s.dirty) return s.time;
   s.dirty = false;
   s.busiest = -1;
+  s.floor = -1.0;
   s.time = 0.0;
   const int n = static_cast<int>(s.members.size());
   if (s.count <= 0 || n <= 1) return s.time;
@@ -611,7 +645,14 @@ void PhaseModel::raw_terms(double* t) {
     s.listed = false;
     const double time = slot_time(s);
     const int k = term_of(s.phase);
-    if (k < 0 || time == s.applied) continue;
+    if (k < 0) continue;
+    if (s.kind == CollectiveKind::kAllToAll) {
+      const double b =
+          s.count > 0 ? time * spread(s.sum1, s.sum2, static_cast<int>(s.members.size())) : 0.0;
+      balance_sum_[k] += b - s.balance_applied;
+      s.balance_applied = b;
+    }
+    if (time == s.applied) continue;
     const double delta = time - s.applied;
     s.applied = time;
     double* per_rank = phase_rank_[k].data();
@@ -661,11 +702,8 @@ double PhaseModel::spread(double sum1, double sum2, int n) {
 double PhaseModel::balance() {
   double b = factor_[kFwdCompute] * terms_[kFwdCompute] * unevenness_[kFwdCompute] +
              factor_[kBwdCompute] * terms_[kBwdCompute] * unevenness_[kBwdCompute];
-  for (const std::unique_ptr<Slot>& s : slots_) {
-    if (s->kind != CollectiveKind::kAllToAll || s->count <= 0) continue;
-    const int k = term_of(s->phase);
-    if (k < 0 || (k == kInputDist && !input_on_path_)) continue;
-    b += factor_[k] * s->time * spread(s->sum1, s->sum2, static_cast<int>(s->members.size()));
+  for (int k = kInputDist; k < kNumTerms; ++k) {
+    if (k != kInputDist || input_on_path_) b += factor_[k] * balance_sum_[k];
   }
   return b;
 }

@@ -135,6 +135,8 @@ class PhaseModel final : public Estimator {
   double terms_[kNumTerms];
   int argmax_[kNumTerms];              // rank bounding each term, -1 when none
   double unevenness_[kNumTerms] = {};  // compute terms: spread() of the ranks' loads
+  // Communication terms: Σ over all-to-alls of time · spread() (running sums).
+  double balance_sum_[kNumTerms] = {};
   // Per communication term, each rank's time in it (running sums), and the
   // slots whose time may have changed since they were last added.
   std::vector<double> phase_rank_[kNumTerms];

@@ -15,7 +15,7 @@ class AcceptanceRule {
   virtual ~AcceptanceRule() = default;
   virtual std::string_view name() const = 0;
   // A cycle starts from a plan whose estimate is `value`; `typical_rise` is
-  // the median rise of the estimate over moves sampled from that plan (0
+  // a typical rise of the estimate over moves sampled from that plan (0
   // when none rose).
   virtual void start_cycle(double value, double typical_rise) = 0;
   // Keep a change from `before` to `after`? `progress` in [0, 1) is the share

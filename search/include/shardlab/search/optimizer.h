@@ -4,13 +4,15 @@
 // honours the scenario's constraints.
 //
 // Method. When the whole space of plans is small (exhaustive_limit), every
-// plan is evaluated and the best one returned. Otherwise a local search:
-// cycles of simulated annealing over the objective's estimator (moves in
-// move.h, acceptance in acceptance.h), each cycle starting again from the
-// best plan found so far. Whenever the estimate of the current plan falls
-// clearly below the last one checked, the plan is evaluated exactly; only
-// exact evaluations decide the best plan, so the result's value is the
-// objective's, never an estimate.
+// plan is evaluated and the best one returned. Otherwise a local search: a
+// sweep first turns all tables of one sharding type into another, for each
+// pair of types, and evaluates each result; then cycles of simulated
+// annealing over the objective's estimator (moves in move.h, acceptance in
+// acceptance.h). Cycles take turns among lineages, the start plan's and the
+// sweep's best, each cycle starting from its lineage's best plan. Whenever
+// the estimate of the current plan falls clearly below the last one checked,
+// the plan is evaluated exactly; only exact evaluations decide the best
+// plan, so the result's value is the objective's, never an estimate.
 //
 // Determinism. Every decision follows from the seed, the scenario and the
 // counts of moves and evaluations, never from the clock: two runs with the
@@ -47,7 +49,7 @@ enum class StopReason {
   kTimeLimit,        // time_limit_s passed
   kEvaluationLimit,  // max_evaluations exact evaluations done
   kCancelled,        // *cancel read true
-  kConverged,        // several cycles in a row found nothing better
+  kConverged,        // every lineage went several cycles without a better plan
   kExhausted,        // every plan was evaluated (small spaces)
 };
 std::string_view to_string(StopReason r);  // "time_limit", "evaluation_limit", ...
@@ -74,8 +76,9 @@ struct OptimizeOptions {
   double progress_interval_s = 0.5;
   // Evaluate every plan when there are at most this many (0: never).
   int64_t exhaustive_limit = 20000;
-  // Local search: cycles in a row without a better plan before stopping
-  // (0: never stop for that).
+  // Local search: cycles in a row without a better plan after which a
+  // lineage stops; the search stops when every lineage has (0: never stop
+  // for that).
   int patience = 8;
 };
 
