@@ -178,15 +178,23 @@ planner::PlannerResult as_planner_result(const planner::PlannerResult& base,
   return out;
 }
 
+// A run of `kind` holding `result`'s plan, its estimates and `summary`.
+data::NewRun plan_run(data::RunKind kind, const OptimizeArgs& args,
+                      const planner::Scenario& scenario, const planner::PlannerResult& result,
+                      std::vector<std::pair<std::string, data::SummaryValue>> summary) {
+  data::NewRun run = new_run(kind, scenario, args.scenario);
+  run.plan_json = data::plan_to_json(scenario, result, data::kCompactJson);
+  run.estimates = data::estimate_rows(*result.search_space, *result.best);
+  run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
+  run.summary_json = data::summary_json(summary);
+  return run;
+}
+
 int record(const OptimizeArgs& args, const planner::Scenario& scenario,
            const planner::PlannerResult& start, const Rated& start_rated,
            const planner::PlannerResult& best, const Rated& best_rated,
            const std::optional<Rated>& torchrec, const search::OptimizeResult& r) {
-  const std::string device(planner::to_string(scenario.topology.compute_device));
-  data::NewRun first = new_run(data::RunKind::kPlan, scenario, args.scenario);
-  first.plan_json = data::plan_to_json(scenario, start, data::kCompactJson);
-  first.estimates = data::estimate_rows(*start.search_space, *start.best);
-  first.device = device;
   std::vector<std::pair<std::string, data::SummaryValue>> start_summary = {
       {"rating_ms", start_rated.torchrec_ms},
       {"perf_model", std::string("torchrec")},
@@ -195,13 +203,7 @@ int record(const OptimizeArgs& args, const planner::Scenario& scenario,
       {"world_size", static_cast<int64_t>(start.topology.world_size)},
       {"role", std::string("optimize start")}};
   if (!args.from_plan.empty()) start_summary.emplace_back("from_plan", args.from_plan);
-  if (!args.calibration.empty()) start_summary.emplace_back("calibration", args.calibration);
-  first.summary_json = data::summary_json(start_summary);
 
-  data::NewRun second = new_run(data::RunKind::kOptimize, scenario, args.scenario);
-  second.plan_json = data::plan_to_json(scenario, best, data::kCompactJson);
-  second.estimates = data::estimate_rows(*best.search_space, *best.best);
-  second.device = device;
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"rating_ms", best_rated.torchrec_ms},
       {"iteration_ms", best_rated.simulated_ms},
@@ -224,9 +226,9 @@ int record(const OptimizeArgs& args, const planner::Scenario& scenario,
     summary.emplace_back("torchrec_rating_ms", torchrec->torchrec_ms);
   }
   if (args.max_evaluations > 0) summary.emplace_back("max_evaluations", args.max_evaluations);
-  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
-  second.summary_json = data::summary_json(summary);
-  return record_run_pair(args.store, first, std::move(second), args.quiet);
+  return record_run_pair(
+      args.store, plan_run(data::RunKind::kPlan, args, scenario, start, std::move(start_summary)),
+      plan_run(data::RunKind::kOptimize, args, scenario, best, std::move(summary)), args.quiet);
 }
 
 void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "cli_common.h"
 
@@ -65,39 +67,54 @@ int recording_failed(const DbLocation& where, const Status& st) {
   return kExitOk;
 }
 
+// Adds `runs` in order, each after the first derived from the one before;
+// when one fails, the runs added before it are deleted again. Fills *ids.
+// Returns the exit status recording contributes; *ids is empty when nothing
+// was recorded.
+int record_chain(const StoreOptions& options, std::vector<data::NewRun> runs,
+                 std::vector<int64_t>* ids, DbLocation* where) {
+  ids->clear();
+  if (recording_disabled(options)) return kExitOk;
+  *where = resolve_db(options.db);
+  Result<data::RunStore> store = data::RunStore::open(where->path);
+  if (!store.is_ok()) return recording_failed(*where, store.status());
+  for (data::NewRun& run : runs) {
+    if (!ids->empty()) run.inputs.push_back(ids->back());
+    Result<int64_t> id = store->add_run(run);
+    if (!id.is_ok()) {
+      for (const int64_t added : *ids) (void)store->delete_run(added);
+      ids->clear();
+      return recording_failed(*where, id.status());
+    }
+    ids->push_back(*id);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet) {
-  if (recording_disabled(options)) return kExitOk;
-  const DbLocation where = resolve_db(options.db);
-  Result<data::RunStore> store = data::RunStore::open(where.path);
-  if (!store.is_ok()) return recording_failed(where, store.status());
-  Result<int64_t> id = store->add_run(run);
-  if (!id.is_ok()) return recording_failed(where, id.status());
-  if (!quiet) std::cerr << fmt::format("recorded run {} in {}\n", *id, where.path);
-  return kExitOk;
+  std::vector<int64_t> ids;
+  DbLocation where;
+  const int code = record_chain(options, {run}, &ids, &where);
+  if (!ids.empty() && !quiet) {
+    std::cerr << fmt::format("recorded run {} in {}\n", ids[0], where.path);
+  }
+  return code;
 }
 
 int record_run_pair(const StoreOptions& options, const data::NewRun& first, data::NewRun second,
                     bool quiet) {
-  if (recording_disabled(options)) return kExitOk;
-  const DbLocation where = resolve_db(options.db);
-  Result<data::RunStore> store = data::RunStore::open(where.path);
-  if (!store.is_ok()) return recording_failed(where, store.status());
-  Result<int64_t> a = store->add_run(first);
-  if (!a.is_ok()) return recording_failed(where, a.status());
-  second.inputs.push_back(*a);
-  Result<int64_t> b = store->add_run(second);
-  if (!b.is_ok()) {
-    (void)store->delete_run(*a);
-    return recording_failed(where, b.status());
-  }
-  if (!quiet) {
+  std::vector<int64_t> ids;
+  DbLocation where;
+  const data::RunKind second_kind = second.kind;
+  const int code = record_chain(options, {first, std::move(second)}, &ids, &where);
+  if (ids.size() == 2 && !quiet) {
     std::cerr << fmt::format(
-        "recorded runs {} ({}) and {} ({}) in {}; 'shardlab runs diff {}' compares them\n", *a,
-        data::to_string(first.kind), *b, data::to_string(second.kind), where.path, *b);
+        "recorded runs {} ({}) and {} ({}) in {}; 'shardlab runs diff {}' compares them\n", ids[0],
+        data::to_string(first.kind), ids[1], data::to_string(second_kind), where.path, ids[1]);
   }
-  return kExitOk;
+  return code;
 }
 
 }  // namespace shardlab::cli

@@ -40,6 +40,8 @@ import os
 import random
 import sys
 
+from gen_synthetic_scenario import pick
+
 DIMS = (32, 64, 128, 256)
 P_MULTI_FEATURE = 0.15
 SHARE_WEIGHTED = 0.10
@@ -112,15 +114,6 @@ def make_tables(rng: random.Random, args: argparse.Namespace):
     for i in pick(rng, args.tables, round(SHARE_WEIGHTED * args.tables)):
         tables[i]["is_weighted"] = True
     return tables, constraints
-
-
-def pick(rng: random.Random, n: int, k: int) -> set:
-    """k distinct indices of range(n): a partial Fisher-Yates shuffle on random()."""
-    idx = list(range(n))
-    for i in range(k):
-        j = i + min(int(rng.random() * (n - i)), n - i - 1)
-        idx[i], idx[j] = idx[j], idx[i]
-    return set(idx[:k])
 
 
 def make_scenario(args: argparse.Namespace) -> dict:
