@@ -82,6 +82,25 @@ Result<std::string> normalised_summary(const std::string& text) {
 
 int user_version(SQLite::Database& db) { return db.execAndGet("PRAGMA user_version").getInt(); }
 
+// One migration step in its own transaction, skipped when the file is at its
+// version already (another process migrated first). A step that rebuilds
+// tables must leave every foreign key pointing somewhere.
+void apply_step(SQLite::Database& db, const internal::Migration& m) {
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  if (user_version(db) >= m.version) return;  // tx rolls back: nothing was written
+  db.exec(m.sql);
+  if (m.rebuilds_tables) {
+    SQLite::Statement check(db, "PRAGMA foreign_key_check");
+    if (check.executeStep()) {
+      throw std::runtime_error("schema upgrade to version " + std::to_string(m.version) +
+                               " left rows whose foreign keys point nowhere");
+    }
+  }
+  db.exec(fmt::format("PRAGMA application_id = {}", kRunStoreApplicationId));
+  db.exec(fmt::format("PRAGMA user_version = {}", m.version));
+  tx.commit();
+}
+
 // Applies the migrations past the file's version, one transaction each. The
 // version is read again inside each transaction, so when two processes open
 // a new file at once the second finds the step done and skips it.
@@ -89,30 +108,21 @@ void migrate(SQLite::Database& db) {
   // The usual case needs no write lock: readers beside a writer stay readers.
   if (user_version(db) >= internal::migrations().back().version) return;
   for (const internal::Migration& m : internal::migrations()) {
-    // PRAGMA foreign_keys is a no-op inside a transaction: set it outside.
-    if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = OFF");
+    // PRAGMA foreign_keys is a no-op inside a transaction: a step that
+    // rebuilds tables has it off around its transaction (which ends inside
+    // apply_step), and on again afterwards whatever happened.
+    if (!m.rebuilds_tables) {
+      apply_step(db, m);
+      continue;
+    }
+    db.exec("PRAGMA foreign_keys = OFF");
     try {
-      SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-      if (user_version(db) >= m.version) {
-        if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = ON");
-        continue;  // tx rolls back: nothing was written
-      }
-      db.exec(m.sql);
-      if (m.rebuilds_tables) {
-        SQLite::Statement check(db, "PRAGMA foreign_key_check");
-        if (check.executeStep()) {
-          throw std::runtime_error("schema upgrade to version " + std::to_string(m.version) +
-                                   " left rows whose foreign keys point nowhere");
-        }
-      }
-      db.exec(fmt::format("PRAGMA application_id = {}", kRunStoreApplicationId));
-      db.exec(fmt::format("PRAGMA user_version = {}", m.version));
-      tx.commit();
+      apply_step(db, m);
     } catch (...) {
-      if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = ON");
+      db.exec("PRAGMA foreign_keys = ON");
       throw;
     }
-    if (m.rebuilds_tables) db.exec("PRAGMA foreign_keys = ON");
+    db.exec("PRAGMA foreign_keys = ON");
   }
 }
 
