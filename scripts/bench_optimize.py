@@ -12,12 +12,17 @@ the worst model, and whether every plan fits.
 
     scripts/bench_optimize.py --suite bench/optimize               # default time limit
     scripts/bench_optimize.py --suite bench/optimize --time-limits 1 5 15 60 -o curve.json
+    scripts/bench_optimize.py --suite bench/optimize --jobs 2      # two models at a time
+
+Each optimize run is single-threaded; --jobs runs that many models side by side (give
+each a core of its own, or the time limits buy less search).
 
 The suite directory is generated with scripts/gen_heavy_tailed_scenario.py --suite
 when it does not exist yet. No run is recorded in a run store.
 """
 
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -96,8 +101,8 @@ def label(limit):
     return "default" if limit is None else f"{limit:g} s"
 
 
-def print_table(rows, limits, out):
-    last = len(limits) - 1
+def print_table(rows, limits, at, out):
+    last = limits.index(at)
     out.write("| model | tables | ranks | hosts | TorchRec sim ms | optimized sim ms | gain | "
               "TorchRec rating ms (TorchRec plan) | TorchRec rating ms (optimized) | fits | wall s |\n")
     out.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
@@ -119,6 +124,19 @@ def print_table(rows, limits, out):
                   f"{'yes' if fits else 'NO'}, longest run {wall:.1f} s\n")
 
 
+def print_curve(rows, limits, out):
+    """Gain per model and time limit, and the geometric mean per limit."""
+    out.write("\n| model | " + " | ".join(label(l) for l in limits) + " |\n")
+    out.write("|---|" + "---:|" * len(limits) + "\n")
+    for r in rows:
+        out.write(f"| {r['model']} | " + " | ".join(f"{x['gain'] * 100:.1f}%" for x in r["runs"]) + " |\n")
+    geo = []
+    for i in range(len(limits)):
+        logs = [math.log(1.0 - r["runs"][i]["gain"]) for r in rows]
+        geo.append(f"**{(1.0 - math.exp(sum(logs) / len(logs))) * 100:.1f}%**")
+    out.write("| geometric mean | " + " | ".join(geo) + " |\n")
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--shardlab", default=os.path.join(HERE, "..", "build", "cli", "shardlab"),
@@ -130,6 +148,10 @@ def main(argv):
     p.add_argument("--only", nargs="*", default=None, help="only these model names")
     p.add_argument("--optimize-arg", action="append", default=[],
                    help="extra argument for shardlab optimize (repeatable)")
+    p.add_argument("--table-at", type=float, default=None,
+                   help="time limit whose runs the per-model table shows (default: the last)")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="models benchmarked side by side, one process each (default 1)")
     p.add_argument("-o", "--output", help="also write the rows as JSON to this file")
     args = p.parse_args(argv)
 
@@ -141,14 +163,23 @@ def main(argv):
     scenarios = sorted(os.path.join(args.suite, f) for f in os.listdir(args.suite) if f.endswith(".json"))
     if args.only:
         scenarios = [s for s in scenarios if os.path.splitext(os.path.basename(s))[0] in args.only]
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for scenario in scenarios:
+
+    def one(scenario):
+        with tempfile.TemporaryDirectory() as tmp:
             row = bench_model(args.shardlab, scenario, limits, args.seed, tmp, env, args.optimize_arg)
-            rows.append(row)
-            gains = ", ".join(f"{label(l)} {r['gain'] * 100:.1f}%" for l, r in zip(limits, row["runs"]))
-            print(f"{row['model']}: TorchRec {row['torchrec_sim_ms']:.4g} ms; {gains}", file=sys.stderr)
-    print_table(rows, limits, sys.stdout)
+        gains = ", ".join(f"{label(l)} {r['gain'] * 100:.1f}%" for l, r in zip(limits, row["runs"]))
+        print(f"{row['model']}: TorchRec {row['torchrec_sim_ms']:.4g} ms; {gains}", file=sys.stderr,
+              flush=True)
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        rows = list(pool.map(one, scenarios))  # in the scenarios' order
+    at = limits[-1] if args.table_at is None else args.table_at
+    if at not in limits:
+        p.error(f"--table-at {at:g} is not one of --time-limits")
+    print_table(rows, limits, at, sys.stdout)
+    if len(limits) > 1:
+        print_curve(rows, limits, sys.stdout)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             json.dump({"time_limits": limits, "seed": args.seed, "rows": rows}, f, indent=1)
