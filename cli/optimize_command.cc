@@ -102,8 +102,9 @@ class ProgressPrinter {
   ProgressPrinter(std::string unit) : unit_(std::move(unit)), tty_(isatty(STDERR_FILENO) == 1) {}
   double interval() const { return tty_ ? 0.25 : 5.0; }
   void print(const search::Progress& p) {
-    if (p.improved && !tty_ && p.elapsed_s < next_line_) return;  // lines only on the interval
-    next_line_ = p.elapsed_s + interval();
+    // Not a terminal: a line per periodic report only (the search reports
+    // every interval(), and at every new best, which would flood a log).
+    if (p.improved && !tty_) return;
     const double rate = p.elapsed_s > 0 ? static_cast<double>(p.moves) / p.elapsed_s : 0.0;
     const std::string line = fmt::format(
         "optimize: {:6.1f} s  {} moves ({}/s)  {} evaluations  best {:.6g} {} ({} vs start)",
@@ -125,7 +126,6 @@ class ProgressPrinter {
   std::string unit_;
   bool tty_;
   bool open_line_ = false;
-  double next_line_ = 0.0;
 };
 
 // A plan's numbers in both measures.

@@ -106,12 +106,15 @@ class Search {
     return false;
   }
 
-  // Calls on_progress when the interval has passed (or `improved`).
+  // Calls on_progress at every new best (`improved`) and when the interval
+  // has passed. A new best does not move the next periodic report, so a
+  // front end that shows only some of the improvements still hears from the
+  // search every interval.
   void report(bool improved) {
     if (!options_.on_progress) return;
     const double now = elapsed();
     if (!improved && now < next_report_) return;
-    next_report_ = now + options_.progress_interval_s;
+    if (!improved) next_report_ = now + options_.progress_interval_s;
     Progress p;
     p.elapsed_s = now;
     p.moves = result_.moves;
@@ -248,6 +251,7 @@ Status Search::local_search() {
       planner::PartitionedPlan plan = trial.to_plan();
       Result<Evaluation> e = evaluate(plan);
       if (!e.is_ok()) return e.status();
+      report(false);
       if (e->value < result_.start_value) swept.push_back(Lineage{std::move(plan), *e});
     }
   }
