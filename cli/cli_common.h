@@ -111,6 +111,7 @@ void add_runs_command(CLI::App& app, int* exit_code);           // runs_command.
 void add_replay_command(CLI::App& app, int* exit_code);         // replay_command.cc
 void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
 void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
+void add_optimize_command(CLI::App& app, int* exit_code);       // optimize_command.cc
 
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);

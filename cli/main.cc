@@ -97,6 +97,7 @@ int run(int argc, char** argv) {
   add_validate_command(app, &exit_code);
   add_simulate_command(app, &exit_code);
   add_compare_command(app, &exit_code);
+  add_optimize_command(app, &exit_code);
   add_runs_command(app, &exit_code);
   add_replay_command(app, &exit_code);
   add_bench_kernels_command(app, &exit_code);

@@ -41,19 +41,6 @@ Status check_fabric(const planner::Scenario& scenario) {
   return graph.is_ok() ? Status::ok() : graph.status();
 }
 
-std::vector<planner::Storage> storage_per_rank(const planner::SearchSpace& space,
-                                               const planner::PartitionedPlan& plan, int world_size) {
-  std::vector<planner::Storage> used(static_cast<size_t>(world_size));
-  for (size_t i = 0; i < plan.proposal.size(); ++i) {
-    const planner::ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
-    for (int s = 0; s < opt.num_shards(); ++s) {
-      const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
-      if (rank >= 0 && rank < world_size) used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
-    }
-  }
-  return used;
-}
-
 Status failure_of(const planner::PlannerResult& result) {
   if (!result.error.is_ok()) return result.error;
   return Status::internal("the planner returned no plan");

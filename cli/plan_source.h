@@ -30,11 +30,6 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
 // perf model cannot report an error, only rate a plan as unusable.
 Status check_fabric(const planner::Scenario& scenario);
 
-// Storage of the plan's shards on each rank (no reservations), world_size entries.
-// REQUIRES: every shard placed on a rank in [0, world_size) or -1 (skipped).
-std::vector<planner::Storage> storage_per_rank(const planner::SearchSpace& space,
-                                               const planner::PartitionedPlan& plan, int world_size);
-
 // The error a failed PlannerResult carries (internal when it carries none).
 Status failure_of(const planner::PlannerResult& result);
 

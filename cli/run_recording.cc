@@ -91,16 +91,20 @@ Result<RunRecorder> RunRecorder::start(const StoreOptions& options, bool quiet) 
   return r;
 }
 
-int RunRecorder::record(const data::NewRun& run) { return record_each({&run}); }
+int RunRecorder::record(const data::NewRun& run) { return record_each({&run}, false); }
 
 int RunRecorder::record(const std::vector<data::NewRun>& runs) {
   std::vector<const data::NewRun*> each;
   each.reserve(runs.size());
   for (const data::NewRun& r : runs) each.push_back(&r);
-  return record_each(each);
+  return record_each(each, false);
 }
 
-int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs) {
+int RunRecorder::record_derived(const data::NewRun& first, const data::NewRun& second) {
+  return record_each({&first, &second}, true);
+}
+
+int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs, bool chained) {
   if (!active_ || runs.empty()) return kExitOk;
   Status st = Status::ok();
   if (!store_) {
@@ -114,16 +118,33 @@ int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs) {
   std::vector<int64_t> ids;
   for (const data::NewRun* run : runs) {
     if (!st.is_ok()) break;
-    Result<int64_t> added = store_->add_run(*run);
+    Result<int64_t> added = [&] {
+      if (!chained || ids.empty()) return store_->add_run(*run);
+      data::NewRun derived = *run;
+      derived.inputs.push_back(ids.back());
+      return store_->add_run(derived);
+    }();
     if (added.is_ok()) {
       ids.push_back(*added);
     } else {
       st = added.status();
     }
   }
+  if (chained && !st.is_ok()) {
+    // A chain is recorded whole or not at all.
+    for (const int64_t id : ids) (void)store_->delete_run(id);
+    ids.clear();
+  }
   if (!ids.empty() && !quiet_) {
-    std::cerr << fmt::format("recorded run{} {} in {}\n", ids.size() == 1 ? "" : "s",
-                             format_id_list(ids), shown(where_.path));
+    if (chained && ids.size() == 2) {
+      std::cerr << fmt::format(
+          "recorded runs {} ({}) and {} ({}) in {}; 'shardlab runs diff {}' compares them\n", ids[0],
+          data::to_string(runs[0]->kind), ids[1], data::to_string(runs[1]->kind), shown(where_.path),
+          ids[1]);
+    } else {
+      std::cerr << fmt::format("recorded run{} {} in {}\n", ids.size() == 1 ? "" : "s",
+                               format_id_list(ids), shown(where_.path));
+    }
   }
   if (st.is_ok()) return kExitOk;
   // The verb's own outputs are written by now; only the exit status is left to decide.

@@ -77,9 +77,14 @@ class RunRecorder {
   // recording contributes: kExitOk, or the store's status on a named store.
   int record(const data::NewRun& run);
   int record(const std::vector<data::NewRun>& runs);
+  // Records `first`, then `second` derived from it (its inputs gain the
+  // first run's id); when the second cannot be written the first is deleted
+  // again, so the store never keeps half of the pair. The line on stderr
+  // names both ids.
+  int record_derived(const data::NewRun& first, const data::NewRun& second);
 
  private:
-  int record_each(const std::vector<const data::NewRun*>& runs);
+  int record_each(const std::vector<const data::NewRun*>& runs, bool chained);
 
   DbLocation where_;
   bool active_ = false;

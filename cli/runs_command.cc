@@ -27,7 +27,7 @@ struct RunsArgs {
   std::string scenario;  // list: empty = all scenarios
   int limit = 0;         // list: 0 = all
   std::string format = "text";
-  std::vector<int64_t> ids;  // show/export/delete: one; diff: two
+  std::vector<int64_t> ids;  // show/export/delete: one; diff: one or two
   std::string output = "-";  // export
 };
 
@@ -187,10 +187,21 @@ int run_export(const RunsArgs& args) {
 int run_diff(const RunsArgs& args) {
   Result<data::RunStore> store = open_existing(args.db);
   if (!store) return fail(store.status());
-  Result<data::StoredRun> a = store->get_run(args.ids.at(0));
-  if (!a) return fail(a.status());
-  Result<data::StoredRun> b = store->get_run(args.ids.at(1));
+  // One id: the run against the run it was derived from (an optimize run's
+  // start plan).
+  Result<data::StoredRun> b = store->get_run(args.ids.back());
   if (!b) return fail(b.status());
+  int64_t a_id = args.ids.front();
+  if (args.ids.size() == 1) {
+    if (b->inputs.size() != 1) {
+      return fail(Status::invalid_scenario(
+          fmt::format("run {} was derived from {} runs, not one: name two runs to compare",
+                      args.ids[0], b->inputs.size())));
+    }
+    a_id = b->inputs.front();
+  }
+  Result<data::StoredRun> a = store->get_run(a_id);
+  if (!a) return fail(a.status());
   const data::RunDiff diff = data::diff_runs(*a, *b);
   std::cout << (args.format == "json" ? data::diff_to_json(diff) : data::diff_to_text(diff))
             << '\n';
@@ -227,7 +238,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   CLI::App* runs = app.add_subcommand(
       "runs",
       "List, show, export, compare and delete the runs recorded in the run store.\n"
-      "plan, simulate and compare (and replay and calibrate) record each run in an SQLite file:\n"
+      "plan, simulate, compare, optimize, replay and calibrate record each run in an SQLite file:\n"
       "--db PATH, else $SHARDLAB_DB, else shardlab.db in the working directory\n"
       "(docs/run-store.md). Exit status: 0 ok, 2 no such run, no store at the path, a file that\n"
       "is not a run store (left unchanged), an unreadable, damaged or newer store, usage, or an\n"
@@ -245,8 +256,9 @@ void add_runs_command(CLI::App& app, int* exit_code) {
 
   CLI::App* list = add_sub(runs, "list", "List runs, newest first", args.get());
   list->add_option("--kind", args->kind,
-                   "Only runs of this kind: plan, simulate, replay, calibrate (default: all)")
-      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate"}))
+                   "Only runs of this kind: plan, simulate, replay, calibrate, optimize (default: "
+                   "all)")
+      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate", "optimize"}))
       ->type_name("KIND");
   list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
       ->type_name("NAME");
@@ -281,13 +293,17 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       runs, "diff",
       "Compare two runs: summary numbers, changed placements, per-rank estimates, phase times",
       args.get());
-  diff->add_option("ids", args->ids, "Two run ids, A then B; deltas are B - A")
+  diff->add_option("ids", args->ids,
+                   "Two run ids, A then B; deltas are B - A. One id: that run against the run "
+                   "it was derived from (an optimize run against its start plan)")
       ->required()
-      ->expected(2);
+      ->expected(1, 2);
   diff->add_option("--format", args->format, "'text' or 'json' (default: text)")
       ->check(CLI::IsMember({"text", "json"}))
       ->type_name("FORMAT");
-  diff->footer(example_footer("  shardlab runs diff 3 4\n  shardlab runs diff 3 4 --format json"));
+  diff->footer(
+      example_footer("  shardlab runs diff 3 4\n  shardlab runs diff 3 4 --format json\n"
+                     "  shardlab runs diff 5    # an optimize run against its start plan"));
   diff->callback([args, exit_code]() { *exit_code = run_diff(*args); });
 
   CLI::App* del = add_sub(runs, "delete", "Delete one run and all of its rows", args.get());

@@ -119,6 +119,25 @@ auto retry_busy(Step&& step) {
   }
 }
 
+// One migration step in its own transaction, skipped when the file is at its
+// version already (another process migrated first). A step that rebuilds
+// tables must leave every foreign key pointing somewhere.
+void apply_step(SQLite::Database& db, const internal::Migration& m) {
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  if (user_version(db) >= m.version) return;  // tx rolls back: nothing was written
+  db.exec(m.sql);
+  if (m.rebuilds_tables) {
+    SQLite::Statement check(db, "PRAGMA foreign_key_check");
+    if (check.executeStep()) {
+      throw std::runtime_error("schema upgrade to version " + std::to_string(m.version) +
+                               " left rows whose foreign keys point nowhere");
+    }
+  }
+  db.exec(fmt::format("PRAGMA application_id = {}", kRunStoreApplicationId));
+  db.exec(fmt::format("PRAGMA user_version = {}", m.version));
+  tx.commit();
+}
+
 // Applies the migrations past the file's version, one transaction each. The
 // version is read again inside each transaction, so when two processes open
 // a new file at once the second finds the step done and skips it.
@@ -126,12 +145,21 @@ void migrate(SQLite::Database& db) {
   // The usual case needs no write lock: readers beside a writer stay readers.
   if (user_version(db) >= internal::migrations().back().version) return;
   for (const internal::Migration& m : internal::migrations()) {
-    SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-    if (user_version(db) >= m.version) continue;  // tx rolls back: nothing was written
-    db.exec(m.sql);
-    db.exec(fmt::format("PRAGMA application_id = {}", kRunStoreApplicationId));
-    db.exec(fmt::format("PRAGMA user_version = {}", m.version));
-    tx.commit();
+    // PRAGMA foreign_keys is a no-op inside a transaction: a step that
+    // rebuilds tables has it off around its transaction (which ends inside
+    // apply_step), and on again afterwards whatever happened.
+    if (!m.rebuilds_tables) {
+      apply_step(db, m);
+      continue;
+    }
+    db.exec("PRAGMA foreign_keys = OFF");
+    try {
+      apply_step(db, m);
+    } catch (...) {
+      db.exec("PRAGMA foreign_keys = ON");
+      throw;
+    }
+    db.exec("PRAGMA foreign_keys = ON");
   }
 }
 

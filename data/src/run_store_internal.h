@@ -18,6 +18,9 @@ namespace shardlab::data::internal {
 struct Migration {
   int version = 0;       // user_version after this step
   const char* sql = "";  // statements run in the step's transaction
+  // The step drops and recreates a table that others reference: foreign keys
+  // are switched off around its transaction and checked before the commit.
+  bool rebuilds_tables = false;
 };
 
 // Every step, versions 1, 2, ... in order; the last is kRunStoreSchemaVersion.

@@ -23,12 +23,15 @@ std::string_view to_string(RunKind k) {
       return "replay";
     case RunKind::kCalibrate:
       return "calibrate";
+    case RunKind::kOptimize:
+      return "optimize";
   }
   return "plan";
 }
 
 std::optional<RunKind> parse_run_kind(std::string_view s) {
-  for (RunKind k : {RunKind::kPlan, RunKind::kSimulate, RunKind::kReplay, RunKind::kCalibrate}) {
+  for (RunKind k : {RunKind::kPlan, RunKind::kSimulate, RunKind::kReplay, RunKind::kCalibrate,
+                    RunKind::kOptimize}) {
     if (to_string(k) == s) return k;
   }
   return std::nullopt;

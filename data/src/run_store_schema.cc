@@ -17,6 +17,14 @@
 //   run_inputs    runs a run was derived from (calibration <- replays).
 // Child rows are keyed (run_id, seq), seq being the order they were added,
 // and go with their run (ON DELETE CASCADE; foreign_keys is on).
+//
+// Version 2: runs.kind also takes 'optimize' (shardlab optimize). SQLite
+// cannot change a CHECK in place, so the runs table is rebuilt with SQLite's
+// documented procedure (sqlite.org/lang_altertable.html, "Making Other Kinds
+// Of Table Schema Changes"): foreign keys off around the step (so dropping
+// the old table cascades to nothing), rows copied with their ids, the
+// AUTOINCREMENT high-water mark carried over (ids are never reused), indexes
+// rebuilt, foreign_key_check before the commit.
 
 #include "run_store_internal.h"
 
@@ -128,11 +136,46 @@ CREATE TABLE run_inputs (
 CREATE INDEX run_inputs_by_input ON run_inputs (input_run_id);
 )sql";
 
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE runs_v2 (
+  id                INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind              TEXT    NOT NULL
+                    CHECK (kind IN ('plan', 'simulate', 'replay', 'calibrate', 'optimize')),
+  created_at        TEXT    NOT NULL,
+  scenario_name     TEXT    NOT NULL,
+  scenario_hash     TEXT    NOT NULL,
+  scenario_json     TEXT    NOT NULL,
+  plan_json         TEXT    NOT NULL DEFAULT '',
+  summary_json      TEXT    NOT NULL DEFAULT '{}',
+  shardlab_version  TEXT    NOT NULL,
+  host              TEXT    NOT NULL,
+  device            TEXT    NOT NULL DEFAULT '',
+  backend           TEXT    NOT NULL DEFAULT '',
+  estimate_count    INTEGER NOT NULL DEFAULT 0,
+  sim_phase_count   INTEGER NOT NULL DEFAULT 0,
+  measurement_count INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO runs_v2 (id, kind, created_at, scenario_name, scenario_hash, scenario_json, plan_json,
+                     summary_json, shardlab_version, host, device, backend, estimate_count,
+                     sim_phase_count, measurement_count)
+  SELECT id, kind, created_at, scenario_name, scenario_hash, scenario_json, plan_json,
+         summary_json, shardlab_version, host, device, backend, estimate_count,
+         sim_phase_count, measurement_count
+  FROM runs ORDER BY id;
+DELETE FROM sqlite_sequence WHERE name = 'runs_v2';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'runs_v2', seq FROM sqlite_sequence WHERE name = 'runs';
+DROP TABLE runs;
+ALTER TABLE runs_v2 RENAME TO runs;
+CREATE INDEX runs_by_kind ON runs (kind, id);
+CREATE INDEX runs_by_scenario ON runs (scenario_name, id);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
       {.version = 1, .sql = kSchemaV1},
+      {.version = 2, .sql = kSchemaV2, .rebuilds_tables = true},
   };
   return kMigrations;
 }

@@ -25,11 +25,12 @@ class MessagesTest : public CliTest {
 TEST_F(MessagesTest, AnUnknownVerbIsNamedWithTheVerbs) {
   CliRun r = run({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("\"frobnicate\" is not a verb; the verbs are: plan, options, validate, "
-                       "simulate, compare, "
-                       "runs, replay, bench-kernels, calibrate"),
+  EXPECT_NE(r.err.find("\"frobnicate\" is not a verb; the verbs are: plan, options, validate, "),
             std::string::npos)
       << r.err;
+  for (const char* verb : {"simulate", "compare", "runs", "replay", "bench-kernels", "calibrate"}) {
+    EXPECT_NE(r.err.find(std::string(", ") + verb), std::string::npos) << verb << ": " << r.err;
+  }
   r = run({"runs", "frob"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("\"frob\" is not a verb of runs; the verbs of runs are: list, show"),

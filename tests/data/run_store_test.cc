@@ -62,7 +62,8 @@ void set_header_field(const std::string& path, int offset, uint32_t v) {
 }
 
 TEST(RunStore, RunKindNamesRoundTrip) {
-  for (RunKind k : {RunKind::kPlan, RunKind::kSimulate, RunKind::kReplay, RunKind::kCalibrate}) {
+  for (RunKind k : {RunKind::kPlan, RunKind::kSimulate, RunKind::kReplay, RunKind::kCalibrate,
+                    RunKind::kOptimize}) {
     EXPECT_EQ(parse_run_kind(to_string(k)), k);
   }
   EXPECT_EQ(to_string(RunKind::kCalibrate), "calibrate");
@@ -358,7 +359,7 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidScenario);
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
-                                            "version this ShardLab supports (1); use a "
+                                            "version this ShardLab supports (2); use a "
                                             "newer ShardLab or another run store file");
   EXPECT_EQ(header_field(path, 60), 7u);
 }

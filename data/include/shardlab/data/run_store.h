@@ -58,7 +58,7 @@ namespace shardlab::data {
 
 // The schema version this build writes and reads (PRAGMA user_version). A
 // file with a higher version was written by a newer ShardLab and is refused.
-inline constexpr int kRunStoreSchemaVersion = 1;
+inline constexpr int kRunStoreSchemaVersion = 2;
 
 // How long a writer waits for another connection's transaction, ms.
 inline constexpr int kBusyTimeoutMs = 10000;
@@ -67,8 +67,9 @@ inline constexpr int kBusyTimeoutMs = 10000;
 // the working directory.
 inline constexpr const char* kDefaultRunStoreFile = "shardlab.db";
 
-enum class RunKind { kPlan, kSimulate, kReplay, kCalibrate };
-std::string_view to_string(RunKind k);  // "plan", "simulate", "replay", "calibrate"
+enum class RunKind { kPlan, kSimulate, kReplay, kCalibrate, kOptimize };
+// "plan", "simulate", "replay", "calibrate", "optimize"
+std::string_view to_string(RunKind k);
 std::optional<RunKind> parse_run_kind(std::string_view s);  // inverse of to_string
 
 // One shard of a plan with TorchRec's estimates for it (planner-model.md).

@@ -1,0 +1,432 @@
+// shardlab optimize: search for a plan faster than TorchRec's by simulated
+// iteration time (search/optimizer.h), write it like shardlab plan does, and
+// say what it beats and what moved.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calibration_option.h"
+#include "cli_common.h"
+#include "plan_source.h"
+#include "run_recording.h"
+#include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/search/objective.h"
+#include "shardlab/search/optimizer.h"
+#include "shardlab/search/problem.h"
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::cli {
+namespace {
+
+struct OptimizeArgs {
+  std::string scenario;
+  std::string output;  // empty: stdout
+  std::string format = "shardlab";
+  double time_limit = 30.0;
+  uint64_t seed = 1;
+  int64_t max_evaluations = 0;
+  std::string from_plan;
+  std::string objective = "simulated";
+  std::string calibration;
+  int show_moves = 20;
+  bool compact = false;
+  bool quiet = false;
+  StoreOptions store;
+
+  std::string destination() const { return output.empty() ? std::string("-") : output; }
+  int indent() const { return compact ? data::kCompactJson : data::kDefaultJsonIndent; }
+};
+
+// Ctrl-C sets the flag and nothing else; the search polls it between moves.
+// SA_RESETHAND gives a second Ctrl-C its default effect (terminate).
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted.store(false);
+    struct sigaction sa = {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
+  }
+  ~InterruptGuard() {
+    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction previous_ = {};
+  bool installed_ = false;
+};
+
+int report_failure(const OptimizeArgs& args, const planner::Scenario& scenario,
+                   const planner::PlannerResult* result, const Status& status) {
+  print_error(status.message());
+  const std::string json = data::error_to_json(scenario.name, status, result, args.indent());
+  if (Status w = write_output(args.destination(), json); !w.is_ok()) print_error(w.message());
+  return exit_status(status);
+}
+
+std::string count_text(double n) {
+  if (n >= 1e6) return fmt::format("{:.2f}M", n / 1e6);
+  if (n >= 1e4) return fmt::format("{:.0f}k", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string percent(double from, double to) {
+  if (!(from > 0.0)) return "n/a";
+  return fmt::format("{:+.1f}%", (to - from) / from * 100.0);
+}
+
+// Progress on stderr: one line rewritten in place on a terminal, a line
+// every few seconds otherwise.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::string unit) : unit_(std::move(unit)), tty_(isatty(STDERR_FILENO) == 1) {}
+  double interval() const { return tty_ ? 0.25 : 5.0; }
+  void print(const search::Progress& p) {
+    // Not a terminal: a line per periodic report only (the search reports
+    // every interval(), and at every new best, which would flood a log).
+    if (p.improved && !tty_) return;
+    const double rate = p.elapsed_s > 0 ? static_cast<double>(p.moves) / p.elapsed_s : 0.0;
+    const std::string line = fmt::format(
+        "optimize: {:6.1f} s  {} moves ({}/s)  {} evaluations  best {:.6g} {} ({} vs start)",
+        p.elapsed_s, count_text(static_cast<double>(p.moves)), count_text(rate), p.evaluations,
+        p.best_value, unit_, percent(p.start_value, p.best_value));
+    if (tty_) {
+      std::cerr << '\r' << line << "\x1b[K" << std::flush;
+      open_line_ = true;
+    } else {
+      std::cerr << line << '\n';
+    }
+  }
+  void finish() {
+    if (open_line_) std::cerr << '\n';
+    open_line_ = false;
+  }
+
+ private:
+  std::string unit_;
+  bool tty_;
+  bool open_line_ = false;
+};
+
+// A plan's numbers in both measures.
+struct Rated {
+  double simulated_ms = 0.0;
+  double torchrec_ms = 0.0;
+};
+
+Result<Rated> rate_both(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                        const planner::PartitionedPlan& plan, int world_size) {
+  Rated r;
+  std::vector<double> device_perf;
+  planner::rate_plan(space, plan, world_size, &device_perf, &r.torchrec_ms);
+  Result<sim::SimResult> simulated =
+      sim::simulate(scenario, space, plan, sim::SimOptions{.record_phases = false});
+  if (!simulated.is_ok()) return simulated.status();
+  r.simulated_ms = simulated->iteration_ms;
+  return r;
+}
+
+// "table_wise/fused on rank 3", "row_wise/fused on ranks 0-15".
+std::string placement_text(const planner::ShardingOption& o, const std::vector<int>& ranks) {
+  std::string where;
+  bool consecutive = ranks.size() > 2;
+  for (size_t i = 1; i < ranks.size() && consecutive; ++i)
+    consecutive = ranks[i] == ranks[i - 1] + 1;
+  if (consecutive) {
+    where = fmt::format("ranks {}-{}", ranks.front(), ranks.back());
+  } else {
+    where = fmt::format("rank{} {}", ranks.size() == 1 ? "" : "s", fmt::join(ranks, ","));
+  }
+  return fmt::format("{}/{} on {}", planner::to_string(o.sharding_type),
+                     planner::to_string(o.compute_kernel), where);
+}
+
+// The optimized plan as a planner result, for the plan writers.
+planner::PlannerResult as_planner_result(const planner::PlannerResult& base,
+                                         const search::OptimizeResult& r, double wall_seconds) {
+  planner::PlannerResult out = base;
+  out.best = r.best;
+  out.num_proposals = 0;
+  out.num_plans = 0;
+  double rating = 0.0;
+  planner::rate_plan(*out.search_space, r.best, out.topology.world_size, &out.device_perf_total,
+                     &rating);
+  out.perf_rating = r.best_value;
+  out.error = Status::ok();
+  out.last_proposal.reset();
+  out.wall_seconds = wall_seconds;
+  return out;
+}
+
+// A run of `kind` holding `result`'s plan, its estimates and `summary`.
+data::NewRun plan_run(data::RunKind kind, const OptimizeArgs& args,
+                      const planner::Scenario& scenario, const planner::PlannerResult& result,
+                      std::vector<std::pair<std::string, data::SummaryValue>> summary) {
+  data::NewRun run = new_run(kind, scenario, &result);
+  run.scenario_json = scenario_text(args.scenario);
+  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
+  run.summary_json = data::summary_json(summary);
+  return run;
+}
+
+int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scenario& scenario,
+           const planner::PlannerResult& start, const Rated& start_rated,
+           const planner::PlannerResult& best, const Rated& best_rated,
+           const std::optional<Rated>& torchrec, const search::OptimizeResult& r) {
+  std::vector<std::pair<std::string, data::SummaryValue>> start_summary = {
+      {"rating_ms", start_rated.torchrec_ms},
+      {"perf_model", std::string("torchrec")},
+      {"iteration_ms", start_rated.simulated_ms},
+      {"tables", static_cast<int64_t>(scenario.tables.size())},
+      {"world_size", static_cast<int64_t>(start.topology.world_size)},
+      {"role", std::string("optimize start")}};
+  if (!args.from_plan.empty()) start_summary.emplace_back("from_plan", args.from_plan);
+
+  std::vector<std::pair<std::string, data::SummaryValue>> summary = {
+      {"rating_ms", best_rated.torchrec_ms},
+      {"iteration_ms", best_rated.simulated_ms},
+      {"start_rating_ms", start_rated.torchrec_ms},
+      {"start_iteration_ms", start_rated.simulated_ms},
+      {"objective", args.objective},
+      {"objective_ms", r.best_value},
+      {"gain_pct",
+       (start_rated.simulated_ms - best_rated.simulated_ms) / start_rated.simulated_ms * 100.0},
+      {"tables_moved", static_cast<int64_t>(r.moved.size())},
+      {"method", r.method},
+      {"stop", std::string(search::to_string(r.stop))},
+      {"seed", static_cast<int64_t>(args.seed)},
+      {"time_limit_s", args.time_limit},
+      {"moves", r.moves},
+      {"evaluations", r.evaluations},
+      {"wall_ms", r.wall_seconds * 1e3}};
+  if (torchrec) {
+    summary.emplace_back("torchrec_iteration_ms", torchrec->simulated_ms);
+    summary.emplace_back("torchrec_rating_ms", torchrec->torchrec_ms);
+  }
+  if (args.max_evaluations > 0) summary.emplace_back("max_evaluations", args.max_evaluations);
+  return recorder.record_derived(
+      plan_run(data::RunKind::kPlan, args, scenario, start, std::move(start_summary)),
+      plan_run(data::RunKind::kOptimize, args, scenario, best, std::move(summary)));
+}
+
+void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
+                   const search::Problem& problem, const search::OptimizeResult& r,
+                   const Rated& start, const Rated& best, const std::optional<Rated>& torchrec) {
+  const double rate = r.wall_seconds > 0 ? static_cast<double>(r.moves) / r.wall_seconds : 0.0;
+  std::cerr << fmt::format(
+      "optimized {} ({} tables on {} ranks) in {:.1f} s: {}, stopped on {}; {} moves ({}/s), "
+      "{} evaluations, objective {}, seed {}\n",
+      scenario.name, scenario.tables.size(), problem.world_size(), r.wall_seconds, r.method,
+      search::to_string(r.stop), count_text(static_cast<double>(r.moves)), count_text(rate),
+      r.evaluations, args.objective, args.seed);
+  const Rated& base = torchrec ? *torchrec : start;
+  const char* against = torchrec ? "TorchRec's plan" : "the start plan";
+  std::cerr << fmt::format("  simulated iteration: {:.6g} ms -> {:.6g} ms ({} vs {})\n",
+                           base.simulated_ms, best.simulated_ms,
+                           percent(base.simulated_ms, best.simulated_ms), against);
+  std::cerr << fmt::format("  TorchRec rating:     {:.6g} ms -> {:.6g} ms ({} vs {})\n",
+                           base.torchrec_ms, best.torchrec_ms,
+                           percent(base.torchrec_ms, best.torchrec_ms), against);
+  if (torchrec && !args.from_plan.empty()) {
+    std::cerr << fmt::format("  start plan ({}):     {:.6g} ms simulated, {:.6g} ms rating\n",
+                             args.from_plan, start.simulated_ms, start.torchrec_ms);
+  }
+  std::cerr << fmt::format("  tables moved: {} of {}{}\n", r.moved.size(), problem.num_tables(),
+                           r.moved.empty() ? "" : " (from -> to)");
+  int shown = 0;
+  for (const search::TableMove& m : r.moved) {
+    if (shown++ >= args.show_moves) {
+      std::cerr << fmt::format("    ... and {} more (--show-moves N lists more)\n",
+                               r.moved.size() - static_cast<size_t>(args.show_moves));
+      break;
+    }
+    std::cerr << fmt::format("    {}: {} -> {}\n", m.name,
+                             placement_text(problem.option(m.from_option), m.from_ranks),
+                             placement_text(problem.option(m.to_option), m.to_ranks));
+  }
+  if (args.destination() != "-") std::cerr << "  -> " << args.destination() << '\n';
+}
+
+int run_optimize(const OptimizeArgs& args) {
+  const bool distinct = VerbFiles()
+                            .input(args.scenario, "the scenario")
+                            .input(args.from_plan, "the plan file")
+                            .input(args.calibration, "the calibration profile")
+                            .store(args.store)
+                            .output(args.destination(), "the plan output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
+  int code = kExitOk;
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.destination(), &code);
+  if (!scenario) return code;
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder.is_ok()) return report_failure(args, *scenario, nullptr, recorder.status());
+  if (Status st = check_fabric(*scenario); !st.is_ok())
+    return report_failure(args, *scenario, nullptr, st);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
+
+  // TorchRec's plan: the start, unless --from-plan gives one; the reference
+  // the summary compares with either way.
+  planner::PlannerResult torchrec =
+      planner::plan(*scenario, planner::PlannerOptions{.calibration = calibration->get()});
+  if (args.from_plan.empty() && !torchrec.ok()) {
+    return report_failure(args, *scenario, &torchrec, failure_of(torchrec));
+  }
+  planner::PlannerResult start = torchrec;
+  if (!args.from_plan.empty()) {
+    start = read_and_rate_plan(*scenario, args.from_plan, nullptr, calibration->get());
+    if (!start.ok()) {
+      const bool enumerated = start.search_space.has_value();
+      return report_failure(args, *scenario, enumerated ? nullptr : &start, failure_of(start));
+    }
+  }
+  Result<search::Problem> problem = search::Problem::create(*scenario, start);
+  if (!problem.is_ok()) return report_failure(args, *scenario, nullptr, problem.status());
+  std::unique_ptr<search::Objective> objective;
+  if (args.objective == "torchrec") {
+    objective = search::make_torchrec_objective(*problem);
+  } else {
+    Result<std::unique_ptr<search::Objective>> made = search::make_simulated_objective(*problem);
+    if (!made.is_ok()) return report_failure(args, *scenario, nullptr, made.status());
+    objective = std::move(made).value();
+  }
+
+  ProgressPrinter printer("ms");
+  search::OptimizeOptions options;
+  options.seed = args.seed;
+  options.time_limit_s = args.time_limit;
+  options.max_evaluations = args.max_evaluations;
+  options.cancel = &g_interrupted;
+  options.progress_interval_s = printer.interval();
+  if (!args.quiet)
+    options.on_progress = [&printer](const search::Progress& p) { printer.print(p); };
+  Result<search::OptimizeResult> result = [&]() {
+    InterruptGuard guard;
+    return search::optimize(*problem, *objective, *start.best, options);
+  }();
+  printer.finish();
+  if (!result.is_ok()) return report_failure(args, *scenario, nullptr, result.status());
+
+  const int world = start.topology.world_size;
+  Result<Rated> start_rated = rate_both(*scenario, *start.search_space, *start.best, world);
+  Result<Rated> best_rated = rate_both(*scenario, *start.search_space, result->best, world);
+  if (!start_rated.is_ok()) return report_failure(args, *scenario, nullptr, start_rated.status());
+  if (!best_rated.is_ok()) return report_failure(args, *scenario, nullptr, best_rated.status());
+  std::optional<Rated> torchrec_rated;
+  if (torchrec.ok()) {
+    Result<Rated> t = rate_both(*scenario, *torchrec.search_space, *torchrec.best, world);
+    if (t.is_ok()) torchrec_rated = *t;
+  }
+
+  const planner::PlannerResult written = as_planner_result(start, *result, result->wall_seconds);
+  const std::string json = args.format == "torchrec"
+                               ? data::plan_to_torchrec_json(*scenario, written, args.indent())
+                               : data::plan_to_json(*scenario, written, args.indent());
+  if (Status w = write_output(args.destination(), json); !w.is_ok()) {
+    print_error(w.message());
+    return exit_status(w);
+  }
+  if (!args.quiet)
+    print_summary(args, *scenario, *problem, *result, *start_rated, *best_rated, torchrec_rated);
+  return record(*recorder, args, *scenario, start, *start_rated, written, *best_rated, torchrec_rated,
+                *result);
+}
+
+}  // namespace
+
+void add_optimize_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<OptimizeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "optimize",
+      "Search for a plan faster than TorchRec's, by simulated iteration time, in the same memory.\n"
+      "Starts from TorchRec's plan (or --from-plan) and moves tables between sharding options\n"
+      "(sharding type, compute kernel) and shards between ranks and hosts, keeping every rank\n"
+      "within its HBM and DDR after the storage reservation and every table within the scenario's\n"
+      "constraints. Each candidate is judged by a fast model of the iteration and the promising\n"
+      "ones by a full simulation; the plan written is the best simulated one (docs/optimize.md).\n"
+      "The plan goes to -o (stdout by default) in shardlab plan's formats, and re-rates with\n"
+      "'shardlab plan --from-plan'. Progress and a summary (gain over TorchRec's plan by "
+      "simulation\n"
+      "and by TorchRec's rating, tables moved) go to stderr. Ctrl-C stops the search and writes\n"
+      "the best plan so far. The start and the result are recorded as two runs in the run store;\n"
+      "'shardlab runs diff ID' shows what changed.\n"
+      "Same seed, same plan: the search's path depends only on the seed; the time limit (and\n"
+      "Ctrl-C) only decide where on it it stops, so --max-evaluations with --time-limit 0 gives\n"
+      "bit-identical plans on every run.\n"
+      "Exit status: 0 optimized (also when stopped by the time limit or Ctrl-C), 2 invalid\n"
+      "scenario, plan file or usage, 3 TorchRec's planner found no start plan.");
+  add_scenario_argument(cmd, &args->scenario);
+  add_output_option(cmd, &args->output, "the plan JSON (or the error JSON)", "stdout");
+  cmd->add_option(
+         "--format", args->format,
+         "Plan file shape: 'shardlab' (docs/scenario-format.md plan) or 'torchrec' (a TorchRec "
+         "ShardingPlan, see docs/torchrec-interop.md) (default: shardlab)")
+      ->check(CLI::IsMember({"shardlab", "torchrec"}))
+      ->type_name("FORMAT");
+  cmd->add_option("--time-limit", args->time_limit,
+                  "Stop searching after this many seconds and keep the best plan so far; 0: no "
+                  "limit (then stop when converged or at --max-evaluations). Most of the gain "
+                  "comes in the first seconds: docs/optimize.md has the gain at 1, 5, 15, 30 and "
+                  "60 s on its benchmark (default: 30)")
+      ->check(number_at_least(0))
+      ->type_name("SECONDS");
+  cmd->add_option("--max-evaluations", args->max_evaluations,
+                  "Stop after this many full evaluations (simulations) of candidate plans; with "
+                  "--time-limit 0 the result is bit-identical run to run (default: no limit)")
+      ->check(number_at_least(0))
+      ->type_name("N");
+  cmd->add_option("--seed", args->seed, "Seed of the search's random choices (default: 1)")
+      ->type_name("N");
+  cmd->add_option("--from-plan", args->from_plan,
+                  "Start from this plan file (either format) instead of TorchRec's plan; the "
+                  "summary still compares with TorchRec's plan (default: TorchRec's plan)")
+      ->type_name("FILE");
+  cmd->add_option("--objective", args->objective,
+                  "What to minimise: 'simulated' (the simulated steady-state iteration time, "
+                  "docs/simulation.md) or 'torchrec' (TorchRec's rating: the slowest rank's summed "
+                  "estimates, to compare) (default: simulated)")
+      ->check(CLI::IsMember({"simulated", "torchrec"}))
+      ->type_name("OBJECTIVE");
+  cmd->add_option("--show-moves", args->show_moves,
+                  "Tables moved to list in the summary (default: 20)")
+      ->check(number_at_least(0))
+      ->type_name("N");
+  add_compact_flag(cmd, &args->compact);
+  add_quiet_flag(cmd, &args->quiet, "progress, the summary and the recorded runs on stderr");
+  add_store_options(cmd, &args->store);
+  add_calibration_option(cmd, &args->calibration);
+  cmd->footer(example_footer(
+      "  shardlab optimize dlrm.json -o fast.json\n"
+      "  shardlab optimize dlrm.json --time-limit 60 --seed 7 -o fast.json\n"
+      "  shardlab optimize dlrm.json --from-plan plan.json --format torchrec -o "
+      "fast_torchrec.json\n"
+      "  shardlab optimize dlrm.json --time-limit 0 --max-evaluations 500 -o fast.json -q\n"
+      "  shardlab plan dlrm.json --from-plan fast.json --perf-model simulated   # re-rate it\n"
+      "  shardlab simulate dlrm.json --plan fast.json --trace fast.trace.json\n"
+      "  shardlab runs diff 12   # what the search changed (the optimize run's id)"));
+  cmd->callback([args, exit_code]() { *exit_code = run_optimize(*args); });
+}
+
+}  // namespace shardlab::cli

@@ -1,0 +1,41 @@
+// Where the shards of a sharding option may go, and whether a placed plan
+// fits the cluster: the rules TorchRec's partitioners place by, for code that
+// builds or edits plans itself (the plan search in search/, plans read from
+// files).
+//
+// Placement rules, by the option's PartitionBy:
+//   kUniform  (data-parallel, row-wise): shard i on rank i, one per rank;
+//   kDevice   (table-wise, column-wise): each shard on any rank;
+//   kHost     (table-row-wise, table-column-wise): every shard on the ranks
+//             of one host (hosts are Topology::num_hosts() groups of
+//             local_world_size consecutive ranks); table-row-wise shard i on
+//             the host's i-th rank.
+// Storage: on every rank, the summed storage of its shards fits (<=, HBM and
+// DDR) the capacity left after the storage reservation.
+//
+// Thread safety: reentrant.
+#pragma once
+
+#include <vector>
+
+#include "shardlab/planner/sharding_option.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/planner/topology.h"
+#include "shardlab/planner/types.h"
+
+namespace shardlab::planner {
+
+// Whether `ranks` (one per shard, shard order) is a placement of `option`
+// the rules above allow on `topology` (world_size, local_world_size).
+bool placement_allowed(const ShardingOption& option, const int* ranks, const Topology& topology);
+
+// Checks every option's placement and every rank's storage (summed as
+// shard_storage_per_rank in proposal_log.h sums it) against
+// `capacity` (one entry per rank: the storage left after the reservation,
+// ReservationResult::devices). Fails with invalid_scenario naming the first
+// table placed against the rules, or the first rank whose shards do not fit
+// (with its need and capacity in bytes).
+Status check_plan_fits(const SearchSpace& space, const PartitionedPlan& plan,
+                       const Topology& topology, const std::vector<Storage>& capacity);
+
+}  // namespace shardlab::planner

@@ -1,0 +1,370 @@
+#include "shardlab/search/optimizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "exhaustive.h"
+#include "move_helpers.h"
+#include "shardlab/planner/placement.h"
+#include "shardlab/search/acceptance.h"
+#include "shardlab/search/move.h"
+#include "shardlab/search/plan_state.h"
+
+namespace shardlab::search {
+
+std::string_view to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kTimeLimit:
+      return "time_limit";
+    case StopReason::kEvaluationLimit:
+      return "evaluation_limit";
+    case StopReason::kCancelled:
+      return "cancelled";
+    case StopReason::kConverged:
+      return "converged";
+    case StopReason::kExhausted:
+      return "exhausted";
+  }
+  return "?";
+}
+
+std::vector<TableMove> changed_tables(const Problem& problem, const planner::PartitionedPlan& a,
+                                      const planner::PartitionedPlan& b) {
+  std::vector<TableMove> out;
+  for (int t = 0; t < problem.num_tables(); ++t) {
+    const std::vector<int> ra(a.ranks.begin() + a.first_shard[t],
+                              a.ranks.begin() + a.first_shard[t + 1]);
+    const std::vector<int> rb(b.ranks.begin() + b.first_shard[t],
+                              b.ranks.begin() + b.first_shard[t + 1]);
+    if (a.proposal[t] == b.proposal[t] && ra == rb) continue;
+    out.push_back(
+        TableMove{t, problem.option(b.proposal[t]).name, a.proposal[t], b.proposal[t], ra, rb});
+  }
+  return out;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A low quantile (a fifth of the way up) of the rises of the estimate over
+// up to kSamples feasible moves from `state`, each undone again; 0 when none
+// rises. Rises spread over orders of magnitude (a shard moved between quiet
+// ranks, a large table given a poor option); the low end is what annealing
+// should let through.
+double typical_rise(PlanState& state, Estimator& estimator, std::vector<WeightedMove>& moves,
+                    double total_weight, Rng& rng, double current) {
+  constexpr int kSamples = 64;
+  constexpr double kQuantile = 0.2;
+  constexpr int kAttempts = 4 * kSamples;
+  MoveContext ctx{state.problem(), state, estimator, rng};
+  Change change, undo, redo;
+  std::vector<double> rises;
+  for (int i = 0; i < kAttempts && static_cast<int>(rises.size()) < kSamples; ++i) {
+    double pick = rng.uniform() * total_weight;
+    size_t m = 0;
+    while (m + 1 < moves.size() && pick >= moves[m].weight) pick -= moves[m++].weight;
+    if (!moves[m].move->propose(ctx, &change) || !state.fits(change)) continue;
+    estimator.checkpoint();
+    state.apply(change, &estimator, &undo);
+    const double rise = estimator.value() - current;
+    state.apply(undo, &estimator, &redo);
+    estimator.restore();
+    if (rise > 0.0) rises.push_back(rise);
+  }
+  if (rises.empty()) return 0.0;
+  const size_t q = static_cast<size_t>(static_cast<double>(rises.size()) * kQuantile);
+  std::nth_element(rises.begin(), rises.begin() + q, rises.end());
+  return rises[q];
+}
+
+// The search's shared state: clock, budget, best plan and reporting.
+class Search {
+ public:
+  Search(const Problem& problem, Objective& objective, const OptimizeOptions& options)
+      : problem_(problem), objective_(objective), options_(options), started_(Clock::now()) {}
+
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+
+  // Whether the search must stop now; sets result_.stop. Reads the clock.
+  bool must_stop() {
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      result_.stop = StopReason::kCancelled;
+      return true;
+    }
+    if (options_.max_evaluations > 0 && result_.evaluations >= options_.max_evaluations) {
+      result_.stop = StopReason::kEvaluationLimit;
+      return true;
+    }
+    if (options_.time_limit_s > 0 && elapsed() >= options_.time_limit_s) {
+      result_.stop = StopReason::kTimeLimit;
+      return true;
+    }
+    return false;
+  }
+
+  // Calls on_progress at every new best (`improved`) and when the interval
+  // has passed. A new best does not move the next periodic report, so a
+  // front end that shows only some of the improvements still hears from the
+  // search every interval.
+  void report(bool improved) {
+    if (!options_.on_progress) return;
+    const double now = elapsed();
+    if (!improved && now < next_report_) return;
+    if (!improved) next_report_ = now + options_.progress_interval_s;
+    Progress p;
+    p.elapsed_s = now;
+    p.moves = result_.moves;
+    p.evaluations = result_.evaluations;
+    p.start_value = result_.start_value;
+    p.best_value = result_.best_value;
+    p.improved = improved;
+    p.best = &result_.best;
+    options_.on_progress(p);
+  }
+
+  // Evaluates `plan` exactly; keeps it when it is the best so far.
+  Result<Evaluation> evaluate(const planner::PartitionedPlan& plan) {
+    Result<Evaluation> e = objective_.evaluate(plan);
+    if (!e.is_ok()) return e;
+    ++result_.evaluations;
+    if (e->value < result_.best_value) {
+      result_.best_value = e->value;
+      result_.best = plan;
+      result_.history.push_back(
+          Improvement{elapsed(), result_.moves, result_.evaluations, e->value});
+      report(true);
+    }
+    return e;
+  }
+
+  Status run(const planner::PartitionedPlan& start);
+
+  OptimizeResult take() {
+    result_.moved = changed_tables(problem_, result_.start, result_.best);
+    result_.wall_seconds = elapsed();
+    return std::move(result_);
+  }
+
+ private:
+  Status local_search();
+
+  const Problem& problem_;
+  Objective& objective_;
+  const OptimizeOptions& options_;
+  Clock::time_point started_;
+  double next_report_ = 0.0;
+  OptimizeResult result_;
+  Evaluation start_eval_;  // the objective's evaluation of result_.start
+};
+
+Status Search::run(const planner::PartitionedPlan& start) {
+  Result<Evaluation> first = objective_.evaluate(start);
+  if (!first.is_ok()) return first.status();
+  result_.evaluations = 1;
+  result_.start = start;
+  result_.best = start;
+  result_.start_value = result_.best_value = first->value;
+  start_eval_ = *first;
+  result_.history.push_back(Improvement{elapsed(), 0, 1, first->value});
+  report(true);
+
+  const int64_t plans = detail::count_plans(problem_, options_.exhaustive_limit);
+  const bool exhaustive = options_.exhaustive_limit > 0 && plans <= options_.exhaustive_limit &&
+                          (options_.max_evaluations <= 0 || plans <= options_.max_evaluations);
+  if (exhaustive) {
+    result_.method = "exhaustive";
+    result_.stop = StopReason::kExhausted;
+    return detail::enumerate_plans(problem_,
+                                   [&](const planner::PartitionedPlan& plan) -> Result<bool> {
+                                     if (must_stop()) return false;
+                                     Result<Evaluation> e = evaluate(plan);
+                                     if (!e.is_ok()) return e.status();
+                                     report(false);
+                                     return true;
+                                   });
+  }
+  result_.method = "local search";
+  return local_search();
+}
+
+Status Search::local_search() {
+  Result<std::unique_ptr<Estimator>> made = objective_.make_estimator();
+  if (!made.is_ok()) return made.status();
+  Estimator& estimator = **made;
+  std::vector<WeightedMove> moves = default_moves();
+  double total_weight = 0.0;
+  for (const WeightedMove& m : moves) total_weight += m.weight;
+  std::unique_ptr<AcceptanceRule> acceptance = make_annealing();
+  Rng rng(options_.seed);
+  Change change, undo, redo;
+
+  // Moves per cycle grow with the options and shards: each gets tried a
+  // number of times per cycle.
+  constexpr int64_t kMovesPerUnit = 10;
+  const int64_t units = static_cast<int64_t>(problem_.space().options.size()) +
+                        static_cast<int64_t>(result_.start.ranks.size());
+  const int64_t cycle_moves = std::clamp<int64_t>(kMovesPerUnit * units, 10000, 50000);
+  // Evaluate exactly once the estimate fell this much below the last check.
+  constexpr double kCheckStep = 0.002;
+  constexpr int kStopCheckEvery = 256;
+  constexpr int kSweepTries = 4;
+  // Lineages whose best is this much worse than the best plan stop.
+  constexpr double kLineageSlack = 0.10;
+  constexpr int kSweepLineages = 2;
+
+  // A line of cycles, each starting from the best plan the line found.
+  struct Lineage {
+    planner::PartitionedPlan plan;
+    Evaluation eval;
+    int stale = 0;   // cycles in a row without a better plan
+    int cycles = 0;  // cycles run
+  };
+  std::vector<Lineage> lineages;
+  lineages.push_back(Lineage{result_.start, start_eval_});
+
+  // The sweep: from the start plan, every table of one sharding type that
+  // can takes another, for each pair of types in turn; each result is
+  // evaluated exactly. Far-off mixes of sharding types (every table-wise
+  // table table-row-wise, say) are then known before the first cycle. The
+  // best results start lineages of their own beside the start plan's, so
+  // the search refines both the start's mix and the best new ones.
+  std::vector<Lineage> swept;
+  for (int from = 0; from < detail::kNumShardingTypes; ++from) {
+    for (int to = 0; to < detail::kNumShardingTypes; ++to) {
+      if (must_stop()) return Status::ok();
+      PlanState trial(problem_, result_.start);
+      estimator.clear();
+      trial.add_all(&estimator);
+      MoveContext ctx{problem_, trial, estimator, rng};
+      change.clear();
+      if (detail::convert_tables(ctx, static_cast<planner::ShardingType>(from),
+                                 static_cast<planner::ShardingType>(to), 1.0, kSweepTries,
+                                 &change) == 0 ||
+          !trial.fits(change)) {
+        continue;
+      }
+      trial.apply(change, &estimator, &undo);
+      planner::PartitionedPlan plan = trial.to_plan();
+      Result<Evaluation> e = evaluate(plan);
+      if (!e.is_ok()) return e.status();
+      report(false);
+      if (e->value < result_.start_value) swept.push_back(Lineage{std::move(plan), *e});
+    }
+  }
+  std::stable_sort(swept.begin(), swept.end(),
+                   [](const Lineage& a, const Lineage& b) { return a.eval.value < b.eval.value; });
+  for (size_t i = 0; i < swept.size() && i < kSweepLineages; ++i) {
+    lineages.push_back(std::move(swept[i]));
+  }
+
+  for (int64_t cycle = 0;; ++cycle) {
+    if (must_stop()) return Status::ok();
+    // The live lineage that has run the fewest cycles, the better one first:
+    // each gets a first cycle, in order of quality, then they take turns.
+    Lineage* lineage = nullptr;
+    for (Lineage& l : lineages) {
+      const bool close = l.eval.value <= result_.best_value * (1.0 + kLineageSlack);
+      const bool fresh = options_.patience <= 0 || l.stale < options_.patience;
+      if (!close || !fresh) continue;
+      if (lineage == nullptr || l.cycles < lineage->cycles ||
+          (l.cycles == lineage->cycles && l.eval.value < lineage->eval.value)) {
+        lineage = &l;
+      }
+    }
+    if (lineage == nullptr) {
+      result_.stop = StopReason::kConverged;
+      return Status::ok();
+    }
+    ++lineage->cycles;
+    ++result_.cycles;
+    bool improved = false;
+    PlanState state(problem_, lineage->plan);
+    estimator.clear();
+    state.add_all(&estimator);
+    // Fit the estimator to the plan the cycle starts from.
+    estimator.observe(lineage->eval);
+    double current = estimator.value();
+    // A lineage's first cycle descends (no rise is kept): the quickest way
+    // down from a plan no search has refined yet. Later cycles anneal.
+    const double rise = lineage->cycles == 1
+                            ? 0.0
+                            : typical_rise(state, estimator, moves, total_weight, rng, current);
+    acceptance->start_cycle(current, rise);
+    double check_below = current * (1.0 - kCheckStep);
+    MoveContext ctx{problem_, state, estimator, rng};
+
+    auto check = [&]() -> Status {
+      planner::PartitionedPlan plan = state.to_plan();
+      Result<Evaluation> e = evaluate(plan);
+      if (!e.is_ok()) return e.status();
+      if (e->value < lineage->eval.value) {
+        lineage->plan = std::move(plan);
+        lineage->eval = *e;
+        improved = true;
+      }
+      estimator.observe(*e);
+      current = estimator.value();
+      check_below = current * (1.0 - kCheckStep);
+      return Status::ok();
+    };
+
+    for (int64_t step = 0; step < cycle_moves; ++step) {
+      if (step % kStopCheckEvery == 0) {
+        if (must_stop()) return Status::ok();
+        report(false);
+      }
+      double pick = rng.uniform() * total_weight;
+      size_t m = 0;
+      while (m + 1 < moves.size() && pick >= moves[m].weight) pick -= moves[m++].weight;
+      ++result_.moves;
+      if (!moves[m].move->propose(ctx, &change)) continue;
+      if (!state.fits(change)) continue;
+      ++result_.feasible_moves;
+      estimator.checkpoint();
+      state.apply(change, &estimator, &undo);
+      const double after = estimator.value();
+      const double progress = static_cast<double>(step) / static_cast<double>(cycle_moves);
+      if (!acceptance->accept(current, after, progress, rng)) {
+        state.apply(undo, &estimator, &redo);
+        estimator.restore();
+        continue;
+      }
+      estimator.release();
+      ++result_.accepted_moves;
+      current = after;
+      if (current < check_below) {
+        if (Status st = check(); !st.is_ok()) return st;
+        if (must_stop()) return Status::ok();
+      }
+    }
+    // The cycle ends cold, in a local minimum of the estimate: check it.
+    if (Status st = check(); !st.is_ok()) return st;
+    lineage->stale = improved ? 0 : lineage->stale + 1;
+  }
+}
+
+}  // namespace
+
+Result<OptimizeResult> optimize(const Problem& problem, Objective& objective,
+                                const planner::PartitionedPlan& start,
+                                const OptimizeOptions& options) {
+  if (start.proposal.size() != static_cast<size_t>(problem.num_tables())) {
+    return Status::invalid_scenario("start plan: " + std::to_string(start.proposal.size()) +
+                                    " tables, but the scenario has " +
+                                    std::to_string(problem.num_tables()));
+  }
+  if (Status st =
+          planner::check_plan_fits(problem.space(), start, problem.topology(), problem.capacity());
+      !st.is_ok()) {
+    return st.with_context("start plan");
+  }
+  Search search(problem, objective, options);
+  if (Status st = search.run(start); !st.is_ok()) return st;
+  return search.take();
+}
+
+}  // namespace shardlab::search

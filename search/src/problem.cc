@@ -1,0 +1,25 @@
+#include "shardlab/search/problem.h"
+
+namespace shardlab::search {
+
+Result<Problem> Problem::create(const planner::Scenario& scenario,
+                                const planner::PlannerResult& planned) {
+  if (!planned.search_space.has_value() || !planned.reserved.has_value()) {
+    return Status::invalid_scenario(
+        "no search space to optimize in: planning stopped before the reservation or enumeration");
+  }
+  Problem p;
+  p.scenario_ = &scenario;
+  p.space_ = &*planned.search_space;
+  p.topology_ = &planned.topology;
+  p.capacity_ = &planned.reserved->devices;
+  p.separable_.reserve(p.space_->options.size());
+  for (const planner::ShardingOption& o : p.space_->options) {
+    const bool separable = o.partition_by == planner::PartitionBy::kDevice ||
+                           o.sharding_type == planner::ShardingType::kTableColumnWise;
+    p.separable_.push_back(separable ? 1 : 0);
+  }
+  return p;
+}
+
+}  // namespace shardlab::search

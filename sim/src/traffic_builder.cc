@@ -1,0 +1,25 @@
+#include "shardlab/sim/traffic_builder.h"
+
+#include <utility>
+
+#include "traffic.h"
+
+namespace shardlab::sim {
+
+TrafficBuilder::TrafficBuilder(const planner::Scenario& scenario, TopologyGraph graph)
+    : scenario_(&scenario),
+      graph_(std::move(graph)),
+      topology_(planner::make_topology(scenario.topology)) {}
+
+Result<TrafficBuilder> TrafficBuilder::create(const planner::Scenario& scenario) {
+  auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
+  if (!graph) return graph.status();
+  return TrafficBuilder(scenario, std::move(graph).value());
+}
+
+Result<IterationTraffic> TrafficBuilder::build(const planner::SearchSpace& space,
+                                               const planner::PartitionedPlan& plan) const {
+  return detail::build_traffic(*scenario_, space, plan, topology_, graph_);
+}
+
+}  // namespace shardlab::sim

@@ -1,0 +1,138 @@
+// shardlab optimize through the real binary: the plan it writes re-rates
+// with plan --from-plan and simulates to the time it reports, runs are
+// recorded as a start/result pair that runs diff compares, the same seed
+// writes the same file, and bad input fails with the usual error JSON.
+
+#include <string>
+#include <vector>
+
+#include "cli_fixture.h"
+
+namespace shardlab_cli_test {
+namespace {
+
+const std::string kTwoHosts =
+    std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/two_host_criteo_kaggle.json";
+
+class OptimizeCliTest : public CliTest {};
+
+// Bounded by evaluations only: deterministic and quick.
+std::vector<std::string> bounded(std::vector<std::string> args) {
+  for (const char* a : {"--time-limit", "0", "--max-evaluations", "12"}) args.emplace_back(a);
+  return args;
+}
+
+TEST_F(OptimizeCliTest, WritesAPlanThatReRatesAndSimulatesToTheReportedTime) {
+  const std::string db = path("runs.db");
+  CliRun r = run(bounded({"optimize", kTwoHosts, "-o", path("fast.json"), "--db", db}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("simulated iteration:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("TorchRec rating:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("vs TorchRec's plan"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tables moved:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recorded runs 1 (plan) and 2 (optimize)"), std::string::npos) << r.err;
+  const Json plan = Json::parse(read_file(path("fast.json")));
+  const double optimized_ms = plan["perf_rating_ms"].get<double>();
+  for (const auto& d : plan["devices"]) {
+    EXPECT_LE(d["hbm_used"].get<int64_t>(), d["hbm_available"].get<int64_t>());
+    EXPECT_LE(d["ddr_used"].get<int64_t>(), d["ddr_available"].get<int64_t>());
+  }
+
+  // Re-rated by the simulated perf model, the plan costs what optimize said.
+  r = run({"plan", kTwoHosts, "--from-plan", path("fast.json"), "--perf-model", "simulated", "-o",
+           path("rated.json"), "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(read_file(path("rated.json")))["perf_rating_ms"].get<double>(),
+            optimized_ms);
+  r = run({"simulate", kTwoHosts, "--plan", path("fast.json"), "-o", path("sim.json"), "-q",
+           "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(read_file(path("sim.json")))["iteration_ms"].get<double>(), optimized_ms);
+  // And beats TorchRec's plan.
+  r = run({"simulate", kTwoHosts, "-o", path("torchrec_sim.json"), "-q", "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(optimized_ms,
+            Json::parse(read_file(path("torchrec_sim.json")))["iteration_ms"].get<double>());
+
+  // The pair of runs: the start plan, and the result derived from it.
+  r = run({"runs", "list", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json runs = Json::parse(r.out);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["kind"], "optimize");
+  EXPECT_EQ(runs[1]["kind"], "plan");
+  EXPECT_EQ(runs[0]["summary"]["iteration_ms"].get<double>(), optimized_ms);
+  EXPECT_LT(runs[0]["summary"]["iteration_ms"].get<double>(),
+            runs[0]["summary"]["start_iteration_ms"].get<double>());
+  EXPECT_EQ(runs[1]["summary"]["role"], "optimize start");
+  r = run({"runs", "diff", "2", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json diff = Json::parse(r.out);
+  EXPECT_EQ(diff["a"], 1);
+  EXPECT_EQ(diff["b"], 2);
+  EXPECT_FALSE(diff["placements"].empty());
+  r = run({"runs", "diff", "1", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);  // run 1 came from no other run
+  expect_no_temp_files();
+}
+
+TEST_F(OptimizeCliTest, SameSeedWritesTheSameFileAndTorchRecFormatReads) {
+  CliRun a = run(
+      bounded({"optimize", kTwoHosts, "-o", path("a.json"), "--seed", "5", "-q", "--no-record"}));
+  CliRun b = run(
+      bounded({"optimize", kTwoHosts, "-o", path("b.json"), "--seed", "5", "-q", "--no-record"}));
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.err, "");  // -q: no progress, no summary
+  EXPECT_EQ(read_file(path("a.json")), read_file(path("b.json")));
+
+  CliRun t = run(bounded({"optimize", kTwoHosts, "--format", "torchrec", "-o", path("t.json"),
+                          "--seed", "5", "-q", "--no-record"}));
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(Json::parse(read_file(path("t.json")))["format"], "torchrec.ShardingPlan");
+  CliRun rated =
+      run({"plan", kTwoHosts, "--from-plan", path("t.json"), "-o", path("r.json"), "--no-record"});
+  ASSERT_EQ(rated.exit_code, 0) << rated.err;
+  // Both formats hold the same plan: TorchRec's model rates them alike.
+  CliRun rated_a =
+      run({"plan", kTwoHosts, "--from-plan", path("a.json"), "-o", path("ra.json"), "--no-record"});
+  ASSERT_EQ(rated_a.exit_code, 0) << rated_a.err;
+  EXPECT_EQ(Json::parse(read_file(path("r.json")))["perf_rating_ms"],
+            Json::parse(read_file(path("ra.json")))["perf_rating_ms"]);
+}
+
+TEST_F(OptimizeCliTest, StartsFromAGivenPlanAndRefusesBadOnes) {
+  CliRun r = run({"plan", kTwoHosts, "-o", path("torchrec.json"), "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run(bounded({"optimize", kTwoHosts, "--from-plan", path("torchrec.json"), "-o",
+                   path("fast.json"), "--no-record", "--objective", "torchrec"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("objective torchrec"), std::string::npos) << r.err;
+  const double start =
+      Json::parse(read_file(path("torchrec.json")))["perf_rating_ms"].get<double>();
+  EXPECT_LE(Json::parse(read_file(path("fast.json")))["perf_rating_ms"].get<double>(), start);
+
+  write("broken.json", "{\"tables\": {\"nope\": {}}}");
+  r = run(bounded({"optimize", kTwoHosts, "--from-plan", path("broken.json"), "-o",
+                   path("out.json"), "--no-record"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+  const Json error = Json::parse(read_file(path("out.json")));
+  EXPECT_EQ(error["error"]["type"], "invalid_scenario");
+
+  r = run({"optimize", path("missing.json"), "--no-record"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST_F(OptimizeCliTest, HelpTeaches) {
+  const CliRun r = run({"optimize", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"--time-limit", "--max-evaluations", "--seed", "--from-plan", "--objective",
+                        "--calibration", "--db", "--no-record", "Ctrl-C", "docs/optimize.md",
+                        "runs diff", "Example:"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace shardlab_cli_test

@@ -1,0 +1,99 @@
+// placement.h: the planner's own plans follow the placement rules and fit;
+// each rule refuses what it should; a rank over its capacity is named.
+
+#include "shardlab/planner/placement.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/planner.h"
+
+namespace shardlab::planner {
+namespace {
+
+// Four ranks on two hosts; one table with every sharding type.
+Scenario scenario() {
+  Scenario s;
+  s.name = "placement";
+  s.topology.world_size = 4;
+  s.topology.local_world_size = 2;
+  s.planner.proposers = default_proposers();
+  TableSpec t;
+  t.name = "t0";
+  t.num_embeddings = 100000;
+  t.embedding_dim = 256;  // two column shards
+  t.feature_names = {"t0"};
+  s.tables.push_back(t);
+  s.constraints.resize(1);
+  return s;
+}
+
+const ShardingOption& first_of(const SearchSpace& space, ShardingType type) {
+  for (const ShardingOption& o : space.options) {
+    if (o.sharding_type == type) return o;
+  }
+  ADD_FAILURE() << "no option of type " << to_string(type);
+  return space.options.front();
+}
+
+TEST(Placement, PlannerPlansFollowTheRulesAndFit) {
+  const Scenario s = scenario();
+  const PlannerResult r = plan(s);
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  EXPECT_TRUE(check_plan_fits(*r.search_space, *r.best, r.topology, r.reserved->devices).is_ok());
+}
+
+TEST(Placement, EachShardingTypeHasItsRule) {
+  const Scenario s = scenario();
+  const PlannerResult r = plan(s, PlannerOptions{.enumerate_only = true});
+  ASSERT_TRUE(r.search_space.has_value());
+  const SearchSpace& space = *r.search_space;
+  const Topology& t = r.topology;
+  auto allowed = [&](ShardingType type, std::vector<int> ranks) {
+    return placement_allowed(first_of(space, type), ranks.data(), t);
+  };
+  // Uniform: shard i on rank i.
+  EXPECT_TRUE(allowed(ShardingType::kRowWise, {0, 1, 2, 3}));
+  EXPECT_FALSE(allowed(ShardingType::kRowWise, {1, 0, 2, 3}));
+  EXPECT_TRUE(allowed(ShardingType::kDataParallel, {0, 1, 2, 3}));
+  // Device: anywhere, even both column shards on one rank; never off the topology.
+  EXPECT_TRUE(allowed(ShardingType::kTableWise, {3}));
+  EXPECT_TRUE(allowed(ShardingType::kColumnWise, {2, 2}));
+  EXPECT_FALSE(allowed(ShardingType::kTableWise, {4}));
+  EXPECT_FALSE(allowed(ShardingType::kTableWise, {-1}));
+  // Host: table-row-wise in order on one host; table-column-wise anywhere in one host.
+  EXPECT_TRUE(allowed(ShardingType::kTableRowWise, {2, 3}));
+  EXPECT_FALSE(allowed(ShardingType::kTableRowWise, {3, 2}));
+  EXPECT_FALSE(allowed(ShardingType::kTableRowWise, {1, 2}));
+  EXPECT_TRUE(allowed(ShardingType::kTableColumnWise, {1, 0}));
+  EXPECT_FALSE(allowed(ShardingType::kTableColumnWise, {1, 2}));
+}
+
+TEST(Placement, NamesTheTableOrTheRankThatBreaksAPlan) {
+  const Scenario s = scenario();
+  const PlannerResult r = plan(s);
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  const SearchSpace& space = *r.search_space;
+
+  PartitionedPlan rw;
+  const int option =
+      static_cast<int>(&first_of(space, ShardingType::kRowWise) - space.options.data());
+  init_partitioned_plan(space, Proposal{option}, &rw);
+  rw.ranks = {3, 2, 1, 0};
+  Status st = check_plan_fits(space, rw, r.topology, r.reserved->devices);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("table t0: row_wise shards on ranks [3,2,1,0]"), std::string::npos)
+      << st.message();
+
+  std::vector<Storage> tiny = r.reserved->devices;
+  tiny[1].hbm = 0;
+  rw.ranks = {0, 1, 2, 3};
+  st = check_plan_fits(space, rw, r.topology, tiny);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("rank 1 needs hbm"), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace shardlab::planner

@@ -1,0 +1,76 @@
+// TrafficBuilder: the traffic of a plan equals iteration_traffic()'s, for
+// whole plans and for plans of a single table, and a bad fabric fails as
+// iteration_traffic() does.
+
+#include "shardlab/sim/traffic_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/sim/iteration_traffic.h"
+
+namespace shardlab::sim {
+namespace {
+
+void expect_same(const IterationTraffic& a, const IterationTraffic& b) {
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    EXPECT_EQ(a.ranks[r].shards, b.ranks[r].shards);
+    EXPECT_EQ(a.ranks[r].fwd_ms, b.ranks[r].fwd_ms);
+    EXPECT_EQ(a.ranks[r].bwd_ms, b.ranks[r].bwd_ms);
+  }
+  ASSERT_EQ(a.collectives.size(), b.collectives.size());
+  for (size_t c = 0; c < a.collectives.size(); ++c) {
+    EXPECT_EQ(a.collectives[c].phase, b.collectives[c].phase);
+    EXPECT_EQ(a.collectives[c].kind, b.collectives[c].kind);
+    EXPECT_EQ(a.collectives[c].members, b.collectives[c].members);
+    EXPECT_EQ(a.collectives[c].from_bytes, b.collectives[c].from_bytes);
+    EXPECT_EQ(a.collectives[c].to_bytes, b.collectives[c].to_bytes);
+    EXPECT_EQ(a.collectives[c].chunks, b.collectives[c].chunks);
+    EXPECT_EQ(a.collectives[c].bytes, b.collectives[c].bytes);
+  }
+}
+
+TEST(TrafficBuilder, SameTrafficAsIterationTraffic) {
+  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) +
+                                           "/data/scenarios/two_host_criteo_kaggle.json");
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  const planner::PlannerResult r = planner::plan(*scenario);
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  Result<TrafficBuilder> builder = TrafficBuilder::create(*scenario);
+  ASSERT_TRUE(builder.is_ok()) << builder.status().message();
+  EXPECT_EQ(builder->graph().num_hosts(), 2);
+
+  Result<IterationTraffic> whole = builder->build(*r.search_space, *r.best);
+  Result<IterationTraffic> reference = iteration_traffic(*scenario, *r.search_space, *r.best);
+  ASSERT_TRUE(whole.is_ok() && reference.is_ok());
+  expect_same(*whole, *reference);
+
+  // One table alone, as the plan search probes options.
+  planner::PartitionedPlan one;
+  one.proposal = {r.best->proposal[3]};
+  one.first_shard = {0, r.best->first_shard[4] - r.best->first_shard[3]};
+  one.ranks.assign(r.best->ranks.begin() + r.best->first_shard[3],
+                   r.best->ranks.begin() + r.best->first_shard[4]);
+  Result<IterationTraffic> part = builder->build(*r.search_space, one);
+  Result<IterationTraffic> part_reference = iteration_traffic(*scenario, *r.search_space, one);
+  ASSERT_TRUE(part.is_ok() && part_reference.is_ok());
+  expect_same(*part, *part_reference);
+  EXPECT_FALSE(part->collectives.empty());
+}
+
+TEST(TrafficBuilder, RefusesAFabricThatDoesNotFit) {
+  planner::Scenario s;
+  s.topology.world_size = 4;
+  s.topology.local_world_size = 2;
+  s.fabric.hosts.resize(3);  // two hosts
+  Result<TrafficBuilder> builder = TrafficBuilder::create(s);
+  ASSERT_FALSE(builder.is_ok());
+  EXPECT_EQ(builder.status().code(), StatusCode::kInvalidScenario);
+}
+
+}  // namespace
+}  // namespace shardlab::sim
