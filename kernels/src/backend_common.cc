@@ -18,6 +18,14 @@ int replay_phase_index(sim::Phase p) {
   return -1;
 }
 
+bool replays_collective(const sim::CollectiveSpec& spec, bool training) {
+  if (spec.kind == sim::CollectiveKind::kEstimate) return false;
+  for (const ReplayStep& step : kReplaySteps) {
+    if (step.phase == spec.phase) return !step.lookups && runs_step(step, training);
+  }
+  return false;
+}
+
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
   if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
   if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
