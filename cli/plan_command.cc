@@ -69,15 +69,17 @@ int report_failure(const PlanArgs& args, const planner::Scenario& scenario,
   return exit_status(status);
 }
 
-// Writes the plan JSON and the stats; returns the exit status.
+// Writes the plan JSON and the stats; returns the exit status. `plan_json`
+// is the plan written compact (what the run store keeps): the file is laid
+// out from it rather than written again.
 int report_success(const PlanArgs& args, const planner::Scenario& scenario,
-                   const planner::PlannerResult& result) {
+                   const planner::PlannerResult& result, const std::string& plan_json) {
   if (args.stats) print_stats(scenario, result);
   const std::string dest = args.json_destination();
   if (!dest.empty()) {
     const std::string json = args.format == "torchrec"
                                  ? data::plan_to_torchrec_json(scenario, result, args.indent())
-                                 : data::plan_to_json(scenario, result, args.indent());
+                                 : data::indent_json(plan_json, args.indent());
     if (Status w = write_output(dest, json); !w.is_ok()) {
       print_error(w.message());
       return exit_status(w);
@@ -117,9 +119,9 @@ std::string simulations_note(const RunPerfModel& m) {
 // Records a planned or re-rated run (kind plan): the plan, its per-shard
 // estimates and the rating; returns the exit status recording contributes.
 int record_plan(const PlanArgs& args, const planner::Scenario& scenario, const planner::PlannerResult& result,
-                const RunPerfModel& model) {
+                const RunPerfModel& model, std::string plan_json) {
   data::NewRun run = new_run(data::RunKind::kPlan, scenario, args.scenario);
-  run.plan_json = data::plan_to_json(scenario, result, data::kCompactJson);
+  run.plan_json = std::move(plan_json);
   run.estimates = data::estimate_rows(*result.search_space, *result.best);
   run.device = std::string(planner::to_string(scenario.topology.compute_device));
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
@@ -151,7 +153,8 @@ int run_plan(const PlanArgs& args) {
       *scenario, planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
   if (!result.ok()) return report_failure(args, *scenario, &result, failure_of(result));
   calibration->warn_uncalibrated(result);
-  code = report_success(args, *scenario, result);
+  std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
+  code = report_success(args, *scenario, result, plan_json);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format("planned {} tables on {} ranks in {:.1f} ms: rating {:.6g} ms "
                              "({} proposals, {} plans{}){}\n",
@@ -159,7 +162,7 @@ int run_plan(const PlanArgs& args) {
                              result.perf_rating, result.num_proposals, result.num_plans,
                              simulations_note(*model) + calibration->note(), summary_target(args));
   }
-  if (code == kExitOk) code = record_plan(args, *scenario, result, *model);
+  if (code == kExitOk) code = record_plan(args, *scenario, result, *model, std::move(plan_json));
   return code;
 }
 
@@ -196,13 +199,14 @@ int run_from_plan(const PlanArgs& args) {
   }
   warn_over_capacity(rated);
   calibration->warn_uncalibrated(rated);
-  code = report_success(args, *scenario, rated);
+  std::string plan_json = data::plan_to_json(*scenario, rated, data::kCompactJson);
+  code = report_success(args, *scenario, rated, plan_json);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format("rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n", args.from_plan,
                              scenario->tables.size(), rated.topology.world_size, rated.wall_seconds * 1e3,
                              rated.perf_rating, simulations_note(*model) + calibration->note(), summary_target(args));
   }
-  if (code == kExitOk) code = record_plan(args, *scenario, rated, *model);
+  if (code == kExitOk) code = record_plan(args, *scenario, rated, *model, std::move(plan_json));
   return code;
 }
 
