@@ -100,7 +100,7 @@ class AllToAll final : public detail::CollectiveBase {
       for (int i = 0; i < n; ++i) {
         for (int s = 0; s < steps; ++s) {
           const int j = detail::wrap(i + first + s, n);
-          block[static_cast<size_t>(s) * n + i] = network_.closed_form_message(members_[i], members_[j], bytes_(i, j));
+          network_.closed_form_message(members_[i], members_[j], bytes_(i, j), &block[static_cast<size_t>(s) * n + i]);
         }
       }
       for (int s = 0; s < steps; ++s) {

@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "shardlab/sim/event_queue.h"
@@ -64,11 +63,13 @@ class FlowNetwork : private EventHandler {
     double bytes = 0.0;
     double transmit_ms = 0.0;
     double latency_ms = 0.0;
-    std::span<const int> route;
+    int route[TopologyGraph::kMaxRouteLinks] = {};  // link ids, `hops` of them
+    int hops = 0;
     bool moves = false;
   };
-  // The message from src to dst; changes nothing but the graph's route cache.
-  ClosedFormMessage closed_form_message(int src_rank, int dst_rank, double bytes) const;
+  // Writes the message from src to dst to *m; changes nothing but the
+  // graph's route cache.
+  void closed_form_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* m) const;
   // Accounts a message computed in closed form: its bytes on every link of
   // the route, and one more flow (none for an empty message).
   void account_closed_form(const ClosedFormMessage& m);
