@@ -14,17 +14,15 @@ namespace shardlab::kernels::cuda {
 
 Status Wave::set_up_collectives() {
   const std::vector<int>& ranks = placement_.ranks;
-  for (size_t c = 0; c < w_.collectives.size(); ++c) {
-    const sim::CollectiveSpec& spec = w_.collectives[c];
-    if (!replays_collective(spec, w_.training)) continue;
+  for (ReplayedCollective& replayed : replayed_collectives(w_.collectives, w_.training, ranks)) {
+    const int c = replayed.index;
     WaveCollective wc;
-    wc.index = static_cast<int>(c);
-    wc.spec = restrict_collective(spec, ranks);
+    wc.index = c;
+    wc.spec = std::move(replayed.spec);
     const int n = static_cast<int>(wc.spec.members.size());
-    if (n < 2) continue;
     for (int m = 0; m < n; ++m) {
       const CollectiveBuffers b = collective_buffers(wc.spec, m);
-      if (spec.kind == sim::CollectiveKind::kAllToAll) wc.counts.push_back(b.send_counts);
+      if (wc.spec.kind == sim::CollectiveKind::kAllToAll) wc.counts.push_back(b.send_counts);
       if (m == 0) {
         wc.chunks = b.send_counts;
         wc.elements = b.recv_elements;
@@ -58,12 +56,11 @@ Status Wave::set_up_collectives() {
     int64_t send = 1;
     int64_t recv = 1;
     for (size_t c = 0; c < collectives_.size(); ++c) {
-      const auto& members = collectives_[c].spec.members;
-      const auto at = std::find(members.begin(), members.end(), slot.rank);
-      if (at == members.end()) continue;
+      const int member = member_index(collectives_[c].spec, slot.rank);
+      if (member < 0) continue;
       SlotCollective sc;
       sc.collective = static_cast<int>(c);
-      sc.member = static_cast<int>(at - members.begin());
+      sc.member = member;
       const CollectiveBuffers b = collective_buffers(collectives_[c].spec, sc.member);
       send = std::max(send, b.send_elements);
       recv = std::max(recv, b.recv_elements);

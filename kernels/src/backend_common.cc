@@ -3,6 +3,8 @@
 #include <numeric>
 #include <set>
 
+#include "shardlab/kernels/cpu_collectives.h"
+
 namespace shardlab::kernels {
 namespace {
 
@@ -24,6 +26,18 @@ bool replays_collective(const sim::CollectiveSpec& spec, bool training) {
     if (step.phase == spec.phase) return !step.lookups && runs_step(step, training);
   }
   return false;
+}
+
+std::vector<ReplayedCollective> replayed_collectives(
+    const std::vector<sim::CollectiveSpec>& collectives, bool training,
+    const std::vector<int>& ranks) {
+  std::vector<ReplayedCollective> out;
+  for (size_t c = 0; c < collectives.size(); ++c) {
+    if (!replays_collective(collectives[c], training)) continue;
+    ReplayedCollective rc{static_cast<int>(c), restrict_collective(collectives[c], ranks)};
+    if (rc.spec.members.size() >= 2) out.push_back(std::move(rc));
+  }
+  return out;
 }
 
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {

@@ -206,13 +206,11 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   std::vector<RankState> states(ranks.size());
   const int local = std::max(1, workload.local_world_size);
   try {
-    for (size_t c = 0; c < workload.collectives.size(); ++c) {
-      const sim::CollectiveSpec& spec = workload.collectives[c];
-      if (!replays_collective(spec, workload.training)) continue;
+    for (ReplayedCollective& replayed :
+         replayed_collectives(workload.collectives, workload.training, ranks)) {
       ReplayCollective rc;
-      rc.index = static_cast<int>(c);
-      rc.spec = restrict_collective(spec, ranks);
-      if (rc.spec.members.size() < 2) continue;
+      rc.index = replayed.index;
+      rc.spec = std::move(replayed.spec);
       for (int m : rc.spec.members) rc.inter_host |= m / local != rc.spec.members.front() / local;
       rc.group = std::make_unique<CpuGroup>(static_cast<int>(rc.spec.members.size()));
       colls.push_back(std::move(rc));
@@ -227,12 +225,11 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
         st.shards.push_back(std::move(sh));
       }
       for (size_t c = 0; c < colls.size(); ++c) {
-        const auto& members = colls[c].spec.members;
-        const auto at = std::find(members.begin(), members.end(), st.rank);
-        if (at == members.end()) continue;
+        const int member = member_index(colls[c].spec, st.rank);
+        if (member < 0) continue;
         CollectiveSlot slot;
         slot.collective = static_cast<int>(c);
-        slot.member = static_cast<int>(at - members.begin());
+        slot.member = member;
         slot.sizes = collective_buffers(colls[c].spec, slot.member);
         slot.send.resize(static_cast<size_t>(slot.sizes.send_elements));
         slot.recv.resize(static_cast<size_t>(slot.sizes.recv_elements));

@@ -98,6 +98,39 @@ TEST(ReplayStepsTest, CollectivesRunOnlyInTheirSteps) {
   EXPECT_FALSE(replays_collective(spec, true));  // an estimate is not run
 }
 
+TEST(ReplayStepsTest, ReplayedCollectivesAreRestrictedToTheReplayedRanks) {
+  auto spec = [](sim::CollectiveKind kind, sim::Phase phase, std::vector<int> members) {
+    sim::CollectiveSpec s;
+    s.kind = kind;
+    s.phase = phase;
+    s.members = std::move(members);
+    s.chunks.assign(s.members.size(), 8.0);
+    return s;
+  };
+  const std::vector<sim::CollectiveSpec> all = {
+      spec(sim::CollectiveKind::kAllToAll, sim::Phase::kOutputDist, {0, 1, 2, 3}),
+      // An estimate is never run.
+      spec(sim::CollectiveKind::kEstimate, sim::Phase::kOutputDist, {0, 1, 2, 3}),
+      // Backward: not in inference; in training, one member among ranks 0, 1, 3.
+      spec(sim::CollectiveKind::kAllGather, sim::Phase::kBwdOutputDist, {0, 2}),
+      // In training, one member among ranks 0, 1, 3; in inference, both among 0..3.
+      spec(sim::CollectiveKind::kReduceScatter, sim::Phase::kInputDist, {1, 2}),
+      spec(sim::CollectiveKind::kAllReduce, sim::Phase::kBwdOutputDist, {0, 1, 3}),
+  };
+  const std::vector<ReplayedCollective> training = replayed_collectives(all, true, {0, 1, 3});
+  ASSERT_EQ(training.size(), 2u);
+  EXPECT_EQ(training[0].index, 0);
+  EXPECT_EQ(training[0].spec.members, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(training[0].spec.chunks.size(), 3u);
+  EXPECT_EQ(training[1].index, 4);
+  EXPECT_EQ(training[1].spec.kind, sim::CollectiveKind::kAllReduce);
+  const std::vector<ReplayedCollective> inference = replayed_collectives(all, false, {0, 1, 2, 3});
+  ASSERT_EQ(inference.size(), 2u);
+  EXPECT_EQ(inference[0].index, 0);
+  EXPECT_EQ(inference[1].index, 3);
+  EXPECT_EQ(inference[1].spec.members, (std::vector<int>{1, 2}));
+}
+
 TEST(ReplayStepsTest, TheCpuBackendMeasuresThePhasesInStepOrder) {
   const ReplayWorkload w = testing::tiny_workload(2000);
   ASSERT_TRUE(w.training);

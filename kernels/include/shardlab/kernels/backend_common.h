@@ -53,6 +53,19 @@ inline bool runs_step(const ReplayStep& step, bool training) { return training |
 // communication step the iteration runs.
 bool replays_collective(const sim::CollectiveSpec& spec, bool training);
 
+// A collective a replay of some ranks runs: its index in the workload's
+// collectives and its spec restricted to those ranks.
+struct ReplayedCollective {
+  int index = -1;
+  sim::CollectiveSpec spec;
+};
+// The collectives of `collectives` that a replay of `ranks` (global, ascending)
+// runs, in their order: those replays_collective() keeps that still have two or
+// more members among `ranks`. The CPU and CUDA backends both start from this list.
+std::vector<ReplayedCollective> replayed_collectives(
+    const std::vector<sim::CollectiveSpec>& collectives, bool training,
+    const std::vector<int>& ranks);
+
 // Fails on options no backend can run: iterations, warm-up, Zipf exponent, ranks.
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options);
 
