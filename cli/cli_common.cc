@@ -21,7 +21,8 @@ int exit_status(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk: return kExitOk;
     case StatusCode::kInvalidScenario:
-    case StatusCode::kIo: return kExitInvalid;
+    case StatusCode::kIo:
+    case StatusCode::kUnavailable: return kExitInvalid;  // e.g. --backend cuda on a host without a GPU
     case StatusCode::kPlanner: return kExitPlanner;
     case StatusCode::kInternal: return kExitInternal;
   }

@@ -70,15 +70,17 @@ int report_failure(const PlanArgs& args, const planner::Scenario& scenario,
   return exit_status(status);
 }
 
-// Writes the plan JSON and the stats; returns the exit status.
+// Writes the plan JSON and the stats; returns the exit status. `plan_json`
+// is the plan written compact (what the run store keeps): the file is laid
+// out from it rather than written again.
 int report_success(const PlanArgs& args, const planner::Scenario& scenario,
-                   const planner::PlannerResult& result) {
+                   const planner::PlannerResult& result, const std::string& plan_json) {
   if (args.stats) print_stats(scenario, result);
   const std::string dest = args.json_destination();
   if (!dest.empty()) {
     const std::string json = args.format == "torchrec"
                                  ? data::plan_to_torchrec_json(scenario, result, args.indent())
-                                 : data::plan_to_json(scenario, result, args.indent());
+                                 : data::indent_json(plan_json, args.indent());
     if (Status w = write_output(dest, json); !w.is_ok()) {
       print_error(w.message());
       return exit_status(w);
@@ -119,8 +121,8 @@ std::string simulations_note(const RunPerfModel& m) {
 // estimates and the rating; returns the exit status recording contributes.
 int record_plan(const PlanArgs& args, const planner::Scenario& scenario,
                 const planner::PlannerResult& result, const RunPerfModel& model,
-                RunRecorder& recorder) {
-  data::NewRun run = new_run(data::RunKind::kPlan, scenario, &result);
+                RunRecorder& recorder, std::string plan_json) {
+  data::NewRun run = new_run(data::RunKind::kPlan, scenario, &result, std::move(plan_json));
   run.scenario_json = scenario_text(args.scenario);
   std::vector<std::pair<std::string, data::SummaryValue>> summary = {
       {"rating_ms", result.perf_rating},
@@ -184,7 +186,8 @@ int run_plan(const PlanArgs& args) {
       *scenario, planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
   if (!result.ok()) return report_failure(args, *scenario, &result, failure_of(result));
   calibration->warn_uncalibrated(result);
-  code = report_success(args, *scenario, result);
+  std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
+  code = report_success(args, *scenario, result, plan_json);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format("planned {} tables on {} ranks in {:.1f} ms: rating {:.6g} ms "
                              "({} proposals, {} plans{}){}\n",
@@ -192,7 +195,9 @@ int run_plan(const PlanArgs& args) {
                              result.perf_rating, result.num_proposals, result.num_plans,
                              simulations_note(*model) + calibration->note(), summary_target(args));
   }
-  if (code == kExitOk) code = record_plan(args, *scenario, result, *model, loaded->recorder);
+  if (code == kExitOk) {
+    code = record_plan(args, *scenario, result, *model, loaded->recorder, std::move(plan_json));
+  }
   return code;
 }
 
@@ -229,7 +234,8 @@ int run_from_plan(const PlanArgs& args) {
   }
   warn_over_capacity(rated);
   calibration->warn_uncalibrated(rated);
-  code = report_success(args, *scenario, rated);
+  std::string plan_json = data::plan_to_json(*scenario, rated, data::kCompactJson);
+  code = report_success(args, *scenario, rated, plan_json);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
         "rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n",
@@ -237,7 +243,9 @@ int run_from_plan(const PlanArgs& args) {
         rated.wall_seconds * 1e3, rated.perf_rating, simulations_note(*model) + calibration->note(),
         summary_target(args));
   }
-  if (code == kExitOk) code = record_plan(args, *scenario, rated, *model, loaded->recorder);
+  if (code == kExitOk) {
+    code = record_plan(args, *scenario, rated, *model, loaded->recorder, std::move(plan_json));
+  }
   return code;
 }
 

@@ -41,12 +41,13 @@ bool recording_disabled(const StoreOptions& options) {
 }
 
 data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const planner::PlannerResult* planned) {
+                     const planner::PlannerResult* planned, std::string plan_json) {
   data::NewRun run;
   run.kind = kind;
   run.scenario_name = scenario.name;
   if (planned != nullptr && planned->search_space && planned->best) {
-    run.plan_json = data::plan_to_json(scenario, *planned, data::kCompactJson);
+    run.plan_json = plan_json.empty() ? data::plan_to_json(scenario, *planned, data::kCompactJson)
+                                      : std::move(plan_json);
     run.estimates = data::estimate_rows(*planned->search_space, *planned->best);
     run.device = std::string(planner::to_string(scenario.topology.compute_device));
   }

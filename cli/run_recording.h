@@ -51,10 +51,11 @@ DbLocation resolve_db(const std::string& db_option);
 bool recording_disabled(const StoreOptions& options);
 
 // A NewRun of `kind` for `scenario`: its name and, when `planned` is not
-// null, the plan: its JSON, per-shard estimates and the scenario's device.
-// The scenario's text is the caller's to set (scenario_text).
+// null, the plan: its JSON (`plan_json` when the caller has written it
+// already, compact), per-shard estimates and the scenario's device. The
+// scenario's text is the caller's to set (scenario_text).
 data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const planner::PlannerResult* planned);
+                     const planner::PlannerResult* planned, std::string plan_json = {});
 
 // The text of the scenario file at `path`, as the loader read it; "" when it
 // cannot be read again (a pipe).

@@ -9,7 +9,10 @@ is this script's output with its default arguments:
     scripts/gen_synthetic_scenario.py -o data/scenarios/large_synthetic_8x8.json
 
 Table mix:
-  rows              log-uniform in [--min-rows, --max-rows]
+  rows              log-uniform in [--min-rows, --max-rows] (--rows log-uniform, the
+                    default), or heavy-tailed (--rows pareto): a Pareto distribution
+                    with exponent --pareto-alpha truncated to [--min-rows, --max-rows],
+                    so most tables are small and a few are orders of magnitude larger
   embedding_dim     uniform over {16, 32, 64, 128, 256}
   features          1 (probability 85%), else 2 or 3; one pooling factor per feature
   pooling factors   log-uniform in [1, 40], one decimal
@@ -39,6 +42,18 @@ def log_uniform(u: float, lo: float, hi: float) -> float:
     return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
 
 
+def bounded_pareto(u: float, lo: float, hi: float, alpha: float) -> float:
+    """Maps u in [0, 1) to [lo, hi] by the inverse CDF of a Pareto distribution of
+    exponent alpha truncated to [lo, hi]."""
+    return lo / (1.0 - u * (1.0 - (lo / hi) ** alpha)) ** (1.0 / alpha)
+
+
+def draw_rows(u: float, args: argparse.Namespace) -> int:
+    if args.rows == "pareto":
+        return int(round(bounded_pareto(u, args.min_rows, args.max_rows, args.pareto_alpha)))
+    return int(round(log_uniform(u, args.min_rows, args.max_rows)))
+
+
 def make_table(rng: random.Random, index: int, width: int, args: argparse.Namespace):
     # Draw a fixed number of values per table, whatever the branches take, so one
     # table's choices never shift the next table's.
@@ -46,7 +61,7 @@ def make_table(rng: random.Random, index: int, width: int, args: argparse.Namesp
     u_pool = [rng.random() for _ in range(3)]
 
     name = f"syn{index:0{width}d}"
-    rows = int(round(log_uniform(u_rows, args.min_rows, args.max_rows)))
+    rows = draw_rows(u_rows, args)
     dim = DIMS[min(int(u_dim * len(DIMS)), len(DIMS) - 1)]
     num_features = 1 if u_multi >= P_MULTI_FEATURE else (2 if u_nfeat < 0.5 else 3)
     pooling = [round(log_uniform(u, MIN_POOLING, MAX_POOLING), 1) for u in u_pool[:num_features]]
@@ -111,7 +126,8 @@ def parse_args(argv):
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Example (a benchmark model): "
-        "%(prog)s --tables 1000 --world-size 128 --local-world-size 8 -o bench.json",
+        "%(prog)s --tables 1000 --world-size 128 --local-world-size 8 -o bench.json; "
+        "heavy-tailed sizes: add --rows pareto --max-rows 1e9",
     )
     p.add_argument("--tables", type=int, default=512, help="number of tables (default 512)")
     p.add_argument("--world-size", type=int, default=64, help="number of ranks (default 64)")
@@ -130,6 +146,10 @@ def parse_args(argv):
                    help="embedding optimizer (default rowwise_adagrad)")
     p.add_argument("--min-rows", type=float, default=1e3, help="smallest row count (default 1e3)")
     p.add_argument("--max-rows", type=float, default=5e7, help="largest row count (default 5e7)")
+    p.add_argument("--rows", choices=["log-uniform", "pareto"], default="log-uniform",
+                   help="row-count distribution (default log-uniform; pareto: heavy-tailed)")
+    p.add_argument("--pareto-alpha", type=float, default=0.3,
+                   help="exponent of --rows pareto; smaller is heavier-tailed (default 0.3)")
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     args = p.parse_args(argv)
 
@@ -147,6 +167,8 @@ def parse_args(argv):
         p.error("--dense-param-bytes must be >= 0")
     if not 1 <= args.min_rows <= args.max_rows:
         p.error("need 1 <= --min-rows <= --max-rows")
+    if not args.pareto_alpha > 0:
+        p.error("--pareto-alpha must be > 0")
     return args
 
 

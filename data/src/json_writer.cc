@@ -1,5 +1,9 @@
 #include "json_writer.h"
 
+#include "shardlab/data/plan_json.h"
+
+#include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -248,3 +252,72 @@ std::string JsonWriter::take() && {
 }
 
 }  // namespace shardlab::data::internal
+
+namespace shardlab::data {
+
+std::string indent_json(std::string_view compact, int indent) {
+  if (indent < 0) return std::string(compact);
+  std::string out;
+  out.reserve(compact.size() + compact.size() / 2);
+  size_t depth = 0;
+  const auto newline = [&] {
+    out.push_back('\n');
+    out.append(depth * static_cast<size_t>(indent), ' ');
+  };
+  // The characters that end a run copied as is: structure and strings.
+  static constexpr auto kSpecial = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : std::string_view("\"{}[],:")) t[c] = true;
+    return t;
+  }();
+  const size_t n = compact.size();
+  for (size_t i = 0; i < n;) {
+    // Numbers, literals: copied up to the next structural character or string.
+    size_t end = i;
+    while (end < n && !kSpecial[static_cast<unsigned char>(compact[end])]) ++end;
+    if (end != i) {
+      out.append(compact.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    const char c = compact[i];
+    switch (c) {
+      case '"': {  // a string, escapes included, as written
+        size_t j = i + 1;
+        while (j < n && compact[j] != '"') j += compact[j] == '\\' ? 2 : 1;
+        const size_t end = std::min(j + 1, n);
+        out.append(compact.substr(i, end - i));
+        i = end;
+        continue;
+      }
+      case '{':
+      case '[':
+        out.push_back(c);
+        if (i + 1 < n && (compact[i + 1] == '}' || compact[i + 1] == ']')) {  // empty: "{}", "[]"
+          out.push_back(compact[i + 1]);
+          i += 2;
+          continue;
+        }
+        ++depth;
+        newline();
+        break;
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out.push_back(c);
+        break;
+      case ',':
+        out.push_back(',');
+        newline();
+        break;
+      default:  // ':'
+        out.append(": ");
+        break;
+    }
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace shardlab::data

@@ -22,6 +22,9 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
@@ -365,63 +368,80 @@ namespace {
 
 // --- writing ---------------------------------------------------------------
 
-void insert_estimates(SQLite::Database& db, int64_t run_id, const std::vector<EstimateRow>& rows) {
-  if (rows.empty()) return;
-  SQLite::Statement st(
-      db,
-      "INSERT INTO estimates (run_id, seq, fqn, table_name, shard, rank, sharding_type, "
-      "compute_kernel, rows, cols, row_offset, col_offset, fwd_compute_ms, fwd_comms_ms, "
-      "bwd_compute_ms, bwd_comms_ms, prefetch_ms, hbm_bytes, ddr_bytes) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  int64_t seq = 0;
-  for (const EstimateRow& r : rows) {
-    int i = 1;
-    st.bind(i++, run_id);
-    st.bind(i++, seq++);
-    st.bindNoCopy(i++, r.fqn);
-    st.bindNoCopy(i++, r.table);
-    st.bind(i++, r.shard);
-    st.bind(i++, r.rank);
-    st.bind(i++, std::string(planner::to_string(r.sharding_type)));
-    st.bind(i++, std::string(planner::to_string(r.compute_kernel)));
-    st.bind(i++, static_cast<int64_t>(r.rows));
-    st.bind(i++, static_cast<int64_t>(r.cols));
-    st.bind(i++, static_cast<int64_t>(r.row_offset));
-    st.bind(i++, static_cast<int64_t>(r.col_offset));
-    st.bind(i++, r.fwd_compute_ms);
-    st.bind(i++, r.fwd_comms_ms);
-    st.bind(i++, r.bwd_compute_ms);
-    st.bind(i++, r.bwd_comms_ms);
-    st.bind(i++, r.prefetch_ms);
-    st.bind(i++, static_cast<int64_t>(r.hbm_bytes));
-    st.bind(i++, static_cast<int64_t>(r.ddr_bytes));
+// Inserts `count` rows into `target` ("table (col, ...)", `columns` of
+// them), kRowsPerInsert rows per statement: SQLite runs one statement of 64
+// rows several times faster than 64 statements of one (the per-statement
+// work, not the rows, dominates). bind_row(statement, first_parameter, row)
+// binds one row's values from parameter first_parameter on.
+constexpr size_t kRowsPerInsert = 64;
+
+template <typename BindRow>
+void insert_rows(SQLite::Database& db, std::string_view target, int columns, size_t count, BindRow bind_row) {
+  auto sql = [&](size_t rows) {
+    std::string row = "(?";
+    for (int c = 1; c < columns; ++c) row += ", ?";
+    row += ")";
+    std::string text = fmt::format("INSERT INTO {} VALUES {}", target, row);
+    for (size_t r = 1; r < rows; ++r) text += ", " + row;
+    return text;
+  };
+  std::optional<SQLite::Statement> full;
+  for (size_t first = 0; first < count; first += kRowsPerInsert) {
+    const size_t rows = std::min(kRowsPerInsert, count - first);
+    std::optional<SQLite::Statement> partial;
+    if (rows == kRowsPerInsert && !full) full.emplace(db, sql(kRowsPerInsert));
+    if (rows < kRowsPerInsert) partial.emplace(db, sql(rows));
+    SQLite::Statement& st = rows == kRowsPerInsert ? *full : *partial;
+    for (size_t r = 0; r < rows; ++r) bind_row(st, static_cast<int>(r) * columns + 1, first + r);
     st.exec();
     st.reset();
   }
 }
 
+void insert_estimates(SQLite::Database& db, int64_t run_id, const std::vector<EstimateRow>& rows) {
+  insert_rows(db,
+              "estimates (run_id, seq, fqn, table_name, shard, rank, sharding_type, "
+              "compute_kernel, rows, cols, row_offset, col_offset, fwd_compute_ms, fwd_comms_ms, "
+              "bwd_compute_ms, bwd_comms_ms, prefetch_ms, hbm_bytes, ddr_bytes)",
+              19, rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
+                const EstimateRow& r = rows[seq];
+                st.bind(i++, run_id);
+                st.bind(i++, static_cast<int64_t>(seq));
+                st.bindNoCopy(i++, r.fqn);
+                st.bindNoCopy(i++, r.table);
+                st.bind(i++, r.shard);
+                st.bind(i++, r.rank);
+                st.bind(i++, std::string(planner::to_string(r.sharding_type)));
+                st.bind(i++, std::string(planner::to_string(r.compute_kernel)));
+                st.bind(i++, static_cast<int64_t>(r.rows));
+                st.bind(i++, static_cast<int64_t>(r.cols));
+                st.bind(i++, static_cast<int64_t>(r.row_offset));
+                st.bind(i++, static_cast<int64_t>(r.col_offset));
+                st.bind(i++, r.fwd_compute_ms);
+                st.bind(i++, r.fwd_comms_ms);
+                st.bind(i++, r.bwd_compute_ms);
+                st.bind(i++, r.bwd_comms_ms);
+                st.bind(i++, r.prefetch_ms);
+                st.bind(i++, static_cast<int64_t>(r.hbm_bytes));
+                st.bind(i++, static_cast<int64_t>(r.ddr_bytes));
+              });
+}
+
 void insert_sim_phases(SQLite::Database& db, int64_t run_id, const std::vector<SimPhaseRow>& rows) {
-  if (rows.empty()) return;
-  SQLite::Statement st(
-      db,
-      "INSERT INTO sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, "
-      "bytes, tables) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  int64_t seq = 0;
-  for (const SimPhaseRow& r : rows) {
-    int i = 1;
-    st.bind(i++, run_id);
-    st.bind(i++, seq++);
-    st.bind(i++, r.rank);
-    st.bind(i++, std::string(sim::to_string(r.phase)));
-    st.bind(i++, std::string(sim::to_string(r.stream)));
-    st.bind(i++, r.iteration);
-    st.bind(i++, r.start_ms);
-    st.bind(i++, r.end_ms);
-    st.bind(i++, r.bytes);
-    st.bind(i++, r.tables);
-    st.exec();
-    st.reset();
-  }
+  insert_rows(db, "sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, bytes, tables)", 10,
+              rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
+                const SimPhaseRow& r = rows[seq];
+                st.bind(i++, run_id);
+                st.bind(i++, static_cast<int64_t>(seq));
+                st.bind(i++, r.rank);
+                st.bind(i++, std::string(sim::to_string(r.phase)));
+                st.bind(i++, std::string(sim::to_string(r.stream)));
+                st.bind(i++, r.iteration);
+                st.bind(i++, r.start_ms);
+                st.bind(i++, r.end_ms);
+                st.bind(i++, r.bytes);
+                st.bind(i++, r.tables);
+              });
 }
 
 void insert_measurements(SQLite::Database& db, int64_t run_id,

@@ -1,7 +1,7 @@
 // The "cuda" backend object: finds the GPUs, sets up an mpirun launch, and
 // hands replay and bench-kernels to cuda_replay.cc and cuda_bench.cc.
 
-#include "shardlab/kernels/cuda_backend.h"
+#include "cuda_backend.h"
 
 #include <cuda_runtime_api.h>
 
@@ -44,24 +44,22 @@ int cuda_device_count() {
   return count;
 }
 
-int cuda_process_rank() { return cuda::detect_launch().rank; }
-
 Result<std::unique_ptr<ReplayBackend>> make_cuda_backend() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
-    return Status::invalid_scenario(std::string("no CUDA device found (cudaGetDeviceCount: ") +
+    return Status::unavailable(std::string("no CUDA device found (cudaGetDeviceCount: ") +
                                     (error != cudaSuccess ? cudaGetErrorString(error) : "0 devices") + ")");
   }
   cuda::CudaContext context;
-  context.launch = cuda::detect_launch();
+  context.launch = detect_launch();
   if (context.launch.size > 1) {
 #if defined(SHARDLAB_HAVE_MPI)
     if (Status st = cuda::mpi_start(context.launch); !st) return st.with_context("starting MPI");
     context.devices = {context.launch.local_rank % count};
 #else
-    return Status::invalid_scenario("started by mpirun (" + std::to_string(context.launch.size) +
+    return Status::unavailable("started by mpirun (" + std::to_string(context.launch.size) +
                                     " processes) but this shardlab was built without MPI; install Open MPI "
                                     "(libopenmpi-dev) and reconfigure, or run a single process");
 #endif

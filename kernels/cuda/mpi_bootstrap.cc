@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 #include <functional>
-#include <numeric>
+#include <limits>
 #include <string>
 
 namespace shardlab::kernels::cuda {
@@ -72,17 +72,27 @@ Status mpi_broadcast(void* data, int64_t bytes, int root) {
   return Status::ok();
 }
 
-Result<std::vector<double>> mpi_allgather(const std::vector<double>& mine) {
+Result<std::vector<std::byte>> mpi_allgather(const std::vector<std::byte>& mine) {
   int size = 0;
   SHARDLAB_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (mine.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return Status::internal("mpi_allgather: " + std::to_string(mine.size()) + " bytes exceed MPI's int count");
+  }
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<size_t>(size));
   SHARDLAB_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
   std::vector<int> displacements(static_cast<size_t>(size), 0);
-  std::partial_sum(counts.begin(), counts.end() - 1, displacements.begin() + 1);
-  std::vector<double> all(static_cast<size_t>(displacements.back() + counts.back()));
-  SHARDLAB_MPI_CHECK(MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displacements.data(),
-                                    MPI_DOUBLE, MPI_COMM_WORLD));
+  int64_t total = 0;
+  for (size_t p = 0; p < counts.size(); ++p) {
+    if (total > std::numeric_limits<int>::max()) {
+      return Status::internal("mpi_allgather: the gathered bytes exceed MPI's int displacements");
+    }
+    displacements[p] = static_cast<int>(total);
+    total += counts[p];
+  }
+  std::vector<std::byte> all(static_cast<size_t>(total));
+  SHARDLAB_MPI_CHECK(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), displacements.data(),
+                                    MPI_BYTE, MPI_COMM_WORLD));
   return all;
 }
 

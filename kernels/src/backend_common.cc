@@ -4,6 +4,8 @@
 #include <numeric>
 #include <set>
 
+#include "shardlab/kernels/cpu_collectives.h"
+
 namespace shardlab::kernels {
 namespace {
 
@@ -17,6 +19,26 @@ int replay_phase_index(sim::Phase p) {
     if (kReplayPhases[i] == p) return i;
   }
   return -1;
+}
+
+bool replays_collective(const sim::CollectiveSpec& spec, bool training) {
+  if (spec.kind == sim::CollectiveKind::kEstimate) return false;
+  for (const ReplayStep& step : kReplaySteps) {
+    if (step.phase == spec.phase) return !step.lookups && runs_step(step, training);
+  }
+  return false;
+}
+
+std::vector<ReplayedCollective> replayed_collectives(
+    const std::vector<sim::CollectiveSpec>& collectives, bool training,
+    const std::vector<int>& ranks) {
+  std::vector<ReplayedCollective> out;
+  for (size_t c = 0; c < collectives.size(); ++c) {
+    if (!replays_collective(collectives[c], training)) continue;
+    ReplayedCollective rc{static_cast<int>(c), restrict_collective(collectives[c], ranks)};
+    if (rc.spec.members.size() >= 2) out.push_back(std::move(rc));
+  }
+  return out;
 }
 
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {

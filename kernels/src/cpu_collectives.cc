@@ -156,4 +156,9 @@ sim::CollectiveSpec restrict_collective(const sim::CollectiveSpec& spec, const s
   return out;
 }
 
+int member_index(const sim::CollectiveSpec& spec, int rank) {
+  const auto at = std::find(spec.members.begin(), spec.members.end(), rank);
+  return at == spec.members.end() ? -1 : static_cast<int>(at - spec.members.begin());
+}
+
 }  // namespace shardlab::kernels

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cpu_replay.h"
+#include "replay_records.h"
 #include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cpu_backend.h"
@@ -129,35 +130,32 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
       sh.out.resize(static_cast<size_t>(out_rows * wk.dim));
       if (w.training) draw_gradient(o.seed, key, out_rows, wk.dim, sh.grad);
     }
-    all.barrier();
-    run_collectives(st, colls, sim::Phase::kInputDist, timed);
-    all.barrier();
-    for (ShardState& sh : st.shards) {
-      const auto start = Clock::now();
-      embedding_bag_forward(sh.table, sh.batch, sh.work->pooling, sh.out);
-      const double ms = ms_since(start);
-      if (!timed) continue;
-      sh.fwd_ms.push_back(ms);
-      st.phases.add(sim::Phase::kFwdCompute, ms);
-      sh.fwd_bytes += forward_bytes(shape_of(*sh.work, sh.batch));
-    }
-    all.barrier();
-    run_collectives(st, colls, sim::Phase::kOutputDist, timed);
-    if (w.training) {
+    for (const ReplayStep& step : kReplaySteps) {
+      if (!runs_step(step, w.training)) continue;
       all.barrier();
-      run_collectives(st, colls, sim::Phase::kBwdOutputDist, timed);
-      all.barrier();
-      for (ShardState& sh : st.shards) {
-        const auto start = Clock::now();
-        const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling, sh.grad, opt, sh.scratch);
-        const double ms = ms_since(start);
-        if (!timed) continue;
-        sh.bwd_ms.push_back(ms);
-        st.phases.add(sim::Phase::kBwdCompute, ms);
-        sh.bwd_bytes += backward_bytes(shape_of(*sh.work, sh.batch), unique, w.optimizer);
+      if (!step.lookups) {
+        run_collectives(st, colls, step.phase, timed);
+      } else if (step.forward()) {
+        for (ShardState& sh : st.shards) {
+          const auto start = Clock::now();
+          embedding_bag_forward(sh.table, sh.batch, sh.work->pooling, sh.out);
+          const double ms = ms_since(start);
+          if (!timed) continue;
+          sh.fwd_ms.push_back(ms);
+          st.phases.add(step.phase, ms);
+          sh.fwd_bytes += forward_bytes(shape_of(*sh.work, sh.batch));
+        }
+      } else {
+        for (ShardState& sh : st.shards) {
+          const auto start = Clock::now();
+          const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling, sh.grad, opt, sh.scratch);
+          const double ms = ms_since(start);
+          if (!timed) continue;
+          sh.bwd_ms.push_back(ms);
+          st.phases.add(step.phase, ms);
+          sh.bwd_bytes += backward_bytes(shape_of(*sh.work, sh.batch), unique, w.optimizer);
+        }
       }
-      all.barrier();
-      run_collectives(st, colls, sim::Phase::kDpAllreduce, timed);
     }
     if (timed) st.phases.end_iteration();
     all.barrier();
@@ -165,11 +163,21 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
   }
 }
 
-Measurement lookup_record(const RankState& st, const ShardState& sh, bool forward, int iterations) {
-  Measurement m = lookup_measurement(*sh.work, st.rank, forward);
-  m.bytes = (forward ? sh.fwd_bytes : sh.bwd_bytes) / iterations;
-  m.timing = summarize(forward ? sh.fwd_ms : sh.bwd_ms);
-  return m;
+// What one rank measured, as records (replay_records.h).
+void add_records(const RankState& st, const std::vector<ReplayCollective>& colls, bool training, int iterations,
+                 std::vector<ReplayRecord>& out) {
+  for (size_t s = 0; s < st.shards.size(); ++s) {
+    const ShardState& sh = st.shards[s];
+    out.push_back(lookup_record(st.rank, static_cast<int>(s), true, sh.fwd_bytes / iterations, 0, summarize(sh.fwd_ms)));
+    if (!training) continue;
+    out.push_back(lookup_record(st.rank, static_cast<int>(s), false, sh.bwd_bytes / iterations, 0, summarize(sh.bwd_ms)));
+  }
+  for (const CollectiveSlot& slot : st.collectives) {
+    const ReplayCollective& rc = colls[static_cast<size_t>(slot.collective)];
+    out.push_back(collective_record(st.rank, rc.index, static_cast<int>(rc.spec.members.size()), rc.inter_host,
+                                    rc.spec.bytes_sent(slot.member), summarize(slot.ms)));
+  }
+  add_phase_records(st.rank, st.phases, out);
 }
 
 }  // namespace
@@ -198,13 +206,11 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   std::vector<RankState> states(ranks.size());
   const int local = std::max(1, workload.local_world_size);
   try {
-    for (size_t c = 0; c < workload.collectives.size(); ++c) {
-      const sim::CollectiveSpec& spec = workload.collectives[c];
-      if (spec.kind == sim::CollectiveKind::kEstimate) continue;
+    for (ReplayedCollective& replayed :
+         replayed_collectives(workload.collectives, workload.training, ranks)) {
       ReplayCollective rc;
-      rc.index = static_cast<int>(c);
-      rc.spec = restrict_collective(spec, ranks);
-      if (rc.spec.members.size() < 2) continue;
+      rc.index = replayed.index;
+      rc.spec = std::move(replayed.spec);
       for (int m : rc.spec.members) rc.inter_host |= m / local != rc.spec.members.front() / local;
       rc.group = std::make_unique<CpuGroup>(static_cast<int>(rc.spec.members.size()));
       colls.push_back(std::move(rc));
@@ -219,12 +225,11 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
         st.shards.push_back(std::move(sh));
       }
       for (size_t c = 0; c < colls.size(); ++c) {
-        const auto& members = colls[c].spec.members;
-        const auto at = std::find(members.begin(), members.end(), st.rank);
-        if (at == members.end()) continue;
+        const int member = member_index(colls[c].spec, st.rank);
+        if (member < 0) continue;
         CollectiveSlot slot;
         slot.collective = static_cast<int>(c);
-        slot.member = static_cast<int>(at - members.begin());
+        slot.member = member;
         slot.sizes = collective_buffers(colls[c].spec, slot.member);
         slot.send.resize(static_cast<size_t>(slot.sizes.send_elements));
         slot.recv.resize(static_cast<size_t>(slot.sizes.recv_elements));
@@ -253,36 +258,9 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   result.devices_used = static_cast<int>(ranks.size());
   result.warmup = options.warmup;
   result.iterations = options.iterations;
-  for (const RankState& st : states) {
-    for (const ShardState& sh : st.shards) result.measurements.push_back(lookup_record(st, sh, true, options.iterations));
-    if (!workload.training) continue;
-    for (const ShardState& sh : st.shards) result.measurements.push_back(lookup_record(st, sh, false, options.iterations));
-  }
-  for (const RankState& st : states) {
-    for (int i = 0; i < kNumReplayPhases; ++i) {
-      const std::vector<double>& ms = st.phases.samples(i);
-      if (!ms.empty()) result.phase_timings.push_back({st.rank, kReplayPhases[i], summarize(ms)});
-    }
-  }
-  for (size_t c = 0; c < colls.size(); ++c) {
-    const ReplayCollective& rc = colls[c];
-    for (const RankState& st : states) {
-      for (const CollectiveSlot& slot : st.collectives) {
-        if (slot.collective != static_cast<int>(c)) continue;
-        Measurement m;
-        m.rank = st.rank;
-        m.phase = rc.spec.phase;
-        m.collective = rc.index;
-        m.collective_kind = rc.spec.kind;
-        m.members = static_cast<int>(rc.spec.members.size());
-        m.inter_host = rc.inter_host;
-        m.bytes = rc.spec.bytes_sent(slot.member);
-        m.model_bytes = m.bytes;
-        m.timing = summarize(slot.ms);
-        result.measurements.push_back(std::move(m));
-      }
-    }
-  }
+  std::vector<ReplayRecord> records;
+  for (const RankState& st : states) add_records(st, colls, workload.training, options.iterations, records);
+  if (Status st = assemble_records(workload, records, result); !st) return st;
   return result;
 }
 

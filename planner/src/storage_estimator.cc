@@ -136,7 +136,17 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
 
   const BatchSums sums = batch_sums(*option);
   Storage total;
+  const Shard* previous = nullptr;
   for (Shard& s : option->shards) {
+    // A shard's storage depends on its rows and columns only: row-wise shards
+    // of equal blocks (all but the last) repeat the previous one's.
+    if (previous != nullptr && s.rows == previous->rows && s.cols == previous->cols) {
+      s.storage = previous->storage;
+      total += s.storage;
+      previous = &s;
+      continue;
+    }
+    previous = &s;
     const IoSizes io = shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size);
     const int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
     const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));

@@ -79,6 +79,12 @@ class AllToAll final : public detail::CollectiveBase {
   // once the last member joins (each member's end depends on every join).
   // Same arithmetic, same order as the flow path: start + bytes / bottleneck,
   // then + latency; empty messages complete at their start.
+  //
+  // The messages are looked up kStepBlock steps at a time, source by source
+  // (a source's routes to consecutive destinations are adjacent in the
+  // graph's route cache; step by step they are a cache miss each), then
+  // accounted and scheduled in step order, so link bytes add up in the
+  // order the flow path adds them.
   void join_closed_form(int member) {
     joined_at_.resize(members_.size(), 0.0);
     joined_at_[member] = network_.queue().now();
@@ -86,19 +92,27 @@ class AllToAll final : public detail::CollectiveBase {
     const int n = size();
     std::vector<double> ready = joined_at_;  // end of the member's previous step
     std::vector<double> arrival(static_cast<size_t>(n));
-    const TopologyGraph& graph = network_.graph();
-    for (int step = 1; step < n; ++step) {
+    constexpr int kStepBlock = 16;
+    std::vector<FlowNetwork::ClosedFormMessage> block(static_cast<size_t>(std::min(kStepBlock, n - 1)) *
+                                                      static_cast<size_t>(n));
+    for (int first = 1; first < n; first += kStepBlock) {
+      const int steps = std::min(kStepBlock, n - first);
       for (int i = 0; i < n; ++i) {
-        const int j = detail::wrap(i + step, n);
-        const double start = std::max(ready[i], ready[j]);
-        const double bytes = bytes_(i, j);
-        network_.account_closed_form(members_[i], members_[j], bytes);
-        arrival[i] = bytes > 0.0 && members_[i] != members_[j]
-                         ? start + bytes / graph.route_bottleneck(members_[i], members_[j]) +
-                               graph.route_latency(members_[i], members_[j])
-                         : start;
+        for (int s = 0; s < steps; ++s) {
+          const int j = detail::wrap(i + first + s, n);
+          network_.closed_form_message(members_[i], members_[j], bytes_(i, j), &block[static_cast<size_t>(s) * n + i]);
+        }
       }
-      for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
+      for (int s = 0; s < steps; ++s) {
+        const int step = first + s;
+        for (int i = 0; i < n; ++i) {
+          const FlowNetwork::ClosedFormMessage& m = block[static_cast<size_t>(s) * n + i];
+          network_.account_closed_form(m);
+          const double start = std::max(ready[i], ready[detail::wrap(i + step, n)]);
+          arrival[i] = m.moves ? start + m.transmit_ms + m.latency_ms : start;
+        }
+        for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
+      }
     }
     for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i], this, i);
   }

@@ -270,11 +270,33 @@ FlowNetwork::~FlowNetwork() = default;
 
 int FlowNetwork::active_flows() const { return state_->active; }
 
-void FlowNetwork::account_closed_form(int src_rank, int dst_rank, double bytes) {
-  if (!(bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
+void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* out) const {
+  ClosedFormMessage& m = *out;
+  m.bytes = bytes;
+  m.transmit_ms = 0.0;
+  m.latency_ms = 0.0;
+  m.hops = 0;
+  m.moves = false;
+  if (!(bytes > 0.0) || src_rank == dst_rank) return;
+  // One walk of the route for its bottleneck and latency (the same min and
+  // sum, in route order, as the graph's route_bottleneck and route_latency).
+  const std::vector<Link>& links = graph_.links();
+  double bottleneck = std::numeric_limits<double>::infinity();
+  double latency = 0.0;
+  for (int l : graph_.route(src_rank, dst_rank)) {
+    m.route[m.hops++] = l;
+    bottleneck = std::min(bottleneck, links[l].capacity);
+    latency += links[l].latency_ms;
+  }
+  m.transmit_ms = bytes / bottleneck;
+  m.latency_ms = latency;
+  m.moves = true;
+}
+
+void FlowNetwork::account_closed_form(const ClosedFormMessage& m) {
+  if (!(m.bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
   ++flows_started_;
-  if (src_rank == dst_rank) return;
-  for (int l : graph_.route(src_rank, dst_rank)) link_bytes_[l] += bytes;
+  for (int h = 0; h < m.hops; ++h) link_bytes_[m.route[h]] += m.bytes;
 }
 
 void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token) {

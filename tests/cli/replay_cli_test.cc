@@ -124,6 +124,39 @@ TEST_F(ReplayCliTest, RefusesBadInput) {
 #endif
 }
 
+// The CUDA backend is a module opened only when asked for: without it (or
+// without the libraries it needs) --backend cuda is unavailable, naming the
+// file and the loader's reason, while the CPU backend works as ever.
+TEST_F(ReplayCliTest, TheCudaBackendIsUnavailableWithoutItsModule) {
+  const std::string plan = plan_tiny();
+  const std::string missing = path("no/libshardlab_cuda_backend.so");
+  ::setenv("SHARDLAB_CUDA_BACKEND", missing.c_str(), 1);
+  const CliRun cuda = run({"replay", kTiny, plan, "--backend", "cuda", "--no-record"});
+  const CliRun cpu = run({"replay", kTiny, plan, "--iterations", "1", "--warmup", "0", "--max-rows", "1000",
+                          "--no-record"});
+  ::unsetenv("SHARDLAB_CUDA_BACKEND");
+  EXPECT_EQ(cuda.exit_code, 2) << cuda.err;
+#if defined(SHARDLAB_HAVE_CUDA)
+  EXPECT_NE(cuda.err.find("backend 'cuda': cannot load " + missing + ": "), std::string::npos) << cuda.err;
+  EXPECT_NE(cuda.err.find("No such file"), std::string::npos) << cuda.err;
+#else
+  EXPECT_NE(cuda.err.find("without CUDA"), std::string::npos) << cuda.err;
+#endif
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+}
+
+#if defined(SHARDLAB_HAVE_CUDA)
+// The module built beside the CLI loads; on a machine without a GPU the
+// backend then says so (exit 2), on one with a GPU the sweep runs.
+TEST_F(ReplayCliTest, TheBuiltCudaModuleLoads) {
+  const CliRun r = run({"bench-kernels", "--backend", "cuda", "--rows", "1k", "--dims", "16", "--pooling", "1",
+                        "--bags", "64", "--iterations", "1", "--warmup", "0"});
+  if (r.exit_code == 0) return;  // a GPU ran it
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no CUDA device found"), std::string::npos) << r.err;
+}
+#endif
+
 TEST_F(ReplayCliTest, BenchKernelsWritesEveryShape) {
   const CliRun r = run({"bench-kernels", "--rows", "2k,5000", "--dims", "16,64", "--pooling", "2", "--bags", "128",
                         "--iterations", "2", "--warmup", "0", "-o", path("bench.json")});

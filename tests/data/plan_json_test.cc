@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <unistd.h>
@@ -228,6 +229,29 @@ TEST(PlanToJson, CompactIsOneLine) {
   Fixture f;
   const std::string s = plan_to_json(f.scenario, f.result(1, 0), kCompactJson);
   EXPECT_EQ(s.find('\n'), std::string::npos);
+}
+
+// A document written once, compact, and laid out afterwards is byte for byte
+// what the writer gives with that indent: plans, options and errors, names
+// with quotes, backslashes, control and non-ASCII characters, empty containers.
+TEST(IndentJson, LaysOutACompactDocumentAsTheWriterDoes) {
+  Fixture f;
+  f.scenario.name = "ti\"ny\\ \t\u00e9 {[,:]}";
+  const PlannerResult planned = f.result(1, 0);
+  PlannerResult options = f.result(1, 0);
+  options.best.reset();
+  const std::vector<std::function<std::string(int)>> writers = {
+      [&](int indent) { return plan_to_json(f.scenario, planned, indent); },
+      [&](int indent) { return options_to_json(f.scenario, options, indent); },
+      [&](int indent) { return plan_to_torchrec_json(f.scenario, planned, indent); },
+      [&](int indent) { return error_to_json(f.scenario.name, Status::invalid_scenario("a \"b\"\n"), nullptr, indent); },
+  };
+  for (const auto& write : writers) {
+    const std::string compact = write(kCompactJson);
+    for (int indent : {0, 1, 2, 4}) EXPECT_EQ(indent_json(compact, indent), write(indent)) << indent;
+    EXPECT_EQ(indent_json(compact, kCompactJson), compact);
+  }
+  EXPECT_EQ(indent_json("{\"a\":{},\"b\":[],\"c\":[{}]}", 1), "{\n \"a\": {},\n \"b\": [],\n \"c\": [\n  {}\n ]\n}");
 }
 
 TEST(PlanToJson, DataParallelHasNoShardingSpec) {

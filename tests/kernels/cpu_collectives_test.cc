@@ -155,6 +155,10 @@ TEST(CollectiveBuffersTest, RestrictionKeepsTheSelectedMembersSizes) {
   EXPECT_EQ(b.recv_elements, 4);
   EXPECT_EQ(collective_floats(5), 2);
   EXPECT_EQ(collective_floats(0), 0);
+  // A rank's place among the restricted members, or none.
+  EXPECT_EQ(member_index(r, 3), 1);
+  EXPECT_EQ(member_index(r, 1), 0);
+  EXPECT_EQ(member_index(r, 2), -1);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "replay_test_helpers.h"
 #include "shardlab/kernels/backend.h"
 #include "shardlab/kernels/bytes.h"
-#include "shardlab/kernels/cuda_backend.h"
+#include "cuda_backend.h"
 
 namespace shardlab::kernels {
 namespace {
@@ -26,11 +26,15 @@ TEST(CudaBackendTest, WithoutAGpuTheBackendFailsSayingWhy) {
   if (cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";
   auto backend = make_cuda_backend();
   ASSERT_FALSE(backend);
+  EXPECT_EQ(backend.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(backend.status().message().find("no CUDA device found (cudaGetDeviceCount: "), std::string::npos)
       << backend.status().message();
+  // Through the registry: the module next to this binary's build tree loads, then finds no device.
   auto via_registry = make_backend("cuda");
   ASSERT_FALSE(via_registry);
-  EXPECT_NE(via_registry.status().message().find("no CUDA device found"), std::string::npos);
+  EXPECT_EQ(via_registry.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(via_registry.status().message().find("no CUDA device found"), std::string::npos)
+      << via_registry.status().message();
   const auto names = available_backends();
   EXPECT_NE(std::find(names.begin(), names.end(), "cuda"), names.end());
 }

@@ -1,14 +1,10 @@
 // Host-side pieces of the CUDA backend that need no GPU, so they run in CI:
-// the row-to-lane layout the kernels are instantiated for, and how an mpirun
-// launch is recognised.
+// the row-to-lane layout the kernels are instantiated for. (How an mpirun
+// launch is recognised is tested with kernels/, tests/kernels.)
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "lane_layout.h"
-#include "mpi_bootstrap.h"
-#include "shardlab/kernels/cuda_backend.h"
 
 namespace shardlab::kernels::cuda {
 namespace {
@@ -53,45 +49,6 @@ TEST(LaneLayoutTest, EveryDimIsCoveredWithoutWastingHalfTheLanes) {
       ASSERT_LT(pass, 2 * vectors + 1) << dim;
     }
   }
-}
-
-class LaunchEnvironment : public ::testing::Test {
- protected:
-  void TearDown() override {
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_SIZE",
-                             "PMI_RANK", "MPI_LOCALRANKID"}) {
-      unsetenv(name);
-    }
-  }
-};
-
-TEST_F(LaunchEnvironment, OneProcessWithoutALauncher) {
-  TearDown();
-  const ProcessLaunch l = detect_launch();
-  EXPECT_EQ(l.size, 1);
-  EXPECT_EQ(l.rank, 0);
-  EXPECT_EQ(l.local_rank, 0);
-  EXPECT_EQ(cuda_process_rank(), 0);
-}
-
-TEST_F(LaunchEnvironment, OpenMpiVariablesNameTheProcess) {
-  setenv("OMPI_COMM_WORLD_SIZE", "16", 1);
-  setenv("OMPI_COMM_WORLD_RANK", "11", 1);
-  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "3", 1);
-  const ProcessLaunch l = detect_launch();
-  EXPECT_EQ(l.size, 16);
-  EXPECT_EQ(l.rank, 11);
-  EXPECT_EQ(l.local_rank, 3);
-  EXPECT_EQ(cuda_process_rank(), 11);
-}
-
-TEST_F(LaunchEnvironment, PmiVariablesServeOtherLaunchers) {
-  setenv("PMI_SIZE", "4", 1);
-  setenv("PMI_RANK", "2", 1);
-  const ProcessLaunch l = detect_launch();
-  EXPECT_EQ(l.size, 4);
-  EXPECT_EQ(l.rank, 2);
-  EXPECT_EQ(l.local_rank, 2);  // no local rank given: the global one
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "shardlab/kernels/cuda_backend.h"
+#include "cuda_backend.h"
 
 #define SHARDLAB_REQUIRE_GPU()                                                     \
   do {                                                                             \

@@ -61,12 +61,12 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     h.option = static_cast<int>(i);
     h.module = o.module;
     h.total_perf = o.total_perf;
-    if (h.by_host && h.row_wise && h.num_shards > 0) {
+    if (h.by_host && h.num_shards > 0) {
       h.head = o.shards.front().storage;
       h.tail = o.shards.back().storage;
       h.head_tail = true;
       for (int j = 0; j + 1 < h.num_shards; ++j) h.head_tail &= o.shards[j].storage == h.head;
-      small_needs_ &= small_need(h.head) && small_need(h.tail);
+      if (h.row_wise) small_needs_ &= small_need(h.head) && small_need(h.tail);
     }
   }
 }

@@ -59,11 +59,6 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::optional<double> max_device_perf() const override;
 
  private:
-  struct HeapEntry {
-    double total;
-    int local_rank;
-    int rank;
-  };
   // What placing an option reads, packed into two cache lines. The
   // placement loop visits options in storage order, i.e. all over the search
   // space, and a ShardingOption spreads these fields over four lines among
@@ -74,8 +69,9 @@ class GreedyPerfPartitioner final : public Partitioner {
     int num_shards = 0;
     bool by_host = false;    // partition_by == kHost
     bool row_wise = false;   // table-row-wise (else, by host: table-column-wise)
-    // Table-row-wise shards 0..n-2 all have storage `head`, shard n-1 `tail`
-    // (row blocks of equal size, the last one shorter); false: read the shards.
+    // By host (table-row-wise, table-column-wise): shards 0..n-2 all have
+    // storage `head`, shard n-1 `tail` (row or column blocks of equal size,
+    // the last one smaller); false: read the shards.
     bool head_tail = false;
     Storage head;
     Storage tail;
@@ -115,7 +111,12 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Returns the index of the first shard that fits nowhere, or -1.
   int place_on_all_devices(const HotOption& h, int first_shard, PartitionedPlan* out);
   int smallest_fitting_device(const Storage& need) const;  // -1 if none fits
-  bool place_within_host(const ShardingOption& option, int host, int first_shard, PartitionedPlan* out);
+  bool place_within_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
+  // Storage of shard j of a by-host option.
+  const Storage& host_shard_storage(const HotOption& h, int j) const {
+    if (h.head_tail) return j + 1 < h.num_shards ? h.head : h.tail;
+    return space_->options[h.option].shards[j].storage;
+  }
   void commit_device(int rank, const Storage& storage, const Perf& perf);
   void mark_host(int host);  // its devices changed
   void refresh_hosts();
@@ -206,11 +207,11 @@ class GreedyPerfPartitioner final : public Partitioner {
 
   PartitionedPlan scratch_;  // placement target when the caller wants no plan
 
-  // Scratch for the within-host device strategy.
-  std::vector<HeapEntry> local_heap_;
-  std::vector<HeapEntry> popped_;
+  // Scratch for the within-host device strategy: the host's devices' free
+  // storage, perf and perf total.
   std::vector<Storage> local_free_;
   std::vector<Perf> local_perf_;
+  std::vector<double> local_total_;
 };
 
 }  // namespace shardlab::planner

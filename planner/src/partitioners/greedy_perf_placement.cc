@@ -9,20 +9,6 @@
 #include "shardlab/planner/py_format.h"
 
 namespace shardlab::planner {
-namespace {
-
-// Min-heap order on (perf total, rank mod Lw, rank) for the device strategy
-// inside one host, which works on copies of the host's devices.
-struct HeapGreater {
-  template <typename E>
-  bool operator()(const E& a, const E& b) const {
-    if (a.total != b.total) return a.total > b.total;
-    if (a.local_rank != b.local_rank) return a.local_rank > b.local_rank;
-    return a.rank > b.rank;
-  }
-};
-
-}  // namespace
 
 void GreedyPerfPartitioner::start_placement() {
   const int lw = local_world_size_;
@@ -157,47 +143,54 @@ void GreedyPerfPartitioner::refresh_hosts() {
 }
 
 // Device strategy restricted to host `host`, on copies; commits only when
-// every shard found a device.
-bool GreedyPerfPartitioner::place_within_host(const ShardingOption& option, int host, int first_shard,
+// every shard found a device. Inside a host, rank mod Lw is the device's
+// index, so TorchRec's heap order (total, rank mod Lw, rank) is (total,
+// index): each shard goes to the first device with the smallest total among
+// those with room, found by a scan of the host's Lw devices (the heap would
+// pop the same device; its pops and pushes cost more than the scan). Shard
+// storages come from `h` when they are head and tail: the option itself, far
+// from the placement's other data, is then not read.
+bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int first_shard,
                                               PartitionedPlan* out) {
   const int lw = local_world_size_;
   const int base = host * lw;
+  if (h.num_shards == 1) {
+    // One shard (the common case): nothing to undo if it fits nowhere, so no
+    // copies; key_total_ holds each device's Perf::total().
+    const Storage& need = h.total_storage;
+    int chosen = -1;
+    for (int r = base; r < base + lw; ++r) {
+      if (need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r] && (chosen < 0 || key_total_[r] < key_total_[chosen])) {
+        chosen = r;
+      }
+    }
+    if (chosen < 0) return false;
+    out->ranks[first_shard] = chosen;
+    commit_device(chosen, need, h.shard_perf);
+    return true;
+  }
   local_free_.resize(lw);
   local_perf_.resize(lw);
-  local_heap_.clear();
+  local_total_.resize(lw);
   for (int i = 0; i < lw; ++i) {
     local_free_[i] = free_storage(base + i);
     local_perf_[i] = perf_.get(base + i);
-    local_heap_.push_back(HeapEntry{local_perf_[i].total(), (base + i) % lw, i});
+    local_total_[i] = local_perf_[i].total();
   }
-  std::make_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
-  for (int j = 0; j < option.num_shards(); ++j) {
-    const Storage& need = option.shards[j].storage;
-    popped_.clear();
+  for (int j = 0; j < h.num_shards; ++j) {
+    const Storage& need = host_shard_storage(h, j);
     int chosen = -1;
-    while (!local_heap_.empty()) {
-      std::pop_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
-      const HeapEntry e = local_heap_.back();
-      local_heap_.pop_back();
-      if (need.fits_in(local_free_[e.rank])) {
-        chosen = e.rank;
-        break;
-      }
-      popped_.push_back(e);
-    }
-    for (const HeapEntry& e : popped_) {
-      local_heap_.push_back(e);
-      std::push_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
+    for (int i = 0; i < lw; ++i) {
+      if (need.fits_in(local_free_[i]) && (chosen < 0 || local_total_[i] < local_total_[chosen])) chosen = i;
     }
     if (chosen < 0) return false;
     local_free_[chosen] -= need;
-    local_perf_[chosen] += option.shard_perf;
-    local_heap_.push_back(HeapEntry{local_perf_[chosen].total(), (base + chosen) % lw, chosen});
-    std::push_heap(local_heap_.begin(), local_heap_.end(), HeapGreater{});
+    local_perf_[chosen] += h.shard_perf;
+    local_total_[chosen] = local_perf_[chosen].total();
     out->ranks[first_shard + j] = base + chosen;
   }
-  for (int j = 0; j < option.num_shards(); ++j) {
-    commit_device(out->ranks[first_shard + j], option.shards[j].storage, option.shard_perf);
+  for (int j = 0; j < h.num_shards; ++j) {
+    commit_device(out->ranks[first_shard + j], host_shard_storage(h, j), h.shard_perf);
   }
   return true;
 }
@@ -254,7 +247,7 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
 bool GreedyPerfPartitioner::try_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
   if (!h.total_storage.fits_in(host_free_[host])) return false;
   if (h.row_wise) return try_row_wise(h, host, first_shard, out);
-  return place_within_host(space_->options[h.option], host, first_shard, out);
+  return place_within_host(h, host, first_shard, out);
 }
 
 // Hosts are tried in (total, host) order: the tree's root, then the root

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
@@ -24,6 +25,12 @@ namespace shardlab::data {
 // Indentation of written JSON: spaces per level, or kCompactJson for one line.
 inline constexpr int kCompactJson = -1;
 inline constexpr int kDefaultJsonIndent = 1;
+
+// A document written compact (kCompactJson) by any writer here, laid out as
+// that writer lays it out with `indent` (byte for byte), in one pass over the
+// text: a caller that needs a document both ways (a file and the run store)
+// writes it once. A negative `indent` returns it unchanged.
+std::string indent_json(std::string_view compact, int indent);
 
 // TorchRec's placement string of a shard on `rank`: "rank:R/cuda:L" and
 // "rank:R/mtia:L" with L = R mod local_world_size, "rank:R/cpu" on cpu.

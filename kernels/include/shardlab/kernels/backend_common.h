@@ -4,6 +4,7 @@
 // a bench row from its samples. For backends; callers use backend.h.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -13,14 +14,57 @@
 
 namespace shardlab::kernels {
 
-// The phases of an iteration, in order.
-inline constexpr sim::Phase kReplayPhases[] = {sim::Phase::kInputDist,     sim::Phase::kFwdCompute,
-                                               sim::Phase::kOutputDist,    sim::Phase::kBwdOutputDist,
-                                               sim::Phase::kBwdCompute,    sim::Phase::kDpAllreduce};
-inline constexpr int kNumReplayPhases = static_cast<int>(std::size(kReplayPhases));
+// One step of a replayed iteration: every shard's lookups of a compute phase
+// (the forward, or the backward with the optimizer update), or the
+// collectives of a communication phase in issue order.
+struct ReplayStep {
+  sim::Phase phase = sim::Phase::kFwdCompute;
+  bool lookups = false;        // compute phase: the shards' lookups; else the phase's collectives
+  bool training_only = false;  // only when the workload trains (ReplayWorkload::training)
+  bool forward() const { return phase == sim::Phase::kFwdCompute; }
+};
+
+// The steps of an iteration, in order (after its inputs are drawn). The one
+// definition of the order: the CPU and CUDA backends' loops both walk it.
+inline constexpr ReplayStep kReplaySteps[] = {
+    {.phase = sim::Phase::kInputDist},
+    {.phase = sim::Phase::kFwdCompute, .lookups = true},
+    {.phase = sim::Phase::kOutputDist},
+    {.phase = sim::Phase::kBwdOutputDist, .training_only = true},
+    {.phase = sim::Phase::kBwdCompute, .lookups = true, .training_only = true},
+    {.phase = sim::Phase::kDpAllreduce, .training_only = true},
+};
+inline constexpr int kNumReplayPhases = static_cast<int>(std::size(kReplaySteps));
+
+// The phases of an iteration, in order: kReplaySteps' phases.
+inline constexpr std::array<sim::Phase, kNumReplayPhases> kReplayPhases = [] {
+  std::array<sim::Phase, kNumReplayPhases> phases{};
+  for (int i = 0; i < kNumReplayPhases; ++i) phases[static_cast<size_t>(i)] = kReplaySteps[i].phase;
+  return phases;
+}();
 
 // Index of `p` in kReplayPhases; -1 for a phase no iteration has.
 int replay_phase_index(sim::Phase p);
+
+// Whether a workload's iteration runs step `step` (training-only steps only when it trains).
+inline bool runs_step(const ReplayStep& step, bool training) { return training || !step.training_only; }
+
+// Whether an iteration runs collective `spec`: not an estimate, and in a
+// communication step the iteration runs.
+bool replays_collective(const sim::CollectiveSpec& spec, bool training);
+
+// A collective a replay of some ranks runs: its index in the workload's
+// collectives and its spec restricted to those ranks.
+struct ReplayedCollective {
+  int index = -1;
+  sim::CollectiveSpec spec;
+};
+// The collectives of `collectives` that a replay of `ranks` (global, ascending)
+// runs, in their order: those replays_collective() keeps that still have two or
+// more members among `ranks`. The CPU and CUDA backends both start from this list.
+std::vector<ReplayedCollective> replayed_collectives(
+    const std::vector<sim::CollectiveSpec>& collectives, bool training,
+    const std::vector<int>& ranks);
 
 // Fails on options no backend can run: iterations, warm-up, Zipf exponent, ranks.
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options);

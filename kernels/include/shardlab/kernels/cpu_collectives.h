@@ -86,4 +86,7 @@ CollectiveBuffers collective_buffers(const sim::CollectiveSpec& spec, int m);
 // ranks are replayed.
 sim::CollectiveSpec restrict_collective(const sim::CollectiveSpec& spec, const std::vector<int>& ranks);
 
+// The index of `rank` among spec.members, or -1 when it is not a member.
+int member_index(const sim::CollectiveSpec& spec, int rank);
+
 }  // namespace shardlab::kernels

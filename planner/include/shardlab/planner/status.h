@@ -9,6 +9,8 @@
 //   kPlanner          a planning failure; the PlannerErrorType says which kind
 //                     (CLI exit status 3)
 //   kIo               a file could not be read or written
+//   kUnavailable      something this host lacks: a device, a driver, a library
+//                     (e.g. the CUDA backend on a machine without a GPU)
 #pragma once
 
 #include <cassert>
@@ -19,7 +21,7 @@
 
 namespace shardlab {
 
-enum class StatusCode { kOk, kInvalidScenario, kPlanner, kIo, kInternal };
+enum class StatusCode { kOk, kInvalidScenario, kPlanner, kIo, kInternal, kUnavailable };
 
 // TorchRec's PlannerErrorType values, plus kNoOptions: a table left with no
 // sharding option after constraints (TorchRec raises a plain RuntimeError).
@@ -45,6 +47,7 @@ class [[nodiscard]] Status {
   static Status internal(std::string msg) {
     return Status(StatusCode::kInternal, std::move(msg));
   }
+  static Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }

@@ -55,9 +55,24 @@ class FlowNetwork : private EventHandler {
   // flight (contention off, or a non-blocking graph): a collective may then
   // compute its messages in closed form instead of starting flows.
   bool closed_form_exact() const { return closed_form_exact_; }
+  // A message computed in closed form: its bytes, its route, and its times
+  // on the route: bytes / the route's bottleneck and the route's latency (the
+  // graph's route_bottleneck and route_latency, from one walk of the route).
+  // `moves` is false for an empty message or src == dst, which take no time.
+  struct ClosedFormMessage {
+    double bytes = 0.0;
+    double transmit_ms = 0.0;
+    double latency_ms = 0.0;
+    int route[TopologyGraph::kMaxRouteLinks] = {};  // link ids, `hops` of them
+    int hops = 0;
+    bool moves = false;
+  };
+  // Writes the message from src to dst to *m; changes nothing but the
+  // graph's route cache.
+  void closed_form_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* m) const;
   // Accounts a message computed in closed form: its bytes on every link of
-  // the route, and one more flow.
-  void account_closed_form(int src_rank, int dst_rank, double bytes);
+  // the route, and one more flow (none for an empty message).
+  void account_closed_form(const ClosedFormMessage& m);
 
   // Bytes carried by each link so far (index = link id).
   const std::vector<double>& link_bytes() const { return link_bytes_; }

@@ -1,7 +1,9 @@
 // The CUDA + NCCL replay backend: embedding-bag kernels on the GPU, collectives
-// through NCCL, timing with CUDA events. Declared whenever kernels/ is built
-// with SHARDLAB_WITH_CUDA (SHARDLAB_HAVE_CUDA is then defined for users of
-// shardlab::kernels); no CUDA type appears here, so plain C++ callers include it.
+// through NCCL, timing with CUDA events. It is built as a module,
+// libshardlab_cuda_backend.so (cuda_module.cc), that make_backend("cuda")
+// opens at run time (backend_module.h); this header is for the module's own
+// sources and its tests, which link the backend directly. No CUDA type
+// appears here, so plain C++ callers include it.
 //
 // Placement: with at least as many GPUs as replayed ranks every rank runs on
 // its own GPU; with fewer, the ranks are replayed in waves of as many ranks as
@@ -23,14 +25,9 @@ namespace shardlab::kernels {
 // GPUs this process can see (0 when the driver or the devices are missing).
 int cuda_device_count();
 
-// This process's index among those mpirun started (0 when not started by
-// mpirun). Every process of a multi-process replay returns the whole result;
-// front ends print and write files from process 0 only.
-int cuda_process_rank();
-
-// The "cuda" backend. Fails when no GPU is visible, saying why
-// ("no CUDA device found (cudaGetDeviceCount: ...)"), or when an MPI launch
-// cannot be set up.
+// The "cuda" backend. Fails with an unavailable Status when no GPU is
+// visible, saying why ("no CUDA device found (cudaGetDeviceCount: ...)"), or
+// when an mpirun launch cannot be set up.
 Result<std::unique_ptr<ReplayBackend>> make_cuda_backend();
 
 }  // namespace shardlab::kernels
