@@ -163,10 +163,12 @@ kernels::CalibrationOptions fit_options(const CalibrateArgs& args, const Sources
   o.holdout_fraction = args.holdout;
   o.seed = args.seed;
   if (s.scenario) {
-    const planner::Topology t = planner::make_topology(s.scenario->topology);
+    const planner::Topology t = planner::make_topology(*s.scenario);
     o.compute_device = t.compute_device;
     o.hbm_bw = t.hbm_mem_bw;
     o.ddr_bw = t.ddr_mem_bw;
+    o.hbm_to_ddr_bw = t.hbm_to_ddr_mem_bw;
+    o.torchrec_version = s.scenario->planner.torchrec_version;
     o.intra_host_bw = t.intra_host_bw;
     o.inter_host_bw = t.inter_host_bw;
     o.bwd_multiplier = t.bwd_compute_multiplier;
@@ -200,7 +202,8 @@ void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit, con
                                        [&](const kernels::CalibrationGroup& g) { return g.name == group; });
       if (!present) continue;
       any = true;
-      const auto bw = planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw, o.ddr_bw, std::nullopt, false);
+      const auto bw = planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw, o.ddr_bw, std::nullopt, false,
+                                                o.hbm_to_ddr_bw, planner::torchrec_behaviour(o.torchrec_version));
       // A representative dim of the class gives TorchRec's TW/CW/TWCW penalty.
       const int64_t dim = dc == planner::DimClass::kNarrow ? 32 : (dc == planner::DimClass::kHalf ? 64 : 128);
       const double penalty = planner::block_penalty(planner::ShardingType::kTableWise, dim);

@@ -16,6 +16,8 @@ kernels::CalibrationOptions options_for(const std::string& scenario_json) {
   o.compute_device = s->topology.compute_device;
   o.hbm_bw = s->topology.hbm_mem_bw;
   o.ddr_bw = s->topology.ddr_mem_bw;
+  o.hbm_to_ddr_bw = s->topology.hbm_to_ddr_mem_bw;
+  o.torchrec_version = s->planner.torchrec_version;
   o.intra_host_bw = s->topology.intra_host_bw;
   o.inter_host_bw = s->topology.inter_host_bw;
   o.bwd_multiplier = s->topology.bwd_compute_multiplier;

@@ -22,6 +22,18 @@ struct Field {
   QString (*meaning)(const Scenario&);
 };
 
+QString capacity_value(const std::optional<int64_t>& cap) { return cap ? QString::number(*cap) : QString(); }
+
+// What a capacity means to the planner: absent and (in 2024-02) 0 are
+// TorchRec's default.
+QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap, const char* fallback) {
+  if (!cap) return QStringLiteral("not given: TorchRec's default, %1").arg(QLatin1String(fallback));
+  if (*cap == 0 && !s.behaviour().explicit_zero_capacity_kept) {
+    return QStringLiteral("0: TorchRec's default, %1").arg(QLatin1String(fallback));
+  }
+  return format_bytes(static_cast<double>(*cap)) + QStringLiteral(" per device");
+}
+
 const std::vector<Field>& fields() {
   static const std::vector<Field> kFields = {
       {"World size", {"topology", "world_size"}, FieldKind::kNumber,
@@ -39,25 +51,20 @@ const std::vector<Field>& fields() {
        [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
        [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
       {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
-       [](const Scenario& s) { return QString::number(s.topology.hbm_cap); },
-       [](const Scenario& s) {
-         return s.topology.hbm_cap == 0 ? QStringLiteral("0: TorchRec's default, 32 GiB")
-                                        : format_bytes(static_cast<double>(s.topology.hbm_cap)) +
-                                              QStringLiteral(" per device");
-       }},
+       [](const Scenario& s) { return capacity_value(s.topology.hbm_cap); },
+       [](const Scenario& s) { return capacity_meaning(s, s.topology.hbm_cap, "32 GiB"); }},
       {"DDR capacity", {"topology", "ddr_cap"}, FieldKind::kNumber,
-       [](const Scenario& s) { return QString::number(s.topology.ddr_cap); },
-       [](const Scenario& s) {
-         return s.topology.ddr_cap == 0 ? QStringLiteral("0: TorchRec's default, 128 GiB")
-                                        : format_bytes(static_cast<double>(s.topology.ddr_cap)) +
-                                              QStringLiteral(" per device");
-       }},
+       [](const Scenario& s) { return capacity_value(s.topology.ddr_cap); },
+       [](const Scenario& s) { return capacity_meaning(s, s.topology.ddr_cap, "128 GiB"); }},
       {"HBM bandwidth", {"topology", "hbm_mem_bw"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.hbm_mem_bw); },
        [](const Scenario& s) { return bandwidth(s.topology.hbm_mem_bw); }},
       {"DDR bandwidth", {"topology", "ddr_mem_bw"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.ddr_mem_bw); },
        [](const Scenario& s) { return bandwidth(s.topology.ddr_mem_bw); }},
+      {"HBM-to-DDR bandwidth", {"topology", "hbm_to_ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.topology.hbm_to_ddr_mem_bw); },
+       [](const Scenario& s) { return bandwidth(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" (UVM, 2026-08)"); }},
       {"Intra-host bandwidth", {"topology", "intra_host_bw"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.intra_host_bw); },
        [](const Scenario& s) { return bandwidth(s.topology.intra_host_bw); }},
@@ -76,6 +83,12 @@ const std::vector<Field>& fields() {
       {"Partitioner", {"planner", "partitioner"}, FieldKind::kString,
        [](const Scenario& s) { return QString::fromStdString(data::to_string(s.planner.partitioner.kind)); },
        [](const Scenario&) { return QStringLiteral("greedy_perf or memory_balanced (their default settings)"); }},
+      {"TorchRec version", {"planner", "torchrec_version"}, FieldKind::kString,
+       [](const Scenario& s) { return str(planner::to_string(s.planner.torchrec_version)); },
+       [](const Scenario&) {
+         return QStringLiteral("the planner model: %1 (docs/torchrec-versions.md)")
+             .arg(str(planner::torchrec_version_names()));
+       }},
       {"Storage reservation", {"planner", "storage_reservation", "percentage"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.planner.storage_reservation.percentage); },
        [](const Scenario& s) {

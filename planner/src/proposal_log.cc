@@ -65,12 +65,12 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
   for (size_t r = 0; r < reserved_topology.devices.size() && r < reserved.size(); ++r) {
     reserved_topology.devices[r].storage = reserved[r];
   }
-  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner);
+  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   ProposalPlacement out;
   if (partitioner->partition(space, proposal, reserved_topology, &out.plan).is_ok()) {
     out.fits = true;
   } else {
-    std::unique_ptr<Partitioner> relaxed = make_partitioner(scenario.planner.partitioner);
+    std::unique_ptr<Partitioner> relaxed = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
     if (Status st = place_relaxed(*relaxed, space, proposal, unlimited_topology(reserved_topology), reserved,
                                   &out.plan, &out.overflow);
         !st.is_ok()) {

@@ -74,7 +74,7 @@ void ProposalLogger::failed(int proposer, const Proposal& proposal) {
   r.proposer = proposer;
   r.proposal = proposal;
   if (!relaxed_) {
-    relaxed_ = make_partitioner(scenario_.planner.partitioner);
+    relaxed_ = make_partitioner(scenario_.planner.partitioner, scenario_.behaviour());
     relaxed_->set_detailed_errors(false);
   }
   if (relaxed_->partition(space_, proposal, unlimited_, &scratch_).is_ok()) {
