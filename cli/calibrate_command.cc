@@ -144,7 +144,12 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
     if (id == s.ids.front()) {
       s.scenario_name = sum.scenario_name;
       auto scenario = data::parse_scenario(run->scenario_json, fmt::format("run {}'s scenario", id));
-      if (scenario.is_ok()) s.scenario = std::move(scenario).value();
+      if (scenario.is_ok()) {
+        s.scenario = std::move(scenario).value();
+        // The model the run was replayed with, which a --torchrec-version may
+        // have set apart from the file.
+        if (auto v = planner::parse_torchrec_version(sum.torchrec_version)) s.scenario->planner.torchrec_version = *v;
+      }
     } else if (sum.scenario_name != s.scenario_name) {
       same_scenario = false;
     }
@@ -261,6 +266,7 @@ int record_calibration(const CalibrateArgs& args, const Sources& s, const kernel
   data::NewRun run;
   run.kind = data::RunKind::kCalibrate;
   run.scenario_name = s.scenario_name;
+  if (s.scenario) run.torchrec_version = std::string(planner::to_string(s.scenario->planner.torchrec_version));
   run.device = s.device;
   run.inputs = s.ids;
   // Held-out errors when anything was held out, else the fit's own.

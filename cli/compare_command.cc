@@ -22,6 +22,7 @@ namespace shardlab::cli {
 namespace {
 
 struct CompareArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string output;  // empty: no JSON
   int iterations = sim::SimOptions{}.iterations;
@@ -82,7 +83,10 @@ void describe_plan(const planner::PlannerResult& result, data::ComparisonRow& ro
 data::ComparisonRow run_row(const planner::Scenario& base, const ProposerChoice& proposer,
                             const PartitionerChoice& partitioner, const char* perf_model,
                             const sim::SimOptions& sim_options) {
-  data::ComparisonRow row{.proposer = proposer.name, .partitioner = partitioner.name, .perf_model = perf_model};
+  data::ComparisonRow row{.proposer = proposer.name,
+                          .partitioner = partitioner.name,
+                          .perf_model = perf_model,
+                          .torchrec_version = std::string(planner::to_string(base.planner.torchrec_version))};
   const planner::Scenario scenario = configured(base, proposer, partitioner);
   std::unique_ptr<sim::SimulatedPerfModel> model;
   if (std::string_view(perf_model) == "simulated") model = std::make_unique<sim::SimulatedPerfModel>(scenario);
@@ -113,21 +117,23 @@ std::string or_dash(const std::optional<T>& v, const char* spec) {
 
 void print_table(std::ostream& out, const std::vector<data::ComparisonRow>& rows) {
   const std::string header =
-      fmt::format("{:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>11}  {:>9}  {:>8}", "proposer", "partitioner",
-                  "perf_model", "status", "rating_ms", "sim_iter_ms", "peak_hbm", "imbalance", "plan_s");
+      fmt::format("{:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>11}  {:>9}  {:>8}", "proposer",
+                  "partitioner", "perf_model", "torchrec", "status", "rating_ms", "sim_iter_ms", "peak_hbm",
+                  "imbalance", "plan_s");
   out << header << '\n' << std::string(header.size(), '-') << '\n';
   for (const data::ComparisonRow& r : rows) {
     const std::string status = r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
     const std::string peak = r.peak_hbm_bytes ? format_bytes(static_cast<double>(*r.peak_hbm_bytes)) : "-";
-    out << fmt::format("{:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>11}  {:>9}  {:>8.3f}\n", r.proposer,
-                       r.partitioner, r.perf_model, status, or_dash(r.perf_rating_ms, "{:.5g}"),
+    out << fmt::format("{:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>11}  {:>9}  {:>8.3f}\n",
+                       r.proposer, r.partitioner, r.perf_model, r.torchrec_version, status,
+                       or_dash(r.perf_rating_ms, "{:.5g}"),
                        or_dash(r.iteration_ms, "{:.5g}"), peak, or_dash(r.imbalance, "{:.3f}"), r.plan_seconds);
   }
 }
 
 int run_compare(const CompareArgs& args) {
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
   if (Status st = check_fabric(*scenario); !st.is_ok()) {
@@ -189,7 +195,8 @@ void add_compare_command(CLI::App& app, int* exit_code) {
       "memory_balanced) x perf model (torchrec, simulated), simulates each chosen plan, and prints\n"
       "one row each: TorchRec's rating of the plan, its simulated iteration time, the peak HBM a\n"
       "rank's shards use, the imbalance (max / mean of per-rank TorchRec perf) and the planning\n"
-      "time. Rows whose planning fails show the error type. Exit status: 0 at least one row has a\n"
+      "time, and the TorchRec model that planned (--torchrec-version). Rows whose planning fails\n"
+      "show the error type. Exit status: 0 at least one row has a\n"
       "simulated plan, 2 invalid scenario or usage, 3 no row has one.");
   cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
   cmd->add_option("-o,--output", args->output,
@@ -202,6 +209,7 @@ void add_compare_command(CLI::App& app, int* exit_code) {
       ->type_name("N");
   cmd->add_flag("--compact", args->compact, "Write the JSON on one line (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not print progress on stderr (default: off)");
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab compare dlrm.json\n"
       "  shardlab compare dlrm.json -o compare.json --iterations 2 -q"));

@@ -16,6 +16,7 @@ namespace shardlab::cli {
 namespace {
 
 struct OptionsArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string output = "-";
   bool compact = false;
@@ -26,7 +27,7 @@ struct OptionsArgs {
 int run_options(const OptionsArgs& args) {
   const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) {
@@ -82,6 +83,7 @@ void add_options_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--compact", args->compact, "Write JSON on one line instead of indented (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not print the summary line on stderr (default: off)");
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab options dlrm.json > options.json\n"
       "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"

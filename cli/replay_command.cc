@@ -36,6 +36,7 @@ namespace {
 constexpr int64_t kCpuDefaultMaxRows = 262144;
 
 struct ReplayArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string plan;
   std::string backend = "cpu";
@@ -146,7 +147,7 @@ int record_replay(const ReplayArgs& args, const planner::Scenario& scenario, con
 
 int run_replay(const ReplayArgs& args) {
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code, args.torchrec_version);
   if (!scenario) return code;
   if (Status st = check_fabric(*scenario); !st.is_ok()) return fail(st);
   const planner::PlannerResult planned = read_and_rate_plan(*scenario, args.plan);
@@ -283,6 +284,7 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--compact", args->compact, "Write the JSON on one line (default: off)");
   cmd->add_flag("-q,--quiet", args->quiet, "Print no progress and no table (default: off)");
   add_store_options(cmd, &args->store);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab plan data/scenarios/tiny_2gpu.json -o plan.json\n"
       "  shardlab replay data/scenarios/tiny_2gpu.json plan.json\n"

@@ -44,6 +44,7 @@ data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
   data::NewRun run;
   run.kind = kind;
   run.scenario_name = scenario.name;
+  run.torchrec_version = std::string(planner::to_string(scenario.planner.torchrec_version));
   std::ifstream in(scenario_path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();

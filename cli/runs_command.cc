@@ -97,6 +97,7 @@ void print_run(const data::StoredRun& run) {
   std::cout << fmt::format("  device       {}{}\n", s.device.empty() ? "-" : s.device,
                            s.backend.empty() ? "" : " (backend " + s.backend + ")");
   std::cout << fmt::format("  shardlab     {}\n", s.shardlab_version);
+  std::cout << fmt::format("  torchrec     {}\n", s.torchrec_version.empty() ? "-" : s.torchrec_version);
   std::cout << fmt::format("  summary      {}\n", s.summary_json);
   std::cout << fmt::format(
       "  plan         {}\n",

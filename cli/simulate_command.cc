@@ -26,6 +26,7 @@ namespace shardlab::cli {
 namespace {
 
 struct SimulateArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string plan;         // empty: plan the scenario first
   std::string output;       // result JSON; empty: none
@@ -183,7 +184,7 @@ int record_simulation(const SimulateArgs& args, const planner::Scenario& scenari
 
 int run_simulate(const SimulateArgs& args) {
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   // Refuse a fabric that does not fit before spending time on planning.
   if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, nullptr, st);
@@ -263,6 +264,7 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("-q,--quiet", args->quiet, "Print no summary; only the files are written (default: off)");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab simulate dlrm.json\n"
       "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"

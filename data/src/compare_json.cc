@@ -15,6 +15,7 @@ void write_row(JsonWriter& w, const ComparisonRow& row) {
   w.member("proposer", row.proposer);
   w.member("partitioner", row.partitioner);
   w.member("perf_model", row.perf_model);
+  w.member("torchrec_version", row.torchrec_version);
   w.member("ok", row.status.is_ok());
   w.key("error");
   if (row.status.is_ok()) {

@@ -17,6 +17,11 @@
 //   run_inputs    runs a run was derived from (calibration <- replays).
 // Child rows are keyed (run_id, seq), seq being the order they were added,
 // and go with their run (ON DELETE CASCADE; foreign_keys is on).
+//
+// Version 2:
+//   runs.torchrec_version  the TorchRec planner model the run planned or
+//                 rated with ("2024-02", "2026-08"; docs/torchrec-versions.md).
+//                 Runs recorded before version 2 all used the 2024-02 model.
 
 #include "run_store_internal.h"
 
@@ -128,11 +133,17 @@ CREATE TABLE run_inputs (
 CREATE INDEX run_inputs_by_input ON run_inputs (input_run_id);
 )sql";
 
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN torchrec_version TEXT NOT NULL DEFAULT '';
+UPDATE runs SET torchrec_version = '2024-02';
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
       {.version = 1, .sql = kSchemaV1},
+      {.version = 2, .sql = kSchemaV2},
   };
   return kMigrations;
 }

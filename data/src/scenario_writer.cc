@@ -40,8 +40,8 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.member("world_size", t.world_size);
   if (t.local_world_size) w.member("local_world_size", *t.local_world_size);
   w.member("compute_device", planner::to_string(t.compute_device));
-  write_optional(w, "hbm_cap", t.hbm_cap);
-  write_optional(w, "ddr_cap", t.ddr_cap);
+  if (t.hbm_cap) w.member("hbm_cap", *t.hbm_cap);
+  if (t.ddr_cap) w.member("ddr_cap", *t.ddr_cap);
   w.member("hbm_mem_bw", t.hbm_mem_bw);
   w.member("ddr_mem_bw", t.ddr_mem_bw);
   w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);

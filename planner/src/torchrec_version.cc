@@ -54,6 +54,10 @@ const std::vector<TorchRecVersion>& all_torchrec_versions() {
 
 std::string_view torchrec_version_names() { return "2024-02, 2026-08"; }
 
+std::string model_name(TorchRecVersion v) {
+  return std::string(to_string(v)) + " (commit " + std::string(torchrec_commit(v)) + ")";
+}
+
 const TorchRecBehaviour& torchrec_behaviour(TorchRecVersion version) {
   static const TorchRecBehaviour k2024 = behaviour_2024();
   static const TorchRecBehaviour k2026 = TorchRecBehaviour{};

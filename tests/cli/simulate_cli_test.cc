@@ -218,7 +218,7 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   std::set<std::string> configurations;
   int ok = 0;
   for (const Json& row : j["rows"]) {
-    EXPECT_EQ(keys(row), (Keys{"proposer", "partitioner", "perf_model", "ok", "error", "perf_rating_ms",
+    EXPECT_EQ(keys(row), (Keys{"proposer", "partitioner", "perf_model", "torchrec_version", "ok", "error", "perf_rating_ms",
                                "iteration_ms", "peak_hbm_bytes", "imbalance", "num_proposals", "num_plans",
                                "simulations", "plan_seconds"}));
     configurations.insert(row["proposer"].get<std::string>() + "/" + row["partitioner"].get<std::string>() + "/" +

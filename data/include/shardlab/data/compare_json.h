@@ -18,6 +18,7 @@ struct ComparisonRow {
   std::string proposer;     // "greedy", "uniform", "grid_search", "embedding_offload_scaleup"
   std::string partitioner;  // "greedy_perf", "memory_balanced"
   std::string perf_model;   // "torchrec", "simulated"
+  std::string torchrec_version;  // the TorchRec planner model: "2024-02", "2026-08"
   // Ok, or why this configuration has no plan (planning failed) or no
   // simulated time (the simulation failed).
   Status status;
@@ -33,7 +34,8 @@ struct ComparisonRow {
 };
 
 // {"scenario", "iterations",
-//  "rows": [{"proposer", "partitioner", "perf_model", "ok", "error": null | {"type", "message"},
+//  "rows": [{"proposer", "partitioner", "perf_model", "torchrec_version", "ok",
+//            "error": null | {"type", "message"},
 //            "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance",
 //            "num_proposals", "num_plans", "simulations", "plan_seconds"}]}
 // Unset values are null. The error type is the one of plan_json.h's error_to_json

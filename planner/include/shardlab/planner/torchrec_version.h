@@ -10,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,8 @@ std::optional<TorchRecVersion> parse_torchrec_version(std::string_view s);
 const std::vector<TorchRecVersion>& all_torchrec_versions();
 // "2024-02, 2026-08": for messages and --help.
 std::string_view torchrec_version_names();
+// "2026-08 (commit 376cac6a)": how front ends name the model that planned.
+std::string model_name(TorchRecVersion v);
 
 // Which EmbeddingStats printout the version logs.
 enum class StatsLayout {
