@@ -360,31 +360,38 @@ void StatsPrinter::emit_kernel_counts_2024() {
   for (const auto& [kernel, count] : kernels) indented(kernel + ": " + int_str(count));
 }
 
-void StatsPrinter::emit_debug_plan_section_2024() {
-  std::vector<PyNum> total, fc, fm, bc, bm, pc;
-  for (const RankPerf& p : perf_) {
-    total.push_back({p.total(), false});
-    fc.push_back(p.fwd_compute);
-    fm.push_back(p.fwd_comms);
-    bc.push_back(p.bwd_compute);
-    bm.push_back(p.bwd_comms);
-    pc.push_back({p.prefetch_compute, false});
-  }
-  blank();
-  left("Longest Critical Path (Maximum of Total Perf): " + max_text(total, "ms"));
-  left("Maximum of Forward Compute: " + max_text(fc, "ms"));
-  left("Maximum of Forward Comms: " + max_text(fm, "ms"));
-  left("Maximum of Backward Compute: " + max_text(bc, "ms"));
-  left("Maximum of Backward Comms: " + max_text(bm, "ms"));
-  left("Maximum of Prefetch Compute: " + max_text(pc, "ms"));
+double RankColumns::sum_of_maxima() const {
   auto max_of = [](const std::vector<PyNum>& v) {
     double m = v[0].value;
     for (const PyNum& x : v) m = std::max(m, x.value);
     return m;
   };
-  const double sum_of_maxima =
-      (((max_of(fc) + max_of(fm)) + max_of(bc)) + max_of(bm)) + max_of(pc);
-  left("Sum of Maxima: " + py_round(sum_of_maxima, 3) + " ms");
+  return (((max_of(fwd_compute) + max_of(fwd_comms)) + max_of(bwd_compute)) + max_of(bwd_comms)) + max_of(prefetch);
+}
+
+RankColumns StatsPrinter::rank_columns() const {
+  RankColumns c;
+  for (const RankPerf& p : perf_) {
+    c.total.push_back({p.total(), false});
+    c.fwd_compute.push_back(p.fwd_compute);
+    c.fwd_comms.push_back(p.fwd_comms);
+    c.bwd_compute.push_back(p.bwd_compute);
+    c.bwd_comms.push_back(p.bwd_comms);
+    c.prefetch.push_back({p.prefetch_compute, false});
+  }
+  return c;
+}
+
+void StatsPrinter::emit_debug_plan_section_2024() {
+  const RankColumns c = rank_columns();
+  blank();
+  left("Longest Critical Path (Maximum of Total Perf): " + max_text(c.total, "ms"));
+  left("Maximum of Forward Compute: " + max_text(c.fwd_compute, "ms"));
+  left("Maximum of Forward Comms: " + max_text(c.fwd_comms, "ms"));
+  left("Maximum of Backward Compute: " + max_text(c.bwd_compute, "ms"));
+  left("Maximum of Backward Comms: " + max_text(c.bwd_comms, "ms"));
+  left("Maximum of Prefetch Compute: " + max_text(c.prefetch, "ms"));
+  left("Sum of Maxima: " + py_round(c.sum_of_maxima(), 3) + " ms");
 
   std::vector<PyNum> hbm_gb;
   for (int64_t h : used_hbm_) hbm_gb.push_back({gb(h), false});

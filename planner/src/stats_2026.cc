@@ -221,26 +221,12 @@ void StatsPrinter::emit_imbalance_statistics_2026() {
 void StatsPrinter::emit_max_perf_and_hbm_2026() {
   const SearchSpace& space = *space_;
   const PartitionedPlan& plan = *plan_;
-  std::vector<PyNum> total, fc, fm, bc, bm, pc;
+  const RankColumns c = rank_columns();
   std::vector<double> totals;
-  for (const RankPerf& p : perf_) {
-    total.push_back({p.total(), false});
-    totals.push_back(p.total());
-    fc.push_back(p.fwd_compute);
-    fm.push_back(p.fwd_comms);
-    bc.push_back(p.bwd_compute);
-    bm.push_back(p.bwd_comms);
-    pc.push_back({p.prefetch_compute, false});
-  }
+  for (const PyNum& t : c.total) totals.push_back(t.value);
   const double mean = stats_format::exact_mean(totals);
   const double max_total = *std::max_element(totals.begin(), totals.end());
   const double delta_pct = mean > 0.0 ? (max_total - mean) / mean * 100 : 0.0;
-  auto max_of = [](const std::vector<PyNum>& v) {
-    double m = v[0].value;
-    for (const PyNum& x : v) m = std::max(m, x.value);
-    return m;
-  };
-  const double sum_of_maxima = (((max_of(fc) + max_of(fm)) + max_of(bc)) + max_of(bm)) + max_of(pc);
 
   // The critical path (stats.py _calculate_critical_path): per (module,
   // sharding type), forward and backward comms synchronize across ranks
@@ -275,15 +261,15 @@ void StatsPrinter::emit_max_perf_and_hbm_2026() {
   if (!bwd_comp.empty()) comp_estimate += max_value(bwd_comp);
 
   blank();
-  left("Maximum of Total Perf: " + max_text(total, "ms"));
+  left("Maximum of Total Perf: " + max_text(c.total, "ms"));
   left("Mean Total Perf: " + py_round(mean, 3) + " ms");
   left("Max Total Perf is " + stats_format::general3(delta_pct) + "% greater than the mean");
-  left("Maximum of Forward Compute: " + max_text(fc, "ms"));
-  left("Maximum of Forward Comms: " + max_text(fm, "ms"));
-  left("Maximum of Backward Compute: " + max_text(bc, "ms"));
-  left("Maximum of Backward Comms: " + max_text(bm, "ms"));
-  left("Maximum of Prefetch Compute: " + max_text(pc, "ms"));
-  left("Sum of Maxima: " + py_round(sum_of_maxima, 3) + " ms");
+  left("Maximum of Forward Compute: " + max_text(c.fwd_compute, "ms"));
+  left("Maximum of Forward Comms: " + max_text(c.fwd_comms, "ms"));
+  left("Maximum of Backward Compute: " + max_text(c.bwd_compute, "ms"));
+  left("Maximum of Backward Comms: " + max_text(c.bwd_comms, "ms"));
+  left("Maximum of Prefetch Compute: " + max_text(c.prefetch, "ms"));
+  left("Sum of Maxima: " + py_round(c.sum_of_maxima(), 3) + " ms");
 
   blank();
   // TorchRec pads this one line to one more character than the others.

@@ -51,6 +51,13 @@ struct RankPerf {
   }
 };
 
+// Each rank's perf components, as the "Maximum of ..." lines read them.
+struct RankColumns {
+  std::vector<PyNum> total, fwd_compute, fwd_comms, bwd_compute, bwd_comms, prefetch;
+  // The sum of the components' maxima, in TorchRec's order.
+  double sum_of_maxima() const;
+};
+
 class StatsPrinter {
  public:
   StatsPrinter(const Scenario& scenario, const PlannerResult& result, const StatsOptions& options);
@@ -61,6 +68,7 @@ class StatsPrinter {
   void compute_rank_numbers();
   std::vector<std::string> rank_table() const;
   std::vector<std::string> param_table() const;
+  RankColumns rank_columns() const;
 
   // 2024-02 sections (stats.cc).
   void emit_kernel_counts_2024();

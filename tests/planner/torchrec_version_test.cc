@@ -74,6 +74,12 @@ const ShardingOption& option(const SearchSpace& space, const std::string& name, 
   return kNone;
 }
 
+// Whether a line of `lines` contains `text`.
+bool has(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
 // TorchRecBehaviour::explicit_zero_capacity_kept
 TEST(TorchRecVersionTest, ExplicitZeroCapacityIsZeroIn2026) {
   TopologySpec spec;
@@ -267,12 +273,6 @@ TEST(TorchRecVersionTest, FixedPercentageEstimatesKjtStorageIn2026) {
   // Estimated, not reserved: the capacity left is the same.
   EXPECT_EQ(new_r.reserved->devices, old_r.reserved->devices);
   // The stats print it (and add it to every rank's HBM).
-  auto has = [](const std::vector<std::string>& lines, const std::string& text) {
-    for (const std::string& l : lines) {
-      if (l.find(text) != std::string::npos) return true;
-    }
-    return false;
-  };
   const std::vector<std::string> new_stats = format_stats(with_version(s, k2026), new_r);
   const auto kjt = std::find_if(new_stats.begin(), new_stats.end(),
                                 [](const std::string& l) { return l.find("KJT Storage") != std::string::npos; });
@@ -367,12 +367,6 @@ TEST(TorchRecVersionTest, MemoryBalancedSearchStartsFromTheDefaultPlanIn2026) {
 // TorchRecBehaviour::stats_layout
 TEST(TorchRecVersionTest, StatsLayoutFollowsTheVersion) {
   const Scenario s = scenario(2, 2, 3);
-  auto has = [](const std::vector<std::string>& lines, const std::string& text) {
-    for (const std::string& l : lines) {
-      if (l.find(text) != std::string::npos) return true;
-    }
-    return false;
-  };
   const Scenario old_s = with_version(s, k2024);
   const Scenario new_s = with_version(s, k2026);
   const std::vector<std::string> old_stats = format_stats(old_s, plan(old_s));
