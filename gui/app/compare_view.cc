@@ -1,5 +1,6 @@
 #include "app/compare_view.h"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,6 +18,10 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
                                       "each chosen plan."),
                        this);
   header_->setWordWrap(true);
+  auto* versions = new QCheckBox(QStringLiteral("Both TorchRec versions"), this);
+  versions->setToolTip(
+      QStringLiteral("Plan each configuration with the TorchRec 2024-02 and 2026-08 models, "
+                     "side by side (docs/torchrec-versions.md)"));
   auto* run = new QPushButton(QStringLiteral("Run comparison"), this);
   rows_ = new QTableView(this);
   rows_->setModel(&models->compare);
@@ -27,6 +32,7 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
   ranks_->setAlternatingRowColors(true);
   auto* bar = new QHBoxLayout();
   bar->addWidget(header_, 1);
+  bar->addWidget(versions);
   bar->addWidget(run);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(rows_);
@@ -43,6 +49,8 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
   layout->addWidget(split, 1);
 
   Workbench* wb = models->workbench();
+  versions->setChecked(wb->compare_torchrec_versions());
+  connect(versions, &QCheckBox::toggled, wb, &Workbench::set_compare_torchrec_versions);
   connect(run, &QPushButton::clicked, wb, &Workbench::compare);
   connect(&models->compare, &QAbstractItemModel::modelReset, this, [this]() {
     rows_->resizeColumnsToContents();

@@ -1,7 +1,8 @@
 // The Compare view: the scenario planned with greedy_perf and
 // memory_balanced partitioners, each rated by TorchRec's model and by the
 // simulated perf model, side by side: rating, simulated iteration time, peak
-// HBM, tables that moved, and per-rank differences.
+// HBM, tables that moved, and per-rank differences. "Both TorchRec versions"
+// plans each configuration with both TorchRec models, next to each other.
 #pragma once
 
 #include "app/workbench_view.h"

@@ -91,6 +91,19 @@ std::vector<CompareVariant> default_compare_variants() {
   return v;
 }
 
+std::vector<CompareVariant> torchrec_version_compare_variants() {
+  std::vector<CompareVariant> v;
+  for (const CompareVariant& base : default_compare_variants()) {
+    for (const planner::TorchRecVersion version : planner::all_torchrec_versions()) {
+      CompareVariant variant = base;
+      variant.label += ", TorchRec " + std::string(planner::to_string(version));
+      variant.torchrec_version = version;
+      v.push_back(std::move(variant));
+    }
+  }
+  return v;
+}
+
 CompareOutcome run_compare_job(const ScenarioPtr& scenario, const std::vector<CompareVariant>& variants,
                                const sim::SimOptions& options, const std::atomic<bool>& cancel,
                                const ProgressFn& progress) {
@@ -107,6 +120,8 @@ CompareOutcome run_compare_job(const ScenarioPtr& scenario, const std::vector<Co
     row.variant = variants[i];
     planner::Scenario configured = *scenario;
     configured.planner.partitioner.kind = variants[i].partitioner;
+    if (variants[i].torchrec_version)
+      configured.planner.torchrec_version = *variants[i].torchrec_version;
     std::unique_ptr<sim::SimulatedPerfModel> model;
     if (variants[i].perf_model == PerfModelChoice::kSimulated) {
       model = std::make_unique<sim::SimulatedPerfModel>(configured, sim::SimOptions{.record_phases = false});

@@ -67,12 +67,20 @@ struct CompareVariant {
   std::string label;  // "greedy_perf + torchrec"
   planner::PartitionerKind partitioner = planner::PartitionerKind::kGreedyPerf;
   PerfModelChoice perf_model = PerfModelChoice::kTorchRec;
+  // The TorchRec model that plans (docs/torchrec-versions.md); absent: the
+  // scenario's planner.torchrec_version.
+  std::optional<planner::TorchRecVersion> torchrec_version;
 };
 
 // The default comparison: greedy_perf and memory_balanced partitioners, each
 // with TorchRec's rating and with the simulated perf model; the scenario's
-// proposers.
+// proposers and TorchRec model.
 std::vector<CompareVariant> default_compare_variants();
+
+// The default comparison once per TorchRec model version, the versions of one
+// configuration next to each other (oldest first), labelled
+// "greedy_perf + torchrec, TorchRec 2024-02".
+std::vector<CompareVariant> torchrec_version_compare_variants();
 
 struct CompareRow {
   CompareVariant variant;

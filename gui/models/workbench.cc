@@ -83,7 +83,10 @@ void Workbench::replan() {
 
 void Workbench::compare() {
   if (!scenario_) return;
-  worker_.submit_compare(scenario_, default_compare_variants(), sim_options_);
+  worker_.submit_compare(
+      scenario_,
+      compare_versions_ ? torchrec_version_compare_variants() : default_compare_variants(),
+      sim_options_);
 }
 
 void Workbench::cancel() { worker_.cancel(); }

@@ -64,7 +64,12 @@ class Workbench : public QObject {
   void set_sim_options(const sim::SimOptions& options) { sim_options_ = options; }
   const sim::SimOptions& sim_options() const { return sim_options_; }
   void replan();
+  // Plans and simulates the Compare view's configurations: the default ones,
+  // or each of them once per TorchRec model version when
+  // set_compare_torchrec_versions(true).
   void compare();
+  void set_compare_torchrec_versions(bool each_version) { compare_versions_ = each_version; }
+  bool compare_torchrec_versions() const { return compare_versions_; }
   // Shows a plan file (either format of data/plan_json.h) for the current
   // scenario instead of the planner's, rated and simulated.
   Status open_plan(const QString& path);
@@ -117,6 +122,7 @@ class Workbench : public QObject {
   ScenarioPtr scenario_;
   QString origin_;
   PerfModelChoice perf_model_ = PerfModelChoice::kTorchRec;
+  bool compare_versions_ = false;
   sim::SimOptions sim_options_;
   PlanOutcomePtr outcome_;
   DisplayedPlanPtr displayed_;

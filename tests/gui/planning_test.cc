@@ -3,6 +3,8 @@
 // core's own numbers.
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,6 +16,7 @@
 #include "gui_test_support.h"
 #include "models/model_roles.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/planner/torchrec_version.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -296,6 +299,54 @@ class PlanningTest : public QObject {
       QCOMPARE(models.compare.index(i, CompareModel::kMovedCount).data(RawValueRole).toInt(),
                static_cast<int>(models.compare.row(i).diff->moved_tables.size()));
     }
+  }
+
+  void compare_puts_the_torchrec_versions_side_by_side() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    // UVM kernels cost more in 2026-08 (docs/torchrec-versions.md), so the
+    // two versions rate this scenario differently.
+    QSignalSpy planned(&wb, &Workbench::outcomeChanged);
+    QVERIFY(wb.open_scenario(QStringLiteral(SHARDLAB_SOURCE_DIR
+                                            "/tests/golden/data/kernel_fused_uvm_forced.json"))
+                .is_ok());
+    QVERIFY(wait_for(planned));
+    wb.set_compare_torchrec_versions(true);
+    QSignalSpy compared(&wb, &Workbench::comparisonChanged);
+    wb.compare();
+    QVERIFY(wait_for(compared));
+    const std::vector<planner::TorchRecVersion>& versions = planner::all_torchrec_versions();
+    QCOMPARE(models.compare.rowCount(), 4 * static_cast<int>(versions.size()));
+    for (int i = 0; i < models.compare.rowCount(); ++i) {
+      const CompareRow& row = models.compare.row(i);
+      const planner::TorchRecVersion version = versions[static_cast<size_t>(i) % versions.size()];
+      QVERIFY(row.variant.torchrec_version == version);
+      const QString label = models.compare.index(i, CompareModel::kConfiguration).data().toString();
+      QVERIFY2(label.endsWith(QStringLiteral("TorchRec ") +
+                              QString::fromStdString(std::string(planner::to_string(version)))),
+               qPrintable(label));
+    }
+    // The first two rows are the same configuration, each rated as its
+    // version's planner rates the scenario.
+    double ratings[2] = {};
+    for (int i = 0; i < 2; ++i) {
+      const CompareRow& row = models.compare.row(i);
+      QCOMPARE(row.variant.partitioner, planner::PartitionerKind::kGreedyPerf);
+      QCOMPARE(row.variant.perf_model, PerfModelChoice::kTorchRec);
+      planner::Scenario s = *wb.scenario();
+      s.planner.torchrec_version = versions[static_cast<size_t>(i)];
+      QVERIFY(row.summary.has_value());
+      QCOMPARE(row.rating, planner::plan(s).perf_rating);
+      ratings[i] = row.rating;
+    }
+    QVERIFY(ratings[0] != ratings[1]);
+    // Unchecked, the comparison is the scenario's own version only.
+    wb.set_compare_torchrec_versions(false);
+    wb.compare();
+    QVERIFY(wait_for(compared, 2));
+    QCOMPARE(models.compare.rowCount(), 4);
+    QVERIFY(!models.compare.row(0).variant.torchrec_version.has_value());
   }
 };
 
