@@ -382,16 +382,20 @@ RankColumns StatsPrinter::rank_columns() const {
   return c;
 }
 
-void StatsPrinter::emit_debug_plan_section_2024() {
-  const RankColumns c = rank_columns();
-  blank();
-  left("Longest Critical Path (Maximum of Total Perf): " + max_text(c.total, "ms"));
+void StatsPrinter::emit_component_maxima(const RankColumns& c) {
   left("Maximum of Forward Compute: " + max_text(c.fwd_compute, "ms"));
   left("Maximum of Forward Comms: " + max_text(c.fwd_comms, "ms"));
   left("Maximum of Backward Compute: " + max_text(c.bwd_compute, "ms"));
   left("Maximum of Backward Comms: " + max_text(c.bwd_comms, "ms"));
   left("Maximum of Prefetch Compute: " + max_text(c.prefetch, "ms"));
   left("Sum of Maxima: " + py_round(c.sum_of_maxima(), 3) + " ms");
+}
+
+void StatsPrinter::emit_debug_plan_section_2024() {
+  const RankColumns c = rank_columns();
+  blank();
+  left("Longest Critical Path (Maximum of Total Perf): " + max_text(c.total, "ms"));
+  emit_component_maxima(c);
 
   std::vector<PyNum> hbm_gb;
   for (int64_t h : used_hbm_) hbm_gb.push_back({gb(h), false});

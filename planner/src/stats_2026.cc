@@ -264,12 +264,7 @@ void StatsPrinter::emit_max_perf_and_hbm_2026() {
   left("Maximum of Total Perf: " + max_text(c.total, "ms"));
   left("Mean Total Perf: " + py_round(mean, 3) + " ms");
   left("Max Total Perf is " + stats_format::general3(delta_pct) + "% greater than the mean");
-  left("Maximum of Forward Compute: " + max_text(c.fwd_compute, "ms"));
-  left("Maximum of Forward Comms: " + max_text(c.fwd_comms, "ms"));
-  left("Maximum of Backward Compute: " + max_text(c.bwd_compute, "ms"));
-  left("Maximum of Backward Comms: " + max_text(c.bwd_comms, "ms"));
-  left("Maximum of Prefetch Compute: " + max_text(c.prefetch, "ms"));
-  left("Sum of Maxima: " + py_round(c.sum_of_maxima(), 3) + " ms");
+  emit_component_maxima(c);
 
   blank();
   // TorchRec pads this one line to one more character than the others.

@@ -69,6 +69,9 @@ class StatsPrinter {
   std::vector<std::string> rank_table() const;
   std::vector<std::string> param_table() const;
   RankColumns rank_columns() const;
+  // "Maximum of Forward Compute" through "Sum of Maxima": the same lines in
+  // both versions' critical-path sections.
+  void emit_component_maxima(const RankColumns& c);
 
   // 2024-02 sections (stats.cc).
   void emit_kernel_counts_2024();
