@@ -1,7 +1,8 @@
 // Planner speed: the full plan() of every golden scenario (compare with
 // TorchRec's own wall time in tests/golden/data/timings.json, see
 // scripts/compare_timings.py), and synthetic models of T tables over W ranks
-// with TorchRec's default proposers.
+// with TorchRec's default proposers. Each runs under both TorchRec model
+// versions (docs/torchrec-versions.md): "golden/NAME/2026-08", ...
 //
 //   build/benchmarks/planner_bench --benchmark_out=bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
@@ -81,11 +82,15 @@ void register_goldens() {
       if (!seen.insert(name).second) continue;
       auto scenario = shardlab::data::load_scenario_file(path.string());
       if (!scenario) continue;  // build-stage failures have nothing to plan
-      benchmark::RegisterBenchmark(("golden/" + name).c_str(),
-                                   [s = std::move(scenario).value()](benchmark::State& st) { run_plan(st, s); })
-          ->Unit(benchmark::kMillisecond)
-          ->MeasureProcessCPUTime()
-          ->UseRealTime();
+      for (shardlab::planner::TorchRecVersion v : shardlab::planner::all_torchrec_versions()) {
+        Scenario s = *scenario;
+        s.planner.torchrec_version = v;
+        benchmark::RegisterBenchmark(("golden/" + name + "/" + std::string(to_string(v))).c_str(),
+                                     [s = std::move(s)](benchmark::State& st) { run_plan(st, s); })
+            ->Unit(benchmark::kMillisecond)
+            ->MeasureProcessCPUTime()
+            ->UseRealTime();
+      }
     }
   }
 }
@@ -93,10 +98,16 @@ void register_goldens() {
 void register_synthetic() {
   for (int tables : {100, 1000, 5000}) {
     for (int ranks : {8, 128, 1024}) {
-      benchmark::RegisterBenchmark(("synthetic/" + std::to_string(tables) + "_tables/" + std::to_string(ranks) + "_ranks").c_str(),
-                                   [s = synthetic(tables, ranks)](benchmark::State& st) { run_plan(st, s); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
+      for (shardlab::planner::TorchRecVersion v : shardlab::planner::all_torchrec_versions()) {
+        Scenario s = synthetic(tables, ranks);
+        s.planner.torchrec_version = v;
+        benchmark::RegisterBenchmark(("synthetic/" + std::to_string(tables) + "_tables/" + std::to_string(ranks) +
+                                      "_ranks/" + std::string(to_string(v)))
+                                         .c_str(),
+                                     [s = std::move(s)](benchmark::State& st) { run_plan(st, s); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
     }
   }
 }

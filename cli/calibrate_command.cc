@@ -159,7 +159,12 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
     if (id == s.ids.front()) {
       s.scenario_name = sum.scenario_name;
       auto scenario = data::parse_scenario(run->scenario_json, fmt::format("run {}'s scenario", id));
-      if (scenario.is_ok()) s.scenario = std::move(scenario).value();
+      if (scenario.is_ok()) {
+        s.scenario = std::move(scenario).value();
+        // The model the run was replayed with, which a --torchrec-version may
+        // have set apart from the file.
+        if (auto v = planner::parse_torchrec_version(sum.torchrec_version)) s.scenario->planner.torchrec_version = *v;
+      }
     } else if (sum.scenario_name != s.scenario_name) {
       same_scenario = false;
     }
@@ -178,10 +183,12 @@ kernels::CalibrationOptions fit_options(const CalibrateArgs& args, const Sources
   o.holdout_fraction = args.holdout;
   o.seed = args.seed;
   if (s.scenario) {
-    const planner::Topology t = planner::make_topology(s.scenario->topology);
+    const planner::Topology t = planner::make_topology(*s.scenario);
     o.compute_device = t.compute_device;
     o.hbm_bw = t.hbm_mem_bw;
     o.ddr_bw = t.ddr_mem_bw;
+    o.hbm_to_ddr_bw = t.hbm_to_ddr_mem_bw;
+    o.torchrec_version = s.scenario->planner.torchrec_version;
     o.intra_host_bw = t.intra_host_bw;
     o.inter_host_bw = t.inter_host_bw;
     o.bwd_multiplier = t.bwd_compute_multiplier;
@@ -241,6 +248,7 @@ int record_calibration(const CalibrateArgs& args, const Sources& s, const kernel
   data::NewRun run;
   run.kind = data::RunKind::kCalibrate;
   run.scenario_name = s.scenario_name;
+  if (s.scenario) run.torchrec_version = std::string(planner::to_string(s.scenario->planner.torchrec_version));
   run.device = s.device;
   run.inputs = s.ids;
   // Held-out errors when anything was held out, else the fit's own.

@@ -1,5 +1,14 @@
 #include "cli_common.h"
 
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <system_error>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -106,9 +115,18 @@ std::string scenario_name_from_path(const std::string& path) {
 
 std::optional<planner::Scenario> load_scenario_or_report(const std::string& path,
                                                          const std::string& error_out,
-                                                         int* exit_code) {
+                                                         int* exit_code,
+                                                         const std::string& torchrec_version) {
   Result<planner::Scenario> loaded = data::load_scenario_file(path);
-  if (loaded.is_ok()) return std::move(loaded).value();
+  if (loaded.is_ok()) {
+    planner::Scenario scenario = std::move(loaded).value();
+    if (!torchrec_version.empty()) {
+      // The option's check accepts known names only.
+      scenario.planner.torchrec_version =
+          planner::parse_torchrec_version(torchrec_version).value_or(planner::kLatestTorchRecVersion);
+    }
+    return scenario;
+  }
   Status status = loaded.status();
   // Reading the scenario is input, whatever the cause: exit 2, invalid_scenario.
   if (status.code() != StatusCode::kInvalidScenario) {
@@ -214,6 +232,17 @@ CLI::Validator number_in_range(double min, double max) {
 CLI::Validator finite_number() {
   return number_check(
       "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
+}
+
+void add_torchrec_version_option(CLI::App* cmd, std::string* version) {
+  std::vector<std::string> names;
+  for (planner::TorchRecVersion v : planner::all_torchrec_versions()) names.emplace_back(planner::to_string(v));
+  cmd->add_option("--torchrec-version", *version,
+                  "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
+                  "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
+                  "planner.torchrec_version, else 2026-08)")
+      ->check(CLI::IsMember(names))
+      ->type_name("VERSION");
 }
 
 std::string example_footer(const std::string& lines) { return "\nExample:\n" + lines; }

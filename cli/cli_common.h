@@ -72,10 +72,18 @@ std::string scenario_name_from_path(const std::string& path);
 
 // Loads `path`. On failure prints the error to stderr, writes the
 // invalid_scenario JSON to `error_out` when it is non-empty ("-" is stdout),
-// and returns nullopt with *exit_code set to 2.
+// and returns nullopt with *exit_code set to 2. A non-empty
+// `torchrec_version` (a --torchrec-version value) replaces the scenario's
+// planner.torchrec_version.
 std::optional<planner::Scenario> load_scenario_or_report(const std::string& path,
                                                          const std::string& error_out,
-                                                         int* exit_code);
+                                                         int* exit_code,
+                                                         const std::string& torchrec_version = "");
+
+// Adds --torchrec-version VERSION to a verb that plans: which TorchRec
+// planner to reproduce (docs/torchrec-versions.md). `version` stays empty
+// when the option is not given (the scenario's choice, else the newest).
+void add_torchrec_version_option(CLI::App* cmd, std::string* version);
 
 // ---- Options every verb spells the same way --------------------------------
 

@@ -23,6 +23,8 @@ namespace shardlab::cli {
 namespace {
 
 struct CompareArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
+  bool each_version = false;     // --each-torchrec-version
   std::string scenario;
   std::string output;  // empty: no JSON
   std::string calibration;
@@ -80,8 +82,8 @@ std::string percent(const std::optional<double>& v) {
 
 void print_table(std::ostream& out, const planner::Scenario& scenario, const sim::Comparison& c) {
   const std::string header =
-      fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8}", "#",
-                  "proposer", "partitioner", "perf_model", "status", "rating_ms", "sim_iter_ms", "vs_win",
+      fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8}", "#",
+                  "proposer", "partitioner", "perf_model", "torchrec", "status", "rating_ms", "sim_iter_ms", "vs_win",
                   "peak_hbm", "imbalance", "moved", "plan_s");
   out << header << '\n' << std::string(header.size(), '-') << '\n';
   for (size_t i = 0; i < c.rows.size(); ++i) {
@@ -89,9 +91,9 @@ void print_table(std::ostream& out, const planner::Scenario& scenario, const sim
     const std::string status = r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
     const std::string peak = r.peak_hbm_bytes ? format_bytes(static_cast<double>(*r.peak_hbm_bytes)) : "-";
     const std::string moved = r.iteration_vs_winner ? std::to_string(r.moved_vs_winner.size()) : "-";
-    out << fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8.3f}{}\n",
+    out << fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8.3f}{}\n",
                        i + 1, sim::proposer_name(r.config), sim::partitioner_name(r.config, scenario),
-                       sim::to_string(r.config.rating), status, or_dash(r.torchrec_rating_ms, "{:.5g}"),
+                       sim::to_string(r.config.rating), planner::to_string(r.torchrec_version), status, or_dash(r.torchrec_rating_ms, "{:.5g}"),
                        or_dash(r.iteration_ms, "{:.5g}"), percent(r.iteration_vs_winner), peak,
                        or_dash(r.imbalance, "{:.3f}"), moved, r.plan_seconds,
                        static_cast<int>(i) == c.winner ? "  <- winner" : "");
@@ -113,7 +115,7 @@ int run_compare(const CompareArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, recorder.status());
@@ -121,7 +123,8 @@ int run_compare(const CompareArgs& args) {
   if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, st);
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
-  const std::vector<sim::CompareConfig> grid = sim::default_compare_grid();
+  const std::vector<sim::CompareConfig> grid =
+      args.each_version ? sim::each_torchrec_version(sim::default_compare_grid()) : sim::default_compare_grid();
   sim::CompareOptions options{.sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
                               .calibration = calibration->get()};
   if (!args.quiet) {
@@ -178,7 +181,9 @@ void add_compare_command(CLI::App& app, int* exit_code) {
       "one row each, measured the same way whatever chose the plan: TorchRec's rating of the plan,\n"
       "its simulated iteration time and its difference to the winner (the lowest simulated time),\n"
       "the peak HBM a rank's shards use, the imbalance (max / mean of per-rank TorchRec perf), the\n"
-      "tables placed differently from the winner, and the planning time. The JSON adds per-rank\n"
+      "tables placed differently from the winner, the planning time and the TorchRec model that\n"
+      "planned (--torchrec-version; --each-torchrec-version plans every row with each model, side\n"
+      "by side). The JSON adds per-rank\n"
       "TorchRec perf, shard HBM and simulated busy time. The workbench's Compare view runs the same\n"
       "comparison (docs/gui.md). Rows whose planning fails show the error type. Each row with a\n"
       "simulated plan is recorded in the run store as a simulate run (--db; 'shardlab runs --help'),\n"
@@ -196,10 +201,15 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "progress and the recorded runs on stderr");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
+  cmd->add_flag("--each-torchrec-version", args->each_version,
+                "Plan every configuration once with each TorchRec model (2024-02, 2026-08), the two\n"
+                "rows of a configuration next to each other (default: off)");
   cmd->footer(
       example_footer("  shardlab compare dlrm.json\n"
                      "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"
-                     "  shardlab compare dlrm.json --calibration h100.json"));
+                     "  shardlab compare dlrm.json --calibration h100.json\n"
+                     "  shardlab compare dlrm.json --each-torchrec-version -q"));
   cmd->callback([args, exit_code]() { *exit_code = run_compare(*args); });
 }
 

@@ -16,6 +16,7 @@ namespace shardlab::cli {
 namespace {
 
 struct OptionsArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string output = "-";
   bool compact = false;
@@ -32,7 +33,7 @@ int run_options(const OptionsArgs& args) {
   if (!distinct) return kExitInvalid;
   const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) {
@@ -87,6 +88,7 @@ void add_options_command(CLI::App& app, int* exit_code) {
   add_compact_flag(cmd, &args->compact);
   add_quiet_flag(cmd, &args->quiet, "the summary line on stderr");
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab options dlrm.json > options.json\n"
       "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"

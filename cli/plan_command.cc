@@ -24,6 +24,7 @@ namespace shardlab::cli {
 namespace {
 
 struct PlanArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string output;              // empty: see json_destination()
   std::string format = "shardlab"; // or "torchrec"
@@ -48,8 +49,13 @@ std::string destination_label(const std::string& dest) {
   return dest == "-" ? std::string("stdout") : shown(dest);
 }
 
+// TorchRec's stats table, under a line naming the TorchRec model that planned
+// (the table itself is TorchRec's, line for line).
 void print_stats(const planner::Scenario& scenario, const planner::PlannerResult& result) {
-  for (const std::string& line : planner::format_stats(scenario, result)) std::cout << line << '\n';
+  const std::vector<std::string> lines = planner::format_stats(scenario, result);
+  if (lines.empty()) return;
+  std::cout << "Planned as TorchRec " << planner::model_name(scenario.planner.torchrec_version) << '\n';
+  for (const std::string& line : lines) std::cout << line << '\n';
   std::cout.flush();
 }
 
@@ -162,7 +168,7 @@ std::optional<Loaded> load(const PlanArgs& args, int* code) {
     return std::nullopt;
   }
   std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.json_destination(), code);
+      load_scenario_or_report(args.scenario, args.json_destination(), code, args.torchrec_version);
   if (!scenario) return std::nullopt;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) {
@@ -189,9 +195,10 @@ int run_plan(const PlanArgs& args) {
   std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
   code = report_success(args, *scenario, result, plan_json);
   if (code == kExitOk && !args.quiet) {
-    std::cerr << fmt::format("planned {} tables on {} ranks in {:.1f} ms: rating {:.6g} ms "
+    std::cerr << fmt::format("planned {} tables on {} ranks as TorchRec {} in {:.1f} ms: rating {:.6g} ms "
                              "({} proposals, {} plans{}){}\n",
-                             scenario->tables.size(), result.topology.world_size, result.wall_seconds * 1e3,
+                             scenario->tables.size(), result.topology.world_size,
+                             planner::to_string(scenario->planner.torchrec_version), result.wall_seconds * 1e3,
                              result.perf_rating, result.num_proposals, result.num_plans,
                              simulations_note(*model) + calibration->note(), summary_target(args));
   }
@@ -238,9 +245,9 @@ int run_from_plan(const PlanArgs& args) {
   code = report_success(args, *scenario, rated, plan_json);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
-        "rated {} ({} tables on {} ranks) in {:.1f} ms: rating {:.6g} ms{}{}\n",
+        "rated {} ({} tables on {} ranks) as TorchRec {} in {:.1f} ms: rating {:.6g} ms{}{}\n",
         shown(args.from_plan), scenario->tables.size(), rated.topology.world_size,
-        rated.wall_seconds * 1e3, rated.perf_rating, simulations_note(*model) + calibration->note(),
+        planner::to_string(scenario->planner.torchrec_version), rated.wall_seconds * 1e3, rated.perf_rating, simulations_note(*model) + calibration->note(),
         summary_target(args));
   }
   if (code == kExitOk) {
@@ -290,10 +297,12 @@ void add_plan_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "the summary line on stderr");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab plan dlrm.json -o plan.json\n"
       "  shardlab plan dlrm.json --perf-model simulated -o plan.json\n"
       "  shardlab plan dlrm.json --stats\n"
+      "  shardlab plan dlrm.json --torchrec-version 2024-02 --stats\n"
       "  shardlab plan dlrm.json --format torchrec -o torchrec_plan.json\n"
       "  shardlab plan dlrm.json --from-plan torchrec_plan.json --stats\n"
       "  shardlab plan dlrm.json --calibration calibration.json -o plan.json\n"

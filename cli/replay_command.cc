@@ -37,6 +37,7 @@ namespace {
 constexpr int64_t kCpuDefaultMaxRows = 262144;
 
 struct ReplayArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string plan;
   std::string backend = "cpu";
@@ -169,7 +170,7 @@ int run_replay(const ReplayArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code, args.torchrec_version);
   if (!scenario) return code;
   // Ranks are checked against the scenario before anything is built.
   std::vector<int> ranks;
@@ -308,6 +309,7 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   add_compact_flag(cmd, &args->compact);
   add_quiet_flag(cmd, &args->quiet, "progress, the table and the recorded run");
   add_store_options(cmd, &args->store);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab plan data/scenarios/tiny_2gpu.json -o plan.json\n"
       "  shardlab replay data/scenarios/tiny_2gpu.json plan.json\n"

@@ -45,6 +45,7 @@ data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
   data::NewRun run;
   run.kind = kind;
   run.scenario_name = scenario.name;
+  run.torchrec_version = std::string(planner::to_string(scenario.planner.torchrec_version));
   if (planned != nullptr && planned->search_space && planned->best) {
     run.plan_json = plan_json.empty() ? data::plan_to_json(scenario, *planned, data::kCompactJson)
                                       : std::move(plan_json);

@@ -100,6 +100,8 @@ void print_run(const data::StoredRun& run) {
   std::cout << fmt::format("  device       {}{}\n", s.device.empty() ? "-" : shown(s.device),
                            s.backend.empty() ? "" : " (backend " + shown(s.backend) + ")");
   std::cout << fmt::format("  shardlab     {}\n", shown(s.shardlab_version));
+  std::cout << fmt::format("  torchrec     {}\n",
+                           s.torchrec_version.empty() ? "-" : shown(s.torchrec_version));
   std::cout << fmt::format("  summary      {}\n", shown(s.summary_json));
   std::cout << fmt::format(
       "  plan         {}\n",

@@ -26,6 +26,7 @@ namespace shardlab::cli {
 namespace {
 
 struct SimulateArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string plan;         // empty: plan the scenario first
   std::string output;       // result JSON; empty: none
@@ -194,7 +195,7 @@ int run_simulate(const SimulateArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code);
+  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, nullptr, recorder.status());
@@ -275,6 +276,7 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "the summary (only the files are written)");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab simulate dlrm.json\n"
       "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"

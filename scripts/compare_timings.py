@@ -24,6 +24,9 @@ def main() -> int:
     ap.add_argument("--timings", default=os.path.join(here, "..", "..", "shared", "golden", "timings.json"),
                     help="TorchRec timings.json (default: the shared set, else tests/golden/data)")
     ap.add_argument("--min-ratio", type=float, default=100.0, help="required speed-up above 1 s (default 100)")
+    ap.add_argument("--torchrec-version", default="2026-08",
+                    help="which of ShardLab's model versions to compare (benchmarks golden/NAME/VERSION; "
+                         "default 2026-08; docs/torchrec-versions.md)")
     args = ap.parse_args()
     timings_path = args.timings
     if not os.path.exists(timings_path):
@@ -36,7 +39,11 @@ def main() -> int:
         name = b["name"]
         if not name.startswith("golden/"):
             continue
-        scenario = name.split("/")[1]
+        parts = name.split("/")
+        scenario = parts[1]
+        # golden/NAME/VERSION[/process_time/real_time]; older reports have no version.
+        if len(parts) > 2 and parts[2][:1].isdigit() and parts[2] != args.torchrec_version:
+            continue
         scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b.get("time_unit", "ns")]
         ours[scenario] = b["real_time"] * scale
 

@@ -22,6 +22,7 @@ void write_row(JsonWriter& w, const planner::Scenario& scenario, const sim::Comp
   w.member("proposer", sim::proposer_name(row.config));
   w.member("partitioner", sim::partitioner_name(row.config, scenario));
   w.member("perf_model", sim::to_string(row.config.rating));
+  w.member("torchrec_version", planner::to_string(row.torchrec_version));
   w.key("axes");
   w.begin_object();
   for (const auto& [axis, value] : row.config.extra_axes) w.member(axis, value);

@@ -220,6 +220,7 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
   JsonWriter w(indent);
   w.begin_object();
   w.member("scenario", scenario.name);
+  w.member("torchrec_version", planner::to_string(scenario.planner.torchrec_version));
   w.member("perf_rating_ms", result.perf_rating);
   w.member("num_proposals", result.num_proposals);
   w.member("num_plans", result.num_plans);
@@ -303,9 +304,10 @@ std::string options_to_json(const Scenario& scenario, const PlannerResult& resul
   w.reserve((indent < 0 ? 256 : 512) * (num_shards + space.options.size()));
   w.begin_object();
   w.member("scenario", scenario.name);
+  w.member("torchrec_version", planner::to_string(scenario.planner.torchrec_version));
   w.key("options");
   w.begin_array();
-  for (size_t i = 0; i < space.options.size(); ++i) {
+  for (size_t i = 0; i < space.num_enumerated(); ++i) {
     const ShardingOption& opt = space.options[i];
     w.begin_object();
     w.member("index", static_cast<int64_t>(i));

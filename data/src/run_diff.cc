@@ -201,6 +201,7 @@ RunDiff diff_runs(const StoredRun& a, const StoredRun& b) {
   add_metadata(&d, "backend", a.summary.backend, b.summary.backend);
   add_metadata(&d, "host", a.summary.host, b.summary.host);
   add_metadata(&d, "shardlab_version", a.summary.shardlab_version, b.summary.shardlab_version);
+  add_metadata(&d, "torchrec_version", a.summary.torchrec_version, b.summary.torchrec_version);
   add_summary_fields(&d, a.summary.summary_json, b.summary.summary_json);
   if (!a.estimates.empty() && !b.estimates.empty()) {
     add_placements(&d, a, b);

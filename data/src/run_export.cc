@@ -97,6 +97,7 @@ std::string run_to_json(const StoredRun& run, int indent) {
   j["host"] = s.host;
   j["device"] = s.device;
   j["backend"] = s.backend;
+  j["torchrec_version"] = s.torchrec_version;
   j["inputs"] = run.inputs;
   j["summary"] = internal::embedded_json(s.summary_json);
   j["scenario"] = internal::embedded_json(run.scenario_json);
@@ -135,6 +136,7 @@ std::string run_summaries_to_json(const std::vector<RunSummary>& runs, int inden
                      {"host", s.host},
                      {"device", s.device},
                      {"backend", s.backend},
+                     {"torchrec_version", s.torchrec_version},
                      {"summary", internal::embedded_json(s.summary_json)},
                      {"estimates", s.estimate_count},
                      {"sim_phases", s.sim_phase_count},

@@ -514,7 +514,7 @@ constexpr const char* kSummaryColumns =
     "id, kind, created_at, scenario_name, scenario_hash, shardlab_version, host, device, backend, "
     "summary_json, "
     "estimate_count, sim_phase_count, measurement_count, "
-    "EXISTS (SELECT 1 FROM calibrations c WHERE c.run_id = runs.id)";
+    "EXISTS (SELECT 1 FROM calibrations c WHERE c.run_id = runs.id), torchrec_version";
 
 Result<RunSummary> read_summary(const std::string& path, SQLite::Statement& st) {
   RunSummary s;
@@ -535,6 +535,7 @@ Result<RunSummary> read_summary(const std::string& path, SQLite::Statement& st) 
   s.sim_phase_count = st.getColumn(11).getInt64();
   s.measurement_count = st.getColumn(12).getInt64();
   s.has_calibration = st.getColumn(13).getInt() != 0;
+  s.torchrec_version = st.getColumn(14).getString();
   return s;
 }
 
@@ -721,7 +722,8 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
         db,
         "INSERT INTO runs (kind, created_at, scenario_name, scenario_hash, scenario_json, "
         "plan_json, summary_json, shardlab_version, host, device, backend, estimate_count, "
-        "sim_phase_count, measurement_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "sim_phase_count, measurement_count, torchrec_version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     int i = 1;
     st.bind(i++, std::string(to_string(run.kind)));
     st.bind(i++, internal::utc_timestamp_now());
@@ -737,6 +739,7 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
     st.bind(i++, static_cast<int64_t>(run.estimates.size()));
     st.bind(i++, static_cast<int64_t>(run.sim_phases.size()));
     st.bind(i++, static_cast<int64_t>(run.measurements.size()));
+    st.bindNoCopy(i++, run.torchrec_version);
     st.exec();
     const int64_t id = db.getLastInsertRowid();
     insert_estimates(db, id, run.estimates);
@@ -797,8 +800,8 @@ Result<StoredRun> RunStore::get_run(int64_t id) const {
     Result<RunSummary> s = read_summary(impl_->path, st);
     if (!s) return s.status();
     run.summary = std::move(s).value();
-    run.scenario_json = st.getColumn(14).getString();
-    run.plan_json = st.getColumn(15).getString();
+    run.scenario_json = st.getColumn(15).getString();
+    run.plan_json = st.getColumn(16).getString();
     if (Status r = read_estimates(impl_->path, db, id, &run.estimates); !r) return r;
     if (Status r = read_sim_phases(impl_->path, db, id, &run.sim_phases); !r) return r;
     if (Status r = read_measurements(impl_->path, db, id, &run.measurements); !r) return r;

@@ -25,6 +25,10 @@
 // the old table cascades to nothing), rows copied with their ids, the
 // AUTOINCREMENT high-water mark carried over (ids are never reused), indexes
 // rebuilt, foreign_key_check before the commit.
+// Version 3:
+//   runs.torchrec_version  the TorchRec planner model the run planned or
+//                 rated with ("2024-02", "2026-08"; docs/torchrec-versions.md).
+//                 Runs recorded before version 3 all used the 2024-02 model.
 
 #include "run_store_internal.h"
 
@@ -170,12 +174,18 @@ CREATE INDEX runs_by_kind ON runs (kind, id);
 CREATE INDEX runs_by_scenario ON runs (scenario_name, id);
 )sql";
 
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE runs ADD COLUMN torchrec_version TEXT NOT NULL DEFAULT '';
+UPDATE runs SET torchrec_version = '2024-02';
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kMigrations = {
       {.version = 1, .sql = kSchemaV1},
       {.version = 2, .sql = kSchemaV2, .rebuilds_tables = true},
+      {.version = 3, .sql = kSchemaV3},
   };
   return kMigrations;
 }

@@ -194,7 +194,7 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   SHARDLAB_RETURN_IF_ERROR(obj.check(
       "a topology object",
       {"world_size", "local_world_size", "compute_device", "hbm_cap", "ddr_cap", "hbm_mem_bw", "ddr_mem_bw",
-       "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier", "fabric"}));
+       "hbm_to_ddr_mem_bw", "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier", "fabric"}));
   // Rank counts are ints in the planner; larger values could not be ranks anyway.
   // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
   // options hold one shard per rank for every table.
@@ -215,6 +215,7 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_cap", t.ddr_cap, SizeValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_mem_bw", t.hbm_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_mem_bw", t.ddr_mem_bw, BandwidthValue{}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_bw", t.intra_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier, NumberValue{.min = 0}));
@@ -271,7 +272,8 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& p) {
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("planner"));
   SHARDLAB_RETURN_IF_ERROR(
-      obj.check("a planner object", {"proposers", "partitioner", "storage_reservation", "is_inference"}));
+      obj.check("a planner object",
+                {"proposers", "partitioner", "storage_reservation", "is_inference", "torchrec_version"}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("proposers", p.proposers, ListOf{read_proposer, /*non_empty=*/true}));
   if (const Json* partitioner = obj.find("partitioner")) {
     SHARDLAB_RETURN_IF_ERROR(read_partitioner(*partitioner, obj.path_of("partitioner"), p.partitioner));
@@ -281,6 +283,10 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& p) {
         read_storage_reservation(*reservation, obj.path_of("storage_reservation"), p.storage_reservation));
   }
   SHARDLAB_RETURN_IF_ERROR(obj.read("is_inference", p.is_inference, BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read(
+      "torchrec_version", p.torchrec_version,
+      EnumValue<planner::TorchRecVersion>{"TorchRec version", planner::parse_torchrec_version,
+                                          planner::torchrec_version_names()}));
   return Status::ok();
 }
 

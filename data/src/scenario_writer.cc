@@ -40,10 +40,11 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.member("world_size", t.world_size);
   if (t.local_world_size) w.member("local_world_size", *t.local_world_size);
   w.member("compute_device", planner::to_string(t.compute_device));
-  w.member("hbm_cap", t.hbm_cap);
-  w.member("ddr_cap", t.ddr_cap);
+  if (t.hbm_cap) w.member("hbm_cap", *t.hbm_cap);
+  if (t.ddr_cap) w.member("ddr_cap", *t.ddr_cap);
   w.member("hbm_mem_bw", t.hbm_mem_bw);
   w.member("ddr_mem_bw", t.ddr_mem_bw);
+  w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
   w.member("intra_host_bw", t.intra_host_bw);
   w.member("inter_host_bw", t.inter_host_bw);
   w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
@@ -176,6 +177,7 @@ void write_planner(JsonWriter& w, const planner::PlannerSpec& p) {
   if (r.kind != planner::ReservationKind::kFixedPercentage) write_optional(w, "dense_tensor_estimate", r.dense_tensor_estimate);
   w.end_object();
   w.member("is_inference", p.is_inference);
+  w.member("torchrec_version", planner::to_string(p.torchrec_version));
   w.end_object();
 }
 

@@ -1,5 +1,6 @@
 #include "app/compare_view.h"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -24,6 +25,10 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
                      "measured alike: TorchRec's rating of its plan and its simulated iteration time."),
       this);
   intro->setWordWrap(true);
+  versions_ = new QCheckBox(QStringLiteral("Both TorchRec versions"), this);
+  versions_->setToolTip(
+      QStringLiteral("Plan each configuration with the TorchRec 2024-02 and 2026-08 models, "
+                     "side by side (docs/torchrec-versions.md)"));
   run_ = new QPushButton(QStringLiteral("Run comparison"), this);
   cancel_ = new QPushButton(QStringLiteral("Cancel"), this);
   cancel_->setEnabled(false);
@@ -54,6 +59,7 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
 
   auto* bar = new QHBoxLayout();
   bar->addWidget(intro, 1);
+  bar->addWidget(versions_);
   bar->addWidget(progress_);
   bar->addWidget(run_);
   bar->addWidget(cancel_);
@@ -75,6 +81,8 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
   layout->addWidget(split, 1);
 
   Workbench* wb = models->workbench();
+  versions_->setChecked(wb->compare_torchrec_versions());
+  connect(versions_, &QCheckBox::toggled, wb, &Workbench::set_compare_torchrec_versions);
   connect(run_, &QPushButton::clicked, wb, &Workbench::compare);
   connect(cancel_, &QPushButton::clicked, wb, &Workbench::cancel_compare);
   connect(open_, &QPushButton::clicked, this, &CompareView::open_selected);

@@ -4,11 +4,13 @@
 // same way, the winner marked with each row's difference to it, and per rank
 // the simulated busy time of two rows side by side (by default the scenario
 // as configured against the winner) that explains the difference. Any row
-// opens as the plan shown in the Plan, Topology and Timeline views.
+// opens as the plan shown in the Plan, Topology and Timeline views. "Both TorchRec
+// versions" plans each configuration with both TorchRec models, next to each other.
 #pragma once
 
 #include "app/workbench_view.h"
 
+class QCheckBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -44,6 +46,7 @@ class CompareView : public WorkbenchView {
   WorkbenchModels* models_;
   StaleBanner* banner_ = nullptr;
   QLabel* summary_ = nullptr;
+  QCheckBox* versions_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QPushButton* open_ = nullptr;

@@ -263,6 +263,11 @@ void PlanView::refresh_header() {
   if (const SimResultPtr& s = wb->simulation()) {
     text += QStringLiteral("; simulated iteration %1 ms").arg(s->iteration_ms, 0, 'f', 5);
   }
+  // Which TorchRec planner model planned (docs/torchrec-versions.md).
+  if (o.scenario) {
+    text += QStringLiteral("; TorchRec %1 model")
+                .arg(QString::fromStdString(planner::model_name(o.scenario->planner.torchrec_version)));
+  }
   header_->setText(text);
 }
 

@@ -126,12 +126,12 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
 }
 
 CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& settings,
-                               const std::atomic<bool>& cancel, const ProgressFn& progress,
+                               std::vector<sim::CompareConfig> grid, const std::atomic<bool>& cancel, const ProgressFn& progress,
                                const ComparePartialFn& partial) {
   CompareOutcome out;
   out.scenario = scenario;
   out.settings = settings;
-  out.grid = sim::default_compare_grid();
+  out.grid = std::move(grid);
   out.comparison.scenario = scenario->name;
   out.comparison.iterations = settings.sim_iterations;
   const int rows = static_cast<int>(out.grid.size());

@@ -117,8 +117,9 @@ struct CompareOutcome {
 // outcome, on the job's thread.
 using ComparePartialFn = std::function<void(const CompareOutcome& partial)>;
 
+// Runs `grid` (sim/compare.h; e.g. sim::default_compare_grid()).
 CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& settings,
-                               const std::atomic<bool>& cancel, const ProgressFn& progress,
+                               std::vector<sim::CompareConfig> grid, const std::atomic<bool>& cancel, const ProgressFn& progress,
                                const ComparePartialFn& partial);
 
 }  // namespace shardlab::gui

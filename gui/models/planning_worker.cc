@@ -87,13 +87,14 @@ uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::Partiti
   return generation;
 }
 
-uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, PlanSettings settings) {
+uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, PlanSettings settings,
+                                        std::vector<sim::CompareConfig> grid) {
   Slot& s = open(kCompare);
   const uint64_t generation = s.generation;
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
   PlanningWorker* self = this;
   started(kCompare);
-  (void)QtConcurrent::run(&pool_, [self, scenario = std::move(scenario), settings = std::move(settings), cancel,
+  (void)QtConcurrent::run(&pool_, [self, scenario = std::move(scenario), settings = std::move(settings), grid = std::move(grid), cancel,
                                    generation]() {
     ProgressFn progress = [self, generation](int percent, const std::string& stage) {
       const QString text = QString::fromStdString(stage);
@@ -111,7 +112,7 @@ uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, PlanSettings setti
           },
           Qt::QueuedConnection);
     };
-    auto outcome = std::make_shared<const CompareOutcome>(run_compare_job(scenario, settings, *cancel, progress, partial));
+    auto outcome = std::make_shared<const CompareOutcome>(run_compare_job(scenario, settings, grid, *cancel, progress, partial));
     QMetaObject::invokeMethod(
         self, [self, outcome, generation]() {
           self->finished(kCompare);

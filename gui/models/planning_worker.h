@@ -38,7 +38,7 @@ class PlanningWorker : public QObject {
   // Each returns the request's generation (increasing per channel).
   uint64_t submit_plan(PlanJob job);
   uint64_t submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan);
-  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings);
+  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings, std::vector<sim::CompareConfig> grid);
 
   // Cancels every request in flight; none of them will be delivered.
   // `announce`: emit cancelled() (a user's cancel) or not (superseded).

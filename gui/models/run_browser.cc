@@ -17,13 +17,17 @@ namespace {
 
 // The "before" model of a calibration: TorchRec's constants for the device
 // and bandwidths of the scenario the measurements ran.
-kernels::CalibrationOptions options_for(const std::string& scenario_json) {
+// `torchrec_version` is the run's recorded planner model.
+kernels::CalibrationOptions options_for(const std::string& scenario_json, const std::string& torchrec_version) {
   kernels::CalibrationOptions o;
   auto s = data::parse_scenario(scenario_json, "run scenario");
   if (!s.is_ok()) return o;
+  if (auto v = planner::parse_torchrec_version(torchrec_version)) s->planner.torchrec_version = *v;
   o.compute_device = s->topology.compute_device;
   o.hbm_bw = s->topology.hbm_mem_bw;
   o.ddr_bw = s->topology.ddr_mem_bw;
+  o.hbm_to_ddr_bw = s->topology.hbm_to_ddr_mem_bw;
+  o.torchrec_version = s->planner.torchrec_version;
   o.intra_host_bw = s->topology.intra_host_bw;
   o.inter_host_bw = s->topology.inter_host_bw;
   o.bwd_multiplier = s->topology.bwd_compute_multiplier;
@@ -145,6 +149,10 @@ Status RunBrowser::open_run(int64_t id) {
     emit errorOccurred(QString::fromStdString(scenario.status().message()));
     return scenario.status();
   }
+  // Plan as the run did: its recorded model, not the file's default.
+  if (auto v = planner::parse_torchrec_version(run->summary.torchrec_version)) {
+    scenario->planner.torchrec_version = *v;
+  }
   workbench_->set_scenario(std::make_shared<const planner::Scenario>(std::move(scenario).value()),
                            QStringLiteral("run %1").arg(id));
   if (run->plan_json.empty()) return Status::ok();
@@ -195,7 +203,7 @@ Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
   if (scenario_json.empty() && !run->inputs.empty()) {
     if (auto input = store_->get_run(run->inputs.front()); input.is_ok()) scenario_json = input->scenario_json;
   }
-  kernels::CalibrationOptions options = options_for(scenario_json);
+  kernels::CalibrationOptions options = options_for(scenario_json, run->summary.torchrec_version);
   // The split the fit used: the calibrate run records it.
   for (const auto& [name, value] : data::summary_fields(run->summary.summary_json)) {
     if (name == "holdout_fraction" && std::holds_alternative<double>(value)) {

@@ -32,7 +32,26 @@ QStringList choices_of(const data::FieldPath& path) {
             QStringLiteral("adagrad")};
   }
   if (p == "planner.partitioner") return {QStringLiteral("greedy_perf"), QStringLiteral("memory_balanced")};
+  if (p == "planner.torchrec_version") {
+    QStringList versions;
+    for (const planner::TorchRecVersion v : planner::all_torchrec_versions()) {
+      versions << QString::fromStdString(std::string(planner::to_string(v)));
+    }
+    return versions;
+  }
   return {};
+}
+
+QString capacity_value(const std::optional<int64_t>& cap) { return cap ? exact_size_text(*cap) : QString(); }
+
+// What a capacity means to the planner: absent and (in 2024-02) 0 are
+// TorchRec's default.
+QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap, const char* fallback) {
+  if (!cap) return QStringLiteral("not given: TorchRec's default, %1").arg(QLatin1String(fallback));
+  if (*cap == 0 && !s.behaviour().explicit_zero_capacity_kept) {
+    return QStringLiteral("0: TorchRec's default, %1").arg(QLatin1String(fallback));
+  }
+  return format_bytes(static_cast<double>(*cap)) + QStringLiteral(" per device");
 }
 
 const std::vector<Field>& fields() {
@@ -52,23 +71,20 @@ const std::vector<Field>& fields() {
        [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
        [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
       {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
-       [](const Scenario& s) { return exact_size_text(s.topology.hbm_cap); },
-       [](const Scenario& s) {
-         return s.topology.hbm_cap == 0 ? QStringLiteral("0: TorchRec's default, 32 GiB")
-                                        : QStringLiteral("per device; %1 bytes").arg(s.topology.hbm_cap);
-       }},
+       [](const Scenario& s) { return capacity_value(s.topology.hbm_cap); },
+       [](const Scenario& s) { return capacity_meaning(s, s.topology.hbm_cap, "32 GiB"); }},
       {"DDR capacity", {"topology", "ddr_cap"}, FieldKind::kNumber,
-       [](const Scenario& s) { return exact_size_text(s.topology.ddr_cap); },
-       [](const Scenario& s) {
-         return s.topology.ddr_cap == 0 ? QStringLiteral("0: TorchRec's default, 128 GiB")
-                                        : QStringLiteral("per device; %1 bytes").arg(s.topology.ddr_cap);
-       }},
+       [](const Scenario& s) { return capacity_value(s.topology.ddr_cap); },
+       [](const Scenario& s) { return capacity_meaning(s, s.topology.ddr_cap, "128 GiB"); }},
       {"HBM bandwidth", {"topology", "hbm_mem_bw"}, FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_mem_bw); },
        [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.hbm_mem_bw) + QStringLiteral(" bytes/ms"); }},
       {"DDR bandwidth", {"topology", "ddr_mem_bw"}, FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.ddr_mem_bw); },
        [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
+      {"HBM-to-DDR bandwidth", {"topology", "hbm_to_ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_to_ddr_mem_bw); },
+       [](const Scenario& s) { return QStringLiteral("UVM reads of host memory (2026-08); ") + num(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
       {"Intra-host bandwidth", {"topology", "intra_host_bw"}, FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.intra_host_bw); },
        [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.intra_host_bw) + QStringLiteral(" bytes/ms"); }},
@@ -87,6 +103,12 @@ const std::vector<Field>& fields() {
       {"Partitioner", {"planner", "partitioner"}, FieldKind::kString,
        [](const Scenario& s) { return QString::fromStdString(data::to_string(s.planner.partitioner.kind)); },
        [](const Scenario&) { return QStringLiteral("greedy_perf or memory_balanced (their default settings)"); }},
+      {"TorchRec version", {"planner", "torchrec_version"}, FieldKind::kString,
+       [](const Scenario& s) { return str(planner::to_string(s.planner.torchrec_version)); },
+       [](const Scenario&) {
+         return QStringLiteral("the planner model: %1 (docs/torchrec-versions.md)")
+             .arg(str(planner::torchrec_version_names()));
+       }},
       {"Storage reservation", {"planner", "storage_reservation", "percentage"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.planner.storage_reservation.percentage); },
        [](const Scenario& s) {

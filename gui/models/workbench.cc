@@ -193,7 +193,9 @@ void Workbench::replan() {
 
 void Workbench::compare() {
   if (!scenario()) return;
-  worker_.submit_compare(scenario(), settings_);
+  worker_.submit_compare(scenario(), settings_,
+                         compare_versions_ ? sim::each_torchrec_version(sim::default_compare_grid())
+                                           : sim::default_compare_grid());
   emit freshnessChanged();
 }
 

@@ -118,7 +118,12 @@ class Workbench : public QObject {
   const ProfilePtr& calibration() const { return settings_.calibration; }
   const PlanSettings& settings() const { return settings_; }
   void replan();
+  // Plans and simulates the Compare view's configurations: the default ones,
+  // or each of them once per TorchRec model version when
+  // set_compare_torchrec_versions(true).
   void compare();
+  void set_compare_torchrec_versions(bool each_version) { compare_versions_ = each_version; }
+  bool compare_torchrec_versions() const { return compare_versions_; }
   // Shows a plan file (either format of data/plan_json.h) for the current
   // scenario instead of the planner's, rated and simulated.
   Status open_plan(const QString& path);
@@ -192,6 +197,7 @@ class Workbench : public QObject {
   ScenarioDocument document_;
   PlanningWorker worker_;
   PlanSettings settings_;
+  bool compare_versions_ = false;
   PlanOutcomePtr outcome_;
   DisplayedPlanPtr displayed_;
   SimResultPtr simulation_;

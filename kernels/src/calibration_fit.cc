@@ -88,7 +88,8 @@ Grouping group_of(const Measurement& m, const CalibrationOptions& options) {
     return {.skip_reason = "lookup phase other than forward or backward compute"};
   }
   if (!planner::kernel_bandwidth(options.compute_device, m.compute_kernel, options.hbm_bw, options.ddr_bw,
-                                 std::nullopt, false)) {
+                                 std::nullopt, false, options.hbm_to_ddr_bw,
+                                 planner::torchrec_behaviour(options.torchrec_version))) {
     return {.skip_reason = "compute kernel without a TorchRec bandwidth on the compute device"};
   }
   const int g = static_cast<int>(m.compute_kernel) * planner::kNumDimClasses +
@@ -356,8 +357,10 @@ std::optional<double> predict_ms(const Measurement& m, const planner::CostCalibr
   }
   if (m.phase != sim::Phase::kFwdCompute && m.phase != sim::Phase::kBwdCompute) return std::nullopt;
   if (!(m.model_bytes > 0.0)) return std::nullopt;
-  const std::optional<double> bw_dev = planner::kernel_bandwidth(options.compute_device, m.compute_kernel,
-                                                                 options.hbm_bw, options.ddr_bw, std::nullopt, false);
+  const std::optional<double> bw_dev =
+      planner::kernel_bandwidth(options.compute_device, m.compute_kernel, options.hbm_bw, options.ddr_bw,
+                                std::nullopt, false, options.hbm_to_ddr_bw,
+                                planner::torchrec_behaviour(options.torchrec_version));
   if (!bw_dev) return std::nullopt;
   const double penalty = planner::block_penalty(m.sharding_type, m.dim);
   const double fwd = cal == nullptr ? m.model_bytes * penalty / *bw_dev

@@ -52,7 +52,7 @@ LookupCounts lookup_counts(const planner::ShardingOption& o, const planner::Batc
 
 Result<ReplayWorkload> build_workload(const planner::Scenario& scenario, const planner::SearchSpace& space,
                                       const planner::PartitionedPlan& plan, const WorkloadOptions& options) {
-  const planner::Topology topology = planner::make_topology(scenario.topology);
+  const planner::Topology topology = planner::make_topology(scenario);
   const planner::EstimatorContext ctx = planner::estimator_context(scenario, topology);
   ReplayWorkload w;
   w.world_size = topology.world_size;

@@ -48,28 +48,36 @@ Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const
     case ShardingType::kColumnWise:
     case ShardingType::kTableColumnWise:
       p.fwd_comms = calibrated_comm(comm, x.fwd_out, comm_bw);
-      if (ctx.is_inference) return p;
+      if (!has_backward(ctx, o.sharding_type)) return p;
       p.bwd_comms = calibrated_comm(comm, x.bwd_out, comm_bw);
-      p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+      p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
       break;
     case ShardingType::kRowWise:
       p.fwd_comms = calibrated_comm(comm, x.fwd_out, comm_bw);
       p.bwd_comms = calibrated_comm(comm, x.bwd_out, comm_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
       p.prefetch_compute =
-          ((fetches / t.world_size) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+          ((fetches / t.world_size) * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
       break;
-    case ShardingType::kTableRowWise:
+    case ShardingType::kTableRowWise: {
       p.fwd_comms = calibrated_comm(cal.intra_host, x.fwd_out, t.intra_host_bw);
-      if (multi_host) p.fwd_comms = p.fwd_comms + calibrated_comm(cal.inter_host, x.fwd_inter, t.inter_host_bw);
-      p.bwd_comms = calibrated_comm(cal.intra_host, x.bwd_out, t.intra_host_bw) +
+      if (x.inter_host) p.fwd_comms = p.fwd_comms + calibrated_comm(cal.inter_host, x.fwd_inter, t.inter_host_bw);
+      const double inter =
+          x.inter_host && x.bwd_inter > 0 ? calibrated_comm(cal.inter_host, x.bwd_inter, t.inter_host_bw) : 0.0;
+      p.bwd_comms = (inter + calibrated_comm(cal.intra_host, x.bwd_out, t.intra_host_bw)) +
                     x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
       p.prefetch_compute =
-          ((fetches / t.local_world_size) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+          ((fetches / t.local_world_size) * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
       break;
+    }
     case ShardingType::kDataParallel:
       p.fwd_comms = 0.0;
       p.bwd_comms = data_parallel_all_reduce(t, comm, x.table) + x.table * kDpElementwiseKernelsPerfFactor / bw_dev;
       break;
+  }
+  if (!has_backward(ctx, o.sharding_type)) {
+    // Inference in 2026-08: TorchRec drops the backward terms of every type.
+    p.bwd_comms = 0.0;
+    return p;
   }
   p.bwd_compute = backward_compute(p.fwd_compute, multiplier, o.is_weighted);
   return p;

@@ -127,6 +127,7 @@ PartitionBy partition_by(ShardingType t) {
 EstimatorContext estimator_context(const Scenario& s, const Topology& t) {
   EstimatorContext ctx;
   ctx.topology = &t;
+  ctx.behaviour = &s.behaviour();
   ctx.is_inference = s.planner.is_inference;
   ctx.quant_sharder = s.planner.is_inference;
   // Quant sharders carry no codec registry and no optimizer survives
@@ -163,7 +164,8 @@ std::vector<ModuleInfo> build_modules(const Scenario& s) {
   return modules;
 }
 
-std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device) {
+std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device,
+                                                 const TorchRecBehaviour& behaviour) {
   if (m.is_quant) return {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
   if (!m.is_pooled) return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
   switch (device) {
@@ -172,6 +174,11 @@ std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDev
     case ComputeDevice::kCpu:
       return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
     case ComputeDevice::kMtia:
+      // 2026-08 also lists GRID_SHARD, which the enumerator drops unless a
+      // constraint names it (ShardLab does not model grid sharding).
+      if (behaviour.mtia_offers_model_parallel_types) {
+        return {ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise};
+      }
       return {ST::kTableWise};
   }
   return {};
@@ -187,12 +194,23 @@ std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, Sharding
   return {CK::kFused};
 }
 
+OptionEstimator::OptionEstimator(const Scenario& scenario, const Topology& topology,
+                                 const CostCalibration* calibration)
+    : ctx_(estimator_context(scenario, topology)) {
+  ctx_.calibration = calibration;
+}
+
+Status OptionEstimator::estimate(ShardingOption* option) const {
+  if (Status st = estimate_perf(ctx_, option); !st) return st;
+  estimate_storage(ctx_, option);
+  return Status::ok();
+}
+
 Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, std::vector<ModuleInfo> modules,
                                       const CostCalibration* calibration) {
   SearchSpace space;
   space.modules = std::move(modules);
-  EstimatorContext ctx = estimator_context(s, topo);
-  ctx.calibration = calibration;
+  const OptionEstimator estimator(s, topo, calibration);
 
   // TorchRec walks the module tree with a stack, so sibling modules are
   // visited last-declared first (ODD-2): weighted_ebc before ebc.
@@ -215,7 +233,7 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
       }
 
       const size_t before = space.options.size();
-      const auto types = keep_listed(sharder_sharding_types(m, topo.compute_device),
+      const auto types = keep_listed(sharder_sharding_types(m, topo.compute_device, s.behaviour()),
                                      c ? c->sharding_types : std::nullopt);
       for (ShardingType type : types) {
         auto kernels = keep_listed(sharder_compute_kernels(m, type, topo.compute_device),
@@ -247,8 +265,7 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
           o.cache_load_factor = tmpl.cache_load_factor;
           o.prefetch_pipeline = tmpl.prefetch_pipeline;
           o.shards = make_shards(type, rows, cols, topo.world_size, topo.local_world_size, tmpl.min_partition);
-          if (Status st = estimate_perf(ctx, &o); !st) return st;
-          estimate_storage(ctx, &o);
+          if (Status st = estimator.estimate(&o); !st) return st;
           space.options.push_back(std::move(o));
         }
       }

@@ -55,7 +55,7 @@ ShardBytes table_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o
   const BatchSums b = batch_sums(o);
   const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
-  const double outputs = o.is_pooled ? b.pooled : b.inputs;
+  const double outputs = b.outputs(o.is_pooled, *ctx.behaviour);
 
   ShardBytes x;
   x.input_read = std::ceil(b.inputs * w * kIndexBytes);
@@ -73,7 +73,7 @@ ShardBytes row_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o, 
   const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
   const double inputs = b.inputs / w;
-  const double outputs = o.is_pooled ? b.pooled : inputs;
+  const double outputs = o.is_pooled ? b.outputs(true, *ctx.behaviour) : inputs;
 
   ShardBytes x;
   x.input_read = std::ceil(inputs * w * kIndexBytes);
@@ -92,7 +92,7 @@ ShardBytes table_row_wise_bytes(const EstimatorContext& ctx, const ShardingOptio
   const double w = t.world_size;
   const double lw = t.local_world_size;
   const double inputs = b.inputs / lw;
-  const double outputs = o.is_pooled ? b.pooled : inputs;
+  const double outputs = o.is_pooled ? b.outputs(true, *ctx.behaviour) : inputs;
 
   ShardBytes x;
   x.input_read = std::ceil(inputs * w * kIndexBytes);
@@ -100,14 +100,27 @@ ShardBytes table_row_wise_bytes(const EstimatorContext& ctx, const ShardingOptio
   x.lookup = inputs * w * static_cast<double>(d) * o.element_size;
   x.fwd_out = outputs * w * static_cast<double>(d) * c.fwd_rs;
   x.bwd_out = outputs * w * static_cast<double>(d) * c.bwd_rs;
-  x.fwd_inter = (outputs * w * static_cast<double>(d) * c.fwd_a2a) * (lw / w);
+  if (ctx.behaviour->twrw_two_level_comms) {
+    // 2026-08: each host's group all-to-alls the whole output batch with
+    // every other host group, both ways (TableRowWiseEvaluator).
+    const int hosts = std::max(1, t.world_size / t.local_world_size);
+    const double all = b.outputs(o.is_pooled, *ctx.behaviour);
+    x.inter_host = hosts > 1;
+    if (x.inter_host) {
+      x.fwd_inter = all * hosts * static_cast<double>(d) * c.fwd_a2a;
+      x.bwd_inter = all * hosts * static_cast<double>(d) * c.bwd_a2a;
+    }
+  } else {
+    x.inter_host = t.world_size > t.local_world_size;
+    x.fwd_inter = (outputs * w * static_cast<double>(d) * c.fwd_a2a) * (lw / w);
+  }
   return x;
 }
 
 // DP (§4.6): a replica pools its own rank's batch over the whole table.
-ShardBytes data_parallel_bytes(const ShardingOption& o) {
+ShardBytes data_parallel_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
   const BatchSums b = batch_sums(o);
-  const double outputs = o.is_pooled ? b.pooled : b.inputs;
+  const double outputs = b.outputs(o.is_pooled, *ctx.behaviour);
   const auto d = static_cast<double>(o.tensor_cols);
 
   ShardBytes x;
@@ -127,14 +140,14 @@ Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const
   Perf p;
   p.fwd_compute = x.fwd_compute_bytes() * block_penalty(o.sharding_type, d) / bw_dev;
   p.fwd_comms = x.fwd_out / comms_bw;
-  if (ctx.is_inference) return p;
+  if (!internal::has_backward(ctx, o.sharding_type)) return p;
   p.bwd_comms = x.bwd_out / comms_bw;
   p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
-  p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+  p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 
-// RW (§4.4). No inference branch and no block penalty, as in TorchRec.
+// RW (§4.4). No block penalty, as in TorchRec.
 Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
                    double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
@@ -143,25 +156,32 @@ Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const S
   Perf p;
   p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
   p.fwd_comms = x.fwd_out / comms_bw;
-  p.bwd_comms = x.bwd_out / comms_bw + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
-  p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
-  p.prefetch_compute = ((fetches / w) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+  if (internal::has_backward(ctx, o.sharding_type)) {
+    p.bwd_comms = x.bwd_out / comms_bw + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+    p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
+  }
+  p.prefetch_compute = ((fetches / w) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 
-// TWRW (§4.5): reduce-scatter inside the host, all-to-all across hosts in the
-// forward pass only (TorchRec does not model backward inter-host traffic).
+// TWRW (§4.5): reduce-scatter inside the host, all-to-all across hosts
+// (x.inter_host; which traffic crosses hosts depends on the version).
 Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
                          double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
   const double lw = t.local_world_size;
   Perf p;
   p.fwd_comms = x.fwd_out / t.intra_host_bw;
-  if (t.world_size > t.local_world_size) p.fwd_comms = p.fwd_comms + x.fwd_inter / t.inter_host_bw;
+  if (x.inter_host) p.fwd_comms = p.fwd_comms + x.fwd_inter / t.inter_host_bw;
   p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
-  p.bwd_comms = x.bwd_out / t.intra_host_bw + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
-  p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
-  p.prefetch_compute = ((fetches / lw) * static_cast<double>(d) * o.element_size) / t.ddr_mem_bw;
+  if (internal::has_backward(ctx, o.sharding_type)) {
+    // (inter-host all-to-all + intra-host all-gather) + batched copy; the
+    // first term is 0 without inter-host backward traffic.
+    const double inter = x.inter_host ? x.bwd_inter / t.inter_host_bw : 0.0;
+    p.bwd_comms = (inter + x.bwd_out / t.intra_host_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+    p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
+  }
+  p.prefetch_compute = ((fetches / lw) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 
@@ -177,6 +197,7 @@ Perf data_parallel_perf(const EstimatorContext& ctx, const ShardingOption& o, co
   Perf p;
   p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
   p.fwd_comms = 0.0;
+  if (!internal::has_backward(ctx, o.sharding_type)) return p;
   p.bwd_comms = all_reduce + optimizer_kernels;
   p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
   return p;
@@ -192,7 +213,7 @@ ShardBytes shard_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
     case ShardingType::kTableColumnWise: return table_wise_bytes(ctx, o, d);
     case ShardingType::kRowWise: return row_wise_bytes(ctx, o, d);
     case ShardingType::kTableRowWise: return table_row_wise_bytes(ctx, o, d);
-    case ShardingType::kDataParallel: return data_parallel_bytes(o);
+    case ShardingType::kDataParallel: return data_parallel_bytes(ctx, o);
   }
   return ShardBytes{};
 }
@@ -207,19 +228,26 @@ BatchSums batch_sums(const ShardingOption& o) {
     const auto b = static_cast<double>(o.batch_sizes[i]);
     s.inputs += (o.input_lengths[i] * o.num_poolings[i]) * b;
     s.pooled += o.num_poolings[i] * b;
+    s.pooled_capped += (std::min(1.0, o.input_lengths[i]) * o.num_poolings[i]) * b;
   }
   return s;
 }
 
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
                                        double ddr_bw, std::optional<double> cache_load_factor,
-                                       bool prefetch_pipeline) {
-  const double c = cache_load_factor.value_or(0.0) != 0.0 ? *cache_load_factor : kDefaultCacheLoadFactor;
+                                       bool prefetch_pipeline, double hbm_to_ddr_bw,
+                                       const TorchRecBehaviour& behaviour) {
+  // A missing load factor is 0.2; 2024-02 also replaced 0 (falsy rule).
+  double c = cache_load_factor.value_or(kDefaultCacheLoadFactor);
+  if (c == 0.0 && !behaviour.zero_load_factor_kept_in_perf) c = kDefaultCacheLoadFactor;
+  // What UVM kernels read host memory at.
+  const double host_bw = behaviour.uvm_over_hbm_to_ddr_link ? hbm_to_ddr_bw : ddr_bw;
   if (device == ComputeDevice::kCpu || device == ComputeDevice::kMtia) {
+    const double mem_bw = device == ComputeDevice::kMtia && behaviour.mtia_has_hbm ? hbm_bw : ddr_bw;
     switch (kernel) {
-      case ComputeKernel::kDense: return 0.5 * ddr_bw;
-      case ComputeKernel::kFused: return 1 * ddr_bw;
-      case ComputeKernel::kQuant: return 1 * ddr_bw;
+      case ComputeKernel::kDense: return 0.5 * mem_bw;
+      case ComputeKernel::kFused: return 1 * mem_bw;
+      case ComputeKernel::kQuant: return 1 * mem_bw;
       default: return std::nullopt;
     }
   }
@@ -231,9 +259,9 @@ std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kerne
     case ComputeKernel::kFused:
     case ComputeKernel::kQuant: return 1 * hbm_bw;
     case ComputeKernel::kFusedUvm:
-    case ComputeKernel::kQuantUvm: return ddr_bw / 10;
+    case ComputeKernel::kQuantUvm: return host_bw / 10;
     case ComputeKernel::kFusedUvmCaching:
-    case ComputeKernel::kQuantUvmCaching: return (c * hbm_bw + (1 - c) * ddr_bw) / 10;
+    case ComputeKernel::kQuantUvmCaching: return (c * hbm_bw + (1 - c) * host_bw) / 10;
   }
   return std::nullopt;
 }
@@ -241,7 +269,8 @@ std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kerne
 Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
   const Topology& t = *ctx.topology;
   const auto bw = kernel_bandwidth(t.compute_device, option->compute_kernel, t.hbm_mem_bw, t.ddr_mem_bw,
-                                   option->cache_load_factor, option->prefetch_pipeline);
+                                   option->cache_load_factor, option->prefetch_pipeline, t.hbm_to_ddr_mem_bw,
+                                   *ctx.behaviour);
   if (!bw) {
     return Status::planner(PlannerErrorType::kOther,
                            "No kernel bandwidth exists for this combo of compute device: " +

@@ -21,6 +21,23 @@ inline double backward_compute(double fwd_compute, double bwd_multiplier, bool w
   return fwd_compute * bwd_multiplier + (weighted ? fwd_compute * kWeightedKernelMultiplier : 0.0);
 }
 
+// Whether the perf estimator charges backward terms to `type`: not in
+// inference, for table-wise, column-wise and table-column-wise in 2024-02,
+// for every sharding type in 2026-08 (TorchRecBehaviour::no_backward_in_inference).
+inline bool has_backward(const EstimatorContext& ctx, ShardingType type) {
+  if (!ctx.is_inference) return true;
+  if (ctx.behaviour->no_backward_in_inference) return false;
+  return !(type == ShardingType::kTableWise || type == ShardingType::kColumnWise ||
+           type == ShardingType::kTableColumnWise);
+}
+
+// What cache fetches (prefetch_compute) are charged at: DDR bandwidth in
+// 2024-02, the device-host link in 2026-08. Fetches need cache statistics a
+// scenario cannot express, so the term is 0 either way.
+inline double prefetch_bw(const EstimatorContext& ctx) {
+  return ctx.behaviour->uvm_over_hbm_to_ddr_link ? ctx.topology->hbm_to_ddr_mem_bw : ctx.topology->ddr_mem_bw;
+}
+
 // The column count the formulas use: the first shard's (all shards of an
 // option are equally wide), or the table's when there are no shards.
 inline int64_t shard_dim(const ShardingOption& o) {

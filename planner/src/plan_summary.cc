@@ -63,10 +63,11 @@ PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result
   const int w = std::max(1, topo.world_size);
   PlanSummary out;
   out.ranks.resize(static_cast<size_t>(w));
+  // The reservation's dense and KJT storage, as the stats table adds them to
+  // every rank (the 2026-08 fixed-percentage KJT estimate included).
   Storage dense;
   Storage kjt;
-  if (result.reserved && (result.reserved->kind == ReservationKind::kHeuristical ||
-                          result.reserved->kind == ReservationKind::kInference)) {
+  if (result.reserved) {
     dense = result.reserved->dense.value_or(Storage{});
     kjt = result.reserved->kjt.value_or(Storage{});
   }
@@ -90,7 +91,7 @@ PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result
       const Shard& shard = o.shards[static_cast<size_t>(j)];
       rs.shards += shard.storage;
       rs.perf += o.shard_perf;
-      const IoSizes io = shard_io_sizes(o, sums, shard, topo.world_size, topo.local_world_size);
+      const IoSizes io = shard_io_sizes(o, sums, shard, topo.world_size, topo.local_world_size, scenario.behaviour());
       rs.input_mb += static_cast<double>(io.input) / kBytesPerMb;
       rs.output_mb += static_cast<double>(io.output) / kBytesPerMb;
       ++rs.shards_by_type[static_cast<size_t>(o.sharding_type)];

@@ -111,7 +111,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return std::move(result);
   };
 
-  result.topology = make_topology(scenario.topology);
+  result.topology = make_topology(scenario);
   std::vector<ModuleInfo> modules = build_modules(scenario);
   auto reserved = reserve_storage(scenario, result.topology, modules);
   if (!reserved) {
@@ -127,6 +127,21 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   result.search_space = std::move(space).value();
   if (options.enumerate_only) return finish();
 
+  // Every proposer is prepared before the first proposal (TorchRec 2026-08
+  // loads them all up front; a failure there ends planning before any
+  // proposal). Proposers may append the options they need to the space.
+  std::vector<std::unique_ptr<Proposer>> proposers;
+  {
+    const OptionEstimator estimator(scenario, result.topology, options.calibration);
+    for (const ProposerSpec& spec : scenario.planner.proposers) {
+      proposers.push_back(make_proposer(spec, scenario.behaviour()));
+      if (Status st = proposers.back()->prepare(&*result.search_space, estimator); !st) {
+        result.error = st;
+        return finish();
+      }
+    }
+  }
+
   const SearchSpace& ss = *result.search_space;
   Topology reserved_topology = result.topology;
   for (size_t r = 0; r < reserved_topology.devices.size(); ++r) {
@@ -134,7 +149,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   }
   const std::vector<Storage>& reserved_devices = result.reserved->devices;
 
-  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner);
+  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   partitioner->set_detailed_errors(false);  // the reported failure is re-run with details
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache;
   double best_rating = static_cast<double>(std::numeric_limits<int64_t>::max());
@@ -175,9 +190,8 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   };
 
   for (size_t proposer_index = 0; proposer_index < scenario.planner.proposers.size(); ++proposer_index) {
-    const ProposerSpec& spec = scenario.planner.proposers[proposer_index];
     if (options.progress) report(static_cast<int>(proposer_index));
-    std::unique_ptr<Proposer> proposer = make_proposer(spec);
+    Proposer* proposer = proposers[proposer_index].get();
     proposer->load(ss);
     // Lazy mode: partition without building the plan, and build and rate it
     // only when it might be the best; the proposer does not miss it.

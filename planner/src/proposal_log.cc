@@ -128,7 +128,7 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
   for (size_t r = 0; r < reserved_topology.devices.size() && r < reserved.size(); ++r) {
     reserved_topology.devices[r].storage = reserved[r];
   }
-  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner);
+  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   ProposalPlacement out;
   const int world_size = result.topology.world_size;
   if (partitioner->partition(space, proposal, reserved_topology, &out.plan).is_ok()) {
@@ -138,7 +138,7 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
     // The relaxed placement: the same partitioner, unlimited devices.
     Topology unlimited = reserved_topology;
     for (Device& d : unlimited.devices) d.storage = Storage{kUnlimitedStorage, kUnlimitedStorage};
-    std::unique_ptr<Partitioner> relaxed = make_partitioner(scenario.planner.partitioner);
+    std::unique_ptr<Partitioner> relaxed = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
     if (Status st = relaxed->partition(space, proposal, unlimited, &out.plan); !st.is_ok()) return st;
     const std::vector<Storage> used = shard_storage_per_rank(space, out.plan, world_size);
     out.overflow = storage_overflow(used, reserved);

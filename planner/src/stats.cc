@@ -1,19 +1,12 @@
-// TorchRec's EmbeddingStats printout (planner-model.md §10), line for line.
+// TorchRec's EmbeddingStats printout (planner-model.md §10), line for line,
+// in the layout of the scenario's TorchRec version (stats_printer.h). This
+// file: what both versions print, and the 2024-02 sections.
 //
 // The table is printed for the best plan, or on failure for the last failed
 // proposal, whose shards all have rank -1: Python's negative index then adds
 // them to the last rank (ODD-28). Only the table width can show that, because
 // the rank table is printed only when a plan exists.
-//
-// Python int versus float. A handful of printed numbers are Python ints in
-// TorchRec and print without ".0": perf components that TorchRec sets to the
-// literal 0 (DP forward comms; TW/CW/TWCW backward terms in inference) and the
-// per-rank perf accumulators, which start from int 0 (prefetch from 0.0). A
-// per-rank component stays an int while only such zeros were added to it, and
-// "Maximum of Backward Compute: 0 ms" shows it. PyNum tracks that.
 #include "shardlab/planner/stats.h"
-
-#include "shardlab/planner/estimators.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,71 +17,40 @@
 #include <string>
 #include <vector>
 
+#include "shardlab/planner/estimators.h"
 #include "shardlab/planner/py_format.h"
 #include "stats_format.h"
+#include "stats_printer.h"
 
 namespace shardlab::planner {
-namespace {
+namespace internal {
 
-using stats_format::center;
 using stats_format::collapse_ranks;
 using stats_format::format_table;
 using stats_format::int_str;
 using stats_format::join;
-using stats_format::ljust;
 using stats_format::one_sig;
 using stats_format::pct0;
 
-constexpr int kMinWidth = 90;
+namespace {
+
 constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
-double gb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerGb; }
-double mb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMb; }
-
-// A number that may be a Python int (see the file comment).
-struct PyNum {
-  double value = 0.0;
-  bool is_int = true;
-  PyNum& operator+=(const PyNum& o) {
-    value += o.value;
-    is_int = is_int && o.is_int;
-    return *this;
-  }
-};
-
-// str(round(x, 3)) for a PyNum: round(int, 3) is the int itself.
-std::string round3(const PyNum& x) {
-  if (x.is_int) return stats_format::fixed(x.value, 0);
-  return py_round(x.value, 3);
-}
-
-// A perf record whose first four components may be Python ints; prefetch is
-// always a float (the dataclass default 0.0 is where every sum starts).
-struct RankPerf {
-  PyNum fwd_compute;
-  PyNum fwd_comms;
-  PyNum bwd_compute;
-  PyNum bwd_comms;
-  double prefetch_compute = 0.0;
-
-  double total() const {
-    return (((fwd_compute.value + bwd_compute.value) + fwd_comms.value) + bwd_comms.value) +
-           prefetch_compute;
-  }
-};
-
-// One shard's perf with TorchRec's int literals marked.
-RankPerf shard_rank_perf(const ShardingOption& o, bool is_inference) {
+// One shard's perf with TorchRec's int literals marked: DP's forward comms,
+// and in 2024-02 the TW/CW/TWCW backward terms of inference (2026-08's
+// inference evaluators return 0.0).
+RankPerf shard_rank_perf(const ShardingOption& o, bool is_inference, const TorchRecBehaviour& behaviour) {
   const Perf& p = o.shard_perf;
   RankPerf r;
   r.fwd_compute = {p.fwd_compute, false};
   r.fwd_comms = {p.fwd_comms, o.sharding_type == ShardingType::kDataParallel};
-  const bool no_backward = is_inference && (o.sharding_type == ShardingType::kTableWise ||
-                                            o.sharding_type == ShardingType::kColumnWise ||
-                                            o.sharding_type == ShardingType::kTableColumnWise);
-  r.bwd_compute = {p.bwd_compute, no_backward};
-  r.bwd_comms = {p.bwd_comms, no_backward};
+  const bool int_backward = is_inference && !behaviour.no_backward_in_inference &&
+                            (o.sharding_type == ShardingType::kTableWise ||
+                             o.sharding_type == ShardingType::kColumnWise ||
+                             o.sharding_type == ShardingType::kTableColumnWise);
+  r.bwd_compute = {p.bwd_compute, int_backward};
+  r.bwd_comms = {p.bwd_comms, int_backward};
   r.prefetch_compute = p.prefetch_compute;
   return r;
 }
@@ -99,31 +61,6 @@ void add_to(RankPerf* acc, const RankPerf& p) {
   acc->bwd_compute += p.bwd_compute;
   acc->bwd_comms += p.bwd_comms;
   acc->prefetch_compute += p.prefetch_compute;
-}
-
-// "total (fc,fm,bc,bm,pc)": components >= 1 as rounded ints, others with one
-// significant digit.
-std::string format_perf(double total, double fc, double fm, double bc, double bm, double pc) {
-  std::vector<std::string> parts;
-  for (double c : {fc, fm, bc, bm, pc}) {
-    parts.push_back(c >= 1 ? stats_format::fixed(std::nearbyint(c), 0) : one_sig(c));
-  }
-  return py_round(total, 3) + " (" + join(parts, ",") + ")";
-}
-
-// "X ms on rank r" / "X ms on ranks a-b" for the maximum of `values`
-// (Python max: the first maximal element decides int versus float).
-std::string max_text(const std::vector<PyNum>& values, const std::string& unit) {
-  size_t best = 0;
-  for (size_t i = 1; i < values.size(); ++i) {
-    if (values[i].value > values[best].value) best = i;
-  }
-  std::vector<int> at;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i].value == values[best].value) at.push_back(static_cast<int>(i));
-  }
-  return round3(values[best]) + " " + unit + " on " + (at.size() > 1 ? "ranks " : "rank ") +
-         join(collapse_ranks(at), ",");
 }
 
 // TorchRec's imbalance tables (planner-model.md §10.5 item 9): options on
@@ -168,54 +105,48 @@ std::vector<int> imbalance_tables(const SearchSpace& space, const PartitionedPla
   return picked;
 }
 
-class StatsPrinter {
- public:
-  StatsPrinter(const Scenario& scenario, const PlannerResult& result, const StatsOptions& options)
-      : scenario_(scenario), result_(result), options_(options) {}
+// Python sum() of floats from int 0, printed as str(round(x, 3)): an empty
+// sum prints "0".
+std::string py_sum3(const std::vector<double>& v) {
+  if (v.empty()) return "0";
+  double s = 0.0;
+  for (double x : v) s += x;
+  return py_round(s, 3);
+}
 
-  std::vector<std::string> run();
+}  // namespace
 
- private:
-  void compute_rank_numbers();
-  std::vector<std::string> rank_table() const;
-  std::vector<std::string> param_table() const;
-  void emit_debug_plan_section();
-  void emit_reservation_section();
-  void emit_imbalance_section();
+double gb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerGb; }
+double mb(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMb; }
 
-  // Line builders (planner-model.md §10.5).
-  void line(const std::string& s) { lines_.push_back(s); }
-  void blank() { lines_.push_back("#" + std::string(static_cast<size_t>(width_ - 2), ' ') + "#"); }
-  void centered(const std::string& s) { lines_.push_back("#" + center(s, width_ - 2) + "#"); }
-  void left(const std::string& s) { lines_.push_back("# " + ljust(s, width_ - 3) + "#"); }
-  void indented(const std::string& s) { lines_.push_back("#    " + ljust(s, width_ - 6) + "#"); }
+std::string round3(const PyNum& x) {
+  if (x.is_int) return stats_format::fixed(x.value, 0);
+  return py_round(x.value, 3);
+}
 
-  // Rank as Python indexes a list of world_size entries (-1 is the last).
-  int rank_index(int r) const { return r < 0 ? r + world_size_ : r; }
+std::string format_perf(double total, double fc, double fm, double bc, double bm, double pc) {
+  std::vector<std::string> parts;
+  for (double c : {fc, fm, bc, bm, pc}) {
+    parts.push_back(c >= 1 ? stats_format::fixed(std::nearbyint(c), 0) : one_sig(c));
+  }
+  return py_round(total, 3) + " (" + join(parts, ",") + ")";
+}
 
-  const Scenario& scenario_;
-  const PlannerResult& result_;
-  const StatsOptions& options_;
+std::string max_text(const std::vector<PyNum>& values, const std::string& unit) {
+  size_t best = 0;
+  for (size_t i = 1; i < values.size(); ++i) {
+    if (values[i].value > values[best].value) best = i;
+  }
+  std::vector<int> at;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].value == values[best].value) at.push_back(static_cast<int>(i));
+  }
+  return round3(values[best]) + " " + unit + " on " + (at.size() > 1 ? "ranks " : "rank ") +
+         join(collapse_ranks(at), ",");
+}
 
-  const SearchSpace* space_ = nullptr;
-  const PartitionedPlan* plan_ = nullptr;  // best plan, or the last failed proposal
-  bool has_plan_ = false;                  // TorchRec's sharding_plan.plan is non-empty
-  int world_size_ = 1;
-  int width_ = kMinWidth;
-  double reserved_pct_ = 0.0;
-  Storage dense_;
-  Storage kjt_;
-
-  std::vector<int64_t> used_hbm_;
-  std::vector<int64_t> used_ddr_;
-  std::vector<RankPerf> perf_;
-  std::vector<double> input_mb_;
-  std::vector<double> output_mb_;
-  // Shard counts per rank by sharding type abbreviation (sorted by name).
-  std::vector<std::map<std::string, int>> shard_counts_;
-
-  std::vector<std::string> lines_;
-};
+StatsPrinter::StatsPrinter(const Scenario& scenario, const PlannerResult& result, const StatsOptions& options)
+    : scenario_(scenario), result_(result), options_(options), behaviour_(scenario.behaviour()) {}
 
 void StatsPrinter::compute_rank_numbers() {
   const Topology& topo = result_.topology;
@@ -223,10 +154,8 @@ void StatsPrinter::compute_rank_numbers() {
   const PartitionedPlan& plan = *plan_;
   const int w = world_size_;
 
-  // HBM and DDR use the reservation's per-rank dense and KJT storage
-  // (heuristical and inference reservations only).
-  used_hbm_.assign(static_cast<size_t>(w), dense_.hbm + kjt_.hbm);
-  used_ddr_.assign(static_cast<size_t>(w), dense_.ddr + kjt_.ddr);
+  sparse_hbm_.assign(static_cast<size_t>(w), 0);
+  used_ddr_.assign(static_cast<size_t>(w), 0);
   perf_.assign(static_cast<size_t>(w), RankPerf{});
   input_mb_.assign(static_cast<size_t>(w), 0.0);
   output_mb_.assign(static_cast<size_t>(w), 0.0);
@@ -235,10 +164,10 @@ void StatsPrinter::compute_rank_numbers() {
   std::set<std::string> used_types;
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& o = space.options[plan.proposal[i]];
-    const RankPerf shard_perf = shard_rank_perf(o, scenario_.planner.is_inference);
+    const RankPerf shard_perf = shard_rank_perf(o, scenario_.planner.is_inference, behaviour_);
     for (int j = 0; j < o.num_shards(); ++j) {
       const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
-      used_hbm_[r] += o.shards[j].storage.hbm;
+      sparse_hbm_[r] += o.shards[j].storage.hbm;
       used_ddr_[r] += o.shards[j].storage.ddr;
       add_to(&perf_[r], shard_perf);
     }
@@ -249,12 +178,16 @@ void StatsPrinter::compute_rank_numbers() {
     used_types.insert(abbr);
     for (int j = 0; j < o.num_shards(); ++j) {
       const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
-      const IoSizes io = shard_io_sizes(o, o.shards[j], topo.world_size, topo.local_world_size);
+      const IoSizes io = shard_io_sizes(o, o.shards[j], topo.world_size, topo.local_world_size, behaviour_);
       ++shard_counts_[r][abbr];
       input_mb_[r] += mb(io.input);
       output_mb_[r] += mb(io.output);
     }
   }
+  // HBM and DDR add the reservation's per-rank dense and KJT storage.
+  used_hbm_ = sparse_hbm_;
+  for (int64_t& h : used_hbm_) h += dense_.hbm + kjt_.hbm;
+  for (int64_t& d : used_ddr_) d += dense_.ddr + kjt_.ddr;
   for (auto& counts : shard_counts_) {
     for (const std::string& t : used_types) counts.try_emplace(t, 0);
   }
@@ -267,12 +200,16 @@ std::vector<std::string> StatsPrinter::rank_table() const {
       {"------", "----------", "----------", "-----------", "------------", "-------------",
        "--------"},
   };
+  // GB with 1 decimal in 2024-02, 3 in 2026-08.
+  const int gb_decimals = is_2026() ? 3 : 1;
   for (int r = 0; r < world_size_; ++r) {
     const Storage cap = r < static_cast<int>(topo.devices.size()) ? topo.devices[r].storage : Storage{};
     const double hbm_den = (1.0 - reserved_pct_) * static_cast<double>(cap.hbm);
-    const double hbm_ratio = topo.compute_device == ComputeDevice::kCuda && hbm_den != 0
-                                 ? static_cast<double>(used_hbm_[r]) / hbm_den
-                                 : 0.0;
+    // The ratio is shown for cuda and mtia devices (MTIA has no HBM in
+    // 2024-02, so its denominator is 0 there).
+    const bool device_hbm =
+        topo.compute_device == ComputeDevice::kCuda || topo.compute_device == ComputeDevice::kMtia;
+    const double hbm_ratio = device_hbm && hbm_den != 0 ? static_cast<double>(used_hbm_[r]) / hbm_den : 0.0;
     const double ddr_ratio =
         cap.ddr > 0 ? static_cast<double>(used_ddr_[r]) / static_cast<double>(cap.ddr) : 0.0;
     const RankPerf& p = perf_[r];
@@ -280,8 +217,8 @@ std::vector<std::string> StatsPrinter::rank_table() const {
     for (const auto& [abbr, count] : shard_counts_[r]) shards.push_back(abbr + ": " + int_str(count));
     rows.push_back({
         int_str(r),
-        py_round(gb(used_hbm_[r]), 1) + " (" + pct0(hbm_ratio) + ")",
-        py_round(gb(used_ddr_[r]), 1) + " (" + pct0(ddr_ratio) + ")",
+        py_round(gb(used_hbm_[r]), gb_decimals) + " (" + pct0(hbm_ratio) + ")",
+        py_round(gb(used_ddr_[r]), gb_decimals) + " (" + pct0(ddr_ratio) + ")",
         format_perf(p.total(), p.fwd_compute.value, p.fwd_comms.value, p.bwd_compute.value,
                     p.bwd_comms.value, p.prefetch_compute),
         py_round(input_mb_[r], 2),
@@ -295,6 +232,7 @@ std::vector<std::string> StatsPrinter::rank_table() const {
 std::vector<std::string> StatsPrinter::param_table() const {
   const SearchSpace& space = *space_;
   const PartitionedPlan& plan = *plan_;
+  const bool v2026 = is_2026();
 
   auto batch_sizes_of = [&](const ShardingOption& o) -> const std::vector<int64_t>* {
     if (o.table < 0 || o.table >= static_cast<int>(scenario_.constraints.size())) return nullptr;
@@ -305,14 +243,26 @@ std::vector<std::string> StatsPrinter::param_table() const {
   bool with_batch_sizes = false;
   for (int idx : plan.proposal) with_batch_sizes = with_batch_sizes || batch_sizes_of(space.options[idx]);
 
-  std::vector<std::vector<std::string>> rows = {
-      {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)", "Cache Load Factor",
-       "Pooling Factor", "Num Poolings", "Output", "Weighing", "Sharder", "Features",
-       "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
-      {"-----", "----------", "----------------", "-----------", "--------------------",
-       "-------------------", "----------------", "--------------", "--------", "----------",
-       "---------", "----------", "------------------", "-----------", "-------"},
-  };
+  std::vector<std::vector<std::string>> rows;
+  if (v2026) {
+    rows = {
+        {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR, SSD)", "Cache Load Factor",
+         "Sum Pooling Factor", "Sum Num Poolings", "Num Indices", "Output", "Weighted", "Sharder", "Features",
+         "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
+        {"-----", "----------", "----------------", "-----------", "-------------------------",
+         "-------------------", "--------------------", "------------------", "-------------", "--------",
+         "----------", "---------", "----------", "------------------", "-----------", "-------"},
+    };
+  } else {
+    rows = {
+        {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)", "Cache Load Factor",
+         "Pooling Factor", "Num Poolings", "Output", "Weighing", "Sharder", "Features", "Emb Dim (CW Dim)",
+         "Hash Size", "Ranks"},
+        {"-----", "----------", "----------------", "-----------", "--------------------",
+         "-------------------", "----------------", "--------------", "--------", "----------", "---------",
+         "----------", "------------------", "-----------", "-------"},
+    };
+  }
   if (with_batch_sizes) {
     rows[0].push_back("Batch Sizes");
     rows[1].push_back("-------------");
@@ -327,16 +277,16 @@ std::vector<std::string> StatsPrinter::param_table() const {
 
     // Cache load factor: the option's (constraint cache params), else the
     // sharder's fused params, else None; printed as Python str(float).
-    std::optional<double> clf = o.cache_load_factor;
-    if (!clf) clf = scenario_.sharder.cache_load_factor;
+    // 2026-08 prints it for fused_uvm_caching options only.
+    std::string clf = "None";
+    if (!v2026 || o.compute_kernel == ComputeKernel::kFusedUvmCaching) {
+      if (o.cache_load_factor) {
+        clf = py_float_repr(*o.cache_load_factor);
+      } else if (scenario_.sharder.cache_load_factor) {
+        clf = py_float_repr(*scenario_.sharder.cache_load_factor);
+      }
+    }
 
-    // Python sum() starts from int 0: an option without inputs prints "0".
-    auto py_sum3 = [](const std::vector<double>& v) -> std::string {
-      if (v.empty()) return "0";
-      double s = 0.0;
-      for (double x : v) s += x;
-      return py_round(s, 3);
-    };
     std::vector<double> num_poolings = o.num_poolings;
     if (num_poolings.size() != o.input_lengths.size()) num_poolings.assign(o.input_lengths.size(), 1.0);
 
@@ -353,28 +303,46 @@ std::vector<std::string> StatsPrinter::param_table() const {
       ranks = join(collapse_ranks(rs), ",");
     }
 
-    const std::string sharder =
-        o.module >= 0 && o.module < static_cast<int>(space.modules.size()) ? space.modules[o.module].sharder_name
-                                                                            : std::string("None");
+    const bool known_module = o.module >= 0 && o.module < static_cast<int>(space.modules.size());
+    std::string sharder = "None";
+    if (known_module) {
+      const ModuleInfo& m = space.modules[o.module];
+      // 2024-02 prints the sharder's class name; 2026-08 the module class
+      // name plus "Sharder" (so quantized modules show the training name).
+      sharder = v2026 ? m.class_key.substr(m.class_key.rfind('.') + 1) + "Sharder" : m.sharder_name;
+    }
 
+    const std::string perf = format_perf(sum.total(), sum.fwd_compute, sum.fwd_comms, sum.bwd_compute,
+                                         sum.bwd_comms, sum.prefetch_compute);
+    std::string storage = "(" + py_round(gb(o.total_storage.hbm), 3) + " GB, " +
+                          py_round(gb(o.total_storage.ddr), 3) + " GB";
+    storage += v2026 ? ", 0.0 GB)" : ")";  // SSD: no key-value tier is modelled
     std::vector<std::string> row = {
         o.fqn,
         std::string(abbreviation(o.sharding_type)),
         std::string(to_string(o.compute_kernel)),
-        format_perf(sum.total(), sum.fwd_compute, sum.fwd_comms, sum.bwd_compute, sum.bwd_comms,
-                    sum.prefetch_compute),
-        "(" + py_round(gb(o.total_storage.hbm), 3) + " GB, " + py_round(gb(o.total_storage.ddr), 3) + " GB)",
-        clf ? py_float_repr(*clf) : "None",
+        perf,
+        storage,
+        clf,
         py_sum3(o.input_lengths),
-        py_sum3(num_poolings),
-        o.is_pooled ? "pooled" : "sequence",
-        o.is_weighted ? "weighted" : "unweighted",
-        sharder,
-        int_str(static_cast<int64_t>(o.input_lengths.size())),
-        emb_dim,
-        int_str(o.tensor_rows),
-        ranks,
     };
+    if (v2026) {
+      row.push_back(py_sum3(num_poolings));
+      std::vector<double> indices;
+      for (size_t k = 0; k < o.input_lengths.size(); ++k) indices.push_back(o.input_lengths[k] * num_poolings[k]);
+      row.push_back(py_sum3(indices));
+    } else {
+      row.push_back(py_sum3(num_poolings));
+    }
+    row.insert(row.end(), {
+                              o.is_pooled ? "pooled" : "sequence",
+                              o.is_weighted ? "weighted" : "unweighted",
+                              sharder,
+                              int_str(static_cast<int64_t>(o.input_lengths.size())),
+                              emb_dim,
+                              int_str(o.tensor_rows),
+                              ranks,
+                          });
     if (with_batch_sizes) {
       const std::vector<int64_t>* bs = batch_sizes_of(o);
       row.push_back(bs ? stats_format::reduce_int_list(*bs) : "n/a");
@@ -384,31 +352,50 @@ std::vector<std::string> StatsPrinter::param_table() const {
   return format_table(rows);
 }
 
-void StatsPrinter::emit_debug_plan_section() {
-  std::vector<PyNum> total, fc, fm, bc, bm, pc;
-  for (const RankPerf& p : perf_) {
-    total.push_back({p.total(), false});
-    fc.push_back(p.fwd_compute);
-    fm.push_back(p.fwd_comms);
-    bc.push_back(p.bwd_compute);
-    bm.push_back(p.bwd_comms);
-    pc.push_back({p.prefetch_compute, false});
-  }
+void StatsPrinter::emit_kernel_counts_2024() {
+  std::map<std::string, int> kernels;  // sorted by kernel name
+  for (int idx : plan_->proposal) ++kernels[std::string(to_string(space_->options[idx].compute_kernel))];
   blank();
-  left("Longest Critical Path (Maximum of Total Perf): " + max_text(total, "ms"));
-  left("Maximum of Forward Compute: " + max_text(fc, "ms"));
-  left("Maximum of Forward Comms: " + max_text(fm, "ms"));
-  left("Maximum of Backward Compute: " + max_text(bc, "ms"));
-  left("Maximum of Backward Comms: " + max_text(bm, "ms"));
-  left("Maximum of Prefetch Compute: " + max_text(pc, "ms"));
+  left("Compute Kernels:");
+  for (const auto& [kernel, count] : kernels) indented(kernel + ": " + int_str(count));
+}
+
+double RankColumns::sum_of_maxima() const {
   auto max_of = [](const std::vector<PyNum>& v) {
     double m = v[0].value;
     for (const PyNum& x : v) m = std::max(m, x.value);
     return m;
   };
-  const double sum_of_maxima =
-      (((max_of(fc) + max_of(fm)) + max_of(bc)) + max_of(bm)) + max_of(pc);
-  left("Sum of Maxima: " + py_round(sum_of_maxima, 3) + " ms");
+  return (((max_of(fwd_compute) + max_of(fwd_comms)) + max_of(bwd_compute)) + max_of(bwd_comms)) + max_of(prefetch);
+}
+
+RankColumns StatsPrinter::rank_columns() const {
+  RankColumns c;
+  for (const RankPerf& p : perf_) {
+    c.total.push_back({p.total(), false});
+    c.fwd_compute.push_back(p.fwd_compute);
+    c.fwd_comms.push_back(p.fwd_comms);
+    c.bwd_compute.push_back(p.bwd_compute);
+    c.bwd_comms.push_back(p.bwd_comms);
+    c.prefetch.push_back({p.prefetch_compute, false});
+  }
+  return c;
+}
+
+void StatsPrinter::emit_component_maxima(const RankColumns& c) {
+  left("Maximum of Forward Compute: " + max_text(c.fwd_compute, "ms"));
+  left("Maximum of Forward Comms: " + max_text(c.fwd_comms, "ms"));
+  left("Maximum of Backward Compute: " + max_text(c.bwd_compute, "ms"));
+  left("Maximum of Backward Comms: " + max_text(c.bwd_comms, "ms"));
+  left("Maximum of Prefetch Compute: " + max_text(c.prefetch, "ms"));
+  left("Sum of Maxima: " + py_round(c.sum_of_maxima(), 3) + " ms");
+}
+
+void StatsPrinter::emit_debug_plan_section_2024() {
+  const RankColumns c = rank_columns();
+  blank();
+  left("Longest Critical Path (Maximum of Total Perf): " + max_text(c.total, "ms"));
+  emit_component_maxima(c);
 
   std::vector<PyNum> hbm_gb;
   for (int64_t h : used_hbm_) hbm_gb.push_back({gb(h), false});
@@ -416,7 +403,7 @@ void StatsPrinter::emit_debug_plan_section() {
   left("Peak Memory Pressure: " + max_text(hbm_gb, "GB"));
 }
 
-void StatsPrinter::emit_reservation_section() {
+void StatsPrinter::emit_reservation_section_2024() {
   const Topology& topo = result_.topology;
   const Storage cap0 = topo.devices.empty() ? Storage{} : topo.devices[0].storage;
   const auto usable_hbm = static_cast<int64_t>((1.0 - reserved_pct_) * static_cast<double>(cap0.hbm));
@@ -437,7 +424,7 @@ void StatsPrinter::emit_reservation_section() {
   }
 }
 
-void StatsPrinter::emit_imbalance_section() {
+void StatsPrinter::emit_imbalance_tables() {
   const SearchSpace& space = *space_;
   const PartitionedPlan& plan = *plan_;
   const std::vector<int> by_perf = imbalance_tables(
@@ -451,7 +438,17 @@ void StatsPrinter::emit_imbalance_section() {
   }
   left("Top 5 Tables Causing Max HBM:");
   for (size_t k = 0; k < by_hbm.size() && k < 5; ++k) {
-    indented(space.options[plan.proposal[by_hbm[k]]].name);
+    const size_t i = static_cast<size_t>(by_hbm[k]);
+    const ShardingOption& o = space.options[plan.proposal[i]];
+    if (!is_2026()) {
+      indented(o.name);
+      continue;
+    }
+    // 2026-08: "name: <first shard's HBM> GB on rank(s) [r, ...]".
+    std::vector<int> ranks(plan.ranks.begin() + plan.first_shard[i], plan.ranks.begin() + plan.first_shard[i + 1]);
+    const int64_t hbm = o.shards.empty() ? 0 : o.shards[0].storage.hbm;
+    indented(o.name + ": " + py_round(gb(hbm), 3) + " GB on " + (o.num_shards() > 1 ? "ranks " : "rank ") +
+             stats_format::py_int_list(ranks));
   }
 }
 
@@ -470,11 +467,10 @@ std::vector<std::string> StatsPrinter::run() {
 
   if (result_.reserved) {
     reserved_pct_ = result_.reserved->percentage;
-    const ReservationKind kind = result_.reserved->kind;
-    if (kind == ReservationKind::kHeuristical || kind == ReservationKind::kInference) {
-      dense_ = result_.reserved->dense.value_or(Storage{});
-      kjt_ = result_.reserved->kjt.value_or(Storage{});
-    }
+    // Dense storage exists for the heuristical and inference reservations,
+    // KJT storage also for 2026-08's fixed percentage (storage_reservation.h).
+    dense_ = result_.reserved->dense.value_or(Storage{});
+    kjt_ = result_.reserved->kjt.value_or(Storage{});
   } else {
     reserved_pct_ = scenario_.planner.storage_reservation.percentage;
   }
@@ -517,27 +513,34 @@ std::vector<std::string> StatsPrinter::run() {
     left("World Size: " + int_str(result_.topology.world_size));
   }
 
-  std::map<std::string, int> kernels;  // sorted by kernel name
-  for (int idx : plan_->proposal) ++kernels[std::string(to_string(space_->options[idx].compute_kernel))];
-  blank();
-  left("Compute Kernels:");
-  for (const auto& [kernel, count] : kernels) indented(kernel + ": " + int_str(count));
-
-  if (options_.debug) {
-    if (has_plan_) emit_debug_plan_section();
-    emit_reservation_section();
-    if (has_plan_) emit_imbalance_section();
+  if (is_2026()) {
+    emit_kernel_sections_2026();
+    if (options_.debug) {
+      if (has_plan_) {
+        emit_imbalance_statistics_2026();
+        emit_max_perf_and_hbm_2026();
+      }
+      emit_reservation_section_2026();
+      if (has_plan_) emit_imbalance_tables();
+    }
+  } else {
+    emit_kernel_counts_2024();
+    if (options_.debug) {
+      if (has_plan_) emit_debug_plan_section_2024();
+      emit_reservation_section_2024();
+      if (has_plan_) emit_imbalance_tables();
+    }
   }
 
   line(std::string(static_cast<size_t>(width_), '#'));
   return std::move(lines_);
 }
 
-}  // namespace
+}  // namespace internal
 
 std::vector<std::string> format_stats(const Scenario& scenario, const PlannerResult& result,
                                       const StatsOptions& options) {
-  StatsPrinter printer(scenario, result, options);
+  internal::StatsPrinter printer(scenario, result, options);
   return printer.run();
 }
 

@@ -25,6 +25,17 @@ std::string int_str(int64_t v);
 // f"{x:.2f}" (used for the run time).
 std::string fixed(double x, int decimals);
 
+// f"{x:.3g}": three significant digits, as C's %.3g.
+std::string general3(double x);
+
+// Python str() of a list of ints: "[0, 5, 7]", "[]".
+std::string py_int_list(const std::vector<int>& values);
+
+// statistics.mean() of floats: the exact mean of `values`, rounded once to
+// the nearest double (ties to even). REQUIRES: finite, non-negative values,
+// at least one.
+double exact_mean(const std::vector<double>& values);
+
 // TorchRec's rank-list shortening: more than one rank forming a consecutive
 // ascending range gives {"a-b"}; anything else gives each rank as a string
 // (duplicates kept: {0, 0, 1} -> "0", "0", "1").

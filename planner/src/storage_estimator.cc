@@ -62,14 +62,15 @@ bool is_caching(ComputeKernel k) {
 
 }  // namespace
 
-IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int local_world_size) {
-  return shard_io_sizes(o, batch_sums(o), shard, world_size, local_world_size);
+IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int local_world_size,
+                       const TorchRecBehaviour& behaviour) {
+  return shard_io_sizes(o, batch_sums(o), shard, world_size, local_world_size, behaviour);
 }
 
 IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Shard& shard, int world_size,
-                       int local_world_size) {
+                       int local_world_size, const TorchRecBehaviour& behaviour) {
   const double inputs = sums.inputs;
-  const double pooled = sums.pooled;
+  const double pooled = sums.outputs(true, behaviour);
   const double w = world_size;
   const double s_t = o.element_size;
   IoSizes io;
@@ -104,25 +105,33 @@ IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Sha
 
 void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
   const Topology& t = *ctx.topology;
-  const bool on_cuda = t.compute_device == ComputeDevice::kCuda;
+  const TorchRecBehaviour& behaviour = *ctx.behaviour;
+  // Devices whose I/O buffers sit in HBM: cuda, and mtia once it has HBM.
+  const bool io_in_hbm = t.compute_device == ComputeDevice::kCuda ||
+                         (t.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
   // Whole-table bytes as the sharder reports them (§5.2): quant sharders add
   // an fp16 scale and bias per row; UVM kernels keep the table in host memory.
   int64_t table_bytes = option->tensor_bytes;
   if (ctx.quant_sharder) table_bytes += 4 * option->tensor_rows;
   int64_t hbm_table = 0;
   int64_t ddr_table = 0;
+  const bool caching = is_caching(option->compute_kernel);
+  // The storage estimator keeps the falsy rule in both versions.
+  const double clf = option->cache_load_factor.value_or(0.0) != 0.0 ? *option->cache_load_factor
+                                                                     : kDefaultCacheLoadFactor;
   if (is_uvm(option->compute_kernel)) {
     ddr_table = table_bytes;
-    if (is_caching(option->compute_kernel)) {
-      const double c = option->cache_load_factor.value_or(0.0) != 0.0 ? *option->cache_load_factor
-                                                                       : kDefaultCacheLoadFactor;
-      hbm_table = static_cast<int64_t>(std::nearbyint(static_cast<double>(ddr_table) * c));
-    }
-  } else if (on_cuda) {
+    if (caching) hbm_table = static_cast<int64_t>(std::nearbyint(static_cast<double>(ddr_table) * clf));
+  } else if (t.compute_device == ComputeDevice::kCuda ||
+             (t.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm && !ctx.quant_sharder)) {
+    // compute_storage_usage: training tables in HBM on cuda (and mtia in
+    // 2026-08); quantized tables in HBM on cuda only.
     hbm_table = table_bytes;
   } else {
     ddr_table = table_bytes;
   }
+  // 2026-08: the cache's index map, slot state and LRU state.
+  const bool aux_state = caching && behaviour.cache_aux_state_in_hbm;
 
   const double mu = optimizer_multiplier(ctx, *option);
   const int128 table_elems = int128{option->tensor_rows} * option->tensor_cols;
@@ -147,10 +156,11 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
       continue;
     }
     previous = &s;
-    const IoSizes io = shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size);
-    const int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
+    const IoSizes io = shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size, behaviour);
+    int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
     const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
-    if (on_cuda) {
+    if (aux_state) hbm_spec += static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
+    if (io_in_hbm) {
       s.storage.hbm = io.input + io.output + hbm_spec;
       s.storage.ddr = ddr_spec;
     } else {

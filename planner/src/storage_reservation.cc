@@ -9,9 +9,10 @@
 namespace shardlab::planner {
 namespace {
 
-// Subtracts `bytes` from HBM on cuda and from DDR elsewhere.
-Storage by_device_type(ComputeDevice device, int64_t bytes) {
-  return device == ComputeDevice::kCuda ? Storage{bytes, 0} : Storage{0, bytes};
+// `bytes` in HBM on cuda (and mtia once it has HBM), in DDR elsewhere.
+Storage by_device_type(ComputeDevice device, int64_t bytes, const TorchRecBehaviour& behaviour) {
+  const bool hbm = device == ComputeDevice::kCuda || (device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
+  return hbm ? Storage{bytes, 0} : Storage{0, bytes};
 }
 
 // KJT bytes: indices of every input of every table, walked in the modules'
@@ -80,15 +81,23 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   for (const Device& d : topology.devices) {
     r.devices.push_back(Storage{static_cast<int64_t>(keep * static_cast<double>(d.storage.hbm)), d.storage.ddr});
   }
-  if (spec.kind == ReservationKind::kFixedPercentage) return r;
+  const TorchRecBehaviour& behaviour = s.behaviour();
+  auto kjt_bytes = [&](int copies) {
+    return static_cast<int64_t>(std::ceil(kjt_input_sum(s, modules) * 8.0)) * copies;
+  };
+  if (spec.kind == ReservationKind::kFixedPercentage) {
+    // 2026-08 estimates the KJT storage (2 pipelined batches x 10 copies)
+    // without reserving it; the stats count it.
+    if (behaviour.fixed_percentage_estimates_kjt) r.kjt = by_device_type(topology.compute_device, kjt_bytes(20), behaviour);
+    return r;
+  }
 
   const bool heuristical = spec.kind == ReservationKind::kHeuristical;
   const double multiplier = heuristical ? spec.parameter_multiplier : 1.0;
   const int64_t dense = spec.dense_tensor_estimate.value_or(0) != 0 ? *spec.dense_tensor_estimate
                                                                      : dense_bytes(s, modules, multiplier);
-  const auto kjt = static_cast<int64_t>(std::ceil(kjt_input_sum(s, modules) * 8.0)) * (heuristical ? 20 : 1);
-  r.dense = by_device_type(topology.compute_device, dense);
-  r.kjt = by_device_type(topology.compute_device, kjt);
+  r.dense = by_device_type(topology.compute_device, dense, behaviour);
+  r.kjt = by_device_type(topology.compute_device, kjt_bytes(heuristical ? 20 : 1), behaviour);
   for (Storage& d : r.devices) {
     d -= *r.dense;
     d -= *r.kjt;
@@ -96,10 +105,13 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   // TorchRec checks only device 0's HBM (ODD-20).
   if (heuristical && !r.devices.empty() && r.devices[0].hbm < 0) {
     // TorchRec's text, then the scenario field that sets the HBM it ran out of.
+    const std::optional<int64_t>& cap = s.topology.hbm_cap;
+    const bool given = cap && (*cap != 0 || behaviour.explicit_zero_capacity_kept);
     const std::string field =
-        s.topology.hbm_cap != 0 ? "topology.hbm_cap (" + std::to_string(s.topology.hbm_cap) +
-                                      (s.topology.hbm_cap == 1 ? " byte" : " bytes") + " per rank)"
-                                : "topology.hbm_cap (absent or 0: the 32 GiB default per rank)";
+        given ? "topology.hbm_cap (" + std::to_string(*cap) + (*cap == 1 ? " byte" : " bytes") +
+                    " per rank)"
+              : std::string("topology.hbm_cap (") + (cap ? "0" : "absent") +
+                    ": the 32 GiB default per rank)";
     return Status::planner(
         PlannerErrorType::kInsufficientStorage,
         reservation_failure_message(r, topology.devices[0].storage, s.batch_size) +

@@ -2,7 +2,7 @@
 
 namespace shardlab::planner {
 
-Topology make_topology(const TopologySpec& spec) {
+Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behaviour) {
   Topology t;
   t.world_size = spec.world_size;
   // Falsy rule: a local world size of 0 (or none) means one host.
@@ -11,14 +11,20 @@ Topology make_topology(const TopologySpec& spec) {
   // Bandwidths and the backward multiplier are stored verbatim (no falsy rule).
   t.hbm_mem_bw = spec.hbm_mem_bw;
   t.ddr_mem_bw = spec.ddr_mem_bw;
+  t.hbm_to_ddr_mem_bw = spec.hbm_to_ddr_mem_bw;
   t.intra_host_bw = spec.intra_host_bw;
   t.inter_host_bw = spec.inter_host_bw;
   t.bwd_compute_multiplier = spec.bwd_compute_multiplier;
 
-  const int64_t hbm = spec.compute_device == ComputeDevice::kCuda
-                          ? (spec.hbm_cap != 0 ? spec.hbm_cap : kDefaultHbmCap)
-                          : 0;
-  const int64_t ddr = spec.ddr_cap != 0 ? spec.ddr_cap : kDefaultDdrCap;
+  // 2024-02: `cap if cap else default`; 2026-08: `cap if cap is not None`.
+  auto capacity = [&](const std::optional<int64_t>& cap, int64_t fallback) {
+    if (!cap) return fallback;
+    return *cap != 0 || behaviour.explicit_zero_capacity_kept ? *cap : fallback;
+  };
+  const bool has_hbm = spec.compute_device == ComputeDevice::kCuda ||
+                       (spec.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
+  const int64_t hbm = has_hbm ? capacity(spec.hbm_cap, kDefaultHbmCap) : 0;
+  const int64_t ddr = capacity(spec.ddr_cap, kDefaultDdrCap);
   t.devices.resize(static_cast<size_t>(spec.world_size));
   for (int r = 0; r < spec.world_size; ++r) {
     t.devices[r].rank = r;
@@ -26,5 +32,7 @@ Topology make_topology(const TopologySpec& spec) {
   }
   return t;
 }
+
+Topology make_topology(const Scenario& scenario) { return make_topology(scenario.topology, scenario.behaviour()); }
 
 }  // namespace shardlab::planner

@@ -98,6 +98,7 @@ std::string partitioner_name(const CompareConfig& c, const planner::Scenario& sc
 
 std::string label(const CompareConfig& c, const planner::Scenario& scenario) {
   std::string s = proposer_name(c) + " + " + partitioner_name(c, scenario) + " + " + std::string(to_string(c.rating));
+  if (c.torchrec_version) s += " + TorchRec " + std::string(planner::to_string(*c.torchrec_version));
   for (const auto& [axis, value] : c.extra_axes) s += " + " + value;
   return s;
 }
@@ -106,6 +107,7 @@ planner::Scenario configure(const planner::Scenario& scenario, const CompareConf
   planner::Scenario s = scenario;
   if (c.proposer) s.planner.proposers = {planner::ProposerSpec{.kind = *c.proposer}};
   if (c.partitioner) s.planner.partitioner.kind = *c.partitioner;
+  if (c.torchrec_version) s.planner.torchrec_version = *c.torchrec_version;
   return s;
 }
 
@@ -117,6 +119,19 @@ std::vector<CompareConfig> default_compare_grid() {
     }
   }
   return grid;
+}
+
+std::vector<CompareConfig> each_torchrec_version(const std::vector<CompareConfig>& grid) {
+  std::vector<CompareConfig> out;
+  out.reserve(grid.size() * planner::all_torchrec_versions().size());
+  for (const CompareConfig& c : grid) {
+    for (const planner::TorchRecVersion v : planner::all_torchrec_versions()) {
+      CompareConfig versioned = c;
+      versioned.torchrec_version = v;
+      out.push_back(std::move(versioned));
+    }
+  }
+  return out;
 }
 
 double relative_change(double from, double to) {
@@ -145,6 +160,7 @@ Comparison compare_configurations(const planner::Scenario& scenario, const std::
     row.label = label(config, scenario);
     report(options, i, rows, CompareProgress::Stage::kPlanning);
     const planner::Scenario configured = configure(scenario, config);
+    row.torchrec_version = configured.planner.torchrec_version;
     planner::PlannerOptions base{.cancel = options.cancel, .calibration = options.calibration};
     if (options.progress) {
       base.progress = [&options, i, rows](const planner::PlannerProgress& p) {

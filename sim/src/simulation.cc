@@ -101,7 +101,7 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   if (Status st = check_workload(scenario); !st) return st;
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
-  const planner::Topology topology = planner::make_topology(scenario.topology);
+  const planner::Topology topology = planner::make_topology(scenario);
   auto traffic = detail::build_traffic(scenario, space, plan, topology, *graph);
   if (!traffic) return traffic.status();
   const bool training = !scenario.planner.is_inference;

@@ -364,7 +364,7 @@ Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario, co
                                            const planner::PartitionedPlan& plan) {
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
-  return detail::build_traffic(scenario, space, plan, planner::make_topology(scenario.topology), *graph);
+  return detail::build_traffic(scenario, space, plan, planner::make_topology(scenario), *graph);
 }
 
 }  // namespace shardlab::sim

@@ -132,8 +132,8 @@ TEST_F(CliTest, PlanWritesThePlan) {
   EXPECT_NE(r.err.find("planned 2 tables on 2 ranks"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-> " + out), std::string::npos) << r.err;
   const Json j = Json::parse(read_file(out));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "perf_rating_ms", "num_proposals", "num_plans", "tables", "devices",
-                           "reserved"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "perf_rating_ms", "num_proposals", "num_plans",
+                           "tables", "devices", "reserved"}));
   EXPECT_EQ(j["scenario"], "cli-small");
   EXPECT_EQ(j["tables"].size(), 2u);
   EXPECT_TRUE(j["tables"].contains("t0"));
@@ -179,11 +179,64 @@ TEST_F(CliTest, PlanFailureExits3WithTheErrorShape) {
   expect_no_temp_files();
 }
 
+// One table forced onto UVM: the two TorchRec models rate it differently
+// (fused_uvm reads host memory at 51 GiB/s in 2024-02, 32 GiB/s in 2026-08).
+constexpr const char* kUvmScenario = R"({
+  "name": "cli-uvm",
+  "topology": {"world_size": 2},
+  "tables": [{"name": "t0", "num_embeddings": 100000, "embedding_dim": 128, "feature_names": ["f0"]}],
+  "constraints": {"t0": {"sharding_types": ["table_wise"], "compute_kernels": ["fused_uvm"]}},
+  "planner": {"proposers": ["greedy"]}
+})";
+
+TEST_F(CliTest, TorchRecVersionChoosesTheModel) {
+  const std::string scenario = write("uvm.json", kUvmScenario);
+  CliRun r = run({"plan", scenario, "-q", "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json newest = Json::parse(r.out);
+  EXPECT_EQ(newest["torchrec_version"], "2026-08");  // the default
+
+  r = run({"plan", scenario, "-q", "--no-record", "--torchrec-version", "2024-02"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json old = Json::parse(r.out);
+  EXPECT_EQ(old["torchrec_version"], "2024-02");
+  const double old_fwd = old["tables"]["t0"]["shards"][0]["perf"]["fwd_compute"].get<double>();
+  const double new_fwd = newest["tables"]["t0"]["shards"][0]["perf"]["fwd_compute"].get<double>();
+  EXPECT_NEAR(new_fwd / old_fwd, 51.0 / 32.0, 1e-12);
+
+  // The scenario's planner.torchrec_version, and the option over it.
+  Json pinned = Json::parse(kUvmScenario);
+  pinned["planner"]["torchrec_version"] = "2024-02";
+  const std::string pinned_path = write("pinned.json", pinned.dump());
+  r = run({"plan", pinned_path, "-q", "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["perf_rating_ms"], old["perf_rating_ms"]);
+  r = run({"options", pinned_path, "-q", "--torchrec-version", "2026-08"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["torchrec_version"], "2026-08");
+
+  // The stats table is introduced by the model's name; the summary names it.
+  r = run({"plan", scenario, "--no-record", "--stats", "--torchrec-version", "2024-02"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Planned as TorchRec 2024-02 (commit fe1c2824)\n#####", 0), 0u) << r.out;
+  EXPECT_NE(r.err.find(" ranks as TorchRec 2024-02 in "), std::string::npos) << r.err;
+
+  // Unknown versions are usage errors, in the file and on the command line.
+  r = run({"plan", scenario, "--torchrec-version", "2025-01"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2025-01"), std::string::npos) << r.err;
+  pinned["planner"]["torchrec_version"] = "2025-01";
+  r = run({"validate", write("bad_version.json", pinned.dump())});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("planner.torchrec_version: unknown TorchRec version"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2024-02, 2026-08"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, Options) {
   CliRun r = run({"options", write("small.json", kSmallScenario)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json j = Json::parse(r.out);
-  EXPECT_EQ(keys(j), (Keys{"scenario", "options"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "options"}));
   ASSERT_FALSE(j["options"].empty());
   for (const char* k : {"name", "fqn", "sharding_type", "compute_kernel", "partition_by", "is_pooled", "is_weighted",
                         "input_lengths", "cache_params", "total_perf", "total_storage", "shards"}) {

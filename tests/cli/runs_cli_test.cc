@@ -53,6 +53,9 @@ TEST_F(RunsCliTest, PlanAndSimulateAreListedShownExportedAndDiffed) {
   EXPECT_EQ(list[1]["kind"], "plan");
   EXPECT_EQ(list[1]["summary"]["rating_ms"], plan["perf_rating_ms"]);
   EXPECT_EQ(list[1]["scenario_hash"], list[0]["scenario_hash"]);
+  // The TorchRec model each run planned with (the default, 2026-08).
+  EXPECT_EQ(list[0]["torchrec_version"], "2026-08");
+  EXPECT_EQ(list[1]["torchrec_version"], "2026-08");
 
   r = run({"runs", "list", "--db", db, "--kind", "plan", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -63,6 +66,7 @@ TEST_F(RunsCliTest, PlanAndSimulateAreListedShownExportedAndDiffed) {
   r = run({"runs", "show", "1", "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("run 1 (plan)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  torchrec     2026-08\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("estimates per rank"), std::string::npos) << r.out;
 
   // The export holds the plan, its per-shard estimates and the scenario.

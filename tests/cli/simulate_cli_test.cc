@@ -231,7 +231,7 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   std::set<std::string> configurations;
   int ok = 0;
   for (const Json& row : j["rows"]) {
-    EXPECT_EQ(keys(row), (Keys{"label", "proposer", "partitioner", "perf_model", "axes", "ok", "error",
+    EXPECT_EQ(keys(row), (Keys{"label", "proposer", "partitioner", "perf_model", "torchrec_version", "axes", "ok", "error",
                                "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance", "num_proposals",
                                "num_plans", "simulations", "plan_seconds", "winner", "iteration_vs_winner",
                                "rating_vs_winner", "moved_vs_winner", "ranks"}));

@@ -161,8 +161,8 @@ TEST(ShardPlacement, CudaMtiaCpu) {
 TEST(PlanToJson, FieldsInDocumentedOrder) {
   Fixture f;
   const Json j = Json::parse(plan_to_json(f.scenario, f.result(1, 1)));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "perf_rating_ms", "num_proposals", "num_plans", "tables", "devices",
-                           "reserved"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "perf_rating_ms", "num_proposals", "num_plans",
+                           "tables", "devices", "reserved"}));
   EXPECT_EQ(j["scenario"], "tiny");
   EXPECT_EQ(j["num_proposals"], 61);
   EXPECT_EQ(j["num_plans"], 60);
@@ -355,7 +355,7 @@ TEST(OptionsToJson, EveryOptionInEnumerationOrder) {
   PlannerResult r = f.result(1, 0);
   r.best.reset();  // enumerate_only results have no plan
   const Json j = Json::parse(options_to_json(f.scenario, r));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "options"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "options"}));
   ASSERT_EQ(j["options"].size(), 3u);
   const Json& o = j["options"][1];
   EXPECT_EQ(keys(o), (Keys{"index", "name", "fqn", "sharding_type", "compute_kernel", "partition_by", "is_pooled",

@@ -160,7 +160,7 @@ TEST(RunExport, DocumentHoldsEveryRowAndEmbedsTheJsonTexts) {
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys,
             (std::vector<std::string>{"id", "kind", "created_at", "scenario_name", "scenario_hash",
-                                      "shardlab_version", "host", "device", "backend", "inputs",
+                                      "shardlab_version", "host", "device", "backend", "torchrec_version", "inputs",
                                       "summary", "scenario", "plan", "estimates", "sim_phases",
                                       "measurements", "calibration"}));
   EXPECT_EQ(j["id"], 9);

@@ -8,6 +8,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -359,9 +361,45 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidScenario);
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
-                                            "version this ShardLab supports (2); use a "
+                                            "version this ShardLab supports (3); use a "
                                             "newer ShardLab or another run store file");
   EXPECT_EQ(header_field(path, 60), 7u);
+}
+
+TEST(RunStoreFile, UpgradesAVersion2StoreInPlace) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  int64_t id = 0;
+  {
+    Result<RunStore> store = RunStore::open(path);
+    ASSERT_TRUE(store.is_ok());
+    Result<int64_t> added = store->add_run(sample_run(RunKind::kPlan, 1));
+    ASSERT_TRUE(added.is_ok());
+    id = *added;
+  }
+  {
+    // What version 2 wrote: no torchrec_version column.
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("ALTER TABLE runs DROP COLUMN torchrec_version");
+    db.exec("PRAGMA user_version = 2");
+  }
+  ASSERT_EQ(header_field(path, 60), 2u);
+  {
+    Result<RunStore> upgraded = RunStore::open(path);
+    ASSERT_TRUE(upgraded.is_ok()) << upgraded.status().message();
+    // Runs recorded before version 3 were all planned with the 2024-02 model.
+    Result<StoredRun> run = upgraded->get_run(id);
+    ASSERT_TRUE(run.is_ok());
+    EXPECT_EQ(run->summary.torchrec_version, "2024-02");
+    EXPECT_EQ(run->estimates.size(), 3u);
+    NewRun next = sample_run(RunKind::kPlan, 1);
+    next.torchrec_version = "2026-08";
+    Result<int64_t> added = upgraded->add_run(next);
+    ASSERT_TRUE(added.is_ok());
+    EXPECT_EQ(upgraded->get_run(*added)->summary.torchrec_version, "2026-08");
+  }
+  // Closed (the write-ahead log checkpointed): the file is at version 3.
+  EXPECT_EQ(header_field(path, 60), 3u);
 }
 
 TEST(RunStoreFile, RefusesAnotherApplicationsDatabase) {

@@ -61,10 +61,12 @@ TEST(ScenarioLoader, DefaultsWhenOnlyRequiredFieldsAreGiven) {
   EXPECT_EQ(s.topology.world_size, 2);
   EXPECT_FALSE(s.topology.local_world_size.has_value());
   EXPECT_EQ(s.topology.compute_device, planner::ComputeDevice::kCuda);
-  EXPECT_EQ(s.topology.hbm_cap, 0);  // falsy: the planner applies 32 GiB
-  EXPECT_EQ(s.topology.ddr_cap, 0);
+  EXPECT_FALSE(s.topology.hbm_cap.has_value());  // the planner applies 32 GiB
+  EXPECT_FALSE(s.topology.ddr_cap.has_value());
   EXPECT_EQ(s.topology.hbm_mem_bw, planner::kDefaultHbmMemBw);
   EXPECT_EQ(s.topology.ddr_mem_bw, planner::kDefaultDdrMemBw);
+  EXPECT_EQ(s.topology.hbm_to_ddr_mem_bw, planner::kDefaultHbmToDdrMemBw);
+  EXPECT_EQ(s.planner.torchrec_version, planner::TorchRecVersion::k2026_08);
   EXPECT_EQ(s.topology.intra_host_bw, planner::kDefaultIntraHostBw);
   EXPECT_EQ(s.topology.inter_host_bw, planner::kDefaultInterHostBw);
   EXPECT_EQ(s.topology.bwd_compute_multiplier, 2.0);
@@ -204,8 +206,8 @@ TEST(ScenarioLoader, FalsyZerosAreKeptAsGiven) {
                        "parameter_multiplier": 0, "dense_tensor_estimate": 0}},
           "sharder": {"fused_params": {"cache_load_factor": 0}})",
       R"({"world_size": 1, "hbm_cap": 0, "ddr_cap": "0 GiB"})"));
-  EXPECT_EQ(s.topology.hbm_cap, 0);
-  EXPECT_EQ(s.topology.ddr_cap, 0);
+  EXPECT_EQ(s.topology.hbm_cap, std::optional<int64_t>(0));
+  EXPECT_EQ(s.topology.ddr_cap, std::optional<int64_t>(0));
   EXPECT_EQ(s.planner.storage_reservation.percentage, 0.0);
   EXPECT_EQ(s.planner.storage_reservation.parameter_multiplier, 0.0);
   EXPECT_EQ(s.planner.storage_reservation.dense_tensor_estimate, 0);

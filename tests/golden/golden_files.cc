@@ -1,13 +1,39 @@
 #include "golden_files.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <set>
 
 namespace shardlab::testing {
 namespace {
 
-void collect(const std::filesystem::path& dir, uintmax_t max_bytes, std::set<std::string>* seen,
-             std::vector<GoldenPair>* out) {
+struct GoldenSet {
+  planner::TorchRecVersion version;
+  const char* bundled;  // relative to the repository
+  const char* shared;   // relative to the shared reference folder
+};
+
+constexpr GoldenSet kSets[] = {
+    {planner::TorchRecVersion::k2024_02, "tests/golden/data", "golden"},
+    {planner::TorchRecVersion::k2026_08, "tests/golden/data-torchrec-2026", "golden-torchrec-2026"},
+};
+
+std::string id_of(planner::TorchRecVersion v, const std::string& name) {
+  // Appended piece by piece: "v" + std::string(...) trips a GCC 12
+  // -Wrestrict false positive.
+  std::string id = "v";
+  id += planner::to_string(v);
+  id += "_";
+  id += name;
+  for (char& c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return id;
+}
+
+void collect(const std::filesystem::path& dir, planner::TorchRecVersion version, uintmax_t max_bytes,
+             std::set<std::string>* seen, std::vector<GoldenPair>* out) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return;
   std::vector<GoldenPair> found;
@@ -19,7 +45,7 @@ void collect(const std::filesystem::path& dir, uintmax_t max_bytes, std::set<std
     const auto scenario = dir / (name + ".json");
     if (!std::filesystem::exists(scenario) || seen->count(name)) continue;
     if (std::filesystem::file_size(entry.path(), ec) > max_bytes) continue;
-    found.push_back({name, scenario, entry.path()});
+    found.push_back({name, scenario, entry.path(), version, id_of(version, name)});
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (auto& p : found) {
@@ -28,14 +54,29 @@ void collect(const std::filesystem::path& dir, uintmax_t max_bytes, std::set<std
   }
 }
 
+std::filesystem::path shared_root() {
+  if (const char* env = std::getenv("SHARDLAB_SHARED_DIR"); env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(SHARDLAB_SOURCE_DIR) / "../shared";
+}
+
 }  // namespace
 
 std::vector<GoldenPair> find_golden_pairs(uintmax_t max_golden_bytes) {
   std::vector<GoldenPair> pairs;
-  std::set<std::string> seen;
-  collect(std::filesystem::path(SHARDLAB_SOURCE_DIR) / "tests/golden/data", max_golden_bytes, &seen, &pairs);
-  collect(std::filesystem::path(SHARDLAB_SOURCE_DIR) / "../shared/golden", max_golden_bytes, &seen, &pairs);
+  for (const GoldenSet& set : kSets) {
+    std::set<std::string> seen;
+    collect(std::filesystem::path(SHARDLAB_SOURCE_DIR) / set.bundled, set.version, max_golden_bytes, &seen, &pairs);
+    collect(shared_root() / set.shared, set.version, max_golden_bytes, &seen, &pairs);
+  }
   return pairs;
 }
+
+uintmax_t golden_max_bytes() {
+  uintmax_t max_mb = 20;
+  if (const char* env = std::getenv("SHARDLAB_GOLDEN_MAX_MB")) max_mb = std::strtoull(env, nullptr, 10);
+  return max_mb << 20;
+}
+
+void PrintTo(const GoldenPair& pair, std::ostream* os) { *os << pair.id; }
 
 }  // namespace shardlab::testing

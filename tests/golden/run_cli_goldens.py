@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """End-to-end parity through the command line, as users and reviewers run it.
 
-For every golden pair (tests/golden/data, then the shared reference set beside
-the repository when present), runs `shardlab plan SCENARIO -o PLAN` and
-`shardlab options SCENARIO -o OPTIONS`, then compare_golden.py on the outputs.
-Prints one line per scenario and "N passed, N failed" at the end.
+For every golden pair of every TorchRec version (tests/golden/data for
+2024-02 and tests/golden/data-torchrec-2026 for 2026-08, then the shared
+reference sets beside the repository, or under $SHARDLAB_SHARED_DIR, when
+present), runs `shardlab plan SCENARIO --torchrec-version V -o PLAN` and
+`shardlab options SCENARIO --torchrec-version V -o OPTIONS`, then
+compare_golden.py on the outputs. Prints one line per scenario and
+"N passed, N failed" at the end.
 
 usage: run_cli_goldens.py SHARDLAB_BINARY SOURCE_DIR [--max-mb 50]
 """
@@ -15,22 +18,28 @@ import sys
 import tempfile
 
 
+# (TorchRec version, bundled folder, folder in the shared reference set)
+SETS = [("2024-02", os.path.join("tests", "golden", "data"), "golden"),
+        ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026"), "golden-torchrec-2026")]
+
+
 def pairs(source_dir, max_bytes):
-    seen = set()
-    for d in (os.path.join(source_dir, "tests", "golden", "data"),
-              os.path.join(source_dir, "..", "shared", "golden")):
-        if not os.path.isdir(d):
-            continue
-        for f in sorted(os.listdir(d)):
-            if not f.endswith(".golden.json"):
+    shared = os.environ.get("SHARDLAB_SHARED_DIR") or os.path.join(source_dir, "..", "shared")
+    for version, bundled, shared_set in SETS:
+        seen = set()
+        for d in (os.path.join(source_dir, bundled), os.path.join(shared, shared_set)):
+            if not os.path.isdir(d):
                 continue
-            name = f[: -len(".golden.json")]
-            scenario = os.path.join(d, name + ".json")
-            golden = os.path.join(d, f)
-            if name in seen or not os.path.exists(scenario) or os.path.getsize(golden) > max_bytes:
-                continue
-            seen.add(name)
-            yield name, scenario, golden
+            for f in sorted(os.listdir(d)):
+                if not f.endswith(".golden.json"):
+                    continue
+                name = f[: -len(".golden.json")]
+                scenario = os.path.join(d, name + ".json")
+                golden = os.path.join(d, f)
+                if name in seen or not os.path.exists(scenario) or os.path.getsize(golden) > max_bytes:
+                    continue
+                seen.add(name)
+                yield version, name, scenario, golden
 
 
 def main():
@@ -42,19 +51,19 @@ def main():
     compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_golden.py")
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, scenario, golden in pairs(args.source_dir, args.max_mb << 20):
-            plan = os.path.join(tmp, name + ".plan.json")
-            options = os.path.join(tmp, name + ".options.json")
-            rc = subprocess.run([args.shardlab, "plan", scenario, "-o", plan, "-q"],
+        for version, name, scenario, golden in pairs(args.source_dir, args.max_mb << 20):
+            plan = os.path.join(tmp, name + "." + version + ".plan.json")
+            options = os.path.join(tmp, name + "." + version + ".options.json")
+            rc = subprocess.run([args.shardlab, "plan", scenario, "--torchrec-version", version, "-o", plan, "-q"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-            subprocess.run([args.shardlab, "options", scenario, "-o", options, "-q"],
+            subprocess.run([args.shardlab, "options", scenario, "--torchrec-version", version, "-o", options, "-q"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             out = subprocess.run([sys.executable, compare, golden, plan, str(rc), options],
                                  capture_output=True, text=True)
             ok = out.returncode == 0
             passed += ok
             failed += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {name}: {out.stdout.strip()}")
+            print(f"{'ok  ' if ok else 'FAIL'} {version} {name}: {out.stdout.strip()}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or passed == 0 else 0
 

@@ -1,12 +1,13 @@
 // EmbeddingStats printout against TorchRec's own (planner-model.md §10): for
-// every golden pair NAME.json + NAME.golden.json, plan the scenario, format
-// the stats and compare with the golden's `stats_text` line by line.
+// every golden pair NAME.json + NAME.golden.json of every TorchRec version,
+// plan the scenario with that version, format the stats and compare with the
+// golden's `stats_text` line by line.
 //
-// Goldens come from tests/golden/data and, when the checkout sits beside a
-// shared/ folder, from ../shared/golden (a name found in both is run once,
-// from tests/golden/data). Skipped: goldens over 20 MB and build-stage
-// errors. Where TorchRec logged no stats (empty stats_text: failures before
-// the proposal loop), format_stats must print nothing either.
+// Goldens come from golden_files.h (the bundled copies and, when the checkout
+// sits beside a shared/ folder, the full reference sets). Skipped: goldens
+// over the size limit (SHARDLAB_GOLDEN_MAX_MB, 20 MB) and build-stage errors.
+// Where TorchRec logged no stats (empty stats_text: failures before the
+// proposal loop), format_stats must print nothing either.
 //
 // The run time in "--- Evaluated P proposal(s), found N possible plan(s), ran
 // for T.TTs ---" is TorchRec's; the test formats our stats with the golden's
@@ -27,6 +28,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "golden_files.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/stats.h"
@@ -34,42 +36,8 @@
 namespace shardlab {
 namespace {
 
-namespace fs = std::filesystem;
 
-constexpr uintmax_t kMaxGoldenBytes = 20u * 1024u * 1024u;
-
-struct GoldenCase {
-  std::string name;      // scenario name (file stem)
-  fs::path scenario;     // NAME.json
-  fs::path golden;       // NAME.golden.json
-};
-
-std::vector<GoldenCase> find_goldens() {
-  const std::vector<fs::path> dirs = {
-      fs::path(SHARDLAB_SOURCE_DIR) / "tests" / "golden" / "data",
-      fs::path(SHARDLAB_SOURCE_DIR) / ".." / "shared" / "golden",
-  };
-  std::map<std::string, GoldenCase> by_name;
-  const std::string suffix = ".golden.json";
-  for (const fs::path& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      const std::string file = entry.path().filename().string();
-      if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
-        continue;
-      }
-      const std::string name = file.substr(0, file.size() - suffix.size());
-      const fs::path scenario = dir / (name + ".json");
-      if (!fs::exists(scenario, ec) || by_name.count(name)) continue;
-      if (fs::file_size(entry.path(), ec) > kMaxGoldenBytes) continue;
-      by_name.emplace(name, GoldenCase{name, scenario, entry.path()});
-    }
-  }
-  std::vector<GoldenCase> out;
-  for (auto& [name, c] : by_name) out.push_back(std::move(c));
-  return out;
-}
+using GoldenCase = testing::GoldenPair;
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -88,10 +56,8 @@ std::string trimmed(const std::string& s) {
   return s.substr(0, end) + "...#";
 }
 
-// gtest prints the parameter in test names and failures.
-void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
 
-class StatsTextGolden : public testing::TestWithParam<GoldenCase> {};
+class StatsTextGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(StatsTextGolden, MatchesTorchRec) {
   const GoldenCase& c = GetParam();
@@ -114,6 +80,7 @@ TEST_P(StatsTextGolden, MatchesTorchRec) {
 
   Result<planner::Scenario> scenario = data::load_scenario_file(c.scenario.string());
   ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  scenario->planner.torchrec_version = c.version;
   planner::PlannerResult result = planner::plan(*scenario);
 
   // TorchRec logged no stats (failure before the proposal loop): neither do we.
@@ -149,15 +116,9 @@ TEST_P(StatsTextGolden, MatchesTorchRec) {
       << trimmed(actual.size() > n ? actual[n] : expected[n]);
 }
 
-std::string case_name(const testing::TestParamInfo<GoldenCase>& info) {
-  std::string s = info.param.name;
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Goldens, StatsTextGolden, testing::ValuesIn(find_goldens()), case_name);
+INSTANTIATE_TEST_SUITE_P(Goldens, StatsTextGolden,
+                         ::testing::ValuesIn(testing::find_golden_pairs(testing::golden_max_bytes())),
+                         [](const auto& info) { return info.param.id; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(StatsTextGolden);
 
 }  // namespace

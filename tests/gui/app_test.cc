@@ -64,6 +64,8 @@ class AppTest : public QObject {
 
     const auto* plan = static_cast<PlanView*>(window.view(QStringLiteral("plan")));
     QVERIFY(plan->header_text().contains(QStringLiteral("773 proposals")));
+    // The planner model is named (scenario default: the newest).
+    QVERIFY(plan->header_text().contains(QStringLiteral("TorchRec 2026-08 (commit 376cac6a) model")));
   }
 
   void exports_charts_as_svg_and_the_timeline_as_chrome_trace() {

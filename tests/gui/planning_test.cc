@@ -3,6 +3,8 @@
 // core's own numbers.
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,6 +17,7 @@
 #include "models/model_roles.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/sim/compare.h"
+#include "shardlab/planner/torchrec_version.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -324,6 +327,56 @@ class PlanningTest : public QObject {
     QCOMPARE(wb.displayed()->summary.torchrec_rating, *core.rows[static_cast<size_t>(row)].torchrec_rating_ms);
     QTRY_VERIFY(wb.simulation() != nullptr);
     QCOMPARE(wb.simulation()->iteration_ms, *core.rows[static_cast<size_t>(row)].iteration_ms);
+  }
+
+  void compare_puts_the_torchrec_versions_side_by_side() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    // UVM kernels cost more in 2026-08 (docs/torchrec-versions.md), so the
+    // two versions rate this scenario differently.
+    QSignalSpy planned(&wb, &Workbench::outcomeChanged);
+    QVERIFY(wb.open_scenario(QStringLiteral(SHARDLAB_SOURCE_DIR
+                                            "/tests/golden/data/kernel_fused_uvm_forced.json"))
+                .is_ok());
+    QVERIFY(wait_for(planned));
+    wb.set_compare_torchrec_versions(true);
+    wb.compare();
+    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && wb.comparison()->complete, 120000);
+    const std::vector<planner::TorchRecVersion>& versions = planner::all_torchrec_versions();
+    const int configurations = static_cast<int>(sim::default_compare_grid().size());
+    QCOMPARE(models.compare.rowCount(), configurations * static_cast<int>(versions.size()));
+    for (int i = 0; i < models.compare.rowCount(); ++i) {
+      const sim::CompareRow& row = *models.compare.row(i);
+      const planner::TorchRecVersion version = versions[static_cast<size_t>(i) % versions.size()];
+      QVERIFY(row.config.torchrec_version == version);
+      QVERIFY(row.torchrec_version == version);
+      const QString label = models.compare.index(i, CompareModel::kConfiguration).data().toString();
+      QVERIFY2(label.endsWith(QStringLiteral("TorchRec ") +
+                              QString::fromStdString(std::string(planner::to_string(version)))),
+               qPrintable(label));
+    }
+    // The first two rows are the scenario as configured, each rated as its
+    // version's planner rates the scenario.
+    double ratings[2] = {};
+    for (int i = 0; i < 2; ++i) {
+      const sim::CompareRow& row = *models.compare.row(i);
+      QVERIFY(!row.config.proposer.has_value() && !row.config.partitioner.has_value());
+      QCOMPARE(row.config.rating, sim::RatingModel::kTorchRec);
+      planner::Scenario s = *wb.scenario();
+      s.planner.torchrec_version = versions[static_cast<size_t>(i)];
+      QVERIFY(row.torchrec_rating_ms.has_value());
+      QCOMPARE(*row.torchrec_rating_ms, planner::plan(s).perf_rating);
+      ratings[i] = *row.torchrec_rating_ms;
+    }
+    QVERIFY(ratings[0] != ratings[1]);
+    // Unchecked, the comparison is the scenario's own version only.
+    wb.set_compare_torchrec_versions(false);
+    wb.compare();
+    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && wb.comparison()->complete &&
+                                 models.compare.rowCount() == configurations,
+                             120000);
+    QVERIFY(!models.compare.row(0)->config.torchrec_version.has_value());
   }
 };
 

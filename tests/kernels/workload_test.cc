@@ -38,7 +38,7 @@ Planned plan_file(const std::string& relative) {
 std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWorkload& w, int64_t max_rows) {
   const planner::SearchSpace& space = *p.result.search_space;
   const planner::PartitionedPlan& plan = *p.result.best;
-  const planner::Topology topo = planner::make_topology(p.scenario.topology);
+  const planner::Topology topo = planner::make_topology(p.scenario);
   const planner::EstimatorContext ctx = planner::estimator_context(p.scenario, topo);
   EXPECT_EQ(w.world_size, topo.world_size);
   EXPECT_EQ(w.local_world_size, topo.local_world_size);
@@ -101,7 +101,8 @@ std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWor
       EXPECT_EQ(s.estimated_bwd_ms, o.shard_perf.bwd_compute);
       // TorchRec's forward term is these bytes over the kernel's bandwidth, with the block penalty.
       const auto bw = planner::kernel_bandwidth(topo.compute_device, o.compute_kernel, topo.hbm_mem_bw,
-                                                topo.ddr_mem_bw, o.cache_load_factor, o.prefetch_pipeline);
+                                                topo.ddr_mem_bw, o.cache_load_factor, o.prefetch_pipeline,
+                                                topo.hbm_to_ddr_mem_bw, p.scenario.behaviour());
       EXPECT_TRUE(bw.has_value());
       if (bw) {
         EXPECT_NEAR(s.model_fwd_bytes * planner::block_penalty(o.sharding_type, s.dim) / *bw, s.estimated_fwd_ms,

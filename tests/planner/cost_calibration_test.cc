@@ -46,9 +46,13 @@ Topology topology(int world_size, int local_world_size) {
   return make_topology(TopologySpec{.world_size = world_size, .local_world_size = local_world_size});
 }
 
-Perf estimate(const Topology& t, ShardingOption o, const CostCalibration* cal) {
+// The expected values below are TorchRec 2024-02's formulas unless a test
+// names another version.
+Perf estimate(const Topology& t, ShardingOption o, const CostCalibration* cal,
+              TorchRecVersion version = TorchRecVersion::k2024_02) {
   EstimatorContext ctx;
   ctx.topology = &t;
+  ctx.behaviour = &torchrec_behaviour(version);
   ctx.calibration = cal;
   EXPECT_TRUE(estimate_perf(ctx, &o).is_ok());
   return o.shard_perf;
@@ -176,6 +180,15 @@ TEST(CostCalibration, TableRowWiseTwoHosts) {
   const Perf q = estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), nullptr);
   EXPECT_DOUBLE_EQ(q.fwd_compute, (in + k + out) / kHbm);  // TWRW has no block penalty
   EXPECT_DOUBLE_EQ(q.fwd_comms, out / kDefaultIntraHostBw + inter / kDefaultInterHostBw);
+
+  // 2026-08: the hosts exchange So·hosts·d·4 bytes both ways, each with the
+  // inter-host scope's latency and bandwidth.
+  const double between_hosts = kBags * 2 * d * 4;
+  const Perf r =
+      estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), &cal, TorchRecVersion::k2026_08);
+  EXPECT_DOUBLE_EQ(r.fwd_compute, fwd);
+  EXPECT_DOUBLE_EQ(r.fwd_comms, (0.03 + out / 1.5e8) + (0.05 + between_hosts / 1.0e7));
+  EXPECT_DOUBLE_EQ(r.bwd_comms, ((0.05 + between_hosts / 1.0e7) + (0.03 + out / 1.5e8)) + out * 2.455 / kHbm);
 }
 
 TEST(CostCalibration, DataParallelIsARingAllReduce) {

@@ -128,5 +128,23 @@ TEST(StatsFormat, TableAndJustification) {
   EXPECT_EQ(ljust("abcdef", 4), "abcdef");
 }
 
+TEST(StatsFormat, ExactMeanIsPythonStatisticsMean) {
+  // statistics.mean sums exactly and rounds once; a running double sum
+  // divided by n gives 0.8400000000000001 here.
+  EXPECT_EQ(exact_mean({1e-17, 1e-17, 3.3, 0.7, 0.2}), 0.84);
+  EXPECT_EQ(exact_mean({0.1, 0.2}), 0.15000000000000002);
+  EXPECT_EQ(exact_mean({1.0, 0.0}), 0.5);
+  EXPECT_EQ(exact_mean({0.0, 0.0}), 0.0);
+  EXPECT_EQ(exact_mean({3.0}), 3.0);
+}
+
+TEST(StatsFormat, GeneralAndIntList) {
+  EXPECT_EQ(general3(251.1234), "251");
+  EXPECT_EQ(general3(0.0), "0");
+  EXPECT_EQ(general3(1234.5), "1.23e+03");
+  EXPECT_EQ(py_int_list({}), "[]");
+  EXPECT_EQ(py_int_list({0, 5, 7}), "[0, 5, 7]");
+}
+
 }  // namespace
 }  // namespace shardlab::planner

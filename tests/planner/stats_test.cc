@@ -24,14 +24,17 @@ bool has_line_starting(const std::vector<std::string>& lines, const std::string&
 }
 
 // One table "t0" of 1000 x 64 fp32 in module "ebc", a single TW option whose
-// shard carries `perf` and `storage`; world size 2.
+// shard carries `perf` and `storage`; world size 2. The stats layout is the
+// one of `version` (the tests below that do not name one check 2024-02's).
 struct Fixture {
   Scenario scenario;
   PlannerResult result;
 
-  Fixture(const Perf& perf, const Storage& storage, bool inference) {
+  Fixture(const Perf& perf, const Storage& storage, bool inference,
+          TorchRecVersion version = TorchRecVersion::k2024_02) {
     scenario.batch_size = 512;
     scenario.planner.is_inference = inference;
+    scenario.planner.torchrec_version = version;
     TableSpec t;
     t.name = "t0";
     t.num_embeddings = 1000;
@@ -156,6 +159,57 @@ TEST(FormatStats, InferenceBackwardMaximaAreIntegers) {
   // A fixed-percentage reservation prints no dense/KJT sections.
   EXPECT_FALSE(has_line_starting(lines, "# Dense Storage"));
   EXPECT_TRUE(has_line_starting(lines, "#    Percent of Total HBM: 85% "));
+}
+
+TEST(FormatStats, InferenceBackwardMaximaAreFloatsIn2026) {
+  // TorchRec 2026-08's inference evaluators return 0.0 backward terms: only
+  // rank 1, which holds nothing, keeps int accumulators, and Python's max
+  // returns rank 0's float.
+  Fixture f(Perf{0.004, 0.0005, 0.0, 0.0, 0.0}, Storage{1 << 20, 0}, true, TorchRecVersion::k2026_08);
+  f.result.best = f.plan_on(0);
+  f.result.num_plans = 1;
+  const std::vector<std::string> lines = format_stats(f.scenario, f.result);
+  EXPECT_TRUE(has_line_starting(lines, "# Maximum of Backward Compute: 0.0 ms on ranks 0-1 "));
+  EXPECT_TRUE(has_line_starting(lines, "# Maximum of Forward Compute: 0.004 ms on rank 0 "));
+  // Rank totals 0.0045 and 0: the mean is half the maximum.
+  EXPECT_TRUE(has_line_starting(lines, "# Max Total Perf is 100% greater than the mean "));
+  // The reserved 15% of 32 GiB, and (for every reservation in 2026-08) the
+  // dense and KJT storage.
+  EXPECT_TRUE(has_line_starting(lines, "#    HBM: 4.8 GB "));
+  EXPECT_TRUE(has_line_starting(lines, "# Dense Storage (per rank): "));
+}
+
+TEST(FormatStats, FailureSectionsIn2026) {
+  Fixture f(Perf{0.001, 0.001, 0.002, 0.001, 0.0}, Storage{1000, 0}, false, TorchRecVersion::k2026_08);
+  f.result.last_proposal = f.plan_on(-1);
+  f.result.error = Status::planner(PlannerErrorType::kInsufficientStorage, "no");
+  const std::vector<std::string> lines = format_stats(f.scenario, f.result, StatsOptions{.debug = false});
+  ASSERT_GE(lines.size(), 2u);
+  const int w = static_cast<int>(lines.front().size());
+  const std::vector<std::string> tail = {
+      padded("Batch Size: 512", w),
+      "#" + std::string(w - 2, ' ') + "#",
+      padded("World Size: 2", w),
+      "#" + std::string(w - 2, ' ') + "#",
+      padded("Compute Kernels Count:", w),
+      "#    fused: 1" + std::string(w - 14, ' ') + "#",
+      "#" + std::string(w - 2, ' ') + "#",
+      padded("Compute Kernels Embedding Weights:", w),
+      // 1000 x 64 x 4 bytes.
+      "#    fused: 0.0 GB" + std::string(w - 19, ' ') + "#",
+      "#" + std::string(w - 2, ' ') + "#",
+      padded("Compute Kernels Optimizer State:", w),
+      "#    fused: 0.0 GB" + std::string(w - 19, ' ') + "#",
+      "#" + std::string(w - 2, ' ') + "#",
+      padded("Compute Kernels Total Estimated Memory (weights + optimizer + IO + pipeline):", w),
+      "#    fused: HBM: 0.0 GB, DDR: 0.0 GB, SSD: 0.0 GB" + std::string(w - 50, ' ') + "#",
+      "#" + std::string(w - 2, ' ') + "#",
+      padded("Compute Kernel Constraints:", w),
+      "#    Hardcoded: 0, Auto-selected: 1" + std::string(w - 36, ' ') + "#",
+      std::string(w, '#'),
+  };
+  ASSERT_GE(lines.size(), tail.size());
+  EXPECT_EQ(std::vector<std::string>(lines.end() - static_cast<long>(tail.size()), lines.end()), tail);
 }
 
 TEST(FormatStats, NothingWithoutAProposal) {

@@ -51,7 +51,8 @@ inline planner::Scenario base_scenario(const std::string& name, int world, int l
 inline planner::Scenario mixed_scenario(int tables, int world, int local, int64_t hbm_cap = 0,
                                         uint64_t seed = 7) {
   planner::Scenario s = base_scenario("mixed", world, local);
-  s.topology.hbm_cap = hbm_cap;
+  // Unset unless given: in TorchRec 2026-08 an explicit 0 means no HBM.
+  if (hbm_cap > 0) s.topology.hbm_cap = hbm_cap;
   uint64_t x = seed;
   auto next = [&x]() {  // splitmix64: the same numbers on every platform
     x += 0x9e3779b97f4a7c15ULL;

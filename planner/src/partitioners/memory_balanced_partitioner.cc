@@ -1,5 +1,8 @@
 #include "memory_balanced_partitioner.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
@@ -13,14 +16,34 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
   rate_plan(space, *out, topology.world_size, &device_perf, &base);
   double kept_rating = base;
 
-  // TorchRec starts the search from the reserved capacity, not from the
-  // default plan's usage (ODD-26).
-  int64_t hi = topology.devices.front().storage.hbm;
   int64_t total_hbm = 0;
-  for (int idx : proposal) {
-    for (const Shard& s : space.options[idx].shards) total_hbm += s.storage.hbm;
+  int64_t hi = 0;
+  int64_t lo = 0;
+  if (bounds_from_default_plan_) {
+    // 2026-08: from the default plan's busiest rank down to the larger of the
+    // average and the largest shard.
+    std::vector<int64_t> per_rank(static_cast<size_t>(topology.world_size), 0);
+    int64_t largest_shard = 0;
+    for (size_t i = 0; i < out->proposal.size(); ++i) {
+      const ShardingOption& o = space.options[out->proposal[i]];
+      for (int j = 0; j < o.num_shards(); ++j) {
+        const int64_t h = o.shards[j].storage.hbm;
+        per_rank[out->ranks[out->first_shard[i] + j]] += h;
+        total_hbm += h;
+        largest_shard = std::max(largest_shard, h);
+      }
+    }
+    hi = *std::max_element(per_rank.begin(), per_rank.end());
+    lo = std::max(static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size), largest_shard);
+  } else {
+    // 2024-02 starts the search from the reserved capacity, not from the
+    // default plan's usage (ODD-26).
+    hi = topology.devices.front().storage.hbm;
+    for (int idx : proposal) {
+      for (const Shard& s : space.options[idx].shards) total_hbm += s.storage.hbm;
+    }
+    lo = static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size);
   }
-  int64_t lo = static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size);
 
   constexpr int64_t kMinWindow = int64_t{10} << 20;
   capped_ = topology;

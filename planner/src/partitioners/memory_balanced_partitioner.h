@@ -9,8 +9,13 @@ namespace shardlab::planner {
 
 class MemoryBalancedPartitioner final : public Partitioner {
  public:
-  MemoryBalancedPartitioner(int64_t max_search_count, double tolerance, bool balance_modules)
-      : max_search_count_(max_search_count), tolerance_(tolerance), inner_(SortBy::kPerf, balance_modules) {}
+  // `bounds_from_default_plan`: TorchRecBehaviour::memory_balanced_bounds_from_default_plan.
+  MemoryBalancedPartitioner(int64_t max_search_count, double tolerance, bool balance_modules,
+                            bool bounds_from_default_plan)
+      : max_search_count_(max_search_count),
+        tolerance_(tolerance),
+        bounds_from_default_plan_(bounds_from_default_plan),
+        inner_(SortBy::kPerf, balance_modules) {}
 
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
@@ -21,6 +26,7 @@ class MemoryBalancedPartitioner final : public Partitioner {
  private:
   int64_t max_search_count_;
   double tolerance_;
+  bool bounds_from_default_plan_;
   GreedyPerfPartitioner inner_;  // always sorts by perf
   PartitionedPlan candidate_;
   PartitionedPlan result_;  // the plan when the caller passes no `out`

@@ -13,7 +13,7 @@
 
 namespace shardlab::planner {
 
-std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec) {
+std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec, const TorchRecBehaviour& behaviour) {
   switch (spec.kind) {
     case ProposerKind::kGreedy: {
       // TorchRec stores `threshold if threshold else None`: 0 means no
@@ -27,7 +27,8 @@ std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec) {
     case ProposerKind::kGridSearch:
       return std::make_unique<GridSearchProposer>(spec.max_proposals);
     case ProposerKind::kEmbeddingOffloadScaleup:
-      return std::make_unique<EmbeddingOffloadScaleupProposer>(spec.use_depth);
+      return std::make_unique<EmbeddingOffloadScaleupProposer>(spec.use_depth,
+                                                               behaviour.scaleup_starts_from_caching_options);
   }
   return nullptr;
 }

@@ -24,7 +24,7 @@ void UniformProposer::load(const SearchSpace& space) {
     size_t fqns_present = 0;
   };
   std::vector<TypeGroup> groups;
-  for (size_t o = 0; o < space.options.size(); ++o) {
+  for (size_t o = 0; o < space.num_enumerated(); ++o) {
     const ShardingType type = space.options[o].sharding_type;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [type](const TypeGroup& g) { return g.type == type; });

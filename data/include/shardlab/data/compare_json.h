@@ -14,7 +14,8 @@
 namespace shardlab::data {
 
 // {"scenario", "iterations", "winner": row index | null,
-//  "rows": [{"label", "proposer", "partitioner", "perf_model", "axes": {name: value},
+//  "rows": [{"label", "proposer", "partitioner", "perf_model", "torchrec_version",
+//            "axes": {name: value},
 //            "ok", "error": null | {"type", "message"},
 //            "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance",
 //            "num_proposals", "num_plans", "simulations", "plan_seconds",

@@ -36,15 +36,16 @@ std::string indent_json(std::string_view compact, int indent);
 // "rank:R/mtia:L" with L = R mod local_world_size, "rank:R/cpu" on cpu.
 std::string shard_placement(planner::ComputeDevice device, int rank, int local_world_size);
 
-// The plan of scenario.md "Plan (output)": scenario, perf_rating_ms,
+// The plan of scenario.md "Plan (output)": scenario, torchrec_version (the
+// model that planned, docs/torchrec-versions.md), perf_rating_ms,
 // num_proposals, num_plans, tables (in plan order), devices, reserved.
 // When `result.ok()` is false this returns error_to_json(scenario.name,
 // result.error, &result, indent) instead.
 std::string plan_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
                          int indent = kDefaultJsonIndent);
 
-// scenario.md "Options": {"scenario", "options": [...]}, every option of
-// result.search_space in enumeration order. Works for a result of
+// scenario.md "Options": {"scenario", "torchrec_version", "options": [...]},
+// every enumerated option of result.search_space in enumeration order. Works for a result of
 // plan(..., {.enumerate_only = true}) and for a failed planning run alike.
 // When the search space is absent (the reservation or enumeration failed) it
 // returns error_to_json(scenario.name, result.error, &result, indent).

@@ -13,7 +13,7 @@
 namespace shardlab::data {
 
 // {"id", "kind", "created_at", "scenario_name", "scenario_hash",
-//  "shardlab_version", "host", "device", "backend", "inputs": [ids],
+//  "shardlab_version", "host", "device", "backend", "torchrec_version", "inputs": [ids],
 //  "summary": {...}, "scenario": {...}, "plan": {...} | null,
 //  "estimates": [{"fqn", "table", "shard", "rank", "sharding_type",
 //                 "compute_kernel", "rows", "cols", "row_offset", "col_offset",
@@ -35,7 +35,7 @@ std::string run_to_json(const StoredRun& run, int indent = 1);
 
 // `shardlab runs list --format json`: [{"id", "kind", "created_at",
 // "scenario_name", "scenario_hash", "shardlab_version", "host", "device",
-// "backend", "summary": {...}, "estimates", "sim_phases", "measurements"
+// "backend", "torchrec_version", "summary": {...}, "estimates", "sim_phases", "measurements"
 // (row counts), "calibration" (bool)}], in the given order.
 std::string run_summaries_to_json(const std::vector<RunSummary>& runs, int indent = 1);
 
@@ -66,7 +66,7 @@ struct RunDiff {
   int64_t a_id = 0;
   int64_t b_id = 0;
   // Metadata that differs (kind, scenario_name, scenario_hash, device,
-  // backend, host, shardlab_version), then every key of either run's summary
+  // backend, host, shardlab_version, torchrec_version), then every key of either run's summary
   // JSON, equal or not: a's keys in a's order, then the keys only b has.
   std::vector<FieldDiff> fields;
   // Tables whose sharding type, compute kernel or ranks differ, fqn order of

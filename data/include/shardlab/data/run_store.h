@@ -58,7 +58,7 @@ namespace shardlab::data {
 
 // The schema version this build writes and reads (PRAGMA user_version). A
 // file with a higher version was written by a newer ShardLab and is refused.
-inline constexpr int kRunStoreSchemaVersion = 2;
+inline constexpr int kRunStoreSchemaVersion = 3;
 
 // How long a writer waits for another connection's transaction, ms.
 inline constexpr int kBusyTimeoutMs = 10000;
@@ -133,6 +133,9 @@ struct NewRun {
   std::string summary_json;
   std::string device;   // e.g. "cuda", "NVIDIA H100 80GB HBM3", a CPU model
   std::string backend;  // replay backend ("cpu", "cuda"); empty for plan/simulate
+  // The TorchRec planner model the run planned or rated with: "2024-02" or
+  // "2026-08" (planner/torchrec_version.h); empty for runs that plan nothing.
+  std::string torchrec_version;
   std::vector<EstimateRow> estimates;
   std::vector<SimPhaseRow> sim_phases;
   std::vector<kernels::Measurement> measurements;
@@ -154,6 +157,7 @@ struct RunSummary {
   std::string host;
   std::string device;
   std::string backend;
+  std::string torchrec_version;  // "2024-02", "2026-08", or empty (see NewRun)
   std::string summary_json;  // always a JSON object ("{}" at least)
   int64_t estimate_count = 0;
   int64_t sim_phase_count = 0;

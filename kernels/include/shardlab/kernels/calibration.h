@@ -49,6 +49,10 @@ struct CalibrationOptions {
   planner::ComputeDevice compute_device = planner::ComputeDevice::kCuda;
   double hbm_bw = planner::kDefaultHbmMemBw;
   double ddr_bw = planner::kDefaultDdrMemBw;
+  double hbm_to_ddr_bw = planner::kDefaultHbmToDdrMemBw;
+  // Whose kernel bandwidths (docs/torchrec-versions.md): 2026-08 charges UVM
+  // kernels at hbm_to_ddr_bw, 2024-02 at ddr_bw.
+  planner::TorchRecVersion torchrec_version = planner::kLatestTorchRecVersion;
   double intra_host_bw = planner::kDefaultIntraHostBw;
   double inter_host_bw = planner::kDefaultInterHostBw;
   double bwd_multiplier = planner::kDefaultBwdComputeMultiplier;

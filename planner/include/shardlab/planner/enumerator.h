@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "shardlab/planner/cost_calibration.h"
+#include "shardlab/planner/estimators.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -17,12 +18,29 @@ namespace shardlab::planner {
 // (scenario.md "Modules built from a scenario").
 std::vector<ModuleInfo> build_modules(const Scenario& scenario);
 
-// Sharding types the module's sharder offers on `device`, in the sharder's order.
-std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& module, ComputeDevice device);
+// Sharding types the module's sharder offers on `device`, in the sharder's
+// order, in the TorchRec version of `behaviour`.
+std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& module, ComputeDevice device,
+                                                 const TorchRecBehaviour& behaviour);
 
 // Compute kernels the module's sharder offers for `type` on `device`, in order.
 std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, ShardingType type,
                                                    ComputeDevice device);
+
+// Estimates options as enumerate_options() does: TorchRec's perf and storage
+// estimators for one scenario, topology, version and calibration. Proposers
+// use it for options they derive from enumerated ones.
+// REQUIRES: `topology` and `calibration` outlive the estimator.
+class OptionEstimator {
+ public:
+  OptionEstimator(const Scenario& scenario, const Topology& topology, const CostCalibration* calibration);
+  // Fills the option's shard perf and storage and its totals. Fails when its
+  // kernel has no bandwidth on the device.
+  Status estimate(ShardingOption* option) const;
+
+ private:
+  EstimatorContext ctx_;
+};
 
 // Enumerates and estimates every option. Fails with kNoOptions when a table
 // has no option left after constraints. `calibration` (not owned, may be

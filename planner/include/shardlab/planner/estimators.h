@@ -15,7 +15,9 @@ namespace shardlab::planner {
 // What the estimators read off the sharder and planner settings.
 struct EstimatorContext {
   const Topology* topology = nullptr;
-  bool is_inference = false;  // perf: no backward terms for TW/CW/TWCW
+  // The TorchRec version's rules (torchrec_version.h). Not owned; never null.
+  const TorchRecBehaviour* behaviour = &torchrec_behaviour(kLatestTorchRecVersion);
+  bool is_inference = false;  // perf: no backward terms (which sharding types: see behaviour)
   // Comm element sizes from the qcomm codec registry; nullopt when there is no
   // registry (both directions fp32, or a quant sharder): sizes are then the
   // table's element size.
@@ -35,10 +37,19 @@ EstimatorContext estimator_context(const Scenario& scenario, const Topology& top
 inline constexpr double kIndexBytes = 8;  // BIGINT_DTYPE: bytes per input id
 
 // S_in = Σ (L_i · P_i) · B_i and S_pb = Σ P_i · B_i over the option's inputs
-// (planner-model.md §4.2), running sums from 0 in input order.
+// (planner-model.md §4.2), running sums from 0 in input order, and TorchRec
+// 2026-08's pooled output count Σ (min(1, L_i) · P_i) · B_i.
 struct BatchSums {
   double inputs = 0.0;
   double pooled = 0.0;
+  double pooled_capped = 0.0;
+
+  // Output rows of the option: pooled ones as `behaviour` counts them, or one
+  // per input id for sequence outputs.
+  double outputs(bool is_pooled, const TorchRecBehaviour& behaviour) const {
+    if (!is_pooled) return inputs;
+    return behaviour.pooled_output_capped_by_pooling_factor ? pooled_capped : pooled;
+  }
 };
 BatchSums batch_sums(const ShardingOption& option);
 
@@ -57,7 +68,13 @@ struct ShardBytes {
   double lookup = 0.0;      // K: embedding rows read
   double fwd_out = 0.0;     // Of (DP: O, the pooled output write)
   double bwd_out = 0.0;     // Ob (DP: 0)
-  double fwd_inter = 0.0;   // TWRW: the inter-host forward all-to-all, (So·W·d·s_fa)·(Lw/W); else 0
+  // TWRW: whether the hosts exchange outputs (2024-02: W > Lw; 2026-08: more
+  // than one host), and the inter-host all-to-all bytes: forward
+  // (So·W·d·s_fa)·(Lw/W) in 2024-02, S_out·hosts·d·s_fa in 2026-08; backward
+  // S_out·hosts·d·s_ba in 2026-08 only. 0 otherwise.
+  bool inter_host = false;
+  double fwd_inter = 0.0;
+  double bwd_inter = 0.0;
   double table = 0.0;       // DP: T, the whole table; else 0
 
   // TorchRec's forward compute numerator, (I + K) + Of.
@@ -72,10 +89,13 @@ double fwd_compute_bytes(const EstimatorContext& ctx, const ShardingOption& opti
 // TW, CW and TWCW by dim class (planner-model.md §4.3); 1 for RW, TWRW and DP.
 double block_penalty(ShardingType type, int64_t dim);
 
-// Device bandwidth of planner-model.md §1.3, or nullopt for an unknown pair.
+// Device bandwidth of TorchRec's kernel_bw_lookup (planner-model.md §1.3) under
+// `behaviour`'s rules, or nullopt for an unknown pair. `hbm_to_ddr_bw` is the
+// device-host link the 2026-08 model charges UVM kernels with.
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
                                        double ddr_bw, std::optional<double> cache_load_factor,
-                                       bool prefetch_pipeline);
+                                       bool prefetch_pipeline, double hbm_to_ddr_bw = kDefaultHbmToDdrMemBw,
+                                       const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
 
 // Fills option.shard_perf and option.total_perf. Fails when the kernel has no
 // bandwidth on this device.
@@ -84,15 +104,16 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option);
 // Fills every shard's storage and option.total_storage.
 void estimate_storage(const EstimatorContext& ctx, ShardingOption* option);
 
-// Input and output buffer bytes of shard `shard` (planner-model.md §5.1).
+// Input and output buffer bytes of shard `shard` (planner-model.md §5.1), with
+// pooled outputs counted as `behaviour` counts them.
 struct IoSizes {
   int64_t input = 0;
   int64_t output = 0;
 };
 IoSizes shard_io_sizes(const ShardingOption& option, const Shard& shard, int world_size,
-                       int local_world_size);
+                       int local_world_size, const TorchRecBehaviour& behaviour);
 // Same, with the option's batch sums computed once by the caller.
 IoSizes shard_io_sizes(const ShardingOption& option, const BatchSums& sums, const Shard& shard,
-                       int world_size, int local_world_size);
+                       int world_size, int local_world_size, const TorchRecBehaviour& behaviour);
 
 }  // namespace shardlab::planner

@@ -37,6 +37,7 @@ class Partitioner {
   virtual std::optional<double> max_device_perf() const { return std::nullopt; }
 };
 
-std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec);
+// The partitioner `spec` names, as the TorchRec version of `behaviour` runs it.
+std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec, const TorchRecBehaviour& behaviour);
 
 }  // namespace shardlab::planner

@@ -25,7 +25,8 @@ struct RankSummary {
   int rank = 0;
   Storage shards;     // the plan's shards on this rank (the plan JSON's hbm_used / ddr_used)
   Storage dense;      // per-rank dense reservation (heuristical, inference), else 0
-  Storage kjt;        // per-rank KJT reservation (heuristical, inference), else 0
+  Storage kjt;        // per-rank KJT reservation (heuristical, inference), else 0;
+                      // 2026-08 fixed percentage: the KJT estimate
   Storage capacity;   // raw device capacity (hbm_cap / ddr_cap)
   Storage available;  // capacity left after the storage reservation
   Perf perf;          // component-wise sum of the rank's shard perfs

@@ -1,7 +1,8 @@
 // Proposers (planner-model.md §7): each emits candidate plans, one option per
 // fqn, and may steer by the feedback the planner gives after partitioning.
 //
-// Protocol, as TorchRec's planner drives it: load() once; then repeatedly
+// Protocol, as TorchRec's planner drives it: prepare() once before the first
+// proposal of any proposer; then, per proposer, load() once and repeatedly
 // propose() until it returns nullopt, calling feedback() after each proposal
 // (also for proposals the planner answered from its de-duplication cache).
 #pragma once
@@ -12,12 +13,21 @@
 
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
+#include "shardlab/planner/status.h"
 
 namespace shardlab::planner {
+
+class OptionEstimator;  // enumerator.h
 
 class Proposer {
  public:
   virtual ~Proposer() = default;
+
+  // Before any proposal: a proposer whose proposals need options the
+  // enumerator did not produce appends them to `space` (SearchSpace::
+  // num_derived), estimated with `estimator`. Fails where TorchRec's load()
+  // raises. Default: nothing to add.
+  virtual Status prepare(SearchSpace* /*space*/, const OptionEstimator& /*estimator*/) { return Status::ok(); }
 
   // REQUIRES: `space` outlives the proposer.
   virtual void load(const SearchSpace& space) = 0;
@@ -52,7 +62,9 @@ class StaticProposer : public Proposer {
   virtual void advance() = 0;
 };
 
-std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec);
+// The proposer `spec` names, as the TorchRec version of `behaviour` runs it.
+std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec,
+                                        const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
 
 // Scores an option for proposer sorting: max shard total (depth) or the sum.
 double option_score(const ShardingOption& option, bool use_depth);

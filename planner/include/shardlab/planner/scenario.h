@@ -3,9 +3,9 @@
 //
 // This is plain data, already validated by the loader (data/scenario_loader.h).
 // Values are kept as the user gave them; TorchRec's "falsy means default"
-// rules (hbm_cap 0 means 32 GiB, cache load factor 0 means 0.2, ...) are applied
-// by the planner where TorchRec applies them, because several of them differ
-// between estimators (planner-model.md §1.4).
+// rules (cache load factor 0 means 0.2, ...) are applied by the planner where
+// TorchRec applies them, because several of them differ between estimators
+// and between TorchRec versions (docs/torchrec-versions.md).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "shardlab/planner/torchrec_version.h"
 #include "shardlab/planner/types.h"
 
 namespace shardlab::planner {
@@ -24,6 +25,9 @@ inline constexpr double kDefaultHbmMemBw = 897.0 * 1024 * 1024 * 1024 / 1000;   
 inline constexpr double kDefaultDdrMemBw = 51.0 * 1024 * 1024 * 1024 / 1000;        // 54760833.024
 inline constexpr double kDefaultIntraHostBw = 600.0 * 1024 * 1024 * 1024 / 1000;    // 644245094.4
 inline constexpr double kDefaultInterHostBw = 12.5 * 1024 * 1024 * 1024 / 1000;     // 13421772.8
+// HBM_TO_DDR_MEM_BW of TorchRec 2026-08 (constants.py): 32 GiB/s, the PCIe link
+// UVM kernels read host memory through.
+inline constexpr double kDefaultHbmToDdrMemBw = 32.0 * 1024 * 1024 * 1024 / 1000;   // 34359738.368
 inline constexpr double kDefaultBwdComputeMultiplier = 2.0;
 inline constexpr int64_t kDefaultBatchSize = 512;
 inline constexpr double kDefaultCacheLoadFactor = 0.2;  // UVM_CACHING_RATIO
@@ -33,10 +37,16 @@ struct TopologySpec {
   int world_size = 1;                       // required, >= 1
   std::optional<int> local_world_size;      // absent: world_size
   ComputeDevice compute_device = ComputeDevice::kCuda;
-  int64_t hbm_cap = 0;                      // bytes per device; 0 means 32 GiB (falsy rule)
-  int64_t ddr_cap = 0;                      // bytes per device; 0 means 128 GiB (falsy rule)
+  // Bytes per device; absent: 32 GiB / 128 GiB. An explicit 0 also means the
+  // default in the 2024-02 model (TorchRec's falsy rule) but 0 bytes in
+  // 2026-08 (TorchRecBehaviour::explicit_zero_capacity_kept).
+  std::optional<int64_t> hbm_cap;
+  std::optional<int64_t> ddr_cap;
   double hbm_mem_bw = kDefaultHbmMemBw;     // bytes/ms, > 0
   double ddr_mem_bw = kDefaultDdrMemBw;     // bytes/ms, > 0
+  // bytes/ms, > 0: device <-> host memory link UVM kernels use (2026-08 model
+  // only; TorchRec's Topology.hbm_to_ddr_mem_bw).
+  double hbm_to_ddr_mem_bw = kDefaultHbmToDdrMemBw;
   double intra_host_bw = kDefaultIntraHostBw;  // bytes/ms, > 0
   double inter_host_bw = kDefaultInterHostBw;  // bytes/ms, > 0
   double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;  // >= 0, used verbatim
@@ -138,6 +148,8 @@ struct PlannerSpec {
   PartitionerSpec partitioner;
   StorageReservationSpec storage_reservation;
   bool is_inference = false;
+  // The TorchRec whose planner to reproduce (docs/torchrec-versions.md).
+  TorchRecVersion torchrec_version = kLatestTorchRecVersion;
 };
 
 // Optional `topology.fabric`: what the flat topology fields cannot say, for
@@ -191,6 +203,8 @@ struct Scenario {
 
   // Index of the table named `name`, or -1.
   int table_index(const std::string& name) const;
+  // The planner rules of planner.torchrec_version.
+  const TorchRecBehaviour& behaviour() const { return torchrec_behaviour(planner.torchrec_version); }
 };
 
 // TorchRec's default proposer list.

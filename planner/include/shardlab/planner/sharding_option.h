@@ -79,7 +79,14 @@ struct ShardingOption {
 
 struct SearchSpace {
   std::vector<ModuleInfo> modules;      // declaration order
-  std::vector<ShardingOption> options;  // enumeration order
+  // Enumeration order. A proposer may append options of its own before the
+  // proposal loop (2026-08's scale-up proposer turns cached tables into fused
+  // ones): the last `num_derived` options, which are in no options_by_fqn
+  // list but have an fqn_of_option entry.
+  std::vector<ShardingOption> options;
+  size_t num_derived = 0;
+  // options[0, num_enumerated()) are the enumerator's.
+  size_t num_enumerated() const { return options.size() - num_derived; }
   // fqns in order of first appearance in `options`.
   std::vector<std::string> fqns;
   // options_by_fqn[f]: indices into `options` of fqn f, in enumeration order.

@@ -15,7 +15,9 @@ namespace shardlab::planner {
 struct ReservationResult {
   ReservationKind kind = ReservationKind::kHeuristical;
   double percentage = 0.15;
-  // Per-rank dense and KJT reservations (heuristical and inference only).
+  // Per-rank dense and KJT reservations (heuristical and inference only). In
+  // the 2026-08 model the fixed-percentage reservation also estimates `kjt`,
+  // which it does not subtract from `devices`.
   std::optional<Storage> dense;
   std::optional<Storage> kjt;
   // Storage left on each device after the reservation, rank order.

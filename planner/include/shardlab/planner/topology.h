@@ -22,6 +22,7 @@ struct Topology {
   ComputeDevice compute_device = ComputeDevice::kCuda;
   double hbm_mem_bw = kDefaultHbmMemBw;
   double ddr_mem_bw = kDefaultDdrMemBw;
+  double hbm_to_ddr_mem_bw = kDefaultHbmToDdrMemBw;
   double intra_host_bw = kDefaultIntraHostBw;
   double inter_host_bw = kDefaultInterHostBw;
   double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;
@@ -31,7 +32,12 @@ struct Topology {
   int num_hosts() const { return world_size / local_world_size; }
 };
 
-// Applies TorchRec's defaults and falsy rules (planner-model.md §1.2).
-Topology make_topology(const TopologySpec& spec);
+// Applies TorchRec's defaults and falsy rules (planner-model.md §1.2) as the
+// TorchRec version of `behaviour` applies them (device HBM on MTIA, explicit
+// zero capacities).
+Topology make_topology(const TopologySpec& spec,
+                       const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
+// The topology of `scenario` under its planner.torchrec_version.
+Topology make_topology(const Scenario& scenario);
 
 }  // namespace shardlab::planner

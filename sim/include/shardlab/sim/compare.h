@@ -38,6 +38,7 @@
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
+#include "shardlab/planner/torchrec_version.h"
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::sim {
@@ -55,6 +56,9 @@ struct CompareConfig {
   std::optional<planner::ProposerKind> proposer;        // one proposer, TorchRec's default arguments
   std::optional<planner::PartitionerKind> partitioner;  // the file's other partitioner settings stay
   RatingModel rating = RatingModel::kTorchRec;
+  // The TorchRec model that plans (docs/torchrec-versions.md); unset: the
+  // scenario's planner.torchrec_version.
+  std::optional<planner::TorchRecVersion> torchrec_version;
   // Further axes, (name, value) in display order, e.g. {"version", "2026-08"}.
   std::vector<std::pair<std::string, std::string>> extra_axes;
 
@@ -78,6 +82,11 @@ planner::Scenario configure(const planner::Scenario& scenario, const CompareConf
 // rating model (torchrec, simulated).
 std::vector<CompareConfig> default_compare_grid();
 
+// `grid` once per TorchRec model version, the versions of one configuration
+// next to each other (oldest first), so a comparison shows what the newer
+// model changes.
+std::vector<CompareConfig> each_torchrec_version(const std::vector<CompareConfig>& grid);
+
 struct CompareRank {
   double torchrec_perf_ms = 0.0;  // planner's per-rank perf total (rate_plan)
   int64_t shard_hbm = 0;          // bytes of the plan's shards
@@ -88,6 +97,7 @@ struct CompareRank {
 struct CompareRow {
   CompareConfig config;
   std::string label;
+  planner::TorchRecVersion torchrec_version{};  // the model that planned the row
   // Ok, or why this row has no plan (planning failed) or no simulated time
   // (the simulation failed).
   Status status;
