@@ -264,7 +264,7 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "plan",
       "Plan the sharding of a scenario's tables as TorchRec does, or re-rate a given plan.\n"
       "Runs TorchRec's EmbeddingShardingPlanner algorithm (storage reservation, enumeration,\n"
-      "proposers, partitioner) and keeps the best plan. The plan JSON (scenario.md \"Plan (output)\")\n"
+      "proposers, partitioner) and keeps the best plan. The plan JSON (docs/cost-model.md §13.1)\n"
       "goes to -o FILE, or to stdout when neither -o nor --stats is given; with --stats the stats\n"
       "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run is\n"
       "recorded in the run store (--db; 'shardlab runs --help').\n"
@@ -279,7 +279,7 @@ void add_plan_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--stats", args->stats,
                 "Print TorchRec's stats table to stdout; the JSON is then written only with -o (default: off)");
   cmd->add_option("--format", args->format,
-                  "Plan file shape: 'shardlab' (scenario.md plan) or 'torchrec' (a TorchRec ShardingPlan, "
+                  "Plan file shape: 'shardlab' (docs/cost-model.md §13.1) or 'torchrec' (a TorchRec ShardingPlan, "
                   "see docs/torchrec-interop.md) (default: shardlab)")
       ->check(CLI::IsMember({"shardlab", "torchrec"}))
       ->type_name("FORMAT");

@@ -35,7 +35,7 @@ using planner::Storage;
 // Documents are written by a streaming writer rather than built as a JSON
 // tree: an options list can hold 10^5 shards, and a tree of it costs tens of
 // times the enumeration itself. Field order is the order of the calls below,
-// which is the order scenario.md documents.
+// which is the order docs/cost-model.md §13.1 documents.
 
 void write_perf(JsonWriter& w, const Perf& p) {
   w.begin_object();

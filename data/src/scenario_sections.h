@@ -1,4 +1,4 @@
-// Readers for the sections of a scenario file (scenario.md "Fields"). Private
+// Readers for the sections of a scenario file (docs/scenario-format.md "Fields"). Private
 // to the loader: scenario_loader.cc drives them in file-format order and then
 // runs the checks that span sections.
 //

@@ -70,7 +70,7 @@ Status read_cache_params(const Json& value, const JsonPath& path, CacheParams& c
   return Status::ok();
 }
 
-// scenario.md: the per-input lists that are present (empty ones included) have
+// docs/scenario-format.md: the per-input lists that are present (empty ones included) have
 // equal lengths, and without pooling_factors (one input by default) a
 // non-empty num_poolings or batch_sizes has exactly one entry.
 Status check_input_list_lengths(const ConstraintSpec& c, const JsonPath& path) {

@@ -1,4 +1,4 @@
-// Field order follows scenario.md's example, so a saved file diffs cleanly
+// Field order follows docs/scenario-format.md's example, so a saved file diffs cleanly
 // against a hand-written one.
 #include "shardlab/data/scenario_writer.h"
 

@@ -1,4 +1,4 @@
-// Unit strings of scenario.md: "32 GiB" (a size in bytes) and "897 GiB/s" (a
+// Unit strings of docs/scenario-format.md: "32 GiB" (a size in bytes) and "897 GiB/s" (a
 // bandwidth, converted to bytes per millisecond).
 //
 // Both conversions are exact. A size is number x unit and must come out a whole

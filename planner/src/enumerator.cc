@@ -1,4 +1,4 @@
-// Enumeration (planner-model.md §2): modules, sharder capabilities, constraint
+// Enumeration (docs/cost-model.md §2): modules, sharder capabilities, constraint
 // filtering and per-option attributes, in TorchRec's order.
 #include "shardlab/planner/enumerator.h"
 
@@ -62,7 +62,7 @@ template <typename T>
 std::vector<T> keep_listed(const std::vector<T>& allowed, const std::optional<std::vector<T>>& wanted) {
   // An absent or empty constraint list keeps the sharder's list. Otherwise
   // keep the sharder's order (the deterministic form of TorchRec's set
-  // intersection, planner-model.md §2.5).
+  // intersection, docs/cost-model.md §2.5).
   if (!wanted || wanted->empty()) return allowed;
   std::vector<T> out;
   for (const T& v : allowed) {
@@ -213,7 +213,7 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
   const OptionEstimator estimator(s, topo, calibration);
 
   // TorchRec walks the module tree with a stack, so sibling modules are
-  // visited last-declared first (ODD-2): weighted_ebc before ebc.
+  // visited last-declared first (docs/cost-model.md O2): weighted_ebc before ebc.
   for (int mi = static_cast<int>(space.modules.size()) - 1; mi >= 0; --mi) {
     const ModuleInfo& m = space.modules[mi];
     for (int t : m.tables) {

@@ -1,4 +1,4 @@
-// TorchRec's per-shard wall-time model (planner-model.md §4).
+// TorchRec's per-shard wall-time model (docs/cost-model.md §4).
 //
 // Every expression is evaluated left to right exactly as TorchRec writes it:
 // the goldens compare to a relative 1e-9 and last-bit differences compound in

@@ -1,4 +1,4 @@
-// TorchRec's perf-model constants (planner-model.md §1.1) and the pieces of
+// TorchRec's perf-model constants (docs/cost-model.md §1.1) and the pieces of
 // the per-shard formulas that TorchRec's estimator (perf_estimator.cc) and the
 // calibrated one (cost_calibration_perf.cc) share. Private to the planner.
 #pragma once

@@ -1,4 +1,4 @@
-// The numbers follow stats.cc's (planner-model.md §10): per-rank storage and
+// The numbers follow stats.cc's (docs/cost-model.md §10): per-rank storage and
 // perf over the plan's shards, I/O sizes from shard_io_sizes, the parameter
 // table's per-option sums.
 #include "shardlab/planner/plan_summary.h"

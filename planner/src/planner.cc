@@ -1,4 +1,4 @@
-// The planner loop (planner-model.md §9.1).
+// The planner loop (docs/cost-model.md §9.1).
 #include "shardlab/planner/planner.h"
 
 #include <algorithm>
@@ -42,7 +42,7 @@ bool perfs_non_negative(const SearchSpace& space) {
 // partitioner's max_device_perf(), without building the plan or the
 // per-shard rating pass. Both numbers sum the same non-negative shard perfs
 // per device, in different orders (e.g. per component then total, vs per
-// shard total, ODD-27). Each is within a relative (k + 4)·2^-53 (first order)
+// shard total, docs/cost-model.md O27). Each is within a relative (k + 4)·2^-53 (first order)
 // of the exact sum over a device's k shards, so rating >= partitioner_max ·
 // (1 - 2(k + 4)·2^-53). The margin below uses k = every shard of the plan
 // and is twice that, which also covers the rounding of the product and

@@ -1,4 +1,4 @@
-// Per-proposal bookkeeping of the planner loop (planner-model.md §7.5, §9.1),
+// Per-proposal bookkeeping of the planner loop (docs/cost-model.md §7.5, §9.1),
 // updated by difference. Private to the planner library.
 //
 // Proposers usually change one table between consecutive proposals, so the

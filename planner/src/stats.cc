@@ -1,10 +1,10 @@
-// TorchRec's EmbeddingStats printout (planner-model.md §10), line for line,
+// TorchRec's EmbeddingStats printout (docs/cost-model.md §10), line for line,
 // in the layout of the scenario's TorchRec version (stats_printer.h). This
 // file: what both versions print, and the 2024-02 sections.
 //
 // The table is printed for the best plan, or on failure for the last failed
 // proposal, whose shards all have rank -1: Python's negative index then adds
-// them to the last rank (ODD-28). Only the table width can show that, because
+// them to the last rank (docs/cost-model.md O28). Only the table width can show that, because
 // the rank table is printed only when a plan exists.
 #include "shardlab/planner/stats.h"
 
@@ -63,7 +63,7 @@ void add_to(RankPerf* acc, const RankPerf& p) {
   acc->prefetch_compute += p.prefetch_compute;
 }
 
-// TorchRec's imbalance tables (planner-model.md §10.5 item 9): options on
+// TorchRec's imbalance tables (docs/cost-model.md §10.5 item 9): options on
 // every rank that attains the maximum of `stat`, DP and RW excluded, sorted
 // by their first shard's value, largest first (stable).
 template <typename RankStat, typename ShardStat>

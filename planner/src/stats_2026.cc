@@ -27,7 +27,7 @@ using stats_format::pct0;
 std::string gb3(int64_t bytes) { return py_round(gb(bytes), 3); }
 
 // Bytes of a table's optimizer state: ceil(weight bytes · multiplier), the
-// multiplier of the storage estimator (planner-model.md §5.5).
+// multiplier of the storage estimator (docs/cost-model.md §5.5).
 int64_t optimizer_bytes(const Scenario& s, const ShardingOption& o, int64_t weight_bytes) {
   const OptimizerKind kind = s.planner.is_inference ? OptimizerKind::kNone : s.sharder.optimizer;
   double mu = 0.0;

@@ -147,7 +147,7 @@ std::string reduce_int_list(const std::vector<int64_t>& values) {
     prev = values[i];
     count = 1;
   }
-  // The last run is written without spaces around "*" (ODD-29).
+  // The last run is written without spaces around "*" (docs/cost-model.md O29).
   runs.push_back(count > 1 ? int_str(prev) + "*" + int_str(count) : int_str(prev));
   return join(runs, ", ");
 }

@@ -1,4 +1,4 @@
-// Text helpers of TorchRec's EmbeddingStats printout (planner-model.md §10.1,
+// Text helpers of TorchRec's EmbeddingStats printout (docs/cost-model.md §10.1,
 // §10.5). Internal to the planner library; the stats table is the only user.
 //
 // Numbers print exactly as Python prints them: str(round(x, k)) is
@@ -46,7 +46,7 @@ std::vector<std::string> collapse_ranks(const std::vector<int>& ranks);
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 
 // TorchRec's batch-size summary: runs of equal values as "v * k" except the
-// last run, written "v*k" (ODD-29); single values as "v"; joined by ", ".
+// last run, written "v*k" (docs/cost-model.md O29); single values as "v"; joined by ", ".
 std::string reduce_int_list(const std::vector<int64_t>& values);
 
 // Every column right-aligned to (longest cell + 3), cells concatenated.

@@ -86,7 +86,7 @@ class StatsPrinter {
   void emit_max_perf_and_hbm_2026();
   void emit_reservation_section_2026();
 
-  // Line builders (planner-model.md §10.5).
+  // Line builders (docs/cost-model.md §10.5).
   void line(const std::string& s) { lines_.push_back(s); }
   void blank() {
     std::string s(static_cast<size_t>(width_), ' ');

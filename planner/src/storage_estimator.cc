@@ -1,4 +1,4 @@
-// TorchRec's per-shard storage model (planner-model.md §5).
+// TorchRec's per-shard storage model (docs/cost-model.md §5).
 #include <cmath>
 #include <cstdint>
 
@@ -10,7 +10,7 @@ namespace {
 __extension__ using int128 = __int128;  // GCC/Clang builtin; -Wpedantic would flag it
 
 // ceil of the correctly rounded double nearest to num / den, for num >= 0,
-// den > 0: Python's math.ceil(int / int) (§5.4, ODD-19). The quotient of two
+// den > 0: Python's math.ceil(int / int) (§5.4, docs/cost-model.md O19). The quotient of two
 // integers is rounded once to a double before the ceiling, so a tiny
 // remainder can vanish.
 int64_t ceil_of_rounded_quotient(int128 num, int128 den) {
@@ -43,7 +43,7 @@ double optimizer_multiplier(const EstimatorContext& ctx, const ShardingOption& o
     case OptimizerKind::kSgd: return 0.0;
     case OptimizerKind::kAdam: return 2.0;
     // Row-wise Adagrad keeps one value per row: 1/D of the table, applied to
-    // the shard bytes with the full width D (under-counts CW shards, ODD-8).
+    // the shard bytes with the full width D (under-counts CW shards, docs/cost-model.md O8).
     case OptimizerKind::kRowwiseAdagrad: return 1.0 / static_cast<double>(o.tensor_cols);
     case OptimizerKind::kAdagrad:
     case OptimizerKind::kOther: return 1.0;

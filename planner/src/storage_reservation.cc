@@ -1,4 +1,4 @@
-// Storage reservations (planner-model.md §6).
+// Storage reservations (docs/cost-model.md §6).
 #include "shardlab/planner/storage_reservation.h"
 
 #include <cmath>
@@ -16,7 +16,7 @@ Storage by_device_type(ComputeDevice device, int64_t bytes, const TorchRecBehavi
 }
 
 // KJT bytes: indices of every input of every table, walked in the modules'
-// natural (declaration) order. num_poolings is ignored, as in TorchRec (ODD-21).
+// natural (declaration) order. num_poolings is ignored, as in TorchRec (docs/cost-model.md O21).
 double kjt_input_sum(const Scenario& s, const std::vector<ModuleInfo>& modules) {
   double sum = 0.0;
   for (const ModuleInfo& m : modules) {
@@ -102,7 +102,7 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
     d -= *r.dense;
     d -= *r.kjt;
   }
-  // TorchRec checks only device 0's HBM (ODD-20).
+  // TorchRec checks only device 0's HBM (docs/cost-model.md O20).
   if (heuristical && !r.devices.empty() && r.devices[0].hbm < 0) {
     // TorchRec's text, then the scenario field that sets the HBM it ran out of.
     const std::optional<int64_t>& cap = s.topology.hbm_cap;

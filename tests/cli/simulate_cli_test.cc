@@ -31,7 +31,7 @@ constexpr const char* kTwoHostScenario = R"({
   "planner": {"proposers": ["greedy"]}
 })";
 
-// The result document of scenario.md "Simulation result", checked in depth.
+// The result document of docs/simulation.md "The result file", checked in depth.
 void check_result(const Json& j, const std::string& scenario, int iterations, int ranks) {
   EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks", "critical_path", "links",
                            "events", "flows"}));

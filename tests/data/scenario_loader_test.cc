@@ -1,4 +1,4 @@
-// The scenario loader against scenario.md "Fields": defaults, every accepted
+// The scenario loader against docs/scenario-format.md "Fields": defaults, every accepted
 // form, every validation rule with its exact message, and the golden scenarios.
 #include <algorithm>
 #include <filesystem>
@@ -104,7 +104,7 @@ TEST(ScenarioLoader, DefaultsWhenOnlyRequiredFieldsAreGiven) {
   EXPECT_FALSE(s.planner.is_inference);
 }
 
-// The example document of scenario.md.
+// The example document of docs/scenario-format.md.
 constexpr std::string_view kSpecExample = R"({
   "name": "dlrm-small",
   "topology": {

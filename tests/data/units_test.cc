@@ -1,4 +1,4 @@
-// Unit strings (scenario.md): a size is the exact byte count, a bandwidth the
+// Unit strings (docs/scenario-format.md): a size is the exact byte count, a bandwidth the
 // exact value number x unit / 1000 rounded once to the nearest double.
 //
 // Exact references: when a and a*2^j are integers below 2^53, the double

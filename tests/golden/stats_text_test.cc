@@ -1,4 +1,4 @@
-// EmbeddingStats printout against TorchRec's own (planner-model.md §10): for
+// EmbeddingStats printout against TorchRec's own (docs/cost-model.md §10): for
 // every golden pair NAME.json + NAME.golden.json of every TorchRec version,
 // plan the scenario with that version, format the stats and compare with the
 // golden's `stats_text` line by line.

@@ -314,7 +314,7 @@ TEST(CalibrationFit, NoiselessDataIsFittedExactly) {
 TEST(CalibrationFit, PredictionsUseTorchRecFormulasBeforeAndTheCalibrationAfter) {
   const CalibrationOptions options;
   const double bytes = 3.0e7;
-  // TW at d = 64: half-block penalty; RW: none (planner-model.md §4.3, §4.4).
+  // TW at d = 64: half-block penalty; RW: none (docs/cost-model.md §4.3, §4.4).
   const Measurement tw = lookup(ComputeKernel::kFused, 64, planner::ShardingType::kTableWise,
                                 sim::Phase::kFwdCompute, bytes, 1.0);
   EXPECT_DOUBLE_EQ(*predict_ms(tw, nullptr, options), bytes * 1.15 / planner::kDefaultHbmMemBw);

@@ -75,7 +75,7 @@ CostCalibration full_calibration() {
   return c;
 }
 
-// S_in = 4·1·512 = 2048 ids, S_pb = 512 bags (planner-model.md §4.2).
+// S_in = 4·1·512 = 2048 ids, S_pb = 512 bags (docs/cost-model.md §4.2).
 constexpr double kIds = 2048, kBags = 512;
 const double kHbm = kDefaultHbmMemBw;
 

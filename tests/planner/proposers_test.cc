@@ -1,4 +1,4 @@
-// Proposers (planner-model.md §7): exact proposal sequences on hand-built
+// Proposers (docs/cost-model.md §7): exact proposal sequences on hand-built
 // search spaces, including the tie-breaking that reproducing TorchRec needs.
 
 #include <gtest/gtest.h>
@@ -191,7 +191,7 @@ TEST(GreedyProposerTest, StorageTieAdvancesEarliestTable) {
 }
 
 TEST(GreedyProposerTest, ZeroStorageOptionIsNeverAdvanced) {
-  // ODD-22: A's current option has key (0, 0, 0, 0), never strictly above the
+  // docs/cost-model.md O22: A's current option has key (0, 0, 0, 0), never strictly above the
   // starting maximum, so A stays at a0 and the walk ends early (2 proposals,
   // not 1 + 1 + 1). A ddr-only footprint does count (C).
   SpaceBuilder b;

@@ -1,4 +1,4 @@
-// Number and layout helpers of the stats printout (planner-model.md §10.1,
+// Number and layout helpers of the stats printout (docs/cost-model.md §10.1,
 // §10.5). Expected strings were printed by CPython 3 for the same inputs.
 
 #include <cstdint>
@@ -108,7 +108,7 @@ TEST(StatsFormat, ReduceIntList) {
   EXPECT_EQ(reduce_int_list({64, 1024}), "64, 1024");
   EXPECT_EQ(reduce_int_list({512, 512, 128}), "512 * 2, 128");
   EXPECT_EQ(reduce_int_list({1024, 1024, 256}), "1024 * 2, 256");
-  // The last run is written without spaces (ODD-29).
+  // The last run is written without spaces (docs/cost-model.md O29).
   EXPECT_EQ(reduce_int_list({7, 7}), "7*2");
   EXPECT_EQ(reduce_int_list({1, 1, 2, 2}), "1 * 2, 2*2");
   EXPECT_EQ(reduce_int_list({1, 2, 2, 2, 3}), "1, 2 * 3, 3");

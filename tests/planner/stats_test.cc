@@ -1,4 +1,4 @@
-// format_stats on hand-built planner results (planner-model.md §10): the
+// format_stats on hand-built planner results (docs/cost-model.md §10): the
 // parts of the layout the goldens do not pin down on their own.
 
 #include <algorithm>
@@ -139,7 +139,7 @@ TEST(FormatStats, FailedShardsWidenTheTableFromTheLastRank) {
   ASSERT_FALSE(failed_lines.empty());
   ASSERT_FALSE(placed_lines.empty());
   EXPECT_GT(placed_lines[0].size(), 90u);
-  // ODD-28: rank -1 is Python's last rank; the table is not printed but sets the width.
+  // docs/cost-model.md O28: rank -1 is Python's last rank; the table is not printed but sets the width.
   EXPECT_EQ(failed_lines[0].size(), placed_lines[0].size());
   EXPECT_FALSE(has_line_starting(failed_lines, "#      Rank"));
   EXPECT_TRUE(has_line_starting(placed_lines, "#      Rank"));

@@ -1,5 +1,5 @@
 // The greedy perf partitioner's per-position data and placement order
-// (planner-model.md §8.1 step 3), kept up to date by difference: consecutive
+// (docs/cost-model.md §8.1 step 3), kept up to date by difference: consecutive
 // proposals usually differ in one table.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// TorchRec's GreedyPerfPartitioner (planner-model.md §8.1).
+// TorchRec's GreedyPerfPartitioner (docs/cost-model.md §8.1).
 //
 // Uniform options (RW, DP) go first, shard i on rank i. The rest are placed
 // one option at a time, largest first (by storage or by perf, stable), each

@@ -1,5 +1,5 @@
 // The device and host strategies of the greedy perf partitioner
-// (planner-model.md §8.1), on the state set up by partition().
+// (docs/cost-model.md §8.1), on the state set up by partition().
 #include <algorithm>
 #include <string>
 

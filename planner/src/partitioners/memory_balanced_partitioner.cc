@@ -37,7 +37,7 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
     lo = std::max(static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size), largest_shard);
   } else {
     // 2024-02 starts the search from the reserved capacity, not from the
-    // default plan's usage (ODD-26).
+    // default plan's usage (docs/cost-model.md O26).
     hi = topology.devices.front().storage.hbm;
     for (int idx : proposal) {
       for (const Shard& s : space.options[idx].shards) total_hbm += s.storage.hbm;

@@ -1,4 +1,4 @@
-// TorchRec's MemoryBalancedPartitioner (planner-model.md §8.2): binary-search
+// TorchRec's MemoryBalancedPartitioner (docs/cost-model.md §8.2): binary-search
 // a per-device HBM cap so the plan uses less peak memory, as long as its perf
 // rating stays within (1 + tolerance) of the unconstrained greedy plan.
 #pragma once

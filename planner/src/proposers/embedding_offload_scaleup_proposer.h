@@ -1,4 +1,4 @@
-// EmbeddingOffloadScaleupProposer (planner-model.md §7.4), as far as a
+// EmbeddingOffloadScaleupProposer (docs/cost-model.md §7.4), as far as a
 // scenario can reach it: it proposes one starting plan once and then stops
 // (golden README §3.1 item 11).
 //

@@ -62,7 +62,7 @@ void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*p
   if (!active_) return;
 
   // Threshold: only truthy ratings count, so a failed proposal (no rating)
-  // and a rating of exactly 0.0 are skipped [ODD-6]. Every counted rating is
+  // and a rating of exactly 0.0 are skipped [docs/cost-model.md O6]. Every counted rating is
   // first assumed inferior, then a strict improvement resets the streak.
   if (threshold_ && rating && *rating != 0.0) {
     ++num_inferior_;
@@ -80,7 +80,7 @@ void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*p
   // *current* option has the largest storage key, strictly above the running
   // maximum that starts at all zeros. The strict comparison makes the earliest
   // table (fqn order) win ties, and means a table whose current option uses
-  // no storage at all is never advanced [ODD-22]. Tables already at their
+  // no storage at all is never advanced [docs/cost-model.md O22]. Tables already at their
   // last option are not candidates.
   // The tree's minimum is the first fqn with the largest key among those
   // that can advance: the scan's winner, provided its key beats zeros.

@@ -1,4 +1,4 @@
-// GreedyProposer (planner-model.md §7.1): starts every table at its best-scored
+// GreedyProposer (docs/cost-model.md §7.1): starts every table at its best-scored
 // option and, after each proposal, moves the table with the largest current
 // storage footprint to its next option.
 #pragma once

@@ -15,7 +15,7 @@ void GridSearchProposer::load(const SearchSpace& space) {
 
   // Product of the group sizes. Every group is non-empty, so once the running
   // product passes max_proposals (or int64) the answer is known: skip. No
-  // pruning happens at this commit [ODD-23].
+  // pruning happens at this commit [docs/cost-model.md O23].
   int64_t total = 1;
   for (const auto& group : groups_) {
     if (__builtin_mul_overflow(total, static_cast<int64_t>(group.size()), &total) ||

@@ -1,4 +1,4 @@
-// GridSearchProposer (planner-model.md §7.3): every combination of options,
+// GridSearchProposer (docs/cost-model.md §7.3): every combination of options,
 // one per table, unless there are more than `max_proposals` of them.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Helpers shared by the proposers (planner-model.md §7). Private to the
+// Helpers shared by the proposers (docs/cost-model.md §7). Private to the
 // planner library.
 #pragma once
 

@@ -17,7 +17,7 @@ std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec, const TorchRec
   switch (spec.kind) {
     case ProposerKind::kGreedy: {
       // TorchRec stores `threshold if threshold else None`: 0 means no
-      // threshold [ODD-6].
+      // threshold [docs/cost-model.md O6].
       std::optional<int64_t> threshold = spec.threshold;
       if (threshold && *threshold == 0) threshold.reset();
       return std::make_unique<GreedyProposer>(spec.use_depth, threshold);
@@ -50,7 +50,7 @@ double option_score(const ShardingOption& option, bool use_depth) {
 void sort_by_score(const SearchSpace& space, bool use_depth, std::vector<int>* options) {
   // Scores are computed once per option (TorchRec's sort key is evaluated
   // once per element too), then a stable sort keeps enumeration order among
-  // equal scores; see planner-model.md §0.2.
+  // equal scores; see docs/cost-model.md §0.2.
   std::vector<std::pair<double, int>> keyed;
   keyed.reserve(options->size());
   for (int o : *options) keyed.emplace_back(option_score(space.options[o], use_depth), o);

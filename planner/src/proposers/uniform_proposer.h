@@ -1,4 +1,4 @@
-// UniformProposer (planner-model.md §7.2): one proposal per sharding type that
+// UniformProposer (docs/cost-model.md §7.2): one proposal per sharding type that
 // every table offers, each table taking its best-scored option of that type.
 #pragma once
 

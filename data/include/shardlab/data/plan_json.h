@@ -1,4 +1,4 @@
-// Writing plans, options and errors as JSON (scenario.md "Plan (output)",
+// Writing plans, options and errors as JSON (docs/cost-model.md §13.1,
 // "Options"), writing TorchRec-shaped ShardingPlan files, and reading a plan
 // file back into a PartitionedPlan.
 //
@@ -6,7 +6,7 @@
 // system, and they return the complete document as one string (no trailing
 // newline). Doubles are written in their shortest round-trip form, so reading
 // a number back gives the same double bit for bit. Objects keep the field order
-// scenario.md documents.
+// docs/scenario-format.md documents.
 //
 // Thread safety: every function here is reentrant.
 #pragma once
@@ -36,7 +36,7 @@ std::string indent_json(std::string_view compact, int indent);
 // "rank:R/mtia:L" with L = R mod local_world_size, "rank:R/cpu" on cpu.
 std::string shard_placement(planner::ComputeDevice device, int rank, int local_world_size);
 
-// The plan of scenario.md "Plan (output)": scenario, torchrec_version (the
+// The plan of docs/cost-model.md §13.1: scenario, torchrec_version (the
 // model that planned, docs/torchrec-versions.md), perf_rating_ms,
 // num_proposals, num_plans, tables (in plan order), devices, reserved.
 // When `result.ok()` is false this returns error_to_json(scenario.name,
@@ -44,7 +44,7 @@ std::string shard_placement(planner::ComputeDevice device, int rank, int local_w
 std::string plan_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
                          int indent = kDefaultJsonIndent);
 
-// scenario.md "Options": {"scenario", "torchrec_version", "options": [...]},
+// docs/cost-model.md §13.2: {"scenario", "torchrec_version", "options": [...]},
 // every enumerated option of result.search_space in enumeration order. Works for a result of
 // plan(..., {.enumerate_only = true}) and for a failed planning run alike.
 // When the search space is absent (the reservation or enumeration failed) it
@@ -52,7 +52,7 @@ std::string plan_to_json(const planner::Scenario& scenario, const planner::Plann
 std::string options_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
                             int indent = kDefaultJsonIndent);
 
-// The error shape of scenario.md:
+// The error shape of docs/cost-model.md §13.3:
 //  - a kPlanner status gives {"scenario", "error": {"type", "message"},
 //    "num_proposals", "num_plans", "reserved"}, with type to_string(planner_error()),
 //    counters from `result` (0 when `result` is null) and reserved the device

@@ -72,7 +72,7 @@ enum class RunKind { kPlan, kSimulate, kReplay, kCalibrate, kOptimize };
 std::string_view to_string(RunKind k);
 std::optional<RunKind> parse_run_kind(std::string_view s);  // inverse of to_string
 
-// One shard of a plan with TorchRec's estimates for it (planner-model.md).
+// One shard of a plan with TorchRec's estimates for it (docs/cost-model.md).
 struct EstimateRow {
   std::string fqn;    // "<module path>.<table name>"
   std::string table;  // table name

@@ -1,4 +1,4 @@
-// Loading scenario files (scenario.md) with validation.
+// Loading scenario files (docs/scenario-format.md) with validation.
 //
 // Every error names the file, the JSON path (e.g. `tables[3].embedding_dim`),
 // the offending value and what was expected; malformed JSON reports line and
@@ -19,7 +19,7 @@ Result<planner::Scenario> load_scenario_file(const std::string& path);
 // Parses and validates `text`; `origin` names the source in error messages.
 Result<planner::Scenario> parse_scenario(const std::string& text, const std::string& origin);
 
-// Unit strings (scenario.md): "32 GiB" -> bytes; "897 GiB/s" -> bytes/ms.
+// Unit strings (docs/scenario-format.md): "32 GiB" -> bytes; "897 GiB/s" -> bytes/ms.
 // Errors are plain messages saying what was expected.
 Result<int64_t> parse_size_string(const std::string& text);
 Result<double> parse_bandwidth_string(const std::string& text);

@@ -1,4 +1,4 @@
-// Writing a scenario back as a scenario file (scenario.md), for "save as" in
+// Writing a scenario back as a scenario file (docs/scenario-format.md), for "save as" in
 // the GUI and for editing a scenario field by field (scenario_edit.h).
 //
 // The document reads back to an equal Scenario: load(write(s)) == s field by
@@ -20,7 +20,7 @@ namespace shardlab::data {
 
 std::string scenario_to_json(const planner::Scenario& scenario, int indent = kDefaultJsonIndent);
 
-// The scenario.md names of enum values the writer uses (also for front ends
+// The docs/scenario-format.md names of enum values the writer uses (also for front ends
 // that show them).
 std::string to_string(planner::ModuleKind kind);         // "embedding_bag_collection", ...
 std::string to_string(planner::ProposerKind kind);       // "greedy", ...

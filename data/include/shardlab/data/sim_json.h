@@ -1,5 +1,5 @@
 // Writing simulation results (sim/simulation.h) as JSON: the result document
-// of scenario.md "Simulation result", and a Chrome trace-event file for
+// of docs/simulation.md "The result file", and a Chrome trace-event file for
 // chrome://tracing and Perfetto.
 //
 // Both are pure functions of the result and return the whole document as one

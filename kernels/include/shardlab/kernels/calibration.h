@@ -43,7 +43,7 @@ struct CalibrationOptions {
   double holdout_fraction = 0.2;
   // Seeds the deterministic shuffle that picks the held-out records. Default 1.
   uint64_t seed = 1;
-  // The "before" model: TorchRec's constants (planner-model.md §1.1), also
+  // The "before" model: TorchRec's constants (docs/cost-model.md §1.1), also
   // the fallback for every parameter the fit leaves unset. Bandwidths in
   // bytes/ms; defaults TorchRec's.
   planner::ComputeDevice compute_device = planner::ComputeDevice::kCuda;

@@ -3,7 +3,7 @@
 // sizes. Built from a scenario and a placed plan; the same workload drives
 // every backend, so their measurement records line up.
 //
-// Lookup counts follow the cost model's per-shard sizes (planner-model.md §4):
+// Lookup counts follow the cost model's per-shard sizes (docs/cost-model.md §4):
 // a table-wise or column-wise shard pools the global batch (B·W bags of L ids),
 // a row-wise shard sees the same bags with L/W ids each (its share of the rows),
 // a table-row-wise shard L/local_world_size ids, a data-parallel replica its
@@ -47,7 +47,7 @@ struct ShardWork {
   bool weighted = false;       // per-sample weights
   int64_t bags = 0;            // bags per iteration
   double pooling_factor = 0;   // mean ids per bag
-  // TorchRec's estimates of this shard (planner-model.md §4), ms.
+  // TorchRec's estimates of this shard (docs/cost-model.md §4), ms.
   double estimated_fwd_ms = 0.0;
   double estimated_bwd_ms = 0.0;
   // Bytes TorchRec's forward formula charges this shard: index read + row

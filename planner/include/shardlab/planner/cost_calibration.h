@@ -1,4 +1,4 @@
-// A calibration of TorchRec's per-shard perf model (planner-model.md §4):
+// A calibration of TorchRec's per-shard perf model (docs/cost-model.md §4):
 // parameters fitted from measured replays (kernels/calibration.h) that stand
 // in for TorchRec's constants when the planner is handed one
 // (PlannerOptions::calibration). docs/calibration.md derives the model.
@@ -34,7 +34,7 @@
 
 namespace shardlab::planner {
 
-// TorchRec's block-penalty classes of an embedding dim (planner-model.md §4.3).
+// TorchRec's block-penalty classes of an embedding dim (docs/cost-model.md §4.3).
 enum class DimClass { kNarrow, kHalf, kFull };  // d < 64, 64 <= d < 128, d >= 128
 inline constexpr int kNumDimClasses = 3;
 inline constexpr int kNumComputeKernels = 7;

@@ -1,4 +1,4 @@
-// The enumerator (planner-model.md §2): modules built from the scenario, every
+// The enumerator (docs/cost-model.md §2): modules built from the scenario, every
 // (table, sharding type, compute kernel) option in TorchRec's order, each shard
 // estimated by the perf and storage estimators.
 #pragma once
@@ -15,7 +15,7 @@
 namespace shardlab::planner {
 
 // The modules TorchRec builds for `scenario`, in declaration order
-// (scenario.md "Modules built from a scenario").
+// (docs/cost-model.md §2.7).
 std::vector<ModuleInfo> build_modules(const Scenario& scenario);
 
 // Sharding types the module's sharder offers on `device`, in the sharder's

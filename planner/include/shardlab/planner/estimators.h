@@ -1,4 +1,4 @@
-// Per-shard perf and storage estimators (planner-model.md §4 and §5).
+// Per-shard perf and storage estimators (docs/cost-model.md §4 and §5).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ EstimatorContext estimator_context(const Scenario& scenario, const Topology& top
 inline constexpr double kIndexBytes = 8;  // BIGINT_DTYPE: bytes per input id
 
 // S_in = Σ (L_i · P_i) · B_i and S_pb = Σ P_i · B_i over the option's inputs
-// (planner-model.md §4.2), running sums from 0 in input order, and TorchRec
+// (docs/cost-model.md §4.2), running sums from 0 in input order, and TorchRec
 // 2026-08's pooled output count Σ (min(1, L_i) · P_i) · B_i.
 struct BatchSums {
   double inputs = 0.0;
@@ -53,14 +53,14 @@ struct BatchSums {
 };
 BatchSums batch_sums(const ShardingOption& option);
 
-// Bytes per element of the four communication payloads of planner-model.md
+// Bytes per element of the four communication payloads of docs/cost-model.md
 // §4.8: forward/backward all-to-all and forward/backward reduce-scatter.
 struct CommElementSizes {
   double fwd_a2a, bwd_a2a, fwd_rs, bwd_rs;
 };
 CommElementSizes comm_element_sizes(const EstimatorContext& ctx, const ShardingOption& option);
 
-// The byte counts of one shard's perf formulas (planner-model.md §4.3-§4.6),
+// The byte counts of one shard's perf formulas (docs/cost-model.md §4.3-§4.6),
 // each computed as TorchRec writes it. Shared by TorchRec's estimator, the
 // calibrated one, replay (Measurement::model_bytes) and calibration.
 struct ShardBytes {
@@ -86,10 +86,10 @@ ShardBytes shard_bytes(const EstimatorContext& ctx, const ShardingOption& option
 double fwd_compute_bytes(const EstimatorContext& ctx, const ShardingOption& option);
 
 // TorchRec's block penalty for a shard `dim` columns wide: 1, 1.15 or 1.75 for
-// TW, CW and TWCW by dim class (planner-model.md §4.3); 1 for RW, TWRW and DP.
+// TW, CW and TWCW by dim class (docs/cost-model.md §4.3); 1 for RW, TWRW and DP.
 double block_penalty(ShardingType type, int64_t dim);
 
-// Device bandwidth of TorchRec's kernel_bw_lookup (planner-model.md §1.3) under
+// Device bandwidth of TorchRec's kernel_bw_lookup (docs/cost-model.md §1.3) under
 // `behaviour`'s rules, or nullopt for an unknown pair. `hbm_to_ddr_bw` is the
 // device-host link the 2026-08 model charges UVM kernels with.
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
@@ -104,7 +104,7 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option);
 // Fills every shard's storage and option.total_storage.
 void estimate_storage(const EstimatorContext& ctx, ShardingOption* option);
 
-// Input and output buffer bytes of shard `shard` (planner-model.md §5.1), with
+// Input and output buffer bytes of shard `shard` (docs/cost-model.md §5.1), with
 // pooled outputs counted as `behaviour` counts them.
 struct IoSizes {
   int64_t input = 0;

@@ -1,4 +1,4 @@
-// Partitioners (planner-model.md §8): assign every shard of a proposal a rank.
+// Partitioners (docs/cost-model.md §8): assign every shard of a proposal a rank.
 #pragma once
 
 #include <memory>
@@ -31,7 +31,7 @@ class Partitioner {
   // After a successful partition(): the NoopPerfModel rating of the plan
   // (returned or not) up to rounding: the largest device perf total, with
   // each device's shard perfs summed in any order and grouping (the greedy
-  // partitioner sums component-wise, then the total, ODD-27), or the exact
+  // partitioner sums component-wise, then the total, docs/cost-model.md O27), or the exact
   // rating. nullopt when the partitioner does not know it. The planner uses
   // it to skip exact ratings (and building plans) that provably cannot win.
   virtual std::optional<double> max_device_perf() const { return std::nullopt; }

@@ -1,4 +1,4 @@
-// The planner loop (planner-model.md §9): reservation, enumeration, proposers,
+// The planner loop (docs/cost-model.md §9): reservation, enumeration, proposers,
 // partitioner, perf rating, best-plan choice, and the error when nothing fits.
 //
 // Thread safety: plan() has no shared state; separate calls may run

@@ -1,4 +1,4 @@
-// Proposers (planner-model.md §7): each emits candidate plans, one option per
+// Proposers (docs/cost-model.md §7): each emits candidate plans, one option per
 // fqn, and may steer by the feedback the planner gives after partitioning.
 //
 // Protocol, as TorchRec's planner drives it: prepare() once before the first

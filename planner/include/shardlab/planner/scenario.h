@@ -1,5 +1,5 @@
 // The scenario: everything the planner needs (cluster, tables, constraints,
-// sharder settings, planner settings), as described by scenario.md.
+// sharder settings, planner settings), as described by docs/scenario-format.md.
 //
 // This is plain data, already validated by the loader (data/scenario_loader.h).
 // Values are kept as the user gave them; TorchRec's "falsy means default"
@@ -18,7 +18,7 @@
 
 namespace shardlab::planner {
 
-// TorchRec defaults (planner-model.md §1.1). Bandwidths in bytes/ms.
+// TorchRec defaults (docs/cost-model.md §1.1). Bandwidths in bytes/ms.
 inline constexpr int64_t kDefaultHbmCap = int64_t{32} << 30;
 inline constexpr int64_t kDefaultDdrCap = int64_t{128} << 30;
 inline constexpr double kDefaultHbmMemBw = 897.0 * 1024 * 1024 * 1024 / 1000;       // 963146416.128

@@ -1,4 +1,4 @@
-// Shard sizes and offsets for each sharding type (planner-model.md §3).
+// Shard sizes and offsets for each sharding type (docs/cost-model.md §3).
 #pragma once
 
 #include <cstdint>

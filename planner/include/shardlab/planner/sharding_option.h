@@ -27,8 +27,8 @@ struct Shard {
   Storage storage;
 };
 
-// A module of the scenario as TorchRec would build it (scenario.md "Modules
-// built from a scenario").
+// A module of the scenario as TorchRec would build it (docs/cost-model.md §2.7,
+// "Modules built from a scenario").
 struct ModuleInfo {
   std::string path;           // "ebc", "weighted_ebc" or "ec"
   std::string class_key;      // e.g. "torchrec.modules.embedding_modules.EmbeddingBagCollection"
@@ -62,8 +62,8 @@ struct ShardingOption {
 
   std::optional<int64_t> col_wise_shard_dim;  // constraint min_partition
   std::optional<CacheParams> cache_params;    // constraint cache_params, passed through
-  std::optional<double> cache_load_factor;    // c_opt of planner-model.md §1.4 (raw)
-  bool prefetch_pipeline = false;             // p of planner-model.md §1.4
+  std::optional<double> cache_load_factor;    // c_opt of docs/cost-model.md §1.4 (raw)
+  bool prefetch_pipeline = false;             // p of docs/cost-model.md §1.4
 
   // Every shard of an option has the same perf: TorchRec's formulas depend on
   // the shard's column count only (and all shards of an option have equal

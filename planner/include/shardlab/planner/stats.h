@@ -1,4 +1,4 @@
-// TorchRec's EmbeddingStats printout (planner-model.md §10): the table TorchRec
+// TorchRec's EmbeddingStats printout (docs/cost-model.md §10): the table TorchRec
 // users know, line for line.
 #pragma once
 

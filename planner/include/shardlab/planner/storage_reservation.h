@@ -1,4 +1,4 @@
-// Storage reservations (planner-model.md §6): shrink per-device capacity
+// Storage reservations (docs/cost-model.md §6): shrink per-device capacity
 // before partitioning, for dense parameters, KJT inputs and a safety margin.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The cluster as the planner sees it: identical devices with HBM/DDR capacity,
-// the bandwidths of planner-model.md §1, and a running perf per device that the
+// the bandwidths of docs/cost-model.md §1, and a running perf per device that the
 // partitioner accumulates.
 #pragma once
 
@@ -32,7 +32,7 @@ struct Topology {
   int num_hosts() const { return world_size / local_world_size; }
 };
 
-// Applies TorchRec's defaults and falsy rules (planner-model.md §1.2) as the
+// Applies TorchRec's defaults and falsy rules (docs/cost-model.md §1.2) as the
 // TorchRec version of `behaviour` applies them (device HBM on MTIA, explicit
 // zero capacities).
 Topology make_topology(const TopologySpec& spec,

@@ -5,7 +5,7 @@
 // Message sizes follow the data TorchRec's sparse-dist modules move for each
 // sharding type (input dist = KJT all-to-all: a splits exchange, then ids,
 // lengths and per-sample weights; output dist and its backward per sharding
-// type), with the per-shard sizes of the cost model (planner-model.md §4):
+// type), with the per-shard sizes of the cost model (docs/cost-model.md §4):
 //   S_in = ids per rank, S_pb = pooled rows per rank, d = shard columns,
 //   element sizes from the qcomm codecs (§4.8).
 #pragma once

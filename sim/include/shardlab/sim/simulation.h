@@ -2,7 +2,7 @@
 // TorchRec's sparse-dist pipeline on every rank, communication as flows over
 // the topology graph, compute from the planner's per-shard cost model.
 //
-// Per rank and iteration i (phase names as in scenario.md "Simulation result"):
+// Per rank and iteration i (phase names as in docs/simulation.md "The result file"):
 //   compute stream: prefetch(i), fwd_compute(i), dense_fwd(i), dense_bwd(i),
 //                   bwd_compute(i)
 //   comm stream:    input_dist(i+1) (issued before this iteration's forward, so
