@@ -204,6 +204,37 @@ TEST_F(CliTest, PlanWithTheSimulatedPerfModel) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST_F(CliTest, CompareEachTorchRecVersionPutsTheVersionsSideBySide) {
+  const CliRun r = run({"compare", kTiny, "-o", path("versions.json"), "--iterations", "1", "-q",
+                        "--no-record", "--each-torchrec-version"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(read_file(path("versions.json")));
+  ASSERT_EQ(j["rows"].size(), 34u);
+  for (size_t i = 0; i < j["rows"].size(); i += 2) {
+    const Json& older = j["rows"][i];
+    const Json& newer = j["rows"][i + 1];
+    EXPECT_EQ(older["torchrec_version"], "2024-02") << i;
+    EXPECT_EQ(newer["torchrec_version"], "2026-08") << i;
+    EXPECT_EQ(older["proposer"], newer["proposer"]) << i;
+    EXPECT_EQ(older["partitioner"], newer["partitioner"]) << i;
+    EXPECT_EQ(older["perf_model"], newer["perf_model"]) << i;
+  }
+  // The first pair is the scenario as configured, planned by each version.
+  for (const char* version : {"2024-02", "2026-08"}) {
+    const CliRun planned = run({"plan", kTiny, "-q", "--no-record", "--torchrec-version", version,
+                                "-o", path(std::string("plan-") + version + ".json")});
+    ASSERT_EQ(planned.exit_code, 0) << planned.err;
+    const size_t row = std::string(version) == "2024-02" ? 0 : 1;
+    EXPECT_EQ(j["rows"][row]["perf_rating_ms"].get<double>(),
+              Json::parse(read_file(path(std::string("plan-") + version + ".json")))["perf_rating_ms"]
+                  .get<double>());
+  }
+  // Without the flag every row is the scenario's own version.
+  const CliRun own = run({"compare", kTiny, "-o", "-", "--iterations", "1", "-q", "--no-record"});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  for (const Json& row : Json::parse(own.out)["rows"]) EXPECT_EQ(row["torchrec_version"], "2026-08");
+}
+
 TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   const CliRun r = run({"compare", kTiny, "-o", path("compare.json"), "--iterations", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
