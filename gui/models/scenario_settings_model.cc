@@ -13,7 +13,6 @@ using planner::Scenario;
 
 QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 QString num(double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); }
-QString bandwidth(double bytes_per_ms) { return format_bandwidth(bytes_per_ms); }
 
 struct Field {
   const char* label;
