@@ -81,28 +81,36 @@ std::string percent(const std::optional<double>& v) {
 }
 
 void print_table(std::ostream& out, const planner::Scenario& scenario, const sim::Comparison& c) {
-  const std::string header =
-      fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8}", "#",
-                  "proposer", "partitioner", "perf_model", "torchrec", "status", "rating_ms", "sim_iter_ms", "vs_win",
-                  "peak_hbm", "imbalance", "moved", "plan_s");
+  const std::string header = fmt::format(
+      "{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  "
+      "{:>8}",
+      "#", "proposer", "partitioner", "perf_model", "torchrec", "status", "rating_ms",
+      "sim_iter_ms", "vs_win", "peak_hbm", "imbalance", "moved", "plan_s");
   out << header << '\n' << std::string(header.size(), '-') << '\n';
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const sim::CompareRow& r = c.rows[i];
-    const std::string status = r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
-    const std::string peak = r.peak_hbm_bytes ? format_bytes(static_cast<double>(*r.peak_hbm_bytes)) : "-";
-    const std::string moved = r.iteration_vs_winner ? std::to_string(r.moved_vs_winner.size()) : "-";
-    out << fmt::format("{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  {:>8.3f}{}\n",
-                       i + 1, sim::proposer_name(r.config), sim::partitioner_name(r.config, scenario),
-                       sim::to_string(r.config.rating), planner::to_string(r.torchrec_version), status, or_dash(r.torchrec_rating_ms, "{:.5g}"),
-                       or_dash(r.iteration_ms, "{:.5g}"), percent(r.iteration_vs_winner), peak,
-                       or_dash(r.imbalance, "{:.3f}"), moved, r.plan_seconds,
-                       static_cast<int>(i) == c.winner ? "  <- winner" : "");
+    const std::string status =
+        r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
+    const std::string peak =
+        r.peak_hbm_bytes ? format_bytes(static_cast<double>(*r.peak_hbm_bytes)) : "-";
+    const std::string moved =
+        r.iteration_vs_winner ? std::to_string(r.moved_vs_winner.size()) : "-";
+    out << fmt::format(
+        "{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6} "
+        " {:>8.3f}{}\n",
+        i + 1, sim::proposer_name(r.config), sim::partitioner_name(r.config, scenario),
+        sim::to_string(r.config.rating), planner::to_string(r.torchrec_version), status,
+        or_dash(r.torchrec_rating_ms, "{:.5g}"), or_dash(r.iteration_ms, "{:.5g}"),
+        percent(r.iteration_vs_winner), peak, or_dash(r.imbalance, "{:.3f}"), moved, r.plan_seconds,
+        static_cast<int>(i) == c.winner ? "  <- winner" : "");
   }
   if (c.winner >= 0) {
     const sim::CompareRow& w = c.rows[static_cast<size_t>(c.winner)];
-    out << fmt::format("winner: #{} {} ({:.5g} ms simulated iteration; rating_ms is TorchRec's rating of each plan, "
-                       "vs_win and moved compare each row with the winner)\n",
-                       c.winner + 1, w.label, *w.iteration_ms);
+    out << fmt::format(
+        "winner: #{} {} ({:.5g} ms simulated iteration; rating_ms is TorchRec's rating of each "
+        "plan, "
+        "vs_win and moved compare each row with the winner)\n",
+        c.winner + 1, w.label, *w.iteration_ms);
   }
 }
 
@@ -115,18 +123,22 @@ int run_compare(const CompareArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, recorder.status());
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
-  if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, st);
+  if (Status st = check_fabric(*scenario); !st.is_ok())
+    return report_failure(args, scenario->name, st);
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
   const std::vector<sim::CompareConfig> grid =
-      args.each_version ? sim::each_torchrec_version(sim::default_compare_grid()) : sim::default_compare_grid();
-  sim::CompareOptions options{.sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
-                              .calibration = calibration->get()};
+      args.each_version ? sim::each_torchrec_version(sim::default_compare_grid())
+                        : sim::default_compare_grid();
+  sim::CompareOptions options{
+      .sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
+      .calibration = calibration->get()};
   if (!args.quiet) {
     options.progress = [&](const sim::CompareProgress& p) {
       // The row's start, not the planner's reports within it.
@@ -137,7 +149,8 @@ int run_compare(const CompareArgs& args) {
   }
   std::vector<data::NewRun> runs;
   if (!recording_disabled(args.store)) {
-    options.row_planned = [&](int, const planner::PlannerResult& result, const sim::CompareRow& row) {
+    options.row_planned = [&](int, const planner::PlannerResult& result,
+                              const sim::CompareRow& row) {
       runs.push_back(row_run(args, *scenario, args.iterations, result, row));
     };
   }
@@ -148,14 +161,15 @@ int run_compare(const CompareArgs& args) {
   print_table(table_out, *scenario, comparison);
   table_out.flush();
   if (!args.output.empty()) {
-    if (Status w = write_output(args.output, data::comparison_to_json(*scenario, comparison, args.compact));
+    if (Status w = write_output(args.output,
+                                data::comparison_to_json(*scenario, comparison, args.compact));
         !w.is_ok()) {
       print_error(w.message());
       return exit_status(w);
     }
   }
-  const bool any_ok =
-      std::any_of(comparison.rows.begin(), comparison.rows.end(), [](const auto& r) { return r.status.is_ok(); });
+  const bool any_ok = std::any_of(comparison.rows.begin(), comparison.rows.end(),
+                                  [](const auto& r) { return r.status.is_ok(); });
   if (!any_ok) {
     print_error("no configuration produced a simulated plan");
     return kExitPlanner;
@@ -174,20 +188,23 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare planner configurations on one scenario, by estimate and by simulation.\n"
-      "Plans the scenario as configured (its proposers and partitioner, TorchRec's perf model: what\n"
+      "Plans the scenario as configured (its proposers and partitioner, TorchRec's perf model: "
+      "what\n"
       "'shardlab plan' gives), then with each proposer (greedy, uniform, grid_search,\n"
       "embedding_offload_scaleup; TorchRec's default arguments) x partitioner (greedy_perf,\n"
       "memory_balanced) x perf model (torchrec, simulated); simulates each chosen plan and prints\n"
-      "one row each, measured the same way whatever chose the plan: TorchRec's rating of the plan,\n"
+      "one row each, measured the same way whatever chose the plan: TorchRec's rating of the "
+      "plan,\n"
       "its simulated iteration time and its difference to the winner (the lowest simulated time),\n"
-      "the peak HBM a rank's shards use, the imbalance (max / mean of per-rank TorchRec perf), the\n"
+      "the peak HBM a rank's shards use, the imbalance (max / mean of per-rank TorchRec perf), "
+      "the\n"
       "tables placed differently from the winner, the planning time and the TorchRec model that\n"
       "planned (--torchrec-version; --each-torchrec-version plans every row with each model, side\n"
-      "by side). The JSON adds per-rank\n"
-      "TorchRec perf, shard HBM and simulated busy time. The workbench's Compare view runs the same\n"
-      "comparison (docs/gui.md). Rows whose planning fails show the error type. Each row with a\n"
-      "simulated plan is recorded in the run store as a simulate run (--db; 'shardlab runs --help'),\n"
-      "so two configurations' plans can be compared with 'shardlab runs diff'.\n"
+      "by side). The JSON adds per-rank TorchRec perf, shard HBM and simulated busy time. The\n"
+      "workbench's Compare view runs the same comparison (docs/gui.md). Rows whose planning fails\n"
+      "show the error type. Each row with a simulated plan is recorded in the run store as a\n"
+      "simulate run (--db; 'shardlab runs --help'), so two configurations' plans can be compared\n"
+      "with 'shardlab runs diff'.\n"
       "Exit status: 0 at least one row has a simulated plan, 2 invalid scenario, usage or a file\n"
       "that cannot be read or written, 3 no row has one.");
   add_scenario_argument(cmd, &args->scenario);
@@ -202,9 +219,10 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
   add_torchrec_version_option(cmd, &args->torchrec_version);
-  cmd->add_flag("--each-torchrec-version", args->each_version,
-                "Plan every configuration once with each TorchRec model (2024-02, 2026-08), the two\n"
-                "rows of a configuration next to each other (default: off)");
+  cmd->add_flag(
+      "--each-torchrec-version", args->each_version,
+      "Plan every configuration once with each TorchRec model (2024-02, 2026-08), the two\n"
+      "rows of a configuration next to each other (default: off)");
   cmd->footer(
       example_footer("  shardlab compare dlrm.json\n"
                      "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"
