@@ -33,7 +33,11 @@ constexpr std::string_view kKernels =
     "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching";
 constexpr std::size_t kMaxProfileBytes = std::size_t{64} << 20;
 
-const NumberValue kPositive{.min = 0.0, .min_exclusive = true};
+// The fitted constants feed the planner's times: the scenario's limits
+// (planner/limits.h) keep them finite.
+const NumberValue kBandwidth{.min = planner::kMinBandwidth, .max = planner::kMaxBandwidth};
+const NumberValue kTimeMs{.min = 0.0, .max = planner::kMaxTimeMs};
+const NumberValue kMultiplier{.min = 0.0, .max = planner::kMaxFactor};
 const NumberValue kNonNegative{.min = 0.0};
 const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel, kKernels};
 const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class, "narrow, half, full"};
@@ -150,9 +154,9 @@ Status read_compute(const Json& list, const JsonPath& path, CostCalibration& c) 
     std::optional<double> bandwidth, overhead, bwd;
     SHARDLAB_RETURN_IF_ERROR(e.require("kernel", kernel, kKernelValue, "a compute kernel name"));
     SHARDLAB_RETURN_IF_ERROR(e.read("dim_class", dim_class, kDimClassValue, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("bandwidth_bytes_per_ms", bandwidth, kPositive, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("overhead_ms", overhead, kNonNegative, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("bwd_multiplier", bwd, kNonNegative, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("bandwidth_bytes_per_ms", bandwidth, kBandwidth, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("overhead_ms", overhead, kTimeMs, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("bwd_multiplier", bwd, kMultiplier, Null::kMeansAbsent));
     if (dim_class && !bandwidth) {
       return e.missing("bandwidth_bytes_per_ms", "bytes/ms > 0 for the entry's dim_class");
     }
@@ -182,8 +186,8 @@ Status read_comm_scope(const ObjectReader& comm, std::string_view key, planner::
   const JsonPath path = comm.path_of(key);
   ObjectReader s(*v, path);
   SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", {"bandwidth_bytes_per_ms", "latency_ms"}));
-  SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kPositive, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kBandwidth, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kTimeMs, Null::kMeansAbsent));
   return Status::ok();
 }
 
@@ -196,7 +200,7 @@ Status read_parameters(const ObjectReader& root, CostCalibration& c) {
   if (const Json* compute = p.find("compute", Null::kMeansAbsent)) {
     SHARDLAB_RETURN_IF_ERROR(read_compute(*compute, p.path_of("compute"), c));
   }
-  SHARDLAB_RETURN_IF_ERROR(p.read("bwd_multiplier", c.bwd_multiplier, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(p.read("bwd_multiplier", c.bwd_multiplier, kMultiplier, Null::kMeansAbsent));
   if (const Json* comm = p.find("comm", Null::kMeansAbsent)) {
     const JsonPath comm_path = p.path_of("comm");
     ObjectReader cr(*comm, comm_path);

@@ -83,6 +83,8 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   SHARDLAB_RETURN_IF_ERROR(internal::read_planner(root, s.planner));
   SHARDLAB_RETURN_IF_ERROR(internal::read_workload(root, s.topology.world_size, s.workload));
   SHARDLAB_RETURN_IF_ERROR(check_module_build(*root.find("tables"), root.path_of("tables"), s));
+  // Each field is in range; now the byte counts they multiply into.
+  if (const auto violation = planner::find_limit_violation(s)) return internal::limit_error(*violation);
   return s;
 }
 

@@ -157,7 +157,8 @@ Status read_storage_reservation(const Json& value, const JsonPath& path, Storage
                         "only the heuristical and inference reservations take it", d,
                         "null or no dense_tensor_estimate with this kind");
     }
-    SHARDLAB_RETURN_IF_ERROR(obj.read("dense_tensor_estimate", r.dense_tensor_estimate, SizeValue{}));
+    SHARDLAB_RETURN_IF_ERROR(obj.read("dense_tensor_estimate", r.dense_tensor_estimate,
+                                      SizeValue{.max = planner::kMaxReservationBytes}));
   }
   return Status::ok();
 }
@@ -175,19 +176,21 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   // Rank counts are ints in the planner; larger values could not be ranks anyway.
   // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
   // options hold one shard per rank for every table.
-  const IntValue rank_count{.min = 1, .max = 65536};
+  const IntValue rank_count{.min = 1, .max = planner::kMaxWorldSize};
   SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "compute_device", t.compute_device,
       EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device, "cuda, cpu, mtia"}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_cap", t.hbm_cap, SizeValue{}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_cap", t.ddr_cap, SizeValue{}));
+  // 64 TiB per device: 65,536 of them still add up inside int64.
+  SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_cap", t.hbm_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_cap", t.ddr_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_mem_bw", t.hbm_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_mem_bw", t.ddr_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_bw", t.intra_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier, NumberValue{.min = 0}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier,
+                                    NumberValue{.min = 0, .max = planner::kMaxFactor}));
   return read_fabric(obj, t, fabric);
 }
 
@@ -199,7 +202,8 @@ Status read_module(const ObjectReader& root, planner::ModuleSpec& m) {
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "kind", m.kind,
       EnumValue<ModuleKind>{"module kind", parse_module_kind, "embedding_bag_collection, embedding_collection"}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("dense_param_bytes", m.dense_param_bytes, SizeValue{}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("dense_param_bytes", m.dense_param_bytes, SizeValue{.max = planner::kMaxReservationBytes}));
   return Status::ok();
 }
 

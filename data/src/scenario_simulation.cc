@@ -10,8 +10,9 @@ namespace shardlab::data::internal {
 namespace {
 
 // Large enough for any real host; bounds the graph the simulator builds.
-const IntValue kNicCount{.min = 1, .max = 65536};
-const NumberValue kLatencyMs{.min = 0};
+const IntValue kNicCount{.min = 1, .max = planner::kMaxWorldSize};
+// Latencies and given durations: finite sums whatever the iteration count.
+const NumberValue kLatencyMs{.min = 0, .max = planner::kMaxTimeMs};
 
 Result<planner::HostFabricSpec> read_host(const Json& value, const JsonPath& path) {
   planner::HostFabricSpec h;
@@ -66,7 +67,8 @@ Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
                                       "inter_host_latency_ms", "hosts"}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nics_per_host", f.nics_per_host, kNicCount));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nic_bw", f.nic_bw, BandwidthValue{}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("oversubscription", f.oversubscription, NumberValue{.min = 1}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("oversubscription", f.oversubscription, NumberValue{.min = 1, .max = planner::kMaxFactor}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_latency_ms", f.intra_host_latency_ms, kLatencyMs));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_latency_ms", f.inter_host_latency_ms, kLatencyMs));
   if (const Json* hosts = obj.find("hosts")) {

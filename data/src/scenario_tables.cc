@@ -40,12 +40,14 @@ Status read_table(const Json& value, const JsonPath& path, TableSpec& t) {
       "a table object",
       {"name", "num_embeddings", "embedding_dim", "feature_names", "data_type", "is_weighted"}));
   SHARDLAB_RETURN_IF_ERROR(obj.require("name", t.name, StringValue{.non_empty = true}, "a non-empty string"));
-  // Upper bounds keep every byte count of the storage model (rows x dim x 4,
-  // times the optimizer factor) far inside int64.
-  SHARDLAB_RETURN_IF_ERROR(obj.require("num_embeddings", t.num_embeddings, IntValue{.min = 1, .max = int64_t{1} << 40},
-                                       "an integer from 1 to 2^40"));
-  SHARDLAB_RETURN_IF_ERROR(obj.require("embedding_dim", t.embedding_dim, IntValue{.min = 1, .max = 65536},
-                                       "an integer from 1 to 65536"));
+  // Row counts stay exact in TorchRec's float arithmetic up to 2^53. Neither
+  // count has a cap of its own beyond that: the byte counts they make (rows x
+  // dim x element size, with optimizer state and buffers) are bounded once
+  // every section is read (planner/limits.h).
+  SHARDLAB_RETURN_IF_ERROR(obj.require("num_embeddings", t.num_embeddings,
+                                       IntValue{.min = 1, .max = planner::kMaxRows}, "an integer from 1 to 2^53"));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("embedding_dim", t.embedding_dim, IntValue{.min = 1}, "an integer >= 1"));
   SHARDLAB_RETURN_IF_ERROR(obj.require("feature_names", t.feature_names,
                                        ListOf{StringValue{}, /*non_empty=*/true},
                                        "a non-empty list of feature names"));

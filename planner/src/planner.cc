@@ -12,6 +12,7 @@
 #include "proposal_logger.h"
 #include "proposal_tracker.h"
 #include "shardlab/planner/enumerator.h"
+#include "shardlab/planner/limits.h"
 #include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/proposer.h"
 #include "shardlab/planner/py_format.h"
@@ -112,6 +113,12 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return std::move(result);
   };
 
+  // Scenarios from the loader are inside the limits already; this guards
+  // scenarios built in code (one pass over the tables).
+  if (Status st = check_limits(scenario); !st) {
+    result.error = st;
+    return finish();
+  }
   result.topology = make_topology(scenario.topology);
   std::vector<ModuleInfo> modules = build_modules(scenario);
   auto reserved = reserve_storage(scenario, result.topology, modules);

@@ -4,19 +4,20 @@
 #include <string>
 
 #include "proposal_logger.h"
+#include "saturating.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
 
 int64_t ProposalRecord::total_hbm_overflow() const {
   int64_t sum = 0;
-  for (const Storage& s : overflow) sum += s.hbm;
+  for (const Storage& s : overflow) sum = internal::saturating_add(sum, s.hbm);
   return sum;
 }
 
 int64_t ProposalRecord::total_ddr_overflow() const {
   int64_t sum = 0;
-  for (const Storage& s : overflow) sum += s.ddr;
+  for (const Storage& s : overflow) sum = internal::saturating_add(sum, s.ddr);
   return sum;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "shardlab/planner/limits.h"
 #include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/proposal_log.h"
 #include "shardlab/planner/scenario.h"
@@ -13,10 +14,10 @@
 
 namespace shardlab::planner {
 
-// Per-device capacity of the relaxed placement: far above any table (the
-// loader caps a table at 2^40 rows x 65536 columns x optimizer copies) yet
-// far from int64 overflow when the partitioner adds and subtracts storage.
-inline constexpr int64_t kUnlimitedStorage = int64_t{1} << 60;
+// Per-device capacity of the relaxed placement: at least what all tables
+// together can put on one rank (limits.h), yet far from int64 overflow when
+// the partitioner adds and subtracts storage.
+inline constexpr int64_t kUnlimitedStorage = kMaxRankBytes;
 
 // `topology` with every device's storage set to kUnlimitedStorage.
 Topology unlimited_topology(const Topology& topology);

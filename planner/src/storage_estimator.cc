@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "saturating.h"
 #include "shardlab/planner/estimators.h"
 
 namespace shardlab::planner {
@@ -147,7 +148,7 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
       s.storage.hbm = 0;
       s.storage.ddr = io.input + io.output + ddr_spec;
     }
-    total += s.storage;
+    internal::saturating_add(total, s.storage);  // W shards of a large table may pass int64
   }
   option->total_storage = total;
 }

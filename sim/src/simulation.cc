@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "critical_path.h"
 #include "executor.h"
 #include "schedule.h"
+#include "shardlab/planner/limits.h"
 #include "shardlab/planner/topology.h"
 #include "shardlab/sim/flow_network.h"
 #include "traffic.h"
@@ -98,6 +100,8 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   if (options.iterations < 1) {
     return Status::invalid_scenario("iterations: " + std::to_string(options.iterations) + " (expected >= 1)");
   }
+  // Inside the limits every duration below is finite (planner/limits.h).
+  if (Status st = planner::check_limits(scenario); !st) return st;
   if (Status st = check_workload(scenario); !st) return st;
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
@@ -123,6 +127,13 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   const std::vector<double> ends = iteration_ends(schedule, executor, ranks, options.iterations);
   out.total_ms = ends.back();
   out.iteration_ms = ends.size() >= 2 ? ends[ends.size() - 1] - ends[ends.size() - 2] : ends.back();
+  if (!std::isfinite(out.total_ms) || !std::isfinite(out.iteration_ms)) {
+    // Unreachable within the limits; a time that overflowed is still the
+    // input's doing, never a result to print.
+    return Status::invalid_scenario("the simulated iteration time is not finite (" +
+                                    std::to_string(out.iteration_ms) +
+                                    " ms): a bandwidth, latency or dense time of the scenario is out of range");
+  }
   fill_ranks(schedule, executor, *traffic, *graph, options.iterations, options.record_phases, &out);
   const double window_start = ends.size() >= 2 ? ends[ends.size() - 2] : 0.0;
   out.critical_path = detail::critical_path(schedule, executor, ranks, options.iterations - 1, window_start);
