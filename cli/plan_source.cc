@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "cli_common.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/sim/topology_graph.h"
 
@@ -18,7 +19,9 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
     if (result.error.is_ok()) result.error = Status::internal("enumeration returned no search space");
     return result;
   }
-  Result<planner::PartitionedPlan> read = data::read_plan_file(path, scenario, *result.search_space);
+  std::vector<std::string> warnings;
+  Result<planner::PartitionedPlan> read = data::read_plan_file(path, scenario, *result.search_space, &warnings);
+  for (const std::string& w : warnings) print_warning(w);
   if (!read.is_ok()) {
     result.error = read.status();
     return result;

@@ -18,7 +18,8 @@ namespace shardlab::cli {
 // (TorchRec's model), or with `perf_model` when it is not null. Shards are
 // estimated with `calibration`'s parameters when it is not null
 // (planner/cost_calibration.h).
-// The result has num_proposals = num_plans = 0. On failure `error` is set: the
+// Where the file's settings differ from the scenario's, the reader's warnings
+// go to stderr. The result has num_proposals = num_plans = 0. On failure `error` is set: the
 // enumeration's error (search_space then absent), or an invalid_scenario
 // naming the file when it does not fit the scenario.
 planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,

@@ -10,6 +10,9 @@
 
 namespace shardlab::data::internal {
 
+// Largest scenario or plan file read: a 100k-table scenario is ~20 MB.
+inline constexpr std::size_t kMaxDocumentBytes = std::size_t{1} << 30;
+
 // The whole of `path`: a regular file, or a pipe for `<(...)` (a device such
 // as /dev/zero would never end). Refused past `max_bytes`. Errors are
 // io_error, one printable line: "<path>: cannot read <what>: <why>".

@@ -20,9 +20,6 @@ using internal::JsonPath;
 using internal::ObjectReader;
 using internal::with_origin;
 
-// Larger files are refused before parsing: a 100k-table scenario is ~20 MB.
-constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 30;
-
 // TorchRec builds the modules before it plans, and refuses some scenarios
 // there (golden README §3.2 item 15, §3.2 item 26). Those refusals are
 // invalid_scenario too, reported at the table that triggers them.
@@ -105,7 +102,7 @@ Result<planner::Scenario> parse_scenario(const std::string& text, const std::str
 }
 
 Result<planner::Scenario> load_scenario_file(const std::string& path) {
-  auto text = internal::read_input_file(path, "scenario", kMaxScenarioBytes);
+  auto text = internal::read_input_file(path, "scenario", internal::kMaxDocumentBytes);
   if (!text) return text.status();
   return parse_scenario(*text, path);
 }

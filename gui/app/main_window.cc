@@ -74,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                 : QStringLiteral("No plan: ") + QString::fromStdString(st.message()).section('\n', 0, 0));
   });
   connect(&workbench_, &Workbench::errorOccurred, this, [this](const QString& m) { status_->setText(m); });
+  connect(&workbench_, &Workbench::warningsOccurred, this, [this](const QString& m) { status_->setText(m); });
   connect(runs_, &RunBrowser::errorOccurred, this, [this](const QString& m) { status_->setText(m); });
   connect(&workbench_, &Workbench::editRefused, this, [this](const QString& m) {
     status_->setText(QStringLiteral("Refused: ") + m);

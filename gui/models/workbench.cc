@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <QStringList>
 
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
@@ -89,15 +90,28 @@ void Workbench::compare() {
 void Workbench::cancel() { worker_.cancel(); }
 
 Status Workbench::open_plan(const QString& path) {
-  return show_plan([&](const planner::SearchSpace& space) {
-    return data::read_plan_file(path.toStdString(), *scenario_, space);
+  std::vector<std::string> warnings;
+  const Status st = show_plan([&](const planner::SearchSpace& space) {
+    return data::read_plan_file(path.toStdString(), *scenario_, space, &warnings);
   });
+  report_warnings(warnings);
+  return st;
 }
 
 Status Workbench::open_plan_text(const QString& text, const QString& origin) {
-  return show_plan([&](const planner::SearchSpace& space) {
-    return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario_, space);
+  std::vector<std::string> warnings;
+  const Status st = show_plan([&](const planner::SearchSpace& space) {
+    return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario_, space, &warnings);
   });
+  report_warnings(warnings);
+  return st;
+}
+
+void Workbench::report_warnings(const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return;
+  QStringList lines;
+  for (const std::string& w : warnings) lines << QString::fromStdString(w);
+  emit warningsOccurred(lines.join(QLatin1Char('\n')));
 }
 
 Status Workbench::show_plan(

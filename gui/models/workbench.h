@@ -103,6 +103,9 @@ class Workbench : public QObject {
   void selectionChanged();
   void editRefused(const QString& message);
   void errorOccurred(const QString& message);
+  // A plan file read with warnings (its settings differ from the scenario's),
+  // one line each.
+  void warningsOccurred(const QString& message);
   void busyChanged(bool busy);
   void progress(int percent, const QString& stage);
 
@@ -110,6 +113,7 @@ class Workbench : public QObject {
   void on_planned(const PlanOutcomePtr& outcome);
   void on_simulated(const SimulationOutcomePtr& outcome);
   void show_best();
+  void report_warnings(const std::vector<std::string>& warnings);
   // Shows the plan `read` places in the current scenario's search space.
   Status show_plan(const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read);
 
