@@ -2,6 +2,7 @@
 // scenario loader's style (the first error wins, naming file, path and value).
 #include "shardlab/data/calibration_json.h"
 
+#include <new>
 #include <utility>
 
 #include "json_document.h"
@@ -333,12 +334,17 @@ Result<CalibrationProfile> parse_calibration(const std::string& text, const std:
   if (!doc) return with_origin(doc.status(), origin);
   try {
     auto profile = read_profile(*doc);
+    internal::release_tree(*doc);  // frees without allocating, even with memory short
     if (!profile) return with_origin(profile.status(), origin);
     return profile;
   } catch (const Json::exception& e) {
     // The readers check types before every access; this would be a bug, and
     // it still must not leave data/.
+    internal::release_tree(*doc);
     return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
+  } catch (const std::bad_alloc&) {
+    internal::release_tree(*doc);
+    return Status::invalid_scenario(origin + ": not enough memory to hold the profile it describes");
   }
 }
 

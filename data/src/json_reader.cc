@@ -223,7 +223,7 @@ Result<double> BandwidthValue::operator()(const Json& v, const JsonPath& path) c
   return invalid_at(path, "must be a bandwidth", &v, kExpected);
 }
 
-Status ObjectReader::check(std::string_view what, std::initializer_list<std::string_view> allowed) const {
+Status ObjectReader::check(std::string_view what, std::span<const std::string_view> allowed) const {
   if (!value_.is_object()) return invalid_at(path_, "must be " + std::string(what), &value_);
   for (const auto& [key, member] : value_.get_ref<const Json::object_t&>()) {
     bool known = false;

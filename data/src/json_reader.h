@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -146,7 +147,10 @@ class ObjectReader {
 
   // Checks that the value is an object and that every key is in `allowed`.
   // `what` describes the object for the type error ("a table object").
-  Status check(std::string_view what, std::initializer_list<std::string_view> allowed) const;
+  Status check(std::string_view what, std::span<const std::string_view> allowed) const;
+  Status check(std::string_view what, std::initializer_list<std::string_view> allowed) const {
+    return check(what, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
 
   // The member, or nullptr when absent (or null, under Null::kMeansAbsent).
   // REQUIRES: check() passed.

@@ -372,10 +372,15 @@ TEST(HostileInput, DeepNestingIsRefusedNotRecursed) {
   const std::size_t kDeep = 100000;
   EXPECT_ERROR_CONTAINS(std::string(kDeep, '['), "nested deeper than 64 levels");
   EXPECT_ERROR_CONTAINS(std::string(kDeep, '[') + std::string(kDeep, ']'), "nested deeper than 64 levels");
-  std::string objects;
+  // Objects nested in a field whose value has no keys to check ("name")...
+  std::string objects = "{\"name\":";
   for (std::size_t i = 0; i < kDeep; ++i) objects += "{\"a\":";
-  EXPECT_ERROR_CONTAINS(objects, "s.json: a.a.a.a");
+  EXPECT_ERROR_CONTAINS(objects, "s.json: name.a.a.a");
   EXPECT_ERROR_CONTAINS(objects, "nested deeper than 64 levels");
+  // ...and where keys are checked, the first unknown key stops the read.
+  objects.clear();
+  for (std::size_t i = 0; i < kDeep; ++i) objects += "{\"a\":";
+  EXPECT_ERROR_CONTAINS(objects, "s.json: <root>: unknown key: got \"a\"");
   // Inside a real field, one level too many...
   EXPECT_ERROR_CONTAINS(render("name", std::string(64, '[') + std::string(64, ']')),
                         "s.json: name[0][0][0]");

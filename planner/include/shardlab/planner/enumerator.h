@@ -24,6 +24,17 @@ std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& module, Compu
 std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, ShardingType type,
                                                    ComputeDevice device);
 
+// How many options and shards enumerate_options() builds, counted without
+// building them (for the memory estimate before enumerating).
+struct EnumerationSize {
+  int64_t options = 0;
+  int64_t shards = 0;
+  int64_t inputs = 0;          // Σ over options of the option's inputs
+  int64_t widest_shards = 0;   // Σ over tables of the shards of its option with the most
+};
+EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
+                                 const std::vector<ModuleInfo>& modules);
+
 // Enumerates and estimates every option. Fails with kNoOptions when a table
 // has no option left after constraints. `calibration` (not owned, may be
 // null) replaces TorchRec's perf constants (cost_calibration.h).
