@@ -5,6 +5,7 @@
 #include <new>
 #include <utility>
 
+#include "format_keys.h"
 #include "json_document.h"
 #include "json_input.h"
 #include "json_reader.h"
@@ -148,8 +149,7 @@ Status read_compute(const Json& list, const JsonPath& path, CostCalibration& c) 
   for (std::size_t i = 0; i < list.size(); ++i) {
     const JsonPath entry_path = path.at(i);
     ObjectReader e(list[i], entry_path);
-    SHARDLAB_RETURN_IF_ERROR(e.check("a compute entry object", {"kernel", "dim_class", "bandwidth_bytes_per_ms",
-                                                                "overhead_ms", "bwd_multiplier"}));
+    SHARDLAB_RETURN_IF_ERROR(e.check("a compute entry object", internal::kProfileComputeKeys));
     ComputeKernel kernel{};
     std::optional<DimClass> dim_class;
     std::optional<double> bandwidth, overhead, bwd;
@@ -186,7 +186,7 @@ Status read_comm_scope(const ObjectReader& comm, std::string_view key, planner::
   if (v == nullptr) return Status::ok();
   const JsonPath path = comm.path_of(key);
   ObjectReader s(*v, path);
-  SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", {"bandwidth_bytes_per_ms", "latency_ms"}));
+  SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", internal::kProfileCommScopeKeys));
   SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kBandwidth, Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kTimeMs, Null::kMeansAbsent));
   return Status::ok();
@@ -197,7 +197,7 @@ Status read_parameters(const ObjectReader& root, CostCalibration& c) {
   if (v == nullptr) return root.missing("parameters", "an object with compute, bwd_multiplier and comm");
   const JsonPath path = root.path_of("parameters");
   ObjectReader p(*v, path);
-  SHARDLAB_RETURN_IF_ERROR(p.check("a parameters object", {"compute", "bwd_multiplier", "comm"}));
+  SHARDLAB_RETURN_IF_ERROR(p.check("a parameters object", internal::kProfileParametersKeys));
   if (const Json* compute = p.find("compute", Null::kMeansAbsent)) {
     SHARDLAB_RETURN_IF_ERROR(read_compute(*compute, p.path_of("compute"), c));
   }
@@ -205,7 +205,7 @@ Status read_parameters(const ObjectReader& root, CostCalibration& c) {
   if (const Json* comm = p.find("comm", Null::kMeansAbsent)) {
     const JsonPath comm_path = p.path_of("comm");
     ObjectReader cr(*comm, comm_path);
-    SHARDLAB_RETURN_IF_ERROR(cr.check("a comm object", {"intra_host", "inter_host"}));
+    SHARDLAB_RETURN_IF_ERROR(cr.check("a comm object", internal::kProfileCommKeys));
     SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "intra_host", c.intra_host));
     SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "inter_host", c.inter_host));
   }
@@ -216,8 +216,7 @@ const IntValue kCount{.min = 0, .max = INT32_MAX};
 
 Status read_group(const Json& v, const JsonPath& path, kernels::CalibrationGroup& g) {
   ObjectReader r(v, path);
-  SHARDLAB_RETURN_IF_ERROR(r.check("a fit group object", {"name", "count", "held_out", "fitted", "mape_before",
-                                                          "mape_after", "fit_mape_before", "fit_mape_after"}));
+  SHARDLAB_RETURN_IF_ERROR(r.check("a fit group object", internal::kProfileGroupKeys));
   int64_t count = 0, held = 0;
   SHARDLAB_RETURN_IF_ERROR(r.require("name", g.name, StringValue{.non_empty = true}, "a non-empty string"));
   SHARDLAB_RETURN_IF_ERROR(r.read("count", count, kCount));
@@ -237,8 +236,7 @@ Status read_fit(const ObjectReader& root, CalibrationProfile& p) {
   if (v == nullptr) return Status::ok();
   const JsonPath path = root.path_of("fit");
   ObjectReader f(*v, path);
-  SHARDLAB_RETURN_IF_ERROR(f.check("a fit object", {"count", "held_out", "mape_before", "mape_after",
-                                                    "fit_mape_before", "fit_mape_after", "groups", "notes"}));
+  SHARDLAB_RETURN_IF_ERROR(f.check("a fit object", internal::kProfileFitKeys));
   int64_t count = 0, held = 0;
   SHARDLAB_RETURN_IF_ERROR(f.read("count", count, kCount));
   SHARDLAB_RETURN_IF_ERROR(f.read("held_out", held, kCount));
@@ -265,8 +263,7 @@ Status read_fit(const ObjectReader& root, CalibrationProfile& p) {
 Result<CalibrationProfile> read_profile(const Json& doc) {
   const JsonPath root_path;
   ObjectReader root(doc, root_path);
-  SHARDLAB_RETURN_IF_ERROR(root.check("a calibration profile object", {"format", "version", "name", "created",
-                                                                        "device", "source_runs", "parameters", "fit"}));
+  SHARDLAB_RETURN_IF_ERROR(root.check("a calibration profile object", internal::kProfileKeys));
   std::string format;
   SHARDLAB_RETURN_IF_ERROR(root.require("format", format, StringValue{}, "\"shardlab-calibration\""));
   if (format != kFormat) {

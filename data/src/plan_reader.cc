@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "format_keys.h"
 #include "json_document.h"
 #include "json_input.h"
 #include "json_reader.h"
@@ -183,7 +184,7 @@ class PlanReader {
     const JsonPath* modules_path = &root_;
     if (root.contains("plan")) {
       ObjectReader wrapper(root, root_);
-      SHARDLAB_RETURN_IF_ERROR(wrapper.check("a plan file object", {"format", "version", "scenario", "plan"}));
+      SHARDLAB_RETURN_IF_ERROR(wrapper.check("a plan file object", internal::kPlanWrapperKeys));
       std::string format(kTorchrecPlanFormat);
       SHARDLAB_RETURN_IF_ERROR(wrapper.read("format", format, StringValue{}));
       if (format != kTorchrecPlanFormat) {
@@ -353,9 +354,9 @@ class PlanReader {
       const Shard& want = opt.shards[i];
       ObjectReader s((*shards)[i], path.at(i));
       if (e.torchrec) {
-        SHARDLAB_RETURN_IF_ERROR(s.check("a shard object", {"shard_offsets", "shard_sizes", "placement"}));
+        SHARDLAB_RETURN_IF_ERROR(s.check("a shard object", internal::kShardMetadataKeys));
       } else {
-        SHARDLAB_RETURN_IF_ERROR(s.check("a shard object", {"offset", "size", "rank", "placement", "perf", "storage"}));
+        SHARDLAB_RETURN_IF_ERROR(s.check("a shard object", internal::kPlanShardKeys));
       }
       int64_t a = 0, b = 0;
       bool present = false;
@@ -390,8 +391,7 @@ class PlanReader {
       std::optional<CacheParams> file;
       if (!v->is_null()) {
         ObjectReader c(*v, obj.path_of("cache_params"));
-        SHARDLAB_RETURN_IF_ERROR(c.check("a cache_params object",
-                                         {"algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"}));
+        SHARDLAB_RETURN_IF_ERROR(c.check("a cache_params object", internal::kPlanCacheParamsKeys));
         CacheParams p;
         SHARDLAB_RETURN_IF_ERROR(c.read(
             "algorithm", p.algorithm,
@@ -437,14 +437,9 @@ class PlanReader {
   Status place_entry(const Entry& e, PartitionedPlan& plan, std::vector<std::vector<int>>& ranks_of_fqn) {
     ObjectReader obj(*e.body, *e.path);
     if (e.torchrec) {
-      SHARDLAB_RETURN_IF_ERROR(obj.check("a ParameterSharding object",
-                                         {"sharding_type", "compute_kernel", "ranks", "sharding_spec", "cache_params",
-                                          "enforce_hbm", "stochastic_rounding", "bounds_check_mode"}));
+      SHARDLAB_RETURN_IF_ERROR(obj.check("a ParameterSharding object", internal::kParameterShardingKeys));
     } else {
-      SHARDLAB_RETURN_IF_ERROR(obj.check("a plan table object",
-                                         {"module", "sharding_type", "compute_kernel", "ranks", "sharding_spec",
-                                          "cache_params", "enforce_hbm", "stochastic_rounding", "bounds_check_mode",
-                                          "shards"}));
+      SHARDLAB_RETURN_IF_ERROR(obj.check("a plan table object", internal::kPlanTableKeys));
       std::string module;
       SHARDLAB_RETURN_IF_ERROR(obj.read("module", module, StringValue{}));
     }

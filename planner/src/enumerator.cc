@@ -58,19 +58,6 @@ void regroup_by_data_type(const Scenario& s, std::vector<int>* tables) {
   });
 }
 
-template <typename T>
-std::vector<T> keep_listed(const std::vector<T>& allowed, const std::optional<std::vector<T>>& wanted) {
-  // An absent or empty constraint list keeps the sharder's list. Otherwise
-  // keep the sharder's order (the deterministic form of TorchRec's set
-  // intersection, planner-model.md §2.5).
-  if (!wanted || wanted->empty()) return allowed;
-  std::vector<T> out;
-  for (const T& v : allowed) {
-    if (std::find(wanted->begin(), wanted->end(), v) != wanted->end()) out.push_back(v);
-  }
-  return out;
-}
-
 struct OptionTemplate {
   std::vector<double> input_lengths;
   std::vector<double> num_poolings;
@@ -163,47 +150,67 @@ std::vector<ModuleInfo> build_modules(const Scenario& s) {
   return modules;
 }
 
-std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device) {
-  if (m.is_quant) return {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
-  if (!m.is_pooled) return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
+std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device) {
+  static constexpr ShardingType kQuant[] = {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
+  static constexpr ShardingType kSequence[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
+  static constexpr ShardingType kCuda[] = {ST::kDataParallel,      ST::kTableWise, ST::kColumnWise,
+                                           ST::kTableColumnWise,   ST::kRowWise,   ST::kTableRowWise};
+  static constexpr ShardingType kCpu[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
+  static constexpr ShardingType kMtia[] = {ST::kTableWise};
+  if (m.is_quant) return kQuant;
+  if (!m.is_pooled) return kSequence;
   switch (device) {
-    case ComputeDevice::kCuda:
-      return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise};
-    case ComputeDevice::kCpu:
-      return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
-    case ComputeDevice::kMtia:
-      return {ST::kTableWise};
+    case ComputeDevice::kCuda: return kCuda;
+    case ComputeDevice::kCpu: return kCpu;
+    case ComputeDevice::kMtia: return kMtia;
   }
   return {};
 }
 
-std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, ShardingType type, ComputeDevice device) {
-  if (m.is_quant) {
-    if (device == ComputeDevice::kCuda) return {CK::kQuant, CK::kQuantUvm, CK::kQuantUvmCaching};
-    return {CK::kQuant};
-  }
-  if (type == ST::kDataParallel) return {CK::kDense};
-  if (device == ComputeDevice::kCuda) return {CK::kFused, CK::kFusedUvm, CK::kFusedUvmCaching};
-  return {CK::kFused};
+std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, ShardingType type, ComputeDevice device) {
+  static constexpr ComputeKernel kQuantCuda[] = {CK::kQuant, CK::kQuantUvm, CK::kQuantUvmCaching};
+  static constexpr ComputeKernel kQuant[] = {CK::kQuant};
+  static constexpr ComputeKernel kDense[] = {CK::kDense};
+  static constexpr ComputeKernel kFusedCuda[] = {CK::kFused, CK::kFusedUvm, CK::kFusedUvmCaching};
+  static constexpr ComputeKernel kFused[] = {CK::kFused};
+  if (m.is_quant) return device == ComputeDevice::kCuda ? std::span<const ComputeKernel>(kQuantCuda) : kQuant;
+  if (type == ST::kDataParallel) return kDense;
+  if (device == ComputeDevice::kCuda) return kFusedCuda;
+  return kFused;
 }
 
 namespace {
 
 // The (sharding type, kernel) pairs enumerate_options builds for table `t`
 // of module `m`, in its order.
+// Whether `v` survives a constraint list: an absent or empty list keeps the
+// sharder's every value; otherwise the sharder's values that are listed, in
+// the sharder's order (the deterministic form of TorchRec's set
+// intersection, planner-model.md §2.5).
+template <typename T>
+bool listed(const T& v, const std::optional<std::vector<T>>& wanted) {
+  return !wanted || wanted->empty() || std::find(wanted->begin(), wanted->end(), v) != wanted->end();
+}
+
+// The (sharding type, kernel) pairs enumerate_options builds for table `t`
+// of module `m`, in its order: the sharder's lists filtered by the
+// constraint, dense dropped where fused is offered too.
 template <typename F>
 void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleInfo& m, int t, F&& f) {
   const auto& c = s.constraints[t];
-  const auto types =
-      keep_listed(sharder_sharding_types(m, topo.compute_device), c ? c->sharding_types : std::nullopt);
-  for (ShardingType type : types) {
-    auto kernels = keep_listed(sharder_compute_kernels(m, type, topo.compute_device),
-                               c ? c->compute_kernels : std::nullopt);
-    if (std::find(kernels.begin(), kernels.end(), CK::kDense) != kernels.end() &&
-        std::find(kernels.begin(), kernels.end(), CK::kFused) != kernels.end()) {
-      kernels.erase(std::find(kernels.begin(), kernels.end(), CK::kDense));
+  static const std::optional<std::vector<ShardingType>> kNoTypes;
+  static const std::optional<std::vector<ComputeKernel>> kNoKernels;
+  const auto& wanted_types = c ? c->sharding_types : kNoTypes;
+  const auto& wanted_kernels = c ? c->compute_kernels : kNoKernels;
+  for (ShardingType type : sharder_sharding_types(m, topo.compute_device)) {
+    if (!listed(type, wanted_types)) continue;
+    const std::span<const ComputeKernel> kernels = sharder_compute_kernels(m, type, topo.compute_device);
+    bool fused = false;
+    for (ComputeKernel k : kernels) fused = fused || (k == CK::kFused && listed(k, wanted_kernels));
+    for (ComputeKernel kernel : kernels) {
+      if (!listed(kernel, wanted_kernels) || (kernel == CK::kDense && fused)) continue;
+      f(type, kernel);
     }
-    for (ComputeKernel kernel : kernels) f(type, kernel);
   }
 }
 

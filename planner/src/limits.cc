@@ -63,10 +63,26 @@ struct Range {
   double max;
 };
 
-std::optional<LimitViolation> check_range(Path path, double v, Range r, bool integral, std::string_view noun) {
+// A path that owns nothing, for the checks that pass (nearly all): it is
+// copied into a Path only for a violation.
+using PathView = std::initializer_list<std::variant<std::string_view, size_t>>;
+
+Path owned(PathView view) {
+  Path path;
+  for (const auto& part : view) {
+    if (const auto* key = std::get_if<std::string_view>(&part)) {
+      path.emplace_back(std::string(*key));
+    } else {
+      path.emplace_back(std::get<size_t>(part));
+    }
+  }
+  return path;
+}
+
+std::optional<LimitViolation> check_range(PathView path, double v, Range r, bool integral, std::string_view noun) {
   if (v >= r.min && v <= r.max && (v == 0 || std::fpclassify(v) != FP_SUBNORMAL)) return std::nullopt;
   std::string expected = std::string(noun) + " in [" + number_text(r.min) + ", " + number_text(r.max) + "]";
-  return violation(std::move(path), "out of range", v, integral, std::move(expected));
+  return violation(owned(path), "out of range", v, integral, std::move(expected));
 }
 
 constexpr double kUnbounded = std::numeric_limits<double>::max();
@@ -170,29 +186,44 @@ class LimitFinder {
 
   std::optional<LimitViolation> check_fabric() const {
     const FabricSpec& f = s_.fabric;
-    const auto at = [](std::string key) { return Path{"topology", "fabric", std::move(key)}; };
-    if (auto v = check_range(at("nics_per_host"), f.nics_per_host, {0, kMaxWorldSize}, true, "an integer")) return v;
-    if (f.nic_bw) {
-      if (auto v = check_range(at("nic_bw"), *f.nic_bw, kBandwidth, false, "bytes/ms")) return v;
-    }
-    if (auto v = check_range(at("oversubscription"), f.oversubscription, {1, kMaxFactor}, false, "a number")) {
+    if (auto v = check_range({"topology", "fabric", "nics_per_host"}, f.nics_per_host, {0, kMaxWorldSize}, true,
+                             "an integer")) {
       return v;
     }
-    if (auto v = check_range(at("intra_host_latency_ms"), f.intra_host_latency_ms, kTimeMs, false, "ms")) return v;
-    if (auto v = check_range(at("inter_host_latency_ms"), f.inter_host_latency_ms, kTimeMs, false, "ms")) return v;
+    if (f.nic_bw) {
+      if (auto v = check_range({"topology", "fabric", "nic_bw"}, *f.nic_bw, kBandwidth, false, "bytes/ms")) return v;
+    }
+    if (auto v = check_range({"topology", "fabric", "oversubscription"}, f.oversubscription, {1, kMaxFactor}, false,
+                             "a number")) {
+      return v;
+    }
+    if (auto v = check_range({"topology", "fabric", "intra_host_latency_ms"}, f.intra_host_latency_ms, kTimeMs, false,
+                             "ms")) {
+      return v;
+    }
+    if (auto v = check_range({"topology", "fabric", "inter_host_latency_ms"}, f.inter_host_latency_ms, kTimeMs, false,
+                             "ms")) {
+      return v;
+    }
     for (size_t h = 0; h < f.hosts.size(); ++h) {
       const HostFabricSpec& host = f.hosts[h];
-      const auto host_at = [h](std::string key) { return Path{"topology", "fabric", "hosts", h, std::move(key)}; };
       if (host.intra_host_bw) {
-        if (auto v = check_range(host_at("intra_host_bw"), *host.intra_host_bw, kBandwidth, false, "bytes/ms")) {
+        if (auto v = check_range({"topology", "fabric", "hosts", h, "intra_host_bw"}, *host.intra_host_bw, kBandwidth,
+                                 false, "bytes/ms")) {
           return v;
         }
       }
       if (host.nic_bw) {
-        if (auto v = check_range(host_at("nic_bw"), *host.nic_bw, kBandwidth, false, "bytes/ms")) return v;
+        if (auto v = check_range({"topology", "fabric", "hosts", h, "nic_bw"}, *host.nic_bw, kBandwidth, false,
+                                 "bytes/ms")) {
+          return v;
+        }
       }
       if (host.nics) {
-        if (auto v = check_range(host_at("nics"), *host.nics, {1, kMaxWorldSize}, true, "an integer")) return v;
+        if (auto v = check_range({"topology", "fabric", "hosts", h, "nics"}, *host.nics, {1, kMaxWorldSize}, true,
+                                 "an integer")) {
+          return v;
+        }
       }
     }
     return std::nullopt;
@@ -217,12 +248,13 @@ class LimitFinder {
     return Path{"constraints", s_.tables[table].name, std::move(key)};
   }
 
-  std::optional<LimitViolation> check_list(size_t table, const char* key, const std::vector<double>& values,
-                                           Range range, bool integral) const {
+  template <typename T>
+  std::optional<LimitViolation> check_list(size_t table, const char* key, const std::vector<T>& values, Range range,
+                                           bool integral) const {
+    const std::string_view name = s_.tables[table].name;
     for (size_t j = 0; j < values.size(); ++j) {
-      Path path = constraint_path(table, key);
-      path.emplace_back(j);
-      if (auto v = check_range(std::move(path), values[j], range, integral, integral ? "an integer" : "a number")) {
+      if (auto v = check_range({"constraints", name, key, j}, static_cast<double>(values[j]), range, integral,
+                               integral ? "an integer" : "a number")) {
         return v;
       }
     }
@@ -233,8 +265,9 @@ class LimitFinder {
     for (size_t i = 0; i < s_.tables.size(); ++i) {
       if (constraint(i) == nullptr) continue;
       const ConstraintSpec& c = *constraint(i);
+      const std::string_view name = s_.tables[i].name;
       if (c.min_partition) {
-        if (auto v = check_range(constraint_path(i, "min_partition"), static_cast<double>(*c.min_partition),
+        if (auto v = check_range({"constraints", name, "min_partition"}, static_cast<double>(*c.min_partition),
                                  {1, kUnbounded}, true, "an integer")) {
           return v;
         }
@@ -246,23 +279,18 @@ class LimitFinder {
         if (auto v = check_list(i, "num_poolings", *c.num_poolings, kNonNegative, false)) return v;
       }
       if (c.batch_sizes) {
-        const std::vector<double> sizes(c.batch_sizes->begin(), c.batch_sizes->end());
-        if (auto v = check_list(i, "batch_sizes", sizes, {1, kUnbounded}, true)) return v;
+        if (auto v = check_list(i, "batch_sizes", *c.batch_sizes, {1, kUnbounded}, true)) return v;
       }
       if (c.cache_params) {
-        const auto at = [&](std::string key) {
-          Path p = constraint_path(i, "cache_params");
-          p.emplace_back(std::move(key));
-          return p;
-        };
         if (c.cache_params->load_factor) {
-          if (auto v = check_range(at("load_factor"), *c.cache_params->load_factor, kNonNegative, false, "a number")) {
+          if (auto v = check_range({"constraints", name, "cache_params", "load_factor"}, *c.cache_params->load_factor,
+                                   kNonNegative, false, "a number")) {
             return v;
           }
         }
         if (c.cache_params->reserved_memory) {
-          if (auto v = check_range(at("reserved_memory"), *c.cache_params->reserved_memory, kNonNegative, false,
-                                   "a number")) {
+          if (auto v = check_range({"constraints", name, "cache_params", "reserved_memory"},
+                                   *c.cache_params->reserved_memory, kNonNegative, false, "a number")) {
             return v;
           }
         }
@@ -283,13 +311,17 @@ class LimitFinder {
       return v;
     }
     const StorageReservationSpec& r = s_.planner.storage_reservation;
-    const auto at = [](std::string key) { return Path{"planner", "storage_reservation", std::move(key)}; };
-    if (auto v = check_range(at("percentage"), r.percentage, {0, 1}, false, "a number")) return v;
-    if (auto v = check_range(at("parameter_multiplier"), r.parameter_multiplier, kNonNegative, false, "a number")) {
+    if (auto v = check_range({"planner", "storage_reservation", "percentage"}, r.percentage, {0, 1}, false,
+                             "a number")) {
+      return v;
+    }
+    if (auto v = check_range({"planner", "storage_reservation", "parameter_multiplier"}, r.parameter_multiplier,
+                             kNonNegative, false, "a number")) {
       return v;
     }
     if (r.dense_tensor_estimate) {
-      if (auto v = check_range(at("dense_tensor_estimate"), static_cast<double>(*r.dense_tensor_estimate),
+      if (auto v = check_range({"planner", "storage_reservation", "dense_tensor_estimate"},
+                               static_cast<double>(*r.dense_tensor_estimate),
                                {0, static_cast<double>(kMaxReservationBytes)}, true, "bytes")) {
         return v;
       }
@@ -302,9 +334,10 @@ class LimitFinder {
         {"dense_fwd_ms", &s_.workload.dense_fwd_ms}, {"dense_bwd_ms", &s_.workload.dense_bwd_ms}};
     for (const auto& [key, values] : lists) {
       for (size_t j = 0; j < values->size(); ++j) {
-        Path path{"workload", key};
-        if (values->size() > 1) path.emplace_back(j);
-        if (auto v = check_range(std::move(path), (*values)[j], kTimeMs, false, "ms")) return v;
+        // One value for all ranks has no index in the file.
+        auto v = values->size() > 1 ? check_range({"workload", key, j}, (*values)[j], kTimeMs, false, "ms")
+                                    : check_range({"workload", key}, (*values)[j], kTimeMs, false, "ms");
+        if (v) return v;
       }
     }
     return std::nullopt;
@@ -313,8 +346,9 @@ class LimitFinder {
   // The cache load factor a table's caching kernels use (planner-model.md
   // §1.4): the constraint's, else the sharder's, 0 meaning the default.
   struct LoadFactor {
+    enum class Given { kNo, kConstraint, kSharder };
     double value = kDefaultCacheLoadFactor;
-    std::optional<Path> path;  // where it was given
+    Given given = Given::kNo;  // where it was given
   };
   LoadFactor load_factor(size_t table) const {
     LoadFactor lf;
@@ -322,15 +356,18 @@ class LimitFinder {
     std::optional<double> given;
     if (c && c->cache_params && c->cache_params->load_factor) {
       given = c->cache_params->load_factor;
-      Path p = constraint_path(table, "cache_params");
-      p.emplace_back("load_factor");
-      lf.path = std::move(p);
+      lf.given = LoadFactor::Given::kConstraint;
     } else if (s_.sharder.has_fused_params && s_.sharder.cache_load_factor) {
       given = s_.sharder.cache_load_factor;
-      lf.path = Path{"sharder", "fused_params", "cache_load_factor"};
+      lf.given = LoadFactor::Given::kSharder;
     }
     if (given.value_or(0.0) != 0.0) lf.value = *given;
     return lf;
+  }
+  // REQUIRES: lf.given != kNo.
+  Path load_factor_path(size_t table, const LoadFactor& lf) const {
+    if (lf.given == LoadFactor::Given::kSharder) return Path{"sharder", "fused_params", "cache_load_factor"};
+    return Path{"constraints", s_.tables[table].name, "cache_params", "load_factor"};
   }
 
   bool caching_possible() const { return s_.topology.compute_device == ComputeDevice::kCuda; }
@@ -416,8 +453,8 @@ class LimitFinder {
     f.push_back({{"tables", i, "embedding_dim"}, m.dim, true,
                  [this, &t](TableModel& x, double v) { set_dim(x, t, v); }});
     const LoadFactor lf = load_factor(i);
-    if (caching_possible() && lf.path) {
-      f.push_back({*lf.path, lf.value, false, [](TableModel& x, double v) { x.cache_factor = v; }});
+    if (caching_possible() && lf.given != LoadFactor::Given::kNo) {
+      f.push_back({load_factor_path(i, lf), lf.value, false, [](TableModel& x, double v) { x.cache_factor = v; }});
     }
     return f;
   }
@@ -473,8 +510,10 @@ class LimitFinder {
   std::optional<LimitViolation> check_footprints() {
     const double limit = static_cast<double>(kMaxRankBytes);
     double sum = 0;
+    models_.reserve(s_.tables.size());
     for (size_t i = 0; i < s_.tables.size(); ++i) {
-      const TableModel m = table_model(i);
+      models_.push_back(table_model(i));
+      const TableModel& m = models_.back();
       const Footprint f = footprint(m);
       const std::string table = "table \"" + s_.tables[i].name + "\"";
       if (!(f.total() <= limit)) {
@@ -499,8 +538,8 @@ class LimitFinder {
         const LoadFactor lf = load_factor(i);
         const TopologySpec& t = s_.topology;
         const auto caching_bw = [&](double c) { return (c * t.hbm_mem_bw + (1 - c) * t.ddr_mem_bw) / 10; };
-        if (lf.path && !(caching_bw(lf.value) >= kMinBandwidth / 10)) {
-          return violation(*lf.path,
+        if (lf.given != LoadFactor::Given::kNo && !(caching_bw(lf.value) >= kMinBandwidth / 10)) {
+          return violation(load_factor_path(i, lf),
                            "gives " + table + "'s caching kernels a bandwidth of " + rough(caching_bw(lf.value)) +
                                " bytes/ms ((load_factor * hbm_mem_bw + (1 - load_factor) * ddr_mem_bw) / 10)",
                            lf.value, false, "a load factor that keeps that bandwidth >= 0.1 bytes/ms");
@@ -538,7 +577,7 @@ class LimitFinder {
     for (size_t i = 0; i < s_.tables.size(); ++i) {
       const ConstraintSpec* c = constraint(i);
       const bool own = c != nullptr && c->batch_sizes && !c->batch_sizes->empty();
-      const TableModel m = table_model(i);
+      const TableModel& m = models_[i];
       for (size_t j = 0; j < m.inputs.size(); ++j) {
         inputs.push_back({i, j, m.inputs[j].pooling_factor, m.inputs[j].batch_size, own});
       }
@@ -588,8 +627,7 @@ class LimitFinder {
     const double m = heuristical ? r.parameter_multiplier : 1.0;
     double weights = 0;
     for (size_t i = 0; i < s_.tables.size(); ++i) {
-      const TableModel t = table_model(i);
-      weights += t.rows * t.row_bytes;
+      weights += models_[i].rows * models_[i].row_bytes;
     }
     const double params = static_cast<double>(s_.module.dense_param_bytes);
     const bool quant = s_.planner.is_inference;
@@ -611,6 +649,7 @@ class LimitFinder {
   }
 
   const Scenario& s_;
+  std::vector<TableModel> models_;  // by table, built by check_footprints
 };
 
 bool is_plain_key(const std::string& key) {

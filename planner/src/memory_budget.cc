@@ -11,7 +11,6 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 namespace shardlab::planner {
@@ -50,15 +49,25 @@ std::optional<int64_t> parse_budget(std::string_view text) {
   return std::nullopt;
 }
 
-// A "<field>:   <n> kB" line of /proc/self/status, in bytes; 0 where absent.
-int64_t proc_status_bytes(std::string_view field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.starts_with(field) || line.size() <= field.size() || line[field.size()] != ':') continue;
-    return std::atoll(line.c_str() + field.size() + 1) * 1024;
+// What the process holds, from /proc/self/statm (one short read): virtual
+// size, resident size and data segment, in bytes; zeros where unreadable.
+struct Usage {
+  int64_t virtual_bytes = 0;
+  int64_t resident_bytes = 0;
+  int64_t data_bytes = 0;
+};
+
+Usage current_usage() {
+  Usage u;
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return u;
+  long long size = 0, resident = 0, shared = 0, text = 0, lib = 0, data = 0;
+  if (std::fscanf(f, "%lld %lld %lld %lld %lld %lld", &size, &resident, &shared, &text, &lib, &data) == 6) {
+    const long page = ::sysconf(_SC_PAGE_SIZE);
+    u = Usage{size * page, resident * page, data * page};
   }
-  return 0;
+  std::fclose(f);
+  return u;
 }
 
 int64_t read_limit_file(const std::string& path) {
@@ -107,9 +116,50 @@ int64_t rlimit_bytes(int resource) {
 
 struct Limit {
   int64_t bytes;
-  const char* usage_field;  // the /proc/self/status field the limit counts
-  std::string source;
+  int64_t Usage::*counts;  // what of the process the limit counts
+  const char* source;
 };
+
+// The limits that apply now (the environment and rlimits are read on each
+// call: a process may change them; the machine's memory once).
+Result<std::vector<Limit>> current_limits() {
+  static const int64_t kPhysical = physical_memory();
+  static const int64_t kCgroup = cgroup_limit();
+
+  std::vector<Limit> limits;
+  if (const char* env = std::getenv(kMemoryBudgetVariable); env != nullptr && *env != '\0') {
+    const std::optional<int64_t> bytes = parse_budget(env);
+    if (!bytes) {
+      std::string shown(env);
+      if (shown.size() > 60) shown = shown.substr(0, 60) + "...";
+      return Status::invalid_scenario(std::string(kMemoryBudgetVariable) + ": not a size: got \"" + shown +
+                                      "\", expected bytes or a size such as \"4 GiB\"");
+    }
+    limits.push_back({*bytes, &Usage::resident_bytes, kMemoryBudgetVariable});
+  } else {
+    limits.push_back({kPhysical, &Usage::resident_bytes, "physical memory"});
+    if (kCgroup < kPhysical) limits.back() = {kCgroup, &Usage::resident_bytes, "cgroup memory limit"};
+  }
+  if (const int64_t as = rlimit_bytes(RLIMIT_AS); as != kNoLimit) {
+    limits.push_back({as, &Usage::virtual_bytes, "RLIMIT_AS"});
+  }
+  if (const int64_t data = rlimit_bytes(RLIMIT_DATA); data != kNoLimit) {
+    limits.push_back({data, &Usage::data_bytes, "RLIMIT_DATA"});
+  }
+  return limits;
+}
+
+MemoryBudget tightest(const std::vector<Limit>& limits, const Usage& usage) {
+  MemoryBudget best;
+  best.left = kNoLimit;
+  for (const Limit& l : limits) {
+    if (l.bytes == kNoLimit) continue;
+    const int64_t left = std::max<int64_t>(0, l.bytes - usage.*l.counts);
+    if (left < best.left) best = MemoryBudget{.bytes = l.bytes, .left = left, .source = l.source};
+  }
+  if (best.left == kNoLimit) best = MemoryBudget{.bytes = kNoLimit, .left = kNoLimit, .source = "no limit known"};
+  return best;
+}
 
 }  // namespace
 
@@ -127,42 +177,28 @@ std::string memory_text(int64_t bytes) {
 }
 
 Result<MemoryBudget> memory_budget() {
-  static const int64_t kPhysical = physical_memory();
-  static const int64_t kCgroup = cgroup_limit();
-
-  std::vector<Limit> limits;
-  if (const char* env = std::getenv(kMemoryBudgetVariable); env != nullptr && *env != '\0') {
-    const std::optional<int64_t> bytes = parse_budget(env);
-    if (!bytes) {
-      std::string shown(env);
-      if (shown.size() > 60) shown = shown.substr(0, 60) + "...";
-      return Status::invalid_scenario(std::string(kMemoryBudgetVariable) + ": not a size: got \"" + shown +
-                                      "\", expected bytes or a size such as \"4 GiB\"");
-    }
-    limits.push_back({*bytes, "VmRSS", kMemoryBudgetVariable});
-  } else {
-    limits.push_back({kPhysical, "VmRSS", "physical memory"});
-    if (kCgroup < kPhysical) limits.back() = {kCgroup, "VmRSS", "cgroup memory limit"};
-  }
-  if (const int64_t as = rlimit_bytes(RLIMIT_AS); as != kNoLimit) limits.push_back({as, "VmSize", "RLIMIT_AS"});
-  if (const int64_t data = rlimit_bytes(RLIMIT_DATA); data != kNoLimit) {
-    limits.push_back({data, "VmData", "RLIMIT_DATA"});
-  }
-
-  MemoryBudget best;
-  best.left = kNoLimit;
-  for (const Limit& l : limits) {
-    if (l.bytes == kNoLimit) continue;
-    const int64_t left = std::max<int64_t>(0, l.bytes - proc_status_bytes(l.usage_field));
-    if (left < best.left) best = MemoryBudget{.bytes = l.bytes, .left = left, .source = l.source};
-  }
-  if (best.left == kNoLimit) best = MemoryBudget{.bytes = kNoLimit, .left = kNoLimit, .source = "no limit known"};
-  return best;
+  Result<std::vector<Limit>> limits = current_limits();
+  if (!limits) return limits.status();
+  return tightest(*limits, current_usage());
 }
 
 Status check_memory(std::string_view what, int64_t need_bytes, std::string_view remedy) {
-  Result<MemoryBudget> budget = memory_budget();
-  if (!budget) return budget.status();
+  Result<std::vector<Limit>> limits = current_limits();
+  if (!limits) return limits.status();
+  // Fast path: with only resident-size limits, the peak resident size (one
+  // system call) bounds what the process holds now; reading /proc costs tens
+  // of microseconds, a tenth of a small plan.
+  const bool resident_only = std::all_of(limits->begin(), limits->end(),
+                                         [](const Limit& l) { return l.counts == &Usage::resident_bytes; });
+  if (resident_only) {
+    struct rusage ru {};
+    if (::getrusage(RUSAGE_SELF, &ru) == 0) {
+      Usage peak;
+      peak.resident_bytes = static_cast<int64_t>(ru.ru_maxrss) * 1024;
+      if (need_bytes <= tightest(*limits, peak).left) return Status::ok();
+    }
+  }
+  Result<MemoryBudget> budget = tightest(*limits, current_usage());
   if (need_bytes <= budget->left) return Status::ok();
   std::string msg = std::string(what) + " needs about " + memory_text(need_bytes) + ", more than the " +
                     memory_text(budget->left) + " left of the memory budget (" + memory_text(budget->bytes) + ", " +
