@@ -2,7 +2,6 @@
 // scenario loader's style (the first error wins, naming file, path and value).
 #include "shardlab/data/calibration_json.h"
 
-#include <new>
 #include <utility>
 
 #include "format_keys.h"
@@ -11,6 +10,7 @@
 #include "json_reader.h"
 #include "json_writer.h"
 #include "message_text.h"
+#include "read_document.h"
 
 namespace shardlab::data {
 namespace {
@@ -327,22 +327,7 @@ std::string calibration_to_json(const CalibrationProfile& p, int indent) {
 }
 
 Result<CalibrationProfile> parse_calibration(const std::string& text, const std::string& origin) {
-  auto doc = internal::parse_json_document(text);
-  if (!doc) return with_origin(doc.status(), origin);
-  try {
-    auto profile = read_profile(*doc);
-    internal::release_tree(*doc);  // frees without allocating, even with memory short
-    if (!profile) return with_origin(profile.status(), origin);
-    return profile;
-  } catch (const Json::exception& e) {
-    // The readers check types before every access; this would be a bug, and
-    // it still must not leave data/.
-    internal::release_tree(*doc);
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  } catch (const std::bad_alloc&) {
-    internal::release_tree(*doc);
-    return Status::invalid_scenario(origin + ": not enough memory to hold the profile it describes");
-  }
+  return internal::read_document(text, origin, nullptr, "profile", read_profile);
 }
 
 Result<CalibrationProfile> load_calibration_file(const std::string& path) {

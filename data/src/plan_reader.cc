@@ -5,7 +5,6 @@
 // a plan TorchRec would lay out differently is refused rather than rated.
 #include <algorithm>
 #include <deque>
-#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +17,7 @@
 #include "json_input.h"
 #include "json_reader.h"
 #include "message_text.h"
+#include "read_document.h"
 #include "shardlab/data/plan_json.h"
 
 namespace shardlab::data {
@@ -520,30 +520,15 @@ class PlanReader {
 
 Result<PartitionedPlan> parse_plan(const std::string& text, const std::string& origin, const Scenario& scenario,
                                    const SearchSpace& space, std::vector<std::string>* warnings) {
-  Result<Json> doc = internal::parse_json_document(text);
-  if (!doc) return internal::with_origin(doc.status(), origin);
-  try {
-    Result<PartitionedPlan> plan = [&]() -> Result<PartitionedPlan> {
-      PlanReader reader(origin, scenario, space, warnings);
-      Result<PartitionedPlan> placed = reader.read(*doc);
-      if (warnings != nullptr && reader.dropped_warnings() > 0) {
-        warnings->push_back(internal::printable(origin + ": " + std::to_string(reader.dropped_warnings()) +
-                                                " more warnings like these"));
-      }
-      return placed;
-    }();
-    internal::release_tree(*doc);  // frees without allocating, even with memory short
-    if (!plan) return internal::with_origin(plan.status(), origin);
-    return plan;
-  } catch (const Json::exception& e) {
-    // The readers check types before every access, so this would be a bug;
-    // it still must not leave data/.
-    internal::release_tree(*doc);
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  } catch (const std::bad_alloc&) {
-    internal::release_tree(*doc);
-    return Status::invalid_scenario(origin + ": not enough memory to place the plan it describes");
-  }
+  return internal::read_document(text, origin, nullptr, "plan", [&](const Json& doc) -> Result<PartitionedPlan> {
+    PlanReader reader(origin, scenario, space, warnings);
+    Result<PartitionedPlan> placed = reader.read(doc);
+    if (warnings != nullptr && reader.dropped_warnings() > 0) {
+      warnings->push_back(internal::printable(origin + ": " + std::to_string(reader.dropped_warnings()) +
+                                              " more warnings like these"));
+    }
+    return placed;
+  });
 }
 
 Result<PartitionedPlan> read_plan_file(const std::string& path, const Scenario& scenario, const SearchSpace& space,

@@ -5,11 +5,11 @@
 #include "shardlab/data/scenario_loader.h"
 
 #include <filesystem>
-#include <new>
 
 #include "json_document.h"
 #include "json_input.h"
 #include "message_text.h"
+#include "read_document.h"
 #include "scenario_sections.h"
 
 namespace shardlab::data {
@@ -125,22 +125,8 @@ const KeySchema& scenario_schema() {
 }  // namespace internal
 
 Result<planner::Scenario> parse_scenario(const std::string& text, const std::string& origin) {
-  auto doc = internal::parse_json_document(text, &internal::scenario_schema());
-  if (!doc) return with_origin(doc.status(), origin);
-  try {
-    auto scenario = read_scenario(*doc, origin);
-    internal::release_tree(*doc);  // frees without allocating, even with memory short
-    if (!scenario) return with_origin(scenario.status(), origin);
-    return scenario;
-  } catch (const Json::exception& e) {
-    // The readers check types before every access, so this would be a bug;
-    // it must still not escape data/.
-    internal::release_tree(*doc);
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  } catch (const std::bad_alloc&) {
-    internal::release_tree(*doc);
-    return Status::invalid_scenario(origin + ": not enough memory to hold the scenario it describes");
-  }
+  return internal::read_document(text, origin, &internal::scenario_schema(), "scenario",
+                                 [&](const Json& doc) { return read_scenario(doc, origin); });
 }
 
 Result<planner::Scenario> load_scenario_file(const std::string& path) {
