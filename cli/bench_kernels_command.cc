@@ -147,16 +147,20 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
                                         "(default: 1048576)")
       ->delimiter(',')
       ->type_name("LIST");
-  cmd->add_option("--dims", args->dims, "Embedding dims to sweep, comma-separated (default: 32,64,128,256,512)")
+  cmd->add_option("--dims", args->dims,
+                  "Embedding dims to sweep, comma-separated (default: 32,64,128,256,512)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(1))
       ->type_name("LIST");
-  cmd->add_option("--pooling", args->pooling, "Pooling factors (ids per bag) to sweep, comma-separated "
-                                              "(default: 1,8,32)")
+  cmd->add_option("--pooling", args->pooling,
+                  "Pooling factors (ids per bag) to sweep, comma-separated "
+                  "(default: 1,8,32)")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->type_name("LIST");
-  cmd->add_option("--bags", args->bags, "Bags per call (default: 8192)")->check(CLI::PositiveNumber)->type_name("N");
+  cmd->add_option("--bags", args->bags, "Bags per call (default: 8192)")
+      ->check(at_least(1))
+      ->type_name("N");
   cmd->add_flag("--fp16", args->fp16, "fp16 tables instead of fp32 (default: fp32)");
   cmd->add_option("--optimizer", args->optimizer,
                   "Fused update of the backward: 'sgd' or 'rowwise_adagrad' (default: sgd)")

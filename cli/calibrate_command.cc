@@ -4,11 +4,11 @@
 // calibrate run (kernels/calibration.h, data/calibration_json.h).
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,39 +48,6 @@ int fail(const Status& st) {
   return exit_status(st);
 }
 
-// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats.
-Result<std::vector<int64_t>> parse_run_ids(const std::string& text) {
-  std::vector<int64_t> ids;
-  const auto bad = [&](std::string_view part) {
-    return Status::invalid_scenario(
-        fmt::format("--runs: '{}' is not a run id or range of ids >= 1 (e.g. --runs 3,5-7)", part));
-  };
-  const auto number = [](std::string_view s, int64_t* out) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-    return ec == std::errc() && end == s.data() + s.size() && *out >= 1;
-  };
-  std::string_view rest = text;
-  while (true) {
-    const size_t comma = rest.find(',');
-    const std::string_view part = rest.substr(0, comma);
-    const size_t dash = part.find('-');
-    int64_t lo = 0, hi = 0;
-    if (dash == std::string_view::npos) {
-      if (!number(part, &lo)) return bad(part);
-      hi = lo;
-    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) || hi < lo ||
-               hi - lo >= 1000000) {
-      return bad(part);
-    }
-    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  return ids;
-}
-
 // "3, 5-7" for people and profile names.
 std::string format_ids(const std::vector<int64_t>& ids) {
   std::string out;
@@ -115,7 +82,10 @@ struct Sources {
 Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& args) {
   Sources s;
   if (!args.runs.empty()) {
-    auto ids = parse_run_ids(args.runs);
+    auto ids = parse_id_list(args.runs, IdListSpec{.option = "--runs",
+                                                   .what = "run id",
+                                                   .minimum = 1,
+                                                   .maximum = std::numeric_limits<int64_t>::max()});
     if (!ids) return ids.status();
     s.ids = std::move(*ids);
   } else {

@@ -3,8 +3,11 @@
 // call planner/ and data/ and print what they return.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -23,7 +26,11 @@ inline constexpr int kExitPlanner = 3;
 // The exit status for a failed Status.
 int exit_status(const Status& status);
 
-// Prints "shardlab: error: <message>" to stderr.
+// `text` with control bytes other than newline and tab (and DEL) written as
+// \xNN, so names and paths from a file cannot drive the terminal.
+std::string printable(std::string_view text);
+
+// Prints "shardlab: error: <message>" (or warning) to stderr, printable().
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
 
@@ -53,6 +60,24 @@ void add_runs_command(CLI::App& app, int* exit_code);  // runs_command.cc
 void add_replay_command(CLI::App& app, int* exit_code);         // replay_command.cc
 void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
 void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
+
+// Option checks that state the range in words ("must be >= 0: got -1"), where
+// CLI11's NonNegativeNumber would print the range up to the largest double.
+CLI::Validator at_least(double minimum);
+
+// What an option listing ids ("0,1,4-7") accepts; see parse_id_list.
+struct IdListSpec {
+  std::string_view option;  // "--ranks", named in every error
+  std::string_view what;    // "rank", "run id"
+  int64_t minimum = 0;      // smallest id
+  int64_t maximum = 0;      // largest id
+};
+
+// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats. Each range is checked
+// against [minimum, maximum] before it is expanded, and the list may name at
+// most 1,000,000 ids counting repeats, so no text makes it loop or allocate
+// without bound. Fails with invalid_scenario naming the option and the item.
+Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdListSpec& spec);
 
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);

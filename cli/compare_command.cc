@@ -15,6 +15,7 @@
 #include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/planner/planner.h"
+#include "shardlab/planner/proposal_log.h"
 #include "shardlab/sim/simulated_perf_model.h"
 #include "shardlab/sim/simulation.h"
 
@@ -69,7 +70,8 @@ void describe_plan(const planner::PlannerResult& result, data::ComparisonRow& ro
   planner::rate_plan(space, *result.best, world_size, &device_perf, &rating);
   row.perf_rating_ms = rating;
   int64_t peak = 0;
-  for (const planner::Storage& s : storage_per_rank(space, *result.best, world_size)) peak = std::max(peak, s.hbm);
+  for (const planner::Storage& s : planner::shard_storage_per_rank(space, *result.best, world_size))
+    peak = std::max(peak, s.hbm);
   row.peak_hbm_bytes = peak;
   if (!device_perf.empty()) {
     const double mean =

@@ -62,6 +62,19 @@ int run(int argc, char** argv) {
   add_bench_kernels_command(app, &exit_code);
   add_calibrate_command(app, &exit_code);
 
+  // CLI11 reports a word that names no verb as "A subcommand is required";
+  // name the word and the verbs instead.
+  std::string verbs;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->check_name(argv[1]));
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    print_error("unknown verb '" + std::string(argv[1]) + "', expected one of " + verbs +
+                "\nRun with --help for more information.");
+    return kExitInvalid;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,6 +16,7 @@
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/planner/planner.h"
+#include "shardlab/planner/proposal_log.h"
 #include "shardlab/planner/stats.h"
 #include "shardlab/sim/simulated_perf_model.h"
 
@@ -167,8 +168,8 @@ int run_plan(const PlanArgs& args) {
 // a plan made elsewhere may not fit this scenario's cluster.
 void warn_over_capacity(const planner::PlannerResult& r) {
   if (!r.reserved.has_value() || !r.best.has_value() || !r.search_space.has_value()) return;
-  const std::vector<planner::Storage> used =
-      storage_per_rank(*r.search_space, *r.best, static_cast<int>(r.reserved->devices.size()));
+  const std::vector<planner::Storage> used = planner::shard_storage_per_rank(
+      *r.search_space, *r.best, static_cast<int>(r.reserved->devices.size()));
   for (size_t rank = 0; rank < used.size(); ++rank) {
     const planner::Storage& cap = r.reserved->devices[rank];
     if (!used[rank].fits_in(cap)) {

@@ -5,6 +5,7 @@
 
 #include "cli_common.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/sim/simulation_memory.h"
 #include "shardlab/sim/topology_graph.h"
 
 namespace shardlab::cli {
@@ -40,21 +41,10 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
 }
 
 Status check_fabric(const planner::Scenario& scenario) {
+  // The simulations must fit in memory, and the graph built here too.
+  if (Status st = sim::check_simulation_memory(scenario); !st) return st;
   auto graph = sim::TopologyGraph::build(scenario.topology, scenario.fabric);
   return graph.is_ok() ? Status::ok() : graph.status();
-}
-
-std::vector<planner::Storage> storage_per_rank(const planner::SearchSpace& space,
-                                               const planner::PartitionedPlan& plan, int world_size) {
-  std::vector<planner::Storage> used(static_cast<size_t>(world_size));
-  for (size_t i = 0; i < plan.proposal.size(); ++i) {
-    const planner::ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
-    for (int s = 0; s < opt.num_shards(); ++s) {
-      const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
-      if (rank >= 0 && rank < world_size) used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
-    }
-  }
-  return used;
 }
 
 Status failure_of(const planner::PlannerResult& result) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
@@ -26,15 +25,11 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
                                           planner::PerfModel* perf_model = nullptr,
                                           const planner::CostCalibration* calibration = nullptr);
 
-// Refuses a topology.fabric that does not fit the topology, as simulate()
-// would. Verbs that plan with the simulated perf model check this first: the
-// perf model cannot report an error, only rate a plan as unusable.
+// Refuses a topology.fabric that does not fit the topology, or simulations
+// that would not fit in memory, as simulate() would. Verbs that plan with the
+// simulated perf model check this first: the perf model cannot report an
+// error, only rate a plan as unusable.
 Status check_fabric(const planner::Scenario& scenario);
-
-// Storage of the plan's shards on each rank (no reservations), world_size entries.
-// REQUIRES: every shard placed on a rank in [0, world_size) or -1 (skipped).
-std::vector<planner::Storage> storage_per_rank(const planner::SearchSpace& space,
-                                               const planner::PartitionedPlan& plan, int world_size);
 
 // The error a failed PlannerResult carries (internal when it carries none).
 Status failure_of(const planner::PlannerResult& result);

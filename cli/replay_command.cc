@@ -9,7 +9,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -59,34 +58,6 @@ struct ReplayArgs {
     return backend == "cpu" ? kCpuDefaultMaxRows : 0;
   }
 };
-
-// "0,1,4-7" -> {0, 1, 4, 5, 6, 7}, ascending and unique.
-Result<std::vector<int>> parse_rank_list(const std::string& text) {
-  std::set<int> ranks;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    const size_t dash = item.find('-', 1);
-    try {
-      size_t used = 0;
-      const int first = std::stoi(item.substr(0, dash), &used);
-      if (used != item.substr(0, dash).size() || first < 0) throw std::invalid_argument(item);
-      int last = first;
-      if (dash != std::string::npos) {
-        const std::string tail = item.substr(dash + 1);
-        last = std::stoi(tail, &used);
-        if (used != tail.size() || last < first) throw std::invalid_argument(item);
-      }
-      for (int r = first; r <= last; ++r) ranks.insert(r);
-    } catch (const std::exception&) {
-      return Status::invalid_scenario("--ranks '" + text + "': '" + item +
-                                      "' is not a rank or a range FIRST-LAST (e.g. 0,1,4-7)");
-    }
-    at = comma + 1;
-  }
-  return std::vector<int>(ranks.begin(), ranks.end());
-}
 
 int fail(const Status& status) {
   print_error(status.message());
@@ -163,9 +134,12 @@ int run_replay(const ReplayArgs& args) {
   options.learning_rate = args.learning_rate;
   options.verify = args.verify;
   if (!args.ranks.empty()) {
-    Result<std::vector<int>> ranks = parse_rank_list(args.ranks);
+    Result<std::vector<int64_t>> ranks =
+        parse_id_list(args.ranks, IdListSpec{.option = "--ranks",
+                                             .what = "rank",
+                                             .maximum = scenario->topology.world_size - 1});
     if (!ranks) return fail(ranks.status());
-    options.ranks = *ranks;
+    options.ranks.assign(ranks->begin(), ranks->end());
   }
 
   Result<std::unique_ptr<kernels::ReplayBackend>> backend = kernels::make_backend(args.backend);
@@ -173,13 +147,6 @@ int run_replay(const ReplayArgs& args) {
   Result<kernels::ReplayWorkload> workload = kernels::build_workload(
       *scenario, *planned.search_space, *planned.best, kernels::WorkloadOptions{.max_rows = args.rows_cap()});
   if (!workload) return fail(workload.status());
-  for (int r : options.ranks) {
-    if (r >= workload->world_size) {
-      return fail(Status::invalid_scenario(fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", r,
-                                                       workload->world_size - 1, scenario->name,
-                                                       workload->world_size)));
-    }
-  }
   Result<sim::IterationTraffic> traffic = sim::iteration_traffic(*scenario, *planned.search_space, *planned.best);
   if (!traffic) return fail(traffic.status());
   // The simulator without overlap: the replay runs its phases one after the
@@ -254,9 +221,10 @@ void add_replay_command(CLI::App& app, int* exit_code) {
                   "sizes to and from them (default: all ranks)")
       ->type_name("LIST");
   cmd->add_option("--max-rows", args->max_rows,
-                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the bytes per "
+                  "Rows allocated per shard at most; ids are drawn over the allocated rows and the "
+                  "bytes per "
                   "lookup do not change; 0 means no cap (default: 262144 on cpu, 0 on cuda)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->type_name("N");
   cmd->add_option("--ids", args->ids, "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
       ->check(CLI::IsMember({"uniform", "zipf"}))

@@ -73,7 +73,7 @@ int record_run(const StoreOptions& options, const data::NewRun& run, bool quiet)
   const std::string msg = fmt::format("run not recorded: {}", st.message());
   if (where.named) {
     print_error(msg);
-    return kExitInternal;
+    return exit_status(st);
   }
   print_warning(msg + " (pass --db PATH or --no-record)");
   return kExitOk;

@@ -243,7 +243,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
       ->type_name("NAME");
   list->add_option("--limit", args->limit, "Show the newest N runs (default: all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->type_name("N");
   list->add_option("--format", args->format, "'text' or 'json' (default: text)")
       ->check(CLI::IsMember({"text", "json"}))

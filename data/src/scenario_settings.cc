@@ -1,4 +1,6 @@
 // topology, module, sharder and planner sections of a scenario file.
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <string>
 
@@ -174,6 +176,11 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   const IntValue rank_count{.min = 1, .max = planner::kMaxWorldSize};
   SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
+  if (t.local_world_size && *t.local_world_size > t.world_size) {
+    return invalid_at(
+        obj.path_of("local_world_size"), "a host cannot hold more ranks than the cluster",
+        obj.find("local_world_size"), "at most world_size, " + std::to_string(t.world_size));
+  }
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "compute_device", t.compute_device,
       EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device, "cuda, cpu, mtia"}));
@@ -217,8 +224,20 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
     s.has_fused_params = s.cache_load_factor.has_value() || s.prefetch_pipeline.has_value();
   }
 
-  if (obj.find("optimizer") != nullptr) {
+  if (const Json* optimizer = obj.find("optimizer")) {
     SHARDLAB_RETURN_IF_ERROR(obj.read("optimizer", s.optimizer_name, StringValue{.non_empty = true}));
+    // Another optimizer's name ("lamb") counts as one with TorchRec's default
+    // state; text that names no optimizer at all is a mistake.
+    const std::string& name = s.optimizer_name;
+    const bool identifier = std::isalpha(static_cast<unsigned char>(name[0])) != 0 &&
+                            std::all_of(name.begin(), name.end(), [](char c) {
+                              return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+                            });
+    if (!identifier) {
+      return invalid_at(obj.path_of("optimizer"), "is not an optimizer name", optimizer,
+                        "none, sgd, adam, rowwise_adagrad, adagrad or another optimizer's name "
+                        "(letters, digits, _)");
+    }
     s.optimizer = optimizer_kind(s.optimizer_name);
   }
 

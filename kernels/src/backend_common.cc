@@ -1,5 +1,6 @@
 #include "shardlab/kernels/backend_common.h"
 
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -21,9 +22,15 @@ int replay_phase_index(sim::Phase p) {
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
   if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
   if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
-  if (options.ids == IdDistribution::kZipf && (!(options.zipf_alpha > 0) || options.zipf_alpha == 1.0)) {
+  if (options.ids == IdDistribution::kZipf &&
+      (!std::isfinite(options.zipf_alpha) || !(options.zipf_alpha > 0) ||
+       options.zipf_alpha == 1.0)) {
     return Status::invalid_scenario("--zipf-alpha " + std::to_string(options.zipf_alpha) +
-                                    ": must be > 0 and != 1");
+                                    ": must be finite, > 0 and != 1");
+  }
+  if (!std::isfinite(options.learning_rate)) {
+    return Status::invalid_scenario("--lr " + std::to_string(options.learning_rate) +
+                                    ": must be a finite number");
   }
   for (int r : options.ranks) {
     if (r < 0 || r >= workload.world_size) {

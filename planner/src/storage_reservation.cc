@@ -99,8 +99,16 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   }
   // TorchRec checks only device 0's HBM (ODD-20).
   if (heuristical && !r.devices.empty() && r.devices[0].hbm < 0) {
-    return Status::planner(PlannerErrorType::kInsufficientStorage,
-                           reservation_failure_message(r, topology.devices[0].storage, s.batch_size));
+    // TorchRec's message, then the scenario fields it speaks of.
+    return Status::planner(
+        PlannerErrorType::kInsufficientStorage,
+        reservation_failure_message(r, topology.devices[0].storage, s.batch_size) +
+            "\nScenario fields: topology.hbm_cap (" +
+            std::to_string(topology.devices[0].storage.hbm) +
+            " bytes per rank), planner.storage_reservation.percentage, module.dense_param_bytes "
+            "(or "
+            "planner.storage_reservation.dense_tensor_estimate) and batch_size (" +
+            std::to_string(s.batch_size) + ").");
   }
   return r;
 }

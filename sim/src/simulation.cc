@@ -16,6 +16,7 @@
 #include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/topology.h"
 #include "shardlab/sim/flow_network.h"
+#include "shardlab/sim/simulation_memory.h"
 #include "traffic.h"
 
 namespace shardlab::sim {
@@ -133,12 +134,7 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
   // Inside the limits every duration below is finite (planner/limits.h).
   if (Status st = planner::check_limits(scenario); !st) return st;
   if (Status st = check_workload(scenario); !st) return st;
-  if (Status st = planner::check_memory(
-          "simulating " + std::to_string(scenario.topology.world_size) + " ranks",
-          simulation_bytes(scenario, options), "simulate fewer ranks or NICs per host, or fewer iterations");
-      !st) {
-    return st;
-  }
+  if (Status st = check_simulation_memory(scenario, options); !st) return st;
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
   const planner::Topology topology = planner::make_topology(scenario.topology);
@@ -181,6 +177,13 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
 }
 
 }  // namespace
+
+Status check_simulation_memory(const planner::Scenario& scenario, const SimOptions& options) {
+  return planner::check_memory(
+      "simulating " + std::to_string(scenario.topology.world_size) + " ranks",
+      simulation_bytes(scenario, options),
+      "simulate fewer ranks or NICs per host, or fewer iterations");
+}
 
 Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
                            const planner::PartitionedPlan& plan, const SimOptions& options) {

@@ -263,6 +263,16 @@ TEST_F(CliTest, CalibrateErrors) {
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find("--runs: '"), std::string::npos) << bad << ": " << r.err;
   }
+  // 2,000 ranges of a million ids each: refused before the list is built.
+  std::string many;
+  for (int64_t i = 0; i < 2000; ++i)
+    many +=
+        (i ? "," : "") + std::to_string(i * 1000000 + 1) + "-" + std::to_string((i + 1) * 1000000);
+  r = run({"calibrate", "--db", db, "--runs", many});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--runs: names more than 1000000 run ids (at '1000001-2000000')"),
+            std::string::npos)
+      << r.err;
   r = run({"calibrate", "--db", db, "--holdout", "1.5"});
   EXPECT_EQ(r.exit_code, 2);
 

@@ -153,11 +153,12 @@ TEST_F(RunsCliTest, StoreComesFromDbThenEnvironmentThenTheWorkingDirectory) {
 }
 
 TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
-  // A directory where the file should be: the store cannot be opened.
+  // A directory where the file should be: the store cannot be opened, and
+  // the input (--db) is at fault: exit 2.
   fs::create_directories(dir_ / "blocked.db");
   const std::string blocked = path("blocked.db");
   CliRun r = run({"plan", kTiny, "-o", path("plan.json"), "--db", blocked});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("shardlab: error: run not recorded: " + blocked), std::string::npos)
       << r.err;
   // The verb's own output is written all the same.
@@ -165,7 +166,7 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
 
   ::setenv("SHARDLAB_DB", blocked.c_str(), 1);
   r = run({"simulate", kTiny, "-q"});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(blocked), std::string::npos) << r.err;
 
   // The default shardlab.db: a warning, and the verb's status.
@@ -179,14 +180,14 @@ TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {
   EXPECT_NE(r.err.find("shardlab: warning: run not recorded: shardlab.db"), std::string::npos)
       << r.err;
 
-  // A file of random bytes is an error naming it, for the runs verbs (2)
-  // and for a recording verb that names it (1).
+  // A file of random bytes is an error naming it, exit 2, for the runs verbs
+  // and for a recording verb that names it.
   const std::string junk = write("junk.db", std::string(8192, '\x5a'));
   r = run({"runs", "list", "--db", junk});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(junk + ": "), std::string::npos) << r.err;
   r = run({"plan", kTiny, "-q", "-o", path("plan3.json"), "--db", junk});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(junk), std::string::npos) << r.err;
   EXPECT_EQ(read_file(junk), std::string(8192, '\x5a'));
 

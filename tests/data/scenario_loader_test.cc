@@ -491,6 +491,14 @@ TEST(ScenarioValidation, WrongTypes) {
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "constraints": {"t0": {"cache_params": [0.2]}})"),
                         "constraints.t0.cache_params: must be a cache_params object: got [0.2]");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "sharder": {"optimizer": 3})"), "sharder.optimizer: must be a non-empty string: got 3");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text(R"(, "sharder": {"optimizer": "5 parsecs"})"),
+      "sharder.optimizer: is not an optimizer name: got \"5 parsecs\", expected none, sgd, adam, "
+      "rowwise_adagrad, adagrad or another optimizer's name (letters, digits, _)");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text("", R"({"world_size": 2, "local_world_size": 4})"),
+      "topology.local_world_size: a host cannot hold more ranks than the cluster: got 4, expected "
+      "at most world_size, 2");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "sharder": {"fused_params": null})"), "sharder.fused_params: must be a fused_params object: got null");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "planner": {"proposers": "greedy"})"), "planner.proposers: must be a non-empty list: got \"greedy\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "planner": {"proposers": [1]})"),
