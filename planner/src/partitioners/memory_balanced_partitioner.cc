@@ -1,5 +1,6 @@
 #include "memory_balanced_partitioner.h"
 
+#include "../saturating.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
@@ -18,7 +19,7 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
   int64_t hi = topology.devices.front().storage.hbm;
   int64_t total_hbm = 0;
   for (int idx : proposal) {
-    for (const Shard& s : space.options[idx].shards) total_hbm += s.storage.hbm;
+    total_hbm = internal::saturating_add(total_hbm, space.options[idx].total_storage.hbm);
   }
   int64_t lo = static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size);
 

@@ -3,6 +3,7 @@
 // estimated by the perf and storage estimators.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "shardlab/planner/cost_calibration.h"
@@ -18,11 +19,22 @@ namespace shardlab::planner {
 std::vector<ModuleInfo> build_modules(const Scenario& scenario);
 
 // Sharding types the module's sharder offers on `device`, in the sharder's order.
-std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& module, ComputeDevice device);
+std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& module, ComputeDevice device);
 
 // Compute kernels the module's sharder offers for `type` on `device`, in order.
-std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, ShardingType type,
-                                                   ComputeDevice device);
+std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, ShardingType type,
+                                                       ComputeDevice device);
+
+// How many options and shards enumerate_options() builds, counted without
+// building them (for the memory estimate before enumerating).
+struct EnumerationSize {
+  int64_t options = 0;
+  int64_t shards = 0;
+  int64_t inputs = 0;          // Σ over options of the option's inputs
+  int64_t widest_shards = 0;   // Σ over tables of the shards of its option with the most
+};
+EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
+                                 const std::vector<ModuleInfo>& modules);
 
 // Enumerates and estimates every option. Fails with kNoOptions when a table
 // has no option left after constraints. `calibration` (not owned, may be
