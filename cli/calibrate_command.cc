@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,66 +49,6 @@ int fail(const Status& st) {
   return exit_status(st);
 }
 
-// Distinct run ids a calibration may read: far more replay runs than anyone
-// records, and a bound on what --runs may expand to.
-constexpr int64_t kMaxRunIds = 1000000;
-
-// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats. The ranges are merged
-// and counted before any is expanded, so a list naming more than kMaxRunIds
-// ids is refused without allocating them.
-Result<std::vector<int64_t>> parse_run_ids(const std::string& text) {
-  const auto bad = [&](std::string_view part) {
-    return Status::invalid_scenario(fmt::format(
-        "--runs: {} is not a run id or range of ids >= 1 (e.g. --runs 3,5-7)", data::quoted(part)));
-  };
-  const auto number = [](std::string_view s, int64_t* out) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-    return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= 1;
-  };
-  std::vector<std::pair<int64_t, int64_t>> ranges;
-  std::string_view rest = text;
-  while (true) {
-    const size_t comma = rest.find(',');
-    const std::string_view part = rest.substr(0, comma);
-    const size_t dash = part.find('-');
-    int64_t lo = 0, hi = 0;
-    if (dash == std::string_view::npos) {
-      if (!number(part, &lo)) return bad(part);
-      hi = lo;
-    } else if (!number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi) ||
-               hi < lo) {
-      return bad(part);
-    }
-    ranges.emplace_back(lo, hi);
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
-  std::sort(ranges.begin(), ranges.end());
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  int64_t count = 0;
-  for (const auto& [lo, hi] : ranges) {
-    const bool overlaps = !merged.empty() && lo <= merged.back().second;
-    if (overlaps && hi <= merged.back().second) continue;
-    // New ids of this range; no overflow: ids are >= 1 and hi >= lo.
-    const int64_t added = overlaps ? hi - merged.back().second : hi - lo + 1;
-    if (added > kMaxRunIds - count) {
-      return Status::invalid_scenario(fmt::format("--runs names more than {} run ids", kMaxRunIds));
-    }
-    count += added;
-    if (overlaps) {
-      merged.back().second = hi;
-    } else {
-      merged.emplace_back(lo, hi);
-    }
-  }
-  std::vector<int64_t> ids;
-  ids.reserve(static_cast<size_t>(count));
-  for (const auto& [lo, hi] : merged) {
-    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
-  }
-  return ids;
-}
-
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -130,7 +70,10 @@ struct Sources {
 Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& args) {
   Sources s;
   if (!args.runs.empty()) {
-    auto ids = parse_run_ids(args.runs);
+    auto ids = parse_id_list(args.runs, IdListSpec{.option = "--runs",
+                                                   .what = "run id",
+                                                   .minimum = 1,
+                                                   .maximum = std::numeric_limits<int64_t>::max()});
     if (!ids) return ids.status();
     s.ids = std::move(*ids);
   } else {

@@ -1,17 +1,10 @@
 #include "cli_common.h"
 
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <system_error>
-#include <vector>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +12,10 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
@@ -243,6 +240,67 @@ void add_torchrec_version_option(CLI::App* cmd, std::string* version) {
                   "planner.torchrec_version, else 2026-08)")
       ->check(CLI::IsMember(names))
       ->type_name("VERSION");
+}
+
+Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdListSpec& spec) {
+  constexpr int64_t kMaxListed = 1000000;
+  const auto number = [&](std::string_view s, int64_t* out) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+    return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= spec.minimum;
+  };
+  // Each item is checked against [minimum, maximum]; the ranges are merged
+  // and their ids counted before any is expanded.
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::string_view rest = text;
+  while (true) {
+    const size_t comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    const size_t dash = part.find('-');
+    int64_t first = 0;
+    int64_t last = 0;
+    if (dash == std::string_view::npos
+            ? !number(part, &first) || !number(part, &last)
+            : !number(part.substr(0, dash), &first) || !number(part.substr(dash + 1), &last) ||
+                  last < first) {
+      return Status::invalid_scenario(fmt::format(
+          "{}: {} is not a {} or a range FIRST-LAST of {}s >= {} (e.g. {} 3,5-7)", spec.option,
+          data::quoted(part), spec.what, spec.what, spec.minimum, spec.option));
+    }
+    if (last > spec.maximum) {
+      return Status::invalid_scenario(
+          fmt::format("{}: {} {} is not in {}..{}{}", spec.option, spec.what, last, spec.minimum,
+                      spec.maximum, spec.range_note.empty() ? "" : " (" + spec.range_note + ")"));
+    }
+    ranges.emplace_back(first, last);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  int64_t count = 0;
+  for (const auto& [lo, hi] : ranges) {
+    const bool overlaps = !merged.empty() && lo <= merged.back().second;
+    if (overlaps && hi <= merged.back().second) continue;
+    // New ids of this range; no overflow: ids are >= minimum >= 0 and hi >= lo.
+    const int64_t added = overlaps ? hi - merged.back().second : hi - lo + 1;
+    if (added > kMaxListed - count) {
+      return Status::invalid_scenario(fmt::format("{}: names more than {} {}s (at {})", spec.option,
+                                                  kMaxListed, spec.what,
+                                                  data::quoted(fmt::format("{}-{}", lo, hi))));
+    }
+    count += added;
+    if (overlaps) {
+      merged.back().second = hi;
+    } else {
+      merged.emplace_back(lo, hi);
+    }
+  }
+  std::vector<int64_t> ids;
+  ids.reserve(static_cast<size_t>(count));
+  for (const auto& [lo, hi] : merged) {
+    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
+  }
+  return ids;
 }
 
 std::string example_footer(const std::string& lines) { return "\nExample:\n" + lines; }

@@ -121,6 +121,21 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels
 void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
 void add_optimize_command(CLI::App& app, int* exit_code);       // optimize_command.cc
 
+// What an option listing ids ("0,1,4-7") accepts; see parse_id_list.
+struct IdListSpec {
+  std::string_view option;  // "--ranks", named in every error
+  std::string_view what;    // "rank", "run id"
+  int64_t minimum = 0;      // smallest id
+  int64_t maximum = 0;      // largest id
+  std::string range_note;   // why `maximum` ("tiny_2gpu has 2 ranks"); may be empty
+};
+
+// "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats. Each range is checked
+// against [minimum, maximum] before it is expanded, and the list may name at
+// most 1,000,000 ids counting repeats, so no text makes it loop or allocate
+// without bound. Fails with invalid_scenario naming the option and the item.
+Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdListSpec& spec);
+
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);
 

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <utility>
 
+#include "cli_common.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/sim/simulation_memory.h"
 #include "shardlab/sim/topology_graph.h"
 
 namespace shardlab::cli {
@@ -18,7 +20,9 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
     if (result.error.is_ok()) result.error = Status::internal("enumeration returned no search space");
     return result;
   }
-  Result<planner::PartitionedPlan> read = data::read_plan_file(path, scenario, *result.search_space);
+  std::vector<std::string> warnings;
+  Result<planner::PartitionedPlan> read = data::read_plan_file(path, scenario, *result.search_space, &warnings);
+  for (const std::string& w : warnings) print_warning(w);
   if (!read.is_ok()) {
     result.error = read.status();
     return result;
@@ -37,6 +41,8 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
 }
 
 Status check_fabric(const planner::Scenario& scenario) {
+  // The simulations must fit in memory, and the graph built here too.
+  if (Status st = sim::check_simulation_memory(scenario); !st) return st;
   auto graph = sim::TopologyGraph::build(scenario.topology, scenario.fabric);
   return graph.is_ok() ? Status::ok() : graph.status();
 }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
@@ -18,16 +17,18 @@ namespace shardlab::cli {
 // (TorchRec's model), or with `perf_model` when it is not null. Shards are
 // estimated with `calibration`'s parameters when it is not null
 // (planner/cost_calibration.h).
-// The result has num_proposals = num_plans = 0. On failure `error` is set: the
+// Where the file's settings differ from the scenario's, the reader's warnings
+// go to stderr. The result has num_proposals = num_plans = 0. On failure `error` is set: the
 // enumeration's error (search_space then absent), or an invalid_scenario
 // naming the file when it does not fit the scenario.
 planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
                                           planner::PerfModel* perf_model = nullptr,
                                           const planner::CostCalibration* calibration = nullptr);
 
-// Refuses a topology.fabric that does not fit the topology, as simulate()
-// would. Verbs that plan with the simulated perf model check this first: the
-// perf model cannot report an error, only rate a plan as unusable.
+// Refuses a topology.fabric that does not fit the topology, or simulations
+// that would not fit in memory, as simulate() would. Verbs that plan with the
+// simulated perf model check this first: the perf model cannot report an
+// error, only rate a plan as unusable.
 Status check_fabric(const planner::Scenario& scenario);
 
 // The error a failed PlannerResult carries (internal when it carries none).

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -61,49 +60,6 @@ struct ReplayArgs {
     return backend == "cpu" ? kCpuDefaultMaxRows : 0;
   }
 };
-
-// "0,1,4-7" -> {0, 1, 4, 5, 6, 7}, ascending and unique. Each item is
-// checked against the world size before a range is expanded, so the list
-// never holds more than world_size ranks whatever the text says.
-Result<std::vector<int>> parse_rank_list(const std::string& text,
-                                         const planner::Scenario& scenario) {
-  const int world_size = scenario.topology.world_size;
-  std::vector<char> chosen(static_cast<size_t>(world_size), 0);
-  const auto number = [](std::string_view s, int64_t* out) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-    return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= 0;
-  };
-  std::string_view rest = text;
-  for (;;) {
-    const size_t comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    const size_t dash = item.find('-');
-    int64_t first = 0;
-    int64_t last = 0;
-    const bool ok = dash == std::string_view::npos
-                        ? number(item, &first) && ((last = first), true)
-                        : number(item.substr(0, dash), &first) &&
-                              number(item.substr(dash + 1), &last) && last >= first;
-    if (!ok) {
-      return Status::invalid_scenario(
-          fmt::format("--ranks {}: {} is not a rank or a range FIRST-LAST of ranks (e.g. 0,1,4-7)",
-                      data::quoted(text), data::quoted(item)));
-    }
-    if (last >= world_size) {
-      return Status::invalid_scenario(
-          fmt::format("--ranks: rank {} is not in 0..{} ({} has {} ranks)", last, world_size - 1,
-                      shown(scenario.name), world_size));
-    }
-    for (int64_t r = first; r <= last; ++r) chosen[static_cast<size_t>(r)] = 1;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  std::vector<int> ranks;
-  for (int r = 0; r < world_size; ++r) {
-    if (chosen[static_cast<size_t>(r)] != 0) ranks.push_back(r);
-  }
-  return ranks;
-}
 
 int fail(const Status& status) {
   print_error(status.message());
@@ -175,9 +131,15 @@ int run_replay(const ReplayArgs& args) {
   // Ranks are checked against the scenario before anything is built.
   std::vector<int> ranks;
   if (!args.ranks.empty()) {
-    Result<std::vector<int>> parsed = parse_rank_list(args.ranks, *scenario);
+    const int world_size = scenario->topology.world_size;
+    Result<std::vector<int64_t>> parsed = parse_id_list(
+        args.ranks, IdListSpec{.option = "--ranks",
+                               .what = "rank",
+                               .maximum = world_size - 1,
+                               .range_note = fmt::format("{} has {} ranks", shown(scenario->name),
+                                                         world_size)});
     if (!parsed) return fail(parsed.status());
-    ranks = std::move(parsed).value();
+    ranks.assign(parsed->begin(), parsed->end());
   }
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder) return fail(recorder.status());

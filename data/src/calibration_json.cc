@@ -4,12 +4,14 @@
 
 #include <utility>
 
+#include "format_keys.h"
 #include "json_document.h"
 #include "json_input.h"
 #include "json_reader.h"
 #include "json_writer.h"
 #include "message_text.h"
 #include "shardlab/data/file_io.h"
+#include "read_document.h"
 
 namespace shardlab::data {
 namespace {
@@ -34,7 +36,11 @@ constexpr std::string_view kKernels =
     "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching";
 constexpr std::size_t kMaxProfileBytes = std::size_t{64} << 20;
 
-const NumberValue kPositive{.min = 0.0, .min_exclusive = true};
+// The fitted constants feed the planner's times: the scenario's limits
+// (planner/limits.h) keep them finite.
+const NumberValue kBandwidth{.min = planner::kMinBandwidth, .max = planner::kMaxBandwidth};
+const NumberValue kTimeMs{.min = 0.0, .max = planner::kMaxTimeMs};
+const NumberValue kMultiplier{.min = 0.0, .max = planner::kMaxFactor};
 const NumberValue kNonNegative{.min = 0.0};
 const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel, kKernels};
 const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class, "narrow, half, full"};
@@ -144,16 +150,15 @@ Status read_compute(const Json& list, const JsonPath& path, CostCalibration& c) 
   for (std::size_t i = 0; i < list.size(); ++i) {
     const JsonPath entry_path = path.at(i);
     ObjectReader e(list[i], entry_path);
-    SHARDLAB_RETURN_IF_ERROR(e.check("a compute entry object", {"kernel", "dim_class", "bandwidth_bytes_per_ms",
-                                                                "overhead_ms", "bwd_multiplier"}));
+    SHARDLAB_RETURN_IF_ERROR(e.check("a compute entry object", internal::kProfileComputeKeys));
     ComputeKernel kernel{};
     std::optional<DimClass> dim_class;
     std::optional<double> bandwidth, overhead, bwd;
     SHARDLAB_RETURN_IF_ERROR(e.require("kernel", kernel, kKernelValue, "a compute kernel name"));
     SHARDLAB_RETURN_IF_ERROR(e.read("dim_class", dim_class, kDimClassValue, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("bandwidth_bytes_per_ms", bandwidth, kPositive, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("overhead_ms", overhead, kNonNegative, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("bwd_multiplier", bwd, kNonNegative, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("bandwidth_bytes_per_ms", bandwidth, kBandwidth, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("overhead_ms", overhead, kTimeMs, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(e.read("bwd_multiplier", bwd, kMultiplier, Null::kMeansAbsent));
     if (dim_class && !bandwidth) {
       return e.missing("bandwidth_bytes_per_ms", "bytes/ms > 0 for the entry's dim_class");
     }
@@ -182,9 +187,9 @@ Status read_comm_scope(const ObjectReader& comm, std::string_view key, planner::
   if (v == nullptr) return Status::ok();
   const JsonPath path = comm.path_of(key);
   ObjectReader s(*v, path);
-  SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", {"bandwidth_bytes_per_ms", "latency_ms"}));
-  SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kPositive, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", internal::kProfileCommScopeKeys));
+  SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kBandwidth, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kTimeMs, Null::kMeansAbsent));
   return Status::ok();
 }
 
@@ -193,15 +198,15 @@ Status read_parameters(const ObjectReader& root, CostCalibration& c) {
   if (v == nullptr) return root.missing("parameters", "an object with compute, bwd_multiplier and comm");
   const JsonPath path = root.path_of("parameters");
   ObjectReader p(*v, path);
-  SHARDLAB_RETURN_IF_ERROR(p.check("a parameters object", {"compute", "bwd_multiplier", "comm"}));
+  SHARDLAB_RETURN_IF_ERROR(p.check("a parameters object", internal::kProfileParametersKeys));
   if (const Json* compute = p.find("compute", Null::kMeansAbsent)) {
     SHARDLAB_RETURN_IF_ERROR(read_compute(*compute, p.path_of("compute"), c));
   }
-  SHARDLAB_RETURN_IF_ERROR(p.read("bwd_multiplier", c.bwd_multiplier, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(p.read("bwd_multiplier", c.bwd_multiplier, kMultiplier, Null::kMeansAbsent));
   if (const Json* comm = p.find("comm", Null::kMeansAbsent)) {
     const JsonPath comm_path = p.path_of("comm");
     ObjectReader cr(*comm, comm_path);
-    SHARDLAB_RETURN_IF_ERROR(cr.check("a comm object", {"intra_host", "inter_host"}));
+    SHARDLAB_RETURN_IF_ERROR(cr.check("a comm object", internal::kProfileCommKeys));
     SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "intra_host", c.intra_host));
     SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "inter_host", c.inter_host));
   }
@@ -212,8 +217,7 @@ const IntValue kCount{.min = 0, .max = INT32_MAX};
 
 Status read_group(const Json& v, const JsonPath& path, kernels::CalibrationGroup& g) {
   ObjectReader r(v, path);
-  SHARDLAB_RETURN_IF_ERROR(r.check("a fit group object", {"name", "count", "held_out", "fitted", "mape_before",
-                                                          "mape_after", "fit_mape_before", "fit_mape_after"}));
+  SHARDLAB_RETURN_IF_ERROR(r.check("a fit group object", internal::kProfileGroupKeys));
   int64_t count = 0, held = 0;
   SHARDLAB_RETURN_IF_ERROR(r.require("name", g.name, StringValue{.non_empty = true}, "a non-empty string"));
   SHARDLAB_RETURN_IF_ERROR(r.read("count", count, kCount));
@@ -233,8 +237,7 @@ Status read_fit(const ObjectReader& root, CalibrationProfile& p) {
   if (v == nullptr) return Status::ok();
   const JsonPath path = root.path_of("fit");
   ObjectReader f(*v, path);
-  SHARDLAB_RETURN_IF_ERROR(f.check("a fit object", {"count", "held_out", "mape_before", "mape_after",
-                                                    "fit_mape_before", "fit_mape_after", "groups", "notes"}));
+  SHARDLAB_RETURN_IF_ERROR(f.check("a fit object", internal::kProfileFitKeys));
   int64_t count = 0, held = 0;
   SHARDLAB_RETURN_IF_ERROR(f.read("count", count, kCount));
   SHARDLAB_RETURN_IF_ERROR(f.read("held_out", held, kCount));
@@ -261,8 +264,7 @@ Status read_fit(const ObjectReader& root, CalibrationProfile& p) {
 Result<CalibrationProfile> read_profile(const Json& doc) {
   const JsonPath root_path;
   ObjectReader root(doc, root_path);
-  SHARDLAB_RETURN_IF_ERROR(root.check("a calibration profile object", {"format", "version", "name", "created",
-                                                                        "device", "source_runs", "parameters", "fit"}));
+  SHARDLAB_RETURN_IF_ERROR(root.check("a calibration profile object", internal::kProfileKeys));
   std::string format;
   SHARDLAB_RETURN_IF_ERROR(root.require("format", format, StringValue{}, "\"shardlab-calibration\""));
   if (format != kFormat) {
@@ -326,17 +328,7 @@ std::string calibration_to_json(const CalibrationProfile& p, int indent) {
 }
 
 Result<CalibrationProfile> parse_calibration(const std::string& text, const std::string& origin) {
-  auto doc = internal::parse_json_document(text);
-  if (!doc) return with_origin(doc.status(), origin);
-  try {
-    auto profile = read_profile(*doc);
-    if (!profile) return with_origin(profile.status(), origin);
-    return profile;
-  } catch (const Json::exception& e) {
-    // The readers check types before every access; this would be a bug, and
-    // it still must not leave data/.
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  }
+  return internal::read_document(text, origin, nullptr, "profile", read_profile);
 }
 
 Result<CalibrationProfile> load_calibration_file(const std::string& path) {

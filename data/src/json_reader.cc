@@ -96,7 +96,52 @@ std::string number_range_text(const NumberValue& r) {
   return "a number";
 }
 
+// "64 TiB" for exact binary multiples, else the byte count.
+std::string bytes_text(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  while (unit + 1 < 7 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return std::to_string(bytes) + (unit == 0 ? " bytes" : std::string(" ") + kUnits[unit]);
+}
+
+Status too_large(int64_t bytes, int64_t max, const Json& v, const JsonPath& path) {
+  return invalid_at(path, "size too large (" + std::to_string(bytes) + " bytes)", &v,
+                    "at most " + bytes_text(max));
+}
+
 }  // namespace
+
+Status limit_error(const planner::LimitViolation& violation, const Json* document) {
+  std::string path;
+  const Json* at = document;  // the value at `path` in the document, while found
+  for (const auto& part : violation.path) {
+    if (const auto* index = std::get_if<std::size_t>(&part)) {
+      append_path_index(path, *index);
+      at = at != nullptr && at->is_array() && *index < at->size() ? &(*at)[*index] : nullptr;
+    } else {
+      const std::string& key = std::get<std::string>(part);
+      append_path_key(path, key);
+      if (at != nullptr && at->is_object()) {
+        const auto it = at->find(key);
+        at = it != at->end() ? &*it : nullptr;
+      } else {
+        at = nullptr;
+      }
+    }
+  }
+  if (path.empty()) path = "<root>";
+  if (!violation.has_got)
+    return invalid_at(std::move(path), violation.what, nullptr, violation.expected);
+  if (at != nullptr && at->is_number())
+    return invalid_at(std::move(path), violation.what, at, violation.expected);
+  const Json got = violation.integral && std::fabs(violation.got) < 9.2e18
+                       ? Json(static_cast<int64_t>(violation.got))
+                       : Json(violation.got);
+  return invalid_at(std::move(path), violation.what, &got, violation.expected);
+}
 
 std::string describe(const Json& v) {
   std::string out;
@@ -106,7 +151,12 @@ std::string describe(const Json& v) {
 
 Status invalid_at(const JsonPath& path, std::string_view what, const Json* got,
                   std::string_view expected) {
-  std::string msg = path.to_string();
+  return invalid_at(path.to_string(), what, got, expected);
+}
+
+Status invalid_at(std::string path, std::string_view what, const Json* got,
+                  std::string_view expected) {
+  std::string msg = std::move(path);
   msg += ": ";
   msg += what;
   if (got != nullptr) {
@@ -130,6 +180,10 @@ Result<double> NumberValue::operator()(const Json& v, const JsonPath& path) cons
   if (v.is_number()) {
     const double d = v.get<double>();
     const bool above_min = min_exclusive ? d > min : d >= min;
+    if (std::fpclassify(d) == FP_SUBNORMAL) {
+      return invalid_at(path, "is subnormal (closer to 0 than 2.2e-308)", &v,
+                        "0 or " + number_range_text(*this));
+    }
     if (std::isfinite(d) && above_min && d <= max) return d;
   }
   return invalid_at(path, "must be " + number_range_text(*this), &v);
@@ -152,30 +206,38 @@ Result<int64_t> SizeValue::operator()(const Json& v, const JsonPath& path) const
   if (v.is_string()) {
     auto bytes = parse_size_string(v.get_ref<const std::string&>());
     if (!bytes) return invalid_at(path, "invalid size: " + bytes.status().message(), &v, kExpected);
+    if (*bytes > max) return too_large(*bytes, max, v, path);
     return *bytes;
   }
   const std::optional<int64_t> i = integral_value(v);
   if (!i || *i < 0) return invalid_at(path, "must be a size", &v, kExpected);
+  if (*i > max) return too_large(*i, max, v, path);
   return *i;
 }
 
 Result<double> BandwidthValue::operator()(const Json& v, const JsonPath& path) const {
-  constexpr std::string_view kExpected = "bytes/ms > 0 or a string such as \"897 GiB/s\"";
+  // Bounded below so that bytes / bandwidth stays finite for every byte count
+  // the limits allow, and above so that sums of link rates do.
+  static const std::string kExpected = "bytes/ms in [" + number_text(planner::kMinBandwidth) +
+                                       ", " + number_text(planner::kMaxBandwidth) +
+                                       "] (1 B/s to 1 EB/s) or a string such as \"897 GiB/s\"";
+  const auto check = [&](double d, std::string_view unit_note) -> Result<double> {
+    if (d >= planner::kMinBandwidth && d <= planner::kMaxBandwidth) return d;
+    const std::string what = !(d > 0.0)                   ? "bandwidth must be > 0"
+                             : d < planner::kMinBandwidth ? "bandwidth too small"
+                                                          : "bandwidth too large";
+    return invalid_at(path, d > 0.0 ? what + std::string(unit_note) : what, &v, kExpected);
+  };
   if (v.is_string()) {
     auto bw = parse_bandwidth_string(v.get_ref<const std::string&>());
     if (!bw) return invalid_at(path, "invalid bandwidth: " + bw.status().message(), &v, kExpected);
-    if (!(*bw > 0.0)) return invalid_at(path, "bandwidth must be > 0", &v, kExpected);
-    return *bw;
+    return check(*bw, " (" + number_text(*bw) + " bytes/ms)");
   }
-  if (v.is_number()) {
-    const double d = v.get<double>();
-    if (std::isfinite(d) && d > 0.0) return d;
-    return invalid_at(path, "bandwidth must be > 0", &v, kExpected);
-  }
+  if (v.is_number()) return check(v.get<double>(), "");
   return invalid_at(path, "must be a bandwidth", &v, kExpected);
 }
 
-Status ObjectReader::check(std::string_view what, std::initializer_list<std::string_view> allowed) const {
+Status ObjectReader::check(std::string_view what, std::span<const std::string_view> allowed) const {
   if (!value_.is_object()) return invalid_at(path_, "must be " + std::string(what), &value_);
   for (const auto& [key, member] : value_.get_ref<const Json::object_t&>()) {
     bool known = false;

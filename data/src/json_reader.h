@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +20,7 @@
 
 #include "json_document.h"
 #include "json_path.h"
+#include "shardlab/planner/limits.h"
 #include "shardlab/planner/status.h"
 
 // Returns from the enclosing function when `expr` (a Status) is an error.
@@ -37,6 +39,16 @@ std::string describe(const Json& v);
 // "<path>: <what>[: got <value>][, expected <expected>]".
 Status invalid_at(const JsonPath& path, std::string_view what, const Json* got = nullptr,
                   std::string_view expected = {});
+// The same for a path already rendered ("tables[3].embedding_dim").
+Status invalid_at(std::string path, std::string_view what, const Json* got = nullptr,
+                  std::string_view expected = {});
+
+// The planner's limit violation (shardlab/planner/limits.h) in the readers'
+// style, its path rendered as JsonPath renders paths.
+// `document`, when given, is the file the scenario was read from: the value
+// at the violation's path is quoted from it as written (a double would round
+// 99999999999999999).
+Status limit_error(const planner::LimitViolation& violation, const Json* document = nullptr);
 
 // ---- Converters: (value, path) -> Result<T>. --------------------------------
 
@@ -49,7 +61,9 @@ struct IntValue {
 };
 
 // A number with a lower bound (inclusive, or exclusive with `min_exclusive`)
-// and an inclusive upper bound. JSON has no NaN or infinity, so it is finite.
+// and an inclusive upper bound. JSON has no NaN or infinity, so it is finite;
+// subnormal values (closer to 0 than 2.2e-308, such as 1e-320) are refused,
+// since quotients by them overflow.
 struct NumberValue {
   double min = -std::numeric_limits<double>::max();
   bool min_exclusive = false;
@@ -66,12 +80,14 @@ struct StringValue {
   Result<std::string> operator()(const Json& v, const JsonPath& path) const;
 };
 
-// Bytes >= 0: an integer, or a unit string such as "32 GiB".
+// Bytes in [0, max]: an integer, or a unit string such as "32 GiB".
 struct SizeValue {
+  int64_t max = std::numeric_limits<int64_t>::max();
   Result<int64_t> operator()(const Json& v, const JsonPath& path) const;
 };
 
-// Bytes/ms > 0: a number, or a unit string such as "897 GiB/s".
+// Bytes/ms in [planner::kMinBandwidth, planner::kMaxBandwidth]: a number, or
+// a unit string such as "897 GiB/s".
 struct BandwidthValue {
   Result<double> operator()(const Json& v, const JsonPath& path) const;
 };
@@ -134,7 +150,10 @@ class ObjectReader {
 
   // Checks that the value is an object and that every key is in `allowed`.
   // `what` describes the object for the type error ("a table object").
-  Status check(std::string_view what, std::initializer_list<std::string_view> allowed) const;
+  Status check(std::string_view what, std::span<const std::string_view> allowed) const;
+  Status check(std::string_view what, std::initializer_list<std::string_view> allowed) const {
+    return check(what, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
 
   // The member, or nullptr when absent (or null, under Null::kMeansAbsent).
   // REQUIRES: check() passed.

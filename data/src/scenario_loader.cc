@@ -9,6 +9,7 @@
 #include "json_document.h"
 #include "json_input.h"
 #include "message_text.h"
+#include "read_document.h"
 #include "scenario_sections.h"
 #include "shardlab/data/file_io.h"
 
@@ -66,8 +67,7 @@ Status check_module_build(const Json& tables_json, const JsonPath& tables_path, 
 Result<planner::Scenario> read_scenario(const Json& doc, const std::string& origin) {
   const JsonPath root_path;
   ObjectReader root(doc, root_path);
-  SHARDLAB_RETURN_IF_ERROR(root.check("a scenario object", {"name", "topology", "batch_size", "module", "tables",
-                                                            "constraints", "sharder", "planner", "workload"}));
+  SHARDLAB_RETURN_IF_ERROR(root.check("a scenario object", internal::kRootKeys));
   planner::Scenario s;
   s.name = std::filesystem::path(origin).stem().string();
   SHARDLAB_RETURN_IF_ERROR(root.read("name", s.name, internal::StringValue{.non_empty = true}));
@@ -81,23 +81,57 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   SHARDLAB_RETURN_IF_ERROR(internal::read_planner(root, s.planner));
   SHARDLAB_RETURN_IF_ERROR(internal::read_workload(root, s.topology.world_size, s.workload));
   SHARDLAB_RETURN_IF_ERROR(check_module_build(*root.find("tables"), root.path_of("tables"), s));
+  // Each field is in range; now the byte counts they multiply into.
+  if (const auto violation = planner::find_limit_violation(s))
+    return internal::limit_error(*violation, &doc);
   return s;
 }
 
 }  // namespace
 
+namespace internal {
+
+const KeySchema& scenario_schema() {
+  static const KeySchema host{.keys = kHostKeys};
+  static const KeySchema hosts{.elements = &host};
+  static const KeySchema fabric{.keys = kFabricKeys, .members = {{"hosts", &hosts}}};
+  static const KeySchema topology{.keys = kTopologyKeys, .members = {{"fabric", &fabric}}};
+  static const KeySchema module{.keys = kModuleKeys};
+  static const KeySchema table{.keys = kTableKeys};
+  static const KeySchema tables{.elements = &table};
+  static const KeySchema cache_params{.keys = kCacheParamsKeys};
+  static const KeySchema constraint{.keys = kConstraintKeys,
+                                    .members = {{"cache_params", &cache_params}}};
+  static const KeySchema constraints{.any_member = &constraint};
+  static const KeySchema fused_params{.keys = kFusedParamsKeys};
+  static const KeySchema qcomm{.keys = kQcommKeys};
+  static const KeySchema sharder{.keys = kSharderKeys,
+                                 .members = {{"fused_params", &fused_params}, {"qcomm", &qcomm}}};
+  static const KeySchema proposer{.keys = kAnyProposerKeys};
+  static const KeySchema proposers{.elements = &proposer};
+  static const KeySchema partitioner{.keys = kAnyPartitionerKeys};
+  static const KeySchema reservation{.keys = kReservationKeys};
+  static const KeySchema planner_section{.keys = kPlannerKeys,
+                                         .members = {{"proposers", &proposers},
+                                                     {"partitioner", &partitioner},
+                                                     {"storage_reservation", &reservation}}};
+  static const KeySchema workload{.keys = kWorkloadKeys};
+  static const KeySchema root{.keys = kRootKeys,
+                              .members = {{"topology", &topology},
+                                          {"module", &module},
+                                          {"tables", &tables},
+                                          {"constraints", &constraints},
+                                          {"sharder", &sharder},
+                                          {"planner", &planner_section},
+                                          {"workload", &workload}}};
+  return root;
+}
+
+}  // namespace internal
+
 Result<planner::Scenario> parse_scenario(const std::string& text, const std::string& origin) {
-  auto doc = internal::parse_json_document(text);
-  if (!doc) return with_origin(doc.status(), origin);
-  try {
-    auto scenario = read_scenario(*doc, origin);
-    if (!scenario) return with_origin(scenario.status(), origin);
-    return scenario;
-  } catch (const Json::exception& e) {
-    // The readers check types before every access, so this would be a bug;
-    // it must still not escape data/.
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  }
+  return internal::read_document(text, origin, &internal::scenario_schema(), "scenario",
+                                 [&](const Json& doc) { return read_scenario(doc, origin); });
 }
 
 Result<planner::Scenario> load_scenario_file(const std::string& path) {

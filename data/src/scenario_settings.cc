@@ -107,21 +107,21 @@ Result<ProposerSpec> read_proposer(const Json& value, const JsonPath& path) {
   SHARDLAB_RETURN_IF_ERROR(obj.require("kind", p.kind, kProposerValue, "a proposer name"));
   switch (p.kind) {
     case ProposerKind::kGreedy:
-      SHARDLAB_RETURN_IF_ERROR(obj.check("a greedy proposer object", {"kind", "use_depth", "threshold"}));
+      SHARDLAB_RETURN_IF_ERROR(obj.check("a greedy proposer object", kGreedyProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("use_depth", p.use_depth, BoolValue{}));
       // threshold: 0 and null both mean "none"; 0 is kept as given.
       SHARDLAB_RETURN_IF_ERROR(obj.read("threshold", p.threshold, IntValue{.min = 0}, Null::kMeansAbsent));
       break;
     case ProposerKind::kUniform:
-      SHARDLAB_RETURN_IF_ERROR(obj.check("a uniform proposer object", {"kind", "use_depth"}));
+      SHARDLAB_RETURN_IF_ERROR(obj.check("a uniform proposer object", kUniformProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("use_depth", p.use_depth, BoolValue{}));
       break;
     case ProposerKind::kGridSearch:
-      SHARDLAB_RETURN_IF_ERROR(obj.check("a grid_search proposer object", {"kind", "max_proposals"}));
+      SHARDLAB_RETURN_IF_ERROR(obj.check("a grid_search proposer object", kGridSearchProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("max_proposals", p.max_proposals, IntValue{.min = 0}));
       break;
     case ProposerKind::kEmbeddingOffloadScaleup:
-      SHARDLAB_RETURN_IF_ERROR(obj.check("an embedding_offload_scaleup proposer object", {"kind", "use_depth"}));
+      SHARDLAB_RETURN_IF_ERROR(obj.check("an embedding_offload_scaleup proposer object", kScaleupProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("use_depth", p.use_depth, BoolValue{}));
       break;
   }
@@ -142,12 +142,11 @@ Status read_partitioner(const Json& value, const JsonPath& path, PartitionerSpec
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(obj.require("kind", p.kind, kPartitionerValue, "a partitioner name"));
   if (p.kind == PartitionerKind::kGreedyPerf) {
-    SHARDLAB_RETURN_IF_ERROR(obj.check("a greedy_perf partitioner object", {"kind", "sort_by", "balance_modules"}));
+    SHARDLAB_RETURN_IF_ERROR(obj.check("a greedy_perf partitioner object", kGreedyPerfKeys));
     SHARDLAB_RETURN_IF_ERROR(
         obj.read("sort_by", p.sort_by, EnumValue<SortBy>{"sort key", parse_sort_by, "storage, perf"}));
   } else {
-    SHARDLAB_RETURN_IF_ERROR(obj.check("a memory_balanced partitioner object",
-                                       {"kind", "max_search_count", "tolerance", "balance_modules"}));
+    SHARDLAB_RETURN_IF_ERROR(obj.check("a memory_balanced partitioner object", kMemoryBalancedKeys));
     SHARDLAB_RETURN_IF_ERROR(obj.read("max_search_count", p.max_search_count, IntValue{.min = 0}));
     SHARDLAB_RETURN_IF_ERROR(obj.read("tolerance", p.tolerance, NumberValue{.min = 0}));
   }
@@ -157,8 +156,7 @@ Status read_partitioner(const Json& value, const JsonPath& path, PartitionerSpec
 
 Status read_storage_reservation(const Json& value, const JsonPath& path, StorageReservationSpec& r) {
   ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(obj.check("a storage_reservation object",
-                                     {"kind", "percentage", "parameter_multiplier", "dense_tensor_estimate"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a storage_reservation object", kReservationKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.require(
       "kind", r.kind,
       EnumValue<ReservationKind>{"storage reservation", parse_reservation_kind,
@@ -180,7 +178,8 @@ Status read_storage_reservation(const Json& value, const JsonPath& path, Storage
                         "only the heuristical and inference reservations take it", d,
                         "null or no dense_tensor_estimate with this kind");
     }
-    SHARDLAB_RETURN_IF_ERROR(obj.read("dense_tensor_estimate", r.dense_tensor_estimate, SizeValue{}));
+    SHARDLAB_RETURN_IF_ERROR(obj.read("dense_tensor_estimate", r.dense_tensor_estimate,
+                                      SizeValue{.max = planner::kMaxReservationBytes}));
   }
   return Status::ok();
 }
@@ -191,14 +190,11 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   const Json* value = root.find("topology");
   if (value == nullptr) return root.missing("topology", "an object with at least world_size");
   ObjectReader obj(*value, root.path_of("topology"));
-  SHARDLAB_RETURN_IF_ERROR(obj.check(
-      "a topology object",
-      {"world_size", "local_world_size", "compute_device", "hbm_cap", "ddr_cap", "hbm_mem_bw", "ddr_mem_bw",
-       "hbm_to_ddr_mem_bw", "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier", "fabric"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a topology object", kTopologyKeys));
   // Rank counts are ints in the planner; larger values could not be ranks anyway.
   // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
   // options hold one shard per rank for every table.
-  const IntValue rank_count{.min = 1, .max = 65536};
+  const IntValue rank_count{.min = 1, .max = planner::kMaxWorldSize};
   SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
   // A host of more ranks than the cluster has holds no whole host: TorchRec
@@ -211,14 +207,16 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "compute_device", t.compute_device,
       EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device, "cuda, cpu, mtia"}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_cap", t.hbm_cap, SizeValue{}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_cap", t.ddr_cap, SizeValue{}));
+  // 64 TiB per device: 65,536 of them still add up inside int64.
+  SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_cap", t.hbm_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_cap", t.ddr_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_mem_bw", t.hbm_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_mem_bw", t.ddr_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_bw", t.intra_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier, NumberValue{.min = 0}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier,
+                                    NumberValue{.min = 0, .max = planner::kMaxFactor}));
   return read_fabric(obj, t, fabric);
 }
 
@@ -226,11 +224,12 @@ Status read_module(const ObjectReader& root, planner::ModuleSpec& m) {
   const Json* value = root.find("module");
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("module"));
-  SHARDLAB_RETURN_IF_ERROR(obj.check("a module object", {"kind", "dense_param_bytes"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a module object", kModuleKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "kind", m.kind,
       EnumValue<ModuleKind>{"module kind", parse_module_kind, "embedding_bag_collection, embedding_collection"}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("dense_param_bytes", m.dense_param_bytes, SizeValue{}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("dense_param_bytes", m.dense_param_bytes, SizeValue{.max = planner::kMaxReservationBytes}));
   return Status::ok();
 }
 
@@ -238,11 +237,11 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
   const Json* value = root.find("sharder");
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("sharder"));
-  SHARDLAB_RETURN_IF_ERROR(obj.check("a sharder object", {"fused_params", "optimizer", "qcomm"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a sharder object", kSharderKeys));
 
   if (const Json* fused = obj.find("fused_params")) {
     ObjectReader fp(*fused, obj.path_of("fused_params"));
-    SHARDLAB_RETURN_IF_ERROR(fp.check("a fused_params object", {"cache_load_factor", "prefetch_pipeline"}));
+    SHARDLAB_RETURN_IF_ERROR(fp.check("a fused_params object", kFusedParamsKeys));
     SHARDLAB_RETURN_IF_ERROR(
         fp.read("cache_load_factor", s.cache_load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
     SHARDLAB_RETURN_IF_ERROR(fp.read("prefetch_pipeline", s.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
@@ -257,7 +256,7 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
 
   if (const Json* qcomm = obj.find("qcomm")) {
     ObjectReader q(*qcomm, obj.path_of("qcomm"));
-    SHARDLAB_RETURN_IF_ERROR(q.check("a qcomm object", {"forward", "backward"}));
+    SHARDLAB_RETURN_IF_ERROR(q.check("a qcomm object", kQcommKeys));
     const EnumValue<planner::CommPrecision> precision{"qcomm precision", planner::parse_comm_precision,
                                                       kPrecisions};
     SHARDLAB_RETURN_IF_ERROR(q.read("forward", s.qcomm_forward, precision));
@@ -271,9 +270,7 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& p) {
   const Json* value = root.find("planner");
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("planner"));
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.check("a planner object",
-                {"proposers", "partitioner", "storage_reservation", "is_inference", "torchrec_version"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a planner object", kPlannerKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read("proposers", p.proposers, ListOf{read_proposer, /*non_empty=*/true}));
   if (const Json* partitioner = obj.find("partitioner")) {
     SHARDLAB_RETURN_IF_ERROR(read_partitioner(*partitioner, obj.path_of("partitioner"), p.partitioner));

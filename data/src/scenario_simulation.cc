@@ -10,13 +10,14 @@ namespace shardlab::data::internal {
 namespace {
 
 // Large enough for any real host; bounds the graph the simulator builds.
-const IntValue kNicCount{.min = 1, .max = 65536};
-const NumberValue kLatencyMs{.min = 0};
+const IntValue kNicCount{.min = 1, .max = planner::kMaxWorldSize};
+// Latencies and given durations: finite sums whatever the iteration count.
+const NumberValue kLatencyMs{.min = 0, .max = planner::kMaxTimeMs};
 
 Result<planner::HostFabricSpec> read_host(const Json& value, const JsonPath& path) {
   planner::HostFabricSpec h;
   ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(obj.check("a host object", {"intra_host_bw", "nic_bw", "nics"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a host object", kHostKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_bw", h.intra_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nic_bw", h.nic_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nics", h.nics, kNicCount));
@@ -61,12 +62,11 @@ Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
   const Json* value = topology.find("fabric");
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, topology.path_of("fabric"));
-  SHARDLAB_RETURN_IF_ERROR(obj.check("a fabric object",
-                                     {"nics_per_host", "nic_bw", "oversubscription", "intra_host_latency_ms",
-                                      "inter_host_latency_ms", "hosts"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a fabric object", kFabricKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nics_per_host", f.nics_per_host, kNicCount));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nic_bw", f.nic_bw, BandwidthValue{}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("oversubscription", f.oversubscription, NumberValue{.min = 1}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("oversubscription", f.oversubscription, NumberValue{.min = 1, .max = planner::kMaxFactor}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_latency_ms", f.intra_host_latency_ms, kLatencyMs));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_latency_ms", f.inter_host_latency_ms, kLatencyMs));
   if (const Json* hosts = obj.find("hosts")) {
@@ -90,7 +90,7 @@ Status read_workload(const ObjectReader& root, int world_size, planner::Workload
   const Json* value = root.find("workload");
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("workload"));
-  SHARDLAB_RETURN_IF_ERROR(obj.check("a workload object", {"dense_fwd_ms", "dense_bwd_ms"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a workload object", kWorkloadKeys));
   SHARDLAB_RETURN_IF_ERROR(read_dense_ms(obj, "dense_fwd_ms", world_size, w.dense_fwd_ms));
   SHARDLAB_RETURN_IF_ERROR(read_dense_ms(obj, "dense_bwd_ms", world_size, w.dense_bwd_ms));
   return Status::ok();

@@ -36,16 +36,16 @@ const EnumValue<planner::DataType> kDataTypeValue{"data type", planner::parse_da
 
 Status read_table(const Json& value, const JsonPath& path, TableSpec& t) {
   ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(obj.check(
-      "a table object",
-      {"name", "num_embeddings", "embedding_dim", "feature_names", "data_type", "is_weighted"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a table object", kTableKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.require("name", t.name, StringValue{.non_empty = true}, "a non-empty string"));
-  // Upper bounds keep every byte count of the storage model (rows x dim x 4,
-  // times the optimizer factor) far inside int64.
-  SHARDLAB_RETURN_IF_ERROR(obj.require("num_embeddings", t.num_embeddings, IntValue{.min = 1, .max = int64_t{1} << 40},
-                                       "an integer from 1 to 2^40"));
-  SHARDLAB_RETURN_IF_ERROR(obj.require("embedding_dim", t.embedding_dim, IntValue{.min = 1, .max = 65536},
-                                       "an integer from 1 to 65536"));
+  // Row counts stay exact in TorchRec's float arithmetic up to 2^53. Neither
+  // count has a cap of its own beyond that: the byte counts they make (rows x
+  // dim x element size, with optimizer state and buffers) are bounded once
+  // every section is read (planner/limits.h).
+  SHARDLAB_RETURN_IF_ERROR(obj.require("num_embeddings", t.num_embeddings,
+                                       IntValue{.min = 1, .max = planner::kMaxRows}, "an integer from 1 to 2^53"));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("embedding_dim", t.embedding_dim, IntValue{.min = 1}, "an integer >= 1"));
   SHARDLAB_RETURN_IF_ERROR(obj.require("feature_names", t.feature_names,
                                        ListOf{StringValue{}, /*non_empty=*/true},
                                        "a non-empty list of feature names"));
@@ -57,9 +57,7 @@ Status read_table(const Json& value, const JsonPath& path, TableSpec& t) {
 Status read_cache_params(const Json& value, const JsonPath& path, CacheParams& c) {
   // TorchRec's CacheParams fields are all Optional, so null means not given.
   ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(obj.check(
-      "a cache_params object",
-      {"algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a cache_params object", kCacheParamsKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read("algorithm", c.algorithm,
                                     EnumValue<CacheAlgorithm>{"cache algorithm", parse_cache_algorithm, "lru, lfu"},
                                     Null::kMeansAbsent));
@@ -109,11 +107,7 @@ Status read_constraint(const Json& value, const JsonPath& path, ConstraintSpec& 
   // Every field mirrors an Optional of TorchRec's ParameterConstraints: null
   // means not given, as it does in the plan's output.
   ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(obj.check(
-      "a constraints object",
-      {"sharding_types", "compute_kernels", "min_partition", "pooling_factors", "num_poolings", "batch_sizes",
-       "is_weighted", "cache_params", "enforce_hbm", "stochastic_rounding", "bounds_check_mode",
-       "feature_names"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a constraints object", kConstraintKeys));
   constexpr Null kNull = Null::kMeansAbsent;
   SHARDLAB_RETURN_IF_ERROR(obj.read(
       "sharding_types", c.sharding_types,

@@ -92,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                           : QStringLiteral("No plan: ") + QString::fromStdString(st.message()).section('\n', 0, 0));
   });
   connect(&workbench_, &Workbench::errorOccurred, this, &MainWindow::set_status);
+  connect(&workbench_, &Workbench::warningsOccurred, this, &MainWindow::set_status);
   connect(runs_, &RunBrowser::errorOccurred, this, &MainWindow::set_status);
   connect(&workbench_, &Workbench::editRefused, this,
           [this](const QString& m) { set_status(QStringLiteral("Refused: ") + m); });

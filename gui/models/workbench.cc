@@ -224,28 +224,46 @@ void Workbench::mark_compare_cancelled() {
 }
 
 Status Workbench::open_plan(const QString& path) {
-  return show_plan(
+  std::vector<std::string> warnings;
+  const Status st = show_plan(
       [&](const planner::SearchSpace& space) {
-        return data::read_plan_file(path.toStdString(), *scenario(), space);
+        return data::read_plan_file(path.toStdString(), *scenario(), space, &warnings);
       },
       PlanSource::kPlanFile, QFileInfo(path).fileName().toStdString());
+  report_warnings(warnings);
+  return st;
 }
 
 Status Workbench::open_plan_text(const QString& text, const QString& origin) {
-  return show_plan(
+  std::vector<std::string> warnings;
+  const Status st = show_plan(
       [&](const planner::SearchSpace& space) {
-        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space);
+        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space,
+                                &warnings);
       },
       PlanSource::kPlanFile, origin.toStdString());
+  report_warnings(warnings);
+  return st;
 }
 
 Status Workbench::open_run_plan(const QString& text, const QString& origin, const QString& name,
                                 std::shared_ptr<const kernels::ReplayResult> replay) {
-  return show_plan(
+  std::vector<std::string> warnings;
+  const Status st = show_plan(
       [&](const planner::SearchSpace& space) {
-        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space);
+        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space,
+                                &warnings);
       },
       PlanSource::kStoredRun, name.toStdString(), std::move(replay));
+  report_warnings(warnings);
+  return st;
+}
+
+void Workbench::report_warnings(const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return;
+  QStringList lines;
+  for (const std::string& w : warnings) lines << QString::fromStdString(w);
+  emit warningsOccurred(lines.join(QLatin1Char('\n')));
 }
 
 Status Workbench::open_compare_row(int row) {

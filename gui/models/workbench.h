@@ -176,6 +176,9 @@ class Workbench : public QObject {
   void freshnessChanged();
   void editRefused(const QString& message);
   void errorOccurred(const QString& message);
+  // A plan file read with warnings (its settings differ from the scenario's),
+  // one line each.
+  void warningsOccurred(const QString& message);
   void busyChanged(bool busy);
   void progress(int percent, const QString& stage);
   void compareProgress(int percent, const QString& stage);
@@ -189,6 +192,7 @@ class Workbench : public QObject {
   void clear_results();
   // The comparison in flight was cancelled: keep its rows, marked so.
   void mark_compare_cancelled();
+  void report_warnings(const std::vector<std::string>& warnings);
   // Shows the plan `read` places in the current scenario's search space.
   Status show_plan(const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
                    PlanSource source, const std::string& source_name,

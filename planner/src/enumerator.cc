@@ -58,19 +58,6 @@ void regroup_by_data_type(const Scenario& s, std::vector<int>* tables) {
   });
 }
 
-template <typename T>
-std::vector<T> keep_listed(const std::vector<T>& allowed, const std::optional<std::vector<T>>& wanted) {
-  // An absent or empty constraint list keeps the sharder's list. Otherwise
-  // keep the sharder's order (the deterministic form of TorchRec's set
-  // intersection, docs/cost-model.md §2.5).
-  if (!wanted || wanted->empty()) return allowed;
-  std::vector<T> out;
-  for (const T& v : allowed) {
-    if (std::find(wanted->begin(), wanted->end(), v) != wanted->end()) out.push_back(v);
-  }
-  return out;
-}
-
 struct OptionTemplate {
   std::vector<double> input_lengths;
   std::vector<double> num_poolings;
@@ -164,34 +151,112 @@ std::vector<ModuleInfo> build_modules(const Scenario& s) {
   return modules;
 }
 
-std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device,
-                                                 const TorchRecBehaviour& behaviour) {
-  if (m.is_quant) return {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
-  if (!m.is_pooled) return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
+std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device,
+                                                     const TorchRecBehaviour& behaviour) {
+  static constexpr ShardingType kQuant[] = {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
+  static constexpr ShardingType kSequence[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
+  static constexpr ShardingType kCuda[] = {ST::kDataParallel,      ST::kTableWise, ST::kColumnWise,
+                                           ST::kTableColumnWise,   ST::kRowWise,   ST::kTableRowWise};
+  static constexpr ShardingType kCpu[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
+  static constexpr ShardingType kMtia[] = {ST::kTableWise};
+  // 2026-08 also lists GRID_SHARD, which the enumerator drops unless a
+  // constraint names it (ShardLab does not model grid sharding).
+  static constexpr ShardingType kMtiaModelParallel[] = {ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise,
+                                                        ST::kRowWise, ST::kTableRowWise};
+  if (m.is_quant) return kQuant;
+  if (!m.is_pooled) return kSequence;
   switch (device) {
-    case ComputeDevice::kCuda:
-      return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise};
-    case ComputeDevice::kCpu:
-      return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
+    case ComputeDevice::kCuda: return kCuda;
+    case ComputeDevice::kCpu: return kCpu;
     case ComputeDevice::kMtia:
-      // 2026-08 also lists GRID_SHARD, which the enumerator drops unless a
-      // constraint names it (ShardLab does not model grid sharding).
-      if (behaviour.mtia_offers_model_parallel_types) {
-        return {ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise};
-      }
-      return {ST::kTableWise};
+      if (behaviour.mtia_offers_model_parallel_types) return kMtiaModelParallel;
+      return kMtia;
   }
   return {};
 }
 
-std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, ShardingType type, ComputeDevice device) {
-  if (m.is_quant) {
-    if (device == ComputeDevice::kCuda) return {CK::kQuant, CK::kQuantUvm, CK::kQuantUvmCaching};
-    return {CK::kQuant};
+std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, ShardingType type, ComputeDevice device) {
+  static constexpr ComputeKernel kQuantCuda[] = {CK::kQuant, CK::kQuantUvm, CK::kQuantUvmCaching};
+  static constexpr ComputeKernel kQuant[] = {CK::kQuant};
+  static constexpr ComputeKernel kDense[] = {CK::kDense};
+  static constexpr ComputeKernel kFusedCuda[] = {CK::kFused, CK::kFusedUvm, CK::kFusedUvmCaching};
+  static constexpr ComputeKernel kFused[] = {CK::kFused};
+  if (m.is_quant) return device == ComputeDevice::kCuda ? std::span<const ComputeKernel>(kQuantCuda) : kQuant;
+  if (type == ST::kDataParallel) return kDense;
+  if (device == ComputeDevice::kCuda) return kFusedCuda;
+  return kFused;
+}
+
+namespace {
+
+// Whether `v` survives a constraint list: an absent or empty list keeps the
+// sharder's every value; otherwise the sharder's values that are listed, in
+// the sharder's order (the deterministic form of TorchRec's set
+// intersection, docs/cost-model.md §2.5).
+template <typename T>
+bool listed(const T& v, const std::optional<std::vector<T>>& wanted) {
+  return !wanted || wanted->empty() || std::find(wanted->begin(), wanted->end(), v) != wanted->end();
+}
+
+// The (sharding type, kernel) pairs enumerate_options builds for table `t`
+// of module `m`, in its order: the sharder's lists filtered by the
+// constraint, dense dropped where fused is offered too.
+template <typename F>
+void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleInfo& m, int t, F&& f) {
+  const auto& c = s.constraints[t];
+  static const std::optional<std::vector<ShardingType>> kNoTypes;
+  static const std::optional<std::vector<ComputeKernel>> kNoKernels;
+  const auto& wanted_types = c ? c->sharding_types : kNoTypes;
+  const auto& wanted_kernels = c ? c->compute_kernels : kNoKernels;
+  for (ShardingType type : sharder_sharding_types(m, topo.compute_device, s.behaviour())) {
+    if (!listed(type, wanted_types)) continue;
+    const std::span<const ComputeKernel> kernels = sharder_compute_kernels(m, type, topo.compute_device);
+    bool fused = false;
+    for (ComputeKernel k : kernels) fused = fused || (k == CK::kFused && listed(k, wanted_kernels));
+    for (ComputeKernel kernel : kernels) {
+      if (!listed(kernel, wanted_kernels) || (kernel == CK::kDense && fused)) continue;
+      f(type, kernel);
+    }
   }
-  if (type == ST::kDataParallel) return {CK::kDense};
-  if (device == ComputeDevice::kCuda) return {CK::kFused, CK::kFusedUvm, CK::kFusedUvmCaching};
-  return {CK::kFused};
+}
+
+// Columns the enumerator gives table `table` (quantized rows are wider).
+int64_t tensor_cols(const TableSpec& table, bool quant) {
+  if (!quant) return table.embedding_dim;
+  const int64_t w = quantized_row_bytes(table.data_type, table.embedding_dim);
+  return table.data_type == DataType::kInt4 ? 2 * w : (table.data_type == DataType::kInt2 ? 4 * w : w);
+}
+
+}  // namespace
+
+EnumerationSize enumeration_size(const Scenario& s, const Topology& topo, const std::vector<ModuleInfo>& modules) {
+  EnumerationSize size;
+  for (const ModuleInfo& m : modules) {
+    for (int t : m.tables) {
+      const auto& c = s.constraints[t];
+      const int64_t inputs = (c && c->pooling_factors) ? static_cast<int64_t>(c->pooling_factors->size()) : 1;
+      const int64_t cols = tensor_cols(s.tables[t], m.is_quant);
+      const int64_t cw_shards = cols / column_wise_block(cols, c ? c->min_partition : std::nullopt);
+      int64_t widest = 0;
+      for_each_option_kind(s, topo, m, t, [&](ShardingType type, ComputeKernel) {
+        int64_t shards = 1;
+        switch (type) {
+          case ST::kDataParallel:
+          case ST::kRowWise: shards = topo.world_size; break;
+          case ST::kTableRowWise: shards = topo.local_world_size; break;
+          case ST::kColumnWise:
+          case ST::kTableColumnWise: shards = cw_shards; break;
+          case ST::kTableWise: shards = 1; break;
+        }
+        ++size.options;
+        size.shards += shards;
+        size.inputs += inputs;
+        widest = std::max(widest, shards);
+      });
+      size.widest_shards += widest;
+    }
+  }
+  return size;
 }
 
 OptionEstimator::OptionEstimator(const Scenario& scenario, const Topology& topology,
@@ -218,57 +283,48 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
     const ModuleInfo& m = space.modules[mi];
     for (int t : m.tables) {
       const TableSpec& table = s.tables[t];
-      const auto& c = s.constraints[t];
       const OptionTemplate tmpl = option_template(s, m, t);
 
-      int64_t rows = table.num_embeddings;
-      int64_t cols = table.embedding_dim;
+      const int64_t rows = table.num_embeddings;
+      const int64_t cols = tensor_cols(table, m.is_quant);
       int element_size = table.data_type == DataType::kFp32 ? 4 : 2;  // training: fp32 or fp16
       int64_t bytes = rows * cols * element_size;
       if (m.is_quant) {
-        const int64_t w = quantized_row_bytes(table.data_type, table.embedding_dim);
-        cols = table.data_type == DataType::kInt4 ? 2 * w : (table.data_type == DataType::kInt2 ? 4 * w : w);
         element_size = 1;
-        bytes = rows * w;
+        bytes = rows * quantized_row_bytes(table.data_type, table.embedding_dim);
       }
 
       const size_t before = space.options.size();
-      const auto types = keep_listed(sharder_sharding_types(m, topo.compute_device, s.behaviour()),
-                                     c ? c->sharding_types : std::nullopt);
-      for (ShardingType type : types) {
-        auto kernels = keep_listed(sharder_compute_kernels(m, type, topo.compute_device),
-                                   c ? c->compute_kernels : std::nullopt);
-        if (std::find(kernels.begin(), kernels.end(), CK::kDense) != kernels.end() &&
-            std::find(kernels.begin(), kernels.end(), CK::kFused) != kernels.end()) {
-          kernels.erase(std::find(kernels.begin(), kernels.end(), CK::kDense));
-        }
-        for (ComputeKernel kernel : kernels) {
-          ShardingOption o;
-          o.table = t;
-          o.module = mi;
-          o.name = table.name;
-          o.fqn = m.path + "." + table.name;
-          o.sharding_type = type;
-          o.compute_kernel = kernel;
-          o.partition_by = partition_by(type);
-          o.is_pooled = m.is_pooled;
-          o.is_weighted = tmpl.is_weighted;
-          o.tensor_rows = rows;
-          o.tensor_cols = cols;
-          o.element_size = element_size;
-          o.tensor_bytes = bytes;
-          o.input_lengths = tmpl.input_lengths;
-          o.num_poolings = tmpl.num_poolings;
-          o.batch_sizes = tmpl.batch_sizes;
-          o.col_wise_shard_dim = tmpl.min_partition;
-          o.cache_params = tmpl.cache_params;
-          o.cache_load_factor = tmpl.cache_load_factor;
-          o.prefetch_pipeline = tmpl.prefetch_pipeline;
-          o.shards = make_shards(type, rows, cols, topo.world_size, topo.local_world_size, tmpl.min_partition);
-          if (Status st = estimator.estimate(&o); !st) return st;
-          space.options.push_back(std::move(o));
-        }
-      }
+      Status status;
+      for_each_option_kind(s, topo, m, t, [&](ShardingType type, ComputeKernel kernel) {
+        if (!status) return;
+        ShardingOption o;
+        o.table = t;
+        o.module = mi;
+        o.name = table.name;
+        o.fqn = m.path + "." + table.name;
+        o.sharding_type = type;
+        o.compute_kernel = kernel;
+        o.partition_by = partition_by(type);
+        o.is_pooled = m.is_pooled;
+        o.is_weighted = tmpl.is_weighted;
+        o.tensor_rows = rows;
+        o.tensor_cols = cols;
+        o.element_size = element_size;
+        o.tensor_bytes = bytes;
+        o.input_lengths = tmpl.input_lengths;
+        o.num_poolings = tmpl.num_poolings;
+        o.batch_sizes = tmpl.batch_sizes;
+        o.col_wise_shard_dim = tmpl.min_partition;
+        o.cache_params = tmpl.cache_params;
+        o.cache_load_factor = tmpl.cache_load_factor;
+        o.prefetch_pipeline = tmpl.prefetch_pipeline;
+        o.shards = make_shards(type, rows, cols, topo.world_size, topo.local_world_size, tmpl.min_partition);
+        status = estimator.estimate(&o);
+        if (!status) return;
+        space.options.push_back(std::move(o));
+      });
+      if (!status) return status;
       if (space.options.size() == before) {
         return Status::planner(
             PlannerErrorType::kNoOptions,

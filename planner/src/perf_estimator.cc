@@ -294,6 +294,15 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
       case ShardingType::kDataParallel: p = data_parallel_perf(ctx, *option, x, *bw); break;
     }
   }
+  // The scenario's limits keep TorchRec's terms finite; a calibration built
+  // in code is not checked by any loader, so check what it produced.
+  if (!std::isfinite(p.total())) {
+    return Status::invalid_scenario("table " + option->name + ": the " +
+                                    std::string(to_string(option->sharding_type)) + "/" +
+                                    std::string(to_string(option->compute_kernel)) +
+                                    " option's estimated time is not finite (" + std::to_string(p.total()) +
+                                    " ms): a bandwidth, time or multiplier is out of range");
+  }
   option->shard_perf = p;
   double total = 0.0;
   const double shard_total = p.total();

@@ -6,11 +6,15 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 #include <unordered_map>
 
 #include "planner_messages.h"
+#include "planning_memory.h"
 #include "proposal_tracker.h"
 #include "shardlab/planner/enumerator.h"
+#include "shardlab/planner/limits.h"
+#include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/proposer.h"
 #include "shardlab/planner/py_format.h"
@@ -102,7 +106,9 @@ void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_
   *rating = device_perf_total->empty() ? 0.0 : *std::max_element(device_perf_total->begin(), device_perf_total->end());
 }
 
-PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
+namespace {
+
+PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PlannerResult result;
   if (options.proposal_log != nullptr) options.proposal_log->clear();
@@ -111,6 +117,12 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return std::move(result);
   };
 
+  // Scenarios from the loader are inside the limits already; this guards
+  // scenarios built in code (one pass over the tables).
+  if (Status st = check_limits(scenario); !st) {
+    result.error = st;
+    return finish();
+  }
   result.topology = make_topology(scenario);
   std::vector<ModuleInfo> modules = build_modules(scenario);
   auto reserved = reserve_storage(scenario, result.topology, modules);
@@ -119,6 +131,15 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     return finish();
   }
   result.reserved = std::move(reserved).value();
+  // Refuse a run that would not fit in memory before building anything.
+  const internal::PlanningMemory memory =
+      internal::estimate_planning_memory(scenario, result.topology, modules, options);
+  if (Status st = check_memory("planning " + memory.describe(), memory.total(),
+                               "plan fewer tables or ranks, or constrain the sharding types");
+      !st) {
+    result.error = st;
+    return finish();
+  }
   auto space = enumerate_options(scenario, result.topology, std::move(modules), options.calibration);
   if (!space) {
     result.error = space.status();
@@ -272,6 +293,22 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
       failure_message(scenario, result.topology, *result.reserved, insufficient, result.num_proposals,
                       lowest_storage, last_error));
   return finish();
+}
+
+}  // namespace
+
+PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
+  try {
+    return plan_within_memory(scenario, options);
+  } catch (const std::bad_alloc&) {
+    // The estimate keeps this rare (memory taken by others meanwhile); the
+    // run's structures are freed by now, so the message can be built.
+    PlannerResult failed;
+    failed.error = Status::invalid_scenario(
+        "planning ran out of memory (the memory budget is checked before enumerating, but the machine had less "
+        "to give); plan fewer tables or ranks, or set " + std::string(kMemoryBudgetVariable));
+    return failed;
+  }
 }
 
 }  // namespace shardlab::planner

@@ -5,16 +5,18 @@
 #include <string>
 
 #include "proposal_diff.h"
+#include "saturating.h"
+#include "shardlab/planner/limits.h"
 #include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
 namespace {
 
-// Per-device capacity of the relaxed placement: far above any table (the
-// loader caps a table at 2^40 rows x 65536 columns x optimizer copies) yet
-// far from int64 overflow when the partitioner adds and subtracts storage.
-constexpr int64_t kUnlimitedStorage = int64_t{1} << 60;
+// Per-device capacity of the relaxed placement: at least what all tables
+// together can put on one rank (limits.h), yet far from int64 overflow when
+// the partitioner adds and subtracts storage.
+constexpr int64_t kUnlimitedStorage = kMaxRankBytes;
 
 int64_t peak_hbm(const std::vector<Storage>& used) {
   int64_t peak = 0;
@@ -73,13 +75,13 @@ size_t ProposalLog::memory_bytes() const {
 
 int64_t ProposalPlacement::total_hbm_overflow() const {
   int64_t sum = 0;
-  for (const Storage& s : overflow) sum += s.hbm;
+  for (const Storage& s : overflow) sum = internal::saturating_add(sum, s.hbm);
   return sum;
 }
 
 int64_t ProposalPlacement::total_ddr_overflow() const {
   int64_t sum = 0;
-  for (const Storage& s : overflow) sum += s.ddr;
+  for (const Storage& s : overflow) sum = internal::saturating_add(sum, s.ddr);
   return sum;
 }
 

@@ -33,11 +33,7 @@ void ProposalTracker::add(int option, int sign) {
   key_.a += s * lane_a_[option];
   key_.b += s * lane_b_[option];
   num_shards_ += sign * shards_of_[option];
-  if (sign > 0) {
-    storage_ += storage_of_[option];
-  } else {
-    storage_ -= storage_of_[option];
-  }
+  storage_.add(storage_of_[option], sign);
 }
 
 void ProposalTracker::advance(const Proposal& proposal) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "saturating.h"
 #include "shardlab/planner/sharding_option.h"
 
 namespace shardlab::planner {
@@ -42,8 +43,8 @@ class ProposalTracker {
 
   const ProposalKey& key() const { return key_; }
   // Σ of the options' total storage: integer sums, so equal to TorchRec's sum
-  // over every shard in any order.
-  const Storage& storage() const { return storage_; }
+  // over every shard in any order; INT64_MAX where it would pass int64.
+  Storage storage() const { return storage_.saturated(); }
   // Σ of the options' shard counts.
   int64_t num_shards() const { return num_shards_; }
 
@@ -56,7 +57,7 @@ class ProposalTracker {
   std::vector<int> shards_of_;       // option shard count
   Proposal current_;
   ProposalKey key_;
-  Storage storage_;
+  internal::WideStorage storage_;  // exact: patched by difference
   int64_t num_shards_ = 0;
 };
 

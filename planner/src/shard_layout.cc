@@ -1,6 +1,9 @@
 #include "shardlab/planner/shard_layout.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "divisors.h"
 
 namespace shardlab::planner {
 
@@ -20,15 +23,19 @@ std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n) {
   return shards;
 }
 
-std::vector<Shard> column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition) {
+int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition) {
   const int64_t lower = min_partition.value_or(0) > 0 ? *min_partition : kDefaultMinPartition;
-  int64_t block = cols;
-  for (int64_t i = lower; i < cols; ++i) {
-    if (cols % i == 0 && i % 4 == 0) {
-      block = i;
-      break;
-    }
-  }
+  // TorchRec takes the first i in [lower, cols) with cols % i == 0 and
+  // i % 4 == 0. Such an i is 4·d with d a divisor of cols / 4, so the search
+  // is for the smallest divisor of cols / 4 that is at least ceil(lower / 4).
+  if (lower >= cols || cols % 4 != 0) return cols;
+  const uint64_t quarter = static_cast<uint64_t>(cols) / 4;
+  const uint64_t at_least = std::max<uint64_t>(1, static_cast<uint64_t>(lower / 4 + (lower % 4 != 0 ? 1 : 0)));
+  return 4 * static_cast<int64_t>(internal::smallest_divisor_at_least(quarter, at_least));
+}
+
+std::vector<Shard> column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition) {
+  const int64_t block = column_wise_block(cols, min_partition);
   std::vector<Shard> shards;
   shards.reserve(static_cast<size_t>(cols / block));
   for (int64_t k = 0; k < cols / block; ++k) {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "saturating.h"
 #include "shardlab/planner/estimators.h"
 
 namespace shardlab::planner {
@@ -151,7 +152,7 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
     // of equal blocks (all but the last) repeat the previous one's.
     if (previous != nullptr && s.rows == previous->rows && s.cols == previous->cols) {
       s.storage = previous->storage;
-      total += s.storage;
+      internal::saturating_add(total, s.storage);
       previous = &s;
       continue;
     }
@@ -167,7 +168,7 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
       s.storage.hbm = 0;
       s.storage.ddr = io.input + io.output + ddr_spec;
     }
-    total += s.storage;
+    internal::saturating_add(total, s.storage);  // W shards of a large table may pass int64
   }
   option->total_storage = total;
 }

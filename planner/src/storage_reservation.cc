@@ -9,6 +9,8 @@
 namespace shardlab::planner {
 namespace {
 
+__extension__ using int128 = __int128;  // GCC/Clang builtin; -Wpedantic would flag it
+
 // `bytes` in HBM on cuda (and mtia once it has HBM), in DDR elsewhere.
 Storage by_device_type(ComputeDevice device, int64_t bytes, const TorchRecBehaviour& behaviour) {
   const bool hbm = device == ComputeDevice::kCuda || (device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
@@ -40,7 +42,10 @@ int64_t table_weight_bytes(const TableSpec& t) {
 // Size of a module as TorchRec measures it (§6): a running double sum of
 // multiplier x parameter bytes, plus the integer sum of buffer bytes, rounded
 // half to even. Training tables are parameters; quantized tables are buffers.
-int64_t module_size(const Scenario& s, const std::vector<int>& tables, double multiplier, double own_params) {
+// Python's integers hold it whatever its size; here 128 bits do (limits.h
+// bounds it far below 2^127), and only the dense difference must fit int64.
+int128 module_size(const Scenario& s, const std::vector<int>& tables, double multiplier,
+                   double own_params) {
   double params = own_params;
   int64_t buffers = 0;
   for (int t : tables) {
@@ -50,7 +55,7 @@ int64_t module_size(const Scenario& s, const std::vector<int>& tables, double mu
       params += multiplier * static_cast<double>(table_weight_bytes(s.tables[t]));
     }
   }
-  return static_cast<int64_t>(std::nearbyint(params + static_cast<double>(buffers)));
+  return static_cast<int128>(std::nearbyint(params + static_cast<double>(buffers)));
 }
 
 // Non-embedding bytes times `multiplier`: the root module's size minus the
@@ -58,14 +63,14 @@ int64_t module_size(const Scenario& s, const std::vector<int>& tables, double mu
 // then the children's tables in declaration order.
 int64_t dense_bytes(const Scenario& s, const std::vector<ModuleInfo>& modules, double multiplier) {
   std::vector<int> all_tables;
-  int64_t sharded = 0;
+  int128 sharded = 0;
   for (const ModuleInfo& m : modules) {
     sharded += module_size(s, m.tables, multiplier, 0.0);
     all_tables.insert(all_tables.end(), m.tables.begin(), m.tables.end());
   }
   const double dense_param =
       s.module.dense_param_bytes > 0 ? multiplier * static_cast<double>(s.module.dense_param_bytes) : 0.0;
-  return module_size(s, all_tables, multiplier, dense_param) - sharded;
+  return static_cast<int64_t>(module_size(s, all_tables, multiplier, dense_param) - sharded);
 }
 
 }  // namespace
@@ -117,7 +122,9 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
         reservation_failure_message(r, topology.devices[0].storage, s.batch_size) +
             "\nScenario: " + field + " leaves rank 0 " + std::to_string(r.devices[0].hbm) +
             " bytes of HBM after the reservation; raise topology.hbm_cap, or lower "
-            "planner.storage_reservation.percentage, module.dense_param_bytes or batch_size.");
+            "planner.storage_reservation.percentage, module.dense_param_bytes (or "
+            "planner.storage_reservation.dense_tensor_estimate) or batch_size (" +
+            std::to_string(s.batch_size) + ").");
   }
   return r;
 }

@@ -5,13 +5,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <new>
 #include <string>
 
 #include "critical_path.h"
 #include "executor.h"
 #include "schedule.h"
+#include "shardlab/planner/limits.h"
+#include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/topology.h"
 #include "shardlab/sim/flow_network.h"
+#include "shardlab/sim/simulation_memory.h"
 #include "traffic.h"
 
 namespace shardlab::sim {
@@ -29,6 +34,36 @@ Status check_workload(const planner::Scenario& s) {
   };
   if (Status st = check(s.workload.dense_fwd_ms, "dense_fwd_ms"); !st) return st;
   return check(s.workload.dense_bwd_ms, "dense_bwd_ms");
+}
+
+// Peak bytes a simulation holds, from counts alone (docs/simulation.md
+// "Memory"): the topology graph (every vertex and link with its name, the
+// flow network's state per link), the route cache (every source's route to
+// every rank, filled by the all-to-alls), the executor's timing per rank and
+// task, the phase records, and the JSON and trace written from them. Each
+// per-item cost is the size of the structures holding the item, rounded up.
+int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) {
+  const int64_t ranks = s.topology.world_size;
+  const int64_t local = s.topology.local_world_size.value_or(0) > 0 ? *s.topology.local_world_size : ranks;
+  const int64_t hosts = (ranks + local - 1) / local;
+  int64_t nics = 0;
+  for (int64_t h = 0; h < hosts; ++h) {
+    const auto& over = s.fabric.hosts;
+    const bool own = static_cast<size_t>(h) < over.size() && over[static_cast<size_t>(h)].nics.has_value();
+    nics += own ? *over[static_cast<size_t>(h)].nics : (s.fabric.nics_per_host > 0 ? s.fabric.nics_per_host : local);
+  }
+  const bool network = hosts > 1;
+  const int64_t vertices = ranks + hosts + (network ? nics + hosts + 1 : 0);
+  const int64_t links = 2 * ranks + (network ? 2 * ranks + 2 * nics + 2 * hosts : 0);
+  constexpr int64_t kVertexBytes = 160;  // Vertex, its name, the graph's vertex, BFS scratch
+  constexpr int64_t kLinkBytes = 256;    // Link, its name, the graph's edge, the flow network's link state
+  constexpr int64_t kRouteBytes = TopologyGraph::kMaxRouteLinks * 4 + 1;
+  // Tasks per rank: the schedule's phases for every iteration.
+  const int64_t tasks = static_cast<int64_t>(std::max(options.iterations, 1)) * 10;
+  constexpr int64_t kTaskBytes = static_cast<int64_t>(sizeof(detail::TaskTiming)) + 64;  // timing, membership
+  const int64_t phase_bytes = options.record_phases ? static_cast<int64_t>(sizeof(PhaseRecord)) + 400 : 0;  // + JSON / trace
+  return vertices * kVertexBytes + links * kLinkBytes + ranks * ranks * kRouteBytes +
+         ranks * tasks * (kTaskBytes + phase_bytes);
 }
 
 // End of each iteration: the latest end of its tasks over all ranks.
@@ -90,15 +125,16 @@ void fill_links(const TopologyGraph& graph, const FlowNetwork& network, double t
   }
 }
 
-}  // namespace
-
-Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                           const planner::PartitionedPlan& plan, const SimOptions& options) {
+Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                                         const planner::PartitionedPlan& plan, const SimOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (options.iterations < 1) {
     return Status::invalid_scenario("iterations: " + std::to_string(options.iterations) + " (expected >= 1)");
   }
+  // Inside the limits every duration below is finite (planner/limits.h).
+  if (Status st = planner::check_limits(scenario); !st) return st;
   if (Status st = check_workload(scenario); !st) return st;
+  if (Status st = check_simulation_memory(scenario, options); !st) return st;
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
   const planner::Topology topology = planner::make_topology(scenario);
@@ -123,6 +159,13 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   const std::vector<double> ends = iteration_ends(schedule, executor, ranks, options.iterations);
   out.total_ms = ends.back();
   out.iteration_ms = ends.size() >= 2 ? ends[ends.size() - 1] - ends[ends.size() - 2] : ends.back();
+  if (!std::isfinite(out.total_ms) || !std::isfinite(out.iteration_ms)) {
+    // Unreachable within the limits; a time that overflowed is still the
+    // input's doing, never a result to print.
+    return Status::invalid_scenario("the simulated iteration time is not finite (" +
+                                    std::to_string(out.iteration_ms) +
+                                    " ms): a bandwidth, latency or dense time of the scenario is out of range");
+  }
   fill_ranks(schedule, executor, *traffic, *graph, options.iterations, options.record_phases, &out);
   const double window_start = ends.size() >= 2 ? ends[ends.size() - 2] : 0.0;
   out.critical_path = detail::critical_path(schedule, executor, ranks, options.iterations - 1, window_start);
@@ -131,6 +174,27 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   out.flows = network.flows_started();
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return out;
+}
+
+}  // namespace
+
+Status check_simulation_memory(const planner::Scenario& scenario, const SimOptions& options) {
+  return planner::check_memory(
+      "simulating " + std::to_string(scenario.topology.world_size) + " ranks",
+      simulation_bytes(scenario, options),
+      "simulate fewer ranks or NICs per host, or fewer iterations");
+}
+
+Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                           const planner::PartitionedPlan& plan, const SimOptions& options) {
+  try {
+    return simulate_within_memory(scenario, space, plan, options);
+  } catch (const std::bad_alloc&) {
+    // The estimate keeps this rare; the simulation's structures are freed by now.
+    return Status::invalid_scenario(
+        "the simulation ran out of memory (the memory budget is checked before it starts, but the machine had "
+        "less to give); simulate fewer ranks, or set " + std::string(planner::kMemoryBudgetVariable));
+  }
 }
 
 }  // namespace shardlab::sim

@@ -262,7 +262,7 @@ TEST_F(CliTest, CalibrateErrors) {
     r = run({"calibrate", "--db", db, "--runs", bad});
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find("--runs: \""), std::string::npos) << bad << ": " << r.err;
-    EXPECT_NE(r.err.find("is not a run id or range of ids >= 1"), std::string::npos)
+    EXPECT_NE(r.err.find("is not a run id or a range FIRST-LAST of run ids >= 1"), std::string::npos)
         << bad << ": " << r.err;
   }
   r = run({"calibrate", "--db", db, "--holdout", "1.5"});
@@ -283,8 +283,12 @@ TEST_F(CliTest, CalibrateErrors) {
        {std::string("1-2000000000"), many, std::string("1-9223372036854775807")}) {
     r = run({"calibrate", "--db", db, "--runs", ids});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("--runs names more than 1000000 run ids"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--runs: names more than 1000000 run ids"), std::string::npos) << r.err;
   }
+  r = run({"calibrate", "--db", db, "--runs", many});
+  EXPECT_NE(r.err.find("--runs: names more than 1000000 run ids (at \"1000001-2000000\")"),
+            std::string::npos)
+      << r.err;
   r = run({"calibrate", "--db", db, "--runs", "99999999999999999999"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is not a run id"), std::string::npos) << r.err;
@@ -296,7 +300,7 @@ TEST_F(CliTest, CalibrateErrors) {
     r = run({verb, kTiny, "--calibration", path("bad.json")});
     EXPECT_EQ(r.exit_code, 2) << verb;
     EXPECT_NE(r.err.find(path("bad.json") +
-                         ": parameters.comm.intra_host.bandwidth_bytes_per_ms: must be a number > 0: got 0"),
+                         ": parameters.comm.intra_host.bandwidth_bytes_per_ms: must be a number in [0.001, 1e+15]: got 0"),
               std::string::npos)
         << verb << ": " << r.err;
   }

@@ -80,6 +80,50 @@ TEST_F(CliTest, UsageErrorsExit2) {
     EXPECT_EQ(r.exit_code, 2) << (args.empty() ? "<none>" : args[0]);
     EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos) << r.err;
   }
+  // A word that names no verb is named, with the verbs.
+  const CliRun unknown = run({"frobnicate"});
+  EXPECT_NE(
+      unknown.err.find("\"frobnicate\" is not a verb; the verbs are: plan, options, validate"),
+      std::string::npos)
+      << unknown.err;
+  EXPECT_NE(unknown.err.find("Run with --help for more information."), std::string::npos)
+      << unknown.err;
+}
+
+// Names and paths reach the terminal with their control bytes escaped.
+TEST_F(CliTest, ErrorsEscapeControlBytes) {
+  const CliRun r = run({"validate", path("evil\x1b[2J\a.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\a'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("evil\\x1b[2J\\x07.json"), std::string::npos) << r.err;
+}
+
+// The storage reservation's failure is TorchRec's message, then the scenario
+// fields it speaks of.
+TEST_F(CliTest, ReservationFailureNamesTheFields) {
+  const CliRun r = run(
+      {"plan", write("hbm1.json", R"({"name": "hbm1", "topology": {"world_size": 2, "hbm_cap": 1},
+      "tables": [{"name": "t0", "num_embeddings": 1000, "embedding_dim": 64, "feature_names": ["f0"]}]})"),
+       "--no-record"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("has negative available hbm storage"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Scenario: topology.hbm_cap (1 byte per rank) leaves rank 0 "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("planner.storage_reservation.dense_tensor_estimate) or batch_size ("),
+            std::string::npos)
+      << r.err;
+}
+
+// A run store that cannot be opened where --db names it is the input's fault.
+TEST_F(CliTest, StoreInAMissingDirectoryExits2) {
+  const CliRun r =
+      run({"plan", write("small.json", kSmallScenario), "-q", "--db", path("no/such/dir/runs.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // The store is opened before the work, so the run is refused, not left unrecorded.
+  EXPECT_NE(r.err.find("cannot record the run: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no/such/dir"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, ValidateGoodAndBad) {

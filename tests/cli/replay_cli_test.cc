@@ -117,6 +117,29 @@ TEST_F(ReplayCliTest, RefusesBadInput) {
   const CliRun alpha = run({"replay", kTiny, plan, "--ids", "zipf", "--zipf-alpha", "1", "--no-record"});
   EXPECT_EQ(alpha.exit_code, 2);
   EXPECT_NE(alpha.err.find("zipf-alpha"), std::string::npos) << alpha.err;
+  // Ranges are checked against the world size before they are expanded.
+  for (const char* ranks : {"2147483647", "0-2000000000", "0-9223372036854775807"}) {
+    const CliRun huge = run({"replay", kTiny, plan, "--ranks", ranks, "--no-record"});
+    EXPECT_EQ(huge.exit_code, 2) << ranks;
+    EXPECT_NE(huge.err.find("is not in 0..1"), std::string::npos) << huge.err;
+  }
+  const CliRun overflow =
+      run({"replay", kTiny, plan, "--ranks", "0-99999999999999999999", "--no-record"});
+  EXPECT_EQ(overflow.exit_code, 2);
+  EXPECT_NE(overflow.err.find("\"0-99999999999999999999\" is not a rank"), std::string::npos)
+      << overflow.err;
+  const CliRun lr = run({"replay", kTiny, plan, "--lr", "nan", "--no-record"});
+  EXPECT_EQ(lr.exit_code, 2);
+  EXPECT_NE(lr.err.find("--lr: nan is not a finite number"), std::string::npos) << lr.err;
+  const CliRun inf =
+      run({"replay", kTiny, plan, "--ids", "zipf", "--zipf-alpha", "inf", "--no-record"});
+  EXPECT_EQ(inf.exit_code, 2);
+  EXPECT_NE(inf.err.find("--zipf-alpha: inf is not a finite number"), std::string::npos) << inf.err;
+  const CliRun rows = run({"replay", kTiny, plan, "--max-rows", "-1", "--no-record"});
+  EXPECT_EQ(rows.exit_code, 2);
+  EXPECT_NE(rows.err.find("--max-rows: -1 is below 0"), std::string::npos)
+      << rows.err;
+  EXPECT_LT(rows.err.size(), 200u) << rows.err;
 #if !defined(SHARDLAB_HAVE_CUDA)
   const CliRun cuda = run({"replay", kTiny, plan, "--backend", "cuda", "--no-record"});
   EXPECT_EQ(cuda.exit_code, 2);

@@ -158,7 +158,7 @@ TEST(CalibrationJson, BadFieldsAreNamedWithFilePathAndValue) {
       {"\"name\":\"h100 \\\"lab\\\"\"", "\"name\":\"\"", "bad.json: name: must be a non-empty string: got \"\""},
       {"\"source_runs\":[3", "\"source_runs\":[0", "bad.json: source_runs[0]: must be an integer >= 1: got 0"},
       {"\"bandwidth_bytes_per_ms\":0.001", "\"bandwidth_bytes_per_ms\":-4",
-       "bad.json: parameters.compute[0].bandwidth_bytes_per_ms: must be a number > 0: got -4"},
+       "bad.json: parameters.compute[0].bandwidth_bytes_per_ms: must be a number in [0.001, 1e+15]: got -4"},
       {"\"kernel\":\"dense\"", "\"kernel\":\"sparse\"",
        "bad.json: parameters.compute[0].kernel: unknown compute kernel: got \"sparse\", expected one of dense, "
        "fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching"},
@@ -178,9 +178,9 @@ TEST(CalibrationJson, BadFieldsAreNamedWithFilePathAndValue) {
        "bad.json: parameters.compute[4].overhead_ms: missing required key, expected ms >= 0, or bwd_multiplier, in an "
        "entry without dim_class"},
       {"\"bwd_multiplier\":0.6666666666666666", "\"bwd_multiplier\":-1",
-       "bad.json: parameters.bwd_multiplier: must be a number >= 0: got -1"},
+       "bad.json: parameters.bwd_multiplier: must be a number in [0, 1000000]: got -1"},
       {"\"latency_ms\":0.07", "\"latency_ms\":\"fast\"",
-       "bad.json: parameters.comm.inter_host.latency_ms: must be a number >= 0: got \"fast\""},
+       "bad.json: parameters.comm.inter_host.latency_ms: must be a number in [0, 1000000000]: got \"fast\""},
       {"\"intra_host\":{", "\"intra_host\":{\"jitter\":1,",
        "bad.json: parameters.comm.intra_host: unknown key: got \"jitter\", expected one of bandwidth_bytes_per_ms, "
        "latency_ms"},

@@ -443,66 +443,193 @@ TEST(ParsePlan, ProposalIsInFqnOrder) {
   // Tables listed t1 first: the proposal still follows the search space's fqns.
   const std::string text = R"({"tables": {
       "t1": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [1]},
-      "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [1, 0]}}})";
+      "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1]}}})";
   Result<planner::PartitionedPlan> p = parse_plan(text, "p.json", f.scenario, f.space);
   ASSERT_TRUE(p.is_ok()) << p.status().message();
   EXPECT_EQ(p->proposal, (planner::Proposal{1, 2}));
-  EXPECT_EQ(p->ranks, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(p->ranks, (std::vector<int>{0, 1, 1}));
   EXPECT_EQ(p->first_shard, (std::vector<int>{0, 2, 3}));
 }
 
-// Parses `text` and expects an invalid_scenario error containing every piece.
-void expect_error(const Fixture& f, const std::string& text, const std::vector<std::string>& pieces) {
+// Parses `text` and expects the invalid_scenario error `message` exactly.
+void expect_error(const Fixture& f, const std::string& text, const std::string& message) {
   Result<planner::PartitionedPlan> p = parse_plan(text, "plan.json", f.scenario, f.space);
   ASSERT_FALSE(p.is_ok()) << text;
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidScenario);
-  for (const std::string& piece : pieces) {
-    EXPECT_NE(p.status().message().find(piece), std::string::npos)
-        << "message: " << p.status().message() << "\nmissing: " << piece;
-  }
+  EXPECT_EQ(p.status().message(), message);
 }
 
+// Every error is one line in the scenario loader's style: file, JSON path
+// (which names the table), what is wrong, the value, what was expected.
 TEST(ParsePlan, Errors) {
   Fixture f;
   const std::string t1 = R"("t1": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [0]})";
-  expect_error(f, "{not json", {"plan.json", "malformed JSON", "line 1"});
-  expect_error(f, R"({"tables": {)" + t1 + ", " + t1 + "}}", {"plan.json", "duplicate", "t1"});
-  expect_error(f, "[1, 2]", {"plan.json", "object"});
-  expect_error(f, R"({"something": 1})", {"plan.json", "not a plan"});
+  const auto with_t0 = [&](const std::string& t0) { return R"({"tables": {)" + t1 + R"(, "t0": )" + t0 + "}}"; };
+  Result<planner::PartitionedPlan> p = parse_plan("{not json", "plan.json", f.scenario, f.space);
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_TRUE(p.status().message().starts_with("plan.json: malformed JSON at line 1, column 3: ")) << p.status().message();
+  expect_error(f, R"({"tables": {)" + t1 + ", " + t1 + "}}",
+               "plan.json: tables: duplicate key: got \"t1\", expected each key once per object");
+  expect_error(f, "[1, 2]",
+               "plan.json: <root>: must be a plan object: got [1,2], expected a ShardLab plan (\"tables\") or a "
+               "TorchRec ShardingPlan (\"plan\")");
+  expect_error(f, R"({"something": 1})",
+               "plan.json: <root>: not a plan: expected top-level \"tables\" (a ShardLab plan) or \"plan\" (a "
+               "TorchRec ShardingPlan, as the planner writes with the torchrec format)");
   expect_error(f, R"({"scenario": "tiny", "error": {"type": "partition", "message": "boom"}})",
-               {"plan.json", "failed plan", "boom"});
-  // A table of the scenario is missing.
-  expect_error(f, R"({"tables": {)" + t1 + "}}", {"plan.json", "t0", "missing"});
-  // A table the scenario does not have.
+               "plan.json: error: the file holds a failed plan, not a plan: boom");
+  expect_error(f, R"({"tables": {)" + t1 + "}}", "plan.json: <root>: table t0 of the scenario is missing from the plan");
   expect_error(f, R"({"tables": {)" + t1 + R"(, "t9": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [0]}}})",
-               {"plan.json", "t9", "not a table"});
-  // No option with that sharding type and kernel.
-  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "column_wise", "compute_kernel": "fused", "ranks": [0]}}})",
-               {"plan.json", "table t0", "column_wise/fused", "data_parallel/dense", "row_wise/fused"});
-  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "sideways", "compute_kernel": "fused", "ranks": [0]}}})",
-               {"table t0", "unknown sharding_type"});
-  // Rank out of range, wrong rank count.
-  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 2]}}})",
-               {"table t0", "ranks[1] = 2", "out of range"});
-  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0]}}})",
-               {"table t0", "1 ranks", "2 shards"});
+               "plan.json: tables.t9: not a table of scenario \"tiny\": got \"t9\", expected the name of a table in "
+               "the scenario");
+  expect_error(f, with_t0(R"({"sharding_type": "column_wise", "compute_kernel": "fused", "ranks": [0]})"),
+               "plan.json: tables.t0.compute_kernel: no column_wise/fused option for this table in the search space, "
+               "expected one of data_parallel/dense, row_wise/fused");
+  expect_error(f, with_t0(R"({"sharding_type": "sideways", "compute_kernel": "fused", "ranks": [0]})"),
+               "plan.json: tables.t0.sharding_type: unknown sharding type: got \"sideways\", expected one of "
+               "data_parallel, table_wise, column_wise, row_wise, table_row_wise, table_column_wise");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused"})"),
+               "plan.json: tables.t0.ranks: missing required key, expected a list of ranks, one per shard");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 2]})"),
+               "plan.json: tables.t0.ranks[1]: must be an integer in [0, 1]: got 2");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, "1"]})"),
+               "plan.json: tables.t0.ranks[1]: must be an integer in [0, 1]: got \"1\"");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0]})"),
+               "plan.json: tables.t0.ranks: has 1 ranks, but the row_wise/fused option has 2 shards, expected one "
+               "rank per shard");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1], "rank": 0})"),
+               "plan.json: tables.t0: unknown key: got \"rank\", expected one of module, sharding_type, "
+               "compute_kernel, ranks, sharding_spec, cache_params, enforce_hbm, stochastic_rounding, "
+               "bounds_check_mode, shards");
   // Shard geometry that is not the option's.
-  expect_error(f, R"({"tables": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
-                  "shards": [{"offset": [0, 0], "size": [500, 64]}, {"offset": [400, 0], "size": [600, 64]}]}}})",
-               {"table t0", "shards[1].offset", "[400, 0]", "[500, 0]"});
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "shards": [{"offset": [0, 0], "size": [500, 64]}, {"offset": [400, 0], "size": [600, 64]}]})"),
+               "plan.json: tables.t0.shards[1].offset: is not where the row_wise/fused option's shard starts: got "
+               "[400,0], expected [500,0]");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "shards": [{"offset": [0, 0], "size": [500]}, {}]})"),
+               "plan.json: tables.t0.shards[0].size: must be a pair of integers: got [500], expected [rows, columns]");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "shards": [{"rank": 1}, {}]})"),
+               "plan.json: tables.t0.shards[0].rank: disagrees with ranks[0]: got 1, expected 0");
   expect_error(f, R"({"format": "torchrec.ShardingPlan", "version": 1, "plan": {"ebc": {)" + t1 +
                       R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
                   "sharding_spec": [{"shard_offsets": [0, 0], "shard_sizes": [500, 64], "placement": "rank:0/cuda:0"},
                                     {"shard_offsets": [500, 0], "shard_sizes": [500, 32], "placement": "rank:1/cuda:1"}]}}}})",
-               {"table t0", "sharding_spec[1].shard_sizes", "[500, 32]"});
+               "plan.json: plan.ebc.t0.sharding_spec[1].shard_sizes: is not the row_wise/fused option's shard size: "
+               "got [500,32], expected [500,64]");
   expect_error(f, R"({"plan": {"ebc": {)" + t1 +
                       R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
                   "sharding_spec": [{"shard_offsets": [0, 0], "shard_sizes": [500, 64], "placement": "rank:1/cuda:1"},
                                     {"shard_offsets": [500, 0], "shard_sizes": [500, 64], "placement": "rank:1/cuda:1"}]}}}})",
-               {"table t0", "placement", "disagrees"});
+               "plan.json: plan.ebc.t0.sharding_spec[0].placement: names a rank other than the shard's: got "
+               "\"rank:1/cuda:1\", expected rank 0");
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 +
+                      R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+                  "sharding_spec": [{"shard_offsets": [0, 0], "shard_sizes": [500, 64], "placement": "gpu0"}, {}]}}}})",
+               "plan.json: plan.ebc.t0.sharding_spec[0].placement: not a placement: got \"gpu0\", expected "
+               "\"rank:R/cuda:L\" or \"rank:R/cpu\"");
   // The same table twice (two modules).
-  expect_error(f, R"({"plan": {"ebc": {)" + t1 + R"(}, "other": {)" + t1 + "}}}", {"table t1", "listed twice"});
-  expect_error(f, R"({"format": "something.else", "plan": {}})", {"unknown \"format\""});
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 + R"(}, "other": {)" + t1 + "}}}",
+               "plan.json: plan.other.t1: table listed twice: got \"t1\", expected once (it is also at plan.ebc.t1)");
+  expect_error(f, R"({"format": "something.else", "plan": {}})",
+               "plan.json: format: unknown plan format: got \"something.else\", expected \"torchrec.ShardingPlan\"");
+  expect_error(f, R"({"version": 2, "plan": {}})", "plan.json: version: unsupported plan version: got 2, expected 1");
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused",
+                  "ranks": [0, 1], "cache_params": {"load_factor": "high"}}}}})",
+               "plan.json: plan.ebc.t0.cache_params.load_factor: must be a number >= 0: got \"high\"");
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 + R"(, "t0": {"sharding_type": "row_wise", "compute_kernel": "fused",
+                  "ranks": [0, 1], "bounds_check_mode": "loud"}}}})",
+               "plan.json: plan.ebc.t0.bounds_check_mode: unknown bounds check mode: got \"loud\", expected one of "
+               "fatal, warning, ignore, none");
+}
+
+// Layouts TorchRec would not build as written are refused, not rated.
+TEST(ParsePlan, LayoutsTorchRecWouldNotBuild) {
+  Fixture f;
+  const std::string t1 = R"("t1": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [0]})";
+  const auto with_t0 = [&](const std::string& t0) { return R"({"tables": {)" + t1 + R"(, "t0": )" + t0 + "}}"; };
+  // Row-wise ranks permuted, or two row-wise shards on one rank.
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [1, 0]})"),
+               "plan.json: tables.t0.ranks[0]: TorchRec's row-wise sharding sends the ids of row block 0 to rank 0, "
+               "so shard 0 must be there: got 1, expected rank 0");
+  expect_error(f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 0]})"),
+               "plan.json: tables.t0.ranks[1]: TorchRec's row-wise sharding sends the ids of row block 1 to rank 1, "
+               "so shard 1 must be there: got 0, expected rank 1");
+  // Data-parallel: every rank in order, and no sharding_spec of replicas.
+  expect_error(f, with_t0(R"({"sharding_type": "data_parallel", "compute_kernel": "dense", "ranks": [1, 1]})"),
+               "plan.json: tables.t0.ranks[0]: TorchRec replicates a data_parallel table on every rank, in rank "
+               "order: got 1, expected rank 0");
+  expect_error(f, R"({"plan": {"ebc": {)" + t1 + R"(, "t0": {"sharding_type": "data_parallel", "compute_kernel": "dense",
+                  "ranks": [0, 1], "sharding_spec": [{"shard_offsets": [0, 0], "shard_sizes": [1000, 64], "placement": "rank:0/cuda:0"},
+                  {"shard_offsets": [0, 0], "shard_sizes": [1000, 64], "placement": "rank:1/cuda:1"}]}}}})",
+               "plan.json: plan.ebc.t0.sharding_spec: TorchRec replicates a data_parallel table whole: it has no "
+               "sharding_spec: got [{\"shard_offsets\":[0,0],\"shard_sizes\":[1000,64],\"placement\":..., "
+               "expected null");
+  expect_error(f, with_t0(R"({"sharding_type": "data_parallel", "compute_kernel": "dense", "ranks": [0, 1],
+                  "sharding_spec": true})"),
+               "plan.json: tables.t0.sharding_spec: disagrees with the sharding type: got true, expected false for "
+               "data_parallel");
+}
+
+// A table-row-wise table on a 2 x 2 cluster: its two shards go to the local
+// ranks 0 and 1 of one host.
+TEST(ParsePlan, TableRowWiseStaysOnOneHostInOrder) {
+  Scenario s;
+  s.name = "twrw";
+  s.topology.world_size = 4;
+  s.topology.local_world_size = 2;
+  s.tables = {{.name = "t0", .num_embeddings = 1000, .embedding_dim = 64, .feature_names = {"f0"}}};
+  s.constraints = {planner::ConstraintSpec{.sharding_types = std::vector{ShardingType::kTableRowWise},
+                                           .compute_kernels = std::vector{ComputeKernel::kFused}}};
+  s.planner.proposers = planner::default_proposers();
+  const PlannerResult r = planner::plan(s, {.enumerate_only = true});
+  ASSERT_TRUE(r.search_space.has_value()) << r.error.message();
+  const auto parse = [&](const std::string& ranks) {
+    return parse_plan(R"({"tables": {"t0": {"sharding_type": "table_row_wise", "compute_kernel": "fused", "ranks": )" +
+                          ranks + "}}}",
+                      "p.json", s, *r.search_space);
+  };
+  for (const char* ok : {"[0, 1]", "[2, 3]"}) {
+    const Result<planner::PartitionedPlan> p = parse(ok);
+    EXPECT_TRUE(p.is_ok()) << ok << ": " << p.status().message();
+  }
+  const char* kWhy =
+      "TorchRec's table-row-wise sharding puts shard i on local rank i of one host (here host 0, ranks 0 to 1)";
+  EXPECT_EQ(parse("[0, 2]").status().message(), std::string("p.json: tables.t0.ranks[1]: ") + kWhy + ": got 2, expected rank 1");
+  EXPECT_EQ(parse("[1, 0]").status().message(), std::string("p.json: tables.t0.ranks[0]: ") + kWhy + ": got 1, expected rank 0");
+  EXPECT_EQ(parse("[3, 2]").status().message(),
+            "p.json: tables.t0.ranks[0]: TorchRec's table-row-wise sharding puts shard i on local rank i of one host "
+            "(here host 1, ranks 2 to 3): got 3, expected rank 2");
+}
+
+// Settings the rating ignores: where the file disagrees with the scenario, a
+// warning says so (the plan still reads).
+TEST(ParsePlan, WarnsWhereTheFileDisagreesWithTheScenario) {
+  Fixture f;
+  const PlannerResult r = f.result(1, 1);
+  Json doc = Json::parse(plan_to_torchrec_json(f.scenario, r));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(parse_plan(doc.dump(), "w.json", f.scenario, f.space, &warnings).is_ok());
+  EXPECT_TRUE(warnings.empty()) << warnings.front();  // the planner's own file agrees
+
+  Json& t0 = doc["plan"]["ebc"]["t0"];
+  t0["sharding_spec"][1]["placement"] = "rank:1/cpu";
+  t0["cache_params"]["load_factor"] = 0.5;
+  t0["enforce_hbm"] = false;
+  Result<planner::PartitionedPlan> p = parse_plan(doc.dump(), "w.json", f.scenario, f.space, &warnings);
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  expect_same_plan(*p, *r.best);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0],
+            "w.json: plan.ebc.t0.sharding_spec[1].placement: places the shard on \"rank:1/cpu\", but this scenario's "
+            "rank 1 is \"rank:1/cuda:1\"; the rating uses the scenario's device");
+  EXPECT_EQ(warnings[1],
+            "w.json: plan.ebc.t0.cache_params: differs from the scenario's constraint (its cache_params): TorchRec "
+            "would build the file's, the rating estimates the scenario's");
+  EXPECT_EQ(warnings[2],
+            "w.json: plan.ebc.t0.enforce_hbm: is false but the scenario's constraint says true: TorchRec would build "
+            "the file's, the rating assumes the scenario's");
 }
 
 TEST(ReadPlanFile, ReadsAFileAndNamesAMissingOne) {
@@ -522,8 +649,17 @@ TEST(ReadPlanFile, ReadsAFileAndNamesAMissingOne) {
   const std::string missing = (dir / "nope.json").string();
   Result<planner::PartitionedPlan> q = read_plan_file(missing, f.scenario, f.space);
   ASSERT_FALSE(q.is_ok());
-  EXPECT_EQ(q.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(q.status().code(), StatusCode::kIo);
   EXPECT_NE(q.status().message().find(missing), std::string::npos);
+  // The scenario loader's limits: a directory, or a device that never ends.
+  Result<planner::PartitionedPlan> d = read_plan_file(dir.string(), f.scenario, f.space);
+  ASSERT_FALSE(d.is_ok());
+  EXPECT_EQ(d.status().message(), dir.string() + ": cannot read plan file: is a directory");
+  if (std::filesystem::exists("/dev/zero")) {
+    Result<planner::PartitionedPlan> z = read_plan_file("/dev/zero", f.scenario, f.space);
+    ASSERT_FALSE(z.is_ok());
+    EXPECT_EQ(z.status().message(), "/dev/zero: cannot read plan file: not a regular file");
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -418,7 +418,7 @@ TEST(ScenarioValidation, MessageShapeOfTheSpecExample) {
   auto r = parse_scenario(scenario_text("", R"({"world_size": 2})", tables), "dlrm.json");
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
-  EXPECT_EQ(r.status().message(), "dlrm.json: tables[3].embedding_dim: must be an integer in [1, 65536]: got -5");
+  EXPECT_EQ(r.status().message(), "dlrm.json: tables[3].embedding_dim: must be an integer >= 1: got -5");
 }
 
 TEST(ScenarioValidation, UnknownKeysAnywhere) {
@@ -472,7 +472,7 @@ TEST(ScenarioValidation, WrongTypes) {
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "hbm_cap": true})"), "topology.hbm_cap: must be a size: got true");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "hbm_mem_bw": [1]})"), "topology.hbm_mem_bw: must be a bandwidth: got [1]");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "bwd_compute_multiplier": "2"})"),
-                        "topology.bwd_compute_multiplier: must be a number >= 0: got \"2\"");
+                        "topology.bwd_compute_multiplier: must be a number in [0, 1000000]: got \"2\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "batch_size": "512")"), "s.json: batch_size: must be an integer >= 1: got \"512\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "name": 7)"), "s.json: name: must be a non-empty string: got 7");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})", R"({"t0": {}})"), "s.json: tables: must be a non-empty list of tables: got {\"t0\":{}}");
@@ -493,6 +493,14 @@ TEST(ScenarioValidation, WrongTypes) {
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "constraints": {"t0": {"cache_params": [0.2]}})"),
                         "constraints.t0.cache_params: must be a cache_params object: got [0.2]");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "sharder": {"optimizer": 3})"), "sharder.optimizer: must be a non-empty string: got 3");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text(R"(, "sharder": {"optimizer": "5 parsecs"})"),
+      "sharder.optimizer: not an optimizer name: got \"5 parsecs\", expected none, sgd, adam, "
+      "rowwise_adagrad, adagrad, or another optimizer's name");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text("", R"({"world_size": 2, "local_world_size": 4})"),
+      "topology.local_world_size: more ranks per host than the world has: got 4, expected "
+      "at most world_size (2)");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "sharder": {"fused_params": null})"), "sharder.fused_params: must be a fused_params object: got null");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "planner": {"proposers": "greedy"})"), "planner.proposers: must be a non-empty list: got \"greedy\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "planner": {"proposers": [1]})"),
@@ -525,10 +533,10 @@ TEST(ScenarioValidation, CountsMustBeAtLeastOne) {
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "constraints": {"t0": {"pooling_factors": [1], "batch_sizes": [1.5]}})"),
                         "constraints.t0.batch_sizes[0]: must be an integer >= 1: got 1.5");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})", one_table(std::string(kT0) + R"(, "embedding_dim": 0)")),
-                        "tables[0].embedding_dim: must be an integer in [1, 65536]: got 0");
+                        "tables[0].embedding_dim: must be an integer >= 1: got 0");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})",
                                       one_table(R"("name": "t0", "num_embeddings": 0, "embedding_dim": 8, "feature_names": ["f0"])")),
-                        "tables[0].num_embeddings: must be an integer in [1, 1099511627776]: got 0");
+                        "tables[0].num_embeddings: must be an integer in [1, 9007199254740992]: got 0");
 }
 
 TEST(ScenarioValidation, SizesAndBandwidths) {
@@ -555,7 +563,7 @@ TEST(ScenarioValidation, SizesAndBandwidths) {
                           "topology." + f + ": invalid bandwidth: a bandwidth needs /s");
   }
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2, "bwd_compute_multiplier": -0.5})"),
-                        "topology.bwd_compute_multiplier: must be a number >= 0: got -0.5");
+                        "topology.bwd_compute_multiplier: must be a number in [0, 1000000]: got -0.5");
 }
 
 TEST(ScenarioValidation, UnknownNames) {

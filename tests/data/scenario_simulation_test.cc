@@ -109,25 +109,25 @@ TEST(ScenarioFabric, Validation) {
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": null})"),
                         "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got null");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nic_bw": 0})"),
-               "s.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms > 0 or a string "
-               "such as \"897 GiB/s\"");
+               "s.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms in [0.001, 1e+15] "
+               "(1 B/s to 1 EB/s) or a string such as \"897 GiB/s\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nic_bw": "50 GB"})"),
                         "topology.fabric.nic_bw: invalid bandwidth: ");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"oversubscription": 0.5})"),
-               "s.json: topology.fabric.oversubscription: must be a number >= 1: got 0.5");
+               "s.json: topology.fabric.oversubscription: must be a number in [1, 1000000]: got 0.5");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"oversubscription": "2"})"),
-                        "topology.fabric.oversubscription: must be a number >= 1: got \"2\"");
+                        "topology.fabric.oversubscription: must be a number in [1, 1000000]: got \"2\"");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"intra_host_latency_ms": -0.001})"),
-               "s.json: topology.fabric.intra_host_latency_ms: must be a number >= 0: got -0.001");
+               "s.json: topology.fabric.intra_host_latency_ms: must be a number in [0, 1000000000]: got -0.001");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"inter_host_latency_ms": true})"),
-               "s.json: topology.fabric.inter_host_latency_ms: must be a number >= 0: got true");
+               "s.json: topology.fabric.inter_host_latency_ms: must be a number in [0, 1000000000]: got true");
   // JSON has no infinity, but an overflowing literal is refused by the parser with a position.
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"inter_host_latency_ms": 1e400})"), "line 1");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"nics": 0}]})"),
                "s.json: topology.fabric.hosts[1].nics: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{"intra_host_bw": -1}, {}]})"),
                "s.json: topology.fabric.hosts[0].intra_host_bw: bandwidth must be > 0: got -1, expected bytes/ms "
-               "> 0 or a string such as \"897 GiB/s\"");
+               "in [0.001, 1e+15] (1 B/s to 1 EB/s) or a string such as \"897 GiB/s\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {"nic_bw": "fast"}]})"),
                         "topology.fabric.hosts[1].nic_bw: invalid bandwidth");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"gpus": 2}]})"),
@@ -154,7 +154,7 @@ TEST(ScenarioWorkload, Validation) {
                "s.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, dense_bwd_ms");
   EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"), "s.json: workload: must be a workload object: got 1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": -1})"),
-               "s.json: workload.dense_fwd_ms: must be a number >= 0: got -1");
+               "s.json: workload.dense_fwd_ms: must be a number in [0, 1000000000]: got -1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": "1 ms"})"),
                "s.json: workload.dense_fwd_ms: must be a time in ms: got \"1 ms\", expected a number of ms >= 0, "
                "or a list of 6 (one per rank)");
@@ -164,9 +164,9 @@ TEST(ScenarioWorkload, Validation) {
   EXPECT_ERROR_CONTAINS(scenario_text("", R"(, "workload": {"dense_bwd_ms": []})"),
                         "workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 0");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, -5, 6]})"),
-               "s.json: workload.dense_bwd_ms[4]: must be a number >= 0: got -5");
+               "s.json: workload.dense_bwd_ms[4]: must be a number in [0, 1000000000]: got -5");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, null, 6]})"),
-               "s.json: workload.dense_bwd_ms[4]: must be a number >= 0: got null");
+               "s.json: workload.dense_bwd_ms[4]: must be a number in [0, 1000000000]: got null");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": null})"),
                "s.json: workload.dense_fwd_ms: must be a time in ms: got null, expected a number of ms >= 0, or a "
                "list of 6 (one per rank)");

@@ -93,16 +93,17 @@ class ScenarioEditTest : public QObject {
     const QString message = refused.takeFirst().at(0).toString();
     QVERIFY2(message.contains(QStringLiteral("tables[2].embedding_dim")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("got 0")), qPrintable(message));
-    QVERIFY2(message.contains(QStringLiteral("[1, 65536]")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral(">= 1")), qPrintable(message));
     QCOMPARE(dim.data().toString(), QStringLiteral("32"));  // not clamped to 1
     QCOMPARE(wb.scenario(), before);
 
     // Not a number: refused naming what was typed, not coerced.
     QVERIFY(!models.tables.setData(dim, QStringLiteral("abc"), Qt::EditRole));
     QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("\"abc\"")));
-    // Too large: refused, not clamped to the maximum.
-    QVERIFY(!models.tables.setData(dim, QStringLiteral("70000"), Qt::EditRole));
-    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("70000")));
+    // Too large for the table's byte counts: refused, not clamped.
+    QVERIFY(!models.tables.setData(dim, QStringLiteral("99999999999999999"), Qt::EditRole));
+    const QString too_large = refused.takeFirst().at(0).toString();
+    QVERIFY2(too_large.contains(QStringLiteral("99999999999999999")), qPrintable(too_large));
     QCOMPARE(dim.data().toString(), QStringLiteral("32"));
 
     // A constraint list with a negative entry.

@@ -92,8 +92,7 @@ const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uni
 void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   auto apply = [&](int option_index, int64_t sign) {
     const Storage& total = hot_[option_index].total_storage;
-    total_need_.hbm += sign * total.hbm;
-    total_need_.ddr += sign * total.ddr;
+    total_need_.add(total, static_cast<int>(sign));
     if (!is_uniform_[option_index]) return;
     num_uniform_ += static_cast<int>(sign);
     uniform_perf_valid_ = false;  // the uniform options changed
@@ -112,7 +111,7 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     uniform_hbm_.assign(world_size_, 0);
     uniform_ddr_.assign(world_size_, 0);
     num_uniform_ = 0;
-    total_need_ = Storage{};
+    total_need_ = internal::WideStorage{};
     for (int idx : proposal) apply(idx, +1);
     uniform_perf_valid_ = false;
     positions_valid_ = false;  // rebuilt from scratch, so nothing is pending
@@ -144,7 +143,7 @@ bool GreedyPerfPartitioner::may_fit(const Topology& topology) const {
       return true;  // no conclusion
     }
   }
-  return total_need_.fits_in(capacity);
+  return total_need_.saturated().fits_in(capacity);
 }
 
 bool GreedyPerfPartitioner::uniform_options_fit(const Topology& topology) const {

@@ -39,6 +39,7 @@
 #include <optional>
 #include <vector>
 
+#include "../saturating.h"
 #include "device_perfs.h"
 #include "min_key_tree.h"
 #include "shardlab/planner/partitioner.h"
@@ -187,7 +188,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<int64_t> uniform_hbm_;
   std::vector<int64_t> uniform_ddr_;
   int num_uniform_ = 0;          // uniform options in last_proposal_
-  Storage total_need_;           // Σ total storage of last_proposal_'s options
+  internal::WideStorage total_need_;  // Σ total storage of last_proposal_'s options, exact
   Perf uniform_perf_;            // their shard perfs summed in proposal order
   bool uniform_perf_valid_ = false;
   std::vector<int> iota_;        // 0, 1, 2, ...: the ranks of a uniform option

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "../saturating.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
@@ -29,7 +30,7 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
       for (int j = 0; j < o.num_shards(); ++j) {
         const int64_t h = o.shards[j].storage.hbm;
         per_rank[out->ranks[out->first_shard[i] + j]] += h;
-        total_hbm += h;
+        total_hbm = internal::saturating_add(total_hbm, h);
         largest_shard = std::max(largest_shard, h);
       }
     }
@@ -40,7 +41,7 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
     // default plan's usage (docs/cost-model.md O26).
     hi = topology.devices.front().storage.hbm;
     for (int idx : proposal) {
-      for (const Shard& s : space.options[idx].shards) total_hbm += s.storage.hbm;
+      total_hbm = internal::saturating_add(total_hbm, space.options[idx].total_storage.hbm);
     }
     lo = static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size);
   }

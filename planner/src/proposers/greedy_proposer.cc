@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../saturating.h"
 #include "proposer_common.h"
 
 namespace shardlab::planner {
@@ -28,9 +29,9 @@ void GreedyProposer::load(const SearchSpace& space) {
       for (size_t j = 0; j < shards.size(); ++j) {
         const Storage& s = shards[j].storage;
         key[0] = j == 0 ? s.hbm : std::max(key[0], s.hbm);
-        key[1] += s.hbm;
+        key[1] = internal::saturating_add(key[1], s.hbm);
         key[2] = j == 0 ? s.ddr : std::max(key[2], s.ddr);
-        key[3] += s.ddr;
+        key[3] = internal::saturating_add(key[3], s.ddr);
       }
       sorted_.push_back(o);
       keys_.push_back(key);

@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
@@ -83,7 +84,8 @@ inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
 
 // Reads a plan written elsewhere and places it in `space`, the search space of
 // `scenario` (from plan(scenario, {.enumerate_only = true})). Accepted shapes:
-//  - ShardLab's plan JSON (top-level "tables", as plan_to_json writes);
+//  - ShardLab's plan JSON (top-level "tables", as plan_to_json writes; its
+//    other members are outputs and are not read);
 //  - the TorchRec-shaped file of plan_to_torchrec_json, with or without its
 //    {"format", "version", "plan"} wrapper. Module paths are not checked
 //    (table names are unique in a scenario), so a plan whose modules were
@@ -93,17 +95,30 @@ inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
 // them, must equal the option's, and every rank must be in [0, world_size).
 // Every table of the scenario must appear exactly once. The result's proposal
 // is in fqn order (SearchSpace::fqns), with ranks and first_shard filled in.
-// Errors are Status::invalid_scenario naming `origin` and the table.
+//
+// A layout TorchRec would not build as written is refused: row-wise shard i
+// must be on rank i, a table-row-wise table's shards on one host's local
+// ranks in order, a data-parallel table on every rank in order and without a
+// sharding_spec. Where the file's placement device, cache_params or
+// enforce_hbm differ from the scenario (the rating uses the scenario's), a
+// line for each goes to `warnings` when it is not null (at most 20, then a
+// count).
+//
+// Errors are Status::invalid_scenario, one line as the scenario loader
+// writes them: "<origin>: <json path>: <what is wrong>: got <value>,
+// expected <what>", the path naming the table (`plan.ebc.t0.ranks[1]`).
 Result<planner::PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,
                                             const planner::Scenario& scenario,
-                                            const planner::SearchSpace& space);
+                                            const planner::SearchSpace& space,
+                                            std::vector<std::string>* warnings = nullptr);
 
 // parse_plan on the contents of the file at `path`, read as scenarios are
-// (data/file_io.h: a regular file or a pipe, at most kMaxInputFileBytes); an
-// unreadable file (missing, a directory, a device) is an invalid_scenario
-// Status naming the path and the reason.
+// (data/file_io.h: a regular file or a pipe, at most kMaxInputFileBytes). A
+// file that cannot be read (missing, a directory, a device) is an io_error
+// naming the path and the reason.
 Result<planner::PartitionedPlan> read_plan_file(const std::string& path,
                                                 const planner::Scenario& scenario,
-                                                const planner::SearchSpace& space);
+                                                const planner::SearchSpace& space,
+                                                std::vector<std::string>* warnings = nullptr);
 
 }  // namespace shardlab::data

@@ -3,6 +3,7 @@
 // estimated by the perf and storage estimators.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "shardlab/planner/cost_calibration.h"
@@ -20,12 +21,23 @@ std::vector<ModuleInfo> build_modules(const Scenario& scenario);
 
 // Sharding types the module's sharder offers on `device`, in the sharder's
 // order, in the TorchRec version of `behaviour`.
-std::vector<ShardingType> sharder_sharding_types(const ModuleInfo& module, ComputeDevice device,
-                                                 const TorchRecBehaviour& behaviour);
+std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& module, ComputeDevice device,
+                                                     const TorchRecBehaviour& behaviour);
 
 // Compute kernels the module's sharder offers for `type` on `device`, in order.
-std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, ShardingType type,
-                                                   ComputeDevice device);
+std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, ShardingType type,
+                                                       ComputeDevice device);
+
+// How many options and shards enumerate_options() builds, counted without
+// building them (for the memory estimate before enumerating).
+struct EnumerationSize {
+  int64_t options = 0;
+  int64_t shards = 0;
+  int64_t inputs = 0;          // Σ over options of the option's inputs
+  int64_t widest_shards = 0;   // Σ over tables of the shards of its option with the most
+};
+EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
+                                 const std::vector<ModuleInfo>& modules);
 
 // Estimates options as enumerate_options() does: TorchRec's perf and storage
 // estimators for one scenario, topology, version and calibration. Proposers

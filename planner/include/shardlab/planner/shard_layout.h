@@ -14,6 +14,10 @@ namespace shardlab::planner {
 // shards may be short or empty (they are kept). REQUIRES: rows >= 1, n >= 1.
 std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n);
 
+// Width of a column-wise block: the smallest block >= min_partition (128
+// when absent or 0) that divides cols and is a multiple of 4, else cols.
+int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition);
+
 // Column-wise split into equal blocks: the smallest block >= min_partition
 // (128 when absent or 0) that divides cols and is a multiple of 4, else one
 // block of all columns. The count does not depend on the world size.

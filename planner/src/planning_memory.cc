@@ -1,0 +1,94 @@
+#include "planning_memory.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "shardlab/planner/proposal_log.h"
+#include "shardlab/planner/shard_layout.h"
+
+namespace shardlab::planner::internal {
+namespace {
+
+// Per-item costs, in bytes. An option: its struct, its name and fqn, and
+// what the proposers, the partitioner and the proposal tracker keep per
+// option (sort keys, hot copies, lanes). A shard: its struct in the search
+// space, and the rank slots of the plans being built, kept and returned (the
+// partitioner keeps runs of equal shards, not shards). An input: one entry in
+// each of an option's three per-input lists.
+constexpr int64_t kOptionBytes = static_cast<int64_t>(sizeof(ShardingOption)) + 512;
+constexpr int64_t kShardBytes = static_cast<int64_t>(sizeof(Shard)) + 16;
+constexpr int64_t kInputBytes = 3 * static_cast<int64_t>(sizeof(double));
+// A proposal's entry in the planner's outcome cache (a hash node).
+constexpr int64_t kCachedProposalBytes = 96;
+// JSON written per shard: a plan entry (offset, size, rank, placement, perf
+// and storage objects; indented for the output, compact again for the run
+// store) and an options-list entry. The best plan is not known in advance:
+// each table is counted with its option of the most shards.
+constexpr int64_t kPlanJsonShardBytes = 800;
+constexpr int64_t kOptionsJsonShardBytes = 480;
+// Proposals the embedding-offload scale-up search makes, at most.
+constexpr int64_t kScaleupProposals = 256;
+
+int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+// Proposals the proposer list can make on a search space of `size` with
+// `fqns` tables, at most (each is partitioned once and cached).
+int64_t proposal_bound(const Scenario& s, const EnumerationSize& size, int64_t fqns) {
+  int64_t bound = 0;
+  for (const ProposerSpec& p : s.planner.proposers) {
+    switch (p.kind) {
+      case ProposerKind::kGreedy: bound = saturating_add(bound, size.options + 1); break;
+      // One proposal per (sharding type, kernel) pair at most.
+      case ProposerKind::kUniform: bound = saturating_add(bound, 6 * 7); break;
+      case ProposerKind::kEmbeddingOffloadScaleup: bound = saturating_add(bound, kScaleupProposals); break;
+      case ProposerKind::kGridSearch: {
+        // Runs only when the product of the options per table is at most
+        // max_proposals; a table has at most options / fqns on average, so
+        // bound the product by max_proposals itself.
+        if (fqns > 0) bound = saturating_add(bound, std::max<int64_t>(0, p.max_proposals));
+        break;
+      }
+    }
+  }
+  return bound;
+}
+
+}  // namespace
+
+std::string PlanningMemory::describe() const {
+  return std::to_string(size.options) + " sharding options with " + std::to_string(size.shards) + " shards, up to " +
+         std::to_string(proposals) + " proposals";
+}
+
+PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology& topology,
+                                        const std::vector<ModuleInfo>& modules, const PlannerOptions& options) {
+  PlanningMemory m;
+  m.size = enumeration_size(scenario, topology, modules);
+  int64_t fqns = 0;
+  for (const ModuleInfo& module : modules) fqns += static_cast<int64_t>(module.tables.size());
+  m.proposals = options.enumerate_only ? 0 : proposal_bound(scenario, m.size, fqns);
+  m.search_space_bytes =
+      saturating_add(saturating_add(saturating_mul(m.size.options, kOptionBytes), saturating_mul(m.size.shards, kShardBytes)),
+                     saturating_mul(m.size.inputs, kInputBytes));
+  m.proposal_bytes = saturating_mul(m.proposals, kCachedProposalBytes);
+  if (options.proposal_log != nullptr) {
+    // Each logged proposal keeps its record and, at worst, a difference
+    // (table, option) from the record before for every table.
+    const int64_t record = static_cast<int64_t>(sizeof(ProposalRecord) + sizeof(uint32_t)) +
+                           saturating_mul(fqns, int64_t{8});
+    m.proposal_bytes = saturating_add(m.proposal_bytes, saturating_mul(m.proposals, record));
+  }
+  m.output_bytes = options.enumerate_only ? saturating_mul(m.size.shards, kOptionsJsonShardBytes)
+                                          : saturating_mul(m.size.widest_shards, kPlanJsonShardBytes);
+  return m;
+}
+
+}  // namespace shardlab::planner::internal

@@ -1,0 +1,19 @@
+// Memory a simulation needs, checked against the process's memory budget
+// before anything is allocated (docs/simulation.md "Memory").
+#pragma once
+
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::sim {
+
+// Whether a simulation of `scenario` with `options` fits in what the memory
+// budget leaves (planner/memory_budget.h): its topology graph, the route from
+// every rank to every other, the executor's timings and the phase records,
+// estimated from counts alone. simulate() checks it first; a front end that
+// will simulate many plans (the simulated perf model) checks it once before
+// planning. Fails with invalid_scenario naming what needs the memory.
+Status check_simulation_memory(const planner::Scenario& scenario, const SimOptions& options = {});
+
+}  // namespace shardlab::sim
