@@ -53,6 +53,8 @@ void add_runs_command(CLI::App& app, int* exit_code);  // runs_command.cc
 void add_replay_command(CLI::App& app, int* exit_code);         // replay_command.cc
 void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
 void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
+void add_presets_command(CLI::App& app, int* exit_code);        // presets_command.cc
+void add_sweep_command(CLI::App& app, int* exit_code);          // sweep_command.cc
 
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);

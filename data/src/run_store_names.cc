@@ -56,16 +56,17 @@ std::optional<E> parse_name(std::string_view s, const std::array<E, N>& all) {
 }
 
 constexpr std::array kPhases = {
-    sim::Phase::kInputDist,  sim::Phase::kFwdCompute,  sim::Phase::kOutputDist,
-    sim::Phase::kDenseFwd,   sim::Phase::kDenseBwd,    sim::Phase::kBwdOutputDist,
-    sim::Phase::kBwdCompute, sim::Phase::kDpAllreduce, sim::Phase::kPrefetch};
+    sim::Phase::kInputDist,         sim::Phase::kFwdCompute,   sim::Phase::kOutputDist,
+    sim::Phase::kDenseFwd,          sim::Phase::kDenseBwd,     sim::Phase::kBwdOutputDist,
+    sim::Phase::kBwdCompute,        sim::Phase::kDpAllreduce,  sim::Phase::kPrefetch,
+    sim::Phase::kIterationOverhead, sim::Phase::kDdpAllreduce, sim::Phase::kDenseOptimizer};
 
 }  // namespace
 
 std::optional<sim::Phase> parse_phase(std::string_view s) { return parse_name(s, kPhases); }
 
 std::optional<sim::Stream> parse_stream(std::string_view s) {
-  return parse_name(s, std::array{sim::Stream::kCompute, sim::Stream::kComm});
+  return parse_name(s, std::array{sim::Stream::kCompute, sim::Stream::kComm, sim::Stream::kDdp});
 }
 
 std::optional<sim::CollectiveKind> parse_collective_kind(std::string_view s) {

@@ -21,8 +21,11 @@ namespace shardlab::data::internal {
 // document's strings, which outlive the loading.
 using TableIndex = std::unordered_map<std::string_view, std::size_t>;
 
-// Reads `topology` and its optional `fabric` member (read_fabric).
-Status read_topology(const ObjectReader& root, planner::TopologySpec& out, planner::FabricSpec& fabric);
+// Reads `topology`, its optional `fabric` member (read_fabric) and its
+// optional `gpu` preset (read_gpu_preset).
+Status read_topology(const ObjectReader& root, planner::TopologySpec& out,
+                     planner::FabricSpec& fabric, std::optional<planner::GpuSpec>& gpu,
+                     planner::PresetFills& fills);
 Status read_module(const ObjectReader& root, planner::ModuleSpec& out);
 // Requires a non-empty list with unique names; fills `index`.
 Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& out, TableIndex& index);
@@ -38,5 +41,15 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& out);
 Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t, planner::FabricSpec& out);
 // Per-rank lists must have `world_size` entries.
 Status read_workload(const ObjectReader& root, int world_size, planner::WorkloadSpec& out);
+
+// GPU presets (scenario_presets.cc, docs/presets.md). `topology` is the
+// topology object's reader: a preset fills the fields it lacks.
+Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
+                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills);
+// What needs the whole scenario: the preset's optimizer-derived backward
+// multiplier, the dense model's checks against the tables and the topology,
+// and its parameter bytes for the storage reservation when the module leaves
+// them out.
+Status finish_simulator_sections(const ObjectReader& root, planner::Scenario& s);
 
 }  // namespace shardlab::data::internal

@@ -164,14 +164,16 @@ Status read_storage_reservation(const Json& value, const JsonPath& path, Storage
 
 }  // namespace
 
-Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner::FabricSpec& fabric) {
+Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
+                     planner::FabricSpec& fabric, std::optional<planner::GpuSpec>& gpu,
+                     planner::PresetFills& fills) {
   const Json* value = root.find("topology");
   if (value == nullptr) return root.missing("topology", "an object with at least world_size");
   ObjectReader obj(*value, root.path_of("topology"));
   SHARDLAB_RETURN_IF_ERROR(obj.check(
       "a topology object",
-      {"world_size", "local_world_size", "compute_device", "hbm_cap", "ddr_cap", "hbm_mem_bw", "ddr_mem_bw",
-       "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier", "fabric"}));
+      {"world_size", "local_world_size", "compute_device", "hbm_cap", "ddr_cap", "hbm_mem_bw",
+       "ddr_mem_bw", "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier", "gpu", "fabric"}));
   // Rank counts are ints in the planner; larger values could not be ranks anyway.
   // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
   // options hold one shard per rank for every table.
@@ -188,6 +190,7 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_bw", t.intra_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier, NumberValue{.min = 0}));
+  SHARDLAB_RETURN_IF_ERROR(read_gpu_preset(obj, t, gpu, fills));
   return read_fabric(obj, t, fabric);
 }
 

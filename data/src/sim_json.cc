@@ -47,13 +47,14 @@ void write_phase(JsonWriter& w, const PhaseRecord& p) {
   w.end_object();
 }
 
-void write_rank(JsonWriter& w, const RankResult& r) {
+void write_rank(JsonWriter& w, const RankResult& r, bool ddp) {
   w.begin_object();
   w.member("rank", r.rank);
   w.key("busy_ms");
   w.begin_object();
   w.member("compute", r.busy_compute_ms);
   w.member("comm", r.busy_comm_ms);
+  if (ddp) w.member("ddp", r.busy_ddp_ms);
   w.end_object();
   w.key("phases");
   w.begin_array();
@@ -81,9 +82,10 @@ int local_rank(const SimResult& result, int rank) {
   return result.local_world_size > 0 ? rank % result.local_world_size : rank;
 }
 
-// Chrome orders threads by tid within a process; compute before comm per GPU.
+// Chrome orders threads by tid within a process; compute before comm (before
+// ddp, when the run has that stream) per GPU.
 int thread_id(const SimResult& result, int rank, Stream stream) {
-  return local_rank(result, rank) * 2 + (stream == Stream::kComm ? 1 : 0);
+  return local_rank(result, rank) * (result.ddp_stream ? 3 : 2) + static_cast<int>(stream);
 }
 
 // A metadata event: {"name": what, "ph": "M", "pid", "tid", "args": {arg: value}}.
@@ -111,7 +113,8 @@ void write_trace_metadata(JsonWriter& w, const SimResult& result) {
     write_metadata(w, "process_sort_index", h, 0, "sort_index", h);
   }
   for (const RankResult& r : result.ranks) {
-    for (Stream s : {Stream::kCompute, Stream::kComm}) {
+    for (Stream s : {Stream::kCompute, Stream::kComm, Stream::kDdp}) {
+      if (s == Stream::kDdp && !result.ddp_stream) continue;
       const int tid = thread_id(result, r.rank, s);
       write_metadata(w, "thread_name", r.host, tid, "name",
                      "gpu" + std::to_string(r.rank) + " " + std::string(sim::to_string(s)));
@@ -153,7 +156,7 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
   w.member("total_ms", result.total_ms);
   w.key("ranks");
   w.begin_array();
-  for (const RankResult& r : result.ranks) write_rank(w, r);
+  for (const RankResult& r : result.ranks) write_rank(w, r, result.ddp_stream);
   w.end_array();
   w.key("critical_path");
   w.begin_array();
@@ -179,6 +182,31 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
   w.end_array();
   w.member("events", static_cast<int64_t>(result.events));
   w.member("flows", static_cast<int64_t>(result.flows));
+  w.end_object();
+  return std::move(w).take();
+}
+
+std::string sweep_to_json(const std::string& scenario, sim::CollectiveKind kind, int ranks,
+                          const std::vector<sim::SweepPoint>& points, int indent) {
+  constexpr double kGbpsPerBytesPerMs = 1e-6;  // bytes/ms -> 10^9 bytes/s
+  JsonWriter w(indent);
+  w.begin_object();
+  w.member("scenario", scenario);
+  w.member("collective", sim::to_string(kind));
+  w.member("ranks", ranks);
+  w.key("points");
+  w.begin_array();
+  for (const sim::SweepPoint& p : points) {
+    w.begin_object();
+    write_bytes(w, "bytes", p.bytes);
+    w.member("time_us", p.time_ms * 1000.0);
+    w.member("algbw_gbps", p.algbw * kGbpsPerBytesPerMs);
+    w.member("busbw_gbps", p.busbw * kGbpsPerBytesPerMs);
+    w.member("algorithm", planner::to_string(p.algorithm));
+    w.member("protocol", planner::to_string(p.protocol));
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   return std::move(w).take();
 }

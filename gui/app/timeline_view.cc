@@ -21,9 +21,12 @@ QWidget* legend(QWidget* parent) {
   auto* layout = new QHBoxLayout(w);
   layout->setContentsMargins(0, 0, 0, 0);
   const std::pair<const char*, const char*> entries[] = {
-      {"#8cd17d", "input_dist"},  {"#4e79a7", "fwd_compute"},     {"#f28e2b", "output_dist"},
-      {"#bab0ac", "dense_fwd"},   {"#9d755d", "dense_bwd"},       {"#ffbe7d", "bwd_output_dist"},
-      {"#76b7b2", "bwd_compute"}, {"#b07aa1", "dp_allreduce"},    {"#edc948", "prefetch"}};
+      {"#8cd17d", "input_dist"},      {"#4e79a7", "fwd_compute"},
+      {"#f28e2b", "output_dist"},     {"#bab0ac", "dense_fwd"},
+      {"#9d755d", "dense_bwd"},       {"#ffbe7d", "bwd_output_dist"},
+      {"#76b7b2", "bwd_compute"},     {"#b07aa1", "dp_allreduce"},
+      {"#edc948", "prefetch"},        {"#e15759", "ddp_allreduce"},
+      {"#6b4c3b", "dense_optimizer"}, {"#d4d4d4", "iteration_overhead"}};
   for (const auto& [colour, name] : entries) {
     layout->addWidget(new QLabel(QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span> %2")
                                      .arg(QLatin1String(colour), QLatin1String(name)),

@@ -26,6 +26,12 @@ QColor phase_color(sim::Phase p) {
     case sim::Phase::kBwdCompute: return QColor(0x76, 0xb7, 0xb2);
     case sim::Phase::kDpAllreduce: return QColor(0xb0, 0x7a, 0xa1);
     case sim::Phase::kPrefetch: return QColor(0xed, 0xc9, 0x48);
+    case sim::Phase::kIterationOverhead:
+      return QColor(0xd4, 0xd4, 0xd4);
+    case sim::Phase::kDdpAllreduce:
+      return QColor(0xe1, 0x57, 0x59);
+    case sim::Phase::kDenseOptimizer:
+      return QColor(0x6b, 0x4c, 0x3b);
   }
   return Qt::gray;
 }

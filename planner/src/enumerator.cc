@@ -192,7 +192,10 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
   SearchSpace space;
   space.modules = std::move(modules);
   EstimatorContext ctx = estimator_context(s, topo);
-  ctx.calibration = calibration;
+  // A GPU preset's default profile stands in when none is given.
+  ctx.calibration = calibration != nullptr ? calibration
+                    : s.preset_calibration ? &*s.preset_calibration
+                                           : nullptr;
 
   // TorchRec walks the module tree with a stack, so sibling modules are
   // visited last-declared first (ODD-2): weighted_ebc before ebc.

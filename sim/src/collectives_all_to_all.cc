@@ -11,8 +11,10 @@ namespace {
 
 class AllToAll final : public detail::CollectiveBase {
  public:
-  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes, CollectiveListener* listener, int64_t tag)
-      : CollectiveBase(network, std::move(members), listener, tag), bytes_(std::move(bytes)) {
+  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
+           CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
+      : CollectiveBase(network, std::move(members), listener, tag, shape),
+        bytes_(std::move(bytes)) {
     const size_t n = members_.size();
     progress_.assign(n, -1);
     started_.assign(n, 0);
@@ -93,14 +95,24 @@ class AllToAll final : public detail::CollectiveBase {
         const double start = std::max(ready[i], ready[j]);
         const double bytes = bytes_(i, j);
         network_.account_closed_form(members_[i], members_[j], bytes);
-        arrival[i] = bytes > 0.0 && members_[i] != members_[j]
-                         ? start + bytes / graph.route_bottleneck(members_[i], members_[j]) +
-                               graph.route_latency(members_[i], members_[j])
-                         : start;
+        if (!(bytes > 0.0) || members_[i] == members_[j]) {
+          arrival[i] = start;
+        } else if (plain_) {
+          arrival[i] = start + bytes / graph.route_bottleneck(members_[i], members_[j]) +
+                       graph.route_latency(members_[i], members_[j]);
+        } else {
+          // The flow path's arithmetic with the message's shape.
+          const FlowShape f = shape_.flow(graph, members_[i], members_[j], bytes);
+          const double rate =
+              std::min(graph.route_bottleneck(members_[i], members_[j]), f.rate_cap);
+          const double latency =
+              f.latency_ms >= 0.0 ? f.latency_ms : graph.route_latency(members_[i], members_[j]);
+          arrival[i] = start + bytes / rate + latency;
+        }
       }
       for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
     }
-    for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i], this, i);
+    for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i] + shape_.base_ms, this, i);
   }
 
   SplitFn bytes_;
@@ -114,9 +126,11 @@ class AllToAll final : public detail::CollectiveBase {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
-                                            CollectiveListener* listener, int64_t tag) {
-  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag);
+std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
+                                            SplitFn bytes, CollectiveListener* listener,
+                                            int64_t tag, const CollectiveShape& shape) {
+  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag,
+                                    shape);
 }
 
 }  // namespace shardlab::sim

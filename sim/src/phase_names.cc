@@ -13,10 +13,26 @@ std::string_view to_string(Phase p) {
     case Phase::kBwdCompute: return "bwd_compute";
     case Phase::kDpAllreduce: return "dp_allreduce";
     case Phase::kPrefetch: return "prefetch";
+    case Phase::kIterationOverhead:
+      return "iteration_overhead";
+    case Phase::kDdpAllreduce:
+      return "ddp_allreduce";
+    case Phase::kDenseOptimizer:
+      return "dense_optimizer";
   }
   return "unknown";
 }
 
-std::string_view to_string(Stream s) { return s == Stream::kCompute ? "compute" : "comm"; }
+std::string_view to_string(Stream s) {
+  switch (s) {
+    case Stream::kCompute:
+      return "compute";
+    case Stream::kComm:
+      return "comm";
+    case Stream::kDdp:
+      return "ddp";
+  }
+  return "compute";
+}
 
 }  // namespace shardlab::sim

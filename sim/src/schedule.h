@@ -14,6 +14,14 @@
 // Without overlap: one lane, per iteration input_dist prefetch fwd_compute
 // output_dist dense_fwd dense_bwd bwd_output_dist bwd_compute dp_allreduce.
 // Inference iterations stop after dense_fwd.
+//
+// Optional tasks (ScheduleShape): iteration_overhead(i) first on the compute
+// lane; with DDP, ddp_allreduce(i) on its own lane (2), anchored at
+// dense_bwd(i): it may start once dense_bwd(i) has started, and its buckets
+// join at their ready times within dense_bwd; dense_optimizer(i) last on the
+// compute lane, after bwd_compute(i) and ddp_allreduce(i). Without overlap
+// they take the same places on the one lane (ddp_allreduce after dense_bwd,
+// dense_optimizer last).
 #pragma once
 
 #include <vector>
@@ -25,9 +33,18 @@ namespace shardlab::sim::detail {
 struct TaskTemplate {
   Phase phase = Phase::kFwdCompute;
   Stream stream = Stream::kCompute;  // the phase's natural stream (trace lane)
-  int lane = 0;                      // execution lane: 0 compute, 1 comm (0 only without overlap)
+  int lane = 0;  // execution lane: 0 compute, 1 comm, 2 ddp (0 only without overlap)
   int iteration = 0;
   std::vector<int> deps;             // indices of tasks (same rank) that must end first
+  int anchor = -1;  // task (same rank) that must have started; its start times bucket joins
+};
+
+struct ScheduleShape {
+  int iterations = 1;
+  bool overlap = true;
+  bool training = true;
+  bool iteration_overhead = false;  // iteration_overhead tasks
+  bool ddp = false;                 // ddp_allreduce and dense_optimizer tasks (training only)
 };
 
 struct Schedule {
@@ -36,7 +53,8 @@ struct Schedule {
 };
 
 bool is_comm_phase(Phase p);
+Stream stream_of(Phase p);
 
-Schedule build_schedule(int iterations, bool overlap, bool training);
+Schedule build_schedule(const ScheduleShape& shape);
 
 }  // namespace shardlab::sim::detail

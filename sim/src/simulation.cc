@@ -11,6 +11,7 @@
 #include "executor.h"
 #include "schedule.h"
 #include "shardlab/planner/topology.h"
+#include "shardlab/sim/collective_model.h"
 #include "shardlab/sim/flow_network.h"
 #include "traffic.h"
 
@@ -58,7 +59,9 @@ void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, co
         const detail::TaskTiming& timing = ex.timing(r, t);
         const double duration = timing.end - timing.start;
         if (task.iteration == iterations - 1) {
-          (task.stream == Stream::kCompute ? rr.busy_compute_ms : rr.busy_comm_ms) += duration;
+          (task.stream == Stream::kCompute ? rr.busy_compute_ms
+           : task.stream == Stream::kComm  ? rr.busy_comm_ms
+                                           : rr.busy_ddp_ms) += duration;
         }
         if (!record_phases) continue;
         const bool comm = detail::is_comm_phase(task.phase);
@@ -105,20 +108,40 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   auto traffic = detail::build_traffic(scenario, space, plan, topology, *graph);
   if (!traffic) return traffic.status();
   const bool training = !scenario.planner.is_inference;
-  const std::vector<detail::CollectiveSpec> collectives =
-      options.comm_model == CommModel::kEstimates ? detail::estimate_collectives(traffic->ranks, training)
-                                                  : traffic->collectives;
+  std::vector<detail::CollectiveSpec> collectives = traffic->collectives;
+  if (options.comm_model == CommModel::kEstimates) {
+    collectives = detail::estimate_collectives(traffic->ranks, training);
+    for (detail::CollectiveSpec& c : detail::ddp_collectives(traffic->collectives))
+      collectives.push_back(std::move(c));
+  }
+  const bool ddp = training && std::any_of(collectives.begin(), collectives.end(),
+                                           [](const detail::CollectiveSpec& c) {
+                                             return c.phase == Phase::kDdpAllreduce;
+                                           });
 
   EventQueue queue;
-  FlowNetwork network(queue, *graph, options.contention);
-  const detail::Schedule schedule = detail::build_schedule(options.iterations, options.overlap, training);
-  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph);
+  // The ddp stream runs collectives beside the comm stream's, so a GPU may
+  // send two messages at once: the closed-form all-to-all assumes one.
+  FlowNetwork network(queue, *graph, options.contention, /*allow_closed_form=*/!ddp);
+  const CollectiveModel model(scenario, options.calibration);
+  const detail::Schedule schedule =
+      detail::build_schedule({.iterations = options.iterations,
+                              .overlap = options.overlap,
+                              .training = training,
+                              .iteration_overhead = scenario.workload.iteration_overhead_ms > 0.0,
+                              .ddp = ddp || (training && scenario.workload.dense.has_value())});
+  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model);
   if (!executor.run()) return Status::internal("simulation stalled: some phases never became ready");
 
   SimResult out;
   out.scenario = scenario.name;
   out.iterations = options.iterations;
   out.local_world_size = graph->local_world_size();
+  out.ddp_stream = ddp;
+  out.dense_params = traffic->dense_params;
+  out.ddp_buckets = static_cast<int>(std::count_if(
+      collectives.begin(), collectives.end(),
+      [](const detail::CollectiveSpec& c) { return c.phase == Phase::kDdpAllreduce; }));
   const int ranks = static_cast<int>(traffic->ranks.size());
   const std::vector<double> ends = iteration_ends(schedule, executor, ranks, options.iterations);
   out.total_ms = ends.back();

@@ -26,7 +26,8 @@ std::vector<ComputeKernel> sharder_compute_kernels(const ModuleInfo& module, Sha
 
 // Enumerates and estimates every option. Fails with kNoOptions when a table
 // has no option left after constraints. `calibration` (not owned, may be
-// null) replaces TorchRec's perf constants (cost_calibration.h).
+// null) replaces TorchRec's perf constants (cost_calibration.h); null uses
+// the scenario's preset_calibration when it has one.
 Result<SearchSpace> enumerate_options(const Scenario& scenario, const Topology& topology,
                                       std::vector<ModuleInfo> modules,
                                       const CostCalibration* calibration = nullptr);

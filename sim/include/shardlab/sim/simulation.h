@@ -3,11 +3,16 @@
 // the topology graph, compute from the planner's per-shard cost model.
 //
 // Per rank and iteration i (phase names as in scenario.md "Simulation result"):
-//   compute stream: prefetch(i), fwd_compute(i), dense_fwd(i), dense_bwd(i),
-//                   bwd_compute(i)
+//   compute stream: iteration_overhead(i), prefetch(i), fwd_compute(i),
+//                   dense_fwd(i), dense_bwd(i), bwd_compute(i),
+//                   dense_optimizer(i)
 //   comm stream:    input_dist(i+1) (issued before this iteration's forward, so
 //                   it runs under this iteration's compute), output_dist(i),
 //                   bwd_output_dist(i), dp_allreduce(i)
+//   ddp stream:     ddp_allreduce(i): DDP's gradient buckets, each all-reduced
+//                   once the dense backward has produced it (docs/simulation.md)
+// iteration_overhead, dense_optimizer and the ddp stream exist only when the
+// workload asks for them (workload.iteration_overhead_ms, workload.dense).
 // Without overlap everything runs on one stream, in iteration order.
 #pragma once
 
@@ -16,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -32,11 +38,15 @@ enum class Phase {
   kBwdCompute,
   kDpAllreduce,
   kPrefetch,
+  kIterationOverhead,
+  kDdpAllreduce,
+  kDenseOptimizer,
 };
-enum class Stream { kCompute, kComm };
+inline constexpr int kNumPhases = static_cast<int>(Phase::kDenseOptimizer) + 1;
+enum class Stream { kCompute, kComm, kDdp };
 
 std::string_view to_string(Phase p);   // "input_dist", ...
-std::string_view to_string(Stream s);  // "compute", "comm"
+std::string_view to_string(Stream s);  // "compute", "comm", "ddp"
 
 // How communication phases get their durations.
 enum class CommModel {
@@ -50,6 +60,10 @@ struct SimOptions {
   bool contention = true;     // max-min sharing of links (else alpha-beta per flow)
   CommModel comm_model = CommModel::kFlows;
   bool record_phases = true;  // false: only totals (for the perf model)
+  // Calibrated communication (comm.intra_host / inter_host) for the flows:
+  // messages capped at the calibrated bandwidth, the calibrated latency once
+  // per collective (collective_model.h). Null: none. Must outlive simulate().
+  const planner::CostCalibration* calibration = nullptr;
 };
 
 struct PhaseRecord {
@@ -69,6 +83,7 @@ struct RankResult {
   // from its start on this rank until this rank's part is done).
   double busy_compute_ms = 0.0;
   double busy_comm_ms = 0.0;
+  double busy_ddp_ms = 0.0;         // the ddp stream (0 without a dense model)
   std::vector<PhaseRecord> phases;  // every iteration, in start order per stream
 };
 
@@ -90,6 +105,9 @@ struct SimResult {
   std::string scenario;
   int iterations = 0;
   int local_world_size = 1;
+  bool ddp_stream = false;    // the ranks have a ddp stream (workload.dense with DDP)
+  int64_t dense_params = 0;   // parameters of workload.dense (0 without)
+  int ddp_buckets = 0;        // DDP buckets all-reduced per iteration
   double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before
   double total_ms = 0.0;      // end of the last iteration
   std::vector<RankResult> ranks;
