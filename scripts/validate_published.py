@@ -13,6 +13,7 @@ published nccl-tests points. Nothing is fitted: the numbers come from the preset
   scripts/validate_published.py build/cli/shardlab                        # print the tables
   scripts/validate_published.py build/cli/shardlab --write docs/validation.md
   scripts/validate_published.py build/cli/shardlab --check docs/validation.md
+  scripts/validate_published.py build/cli/shardlab --figure docs/images/validation.svg
 
 --write replaces the text between the "<!-- generated:begin -->" and "<!-- generated:end -->"
 markers of the file; --check exits 1 when that text differs from what the model gives now.
@@ -97,7 +98,33 @@ def fmt_size(b):
     return f"{b} B"
 
 
-def tables(shardlab):
+def figure(spec, simulated):
+    """An SVG bar chart: measured and simulated ms per iteration of every case."""
+    cases = spec["cases"]
+    row, label_w, bar_w, top = 34, 190, 420, 44
+    scale = bar_w / max(max(c["measured_ms"], simulated[c["id"]]) for c in cases)
+    height = top + row * len(cases) + 30
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 150}" height="{height}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<rect width="100%" height="100%" fill="white"/>',
+           '<text x="10" y="18" font-size="14" font-weight="bold">Time per iteration: published '
+           '(grey) vs ShardLab (blue), ms</text>',
+           '<text x="10" y="34" fill="#555">docs/validation.md; nothing fitted to these runs</text>']
+    for i, c in enumerate(cases):
+        y = top + i * row
+        ms = simulated[c["id"]]
+        err = (ms - c["measured_ms"]) / c["measured_ms"] * 100.0
+        out.append(f'<text x="10" y="{y + 15}">{c["id"]}</text>')
+        out.append(f'<rect x="{label_w}" y="{y + 2}" width="{c["measured_ms"] * scale:.1f}" height="12" '
+                   'fill="#9e9e9e"/>')
+        out.append(f'<rect x="{label_w}" y="{y + 15}" width="{ms * scale:.1f}" height="12" fill="#1f77b4"/>')
+        x = label_w + max(c["measured_ms"], ms) * scale + 6
+        out.append(f'<text x="{x:.1f}" y="{y + 19}">{c["measured_ms"]:.2f} vs {ms:.2f} ({err:+.0f}%)</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def tables(shardlab, figure_path=None):
     spec = json.loads((CASES / "cases.json").read_text())
     lines = []
     lines.append("| run | GPUs | source | measured ms | timer | ShardLab ms | error |")
@@ -136,6 +163,19 @@ def tables(shardlab):
         sim = simulated[r["slow"]] / simulated[r["fast"]]
         err = (sim - measured) / measured * 100.0
         lines.append(f"| `{r['slow']}` / `{r['fast']}` | {measured:.3f} | {sim:.3f} | {err:+.1f}% | {r['note']} |")
+    if spec.get("increments"):
+        lines.append("")
+        lines.append("Batch increments (the larger batch's time minus the smaller's, same GPUs and plan: what the "
+                     "batch adds, without the per-iteration cost both runs share):")
+        lines.append("")
+        lines.append("| runs | measured ms | ShardLab ms | error | note |")
+        lines.append("|---|---|---|---|---|")
+        for inc in spec["increments"]:
+            measured = by_id[inc["large"]]["measured_ms"] - by_id[inc["small"]]["measured_ms"]
+            sim = simulated[inc["large"]] - simulated[inc["small"]]
+            err = (sim - measured) / measured * 100.0
+            lines.append(f"| `{inc['large']}` - `{inc['small']}` | {measured:.3f} | {sim:.3f} | {err:+.1f}% | "
+                         f"{inc['note']} |")
     lines.append("")
     lines.append("nccl-tests-style sweeps (8 GPUs in one host; `shardlab sweep`), next to the published "
                  "nccl-tests points:")
@@ -156,6 +196,8 @@ def tables(shardlab):
                                 for (_, _, b, what, value, src) in published if b == size)
                 lines.append(f"| {fmt_size(size)} | {p['time_us']:.2f} | {p['algbw_gbps']:.1f} | "
                              f"{p['busbw_gbps']:.1f} | {p['algorithm']} | {p['protocol']} | {pub} |")
+    if figure_path:
+        pathlib.Path(figure_path).write_text(figure(spec, simulated))
     return "\n".join(lines) + "\n"
 
 
@@ -165,8 +207,9 @@ def main():
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--write", metavar="DOC", help="replace the generated part of DOC")
     group.add_argument("--check", metavar="DOC", help="exit 1 when the generated part of DOC is stale")
+    ap.add_argument("--figure", metavar="SVG", help="also draw measured against simulated times to SVG")
     args = ap.parse_args()
-    text = tables(os.path.abspath(args.shardlab))
+    text = tables(os.path.abspath(args.shardlab), args.figure)
     if not args.write and not args.check:
         sys.stdout.write(text)
         return 0

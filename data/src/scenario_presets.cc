@@ -75,6 +75,15 @@ double optimizer_bwd_multiplier(const planner::Scenario& s) {
 
 Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
                        std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills) {
+  // What the file leaves out: a preset fills it, and an edit that sets a
+  // preset later (data/scenario_edit.h) must know it too.
+  const auto absent = [&](std::string_view key) { return topology.find(key) == nullptr; };
+  fills.hbm_cap = absent("hbm_cap");
+  fills.hbm_mem_bw = absent("hbm_mem_bw");
+  fills.ddr_mem_bw = absent("ddr_mem_bw");
+  fills.intra_host_bw = absent("intra_host_bw");
+  fills.inter_host_bw = absent("inter_host_bw");
+  fills.bwd_compute_multiplier = absent("bwd_compute_multiplier");
   const Json* value = topology.find("gpu");
   if (value == nullptr) return Status::ok();
   const Result<PresetCatalog>& catalog = builtin_gpu_presets();
@@ -87,15 +96,13 @@ Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
                       "one of " + catalog->names());
   }
   // Explicit fields win: fill only what the file leaves out.
-  const auto absent = [&](std::string_view key) { return topology.find(key) == nullptr; };
-  if ((fills.hbm_cap = absent("hbm_cap"))) t.hbm_cap = preset->hbm_cap;
-  if ((fills.hbm_mem_bw = absent("hbm_mem_bw"))) t.hbm_mem_bw = preset->hbm_mem_bw;
+  if (fills.hbm_cap) t.hbm_cap = preset->hbm_cap;
+  if (fills.hbm_mem_bw) t.hbm_mem_bw = preset->hbm_mem_bw;
   // UVM reads host memory across the GPU's host link.
-  if ((fills.ddr_mem_bw = absent("ddr_mem_bw"))) t.ddr_mem_bw = preset->host_link_bw;
-  if ((fills.intra_host_bw = absent("intra_host_bw"))) t.intra_host_bw = preset->intra_host_bw;
-  if ((fills.inter_host_bw = absent("inter_host_bw"))) t.inter_host_bw = preset->inter_host_bw;
-  // Needs the tables and the optimizer: finish_simulator_sections.
-  fills.bwd_compute_multiplier = absent("bwd_compute_multiplier");
+  if (fills.ddr_mem_bw) t.ddr_mem_bw = preset->host_link_bw;
+  if (fills.intra_host_bw) t.intra_host_bw = preset->intra_host_bw;
+  if (fills.inter_host_bw) t.inter_host_bw = preset->inter_host_bw;
+  // bwd_compute_multiplier needs the tables and the optimizer: finish_simulator_sections.
   gpu = preset->spec;
   return Status::ok();
 }

@@ -244,6 +244,12 @@ void write_dense_ms(JsonWriter& w, std::string_view key, const std::vector<doubl
 
 }  // namespace
 
+std::string dense_to_json(const planner::DenseSpec& dense, int indent) {
+  JsonWriter w(indent);
+  write_dense(w, dense);
+  return std::move(w).take();
+}
+
 std::string to_string(planner::ModuleKind kind) {
   return kind == planner::ModuleKind::kEmbeddingBagCollection ? "embedding_bag_collection" : "embedding_collection";
 }

@@ -16,6 +16,18 @@ constexpr double kMasterBytes = 4.0;  // fp32 master weights
 
 double d(int64_t v) { return static_cast<double>(v); }
 
+// The interaction's concatenation of B vectors of width W: one copy forward,
+// its split backward.
+DenseLayer concat_layer(int64_t b, int64_t w, double s) {
+  DenseLayer l;
+  l.name = "interaction";
+  l.fwd_bytes = 2.0 * d(b) * d(w) * s;
+  l.fwd_kernels = 1;
+  l.bwd_bytes = 2.0 * d(b) * d(w) * s;
+  l.bwd_kernels = 1;
+  return l;
+}
+
 // A linear layer K -> N with its activation, at batch B, element size s.
 // `input_grad`: the layer's input needs a gradient (dgrad GEMM). `fused`:
 // bias and activation (and their gradients) run in the GEMMs' epilogues.
@@ -126,13 +138,7 @@ Result<DenseArchitecture> dense_architecture(const DenseSpec& spec,
     }
     case InteractionKind::kDcn: {
       // x0 = concat(dense, embeddings); each layer x_{l+1} = x0 ⊙ (W x_l + b) + x_l.
-      DenseLayer cat;
-      cat.name = "interaction";
-      cat.fwd_bytes = 2.0 * d(b) * d(w) * s;
-      cat.fwd_kernels = 1;
-      cat.bwd_bytes = 2.0 * d(b) * d(w) * s;
-      cat.bwd_kernels = 1;
-      a.layers.push_back(std::move(cat));
+      a.layers.push_back(concat_layer(b, w, s));
       for (int i = 0; i < spec.interaction.layers; ++i) {
         DenseLayer l;
         l.name = "dcn[" + std::to_string(i) + "]";
@@ -165,13 +171,7 @@ Result<DenseArchitecture> dense_architecture(const DenseSpec& spec,
       break;
     }
     case InteractionKind::kCat: {
-      DenseLayer l;
-      l.name = "interaction";
-      l.fwd_bytes = 2.0 * d(b) * d(w) * s;
-      l.fwd_kernels = 1;
-      l.bwd_bytes = 2.0 * d(b) * d(w) * s;
-      l.bwd_kernels = 1;
-      a.layers.push_back(std::move(l));
+      a.layers.push_back(concat_layer(b, w, s));
       a.interaction_output = w;
       break;
     }

@@ -225,8 +225,8 @@ struct WorkloadSpec {
   int64_t ddp_bucket_bytes = kDefaultDdpBucketBytes;
 };
 
-// Which topology fields a GPU preset filled (the file left them out), so a
-// written scenario keeps them implicit and a new preset can replace them.
+// Topology fields the file left out (preset or not): a GPU preset fills them;
+// a scenario written with a preset, and an edit, keep them implicit.
 struct PresetFills {
   bool hbm_cap = false;
   bool ddr_cap = false;
@@ -251,7 +251,7 @@ struct Scenario {
   FabricSpec fabric;      // topology.fabric (defaults when absent)
   WorkloadSpec workload;  // workload (defaults when absent)
   // topology.gpu: the preset's device numbers for the simulator; absent
-  // without a preset. `preset_fills` says which topology fields it filled.
+  // without a preset. `preset_fills`: the topology fields the file left out.
   std::optional<GpuSpec> gpu;
   PresetFills preset_fills;
   // The GPU preset's default calibration profile (docs/presets.md): the cost
