@@ -88,22 +88,17 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
   if (r.ranks.empty()) return;
   if (r.ranks.size() <= kMaxRankRows) {
     out << "busy per iteration (ms):\n";
-    out << fmt::format("  {:>6}  {:>10}  {:>10}", "rank", "compute", "comm");
-    out << (r.ddp_stream ? fmt::format("  {:>10}\n", "ddp") : std::string("\n"));
+    out << fmt::format("  {:>6}  {:>10}  {:>10}\n", "rank", "compute", "comm");
     for (const sim::RankResult& rr : r.ranks) {
-      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}", rr.rank, rr.busy_compute_ms,
+      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms,
                          rr.busy_comm_ms);
-      out << (r.ddp_stream ? fmt::format("  {:>10.4f}\n", rr.busy_ddp_ms) : std::string("\n"));
     }
     return;
   }
   out << fmt::format("busy per iteration (ms), {} ranks:\n", r.ranks.size());
-  for (const sim::Stream stream : {sim::Stream::kCompute, sim::Stream::kComm, sim::Stream::kDdp}) {
-    if (stream == sim::Stream::kDdp && !r.ddp_stream) continue;
-    const auto busy = [stream](const sim::RankResult& rr) {
-      return stream == sim::Stream::kCompute ? rr.busy_compute_ms
-             : stream == sim::Stream::kComm  ? rr.busy_comm_ms
-                                             : rr.busy_ddp_ms;
+  for (const bool compute : {true, false}) {
+    const auto busy = [compute](const sim::RankResult& rr) {
+      return compute ? rr.busy_compute_ms : rr.busy_comm_ms;
     };
     const auto less = [&](const sim::RankResult& a, const sim::RankResult& b) { return busy(a) < busy(b); };
     // max_element keeps the lowest rank among equals (minmax_element would take the highest).
@@ -112,8 +107,8 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
     const double sum = std::accumulate(r.ranks.begin(), r.ranks.end(), 0.0,
                                        [&](double acc, const sim::RankResult& rr) { return acc + busy(rr); });
     out << fmt::format("  {:<8} min {:.4f}  mean {:.4f}  max {:.4f} (rank {})\n",
-                       sim::to_string(stream), busy(*lo), sum / static_cast<double>(r.ranks.size()),
-                       busy(*hi), hi->rank);
+                       compute ? "compute" : "comm", busy(*lo),
+                       sum / static_cast<double>(r.ranks.size()), busy(*hi), hi->rank);
   }
 }
 

@@ -128,7 +128,8 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
       "(nccl-tests'\n"
       "factors: all-reduce 2(n-1)/n, the others (n-1)/n) with the algorithm and protocol chosen\n"
       "(docs/simulation.md \"Collectives\").");
-  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, scenario.md)")->required();
+  cmd->add_option("scenario", args->scenario, "Scenario file (JSON, docs/scenario-format.md)")
+      ->required();
   cmd->add_option("--collective", args->collective,
                   "all_reduce, all_to_all, reduce_scatter or all_gather (default: all_reduce)")
       ->check(CLI::IsMember({"all_reduce", "all_to_all", "reduce_scatter", "all_gather"}))

@@ -66,7 +66,7 @@ constexpr std::array kPhases = {
 std::optional<sim::Phase> parse_phase(std::string_view s) { return parse_name(s, kPhases); }
 
 std::optional<sim::Stream> parse_stream(std::string_view s) {
-  return parse_name(s, std::array{sim::Stream::kCompute, sim::Stream::kComm, sim::Stream::kDdp});
+  return parse_name(s, std::array{sim::Stream::kCompute, sim::Stream::kComm});
 }
 
 std::optional<sim::CollectiveKind> parse_collective_kind(std::string_view s) {

@@ -47,14 +47,13 @@ void write_phase(JsonWriter& w, const PhaseRecord& p) {
   w.end_object();
 }
 
-void write_rank(JsonWriter& w, const RankResult& r, bool ddp) {
+void write_rank(JsonWriter& w, const RankResult& r) {
   w.begin_object();
   w.member("rank", r.rank);
   w.key("busy_ms");
   w.begin_object();
   w.member("compute", r.busy_compute_ms);
   w.member("comm", r.busy_comm_ms);
-  if (ddp) w.member("ddp", r.busy_ddp_ms);
   w.end_object();
   w.key("phases");
   w.begin_array();
@@ -82,10 +81,9 @@ int local_rank(const SimResult& result, int rank) {
   return result.local_world_size > 0 ? rank % result.local_world_size : rank;
 }
 
-// Chrome orders threads by tid within a process; compute before comm (before
-// ddp, when the run has that stream) per GPU.
+// Chrome orders threads by tid within a process; compute before comm per GPU.
 int thread_id(const SimResult& result, int rank, Stream stream) {
-  return local_rank(result, rank) * (result.ddp_stream ? 3 : 2) + static_cast<int>(stream);
+  return local_rank(result, rank) * 2 + (stream == Stream::kComm ? 1 : 0);
 }
 
 // A metadata event: {"name": what, "ph": "M", "pid", "tid", "args": {arg: value}}.
@@ -113,8 +111,7 @@ void write_trace_metadata(JsonWriter& w, const SimResult& result) {
     write_metadata(w, "process_sort_index", h, 0, "sort_index", h);
   }
   for (const RankResult& r : result.ranks) {
-    for (Stream s : {Stream::kCompute, Stream::kComm, Stream::kDdp}) {
-      if (s == Stream::kDdp && !result.ddp_stream) continue;
+    for (Stream s : {Stream::kCompute, Stream::kComm}) {
       const int tid = thread_id(result, r.rank, s);
       write_metadata(w, "thread_name", r.host, tid, "name",
                      "gpu" + std::to_string(r.rank) + " " + std::string(sim::to_string(s)));
@@ -156,7 +153,7 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
   w.member("total_ms", result.total_ms);
   w.key("ranks");
   w.begin_array();
-  for (const RankResult& r : result.ranks) write_rank(w, r, result.ddp_stream);
+  for (const RankResult& r : result.ranks) write_rank(w, r);
   w.end_array();
   w.key("critical_path");
   w.begin_array();

@@ -31,8 +31,7 @@ void TimelineModel::reset(const sim::SimResult& simulation) {
     critical[{s.rank, static_cast<int>(s.phase), s.iteration}] = true;
   }
   for (const sim::RankResult& r : simulation.ranks) {
-    for (const sim::Stream stream :
-         {sim::Stream::kCompute, sim::Stream::kComm, sim::Stream::kDdp}) {
+    for (const sim::Stream stream : {sim::Stream::kCompute, sim::Stream::kComm}) {
       TimelineLane lane{.rank = r.rank, .host = r.host, .stream = stream};
       for (const sim::PhaseRecord& p : r.phases) {
         if (p.stream != stream) continue;

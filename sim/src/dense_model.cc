@@ -100,6 +100,7 @@ Result<DenseArchitecture> dense_architecture(const DenseSpec& spec,
     width = spec.bottom_mlp[i];
   }
   const int64_t dense_out = width;  // 0: no dense vector
+  a.bottom_layers = static_cast<int>(a.layers.size());
 
   // The interaction reads the bottom MLP's output and every pooled embedding.
   a.interaction_vectors = static_cast<int64_t>(feature_dims.size()) + (dense_out > 0 ? 1 : 0);
@@ -268,7 +269,16 @@ DenseTimes dense_times(const DenseArchitecture& arch, const DenseSpec& spec, con
 
   t.buckets =
       gradient_buckets(arch, t.layer_bwd_ms, spec.gradient_bytes, first_bucket_bytes, bucket_bytes);
+  t.embedding_grad_fraction = embedding_grad_fraction(arch, t.layer_bwd_ms);
   return t;
+}
+
+double embedding_grad_fraction(const DenseArchitecture& arch,
+                               const std::vector<double>& layer_bwd) {
+  const double total = std::accumulate(layer_bwd.begin(), layer_bwd.end(), 0.0);
+  const double above =
+      std::accumulate(layer_bwd.begin() + arch.bottom_layers, layer_bwd.end(), 0.0);
+  return total > 0.0 ? above / total : 1.0;
 }
 
 std::vector<GradientBucket> gradient_buckets(const DenseArchitecture& arch,
@@ -300,6 +310,7 @@ std::vector<GradientBucket> gradient_buckets(const DenseArchitecture& arch,
       open.params += tensor;
       open.bytes += d(tensor) * gradient_bytes;
       open.ready_fraction = ready;
+      open.after_embeddings = open.after_embeddings || static_cast<int>(i) < arch.bottom_layers;
       if (open.bytes >= d(cap)) close();
     }
   }

@@ -8,6 +8,7 @@ namespace shardlab::sim::detail {
 namespace {
 
 constexpr int kPhases = kNumPhases;
+constexpr int kParts = 2;  // CollectiveSpec::part
 
 int max_iteration(const Schedule& s) {
   int m = 0;
@@ -38,11 +39,14 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
   }
   for (const TaskTemplate& t : schedule_.tasks)
     lane_of_phase_[static_cast<size_t>(t.phase)] = t.lane;
-  memberships_.resize(static_cast<size_t>(ranks_) * kPhases);
+  memberships_.resize(static_cast<size_t>(ranks_) * kPhases * kParts);
   for (int c = 0; c < static_cast<int>(collectives_.size()); ++c) {
     const CollectiveSpec& spec = collectives_[c];
     for (int m = 0; m < static_cast<int>(spec.members.size()); ++m) {
-      memberships_[static_cast<size_t>(spec.members[m]) * kPhases + static_cast<int>(spec.phase)].push_back({c, m});
+      const size_t at =
+          (static_cast<size_t>(spec.members[m]) * kPhases + static_cast<int>(spec.phase)) * kParts +
+          static_cast<size_t>(spec.part);
+      memberships_[at].push_back({c, m});
     }
   }
   const size_t instances = static_cast<size_t>(max_iteration(schedule_) + 1) * collectives_.size();
@@ -53,15 +57,21 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
 
 Executor::~Executor() = default;
 
-const std::vector<Executor::Membership>& Executor::memberships(int rank, Phase phase) const {
-  return memberships_[static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)];
+const std::vector<Executor::Membership>& Executor::memberships(int rank, Phase phase,
+                                                               int part) const {
+  return memberships_[(static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)) * kParts +
+                      static_cast<size_t>(part)];
 }
 
-bool Executor::has_collectives(int rank, Phase phase) const { return !memberships(rank, phase).empty(); }
+bool Executor::has_collectives(int rank, int task) const {
+  return !memberships(rank, schedule_.tasks[static_cast<size_t>(task)]).empty();
+}
 
-double Executor::phase_bytes(int rank, Phase phase) const {
+double Executor::task_bytes(int rank, int task) const {
   double bytes = 0.0;
-  for (const Membership& m : memberships(rank, phase)) bytes += collectives_[m.collective].bytes_sent(m.member);
+  for (const Membership& m : memberships(rank, schedule_.tasks[static_cast<size_t>(task)])) {
+    bytes += collectives_[m.collective].bytes_sent(m.member);
+  }
   return bytes;
 }
 
@@ -119,7 +129,7 @@ bool Executor::try_start(int rank, int lane) {
   // A comm phase in which this rank runs no collective does not exist on its
   // stream: it waits for nothing (a stream does not wait for gradients that
   // no all-reduce needs).
-  const bool absent = is_comm_phase(phase) && memberships(rank, phase).empty();
+  const bool absent = is_comm_phase(phase) && memberships(rank, tmpl).empty();
   static const std::vector<int> kNoDeps;
   for (int dep : absent ? kNoDeps : tmpl.deps) {
     const TaskTiming& d = timings_[index(rank, dep)];
@@ -172,7 +182,7 @@ Collective& Executor::instance(int iteration, int c) {
 void Executor::join_next(int rank, int task) {
   RankState& s = state_[static_cast<size_t>(rank)];
   const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
-  const Membership& m = memberships(rank, t.phase)[static_cast<size_t>(s.comm_position[t.lane])];
+  const Membership& m = memberships(rank, t)[static_cast<size_t>(s.comm_position[t.lane])];
   const CollectiveSpec& spec = collectives_[m.collective];
   if (spec.ready_fraction >= 0.0 && t.anchor >= 0) {
     const TaskTiming& anchor = timings_[index(rank, t.anchor)];
@@ -189,7 +199,7 @@ void Executor::join_next(int rank, int task) {
 void Executor::join_now(int rank, int task) {
   RankState& s = state_[static_cast<size_t>(rank)];
   const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
-  const Membership& m = memberships(rank, t.phase)[static_cast<size_t>(s.comm_position[t.lane])];
+  const Membership& m = memberships(rank, t)[static_cast<size_t>(s.comm_position[t.lane])];
   const size_t i = static_cast<size_t>(t.iteration) * collectives_.size() + m.collective;
   // A task that waited for its first bucket starts when it joins it.
   if (s.comm_position[t.lane] == 0 && t.anchor >= 0)
@@ -238,8 +248,8 @@ void Executor::on_member_done(int64_t tag, int member) {
     timings_[index(rank, task)].start = queue_.now() - collectives_[c].durations_ms[static_cast<size_t>(member)];
   }
   ++s.comm_position[lane];
-  const Phase phase = schedule_.tasks[static_cast<size_t>(task)].phase;
-  if (s.comm_position[lane] < static_cast<int>(memberships(rank, phase).size())) {
+  if (s.comm_position[lane] <
+      static_cast<int>(memberships(rank, schedule_.tasks[static_cast<size_t>(task)]).size())) {
     join_next(rank, task);
     return;
   }

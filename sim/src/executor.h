@@ -40,9 +40,9 @@ class Executor final : private EventHandler, private CollectiveListener {
   bool run();
 
   const TaskTiming& timing(int rank, int task) const { return timings_[index(rank, task)]; }
-  // Bytes `rank` sends in one iteration's `phase`.
-  double phase_bytes(int rank, Phase phase) const;
-  bool has_collectives(int rank, Phase phase) const;
+  // Bytes `rank` sends in task `task`'s collectives, and whether it has any.
+  double task_bytes(int rank, int task) const;
+  bool has_collectives(int rank, int task) const;
 
  private:
   struct Membership {
@@ -57,7 +57,10 @@ class Executor final : private EventHandler, private CollectiveListener {
   };
 
   size_t index(int rank, int task) const { return static_cast<size_t>(rank) * schedule_.tasks.size() + task; }
-  const std::vector<Membership>& memberships(int rank, Phase phase) const;
+  const std::vector<Membership>& memberships(int rank, Phase phase, int part) const;
+  const std::vector<Membership>& memberships(int rank, const TaskTemplate& t) const {
+    return memberships(rank, t.phase, t.part);
+  }
   double compute_duration(int rank, Phase phase) const;
   void advance(int rank);
   bool try_start(int rank, int lane);
@@ -79,7 +82,8 @@ class Executor final : private EventHandler, private CollectiveListener {
   std::array<int, kNumPhases> lane_of_phase_{};
   std::vector<TaskTiming> timings_;
   std::vector<RankState> state_;
-  // memberships_[rank * kPhases + phase]: the collectives the rank runs in that phase.
+  // memberships_[(rank * kPhases + phase) * kParts + part]: the collectives
+  // the rank runs in that phase's task `part`.
   std::vector<std::vector<Membership>> memberships_;
   // Per collective instance (iteration * collectives + c), created when the
   // first member joins and kept to the end: an instance may still be on the

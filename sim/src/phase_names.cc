@@ -23,16 +23,6 @@ std::string_view to_string(Phase p) {
   return "unknown";
 }
 
-std::string_view to_string(Stream s) {
-  switch (s) {
-    case Stream::kCompute:
-      return "compute";
-    case Stream::kComm:
-      return "comm";
-    case Stream::kDdp:
-      return "ddp";
-  }
-  return "compute";
-}
+std::string_view to_string(Stream s) { return s == Stream::kCompute ? "compute" : "comm"; }
 
 }  // namespace shardlab::sim

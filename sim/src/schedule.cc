@@ -1,7 +1,7 @@
 #include "schedule.h"
 
-#include <array>
 #include <map>
+#include <tuple>
 
 namespace shardlab::sim::detail {
 
@@ -10,40 +10,35 @@ bool is_comm_phase(Phase p) {
          p == Phase::kDpAllreduce || p == Phase::kDdpAllreduce;
 }
 
-Stream stream_of(Phase p) {
-  if (p == Phase::kDdpAllreduce) return Stream::kDdp;
-  return is_comm_phase(p) ? Stream::kComm : Stream::kCompute;
-}
-
 namespace {
 
 class Builder {
  public:
-  Builder(bool overlap, int lanes) : overlap_(overlap) {
-    schedule_.lanes.resize(overlap ? lanes : 1);
-  }
+  explicit Builder(bool overlap) : overlap_(overlap) { schedule_.lanes.resize(overlap ? 2 : 1); }
 
-  int add(Phase phase, int iteration) {
+  int add(Phase phase, int iteration, int part = 0) {
     TaskTemplate t;
     t.phase = phase;
-    t.stream = stream_of(phase);
-    t.lane = overlap_ ? static_cast<int>(t.stream) : 0;
+    t.stream = is_comm_phase(phase) ? Stream::kComm : Stream::kCompute;
+    t.lane = overlap_ && t.stream == Stream::kComm ? 1 : 0;
     t.iteration = iteration;
+    t.part = part;
     const int index = static_cast<int>(schedule_.tasks.size());
     schedule_.tasks.push_back(std::move(t));
     schedule_.lanes[schedule_.tasks[index].lane].push_back(index);
-    index_[{phase, iteration}] = index;
+    index_[{phase, iteration, part}] = index;
     return index;
   }
 
-  // `task` waits for (phase, iteration) when that task exists.
-  void wait(int task, Phase phase, int iteration) {
-    auto it = index_.find({phase, iteration});
+  // `task` waits for (phase, iteration, part) when that task exists.
+  void wait(int task, Phase phase, int iteration, int part = 0) {
+    auto it = index_.find({phase, iteration, part});
     if (it != index_.end()) schedule_.tasks[task].deps.push_back(it->second);
   }
 
+  // `task` may start once (phase, iteration) has started.
   void anchor(int task, Phase phase, int iteration) {
-    auto it = index_.find({phase, iteration});
+    auto it = index_.find({phase, iteration, 0});
     if (it != index_.end()) schedule_.tasks[task].anchor = it->second;
   }
 
@@ -52,14 +47,14 @@ class Builder {
  private:
   bool overlap_;
   Schedule schedule_;
-  std::map<std::pair<Phase, int>, int> index_;
+  std::map<std::tuple<Phase, int, int>, int> index_;
 };
 
 }  // namespace
 
 Schedule build_schedule(const ScheduleShape& shape) {
-  const bool ddp = shape.ddp && shape.training;
-  Builder b(shape.overlap, ddp ? 3 : 2);
+  const bool dense = shape.dense_model && shape.training;
+  Builder b(shape.overlap);
   if (!shape.overlap) {
     for (int i = 0; i < shape.iterations; ++i) {
       if (shape.iteration_overhead) b.add(Phase::kIterationOverhead, i);
@@ -70,11 +65,12 @@ Schedule build_schedule(const ScheduleShape& shape) {
       b.add(Phase::kDenseFwd, i);
       if (!shape.training) continue;
       b.add(Phase::kDenseBwd, i);
-      if (ddp) b.add(Phase::kDdpAllreduce, i);
+      if (dense) b.add(Phase::kDdpAllreduce, i, 0);
       b.add(Phase::kBwdOutputDist, i);
+      if (dense) b.add(Phase::kDdpAllreduce, i, 1);
       b.add(Phase::kBwdCompute, i);
       b.add(Phase::kDpAllreduce, i);
-      if (ddp) b.add(Phase::kDenseOptimizer, i);
+      if (dense) b.add(Phase::kDenseOptimizer, i);
     }
     return b.take();
   }
@@ -94,20 +90,24 @@ Schedule build_schedule(const ScheduleShape& shape) {
     b.wait(dense_fwd, Phase::kOutputDist, i);
     if (!shape.training) continue;
     b.add(Phase::kDenseBwd, i);
-    if (ddp) {
-      const int all_reduce = b.add(Phase::kDdpAllreduce, i);
-      b.anchor(all_reduce, Phase::kDenseBwd, i);
-    }
+    if (dense) b.anchor(b.add(Phase::kDdpAllreduce, i, 0), Phase::kDenseBwd, i);
     const int bwd_out = b.add(Phase::kBwdOutputDist, i);
-    b.wait(bwd_out, Phase::kDenseBwd, i);
+    if (dense) {
+      // The dense model says when in its backward the embedding gradients
+      // exist; without one, when the dense backward ends.
+      b.anchor(bwd_out, Phase::kDenseBwd, i);
+      b.anchor(b.add(Phase::kDdpAllreduce, i, 1), Phase::kDenseBwd, i);
+    } else {
+      b.wait(bwd_out, Phase::kDenseBwd, i);
+    }
     const int bwd = b.add(Phase::kBwdCompute, i);
     b.wait(bwd, Phase::kBwdOutputDist, i);
     const int dp = b.add(Phase::kDpAllreduce, i);
     b.wait(dp, Phase::kBwdCompute, i);
-    if (ddp) {
+    if (dense) {
       // The optimizer step runs once backward() returned: every bucket reduced.
       const int step = b.add(Phase::kDenseOptimizer, i);
-      b.wait(step, Phase::kDdpAllreduce, i);
+      b.wait(step, Phase::kDdpAllreduce, i, 1);
     }
   }
   return b.take();

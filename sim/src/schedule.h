@@ -16,12 +16,15 @@
 // Inference iterations stop after dense_fwd.
 //
 // Optional tasks (ScheduleShape): iteration_overhead(i) first on the compute
-// lane; with DDP, ddp_allreduce(i) on its own lane (2), anchored at
-// dense_bwd(i): it may start once dense_bwd(i) has started, and its buckets
-// join at their ready times within dense_bwd; dense_optimizer(i) last on the
-// compute lane, after bwd_compute(i) and ddp_allreduce(i). Without overlap
-// they take the same places on the one lane (ddp_allreduce after dense_bwd,
-// dense_optimizer last).
+// lane. With a dense model the comm lane runs, per iteration,
+//   output_dist(i) ddp_allreduce(i, part 0) bwd_output_dist(i)
+//   ddp_allreduce(i, part 1) dp_allreduce(i)
+// as one NCCL stream issues them in autograd's order: the buckets of the top
+// MLP and the interaction, the embedding gradients, the buckets holding the
+// bottom MLP. The three are anchored at dense_bwd(i): they may start once it
+// has started, and their collectives join at their ready times within it.
+// dense_optimizer(i) ends the compute lane, after bwd_compute(i) and the last
+// bucket. Without overlap they take the same places on the one lane.
 #pragma once
 
 #include <vector>
@@ -33,10 +36,11 @@ namespace shardlab::sim::detail {
 struct TaskTemplate {
   Phase phase = Phase::kFwdCompute;
   Stream stream = Stream::kCompute;  // the phase's natural stream (trace lane)
-  int lane = 0;  // execution lane: 0 compute, 1 comm, 2 ddp (0 only without overlap)
+  int lane = 0;                      // execution lane: 0 compute, 1 comm (0 only without overlap)
   int iteration = 0;
   std::vector<int> deps;             // indices of tasks (same rank) that must end first
-  int anchor = -1;  // task (same rank) that must have started; its start times bucket joins
+  int anchor = -1;  // task (same rank) that must have started; its start times the joins
+  int part = 0;     // which of a phase's tasks (CollectiveSpec::part)
 };
 
 struct ScheduleShape {
@@ -44,7 +48,8 @@ struct ScheduleShape {
   bool overlap = true;
   bool training = true;
   bool iteration_overhead = false;  // iteration_overhead tasks
-  bool ddp = false;                 // ddp_allreduce and dense_optimizer tasks (training only)
+  // ddp_allreduce and dense_optimizer tasks, anchored at the backward (training)
+  bool dense_model = false;
 };
 
 struct Schedule {
@@ -53,7 +58,6 @@ struct Schedule {
 };
 
 bool is_comm_phase(Phase p);
-Stream stream_of(Phase p);
 
 Schedule build_schedule(const ScheduleShape& shape);
 

@@ -59,20 +59,18 @@ void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, co
         const detail::TaskTiming& timing = ex.timing(r, t);
         const double duration = timing.end - timing.start;
         if (task.iteration == iterations - 1) {
-          (task.stream == Stream::kCompute ? rr.busy_compute_ms
-           : task.stream == Stream::kComm  ? rr.busy_comm_ms
-                                           : rr.busy_ddp_ms) += duration;
+          (task.stream == Stream::kCompute ? rr.busy_compute_ms : rr.busy_comm_ms) += duration;
         }
         if (!record_phases) continue;
         const bool comm = detail::is_comm_phase(task.phase);
-        if (duration <= 0.0 && !(comm && ex.has_collectives(r, task.phase))) continue;
+        if (duration <= 0.0 && !(comm && ex.has_collectives(r, t))) continue;
         PhaseRecord p;
         p.phase = task.phase;
         p.stream = task.stream;
         p.iteration = task.iteration;
         p.start_ms = timing.start;
         p.end_ms = timing.end;
-        p.bytes = comm ? ex.phase_bytes(r, task.phase) : 0.0;
+        p.bytes = comm ? ex.task_bytes(r, t) : 0.0;
         p.tables = traffic.ranks[static_cast<size_t>(r)].shards;
         rr.phases.push_back(p);
       }
@@ -109,27 +107,28 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   if (!traffic) return traffic.status();
   const bool training = !scenario.planner.is_inference;
   std::vector<detail::CollectiveSpec> collectives = traffic->collectives;
+  const bool dense = training && scenario.workload.dense.has_value();
   if (options.comm_model == CommModel::kEstimates) {
     collectives = detail::estimate_collectives(traffic->ranks, training);
-    for (detail::CollectiveSpec& c : detail::ddp_collectives(traffic->collectives))
+    for (detail::CollectiveSpec& c : collectives) {
+      // The embedding gradients exist when the dense model says, as in the flows.
+      if (dense && c.phase == Phase::kBwdOutputDist)
+        c.ready_fraction = traffic->embedding_grad_fraction;
+    }
+    for (detail::CollectiveSpec& c : detail::ddp_collectives(traffic->collectives)) {
       collectives.push_back(std::move(c));
+    }
   }
-  const bool ddp = training && std::any_of(collectives.begin(), collectives.end(),
-                                           [](const detail::CollectiveSpec& c) {
-                                             return c.phase == Phase::kDdpAllreduce;
-                                           });
 
   EventQueue queue;
-  // The ddp stream runs collectives beside the comm stream's, so a GPU may
-  // send two messages at once: the closed-form all-to-all assumes one.
-  FlowNetwork network(queue, *graph, options.contention, /*allow_closed_form=*/!ddp);
+  FlowNetwork network(queue, *graph, options.contention);
   const CollectiveModel model(scenario, options.calibration);
   const detail::Schedule schedule =
       detail::build_schedule({.iterations = options.iterations,
                               .overlap = options.overlap,
                               .training = training,
                               .iteration_overhead = scenario.workload.iteration_overhead_ms > 0.0,
-                              .ddp = ddp || (training && scenario.workload.dense.has_value())});
+                              .dense_model = dense});
   detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model);
   if (!executor.run()) return Status::internal("simulation stalled: some phases never became ready");
 
@@ -137,7 +136,6 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
   out.scenario = scenario.name;
   out.iterations = options.iterations;
   out.local_world_size = graph->local_world_size();
-  out.ddp_stream = ddp;
   out.dense_params = traffic->dense_params;
   out.ddp_buckets = static_cast<int>(std::count_if(
       collectives.begin(), collectives.end(),

@@ -248,10 +248,12 @@ DenseTimes dense_timing(const DenseArchitecture& arch, const planner::Scenario& 
   t.buckets =
       gradient_buckets(arch, weights, spec.gradient_bytes, scenario.workload.ddp_first_bucket_bytes,
                        scenario.workload.ddp_bucket_bytes);
+  t.embedding_grad_fraction = embedding_grad_fraction(arch, weights);
   return t;
 }
 
-// One all-reduce per DDP bucket, in bucket order, on the ddp stream.
+// One all-reduce per DDP bucket, in bucket order; those holding bottom MLP
+// gradients go after the embedding gradients' all-to-all (part 1).
 void append_ddp_buckets(const DenseTimes& dense, int ranks, std::vector<CollectiveSpec>* out) {
   if (ranks < 2) return;
   for (const GradientBucket& b : dense.buckets) {
@@ -261,6 +263,7 @@ void append_ddp_buckets(const DenseTimes& dense, int ranks, std::vector<Collecti
     ar.members = all_ranks(ranks);
     ar.bytes = b.bytes;
     ar.ready_fraction = b.ready_fraction;
+    ar.part = b.after_embeddings ? 1 : 0;
     out->push_back(std::move(ar));
   }
 }
@@ -382,7 +385,14 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
     ar.bytes = dp.allreduce_bytes;
     t.collectives.push_back(std::move(ar));
   }
-  append_ddp_buckets(dense, ranks, &t.collectives);
+  if (workload.dense) {
+    // The embedding gradients leave once the dense model has produced them.
+    t.embedding_grad_fraction = dense.embedding_grad_fraction;
+    for (CollectiveSpec& c : t.collectives) {
+      if (c.phase == Phase::kBwdOutputDist) c.ready_fraction = t.embedding_grad_fraction;
+    }
+    append_ddp_buckets(dense, ranks, &t.collectives);
+  }
   return t;
 }
 

@@ -19,23 +19,21 @@
 namespace shardlab::data {
 
 // {"scenario", "iterations", "iteration_ms", "total_ms",
-//  "ranks": [{"rank", "busy_ms": {"compute", "comm"[, "ddp"]},
+//  "ranks": [{"rank", "busy_ms": {"compute", "comm"},
 //             "phases": [{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes",
 //             "tables"}]}],
 //  "critical_path": [{"rank", "phase", "iteration", "start_ms", "end_ms"}],
 //  "links": [{"name", "bytes", "utilization"}],
 //  "events", "flows"}
-// Ranks, phases, steps and links keep the result's order; "ddp" is there when
-// the result has a ddp stream (DDP buckets). Byte counts that are whole
-// numbers are written as JSON integers. `compact` writes one line.
+// Ranks, phases, steps and links keep the result's order. Byte counts that are
+// whole numbers are written as JSON integers. `compact` writes one line.
 std::string simulation_to_json(const sim::SimResult& result, bool compact = false);
 
 // Chrome's trace-event "JSON object format", on one line:
 //   {"traceEvents": [...], "displayTimeUnit": "ms"}
 // One process per host (pid = host, named "host<h>"), two threads per GPU
 // (tid = 2·local_rank for its compute stream, 2·local_rank + 1 for its comm
-// stream, named "gpu<rank> compute" / "gpu<rank> comm", sorted by tid; with a
-// ddp stream three, tid = 3·local_rank + 0, 1, 2 and "gpu<rank> ddp"), and
+// stream, named "gpu<rank> compute" / "gpu<rank> comm", sorted by tid), and
 // one complete event ("ph": "X") per recorded phase: name = phase, cat =
 // stream, ts and dur in microseconds, args {iteration, bytes, tables, rank},
 // plus "critical": true for the phases on the critical path.

@@ -61,6 +61,7 @@ struct DenseLayer {
 
 struct DenseArchitecture {
   std::vector<DenseLayer> layers;   // forward order: bottom MLP, interaction, top MLP
+  int bottom_layers = 0;            // the first layers, which are the bottom MLP
   int64_t interaction_vectors = 0;  // pooled embeddings + the bottom MLP's output
   int64_t interaction_width = 0;    // their summed widths
   int64_t interaction_output = 0;   // width the top MLP reads
@@ -97,6 +98,9 @@ struct GradientBucket {
   // When the bucket is ready, as a fraction of the dense backward's time
   // (its last gradient is written then).
   double ready_fraction = 1.0;
+  // It holds bottom MLP gradients, which autograd produces after handing the
+  // embedding gradients on: DDP issues it after their all-to-all.
+  bool after_embeddings = false;
 };
 
 struct DenseTimes {
@@ -106,6 +110,9 @@ struct DenseTimes {
   double bwd_ms = 0.0;
   double optimizer_ms = 0.0;            // the dense optimizer's step
   std::vector<GradientBucket> buckets;  // in all-reduce order
+  // When the embedding gradients exist (the top MLP's and the interaction's
+  // backward done), as a fraction of the dense backward's time.
+  double embedding_grad_fraction = 1.0;
 };
 
 // Times of `arch` on `gpu` (topology.hbm_mem_bw in bytes/ms), each kernel
@@ -123,6 +130,10 @@ std::vector<GradientBucket> gradient_buckets(const DenseArchitecture& arch,
                                              const std::vector<double>& layer_bwd,
                                              int gradient_bytes, int64_t first_bucket_bytes,
                                              int64_t bucket_bytes);
+
+// The fraction of the backward (by `layer_bwd`, as above) that runs before
+// the bottom MLP's: when the embedding gradients exist.
+double embedding_grad_fraction(const DenseArchitecture& arch, const std::vector<double>& layer_bwd);
 
 // Bytes the optimizer step moves per dense parameter (fp32 parameter,
 // gradient and state: SGD 12, Adagrad 20, Adam 28).

@@ -8,11 +8,14 @@
 //                   dense_optimizer(i)
 //   comm stream:    input_dist(i+1) (issued before this iteration's forward, so
 //                   it runs under this iteration's compute), output_dist(i),
-//                   bwd_output_dist(i), dp_allreduce(i)
-//   ddp stream:     ddp_allreduce(i): DDP's gradient buckets, each all-reduced
-//                   once the dense backward has produced it (docs/simulation.md)
-// iteration_overhead, dense_optimizer and the ddp stream exist only when the
-// workload asks for them (workload.iteration_overhead_ms, workload.dense).
+//                   ddp_allreduce(i) (DDP's buckets of the top MLP and the
+//                   interaction), bwd_output_dist(i), ddp_allreduce(i) (the
+//                   buckets holding the bottom MLP), dp_allreduce(i)
+// A bucket is all-reduced once the dense backward has produced it, and the
+// embedding gradients leave once the interaction's backward is done
+// (docs/simulation.md "DDP's all-reduce"). iteration_overhead, dense_optimizer
+// and ddp_allreduce exist only when the workload asks for them
+// (workload.iteration_overhead_ms, workload.dense).
 // Without overlap everything runs on one stream, in iteration order.
 #pragma once
 
@@ -43,10 +46,10 @@ enum class Phase {
   kDenseOptimizer,
 };
 inline constexpr int kNumPhases = static_cast<int>(Phase::kDenseOptimizer) + 1;
-enum class Stream { kCompute, kComm, kDdp };
+enum class Stream { kCompute, kComm };
 
 std::string_view to_string(Phase p);   // "input_dist", ...
-std::string_view to_string(Stream s);  // "compute", "comm", "ddp"
+std::string_view to_string(Stream s);  // "compute", "comm"
 
 // How communication phases get their durations.
 enum class CommModel {
@@ -83,7 +86,6 @@ struct RankResult {
   // from its start on this rank until this rank's part is done).
   double busy_compute_ms = 0.0;
   double busy_comm_ms = 0.0;
-  double busy_ddp_ms = 0.0;         // the ddp stream (0 without a dense model)
   std::vector<PhaseRecord> phases;  // every iteration, in start order per stream
 };
 
@@ -105,7 +107,6 @@ struct SimResult {
   std::string scenario;
   int iterations = 0;
   int local_world_size = 1;
-  bool ddp_stream = false;    // the ranks have a ddp stream (workload.dense with DDP)
   int64_t dense_params = 0;   // parameters of workload.dense (0 without)
   int ddp_buckets = 0;        // DDP buckets all-reduced per iteration
   double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before
