@@ -102,6 +102,8 @@ int run(int argc, char** argv) {
   add_replay_command(app, &exit_code);
   add_bench_kernels_command(app, &exit_code);
   add_calibrate_command(app, &exit_code);
+  add_presets_command(app, &exit_code);
+  add_sweep_command(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -91,21 +91,25 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
     out << "busy per iteration (ms):\n";
     out << fmt::format("  {:>6}  {:>10}  {:>10}\n", "rank", "compute", "comm");
     for (const sim::RankResult& rr : r.ranks) {
-      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms, rr.busy_comm_ms);
+      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms,
+                         rr.busy_comm_ms);
     }
     return;
   }
   out << fmt::format("busy per iteration (ms), {} ranks:\n", r.ranks.size());
   for (const bool compute : {true, false}) {
-    const auto busy = [compute](const sim::RankResult& rr) { return compute ? rr.busy_compute_ms : rr.busy_comm_ms; };
+    const auto busy = [compute](const sim::RankResult& rr) {
+      return compute ? rr.busy_compute_ms : rr.busy_comm_ms;
+    };
     const auto less = [&](const sim::RankResult& a, const sim::RankResult& b) { return busy(a) < busy(b); };
     // max_element keeps the lowest rank among equals (minmax_element would take the highest).
     const auto lo = std::min_element(r.ranks.begin(), r.ranks.end(), less);
     const auto hi = std::max_element(r.ranks.begin(), r.ranks.end(), less);
     const double sum = std::accumulate(r.ranks.begin(), r.ranks.end(), 0.0,
                                        [&](double acc, const sim::RankResult& rr) { return acc + busy(rr); });
-    out << fmt::format("  {:<8} min {:.4f}  mean {:.4f}  max {:.4f} (rank {})\n", compute ? "compute" : "comm",
-                       busy(*lo), sum / static_cast<double>(r.ranks.size()), busy(*hi), hi->rank);
+    out << fmt::format("  {:<8} min {:.4f}  mean {:.4f}  max {:.4f} (rank {})\n",
+                       compute ? "compute" : "comm", busy(*lo),
+                       sum / static_cast<double>(r.ranks.size()), busy(*hi), hi->rank);
   }
 }
 
@@ -137,21 +141,27 @@ void print_links(std::ostream& out, const sim::SimResult& r) {
   }
 }
 
-void print_summary(std::ostream& out, const SimulateArgs& args, const planner::PlannerResult& planned,
-                   const sim::SimResult& r) {
+void print_summary(std::ostream& out, const SimulateArgs& args, const planner::Scenario& scenario,
+                   const planner::PlannerResult& planned, const sim::SimResult& r) {
   const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
   out << fmt::format(
       "{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
       shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
       on_off(!args.no_overlap), on_off(!args.no_contention), args.comm_model);
+  const std::string model = !args.calibration.empty() ? "calibrated (" + shown(args.calibration) + ")"
+                            : !scenario.gpu           ? std::string("TorchRec")
+                                                      : "preset " + scenario.gpu->name + " default profile";
   out << fmt::format("plan: {}, {} rating {:.6g} ms\n",
                      args.plan.empty() ? std::string("planned with the default planner")
                                        : "from " + shown(args.plan),
-                     args.calibration.empty() ? std::string("TorchRec")
-                                              : "calibrated (" + shown(args.calibration) + ")",
-                     planned.perf_rating);
+                     model, planned.perf_rating);
   out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n", r.iteration_ms,
                      r.iterations, r.total_ms);
+  if (r.dense_params > 0) {
+    out << fmt::format("dense model: {} parameters ({}), {} DDP bucket{}\n", r.dense_params,
+                       format_bytes(static_cast<double>(r.dense_params) * 4.0), r.ddp_buckets,
+                       r.ddp_buckets == 1 ? "" : "s");
+  }
   print_busy(out, r);
   print_critical_path(out, r);
   print_links(out, r);
@@ -208,8 +218,11 @@ int run_simulate(const SimulateArgs& args) {
   std::optional<planner::PlannerResult> planned = obtain_plan(args, *scenario, calibration->get(), &code);
   if (!planned) return code;
   calibration->warn_uncalibrated(*planned);
+  sim::SimOptions options = args.options();
+  // Measured communication parameters reach the flows too.
+  options.calibration = calibration->get();
   Result<sim::SimResult> simulated =
-      sim::simulate(*scenario, *planned->search_space, *planned->best, args.options());
+      sim::simulate(*scenario, *planned->search_space, *planned->best, options);
   if (!simulated.is_ok()) return report_failure(args, scenario->name, nullptr, simulated.status());
 
   if (!args.output.empty()) {
@@ -227,7 +240,7 @@ int run_simulate(const SimulateArgs& args) {
   if (!args.quiet) {
     // stdout may carry a JSON document ("-o -"); the summary then goes to stderr.
     const bool stdout_taken = args.output == "-" || args.trace == "-";
-    print_summary(stdout_taken ? std::cerr : std::cout, args, *planned, *simulated);
+    print_summary(stdout_taken ? std::cerr : std::cout, args, *scenario, *planned, *simulated);
   }
   return record_simulation(args, *scenario, *planned, *simulated, *recorder);
 }

@@ -71,7 +71,8 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   planner::Scenario s;
   s.name = std::filesystem::path(origin).stem().string();
   SHARDLAB_RETURN_IF_ERROR(root.read("name", s.name, internal::StringValue{.non_empty = true}));
-  SHARDLAB_RETURN_IF_ERROR(internal::read_topology(root, s.topology, s.fabric));
+  SHARDLAB_RETURN_IF_ERROR(
+      internal::read_topology(root, s.topology, s.fabric, s.gpu, s.preset_fills));
   SHARDLAB_RETURN_IF_ERROR(root.read("batch_size", s.batch_size, internal::IntValue{.min = 1}));
   SHARDLAB_RETURN_IF_ERROR(internal::read_module(root, s.module));
   internal::TableIndex index;
@@ -81,6 +82,7 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   SHARDLAB_RETURN_IF_ERROR(internal::read_planner(root, s.planner));
   SHARDLAB_RETURN_IF_ERROR(internal::read_workload(root, s.topology.world_size, s.workload));
   SHARDLAB_RETURN_IF_ERROR(check_module_build(*root.find("tables"), root.path_of("tables"), s));
+  SHARDLAB_RETURN_IF_ERROR(internal::finish_simulator_sections(root, s));
   // Each field is in range; now the byte counts they multiply into.
   if (const auto violation = planner::find_limit_violation(s))
     return internal::limit_error(*violation, &doc);
@@ -115,7 +117,9 @@ const KeySchema& scenario_schema() {
                                          .members = {{"proposers", &proposers},
                                                      {"partitioner", &partitioner},
                                                      {"storage_reservation", &reservation}}};
-  static const KeySchema workload{.keys = kWorkloadKeys};
+  static const KeySchema interaction{.keys = kInteractionKeys};
+  static const KeySchema dense{.keys = kDenseKeys, .members = {{"interaction", &interaction}}};
+  static const KeySchema workload{.keys = kWorkloadKeys, .members = {{"dense", &dense}}};
   static const KeySchema root{.keys = kRootKeys,
                               .members = {{"topology", &topology},
                                           {"module", &module},

@@ -28,7 +28,7 @@ inline constexpr std::string_view kRootKeys[] = {"name",        "topology", "bat
 inline constexpr std::string_view kTopologyKeys[] = {
     "world_size", "local_world_size", "compute_device", "hbm_cap",       "ddr_cap",
     "hbm_mem_bw", "ddr_mem_bw",       "hbm_to_ddr_mem_bw", "intra_host_bw", "inter_host_bw",
-    "bwd_compute_multiplier", "fabric"};
+    "bwd_compute_multiplier", "gpu", "fabric"};
 inline constexpr std::string_view kFabricKeys[] = {"nics_per_host",         "nic_bw", "oversubscription",
                                                    "intra_host_latency_ms", "inter_host_latency_ms", "hosts"};
 inline constexpr std::string_view kHostKeys[] = {"intra_host_bw", "nic_bw", "nics"};
@@ -58,7 +58,12 @@ inline constexpr std::string_view kAnyPartitionerKeys[] = {"kind", "sort_by", "b
                                                            "tolerance"};
 inline constexpr std::string_view kReservationKeys[] = {"kind", "percentage", "parameter_multiplier",
                                                         "dense_tensor_estimate"};
-inline constexpr std::string_view kWorkloadKeys[] = {"dense_fwd_ms", "dense_bwd_ms"};
+inline constexpr std::string_view kWorkloadKeys[] = {"dense_fwd_ms",          "dense_bwd_ms",   "dense",
+                                                     "iteration_overhead_ms", "ddp_bucket_cap", "ddp_first_bucket_cap"};
+inline constexpr std::string_view kDenseKeys[] = {"dense_features",     "bottom_mlp",      "interaction",
+                                                  "top_mlp",            "precision",       "optimizer",
+                                                  "gradient_precision", "fused_epilogues", "kernel_overhead_us"};
+inline constexpr std::string_view kInteractionKeys[] = {"kind", "layers", "low_rank", "self_interaction"};
 
 // The key lists above as the parser's schema of a scenario document.
 const KeySchema& scenario_schema();
@@ -67,8 +72,11 @@ const KeySchema& scenario_schema();
 // document's strings, which outlive the loading.
 using TableIndex = std::unordered_map<std::string_view, std::size_t>;
 
-// Reads `topology` and its optional `fabric` member (read_fabric).
-Status read_topology(const ObjectReader& root, planner::TopologySpec& out, planner::FabricSpec& fabric);
+// Reads `topology`, its optional `fabric` member (read_fabric) and its
+// optional `gpu` preset (read_gpu_preset).
+Status read_topology(const ObjectReader& root, planner::TopologySpec& out,
+                     planner::FabricSpec& fabric, std::optional<planner::GpuSpec>& gpu,
+                     planner::PresetFills& fills);
 Status read_module(const ObjectReader& root, planner::ModuleSpec& out);
 // Requires a non-empty list with unique names; fills `index`.
 Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& out, TableIndex& index);
@@ -84,5 +92,15 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& out);
 Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t, planner::FabricSpec& out);
 // Per-rank lists must have `world_size` entries.
 Status read_workload(const ObjectReader& root, int world_size, planner::WorkloadSpec& out);
+
+// GPU presets (scenario_presets.cc, docs/presets.md). `topology` is the
+// topology object's reader: a preset fills the fields it lacks.
+Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
+                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills);
+// What needs the whole scenario: the preset's optimizer-derived backward
+// multiplier, the dense model's checks against the tables and the topology,
+// and its parameter bytes for the storage reservation when the module leaves
+// them out.
+Status finish_simulator_sections(const ObjectReader& root, planner::Scenario& s);
 
 }  // namespace shardlab::data::internal

@@ -186,7 +186,9 @@ Status read_storage_reservation(const Json& value, const JsonPath& path, Storage
 
 }  // namespace
 
-Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner::FabricSpec& fabric) {
+Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
+                     planner::FabricSpec& fabric, std::optional<planner::GpuSpec>& gpu,
+                     planner::PresetFills& fills) {
   const Json* value = root.find("topology");
   if (value == nullptr) return root.missing("topology", "an object with at least world_size");
   ObjectReader obj(*value, root.path_of("topology"));
@@ -217,6 +219,7 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier,
                                     NumberValue{.min = 0, .max = planner::kMaxFactor}));
+  SHARDLAB_RETURN_IF_ERROR(read_gpu_preset(obj, t, gpu, fills));
   return read_fabric(obj, t, fabric);
 }
 

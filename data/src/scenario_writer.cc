@@ -40,14 +40,18 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.member("world_size", t.world_size);
   if (t.local_world_size) w.member("local_world_size", *t.local_world_size);
   w.member("compute_device", planner::to_string(t.compute_device));
-  if (t.hbm_cap) w.member("hbm_cap", *t.hbm_cap);
+  // Fields a GPU preset filled stay implicit, so a new preset replaces them.
+  const planner::PresetFills& filled = s.preset_fills;
+  const bool preset = s.gpu.has_value();
+  if (preset) w.member("gpu", s.gpu->name);
+  if (t.hbm_cap && !(preset && filled.hbm_cap)) w.member("hbm_cap", *t.hbm_cap);
   if (t.ddr_cap) w.member("ddr_cap", *t.ddr_cap);
-  w.member("hbm_mem_bw", t.hbm_mem_bw);
-  w.member("ddr_mem_bw", t.ddr_mem_bw);
-  w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
-  w.member("intra_host_bw", t.intra_host_bw);
-  w.member("inter_host_bw", t.inter_host_bw);
-  w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
+  if (!(preset && filled.hbm_mem_bw)) w.member("hbm_mem_bw", t.hbm_mem_bw);
+  if (!(preset && filled.ddr_mem_bw)) w.member("ddr_mem_bw", t.ddr_mem_bw);
+  if (!(preset && filled.hbm_to_ddr_mem_bw)) w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
+  if (!(preset && filled.intra_host_bw)) w.member("intra_host_bw", t.intra_host_bw);
+  if (!(preset && filled.inter_host_bw)) w.member("inter_host_bw", t.inter_host_bw);
+  if (!(preset && filled.bwd_compute_multiplier)) w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
   const planner::FabricSpec& f = s.fabric;
   w.key("fabric");
   w.begin_object();
@@ -68,6 +72,56 @@ void write_topology(JsonWriter& w, const Scenario& s) {
     });
   }
   w.end_object();
+  w.end_object();
+}
+
+std::string_view interaction_name(planner::InteractionKind k) {
+  switch (k) {
+    case planner::InteractionKind::kDot:
+      return "dot";
+    case planner::InteractionKind::kDcn:
+      return "dcn";
+    case planner::InteractionKind::kCat:
+      return "cat";
+    case planner::InteractionKind::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+std::string_view dense_optimizer_name(planner::OptimizerKind o) {
+  switch (o) {
+    case planner::OptimizerKind::kAdagrad:
+      return "adagrad";
+    case planner::OptimizerKind::kRowwiseAdagrad:
+      return "rowwise_adagrad";
+    case planner::OptimizerKind::kAdam:
+      return "adam";
+    default:
+      return "sgd";
+  }
+}
+
+void write_dense(JsonWriter& w, const planner::DenseSpec& d) {
+  w.begin_object();
+  w.member("dense_features", d.dense_features);
+  write_list(w, "bottom_mlp", d.bottom_mlp, [&](int64_t x) { w.value(x); });
+  w.key("interaction");
+  w.begin_object();
+  w.member("kind", interaction_name(d.interaction.kind));
+  if (d.interaction.kind == planner::InteractionKind::kDcn) {
+    w.member("layers", d.interaction.layers);
+    if (d.interaction.low_rank) w.member("low_rank", *d.interaction.low_rank);
+  }
+  if (d.interaction.kind == planner::InteractionKind::kDot)
+    w.member("self_interaction", d.interaction.self_interaction);
+  w.end_object();
+  write_list(w, "top_mlp", d.top_mlp, [&](int64_t x) { w.value(x); });
+  w.member("precision", planner::to_string(d.precision));
+  w.member("optimizer", dense_optimizer_name(d.optimizer));
+  w.member("gradient_precision", d.gradient_bytes == 4 ? "fp32" : "fp16");
+  w.member("fused_epilogues", d.fused_epilogues);
+  w.member("kernel_overhead_us", d.kernel_overhead_us);
   w.end_object();
 }
 
@@ -192,6 +246,12 @@ void write_dense_ms(JsonWriter& w, std::string_view key, const std::vector<doubl
 
 }  // namespace
 
+std::string dense_to_json(const planner::DenseSpec& dense, int indent) {
+  JsonWriter w(indent);
+  write_dense(w, dense);
+  return std::move(w).take();
+}
+
 std::string to_string(planner::ModuleKind kind) {
   return kind == planner::ModuleKind::kEmbeddingBagCollection ? "embedding_bag_collection" : "embedding_collection";
 }
@@ -228,7 +288,8 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   w.key("module");
   w.begin_object();
   w.member("kind", to_string(s.module.kind));
-  w.member("dense_param_bytes", s.module.dense_param_bytes);
+  if (!s.module.dense_param_bytes_derived)
+    w.member("dense_param_bytes", s.module.dense_param_bytes);
   w.end_object();
   write_list(w, "tables", s.tables, [&](const planner::TableSpec& t) { write_table(w, t); });
   w.key("constraints");
@@ -241,11 +302,24 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   w.end_object();
   write_sharder(w, s.sharder);
   write_planner(w, s.planner);
-  if (!s.workload.dense_fwd_ms.empty() || !s.workload.dense_bwd_ms.empty()) {
+  const planner::WorkloadSpec& wl = s.workload;
+  if (!wl.dense_fwd_ms.empty() || !wl.dense_bwd_ms.empty() || wl.dense ||
+      wl.iteration_overhead_ms > 0.0 || wl.ddp_bucket_bytes != planner::kDefaultDdpBucketBytes ||
+      wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes) {
     w.key("workload");
     w.begin_object();
-    write_dense_ms(w, "dense_fwd_ms", s.workload.dense_fwd_ms);
-    write_dense_ms(w, "dense_bwd_ms", s.workload.dense_bwd_ms);
+    write_dense_ms(w, "dense_fwd_ms", wl.dense_fwd_ms);
+    write_dense_ms(w, "dense_bwd_ms", wl.dense_bwd_ms);
+    if (wl.dense) {
+      w.key("dense");
+      write_dense(w, *wl.dense);
+    }
+    if (wl.iteration_overhead_ms > 0.0) w.member("iteration_overhead_ms", wl.iteration_overhead_ms);
+    if (wl.ddp_bucket_bytes != planner::kDefaultDdpBucketBytes)
+      w.member("ddp_bucket_cap", wl.ddp_bucket_bytes);
+    if (wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes) {
+      w.member("ddp_first_bucket_cap", wl.ddp_first_bucket_bytes);
+    }
     w.end_object();
   }
   w.end_object();

@@ -183,6 +183,31 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
   return std::move(w).take();
 }
 
+std::string sweep_to_json(const std::string& scenario, sim::CollectiveKind kind, int ranks,
+                          const std::vector<sim::SweepPoint>& points, int indent) {
+  constexpr double kGbpsPerBytesPerMs = 1e-6;  // bytes/ms -> 10^9 bytes/s
+  JsonWriter w(indent);
+  w.begin_object();
+  w.member("scenario", scenario);
+  w.member("collective", sim::to_string(kind));
+  w.member("ranks", ranks);
+  w.key("points");
+  w.begin_array();
+  for (const sim::SweepPoint& p : points) {
+    w.begin_object();
+    write_bytes(w, "bytes", p.bytes);
+    w.member("time_us", p.time_ms * 1000.0);
+    w.member("algbw_gbps", p.algbw * kGbpsPerBytesPerMs);
+    w.member("busbw_gbps", p.busbw * kGbpsPerBytesPerMs);
+    w.member("algorithm", planner::to_string(p.algorithm));
+    w.member("protocol", planner::to_string(p.protocol));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return std::move(w).take();
+}
+
 std::string chrome_trace_json(const SimResult& result) {
   const std::vector<StepKey> critical = critical_keys(result);
   JsonWriter w(kCompactJson);

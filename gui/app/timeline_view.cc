@@ -26,19 +26,25 @@ namespace {
 
 QWidget* legend(QWidget* parent) {
   auto* w = new QWidget(parent);
-  auto* layout = new QHBoxLayout(w);
+  auto* layout = new QGridLayout(w);
   layout->setContentsMargins(0, 0, 0, 0);
-  const std::pair<const char*, const char*> entries[] = {
-      {"#8cd17d", "input_dist"},  {"#4e79a7", "fwd_compute"},     {"#f28e2b", "output_dist"},
-      {"#bab0ac", "dense_fwd"},   {"#9d755d", "dense_bwd"},       {"#ffbe7d", "bwd_output_dist"},
-      {"#76b7b2", "bwd_compute"}, {"#b07aa1", "dp_allreduce"},    {"#edc948", "prefetch"}};
-  for (const auto& [colour, name] : entries) {
-    layout->addWidget(new QLabel(QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span> %2")
-                                     .arg(QLatin1String(colour), QLatin1String(name)),
-                                 w));
+  // Two rows: twelve phases and the critical path do not fit one row of a
+  // 1000-pixel window.
+  constexpr int kColumns = 7;
+  for (int i = 0; i < sim::kNumPhases; ++i) {
+    const auto phase = static_cast<sim::Phase>(i);
+    const std::string_view name = sim::to_string(phase);
+    layout->addWidget(
+        new QLabel(QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span> %2")
+                       .arg(phase_color(phase).name(),
+                            QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()))),
+                   w),
+        i / kColumns, i % kColumns);
   }
-  layout->addWidget(new QLabel(QStringLiteral("<span style='color:#d62728'>&#9634;</span> critical path"), w));
-  layout->addStretch(1);
+  layout->addWidget(
+      new QLabel(QStringLiteral("<span style='color:#d62728'>&#9634;</span> critical path"), w),
+      sim::kNumPhases / kColumns, sim::kNumPhases % kColumns);
+  layout->setColumnStretch(kColumns, 1);
   return w;
 }
 

@@ -16,21 +16,6 @@
 namespace shardlab::gui {
 namespace {
 
-QColor phase_color(sim::Phase p) {
-  switch (p) {
-    case sim::Phase::kInputDist: return QColor(0x8c, 0xd1, 0x7d);
-    case sim::Phase::kFwdCompute: return QColor(0x4e, 0x79, 0xa7);
-    case sim::Phase::kOutputDist: return QColor(0xf2, 0x8e, 0x2b);
-    case sim::Phase::kDenseFwd: return QColor(0xba, 0xb0, 0xac);
-    case sim::Phase::kDenseBwd: return QColor(0x9d, 0x75, 0x5d);
-    case sim::Phase::kBwdOutputDist: return QColor(0xff, 0xbe, 0x7d);
-    case sim::Phase::kBwdCompute: return QColor(0x76, 0xb7, 0xb2);
-    case sim::Phase::kDpAllreduce: return QColor(0xb0, 0x7a, 0xa1);
-    case sim::Phase::kPrefetch: return QColor(0xed, 0xc9, 0x48);
-  }
-  return Qt::gray;
-}
-
 QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // A "nice" tick step (1, 2 or 5 x 10^k) near `raw`.
@@ -50,6 +35,37 @@ std::vector<TimelinePhase>::const_iterator first_ending_after(const TimelineLane
 }
 
 }  // namespace
+
+QColor phase_color(sim::Phase p) {
+  switch (p) {
+    case sim::Phase::kInputDist:
+      return QColor(0x8c, 0xd1, 0x7d);
+    case sim::Phase::kFwdCompute:
+      return QColor(0x4e, 0x79, 0xa7);
+    case sim::Phase::kOutputDist:
+      return QColor(0xf2, 0x8e, 0x2b);
+    case sim::Phase::kDenseFwd:
+      return QColor(0xba, 0xb0, 0xac);
+    case sim::Phase::kDenseBwd:
+      return QColor(0x9d, 0x75, 0x5d);
+    case sim::Phase::kBwdOutputDist:
+      return QColor(0xff, 0xbe, 0x7d);
+    case sim::Phase::kBwdCompute:
+      return QColor(0x76, 0xb7, 0xb2);
+    case sim::Phase::kDpAllreduce:
+      return QColor(0xb0, 0x7a, 0xa1);
+    case sim::Phase::kPrefetch:
+      return QColor(0xed, 0xc9, 0x48);
+    case sim::Phase::kIterationOverhead:
+      return QColor(0xd4, 0xd4, 0xd4);
+    // A darker dp_allreduce: the dense gradients' all-reduce, not the critical path's red.
+    case sim::Phase::kDdpAllreduce:
+      return QColor(0x6a, 0x3d, 0x9a);
+    case sim::Phase::kDenseOptimizer:
+      return QColor(0x6b, 0x4c, 0x3b);
+  }
+  return Qt::gray;
+}
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);

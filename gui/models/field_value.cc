@@ -59,6 +59,10 @@ QString field_json(FieldKind kind, const QString& typed) {
       return text.isEmpty() ? QStringLiteral("null") : list_json(text, true);
     case FieldKind::kStringList:
       return text.isEmpty() ? QStringLiteral("null") : list_json(text, false);
+    case FieldKind::kName:
+      return text.isEmpty() ? QStringLiteral("null") : json_quote(text);
+    case FieldKind::kJson:
+      return text.isEmpty() ? QStringLiteral("null") : text;
   }
   return QStringLiteral("null");
 }

@@ -55,10 +55,23 @@ QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap, c
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> kFields = {
-      {"World size", {"topology", "world_size"}, FieldKind::kNumber,
+      {"GPU preset",
+       {"topology", "gpu"},
+       FieldKind::kName,
+       [](const Scenario& s) { return s.gpu ? QString::fromStdString(s.gpu->name) : QString(); },
+       [](const Scenario& s) {
+         return s.gpu ? QString::fromStdString(s.gpu->description)
+                      : QStringLiteral(
+                            "none: TorchRec's constants ('shardlab presets' lists the presets)");
+       }},
+      {"World size",
+       {"topology", "world_size"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return QString::number(s.topology.world_size); },
        [](const Scenario&) { return QStringLiteral("ranks (GPUs)"); }},
-      {"Local world size", {"topology", "local_world_size"}, FieldKind::kNumber,
+      {"Local world size",
+       {"topology", "local_world_size"},
+       FieldKind::kNumber,
        [](const Scenario& s) {
          return s.topology.local_world_size ? QString::number(*s.topology.local_world_size) : QString();
        },
@@ -66,7 +79,9 @@ const std::vector<Field>& fields() {
          return QStringLiteral("ranks per host (%1 used)")
              .arg(s.topology.local_world_size.value_or(s.topology.world_size));
        }},
-      {"Compute device", {"topology", "compute_device"}, FieldKind::kString,
+      {"Compute device",
+       {"topology", "compute_device"},
+       FieldKind::kString,
        [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
        [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
       {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
@@ -93,12 +108,37 @@ const std::vector<Field>& fields() {
       {"Backward compute multiplier", {"topology", "bwd_compute_multiplier"}, FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.bwd_compute_multiplier); },
        [](const Scenario&) { return QStringLiteral("backward / forward compute"); }},
-      {"Batch size", {"batch_size"}, FieldKind::kNumber,
+      {"Batch size",
+       {"batch_size"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return QString::number(s.batch_size); },
        [](const Scenario&) { return QStringLiteral("per rank"); }},
-      {"Optimizer", {"sharder", "optimizer"}, FieldKind::kString,
+      {"Optimizer",
+       {"sharder", "optimizer"},
+       FieldKind::kString,
        [](const Scenario& s) { return QString::fromStdString(s.sharder.optimizer_name); },
        [](const Scenario&) { return QStringLiteral("none, sgd, adam, rowwise_adagrad, adagrad"); }},
+      {"Dense model",
+       {"workload", "dense"},
+       FieldKind::kJson,
+       [](const Scenario& s) {
+         return s.workload.dense
+                    ? QString::fromStdString(data::dense_to_json(*s.workload.dense, -1))
+                    : QString();
+       },
+       [](const Scenario& s) {
+         return s.workload.dense
+                    ? QStringLiteral("%1 parameters (JSON, docs/scenario-format.md)")
+                          .arg(format_bytes(static_cast<double>(s.module.dense_param_bytes)))
+                    : QStringLiteral(
+                          "none (JSON object: dense_features, bottom_mlp, interaction, top_mlp, "
+                          "precision)");
+       }},
+      {"Iteration overhead",
+       {"workload", "iteration_overhead_ms"},
+       FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.workload.iteration_overhead_ms); },
+       [](const Scenario&) { return QStringLiteral("ms of host-side work per iteration"); }},
       {"Partitioner", {"planner", "partitioner"}, FieldKind::kString,
        [](const Scenario& s) { return QString::fromStdString(data::to_string(s.planner.partitioner.kind)); },
        [](const Scenario&) { return QStringLiteral("greedy_perf or memory_balanced (their default settings)"); }},
@@ -108,7 +148,9 @@ const std::vector<Field>& fields() {
          return QStringLiteral("the planner model: %1 (docs/torchrec-versions.md)")
              .arg(str(planner::torchrec_version_names()));
        }},
-      {"Storage reservation", {"planner", "storage_reservation", "percentage"}, FieldKind::kNumber,
+      {"Storage reservation",
+       {"planner", "storage_reservation", "percentage"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return num(s.planner.storage_reservation.percentage); },
        [](const Scenario& s) {
          return QStringLiteral("%1 reservation, fraction of HBM in [0, 1]")

@@ -262,7 +262,10 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo, const 
 OptionEstimator::OptionEstimator(const Scenario& scenario, const Topology& topology,
                                  const CostCalibration* calibration)
     : ctx_(estimator_context(scenario, topology)) {
-  ctx_.calibration = calibration;
+  // A GPU preset's default profile stands in when none is given.
+  ctx_.calibration = calibration != nullptr        ? calibration
+                     : scenario.preset_calibration ? &*scenario.preset_calibration
+                                                   : nullptr;
 }
 
 Status OptionEstimator::estimate(ShardingOption* option) const {

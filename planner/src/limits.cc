@@ -348,7 +348,7 @@ class LimitFinder {
     return std::nullopt;
   }
 
-  // The cache load factor a table's caching kernels use (planner-model.md
+  // The cache load factor a table's caching kernels use (docs/cost-model.md
   // §1.4): the constraint's, else the sharder's, 0 meaning the default.
   struct LoadFactor {
     enum class Given { kNo, kConstraint, kSharder };
@@ -562,7 +562,7 @@ class LimitFinder {
     return std::nullopt;
   }
 
-  // The dense and KJT reservations (planner-model.md §6) stay within
+  // The dense and KJT reservations (docs/cost-model.md §6) stay within
   // kMaxReservationBytes; the fixed-percentage reservation computes neither.
   std::optional<LimitViolation> check_reservations() const {
     const StorageReservationSpec& r = s_.planner.storage_reservation;

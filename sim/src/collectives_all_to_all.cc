@@ -11,8 +11,10 @@ namespace {
 
 class AllToAll final : public detail::CollectiveBase {
  public:
-  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes, CollectiveListener* listener, int64_t tag)
-      : CollectiveBase(network, std::move(members), listener, tag), bytes_(std::move(bytes)) {
+  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
+           CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
+      : CollectiveBase(network, std::move(members), listener, tag, shape),
+        bytes_(std::move(bytes)) {
     const size_t n = members_.size();
     progress_.assign(n, -1);
     started_.assign(n, 0);
@@ -109,12 +111,23 @@ class AllToAll final : public detail::CollectiveBase {
           const FlowNetwork::ClosedFormMessage& m = block[static_cast<size_t>(s) * n + i];
           network_.account_closed_form(m);
           const double start = std::max(ready[i], ready[detail::wrap(i + step, n)]);
-          arrival[i] = m.moves ? start + m.transmit_ms + m.latency_ms : start;
+          if (!m.moves) {
+            arrival[i] = start;
+          } else if (plain_) {
+            arrival[i] = start + m.transmit_ms + m.latency_ms;
+          } else {
+            // The flow path's arithmetic with the message's shape.
+            const int j = detail::wrap(i + step, n);
+            const FlowShape f = shape_.flow(network_.graph(), members_[i], members_[j], m.bytes);
+            const double rate = std::min(m.bottleneck, f.rate_cap);
+            const double latency = f.latency_ms >= 0.0 ? f.latency_ms : m.latency_ms;
+            arrival[i] = start + m.bytes / rate + latency;
+          }
         }
         for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
       }
     }
-    for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i], this, i);
+    for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i] + shape_.base_ms, this, i);
   }
 
   SplitFn bytes_;
@@ -128,9 +141,11 @@ class AllToAll final : public detail::CollectiveBase {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
-                                            CollectiveListener* listener, int64_t tag) {
-  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag);
+std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
+                                            SplitFn bytes, CollectiveListener* listener,
+                                            int64_t tag, const CollectiveShape& shape) {
+  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag,
+                                    shape);
 }
 
 }  // namespace shardlab::sim

@@ -12,9 +12,11 @@ enum class RingKind { kReduceScatter, kAllGather, kAllReduce };
 
 class Ring final : public detail::CollectiveBase {
  public:
-  Ring(FlowNetwork& network, std::vector<int> members, std::vector<double> chunk_bytes, RingKind kind,
-       CollectiveListener* listener, int64_t tag)
-      : CollectiveBase(network, std::move(members), listener, tag), kind_(kind), chunk_bytes_(std::move(chunk_bytes)) {
+  Ring(FlowNetwork& network, std::vector<int> members, std::vector<double> chunk_bytes,
+       RingKind kind, CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
+      : CollectiveBase(network, std::move(members), listener, tag, shape),
+        kind_(kind),
+        chunk_bytes_(std::move(chunk_bytes)) {
     const int n = size();
     assert(static_cast<int>(chunk_bytes_.size()) == n && "one chunk per member");
     steps_ = kind == RingKind::kAllReduce ? 2 * (n - 1) : n - 1;
@@ -96,23 +98,27 @@ class Ring final : public detail::CollectiveBase {
 
 std::unique_ptr<Collective> make_ring_reduce_scatter(FlowNetwork& network, std::vector<int> members,
                                                      std::vector<double> chunk_bytes,
-                                                     CollectiveListener* listener, int64_t tag) {
-  return std::make_unique<Ring>(network, std::move(members), std::move(chunk_bytes), RingKind::kReduceScatter,
-                                listener, tag);
+                                                     CollectiveListener* listener, int64_t tag,
+                                                     const CollectiveShape& shape) {
+  return std::make_unique<Ring>(network, std::move(members), std::move(chunk_bytes),
+                                RingKind::kReduceScatter, listener, tag, shape);
 }
 
 std::unique_ptr<Collective> make_ring_all_gather(FlowNetwork& network, std::vector<int> members,
-                                                 std::vector<double> chunk_bytes, CollectiveListener* listener,
-                                                 int64_t tag) {
-  return std::make_unique<Ring>(network, std::move(members), std::move(chunk_bytes), RingKind::kAllGather, listener,
-                                tag);
+                                                 std::vector<double> chunk_bytes,
+                                                 CollectiveListener* listener, int64_t tag,
+                                                 const CollectiveShape& shape) {
+  return std::make_unique<Ring>(network, std::move(members), std::move(chunk_bytes),
+                                RingKind::kAllGather, listener, tag, shape);
 }
 
-std::unique_ptr<Collective> make_ring_all_reduce(FlowNetwork& network, std::vector<int> members, double bytes,
-                                                 CollectiveListener* listener, int64_t tag) {
+std::unique_ptr<Collective> make_ring_all_reduce(FlowNetwork& network, std::vector<int> members,
+                                                 double bytes, CollectiveListener* listener,
+                                                 int64_t tag, const CollectiveShape& shape) {
   const size_t n = members.size();
   std::vector<double> chunks(n, n > 0 ? bytes / static_cast<double>(n) : 0.0);
-  return std::make_unique<Ring>(network, std::move(members), std::move(chunks), RingKind::kAllReduce, listener, tag);
+  return std::make_unique<Ring>(network, std::move(members), std::move(chunks),
+                                RingKind::kAllReduce, listener, tag, shape);
 }
 
 }  // namespace shardlab::sim

@@ -273,6 +273,7 @@ int FlowNetwork::active_flows() const { return state_->active; }
 void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* out) const {
   ClosedFormMessage& m = *out;
   m.bytes = bytes;
+  m.bottleneck = 0.0;
   m.transmit_ms = 0.0;
   m.latency_ms = 0.0;
   m.hops = 0;
@@ -288,6 +289,7 @@ void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes, 
     bottleneck = std::min(bottleneck, links[l].capacity);
     latency += links[l].latency_ms;
   }
+  m.bottleneck = bottleneck;
   m.transmit_ms = bytes / bottleneck;
   m.latency_ms = latency;
   m.moves = true;
@@ -299,7 +301,17 @@ void FlowNetwork::account_closed_form(const ClosedFormMessage& m) {
   for (int h = 0; h < m.hops; ++h) link_bytes_[m.route[h]] += m.bytes;
 }
 
-void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token) {
+void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener,
+                             int64_t token, const FlowShape& shape) {
+  if (src_rank == dst_rank || !(bytes > 0.0)) {
+    start_route_flow({}, bytes, listener, token, shape);
+    return;
+  }
+  start_route_flow(graph_.route(src_rank, dst_rank), bytes, listener, token, shape);
+}
+
+void FlowNetwork::start_route_flow(std::span<const int> route, double bytes, FlowListener* listener,
+                                   int64_t token, const FlowShape& shape) {
   assert(listener != nullptr);
   State& s = *state_;
   const int f = s.allocate();
@@ -310,7 +322,7 @@ void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListe
   ++s.active;
   ++flows_started_;
   const double now = queue_.now();
-  if (src_rank == dst_rank || !(bytes > 0.0)) {
+  if (route.empty() || !(bytes > 0.0)) {
     // Nothing to transmit: delivered now, but through the queue so the
     // listener never runs inside start_flow.
     flow.hops = 0;
@@ -319,8 +331,7 @@ void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListe
     return;
   }
 
-  const std::span<const int> route = graph_.route(src_rank, dst_rank);
-  assert(!route.empty() && route.size() <= static_cast<size_t>(kMaxHops));
+  assert(route.size() <= static_cast<size_t>(kMaxHops));
   flow.route = route.data();
   flow.hops = static_cast<int>(route.size());
   flow.bottleneck = std::numeric_limits<double>::infinity();
@@ -329,6 +340,8 @@ void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListe
     flow.bottleneck = std::min(flow.bottleneck, s.capacity[l]);
     flow.latency += graph_.links()[l].latency_ms;
   }
+  if (shape.rate_cap < flow.bottleneck) flow.bottleneck = shape.rate_cap;
+  if (shape.latency_ms >= 0.0) flow.latency = shape.latency_ms;
   flow.remaining = bytes;
   flow.rate = 0.0;
   flow.updated_at = now;

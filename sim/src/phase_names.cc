@@ -13,6 +13,12 @@ std::string_view to_string(Phase p) {
     case Phase::kBwdCompute: return "bwd_compute";
     case Phase::kDpAllreduce: return "dp_allreduce";
     case Phase::kPrefetch: return "prefetch";
+    case Phase::kIterationOverhead:
+      return "iteration_overhead";
+    case Phase::kDdpAllreduce:
+      return "ddp_allreduce";
+    case Phase::kDenseOptimizer:
+      return "dense_optimizer";
   }
   return "unknown";
 }

@@ -15,6 +15,7 @@
 #include "shardlab/planner/limits.h"
 #include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/topology.h"
+#include "shardlab/sim/collective_model.h"
 #include "shardlab/sim/flow_network.h"
 #include "shardlab/sim/simulation_memory.h"
 #include "traffic.h"
@@ -97,14 +98,14 @@ void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, co
         }
         if (!record_phases) continue;
         const bool comm = detail::is_comm_phase(task.phase);
-        if (duration <= 0.0 && !(comm && ex.has_collectives(r, task.phase))) continue;
+        if (duration <= 0.0 && !(comm && ex.has_collectives(r, t))) continue;
         PhaseRecord p;
         p.phase = task.phase;
         p.stream = task.stream;
         p.iteration = task.iteration;
         p.start_ms = timing.start;
         p.end_ms = timing.end;
-        p.bytes = comm ? ex.phase_bytes(r, task.phase) : 0.0;
+        p.bytes = comm ? ex.task_bytes(r, t) : 0.0;
         p.tables = traffic.ranks[static_cast<size_t>(r)].shards;
         rr.phases.push_back(p);
       }
@@ -141,20 +142,40 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
   auto traffic = detail::build_traffic(scenario, space, plan, topology, *graph);
   if (!traffic) return traffic.status();
   const bool training = !scenario.planner.is_inference;
-  const std::vector<detail::CollectiveSpec> collectives =
-      options.comm_model == CommModel::kEstimates ? detail::estimate_collectives(traffic->ranks, training)
-                                                  : traffic->collectives;
+  std::vector<detail::CollectiveSpec> collectives = traffic->collectives;
+  const bool dense = training && scenario.workload.dense.has_value();
+  if (options.comm_model == CommModel::kEstimates) {
+    collectives = detail::estimate_collectives(traffic->ranks, training);
+    for (detail::CollectiveSpec& c : collectives) {
+      // The embedding gradients exist when the dense model says, as in the flows.
+      if (dense && c.phase == Phase::kBwdOutputDist)
+        c.ready_fraction = traffic->embedding_grad_fraction;
+    }
+    for (detail::CollectiveSpec& c : detail::ddp_collectives(traffic->collectives)) {
+      collectives.push_back(std::move(c));
+    }
+  }
 
   EventQueue queue;
   FlowNetwork network(queue, *graph, options.contention);
-  const detail::Schedule schedule = detail::build_schedule(options.iterations, options.overlap, training);
-  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph);
+  const CollectiveModel model(scenario, options.calibration);
+  const detail::Schedule schedule =
+      detail::build_schedule({.iterations = options.iterations,
+                              .overlap = options.overlap,
+                              .training = training,
+                              .iteration_overhead = scenario.workload.iteration_overhead_ms > 0.0,
+                              .dense_model = dense});
+  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model);
   if (!executor.run()) return Status::internal("simulation stalled: some phases never became ready");
 
   SimResult out;
   out.scenario = scenario.name;
   out.iterations = options.iterations;
   out.local_world_size = graph->local_world_size();
+  out.dense_params = traffic->dense_params;
+  out.ddp_buckets = static_cast<int>(std::count_if(
+      collectives.begin(), collectives.end(),
+      [](const detail::CollectiveSpec& c) { return c.phase == Phase::kDdpAllreduce; }));
   const int ranks = static_cast<int>(traffic->ranks.size());
   const std::vector<double> ends = iteration_ends(schedule, executor, ranks, options.iterations);
   out.total_ms = ends.back();

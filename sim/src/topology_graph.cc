@@ -142,6 +142,9 @@ struct TopologyGraph::Impl {
   std::vector<HostPlan> hosts;
   std::vector<Vertex> vertices;
   std::vector<Link> links;
+  std::vector<int> link_ids;     // link_ids[l] == l: one-link routes point here
+  std::vector<int> fabric_up;    // per rank: GPU -> host fabric link
+  std::vector<int> fabric_down;  // per rank: host fabric -> GPU link
   Graph graph;
 
   // Route cache, filled per source on its first query: kMaxRouteLinks link ids
@@ -192,6 +195,8 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
   // equally short path through the fabric wins.
   for (int h = 0; h < num_hosts; ++h) {
     for (int k = 0; k < hosts[h].gpus; ++k) {
+      fabric_up.push_back(static_cast<int>(links.size()));
+      fabric_down.push_back(static_cast<int>(links.size()) + 1);
       add_duplex(LinkKind::kGpuFabric, LinkKind::kFabricGpu, hosts[h].first_rank + k, fabric_vertex[h],
                  hosts[h].intra_bw, fabric.intra_host_latency_ms);
     }
@@ -261,6 +266,8 @@ Result<TopologyGraph> TopologyGraph::build(const planner::TopologySpec& topology
   impl->local_world_size = local_world_size_of(topology);
   impl->hosts = plan_hosts(topology, fabric);
   impl->build(fabric);
+  impl->link_ids.resize(impl->links.size());
+  for (size_t l = 0; l < impl->links.size(); ++l) impl->link_ids[l] = static_cast<int>(l);
   impl->route_links.resize(impl->num_ranks);
   impl->route_len.resize(impl->num_ranks);
   return TopologyGraph(std::move(impl));
@@ -298,6 +305,18 @@ bool TopologyGraph::non_blocking() const {
 }
 
 std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const { return impl_->route(src_rank, dst_rank); }
+
+std::span<const int> TopologyGraph::link_route(int link) const {
+  assert(link >= 0 && link < static_cast<int>(impl_->link_ids.size()));
+  return {impl_->link_ids.data() + link, 1};
+}
+
+int TopologyGraph::fabric_uplink(int rank) const {
+  return impl_->fabric_up[static_cast<size_t>(rank)];
+}
+int TopologyGraph::fabric_downlink(int rank) const {
+  return impl_->fabric_down[static_cast<size_t>(rank)];
+}
 
 double TopologyGraph::route_latency(int src_rank, int dst_rank) const {
   double total = 0.0;

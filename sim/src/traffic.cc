@@ -5,6 +5,7 @@
 #include <string>
 
 #include "shardlab/planner/estimators.h"
+#include "shardlab/sim/dense_model.h"
 
 namespace shardlab::sim::detail {
 namespace {
@@ -230,7 +231,52 @@ void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLa
   }
 }
 
+// The dense model's times on the scenario's GPU. Without a GPU preset (the
+// loader then requires dense_fwd_ms and dense_bwd_ms) only the buckets are
+// needed: they become ready in proportion to each layer's backward FLOPs and
+// bytes, and the optimizer step costs nothing.
+DenseTimes dense_timing(const DenseArchitecture& arch, const planner::Scenario& scenario) {
+  const planner::DenseSpec& spec = *scenario.workload.dense;
+  if (scenario.gpu) {
+    return dense_times(arch, spec, *scenario.gpu, scenario.topology.hbm_mem_bw,
+                       scenario.workload.ddp_first_bucket_bytes,
+                       scenario.workload.ddp_bucket_bytes);
+  }
+  std::vector<double> weights;
+  for (const DenseLayer& l : arch.layers) weights.push_back(l.bwd_flops() + l.bwd_bytes);
+  DenseTimes t;
+  t.buckets =
+      gradient_buckets(arch, weights, spec.gradient_bytes, scenario.workload.ddp_first_bucket_bytes,
+                       scenario.workload.ddp_bucket_bytes);
+  t.embedding_grad_fraction = embedding_grad_fraction(arch, weights);
+  return t;
+}
+
+// One all-reduce per DDP bucket, in bucket order; those holding bottom MLP
+// gradients go after the embedding gradients' all-to-all (part 1).
+void append_ddp_buckets(const DenseTimes& dense, int ranks, std::vector<CollectiveSpec>* out) {
+  if (ranks < 2) return;
+  for (const GradientBucket& b : dense.buckets) {
+    CollectiveSpec ar;
+    ar.phase = Phase::kDdpAllreduce;
+    ar.kind = CollectiveKind::kAllReduce;
+    ar.members = all_ranks(ranks);
+    ar.bytes = b.bytes;
+    ar.ready_fraction = b.ready_fraction;
+    ar.part = b.after_embeddings ? 1 : 0;
+    out->push_back(std::move(ar));
+  }
+}
+
 }  // namespace
+
+std::vector<CollectiveSpec> ddp_collectives(const std::vector<CollectiveSpec>& collectives) {
+  std::vector<CollectiveSpec> out;
+  for (const CollectiveSpec& c : collectives) {
+    if (c.phase == Phase::kDdpAllreduce) out.push_back(c);
+  }
+  return out;
+}
 
 std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ranks, bool training) {
   std::vector<CollectiveSpec> out;
@@ -290,10 +336,25 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
       }
     }
   }
+  const planner::WorkloadSpec& workload = scenario.workload;
+  DenseTimes dense;
+  if (workload.dense) {
+    auto arch = dense_architecture(*workload.dense, feature_dims(scenario), scenario.batch_size);
+    if (!arch) return arch.status();
+    dense = dense_timing(*arch, scenario);
+    t.dense_layers = static_cast<int>(arch->layers.size());
+    t.dense_params = arch->params;
+  }
   for (int r = 0; r < ranks; ++r) {
     RankWork& w = t.ranks[static_cast<size_t>(r)];
-    w.dense_fwd_ms = dense_time(scenario.workload.dense_fwd_ms, r);
-    w.dense_bwd_ms = training ? dense_time(scenario.workload.dense_bwd_ms, r) : 0.0;
+    // Given times override the model's.
+    w.dense_fwd_ms =
+        workload.dense_fwd_ms.empty() ? dense.fwd_ms : dense_time(workload.dense_fwd_ms, r);
+    w.dense_bwd_ms = !training                       ? 0.0
+                     : workload.dense_bwd_ms.empty() ? dense.bwd_ms
+                                                     : dense_time(workload.dense_bwd_ms, r);
+    w.dense_optimizer_ms = training ? dense.optimizer_ms : 0.0;
+    w.iteration_overhead_ms = workload.iteration_overhead_ms;
   }
 
   // Issue order: sharding types in the sharder's order; backward reversed.
@@ -323,6 +384,14 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
     ar.members = all_ranks(ranks);
     ar.bytes = dp.allreduce_bytes;
     t.collectives.push_back(std::move(ar));
+  }
+  if (workload.dense) {
+    // The embedding gradients leave once the dense model has produced them.
+    t.embedding_grad_fraction = dense.embedding_grad_fraction;
+    for (CollectiveSpec& c : t.collectives) {
+      if (c.phase == Phase::kBwdOutputDist) c.ready_fraction = t.embedding_grad_fraction;
+    }
+    append_ddp_buckets(dense, ranks, &t.collectives);
   }
   return t;
 }

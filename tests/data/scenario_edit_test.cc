@@ -75,6 +75,32 @@ TEST(ScenarioEditTest, AcceptsWhatTheLoaderAccepts) {
   EXPECT_FALSE(removed->constraints[0]->sharding_types.has_value());
 }
 
+TEST(ScenarioEditTest, APresetSetByAnEditFillsWhatTheFileLeftOut) {
+  // tiny_2gpu sets hbm_cap and no bandwidth; an unrelated edit first must not
+  // turn the defaults the writer spells out into explicit fields.
+  const planner::Scenario s = load("tiny_2gpu.json");
+  auto batch = edit_scenario(s, {"batch_size"}, "256", "tiny");
+  ASSERT_TRUE(batch.is_ok()) << batch.status().message();
+  EXPECT_EQ(batch->topology.hbm_mem_bw, s.topology.hbm_mem_bw);
+  auto h100 = edit_scenario(*batch, {"topology", "gpu"}, "\"h100-sxm\"", "tiny");
+  ASSERT_TRUE(h100.is_ok()) << h100.status().message();
+  EXPECT_DOUBLE_EQ(h100->topology.hbm_mem_bw, 3.35e9);  // 3,350 GB/s in bytes per ms
+  EXPECT_NE(h100->topology.intra_host_bw, s.topology.intra_host_bw);
+  EXPECT_EQ(h100->topology.hbm_cap, int64_t{16} << 30);  // explicit in the file: kept
+  // Removing the preset brings TorchRec's defaults back.
+  auto none = edit_scenario(*h100, {"topology", "gpu"}, "null", "tiny");
+  ASSERT_TRUE(none.is_ok()) << none.status().message();
+  EXPECT_EQ(none->topology.hbm_mem_bw, s.topology.hbm_mem_bw);
+  EXPECT_EQ(none->topology.intra_host_bw, s.topology.intra_host_bw);
+  EXPECT_EQ(none->topology.bwd_compute_multiplier, s.topology.bwd_compute_multiplier);
+  // A field set by an edit is explicit from then on: a preset does not replace it.
+  auto set = edit_scenario(s, {"topology", "hbm_mem_bw"}, "1e9", "tiny");
+  ASSERT_TRUE(set.is_ok());
+  auto kept = edit_scenario(*set, {"topology", "gpu"}, "\"h100-sxm\"", "tiny");
+  ASSERT_TRUE(kept.is_ok());
+  EXPECT_DOUBLE_EQ(kept->topology.hbm_mem_bw, 1e9);
+}
+
 TEST(ScenarioEditTest, RefusesWithTheLoadersMessage) {
   const planner::Scenario s = load("tiny_2gpu.json");
   auto zero = edit_scenario(s, {"tables", 2, "embedding_dim"}, "0", "tiny.json");

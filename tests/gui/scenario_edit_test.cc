@@ -157,6 +157,49 @@ class ScenarioEditTest : public QObject {
     QVERIFY(wb.outcome()->result.ok());
   }
 
+  void edits_the_gpu_preset_and_the_dense_model() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QSignalSpy refused(&wb, &Workbench::editRefused);
+    const QModelIndex gpu = models.settings.index(
+        models.settings.row_of(QStringLiteral("topology.gpu")), ScenarioSettingsModel::kValue);
+    QCOMPARE(gpu.data().toString(), QString());
+    // A preset fills the bandwidths the file leaves out (tiny_2gpu sets only hbm_cap).
+    QVERIFY(models.settings.setData(gpu, QStringLiteral("h100-sxm"), Qt::EditRole));
+    QVERIFY(wb.scenario()->gpu.has_value());
+    QCOMPARE(wb.scenario()->topology.hbm_mem_bw, 3.35e9);
+    QCOMPARE(wb.scenario()->topology.hbm_cap, int64_t{16} << 30);  // explicit in the file: kept
+    QVERIFY(!models.settings.setData(gpu, QStringLiteral("h1000"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("unknown GPU preset")));
+
+    const QModelIndex dense = models.settings.index(
+        models.settings.row_of(QStringLiteral("workload.dense")), ScenarioSettingsModel::kValue);
+    QVERIFY(models.settings.setData(
+        dense,
+        QStringLiteral(
+            R"({"dense_features": 13, "bottom_mlp": [64], "interaction": {"kind": "cat"}, "top_mlp": [32, 1]})"),
+        Qt::EditRole));
+    QVERIFY(wb.scenario()->workload.dense.has_value());
+    QCOMPARE(wb.scenario()->workload.dense->bottom_mlp, std::vector<int64_t>{64});
+    QVERIFY(dense.data().toString().contains(QStringLiteral("\"cat\"")));
+    // The loader judges the object: a DCN interaction needs its layer count.
+    QVERIFY(!models.settings.setData(
+        dense,
+        QStringLiteral(
+            R"({"dense_features": 13, "bottom_mlp": [32], "interaction": {"kind": "dcn"}})"),
+        Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(
+        QStringLiteral("workload.dense.interaction.layers")));
+    // Empty removes both.
+    QVERIFY(models.settings.setData(dense, QString(), Qt::EditRole));
+    QVERIFY(!wb.scenario()->workload.dense.has_value());
+    QVERIFY(models.settings.setData(gpu, QString(), Qt::EditRole));
+    QVERIFY(!wb.scenario()->gpu.has_value());
+    QCOMPARE(wb.scenario()->topology.hbm_mem_bw, planner::kDefaultHbmMemBw);
+  }
+
   void field_values_are_typed_as_json_without_judging_them() {
     QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral(" 64 ")), QStringLiteral("64"));
     QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral("32 GiB")), QStringLiteral("\"32 GiB\""));
@@ -167,6 +210,11 @@ class ScenarioEditTest : public QObject {
              QStringLiteral("[\"table_wise\",\"row_wise\"]"));
     QCOMPARE(field_json(FieldKind::kString, QStringLiteral("a\"b")), QStringLiteral("\"a\\\"b\""));
     QCOMPARE(field_json(FieldKind::kBool, QStringLiteral("yes")), QStringLiteral("true"));
+    QCOMPARE(field_json(FieldKind::kName, QStringLiteral(" b200 ")), QStringLiteral("\"b200\""));
+    QCOMPARE(field_json(FieldKind::kName, QString()), QStringLiteral("null"));
+    QCOMPARE(field_json(FieldKind::kJson, QStringLiteral("{\"a\": 1}")),
+             QStringLiteral("{\"a\": 1}"));
+    QCOMPARE(field_json(FieldKind::kJson, QStringLiteral("  ")), QStringLiteral("null"));
   }
 };
 

@@ -20,6 +20,9 @@ namespace shardlab::data {
 
 std::string scenario_to_json(const planner::Scenario& scenario, int indent = kDefaultJsonIndent);
 
+// The `workload.dense` object alone (for front ends that show and edit it).
+std::string dense_to_json(const planner::DenseSpec& dense, int indent = kDefaultJsonIndent);
+
 // The docs/scenario-format.md names of enum values the writer uses (also for front ends
 // that show them).
 std::string to_string(planner::ModuleKind kind);         // "embedding_bag_collection", ...

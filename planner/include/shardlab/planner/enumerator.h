@@ -41,8 +41,9 @@ EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topol
 
 // Estimates options as enumerate_options() does: TorchRec's perf and storage
 // estimators for one scenario, topology, version and calibration. Proposers
-// use it for options they derive from enumerated ones.
-// REQUIRES: `topology` and `calibration` outlive the estimator.
+// use it for options they derive from enumerated ones. Without
+// `calibration`, the scenario's GPU preset profile applies, if it has one.
+// REQUIRES: `scenario`, `topology` and `calibration` outlive the estimator.
 class OptionEstimator {
  public:
   OptionEstimator(const Scenario& scenario, const Topology& topology, const CostCalibration* calibration);
@@ -56,7 +57,8 @@ class OptionEstimator {
 
 // Enumerates and estimates every option. Fails with kNoOptions when a table
 // has no option left after constraints. `calibration` (not owned, may be
-// null) replaces TorchRec's perf constants (cost_calibration.h).
+// null) replaces TorchRec's perf constants (cost_calibration.h); null uses
+// the scenario's preset_calibration when it has one.
 Result<SearchSpace> enumerate_options(const Scenario& scenario, const Topology& topology,
                                       std::vector<ModuleInfo> modules,
                                       const CostCalibration* calibration = nullptr);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
+#include "shardlab/planner/hardware_spec.h"
 #include "shardlab/planner/torchrec_version.h"
 #include "shardlab/planner/types.h"
 
@@ -57,6 +59,8 @@ enum class ModuleKind { kEmbeddingBagCollection, kEmbeddingCollection };
 struct ModuleSpec {
   ModuleKind kind = ModuleKind::kEmbeddingBagCollection;
   int64_t dense_param_bytes = 0;  // bytes of non-embedding parameters
+  // dense_param_bytes was computed from workload.dense (the file leaves it out).
+  bool dense_param_bytes_derived = false;
 };
 
 struct TableSpec {
@@ -179,12 +183,71 @@ struct FabricSpec {
   std::vector<HostFabricSpec> hosts;
 };
 
+// Optional `workload.dense`: the dense architecture of a DLRM-family model
+// (docs/scenario-format.md "The dense model"), which the simulator turns into
+// per-layer times and DDP gradient buckets (sim/dense_model.h).
+enum class InteractionKind { kDot, kDcn, kCat, kNone };
+
+struct InteractionSpec {
+  InteractionKind kind = InteractionKind::kDot;
+  int layers = 0;                   // dcn: cross layers, >= 1
+  std::optional<int64_t> low_rank;  // dcn: rank of each layer's weight; absent: full rank
+  bool self_interaction = false;    // dot: also each vector with itself
+};
+
+struct DenseSpec {
+  int64_t dense_features = 0;       // inputs of the bottom MLP, >= 0
+  std::vector<int64_t> bottom_mlp;  // layer widths, each >= 1
+  InteractionSpec interaction;
+  std::vector<int64_t> top_mlp;  // layer widths, each >= 1
+  Precision precision = Precision::kFp32;
+  // Optimizer of the dense parameters (its step reads and writes their
+  // state); kNone: plain SGD without momentum.
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  // Element size of the gradients DDP all-reduces, bytes (fp32 master
+  // weights: 4 whatever the compute precision).
+  int gradient_bytes = 4;
+  // Bias, activation and their gradients run in the GEMMs' epilogues
+  // (cuBLASLt, HugeCTR's MLP layers) instead of as separate kernels.
+  bool fused_epilogues = false;
+  // GPU time between two kernels of the dense model, microseconds (launch
+  // gaps of an eager framework; ~0 under CUDA graphs).
+  double kernel_overhead_us = 0.0;
+};
+
+// PyTorch DDP's default bucket caps (bucket_cap_mb = 25; the first bucket
+// 1 MiB, torch.distributed's _DEFAULT_FIRST_BUCKET_BYTES).
+inline constexpr int64_t kDefaultDdpBucketBytes = int64_t{25} << 20;
+inline constexpr int64_t kDefaultDdpFirstBucketBytes = int64_t{1} << 20;
+
 // Optional `workload`: the dense part of the model, for the simulator.
 struct WorkloadSpec {
   // Dense forward / backward time per iteration in ms: empty means 0, one
-  // value applies to every rank, otherwise one value per rank.
+  // value applies to every rank, otherwise one value per rank. With `dense`
+  // they override the model's times.
   std::vector<double> dense_fwd_ms;
   std::vector<double> dense_bwd_ms;
+  std::optional<DenseSpec> dense;
+  // Host-side work per iteration (data loading, launches), ms >= 0: its own
+  // phase at the start of every iteration.
+  double iteration_overhead_ms = 0.0;
+  // DDP gradient bucket caps, bytes >= 1: the first bucket's (the last
+  // layers' gradients, ready first) and every other one's.
+  int64_t ddp_first_bucket_bytes = kDefaultDdpFirstBucketBytes;
+  int64_t ddp_bucket_bytes = kDefaultDdpBucketBytes;
+};
+
+// Topology fields the file left out (preset or not): a GPU preset fills them;
+// a scenario written with a preset, and an edit, keep them implicit.
+struct PresetFills {
+  bool hbm_cap = false;
+  bool ddr_cap = false;
+  bool hbm_mem_bw = false;
+  bool ddr_mem_bw = false;
+  bool hbm_to_ddr_mem_bw = false;
+  bool intra_host_bw = false;
+  bool inter_host_bw = false;
+  bool bwd_compute_multiplier = false;
 };
 
 struct Scenario {
@@ -200,6 +263,13 @@ struct Scenario {
   PlannerSpec planner;
   FabricSpec fabric;      // topology.fabric (defaults when absent)
   WorkloadSpec workload;  // workload (defaults when absent)
+  // topology.gpu: the preset's device numbers for the simulator; absent
+  // without a preset. `preset_fills`: the topology fields the file left out.
+  std::optional<GpuSpec> gpu;
+  PresetFills preset_fills;
+  // The GPU preset's default calibration profile (docs/presets.md): the cost
+  // model parameters used when no calibration is given. Absent without a preset.
+  std::optional<CostCalibration> preset_calibration;
 
   // Index of the table named `name`, or -1.
   int table_index(const std::string& name) const;

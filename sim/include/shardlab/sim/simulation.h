@@ -3,11 +3,19 @@
 // the topology graph, compute from the planner's per-shard cost model.
 //
 // Per rank and iteration i (phase names as in docs/simulation.md "The result file"):
-//   compute stream: prefetch(i), fwd_compute(i), dense_fwd(i), dense_bwd(i),
-//                   bwd_compute(i)
+//   compute stream: iteration_overhead(i), prefetch(i), fwd_compute(i),
+//                   dense_fwd(i), dense_bwd(i), bwd_compute(i),
+//                   dense_optimizer(i)
 //   comm stream:    input_dist(i+1) (issued before this iteration's forward, so
 //                   it runs under this iteration's compute), output_dist(i),
-//                   bwd_output_dist(i), dp_allreduce(i)
+//                   ddp_allreduce(i) (DDP's buckets of the top MLP and the
+//                   interaction), bwd_output_dist(i), ddp_allreduce(i) (the
+//                   buckets holding the bottom MLP), dp_allreduce(i)
+// A bucket is all-reduced once the dense backward has produced it, and the
+// embedding gradients leave once the interaction's backward is done
+// (docs/simulation.md "DDP's all-reduce"). iteration_overhead, dense_optimizer
+// and ddp_allreduce exist only when the workload asks for them
+// (workload.iteration_overhead_ms, workload.dense).
 // Without overlap everything runs on one stream, in iteration order.
 #pragma once
 
@@ -16,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -32,7 +41,11 @@ enum class Phase {
   kBwdCompute,
   kDpAllreduce,
   kPrefetch,
+  kIterationOverhead,
+  kDdpAllreduce,
+  kDenseOptimizer,
 };
+inline constexpr int kNumPhases = static_cast<int>(Phase::kDenseOptimizer) + 1;
 enum class Stream { kCompute, kComm };
 
 std::string_view to_string(Phase p);   // "input_dist", ...
@@ -50,6 +63,10 @@ struct SimOptions {
   bool contention = true;     // max-min sharing of links (else alpha-beta per flow)
   CommModel comm_model = CommModel::kFlows;
   bool record_phases = true;  // false: only totals (for the perf model)
+  // Calibrated communication (comm.intra_host / inter_host) for the flows:
+  // messages capped at the calibrated bandwidth, the calibrated latency once
+  // per collective (collective_model.h). Null: none. Must outlive simulate().
+  const planner::CostCalibration* calibration = nullptr;
 };
 
 struct PhaseRecord {
@@ -90,6 +107,8 @@ struct SimResult {
   std::string scenario;
   int iterations = 0;
   int local_world_size = 1;
+  int64_t dense_params = 0;   // parameters of workload.dense (0 without)
+  int ddp_buckets = 0;        // DDP buckets all-reduced per iteration
   double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before
   double total_ms = 0.0;      // end of the last iteration
   std::vector<RankResult> ranks;

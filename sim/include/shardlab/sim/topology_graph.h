@@ -79,6 +79,11 @@ class TopologyGraph {
   // The span stays valid while the graph lives. Routes from a source are found
   // on its first query and cached, so route() mutates a cache: not thread-safe.
   std::span<const int> route(int src_rank, int dst_rank) const;
+  // A route of the single link `link` (a link id), valid while the graph lives.
+  std::span<const int> link_route(int link) const;
+  // The link from rank's GPU into its host fabric, and back.
+  int fabric_uplink(int rank) const;
+  int fabric_downlink(int rank) const;
   // Sum of the route's link latencies, and its smallest capacity.
   double route_latency(int src_rank, int dst_rank) const;
   double route_bottleneck(int src_rank, int dst_rank) const;
