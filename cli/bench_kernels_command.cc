@@ -57,7 +57,7 @@ Result<int64_t> parse_count(const std::string& text) {
     }
   } catch (const std::exception&) {
   }
-  return Status::invalid_scenario("--rows: " + data::quoted(text) +
+  return Status::invalid_argument("--rows: " + data::quoted(text) +
                                   " is not a positive count (e.g. 100000, 64k, 1M)");
 }
 

@@ -82,7 +82,7 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
     for (const data::RunSummary& r : *runs) s.ids.push_back(r.id);
     std::sort(s.ids.begin(), s.ids.end());
     if (s.ids.empty()) {
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           fmt::format("{}: no replay runs to calibrate from; run `shardlab replay` first", store.path()));
     }
   }
@@ -93,7 +93,7 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
     if (!run) return run.status();
     const data::RunSummary& sum = run->summary;
     if (run->measurements.empty()) {
-      return Status::invalid_scenario(fmt::format(
+      return Status::invalid_argument(fmt::format(
           "{}: run {} ({}) has no measurements; calibrate fits the measurements of `shardlab replay` runs",
           store.path(), id, data::to_string(sum.kind)));
     }
@@ -225,7 +225,7 @@ int run_calibrate(const CalibrateArgs& args) {
   std::error_code ec;
   if (!std::filesystem::exists(where.path, ec)) {
     return fail(
-        Status::invalid_scenario(fmt::format("{}: no run store here; run `shardlab replay` first "
+        Status::invalid_argument(fmt::format("{}: no run store here; run `shardlab replay` first "
                                              "(--db or SHARDLAB_DB name another file)",
                                              shown(where.path))));
   }

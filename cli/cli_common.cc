@@ -26,9 +26,13 @@ namespace shardlab::cli {
 int exit_status(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk: return kExitOk;
-    case StatusCode::kInvalidScenario:
+    // What the user gave or asked for cannot be used: a bad input, a file or
+    // run that is not there, a damaged store, a device this host lacks.
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kCorrupt:
     case StatusCode::kIo:
-    case StatusCode::kUnavailable: return kExitInvalid;  // e.g. --backend cuda on a host without a GPU
+    case StatusCode::kUnavailable: return kExitInvalid;
     case StatusCode::kPlanner: return kExitPlanner;
     case StatusCode::kInternal: return kExitInternal;
   }
@@ -126,10 +130,10 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
   }
   Status status = loaded.status();
   // Reading the scenario is input, whatever the cause: exit 2, invalid_scenario.
-  if (status.code() != StatusCode::kInvalidScenario) {
+  if (status.code() != StatusCode::kInvalidArgument) {
     std::string msg = status.message();
     if (msg.find(shown(path)) == std::string::npos) msg = shown(path) + ": " + msg;
-    status = Status::invalid_scenario(msg);
+    status = Status::invalid_argument(msg);
   }
   print_error(status.message());
   *exit_code = kExitInvalid;
@@ -262,12 +266,12 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
             ? !number(part, &first) || !number(part, &last)
             : !number(part.substr(0, dash), &first) || !number(part.substr(dash + 1), &last) ||
                   last < first) {
-      return Status::invalid_scenario(fmt::format(
+      return Status::invalid_argument(fmt::format(
           "{}: {} is not a {} or a range FIRST-LAST of {}s >= {} (e.g. {} 3,5-7)", spec.option,
           data::quoted(part), spec.what, spec.what, spec.minimum, spec.option));
     }
     if (last > spec.maximum) {
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           fmt::format("{}: {} {} is not in {}..{}{}", spec.option, spec.what, last, spec.minimum,
                       spec.maximum, spec.range_note.empty() ? "" : " (" + spec.range_note + ")"));
     }
@@ -284,7 +288,7 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
     // New ids of this range; no overflow: ids are >= minimum >= 0 and hi >= lo.
     const int64_t added = overlaps ? hi - merged.back().second : hi - lo + 1;
     if (added > kMaxListed - count) {
-      return Status::invalid_scenario(fmt::format("{}: names more than {} {}s (at {})", spec.option,
+      return Status::invalid_argument(fmt::format("{}: names more than {} {}s (at {})", spec.option,
                                                   kMaxListed, spec.what,
                                                   data::quoted(fmt::format("{}-{}", lo, hi))));
     }

@@ -307,17 +307,17 @@ Result<Json> parse_json_document(const std::string& text, const KeySchema* schem
                          /*ignore_comments=*/false);
   } catch (const json::exception& e) {
     // sax_parse reports through parse_error(); this is only a safety net.
-    return Status::invalid_scenario("malformed JSON: " + reason_of(e));
+    return Status::invalid_argument("malformed JSON: " + reason_of(e));
   } catch (const std::bad_alloc&) {
     lexer_out_of_memory = true;  // a token (a huge string) did not fit; the builder frees what it built
   }
   if (lexer_out_of_memory || builder.out_of_memory()) {
     const std::string where = builder.out_of_memory() ? *builder.error() : std::string("<root>");
-    return Status::invalid_scenario(where + ": reading this document needs more than " +
+    return Status::invalid_argument(where + ": reading this document needs more than " +
                                     planner::memory_text(max_tree_bytes) + " of memory");
   }
   if (!ok || builder.error()) {
-    return Status::invalid_scenario(builder.error().value_or("malformed JSON"));
+    return Status::invalid_argument(builder.error().value_or("malformed JSON"));
   }
   return builder.take_root();
 }
@@ -329,7 +329,7 @@ Result<Json> parse_json_document(const std::string& text, const KeySchema* schem
   if (doc || doc.status().message().find(": reading this document needs more than ") == std::string::npos) {
     return doc;
   }
-  return Status::invalid_scenario(doc.status().message() + ", more than is left of the memory budget (" +
+  return Status::invalid_argument(doc.status().message() + ", more than is left of the memory budget (" +
                                   planner::memory_text(budget->bytes) + ", " + budget->source + "); " +
                                   planner::kMemoryBudgetVariable + " sets the budget");
 }

@@ -167,7 +167,7 @@ Status invalid_at(std::string path, std::string_view what, const Json* got,
     msg += ", expected ";
     msg += expected;
   }
-  return Status::invalid_scenario(std::move(msg));
+  return Status::invalid_argument(std::move(msg));
 }
 
 Result<int64_t> IntValue::operator()(const Json& v, const JsonPath& path) const {

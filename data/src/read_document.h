@@ -35,7 +35,7 @@ auto read_document(const std::string& text, const std::string& origin, const Key
     return Status::internal(printable(origin + ": unexpected JSON error: " + e.what()));
   } catch (const std::bad_alloc&) {
     release_tree(*doc);
-    return Status::invalid_scenario(origin + ": not enough memory to hold the " + std::string(what) +
+    return Status::invalid_argument(origin + ": not enough memory to hold the " + std::string(what) +
                                     " it describes");
   }
 }

@@ -62,6 +62,7 @@ Status store_error(const std::string& path, const char* doing, const std::except
     const int code = se->getErrorCode();
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
       msg += fmt::format(" (the file is not a ShardLab run store or is damaged; {})", kLeftAlone);
+      return Status::corrupt(printable(msg));
     } else if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
       msg += fmt::format(" (another process held the store for more than {} ms)", kBusyTimeoutMs);
     }
@@ -71,13 +72,13 @@ Status store_error(const std::string& path, const char* doing, const std::except
 
 Status corrupt_row(const std::string& path, const char* table, const char* column,
                    const std::string& value) {
-  return Status::io_error(
+  return Status::corrupt(
       printable(fmt::format("{}: table {}: column {} holds unknown value '{}' (damaged run store?)",
                             path, table, column, value)));
 }
 
 Status no_run(const std::string& path, int64_t id) {
-  return Status::invalid_scenario(printable(fmt::format("{}: no run {}", path, id)));
+  return Status::not_found(printable(fmt::format("{}: no run {}", path, id)));
 }
 
 Status read_only(const std::string& path, const char* doing) {
@@ -92,7 +93,7 @@ Result<std::string> normalised_summary(const std::string& text) {
   nlohmann::ordered_json j =
       nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return Status::invalid_scenario("run summary_json must be a JSON object, got: " +
+    return Status::invalid_argument("run summary_json must be a JSON object, got: " +
                                     printable(text.substr(0, 80)));
   }
   return j.dump();
@@ -204,7 +205,7 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
           printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(err))));
     }
     if (access != StoreAccess::kCreate) {
-      return Status::invalid_scenario(printable(fmt::format(
+      return Status::not_found(printable(fmt::format(
           "{}: no run store here (no such file; nothing has been recorded in it)", path)));
     }
     const fs::path dir = fs::path(path).parent_path();
@@ -216,11 +217,11 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
     return FileState::kMissing;
   }
   if (S_ISDIR(st.st_mode)) {
-    return Status::invalid_scenario(
+    return Status::invalid_argument(
         printable(fmt::format("{}: not a run store: is a directory", path)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::invalid_scenario(printable(
+    return Status::invalid_argument(printable(
         fmt::format("{}: not a run store: not a regular file (a device or a pipe)", path)));
   }
   if (st.st_size == 0) return FileState::kEmpty;
@@ -265,7 +266,7 @@ Probe probe(SQLite::Database& db) {
 Status judge(const std::string& path, const Probe& p, StoreAccess access) {
   if (p.application_id == kRunStoreApplicationId) {
     if (p.user_version > kRunStoreSchemaVersion) {
-      return Status::invalid_scenario(printable(
+      return Status::unavailable(printable(
           fmt::format("{}: run store schema version {} is newer than the version this ShardLab "
                       "supports ({}); use a newer ShardLab or another run store file",
                       path, p.user_version, kRunStoreSchemaVersion)));
@@ -274,7 +275,7 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
   }
   if (p.application_id == 0 && p.user_version == 0 && p.schema_objects == 0) {
     if (access == StoreAccess::kCreate) return Status::ok();
-    return Status::invalid_scenario(printable(fmt::format(
+    return Status::not_found(printable(fmt::format(
         "{}: no run store here (an empty database; nothing has been recorded in it)", path)));
   }
   const std::string app =
@@ -289,7 +290,7 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
 
 // A writer's refusal of a damaged store; `finding` is what SQLite said.
 Status damaged(const std::string& path, const std::string& finding) {
-  return Status::io_error(printable(fmt::format(
+  return Status::corrupt(printable(fmt::format(
       "{}: the run store is damaged (SQLite's quick check: {}); nothing is written to a damaged "
       "store: `shardlab runs check` shows what is wrong; copy the runs you need and start another "
       "store",
@@ -320,7 +321,7 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
     if (!inspected) return inspected.status();
     state = *inspected;
     if (state == FileState::kEmpty && access != StoreAccess::kCreate) {
-      return Status::invalid_scenario(printable(fmt::format(
+      return Status::not_found(printable(fmt::format(
           "{}: no run store here (an empty file; nothing has been recorded in it)", path)));
     }
   }
@@ -334,7 +335,7 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
       if (Status verdict = judge(path, p, access); !verdict.is_ok()) return verdict;
       if (access == StoreAccess::kRead) {
         if (p.user_version < kRunStoreSchemaVersion) {
-          return Status::invalid_scenario(
+          return Status::invalid_argument(
               printable(fmt::format("{}: run store schema version {} is older than this ShardLab's "
                                     "({}); recording a run upgrades it",
                                     path, p.user_version, kRunStoreSchemaVersion)));
@@ -686,9 +687,9 @@ RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 RunStore::~RunStore() = default;
 
 Result<RunStore> RunStore::open(const std::string& path, StoreAccess access) {
-  if (path.empty()) return Status::invalid_scenario("run store path is empty");
+  if (path.empty()) return Status::invalid_argument("run store path is empty");
   if (path == ":memory:")
-    return Status::invalid_scenario("use RunStore::open_in_memory() for ':memory:'");
+    return Status::invalid_argument("use RunStore::open_in_memory() for ':memory:'");
   return open_connection(path, access, /*in_memory=*/false);
 }
 
@@ -714,7 +715,7 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
     for (int64_t input : run.inputs) {
       if (!run_exists(db, input)) {
-        return Status::invalid_scenario(
+        return Status::invalid_argument(
             printable(fmt::format("{}: input run {} does not exist", impl_->path, input)));
       }
     }
@@ -891,7 +892,7 @@ Status RunStore::check_integrity() const {
     const size_t shown = std::min<size_t>(problems.size(), 10);
     for (size_t i = 0; i < shown; ++i) msg += "\n  " + problems[i];
     if (shown < problems.size()) msg += fmt::format("\n  ... {} more", problems.size() - shown);
-    return Status::io_error(printable_lines(msg));
+    return Status::corrupt(printable_lines(msg));
   } catch (const std::exception& e) {
     return store_error(impl_->path, "cannot check the run store", e);
   }

@@ -14,7 +14,7 @@ namespace {
 using internal::Json;
 
 Status bad_edit(const std::string& origin, const FieldPath& path, const std::string& why) {
-  return Status::invalid_scenario(internal::printable(origin + ": " + to_string(path) + ": " + why));
+  return Status::invalid_argument(internal::printable(origin + ": " + to_string(path) + ": " + why));
 }
 
 // The writer spells out the topology fields the file left out when there is

@@ -33,7 +33,7 @@ Status check_module_build(const Json& tables_json, const JsonPath& tables_path, 
     for (std::size_t i = 1; i < s.tables.size(); ++i) {
       const planner::TableSpec& t = s.tables[i];
       if (t.embedding_dim == dim) continue;
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           tables_path.at(i).child("embedding_dim").to_string() +
           ": All tables in a EmbeddingCollection are required to have same embedding dimension. "
           "Violating case: " + t.name + "'s embedding_dim " + std::to_string(t.embedding_dim) + " != " +

@@ -87,13 +87,13 @@ Status check_input_list_lengths(const ConstraintSpec& c, const JsonPath& path) {
       if (!got.empty()) got += ", ";
       got += std::string(q.name) + " " + std::to_string(q.size);
     }
-    return Status::invalid_scenario(path.to_string() + ": per-input lists differ in length: got " + got +
+    return Status::invalid_argument(path.to_string() + ": per-input lists differ in length: got " + got +
                                     ", expected equal lengths");
   }
   if (!c.pooling_factors) {
     for (const Present& p : present) {
       if (p.size > 1) {
-        return Status::invalid_scenario(
+        return Status::invalid_argument(
             path.to_string() + ": " + std::string(p.name) +
             " without pooling_factors describes more inputs than the default single one: got " +
             std::to_string(p.size) + " entries, expected 1 (or give pooling_factors)");

@@ -111,7 +111,7 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
                                      const std::atomic<bool>& cancel) {
   SimulationOutcome out;
   if (!base.result.search_space) {
-    out.status = Status::invalid_scenario("nothing to simulate: the scenario has no search space");
+    out.status = Status::invalid_argument("nothing to simulate: the scenario has no search space");
     return out;
   }
   Result<sim::SimResult> simulated =

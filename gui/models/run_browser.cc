@@ -125,7 +125,7 @@ Status RunBrowser::open(const QString& path) {
 }
 
 Status RunBrowser::refresh() {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<std::vector<data::RunSummary>> runs = store_->list_runs();
   if (!runs.is_ok()) {
     emit errorOccurred(QString::fromStdString(runs.status().message()));
@@ -137,7 +137,7 @@ Status RunBrowser::refresh() {
 }
 
 Status RunBrowser::open_run(int64_t id) {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> run = store_->get_run(id);
   if (!run.is_ok()) {
     emit errorOccurred(QString::fromStdString(run.status().message()));
@@ -175,7 +175,7 @@ Status RunBrowser::open_run(int64_t id) {
 }
 
 Result<data::RunDiff> RunBrowser::diff(int64_t a, int64_t b) const {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> ra = store_->get_run(a);
   if (!ra.is_ok()) return ra.status();
   Result<data::StoredRun> rb = store_->get_run(b);
@@ -184,11 +184,11 @@ Result<data::RunDiff> RunBrowser::diff(int64_t a, int64_t b) const {
 }
 
 Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> run = store_->get_run(id);
   if (!run.is_ok()) return run.status();
   if (!run->calibration) {
-    return Status::invalid_scenario(store_->path() + ": run " + std::to_string(id) + " holds no calibration");
+    return Status::invalid_argument(store_->path() + ": run " + std::to_string(id) + " holds no calibration");
   }
   CalibrationData view;
   view.run_id = id;

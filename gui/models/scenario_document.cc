@@ -56,7 +56,7 @@ void ScenarioDocument::make_current(ScenarioPtr scenario, const QString& change)
 }
 
 Status ScenarioDocument::save(const QString& path) {
-  if (!scenario_) return Status::invalid_scenario("no scenario is open");
+  if (!scenario_) return Status::not_found("no scenario is open");
   // As the command line writes its outputs (docs/outputs.md): atomically over a
   // regular file or a link's target, never over a device or FIFO.
   if (Status st = data::write_output_file(path.toStdString(), data::scenario_to_json(*scenario_) + "\n");

@@ -101,7 +101,7 @@ void Workbench::set_scenario(ScenarioPtr scenario, const QString& origin) {
 }
 
 Result<ScenarioPtr> Workbench::edit(const data::FieldPath& path, const QString& value_json) const {
-  if (!scenario()) return Status::invalid_scenario("no scenario is open");
+  if (!scenario()) return Status::not_found("no scenario is open");
   const std::string name = origin().isEmpty() ? scenario()->name : origin().toStdString();
   Result<planner::Scenario> edited = data::edit_scenario(*scenario(), path, value_json.toStdString(), name);
   if (!edited.is_ok()) return edited.status();
@@ -126,7 +126,7 @@ void Workbench::apply_edit_result(ScenarioPtr edited, const QString& description
 
 Status Workbench::save() {
   if (document_.path().isEmpty()) {
-    return Status::invalid_scenario("the scenario has no file yet: save it as a new file");
+    return Status::invalid_argument("the scenario has no file yet: save it as a new file");
   }
   return save_as(document_.path());
 }
@@ -268,13 +268,13 @@ void Workbench::report_warnings(const std::vector<std::string>& warnings) {
 
 Status Workbench::open_compare_row(int row) {
   if (!comparison_ || row < 0 || row >= static_cast<int>(comparison_->comparison.rows.size())) {
-    return Status::invalid_scenario("no comparison row " + std::to_string(row + 1));
+    return Status::invalid_argument("no comparison row " + std::to_string(row + 1));
   }
   if (!compare_state().current()) {
-    return Status::invalid_scenario("the comparison is out of date: run it again before opening a row");
+    return Status::invalid_argument("the comparison is out of date: run it again before opening a row");
   }
   const sim::CompareRow& r = comparison_->comparison.rows[static_cast<size_t>(row)];
-  if (!r.plan) return Status::invalid_scenario("comparison row " + std::to_string(row + 1) + " has no plan");
+  if (!r.plan) return Status::invalid_argument("comparison row " + std::to_string(row + 1) + " has no plan");
   const planner::PartitionedPlan plan = *r.plan;
   return show_plan(
       [&](const planner::SearchSpace& space) -> Result<planner::PartitionedPlan> {
@@ -298,7 +298,7 @@ Status Workbench::open_compare_row(int row) {
 Status Workbench::show_plan(
     const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read, PlanSource source,
     const std::string& source_name, std::shared_ptr<const kernels::ReplayResult> replay) {
-  if (!scenario()) return Status::invalid_scenario("open a scenario before a plan");
+  if (!scenario()) return Status::invalid_argument("open a scenario before a plan");
   worker_.cancel(/*announce=*/false);  // the plan shown supersedes any planning
   auto outcome = std::make_shared<PlanOutcome>();
   outcome->scenario = scenario();
@@ -433,7 +433,7 @@ void Workbench::show_best() {
 }
 
 Status Workbench::select_proposal(int index) {
-  if (!outcome_) return Status::invalid_scenario("no planning outcome");
+  if (!outcome_) return Status::invalid_argument("no planning outcome");
   if (index < 0) {
     if (selected_proposal() < 0) return Status::ok();
     show_best();
@@ -444,7 +444,7 @@ Status Workbench::select_proposal(int index) {
     return Status::ok();
   }
   if (index >= static_cast<int>(outcome_->proposals.size())) {
-    return Status::invalid_scenario("no proposal " + std::to_string(index));
+    return Status::invalid_argument("no proposal " + std::to_string(index));
   }
   Result<planner::ProposalPlacement> placed = planner::place_proposal(
       *outcome_->scenario, outcome_->result, outcome_->proposals.proposal(static_cast<size_t>(index)));
@@ -468,7 +468,7 @@ Status Workbench::select_proposal(int index) {
     simulation_status_ = Status::ok();
     worker_.submit_simulation(outcome_, displayed_->plan);
   } else {
-    simulation_status_ = Status::invalid_scenario("proposal " + std::to_string(index) +
+    simulation_status_ = Status::invalid_argument("proposal " + std::to_string(index) +
                                                   " does not fit: its relaxed placement is not simulated");
   }
   emit simulationChanged();

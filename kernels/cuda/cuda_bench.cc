@@ -57,17 +57,17 @@ Result<double> copy_bandwidth(int warmup, int iterations, cudaStream_t stream) {
 }
 
 Status check_bench_options(const KernelBenchOptions& o) {
-  if (o.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
-  if (o.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
-  if (o.bags < 1) return Status::invalid_scenario("--bags must be at least 1");
+  if (o.iterations < 1) return Status::invalid_argument("--iterations must be at least 1");
+  if (o.warmup < 0) return Status::invalid_argument("--warmup must not be negative");
+  if (o.bags < 1) return Status::invalid_argument("--bags must be at least 1");
   for (int64_t r : o.rows) {
-    if (r < 1) return Status::invalid_scenario("--rows: " + std::to_string(r) + " must be at least 1");
+    if (r < 1) return Status::invalid_argument("--rows: " + std::to_string(r) + " must be at least 1");
   }
   for (int64_t d : o.dims) {
-    if (d < 1) return Status::invalid_scenario("--dims: " + std::to_string(d) + " must be at least 1");
+    if (d < 1) return Status::invalid_argument("--dims: " + std::to_string(d) + " must be at least 1");
   }
   for (double p : o.pooling_factors) {
-    if (!(p >= 0)) return Status::invalid_scenario("--pooling: " + std::to_string(p) + " must not be negative");
+    if (!(p >= 0)) return Status::invalid_argument("--pooling: " + std::to_string(p) + " must not be negative");
   }
   return Status::ok();
 }

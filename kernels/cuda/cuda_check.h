@@ -43,9 +43,3 @@ constexpr const char* source_name(const char* path) {
 
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-// Relays a failed Status (or Result's status) upward unchanged.
-#define SHARDLAB_RETURN_IF_ERROR(expr)              \
-  do {                                              \
-    ::shardlab::Status shardlab_status_ = (expr);   \
-    if (!shardlab_status_.is_ok()) return shardlab_status_; \
-  } while (0)

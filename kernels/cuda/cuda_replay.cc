@@ -57,7 +57,7 @@ Result<ReplayResult> cuda_replay(CudaContext& ctx, const ReplayWorkload& workloa
                                  const ProgressFn& progress) {
   if (Status st = check_options(workload, options); !st) return st;
   const std::vector<int> ranks = replayed_ranks(workload, options);
-  if (ranks.empty()) return Status::invalid_scenario("no ranks to replay");
+  if (ranks.empty()) return Status::invalid_argument("no ranks to replay");
   Result<std::vector<ReplayWave>> waves = place_waves(ranks, ctx.launch, ctx.devices);
   if (!waves) return waves.status();
 #if defined(SHARDLAB_HAVE_MPI)

@@ -37,7 +37,7 @@ Result<std::unique_ptr<ReplayBackend>> make_backend(std::string_view name) {
         "README)");
 #endif
   }
-  return Status::invalid_scenario("unknown backend '" + std::string(name) + "' (expected cpu or cuda)");
+  return Status::invalid_argument("unknown backend '" + std::string(name) + "' (expected cpu or cuda)");
 }
 
 int replay_process_rank() { return detect_launch().rank; }

@@ -112,7 +112,7 @@ struct SplitMix {
 
 Status check_options(const CalibrationOptions& o) {
   if (!(o.holdout_fraction >= 0.0 && o.holdout_fraction < 1.0)) {
-    return Status::invalid_scenario("calibration: holdout fraction must be in [0, 1), got " +
+    return Status::invalid_argument("calibration: holdout fraction must be in [0, 1), got " +
                                     number(o.holdout_fraction));
   }
   const std::pair<const char*, double> bandwidths[] = {
@@ -120,12 +120,12 @@ Status check_options(const CalibrationOptions& o) {
       {"intra-host bandwidth", o.intra_host_bw}, {"inter-host bandwidth", o.inter_host_bw}};
   for (const auto& [name, bw] : bandwidths) {
     if (!(std::isfinite(bw) && bw > 0.0)) {
-      return Status::invalid_scenario("calibration: " + std::string(name) + " must be > 0 bytes/ms, got " +
+      return Status::invalid_argument("calibration: " + std::string(name) + " must be > 0 bytes/ms, got " +
                                       number(bw));
     }
   }
   if (!(std::isfinite(o.bwd_multiplier) && o.bwd_multiplier >= 0.0)) {
-    return Status::invalid_scenario("calibration: backward multiplier must be >= 0, got " +
+    return Status::invalid_argument("calibration: backward multiplier must be >= 0, got " +
                                     number(o.bwd_multiplier));
   }
   return Status::ok();
@@ -386,7 +386,7 @@ Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& ms, const
   }
   const HoldoutSplit split = holdout_split(ms, options);
   if (split.fit.empty()) {
-    return Status::invalid_scenario("calibration: none of the " + records(ms.size(), "measurement record") +
+    return Status::invalid_argument("calibration: none of the " + records(ms.size(), "measurement record") +
                                     " can be fitted (lookups and collectives with positive bytes and time are "
                                     "needed)");
   }

@@ -109,13 +109,13 @@ bool nnls_solve(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, Eigen::Vecto
 Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int cols, const std::vector<double>& b) {
   if (rows < 0 || cols < 0 || a.size() != static_cast<size_t>(rows) * static_cast<size_t>(cols) ||
       b.size() != static_cast<size_t>(rows)) {
-    return Status::invalid_scenario("nnls: A has " + std::to_string(a.size()) + " values and b " +
+    return Status::invalid_argument("nnls: A has " + std::to_string(a.size()) + " values and b " +
                                     std::to_string(b.size()) + ", expected " + std::to_string(rows) + "x" +
                                     std::to_string(cols) + " and " + std::to_string(rows));
   }
   const auto finite = [](double v) { return std::isfinite(v); };
   if (!std::all_of(a.begin(), a.end(), finite) || !std::all_of(b.begin(), b.end(), finite)) {
-    return Status::invalid_scenario("nnls: A and b must be finite");
+    return Status::invalid_argument("nnls: A and b must be finite");
   }
   Eigen::MatrixXd am(rows, cols);
   for (int i = 0; i < rows; ++i) {

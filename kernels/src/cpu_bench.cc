@@ -46,24 +46,24 @@ double copy_bandwidth(int warmup, int iterations) {
 
 Status check(const KernelBenchOptions& o) {
   if (o.rows.empty() || o.dims.empty() || o.pooling_factors.empty()) {
-    return Status::invalid_scenario("bench-kernels: --rows, --dims and --pooling need at least one value each");
+    return Status::invalid_argument("bench-kernels: --rows, --dims and --pooling need at least one value each");
   }
   for (int64_t r : o.rows) {
-    if (r < 1) return Status::invalid_scenario("bench-kernels: rows " + std::to_string(r) + " must be >= 1");
+    if (r < 1) return Status::invalid_argument("bench-kernels: rows " + std::to_string(r) + " must be >= 1");
   }
   for (int64_t d : o.dims) {
-    if (d < 1) return Status::invalid_scenario("bench-kernels: dim " + std::to_string(d) + " must be >= 1");
+    if (d < 1) return Status::invalid_argument("bench-kernels: dim " + std::to_string(d) + " must be >= 1");
   }
   for (double p : o.pooling_factors) {
     if (!(p >= 0)) {
       std::ostringstream msg;
       msg << "bench-kernels: pooling factor " << p << " must be >= 0";
-      return Status::invalid_scenario(msg.str());
+      return Status::invalid_argument(msg.str());
     }
   }
-  if (o.bags < 1) return Status::invalid_scenario("bench-kernels: --bags must be >= 1");
-  if (o.iterations < 1) return Status::invalid_scenario("bench-kernels: --iterations must be >= 1");
-  if (o.warmup < 0) return Status::invalid_scenario("bench-kernels: --warmup must be >= 0");
+  if (o.bags < 1) return Status::invalid_argument("bench-kernels: --bags must be >= 1");
+  if (o.iterations < 1) return Status::invalid_argument("bench-kernels: --iterations must be >= 1");
+  if (o.warmup < 0) return Status::invalid_argument("bench-kernels: --warmup must be >= 0");
   return Status::ok();
 }
 

@@ -186,7 +186,7 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
                                 const ProgressFn& progress) {
   if (Status st = check_replay_options(workload, options); !st) return st;
   const std::vector<int> ranks = replayed_ranks(workload, options);
-  if (ranks.empty()) return Status::invalid_scenario("no ranks to replay");
+  if (ranks.empty()) return Status::invalid_argument("no ranks to replay");
 
   // Memory first: a table too large for this machine is an error, not a crash.
   double table_bytes = 0.0;
@@ -197,7 +197,7 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   }
   const double memory = physical_memory_bytes();
   if (memory > 0 && table_bytes > 0.8 * memory) {
-    return Status::invalid_scenario("the replayed tables need " + std::to_string(table_bytes / (1 << 30)) +
+    return Status::invalid_argument("the replayed tables need " + std::to_string(table_bytes / (1 << 30)) +
                                     " GiB, more than 80% of this machine's memory; cap the rows per shard "
                                     "(--max-rows) or replay fewer ranks (--ranks)");
   }

@@ -11,7 +11,7 @@ Result<std::vector<ReplayWave>> place_waves(const std::vector<int>& ranks, const
   if (ranks.empty() || devices.empty()) return waves;
   if (launch.size > 1) {
     if (static_cast<size_t>(launch.size) != ranks.size()) {
-      return Status::invalid_scenario("mpirun started " + std::to_string(launch.size) +
+      return Status::invalid_argument("mpirun started " + std::to_string(launch.size) +
                                       " processes; the replay runs one per replayed rank (" +
                                       std::to_string(ranks.size()) + "): start " + std::to_string(ranks.size()) +
                                       " processes, or replay " + std::to_string(launch.size) + " ranks");

@@ -18,7 +18,7 @@ Result<Precision> replay_precision(const planner::Scenario& scenario, const plan
   const planner::DataType t = scenario.tables[static_cast<size_t>(o.table)].data_type;
   if (t == planner::DataType::kFp32) return Precision::kFp32;
   if (t == planner::DataType::kFp16) return Precision::kFp16;
-  return Status::invalid_scenario("table '" + o.name + "': data_type " + std::string(planner::to_string(t)) +
+  return Status::invalid_argument("table '" + o.name + "': data_type " + std::string(planner::to_string(t)) +
                                   " has no replay kernel (only fp32 and fp16 tables replay)");
 }
 
@@ -73,7 +73,7 @@ Result<ReplayWorkload> build_workload(const planner::Scenario& scenario, const p
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
       if (rank < 0 || rank >= w.world_size) {
-        return Status::invalid_scenario("plan: shard " + std::to_string(s) + " of table '" + o.name +
+        return Status::invalid_argument("plan: shard " + std::to_string(s) + " of table '" + o.name +
                                         "' is placed on rank " + std::to_string(rank) + ", not on one of ranks 0.." +
                                         std::to_string(w.world_size - 1));
       }

@@ -706,7 +706,7 @@ Status check_limits(const Scenario& scenario) {
   std::string msg = limit_path(*v) + ": " + v->what;
   if (v->has_got) msg += ": got " + got_text(*v);
   msg += ", expected " + v->expected;
-  return Status::invalid_scenario(std::move(msg));
+  return Status::invalid_argument(std::move(msg));
 }
 
 }  // namespace shardlab::planner

@@ -132,7 +132,7 @@ Result<std::vector<Limit>> current_limits() {
     if (!bytes) {
       std::string shown(env);
       if (shown.size() > 60) shown = shown.substr(0, 60) + "...";
-      return Status::invalid_scenario(std::string(kMemoryBudgetVariable) + ": not a size: got \"" + shown +
+      return Status::invalid_argument(std::string(kMemoryBudgetVariable) + ": not a size: got \"" + shown +
                                       "\", expected bytes or a size such as \"4 GiB\"");
     }
     limits.push_back({*bytes, &Usage::resident_bytes, kMemoryBudgetVariable});
@@ -205,7 +205,7 @@ Status check_memory(std::string_view what, int64_t need_bytes, std::string_view 
                     budget->source + ")";
   if (!remedy.empty()) msg += "; " + std::string(remedy);
   msg += "; " + std::string(kMemoryBudgetVariable) + " sets the budget";
-  return Status::invalid_scenario(std::move(msg));
+  return Status::invalid_argument(std::move(msg));
 }
 
 }  // namespace shardlab::planner

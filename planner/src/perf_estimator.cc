@@ -297,7 +297,7 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
   // The scenario's limits keep TorchRec's terms finite; a calibration built
   // in code is not checked by any loader, so check what it produced.
   if (!std::isfinite(p.total())) {
-    return Status::invalid_scenario("table " + option->name + ": the " +
+    return Status::invalid_argument("table " + option->name + ": the " +
                                     std::string(to_string(option->sharding_type)) + "/" +
                                     std::string(to_string(option->compute_kernel)) +
                                     " option's estimated time is not finite (" + std::to_string(p.total()) +

@@ -304,7 +304,7 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     // The estimate keeps this rare (memory taken by others meanwhile); the
     // run's structures are freed by now, so the message can be built.
     PlannerResult failed;
-    failed.error = Status::invalid_scenario(
+    failed.error = Status::invalid_argument(
         "planning ran out of memory (the memory budget is checked before enumerating, but the machine had less "
         "to give); plan fewer tables or ranks, or set " + std::string(kMemoryBudgetVariable));
     return failed;

@@ -110,18 +110,18 @@ std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const Part
 Result<ProposalPlacement> place_proposal(const Scenario& scenario, const PlannerResult& result,
                                          const Proposal& proposal) {
   if (!result.search_space || !result.reserved) {
-    return Status::invalid_scenario("no search space to place a proposal in: planning stopped before enumeration");
+    return Status::invalid_argument("no search space to place a proposal in: planning stopped before enumeration");
   }
   const SearchSpace& space = *result.search_space;
   if (proposal.size() != space.fqns.size()) {
-    return Status::invalid_scenario("proposal has " + std::to_string(proposal.size()) + " options, expected one per " +
+    return Status::invalid_argument("proposal has " + std::to_string(proposal.size()) + " options, expected one per " +
                                     "table (" + std::to_string(space.fqns.size()) + ")");
   }
   for (size_t f = 0; f < proposal.size(); ++f) {
     const int o = proposal[f];
     if (o < 0 || o >= static_cast<int>(space.options.size()) ||
         space.fqn_of_option[static_cast<size_t>(o)] != static_cast<int>(f)) {
-      return Status::invalid_scenario("proposal entry " + std::to_string(f) + " (option " + std::to_string(o) +
+      return Status::invalid_argument("proposal entry " + std::to_string(f) + " (option " + std::to_string(o) +
                                       ") is not an option of " + space.fqns[f]);
     }
   }

@@ -27,7 +27,7 @@ Status check_workload(const planner::Scenario& s) {
   const size_t ranks = static_cast<size_t>(s.topology.world_size);
   auto check = [&](const std::vector<double>& v, const char* field) -> Status {
     if (v.size() > 1 && v.size() != ranks) {
-      return Status::invalid_scenario(std::string("workload.") + field + ": " + std::to_string(v.size()) +
+      return Status::invalid_argument(std::string("workload.") + field + ": " + std::to_string(v.size()) +
                                       " values but the topology has " + std::to_string(ranks) +
                                       " ranks (give one value for all ranks, or one per rank)");
     }
@@ -130,7 +130,7 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
                                          const planner::PartitionedPlan& plan, const SimOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (options.iterations < 1) {
-    return Status::invalid_scenario("iterations: " + std::to_string(options.iterations) + " (expected >= 1)");
+    return Status::invalid_argument("iterations: " + std::to_string(options.iterations) + " (expected >= 1)");
   }
   // Inside the limits every duration below is finite (planner/limits.h).
   if (Status st = planner::check_limits(scenario); !st) return st;
@@ -183,7 +183,7 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
   if (!std::isfinite(out.total_ms) || !std::isfinite(out.iteration_ms)) {
     // Unreachable within the limits; a time that overflowed is still the
     // input's doing, never a result to print.
-    return Status::invalid_scenario("the simulated iteration time is not finite (" +
+    return Status::invalid_argument("the simulated iteration time is not finite (" +
                                     std::to_string(out.iteration_ms) +
                                     " ms): a bandwidth, latency or dense time of the scenario is out of range");
   }
@@ -212,7 +212,7 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
     return simulate_within_memory(scenario, space, plan, options);
   } catch (const std::bad_alloc&) {
     // The estimate keeps this rare; the simulation's structures are freed by now.
-    return Status::invalid_scenario(
+    return Status::invalid_argument(
         "the simulation ran out of memory (the memory budget is checked before it starts, but the machine had "
         "less to give); simulate fewer ranks, or set " + std::string(planner::kMemoryBudgetVariable));
   }

@@ -40,12 +40,12 @@ std::string num(double v) {
 
 Status must_be_positive(const std::string& field, double v) {
   if (v > 0.0) return Status::ok();
-  return Status::invalid_scenario(field + ": must be > 0, got " + num(v));
+  return Status::invalid_argument(field + ": must be > 0, got " + num(v));
 }
 
 Status must_be_non_negative(const std::string& field, double v) {
   if (v >= 0.0) return Status::ok();
-  return Status::invalid_scenario(field + ": must be >= 0, got " + num(v));
+  return Status::invalid_argument(field + ": must be >= 0, got " + num(v));
 }
 
 // What one host looks like once the fabric-wide values and its overrides are
@@ -64,24 +64,24 @@ int local_world_size_of(const planner::TopologySpec& topology) {
 
 Status validate(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
   if (topology.world_size < 1) {
-    return Status::invalid_scenario("topology.world_size: must be >= 1, got " + std::to_string(topology.world_size));
+    return Status::invalid_argument("topology.world_size: must be >= 1, got " + std::to_string(topology.world_size));
   }
   const int local = local_world_size_of(topology);
   if (local < 1) {
-    return Status::invalid_scenario("topology.local_world_size: must be >= 1, got " + std::to_string(local));
+    return Status::invalid_argument("topology.local_world_size: must be >= 1, got " + std::to_string(local));
   }
   const int hosts = (topology.world_size + local - 1) / local;
   if (Status s = must_be_positive("topology.intra_host_bw", topology.intra_host_bw); !s) return s;
   if (Status s = must_be_positive("topology.inter_host_bw", topology.inter_host_bw); !s) return s;
   if (fabric.nics_per_host < 0) {
-    return Status::invalid_scenario("topology.fabric.nics_per_host: must be >= 0, got " +
+    return Status::invalid_argument("topology.fabric.nics_per_host: must be >= 0, got " +
                                     std::to_string(fabric.nics_per_host));
   }
   if (fabric.nic_bw) {
     if (Status s = must_be_positive("topology.fabric.nic_bw", *fabric.nic_bw); !s) return s;
   }
   if (!(fabric.oversubscription >= 1.0)) {
-    return Status::invalid_scenario("topology.fabric.oversubscription: must be >= 1, got " +
+    return Status::invalid_argument("topology.fabric.oversubscription: must be >= 1, got " +
                                     num(fabric.oversubscription));
   }
   if (Status s = must_be_non_negative("topology.fabric.intra_host_latency_ms", fabric.intra_host_latency_ms); !s) {
@@ -91,7 +91,7 @@ Status validate(const planner::TopologySpec& topology, const planner::FabricSpec
     return s;
   }
   if (!fabric.hosts.empty() && static_cast<int>(fabric.hosts.size()) != hosts) {
-    return Status::invalid_scenario("topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
+    return Status::invalid_argument("topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
                                     " entries but the topology has " + std::to_string(hosts) + " hosts");
   }
   for (size_t h = 0; h < fabric.hosts.size(); ++h) {
@@ -104,7 +104,7 @@ Status validate(const planner::TopologySpec& topology, const planner::FabricSpec
       if (Status s = must_be_positive(field + ".nic_bw", *host.nic_bw); !s) return s;
     }
     if (host.nics && *host.nics < 1) {
-      return Status::invalid_scenario(field + ".nics: must be >= 1, got " + std::to_string(*host.nics));
+      return Status::invalid_argument(field + ".nics: must be >= 1, got " + std::to_string(*host.nics));
     }
   }
   return Status::ok();

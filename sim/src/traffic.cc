@@ -314,7 +314,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
       if (rank < 0 || rank >= ranks) {
-        return Status::invalid_scenario("plan: shard " + std::to_string(s) + " of " + o.fqn + " is on rank " +
+        return Status::invalid_argument("plan: shard " + std::to_string(s) + " of " + o.fqn + " is on rank " +
                                         std::to_string(rank) + ", but the topology has ranks 0.." +
                                         std::to_string(ranks - 1));
       }

@@ -144,7 +144,7 @@ std::string error_of(const std::string& text) {
   auto p = parse_calibration(text, "bad.json");
   EXPECT_FALSE(p.is_ok()) << text;
   if (p.is_ok()) return "";
-  EXPECT_EQ(p.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   return p.status().message();
 }
 
@@ -215,7 +215,7 @@ TEST(CalibrationJson, LoadsFilesAndNamesMissingOnes) {
 
   auto missing = load_calibration_file(path);
   ASSERT_FALSE(missing.is_ok());
-  EXPECT_EQ(missing.status().code(), StatusCode::kIo);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message().rfind(path + ": cannot read calibration profile: ", 0), 0u)
       << missing.status().message();
 }

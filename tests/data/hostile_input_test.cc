@@ -48,7 +48,7 @@ std::string outcome(const std::string& text) {
   auto r = parse_scenario(text, std::string(kOrigin));
   if (r.is_ok()) return "";
   const std::string& msg = r.status().message();
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario) << msg;
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << msg;
   EXPECT_TRUE(msg.starts_with("s.json: ")) << msg;
   EXPECT_TRUE(is_printable_utf8(msg)) << msg;
   EXPECT_LT(msg.size(), 600u) << msg;
@@ -433,11 +433,11 @@ class ScenarioFiles : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(ScenarioFiles, MissingFileIsAnIoErrorNamingThePath) {
+TEST_F(ScenarioFiles, MissingFileIsNotFoundNamingThePath) {
   const std::string path = (dir_ / "absent.json").string();
   auto r = load_scenario_file(path);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kIo);
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(r.status().message().starts_with(path + ": ")) << r.status().message();
 }
 
@@ -460,7 +460,7 @@ TEST_F(ScenarioFiles, EndlessDeviceIsRefusedNotRead) {
 TEST_F(ScenarioFiles, EmptyAndBinaryFilesAreInvalid) {
   auto r = load_scenario_file(write("empty.json", ""));
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("empty.json: malformed JSON at line 1, column 1"), std::string::npos)
       << r.status().message();
 
@@ -469,14 +469,14 @@ TEST_F(ScenarioFiles, EmptyAndBinaryFilesAreInvalid) {
   for (char& c : garbage) c = static_cast<char>(rng() & 0xFF);
   r = load_scenario_file(write("garbage.bin", garbage));
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(is_printable_utf8(r.status().message())) << r.status().message();
 }
 
 TEST_F(ScenarioFiles, NonUtf8PathIsPrintedSafely) {
   auto r = load_scenario_file((dir_ / "bad\xff\x01name.json").string());
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kIo);
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(is_printable_utf8(r.status().message())) << r.status().message();
 }
 

@@ -26,7 +26,7 @@ inline std::string error_of(const std::string& text) {
   auto r = parse_scenario(text, std::string(kOrigin));
   EXPECT_FALSE(r.is_ok()) << "unexpectedly loaded: " << text;
   if (r.is_ok()) return "<loaded>";
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario) << r.status().message();
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().message();
   const std::string& msg = r.status().message();
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_TRUE(msg.starts_with(std::string(kOrigin) + ": ")) << msg;

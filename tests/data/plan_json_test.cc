@@ -244,7 +244,7 @@ TEST(IndentJson, LaysOutACompactDocumentAsTheWriterDoes) {
       [&](int indent) { return plan_to_json(f.scenario, planned, indent); },
       [&](int indent) { return options_to_json(f.scenario, options, indent); },
       [&](int indent) { return plan_to_torchrec_json(f.scenario, planned, indent); },
-      [&](int indent) { return error_to_json(f.scenario.name, Status::invalid_scenario("a \"b\"\n"), nullptr, indent); },
+      [&](int indent) { return error_to_json(f.scenario.name, Status::invalid_argument("a \"b\"\n"), nullptr, indent); },
   };
   for (const auto& write : writers) {
     const std::string compact = write(kCompactJson);
@@ -320,7 +320,7 @@ TEST(ErrorToJson, Shapes) {
   PlannerResult r = f.result(1, 0);
   r.best.reset();
 
-  Json j = Json::parse(error_to_json("tiny", Status::invalid_scenario("bad key"), nullptr));
+  Json j = Json::parse(error_to_json("tiny", Status::invalid_argument("bad key"), nullptr));
   EXPECT_EQ(keys(j), (Keys{"scenario", "error"}));
   EXPECT_EQ(keys(j["error"]), (Keys{"type", "message"}));
   EXPECT_EQ(j["error"]["type"], "invalid_scenario");
@@ -455,7 +455,7 @@ TEST(ParsePlan, ProposalIsInFqnOrder) {
 void expect_error(const Fixture& f, const std::string& text, const std::string& message) {
   Result<planner::PartitionedPlan> p = parse_plan(text, "plan.json", f.scenario, f.space);
   ASSERT_FALSE(p.is_ok()) << text;
-  EXPECT_EQ(p.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(p.status().message(), message);
 }
 

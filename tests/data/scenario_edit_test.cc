@@ -105,7 +105,7 @@ TEST(ScenarioEditTest, RefusesWithTheLoadersMessage) {
   const planner::Scenario s = load("tiny_2gpu.json");
   auto zero = edit_scenario(s, {"tables", 2, "embedding_dim"}, "0", "tiny.json");
   ASSERT_FALSE(zero.is_ok());
-  EXPECT_EQ(zero.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(zero.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(zero.status().message(), "tiny.json: tables[2].embedding_dim: must be an integer >= 1: got 0");
   auto negative = edit_scenario(s, {"constraints", "user_history", "pooling_factors"}, "[-1]", "tiny.json");
   ASSERT_FALSE(negative.is_ok());

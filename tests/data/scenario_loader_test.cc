@@ -417,7 +417,7 @@ TEST(ScenarioValidation, MessageShapeOfTheSpecExample) {
   tables += "]";
   auto r = parse_scenario(scenario_text("", R"({"world_size": 2})", tables), "dlrm.json");
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(), "dlrm.json: tables[3].embedding_dim: must be an integer >= 1: got -5");
 }
 
@@ -693,7 +693,7 @@ TEST(ScenarioValidation, EmbeddingCollectionNeedsOneDim) {
   auto r = parse_scenario(scenario_text(R"(, "module": {"kind": "embedding_collection"})", R"({"world_size": 2})", tables),
                           std::string(kOrigin));
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(), kMessage);
   // Also in inference (the quantized collection has the same rule).
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "module": {"kind": "embedding_collection"}, "planner": {"is_inference": true})",
@@ -738,7 +738,7 @@ void check_golden_scenario(const fs::path& file) {
   const std::string stem = file.stem().string();
   if (stem == "fail_sequence_ec_mixed_dims") {
     ASSERT_FALSE(r.is_ok());
-    EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(r.status().message().find(kMixedDimsMessage), std::string::npos) << r.status().message();
     // The same text TorchRec raised, as recorded in the golden.
     fs::path golden = file;

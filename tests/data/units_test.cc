@@ -34,7 +34,7 @@ std::string size_error(const std::string& s) {
   auto r = parse_size_string(s);
   EXPECT_FALSE(r.is_ok()) << '"' << s << "\" parsed as " << (r.is_ok() ? *r : 0);
   if (r.is_ok()) return "";
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   return r.status().message();
 }
 

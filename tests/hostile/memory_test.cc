@@ -37,7 +37,10 @@ struct ChildOutcome {
 int exit_code(const Status& s) {
   switch (s.code()) {
     case StatusCode::kOk: return 0;
-    case StatusCode::kInvalidScenario:
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kCorrupt:
+    case StatusCode::kUnavailable:
     case StatusCode::kIo: return 2;
     case StatusCode::kPlanner: return 3;
     case StatusCode::kInternal: return 1;

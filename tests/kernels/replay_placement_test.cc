@@ -53,7 +53,7 @@ TEST(ReplayPlacementTest, UnderMpirunEachProcessDrivesItsRank) {
   }
   auto wrong = place_waves(ranks, ProcessLaunch{.rank = 0, .size = 8}, {0});
   ASSERT_FALSE(wrong);
-  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(wrong.status().message().find("mpirun started 8 processes"), std::string::npos)
       << wrong.status().message();
 }

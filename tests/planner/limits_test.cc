@@ -30,7 +30,7 @@ Scenario one_table(int world_size, int64_t rows, int64_t dim) {
 std::string error_of(const Scenario& s) {
   const Status st = check_limits(s);
   EXPECT_FALSE(st.is_ok());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   return st.message();
 }
 
@@ -53,7 +53,7 @@ TEST(Limits, HugePoolingFactorIsRefusedNamingIt) {
   // plan() refuses it too, before any arithmetic.
   const PlannerResult r = plan(s);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error.code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.error.code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(r.search_space.has_value());
 }
 

@@ -199,7 +199,7 @@ std::string build_error(const TopologySpec& t, const FabricSpec& f) {
   Result<TopologyGraph> g = TopologyGraph::build(t, f);
   EXPECT_FALSE(g.is_ok());
   if (g.is_ok()) return "";
-  EXPECT_EQ(g.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
   return g.status().message();
 }
 
