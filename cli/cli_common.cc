@@ -25,16 +25,20 @@ namespace shardlab::cli {
 
 int exit_status(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kOk:
+      return kExitOk;
     // What the user gave or asked for cannot be used: a bad input, a file or
     // run that is not there, a damaged store, a device this host lacks.
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kCorrupt:
     case StatusCode::kIo:
-    case StatusCode::kUnavailable: return kExitInvalid;
-    case StatusCode::kPlanner: return kExitPlanner;
-    case StatusCode::kInternal: return kExitInternal;
+    case StatusCode::kUnavailable:
+      return kExitInvalid;
+    case StatusCode::kPlanner:
+      return kExitPlanner;
+    case StatusCode::kInternal:
+      return kExitInternal;
   }
   return kExitInternal;
 }
@@ -123,8 +127,8 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
     planner::Scenario scenario = std::move(loaded).value();
     if (!torchrec_version.empty()) {
       // The option's check accepts known names only.
-      scenario.planner.torchrec_version =
-          planner::parse_torchrec_version(torchrec_version).value_or(planner::kLatestTorchRecVersion);
+      scenario.planner.torchrec_version = planner::parse_torchrec_version(torchrec_version)
+                                              .value_or(planner::kLatestTorchRecVersion);
     }
     return scenario;
   }
@@ -230,6 +234,13 @@ CLI::Validator number_in_range(double min, double max) {
       min, max);
 }
 
+CLI::Validator number_other_than(double excluded) {
+  return number_check(
+      "!= " + bound_text(excluded),
+      [](double v, double x, double) { return v != x ? std::string() : "is not allowed"; },
+      excluded, 0.0);
+}
+
 CLI::Validator finite_number() {
   return number_check(
       "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
@@ -237,11 +248,13 @@ CLI::Validator finite_number() {
 
 void add_torchrec_version_option(CLI::App* cmd, std::string* version) {
   std::vector<std::string> names;
-  for (planner::TorchRecVersion v : planner::all_torchrec_versions()) names.emplace_back(planner::to_string(v));
-  cmd->add_option("--torchrec-version", *version,
-                  "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
-                  "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
-                  "planner.torchrec_version, else 2026-08)")
+  for (planner::TorchRecVersion v : planner::all_torchrec_versions())
+    names.emplace_back(planner::to_string(v));
+  cmd->add_option(
+         "--torchrec-version", *version,
+         "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
+         "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
+         "planner.torchrec_version, else 2026-08)")
       ->check(CLI::IsMember(names))
       ->type_name("VERSION");
 }
@@ -319,17 +332,6 @@ std::string format_id_list(const std::vector<int64_t>& ids) {
     i = j + 1;
   }
   return out;
-}
-
-std::string format_bytes(double bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (!(std::fabs(bytes) >= 1024.0)) return fmt::format("{:.0f} B", bytes);
-  size_t unit = 0;
-  while (std::fabs(bytes) >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.2f} {}", bytes, kUnits[unit]);
 }
 
 }  // namespace shardlab::cli

@@ -22,10 +22,10 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
@@ -235,7 +235,7 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
   // SQLite's smallest database is one 512-byte page; 100 bytes hold the header.
   if (st.st_size < 100 || in.gcount() != sizeof head ||
       std::memcmp(head, kMagic, sizeof head) != 0) {
-    return Status::io_error(
+    return Status::invalid_argument(
         printable(fmt::format("{}: the file is not a ShardLab run store or is damaged: not an "
                               "SQLite database ({} byte{}, not "
                               "starting with SQLite's header); {}",
@@ -282,7 +282,7 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
       p.application_id == 0
           ? std::string("no application_id")
           : fmt::format("application_id {:#x}", static_cast<uint32_t>(p.application_id));
-  return Status::io_error(printable(fmt::format(
+  return Status::invalid_argument(printable(fmt::format(
       "{}: not a ShardLab run store: an SQLite database of another program ({}, user_version {}, "
       "{} tables and indexes); {}",
       path, app, p.user_version, p.schema_objects, kLeftAlone)));
@@ -377,7 +377,8 @@ namespace {
 constexpr size_t kRowsPerInsert = 64;
 
 template <typename BindRow>
-void insert_rows(SQLite::Database& db, std::string_view target, int columns, size_t count, BindRow bind_row) {
+void insert_rows(SQLite::Database& db, std::string_view target, int columns, size_t count,
+                 BindRow bind_row) {
   auto sql = [&](size_t rows) {
     std::string row = "(?";
     for (int c = 1; c < columns; ++c) row += ", ?";
@@ -429,20 +430,22 @@ void insert_estimates(SQLite::Database& db, int64_t run_id, const std::vector<Es
 }
 
 void insert_sim_phases(SQLite::Database& db, int64_t run_id, const std::vector<SimPhaseRow>& rows) {
-  insert_rows(db, "sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, bytes, tables)", 10,
-              rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
-                const SimPhaseRow& r = rows[seq];
-                st.bind(i++, run_id);
-                st.bind(i++, static_cast<int64_t>(seq));
-                st.bind(i++, r.rank);
-                st.bind(i++, std::string(sim::to_string(r.phase)));
-                st.bind(i++, std::string(sim::to_string(r.stream)));
-                st.bind(i++, r.iteration);
-                st.bind(i++, r.start_ms);
-                st.bind(i++, r.end_ms);
-                st.bind(i++, r.bytes);
-                st.bind(i++, r.tables);
-              });
+  insert_rows(
+      db,
+      "sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, bytes, tables)",
+      10, rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
+        const SimPhaseRow& r = rows[seq];
+        st.bind(i++, run_id);
+        st.bind(i++, static_cast<int64_t>(seq));
+        st.bind(i++, r.rank);
+        st.bind(i++, std::string(sim::to_string(r.phase)));
+        st.bind(i++, std::string(sim::to_string(r.stream)));
+        st.bind(i++, r.iteration);
+        st.bind(i++, r.start_ms);
+        st.bind(i++, r.end_ms);
+        st.bind(i++, r.bytes);
+        st.bind(i++, r.tables);
+      });
 }
 
 void insert_measurements(SQLite::Database& db, int64_t run_id,

@@ -9,10 +9,14 @@
 // them exactly, and a single correctly rounded string-to-double conversion of
 // "<digits>e<exponent>" gives the bandwidth. The constructed string has no
 // decimal point, so the C locale's radix character cannot interfere.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -41,7 +45,8 @@ class BigUint {
     for (std::size_t end = digits.size(); end > 0;) {
       const std::size_t begin = end >= kLimbDigits ? end - kLimbDigits : 0;
       uint32_t limb = 0;
-      for (std::size_t i = begin; i < end; ++i) limb = limb * 10 + static_cast<uint32_t>(digits[i] - '0');
+      for (std::size_t i = begin; i < end; ++i)
+        limb = limb * 10 + static_cast<uint32_t>(digits[i] - '0');
       n.limbs_.push_back(limb);
       end = begin;
     }
@@ -140,7 +145,8 @@ std::string_view trim_spaces(std::string_view s) {
 
 Result<Quantity> parse_quantity(std::string_view text) {
   if (text.size() > kMaxUnitStringChars) {
-    return Status::invalid_argument("longer than " + std::to_string(kMaxUnitStringChars) + " characters");
+    return Status::invalid_argument("longer than " + std::to_string(kMaxUnitStringChars) +
+                                    " characters");
   }
   std::string_view s = trim_spaces(text);
   if (s.empty()) return Status::invalid_argument("empty, expected a number and a unit");
@@ -182,7 +188,8 @@ Result<Quantity> parse_quantity(std::string_view text) {
     unit.remove_suffix(2);
   }
   if (unit.empty()) {
-    return Status::invalid_argument(std::string("missing unit, expected one of ") + std::string(kUnitList));
+    return Status::invalid_argument(std::string("missing unit, expected one of ") +
+                                    std::string(kUnitList));
   }
   for (const Unit& u : kUnits) {
     if (u.name == unit) {
@@ -241,11 +248,24 @@ Result<double> parse_bandwidth_string(const std::string& text) {
   const std::string exact = n.to_string() + "e" + std::to_string(exponent);
   errno = 0;
   const double value = std::strtod(exact.c_str(), nullptr);
-  if (value == std::numeric_limits<double>::infinity() || value > std::numeric_limits<double>::max()) {
+  if (value == std::numeric_limits<double>::infinity() ||
+      value > std::numeric_limits<double>::max()) {
     return Status::invalid_argument("too large for a double");
   }
   if (value == 0.0) return Status::invalid_argument("too small: rounds to 0 bytes/ms");
   return value;
+}
+
+std::string format_bytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (!std::isfinite(bytes)) return "-";
+  if (!(std::fabs(bytes) >= 1024.0)) return fmt::format("{:.0f} B", bytes);
+  size_t unit = 0;
+  while (std::fabs(bytes) >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.2f} {}", bytes, kUnits[unit]);
 }
 
 }  // namespace shardlab::data

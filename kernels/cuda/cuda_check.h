@@ -32,14 +32,14 @@ constexpr const char* source_name(const char* path) {
 
 }  // namespace shardlab::kernels::cuda
 
-#define CUDA_CHECK(call)                                                                                    \
-  do {                                                                                                      \
-    const cudaError_t shardlab_cuda_error_ = (call);                                                        \
-    if (shardlab_cuda_error_ != cudaSuccess) {                                                              \
-      return ::shardlab::kernels::cuda::cuda_status(shardlab_cuda_error_, #call,                            \
-                                                    ::shardlab::kernels::cuda::source_name(__FILE__), __LINE__); \
-    }                                                                                                       \
+#define CUDA_CHECK(call)                                                                 \
+  do {                                                                                   \
+    const cudaError_t shardlab_cuda_error_ = (call);                                     \
+    if (shardlab_cuda_error_ != cudaSuccess) {                                           \
+      return ::shardlab::kernels::cuda::cuda_status(                                     \
+          shardlab_cuda_error_, #call, ::shardlab::kernels::cuda::source_name(__FILE__), \
+          __LINE__);                                                                     \
+    }                                                                                    \
   } while (0)
 
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
-

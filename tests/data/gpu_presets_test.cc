@@ -142,8 +142,9 @@ TEST(GpuPresets, FillsOnlyWhatTheFileLeavesOut) {
   EXPECT_DOUBLE_EQ(h100.topology.hbm_mem_bw, 3.35e9);
   EXPECT_DOUBLE_EQ(h100.topology.intra_host_bw, 450 * kGBps);
   EXPECT_DOUBLE_EQ(h100.topology.inter_host_bw, 50 * kGBps);
-  EXPECT_DOUBLE_EQ(h100.topology.ddr_mem_bw, 64 * kGBps);  // the PCIe Gen5 link
-  EXPECT_EQ(h100.topology.ddr_cap, 0);                     // TorchRec's default stays
+  EXPECT_DOUBLE_EQ(h100.topology.ddr_mem_bw, 64 * kGBps);         // the PCIe Gen5 link
+  EXPECT_DOUBLE_EQ(h100.topology.hbm_to_ddr_mem_bw, 64 * kGBps);  // UVM in the 2026-08 model
+  EXPECT_FALSE(h100.topology.ddr_cap);                            // TorchRec's default stays
   EXPECT_TRUE(h100.preset_fills.hbm_mem_bw);
   // The default calibration profile: fused/full lookups at 0.8 of 3.35 TB/s.
   ASSERT_TRUE(h100.preset_calibration);

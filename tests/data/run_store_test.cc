@@ -8,8 +8,6 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -358,7 +356,7 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   set_header_field(path, 60, 7);
   Result<RunStore> refused = RunStore::open(path);
   ASSERT_FALSE(refused.is_ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
                                             "version this ShardLab supports (3); use a "
@@ -426,7 +424,7 @@ TEST(RunStoreFile, RandomBytesAreAnErrorNamingTheFile) {
   }
   Result<RunStore> store = RunStore::open(path);
   ASSERT_FALSE(store.is_ok());
-  EXPECT_EQ(store.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(store.status().message().starts_with(path + ": ")) << store.status().message();
   EXPECT_NE(store.status().message().find("not a ShardLab run store or is damaged"),
             std::string::npos)

@@ -27,11 +27,26 @@
 
 namespace shardlab {
 
-enum class StatusCode { kOk, kInvalidArgument, kNotFound, kCorrupt, kPlanner, kIo, kInternal, kUnavailable };
+enum class StatusCode {
+  kOk,
+  kInvalidArgument,
+  kNotFound,
+  kCorrupt,
+  kPlanner,
+  kIo,
+  kInternal,
+  kUnavailable
+};
 
 // TorchRec's PlannerErrorType values, plus kNoOptions: a table left with no
 // sharding option after constraints (TorchRec raises a plain RuntimeError).
-enum class PlannerErrorType { kInsufficientStorage, kStrictConstraints, kPartition, kOther, kNoOptions };
+enum class PlannerErrorType {
+  kInsufficientStorage,
+  kStrictConstraints,
+  kPartition,
+  kOther,
+  kNoOptions
+};
 
 // "insufficient_storage", "strict_constraints", "partition", "other", "no_options".
 const char* to_string(PlannerErrorType t);
@@ -52,10 +67,10 @@ class [[nodiscard]] Status {
   static Status not_found(std::string msg) { return Status(StatusCode::kNotFound, std::move(msg)); }
   static Status corrupt(std::string msg) { return Status(StatusCode::kCorrupt, std::move(msg)); }
   static Status io_error(std::string msg) { return Status(StatusCode::kIo, std::move(msg)); }
-  static Status internal(std::string msg) {
-    return Status(StatusCode::kInternal, std::move(msg));
+  static Status internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
+  static Status unavailable(std::string msg) {
+    return Status(StatusCode::kUnavailable, std::move(msg));
   }
-  static Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -84,8 +99,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}              // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {       // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.is_ok() && "a Result built from a Status must carry an error");
   }
 
@@ -94,9 +109,18 @@ class [[nodiscard]] Result {
   const Status& status() const { return status_; }
 
   // REQUIRES: is_ok()
-  T& value() & { assert(is_ok()); return *value_; }
-  const T& value() const& { assert(is_ok()); return *value_; }
-  T&& value() && { assert(is_ok()); return std::move(*value_); }
+  T& value() & {
+    assert(is_ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(is_ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(is_ok());
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -110,9 +134,9 @@ class [[nodiscard]] Result {
 }  // namespace shardlab
 
 // Returns `expr` (a Status) from the enclosing function when it is an error.
-#define SHARDLAB_RETURN_IF_ERROR(expr)                         \
-  do {                                                         \
+#define SHARDLAB_RETURN_IF_ERROR(expr)                                     \
+  do {                                                                     \
     if (::shardlab::Status shardlab_status_ = (expr); !shardlab_status_) { \
-      return shardlab_status_;                                 \
-    }                                                          \
+      return shardlab_status_;                                             \
+    }                                                                      \
   } while (false)
