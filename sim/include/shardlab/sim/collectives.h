@@ -65,7 +65,13 @@ struct CollectiveShape {
 
   // The flow a message of `bytes` between these ranks gets.
   FlowShape flow(const TopologyGraph& graph, int src_rank, int dst_rank, double bytes) const;
+  // The same for a message whose ends are on different hosts or not, on a
+  // route whose bottleneck is known (the graph's route_bottleneck).
+  FlowShape flow(bool across_hosts, double route_bottleneck, double bytes) const;
   bool plain() const;
+
+ private:
+  const MessageShape& message(bool across_hosts, double bytes) const;
 };
 
 class CollectiveListener {
