@@ -403,15 +403,20 @@ TEST(CollectivesTest, HierarchicalAllReduceClosedFormEqualsFlowModel) {
   }
 }
 
-// With contention off every flow runs at its bottleneck on any fabric, so a
-// ring over shared NICs is solved in closed form too.
-TEST(CollectivesTest, RingClosedFormWithoutContention) {
+// Two hosts of four GPUs sharing two NICs each: links can saturate.
+TopologyGraph two_hosts_sharing_nics() {
   TopologySpec t;
   t.world_size = 8;
   t.local_world_size = 4;
   FabricSpec f;
   f.nics_per_host = 2;
-  const TopologyGraph graph = std::move(TopologyGraph::build(t, f)).value();
+  return std::move(TopologyGraph::build(t, f)).value();
+}
+
+// With contention off every flow runs at its bottleneck on any fabric, so a
+// ring over shared NICs is solved in closed form too.
+TEST(CollectivesTest, RingClosedFormWithoutContention) {
+  const TopologyGraph graph = two_hosts_sharing_nics();
   ASSERT_FALSE(graph.non_blocking());
   const std::vector<int> order = {0, 4, 1, 5, 2, 6, 3, 7};
   for (const std::vector<double>& joins : join_patterns(8)) {
@@ -432,13 +437,10 @@ TEST(CollectivesTest, RingClosedFormWithoutContention) {
 
 // Sharing a NIC between two GPUs can make links saturate: no closed form.
 TEST(CollectivesTest, SharedNicsRuleOutTheClosedForm) {
+  EXPECT_FALSE(two_hosts_sharing_nics().non_blocking());
   TopologySpec t;
   t.world_size = 8;
   t.local_world_size = 4;
-  FabricSpec f;
-  f.nics_per_host = 2;
-  const TopologyGraph graph = std::move(TopologyGraph::build(t, f)).value();
-  EXPECT_FALSE(graph.non_blocking());
   FabricSpec over;
   over.oversubscription = 2.0;
   EXPECT_FALSE(std::move(TopologyGraph::build(t, over)).value().non_blocking());
