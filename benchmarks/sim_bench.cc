@@ -68,8 +68,10 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
     flows += r->flows;
     benchmark::DoNotOptimize(r->iteration_ms);
   }
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["flows_per_s"] = benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["flows_per_s"] =
+      benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsRate);
   state.counters["events"] = static_cast<double>(events) / static_cast<double>(state.iterations());
   state.counters["ranks"] = p.scenario.topology.world_size;
   state.counters["peak_rss_MiB"] = peak_rss_mib();
@@ -79,7 +81,8 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
 // GPU so that the same model can be placed and simulated at every scale.
 template <int Tables, int Ranks>
 Scenario synthetic() {
-  return shardlab::bench::synthetic_scenario(Tables, Ranks, Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
+  return shardlab::bench::synthetic_scenario(Tables, Ranks,
+                                             Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
 }
 
 // The synthetic model on H100s with a DLRM-DCNv2 dense model, through the
@@ -99,7 +102,8 @@ Scenario synthetic_preset_dense() {
 }
 
 Scenario criteo_kaggle() {
-  auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_criteo_kaggle.json");
+  auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR
+                                              "/data/scenarios/dlrm_criteo_kaggle.json");
   return s ? std::move(s).value() : Scenario{};
 }
 
@@ -122,12 +126,33 @@ void BM_CriteoKaggle(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_CriteoKaggle)->Name("sim/criteo_kaggle/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 8>)->Name("sim/1000_tables/8_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 64>)->Name("sim/1000_tables/64_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 128>)->Name("sim/1000_tables/128_ranks/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 512>)->Name("sim/1000_tables/512_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 1024>)->Name("sim/1000_tables/1024_ranks/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CriteoKaggle)
+    ->Name("sim/criteo_kaggle/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 8>)
+    ->Name("sim/1000_tables/8_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 64>)
+    ->Name("sim/1000_tables/64_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 128>)
+    ->Name("sim/1000_tables/128_ranks/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 512>)
+    ->Name("sim/1000_tables/512_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 1024>)
+    ->Name("sim/1000_tables/1024_ranks/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SyntheticPresetDense<1000, 128>)
     ->Name("sim/preset_dense/1000_tables/128_ranks/iterations")
     ->Arg(1)

@@ -350,8 +350,8 @@ int run_optimize(const OptimizeArgs& args) {
   }
   if (!args.quiet)
     print_summary(args, *scenario, *problem, *result, *start_rated, *best_rated, torchrec_rated);
-  return record(*recorder, args, *scenario, start, *start_rated, written, *best_rated, torchrec_rated,
-                *result);
+  return record(*recorder, args, *scenario, start, *start_rated, written, *best_rated,
+                torchrec_rated, *result);
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace shardlab::cli {
 // go to stderr. The result has num_proposals = num_plans = 0. On failure `error` is set: the
 // enumeration's error (search_space then absent), or an invalid_scenario
 // naming the file when it does not fit the scenario.
-planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
+planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
+                                          const std::string& path,
                                           planner::PerfModel* perf_model = nullptr,
                                           const planner::CostCalibration* calibration = nullptr);
 

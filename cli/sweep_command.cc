@@ -40,10 +40,10 @@ Result<double> parse_size(const std::string& text, const std::string& option) {
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (end != text.c_str() && *end == '\0' && v >= 1 && std::floor(v) == v) return v;
-    return Status::invalid_scenario(option + ": " + bytes.status().message());
+    return Status::invalid_argument(option + ": " + bytes.status().message());
   }
   if (*bytes < 1)
-    return Status::invalid_scenario(option + ": must be at least 1 byte, got " + text);
+    return Status::invalid_argument(option + ": must be at least 1 byte, got " + text);
   return static_cast<double>(*bytes);
 }
 

@@ -327,7 +327,7 @@ Status check_distinct_files(const std::vector<FileRole>& inputs,
     for (std::size_t i = 0; i < seen.size(); ++i) {
       if (!(seen[i].first == *id)) continue;
       const bool other_output = i >= num_inputs;
-      return Status::invalid_scenario(internal::printable(
+      return Status::invalid_argument(internal::printable(
           described(out) + " is the same file as " + described(*seen[i].second) +
           (other_output ? "; two outputs cannot share a file"
                         : "; writing it would destroy the input") +

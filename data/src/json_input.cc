@@ -6,7 +6,7 @@ namespace shardlab::data::internal {
 
 Status with_origin(const Status& status, const std::string& origin) {
   const std::string msg = printable(origin + ": " + status.message());
-  return status.code() == StatusCode::kIo ? Status::io_error(msg) : Status::invalid_scenario(msg);
+  return status.code() == StatusCode::kIo ? Status::io_error(msg) : Status::invalid_argument(msg);
 }
 
 }  // namespace shardlab::data::internal

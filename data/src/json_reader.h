@@ -24,11 +24,11 @@
 #include "shardlab/planner/status.h"
 
 // Returns from the enclosing function when `expr` (a Status) is an error.
-#define SHARDLAB_RETURN_IF_ERROR(expr)                    \
-  do {                                                    \
+#define SHARDLAB_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
     if (::shardlab::Status status_ = (expr); !status_) { \
-      return status_;                                     \
-    }                                                     \
+      return status_;                                    \
+    }                                                    \
   } while (false)
 
 namespace shardlab::data::internal {

@@ -14,7 +14,8 @@ namespace {
 using internal::Json;
 
 Status bad_edit(const std::string& origin, const FieldPath& path, const std::string& why) {
-  return Status::invalid_scenario(internal::printable(origin + ": " + to_string(path) + ": " + why));
+  return Status::invalid_argument(
+      internal::printable(origin + ": " + to_string(path) + ": " + why));
 }
 
 // The writer spells out the topology fields the file left out when there is
@@ -55,16 +56,19 @@ Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const
                                         const std::string& value_json, const std::string& origin) {
   if (path.empty()) return bad_edit(origin, path, "no field to edit");
   auto value = internal::parse_json_document(value_json);
-  if (!value) return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
+  if (!value)
+    return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
   auto doc = internal::parse_json_document(scenario_to_json(scenario, kCompactJson));
-  if (!doc) return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
+  if (!doc)
+    return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
   drop_left_out_topology(scenario.preset_fills, *doc);
 
   // Walk to the parent of the last step, creating objects on the way.
   Json* node = &*doc;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     if (const std::string* key = std::get_if<std::string>(&path[i])) {
-      if (!node->is_object()) return bad_edit(origin, path, "not an object at step " + std::to_string(i));
+      if (!node->is_object())
+        return bad_edit(origin, path, "not an object at step " + std::to_string(i));
       Json& child = (*node)[*key];
       if (child.is_null()) child = Json::object();
       node = &child;

@@ -25,7 +25,8 @@ using internal::with_origin;
 // TorchRec builds the modules before it plans, and refuses some scenarios
 // there (golden README §3.2 item 15, §3.2 item 26). Those refusals are
 // invalid_scenario too, reported at the table that triggers them.
-Status check_module_build(const Json& tables_json, const JsonPath& tables_path, const planner::Scenario& s) {
+Status check_module_build(const Json& tables_json, const JsonPath& tables_path,
+                          const planner::Scenario& s) {
   if (s.module.kind == planner::ModuleKind::kEmbeddingCollection) {
     // An EmbeddingCollection's tables share one dim; TorchRec compares each
     // table with the first and names the first one that differs.
@@ -33,11 +34,12 @@ Status check_module_build(const Json& tables_json, const JsonPath& tables_path, 
     for (std::size_t i = 1; i < s.tables.size(); ++i) {
       const planner::TableSpec& t = s.tables[i];
       if (t.embedding_dim == dim) continue;
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           tables_path.at(i).child("embedding_dim").to_string() +
           ": All tables in a EmbeddingCollection are required to have same embedding dimension. "
-          "Violating case: " + t.name + "'s embedding_dim " + std::to_string(t.embedding_dim) + " != " +
-          std::to_string(dim));
+          "Violating case: " +
+          t.name + "'s embedding_dim " + std::to_string(t.embedding_dim) +
+          " != " + std::to_string(dim));
     }
   }
   if (!s.planner.is_inference) return Status::ok();
@@ -48,11 +50,14 @@ Status check_module_build(const Json& tables_json, const JsonPath& tables_path, 
     const JsonPath table_path = tables_path.at(i);
     const Json& table_json = tables_json[i];
     if (t.data_type == planner::DataType::kBf16) {
-      return invalid_at(table_path.child("data_type"), "bf16 tables cannot be quantized for inference",
-                        &*table_json.find("data_type"), "fp32, fp16, int8, int4 or int2 with planner.is_inference");
+      return invalid_at(table_path.child("data_type"),
+                        "bf16 tables cannot be quantized for inference",
+                        &*table_json.find("data_type"),
+                        "fp32, fp16, int8, int4 or int2 with planner.is_inference");
     }
     if (t.data_type == planner::DataType::kInt4 && t.embedding_dim % 2 != 0) {
-      return invalid_at(table_path.child("embedding_dim"), "an int4 table needs an even embedding_dim for inference",
+      return invalid_at(table_path.child("embedding_dim"),
+                        "an int4 table needs an even embedding_dim for inference",
                         &*table_json.find("embedding_dim"), "a multiple of 2");
     }
     if (t.data_type == planner::DataType::kInt2 && t.embedding_dim % 4 != 0) {

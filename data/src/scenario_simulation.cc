@@ -31,7 +31,8 @@ int host_count(const planner::TopologySpec& t) {
 }
 
 // A dense time: one number for every rank, or a list of one per rank.
-Status read_dense_ms(const ObjectReader& obj, std::string_view key, int world_size, std::vector<double>& out) {
+Status read_dense_ms(const ObjectReader& obj, std::string_view key, int world_size,
+                     std::vector<double>& out) {
   const Json* v = obj.find(key);
   if (v == nullptr) return Status::ok();
   const JsonPath path = obj.path_of(key);
@@ -40,8 +41,8 @@ Status read_dense_ms(const ObjectReader& obj, std::string_view key, int world_si
   if (v->is_array()) {
     if (v->size() != static_cast<std::size_t>(world_size)) {
       return invalid_at(path,
-                        "must have one entry per rank (world_size " + std::to_string(world_size) + "), not " +
-                            std::to_string(v->size()),
+                        "must have one entry per rank (world_size " + std::to_string(world_size) +
+                            "), not " + std::to_string(v->size()),
                         v, expected);
     }
     auto list = ListOf{kLatencyMs, /*non_empty=*/false}(*v, path);
@@ -156,23 +157,25 @@ Status read_dense(const Json& value, const JsonPath& path, planner::DenseSpec& d
 
 }  // namespace
 
-Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t, planner::FabricSpec& f) {
+Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
+                   planner::FabricSpec& f) {
   const Json* value = topology.find("fabric");
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, topology.path_of("fabric"));
   SHARDLAB_RETURN_IF_ERROR(obj.check("a fabric object", kFabricKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nics_per_host", f.nics_per_host, kNicCount));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nic_bw", f.nic_bw, BandwidthValue{}));
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.read("oversubscription", f.oversubscription, NumberValue{.min = 1, .max = planner::kMaxFactor}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("oversubscription", f.oversubscription,
+                                    NumberValue{.min = 1, .max = planner::kMaxFactor}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_latency_ms", f.intra_host_latency_ms, kLatencyMs));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_latency_ms", f.inter_host_latency_ms, kLatencyMs));
   if (const Json* hosts = obj.find("hosts")) {
     const JsonPath path = obj.path_of("hosts");
     const int n = host_count(t);
-    const std::string expected = "a list of " + std::to_string(n) +
-                                 " host objects, ceil(world_size / local_world_size)";
-    if (!hosts->is_array()) return invalid_at(path, "must be a list of host objects", hosts, expected);
+    const std::string expected =
+        "a list of " + std::to_string(n) + " host objects, ceil(world_size / local_world_size)";
+    if (!hosts->is_array())
+      return invalid_at(path, "must be a list of host objects", hosts, expected);
     if (hosts->size() != static_cast<std::size_t>(n)) {
       return invalid_at(path,
                         "must have one entry per host (" + std::to_string(n) + "), not " +

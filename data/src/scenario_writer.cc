@@ -17,10 +17,14 @@ std::string_view cache_algorithm_name(planner::CacheAlgorithm a) {
 
 std::string_view bounds_check_name(planner::BoundsCheckMode m) {
   switch (m) {
-    case planner::BoundsCheckMode::kFatal: return "fatal";
-    case planner::BoundsCheckMode::kWarning: return "warning";
-    case planner::BoundsCheckMode::kIgnore: return "ignore";
-    case planner::BoundsCheckMode::kNone: return "none";
+    case planner::BoundsCheckMode::kFatal:
+      return "fatal";
+    case planner::BoundsCheckMode::kWarning:
+      return "warning";
+    case planner::BoundsCheckMode::kIgnore:
+      return "ignore";
+    case planner::BoundsCheckMode::kNone:
+      return "none";
   }
   return "none";
 }
@@ -51,7 +55,8 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   if (!(preset && filled.hbm_to_ddr_mem_bw)) w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
   if (!(preset && filled.intra_host_bw)) w.member("intra_host_bw", t.intra_host_bw);
   if (!(preset && filled.inter_host_bw)) w.member("inter_host_bw", t.inter_host_bw);
-  if (!(preset && filled.bwd_compute_multiplier)) w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
+  if (!(preset && filled.bwd_compute_multiplier))
+    w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
   const planner::FabricSpec& f = s.fabric;
   w.key("fabric");
   w.begin_object();
@@ -139,14 +144,16 @@ void write_table(JsonWriter& w, const planner::TableSpec& t) {
 void write_constraint(JsonWriter& w, const planner::ConstraintSpec& c) {
   w.begin_object();
   if (c.sharding_types) {
-    write_list(w, "sharding_types", *c.sharding_types, [&](planner::ShardingType t) { w.value(planner::to_string(t)); });
+    write_list(w, "sharding_types", *c.sharding_types,
+               [&](planner::ShardingType t) { w.value(planner::to_string(t)); });
   }
   if (c.compute_kernels) {
     write_list(w, "compute_kernels", *c.compute_kernels,
                [&](planner::ComputeKernel k) { w.value(planner::to_string(k)); });
   }
   if (c.min_partition) w.member("min_partition", *c.min_partition);
-  if (c.pooling_factors) write_list(w, "pooling_factors", *c.pooling_factors, [&](double v) { w.value(v); });
+  if (c.pooling_factors)
+    write_list(w, "pooling_factors", *c.pooling_factors, [&](double v) { w.value(v); });
   if (c.num_poolings) write_list(w, "num_poolings", *c.num_poolings, [&](double v) { w.value(v); });
   if (c.batch_sizes) write_list(w, "batch_sizes", *c.batch_sizes, [&](int64_t v) { w.value(v); });
   if (c.is_weighted) w.member("is_weighted", *c.is_weighted);
@@ -164,7 +171,8 @@ void write_constraint(JsonWriter& w, const planner::ConstraintSpec& c) {
   if (c.enforce_hbm) w.member("enforce_hbm", *c.enforce_hbm);
   if (c.stochastic_rounding) w.member("stochastic_rounding", *c.stochastic_rounding);
   if (c.bounds_check_mode) w.member("bounds_check_mode", bounds_check_name(*c.bounds_check_mode));
-  if (c.feature_names) write_list(w, "feature_names", *c.feature_names, [&](const std::string& f) { w.value(f); });
+  if (c.feature_names)
+    write_list(w, "feature_names", *c.feature_names, [&](const std::string& f) { w.value(f); });
   w.end_object();
 }
 
@@ -209,7 +217,8 @@ void write_proposer(JsonWriter& w, const planner::ProposerSpec& p) {
 void write_planner(JsonWriter& w, const planner::PlannerSpec& p) {
   w.key("planner");
   w.begin_object();
-  write_list(w, "proposers", p.proposers, [&](const planner::ProposerSpec& spec) { write_proposer(w, spec); });
+  write_list(w, "proposers", p.proposers,
+             [&](const planner::ProposerSpec& spec) { write_proposer(w, spec); });
   const planner::PartitionerSpec& part = p.partitioner;
   w.key("partitioner");
   w.begin_object();
@@ -227,8 +236,10 @@ void write_planner(JsonWriter& w, const planner::PlannerSpec& p) {
   w.begin_object();
   w.member("kind", to_string(r.kind));
   w.member("percentage", r.percentage);
-  if (r.kind == planner::ReservationKind::kHeuristical) w.member("parameter_multiplier", r.parameter_multiplier);
-  if (r.kind != planner::ReservationKind::kFixedPercentage) write_optional(w, "dense_tensor_estimate", r.dense_tensor_estimate);
+  if (r.kind == planner::ReservationKind::kHeuristical)
+    w.member("parameter_multiplier", r.parameter_multiplier);
+  if (r.kind != planner::ReservationKind::kFixedPercentage)
+    write_optional(w, "dense_tensor_estimate", r.dense_tensor_estimate);
   w.end_object();
   w.member("is_inference", p.is_inference);
   w.member("torchrec_version", planner::to_string(p.torchrec_version));
@@ -253,15 +264,20 @@ std::string dense_to_json(const planner::DenseSpec& dense, int indent) {
 }
 
 std::string to_string(planner::ModuleKind kind) {
-  return kind == planner::ModuleKind::kEmbeddingBagCollection ? "embedding_bag_collection" : "embedding_collection";
+  return kind == planner::ModuleKind::kEmbeddingBagCollection ? "embedding_bag_collection"
+                                                              : "embedding_collection";
 }
 
 std::string to_string(planner::ProposerKind kind) {
   switch (kind) {
-    case planner::ProposerKind::kGreedy: return "greedy";
-    case planner::ProposerKind::kUniform: return "uniform";
-    case planner::ProposerKind::kGridSearch: return "grid_search";
-    case planner::ProposerKind::kEmbeddingOffloadScaleup: return "embedding_offload_scaleup";
+    case planner::ProposerKind::kGreedy:
+      return "greedy";
+    case planner::ProposerKind::kUniform:
+      return "uniform";
+    case planner::ProposerKind::kGridSearch:
+      return "grid_search";
+    case planner::ProposerKind::kEmbeddingOffloadScaleup:
+      return "embedding_offload_scaleup";
   }
   return "greedy";
 }
@@ -272,9 +288,12 @@ std::string to_string(planner::PartitionerKind kind) {
 
 std::string to_string(planner::ReservationKind kind) {
   switch (kind) {
-    case planner::ReservationKind::kHeuristical: return "heuristical";
-    case planner::ReservationKind::kFixedPercentage: return "fixed_percentage";
-    case planner::ReservationKind::kInference: return "inference";
+    case planner::ReservationKind::kHeuristical:
+      return "heuristical";
+    case planner::ReservationKind::kFixedPercentage:
+      return "fixed_percentage";
+    case planner::ReservationKind::kInference:
+      return "inference";
   }
   return "heuristical";
 }

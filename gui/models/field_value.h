@@ -4,10 +4,9 @@
 // loader's refusal shows exactly what was typed.
 #pragma once
 
-#include <cstdint>
-
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 
 namespace shardlab::gui {
 

@@ -21,7 +21,8 @@ void report(const ProgressFn& progress, int percent, const std::string& stage) {
 
 std::string thousands(int n) {
   std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<size_t>(i), ",");
   return digits;
 }
 
@@ -47,7 +48,8 @@ sim::SimOptions timeline_sim_options(const PlanSettings& settings) {
   return sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = true};
 }
 
-PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, const ProgressFn& progress) {
+PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel,
+                         const ProgressFn& progress) {
   PlanOutcome out;
   out.scenario = job.scenario;
   out.settings = job.settings;
@@ -55,7 +57,8 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
   report(progress, 1, "planning");
   std::unique_ptr<sim::SimulatedPerfModel> model;
   if (job.settings.perf_model == PerfModelChoice::kSimulated) {
-    model = std::make_unique<sim::SimulatedPerfModel>(scenario, sim::SimOptions{.record_phases = false});
+    model = std::make_unique<sim::SimulatedPerfModel>(scenario,
+                                                      sim::SimOptions{.record_phases = false});
   }
   planner::PlannerOptions options{
       .perf_model = model.get(),
@@ -67,9 +70,9 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
     const int expected = job.expected_proposals;
     const int proposers = static_cast<int>(scenario.planner.proposers.size());
     options.progress = [&progress, expected, proposers](const planner::PlannerProgress& p) {
-      progress(planning_percent(p, expected), "planning: proposer " + std::to_string(p.proposer + 1) + " of " +
-                                                  std::to_string(proposers) + ", " + thousands(p.proposals) +
-                                                  " proposals");
+      progress(planning_percent(p, expected),
+               "planning: proposer " + std::to_string(p.proposer + 1) + " of " +
+                   std::to_string(proposers) + ", " + thousands(p.proposals) + " proposals");
     };
   }
   const auto plan_start = Clock::now();
@@ -82,7 +85,8 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
   if (!out.result.ok()) {
     // Why-not of the failure: the last proposal, placed again.
     if (!out.proposals.empty() && out.result.search_space && out.result.reserved) {
-      auto placed = planner::place_proposal(scenario, out.result, out.proposals.proposal(out.proposals.size() - 1));
+      auto placed = planner::place_proposal(scenario, out.result,
+                                            out.proposals.proposal(out.proposals.size() - 1));
       if (placed.is_ok()) out.last_failure = std::move(placed).value();
     }
     return out;
@@ -91,8 +95,8 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
   if (!job.simulate) return out;
   report(progress, 86, "simulating " + std::to_string(job.settings.sim_iterations) + " iterations");
   const auto sim_start = Clock::now();
-  Result<sim::SimResult> simulated =
-      sim::simulate(scenario, *out.result.search_space, *out.result.best, timeline_sim_options(job.settings));
+  Result<sim::SimResult> simulated = sim::simulate(
+      scenario, *out.result.search_space, *out.result.best, timeline_sim_options(job.settings));
   out.simulate_ms = ms_since(sim_start);
   if (cancel.load()) {
     out.cancelled = true;
@@ -111,11 +115,11 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
                                      const std::atomic<bool>& cancel) {
   SimulationOutcome out;
   if (!base.result.search_space) {
-    out.status = Status::invalid_scenario("nothing to simulate: the scenario has no search space");
+    out.status = Status::invalid_argument("nothing to simulate: the scenario has no search space");
     return out;
   }
-  Result<sim::SimResult> simulated =
-      sim::simulate(*base.scenario, *base.result.search_space, plan, timeline_sim_options(base.settings));
+  Result<sim::SimResult> simulated = sim::simulate(*base.scenario, *base.result.search_space, plan,
+                                                   timeline_sim_options(base.settings));
   out.cancelled = cancel.load();
   if (simulated.is_ok()) {
     out.simulation = std::move(simulated).value();
@@ -126,7 +130,8 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
 }
 
 CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& settings,
-                               std::vector<sim::CompareConfig> grid, const std::atomic<bool>& cancel, const ProgressFn& progress,
+                               std::vector<sim::CompareConfig> grid,
+                               const std::atomic<bool>& cancel, const ProgressFn& progress,
                                const ComparePartialFn& partial) {
   CompareOutcome out;
   out.scenario = scenario;
@@ -138,9 +143,10 @@ CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& 
   // Partial outcomes at most this often while a row plans (every row's end is sent).
   constexpr double kPartialEveryMs = 150.0;
   auto last_partial = Clock::now();
-  sim::CompareOptions options{.sim = sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = false},
-                              .calibration = settings.parameters(),
-                              .cancel = &cancel};
+  sim::CompareOptions options{
+      .sim = sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = false},
+      .calibration = settings.parameters(),
+      .cancel = &cancel};
   options.progress = [&](const sim::CompareProgress& p) {
     std::string status;
     switch (p.stage) {
@@ -149,12 +155,16 @@ CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& 
                      ? std::string("planning")
                      : "planning: " + thousands(p.planner.proposals) + " proposals";
         break;
-      case sim::CompareProgress::Stage::kSimulating: status = "simulating"; break;
-      case sim::CompareProgress::Stage::kDone: return;
+      case sim::CompareProgress::Stage::kSimulating:
+        status = "simulating";
+        break;
+      case sim::CompareProgress::Stage::kDone:
+        return;
     }
     const int percent = 100 * p.row / std::max(1, p.rows);
     report(progress, percent,
-           "compare: row " + std::to_string(p.row + 1) + " of " + std::to_string(p.rows) + ", " + status);
+           "compare: row " + std::to_string(p.row + 1) + " of " + std::to_string(p.rows) + ", " +
+               status);
     out.running_row = p.row;
     out.running_status = status;
     if (partial && ms_since(last_partial) >= kPartialEveryMs) {

@@ -53,14 +53,16 @@ uint64_t PlanningWorker::submit_plan(PlanJob job) {
     ProgressFn progress = [self, generation](int percent, const std::string& stage) {
       const QString text = QString::fromStdString(stage);
       QMetaObject::invokeMethod(
-          self, [self, generation, percent, text]() {
+          self,
+          [self, generation, percent, text]() {
             if (self->current(kPlan, generation)) emit self->progress(percent, text);
           },
           Qt::QueuedConnection);
     };
     auto outcome = std::make_shared<const PlanOutcome>(run_plan_job(job, *cancel, progress));
     QMetaObject::invokeMethod(
-        self, [self, outcome, generation]() {
+        self,
+        [self, outcome, generation]() {
           self->finished(kPlan);
           if (self->current(kPlan, generation) && !outcome->cancelled) emit self->planned(outcome);
         },
@@ -75,15 +77,19 @@ uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::Partiti
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
   PlanningWorker* self = this;
   started(kSimulation);
-  (void)QtConcurrent::run(&pool_, [self, base = std::move(base), plan = std::move(plan), cancel, generation]() {
-    auto outcome = std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, *cancel));
-    QMetaObject::invokeMethod(
-        self, [self, outcome, generation]() {
-          self->finished(kSimulation);
-          if (self->current(kSimulation, generation) && !outcome->cancelled) emit self->simulated(outcome);
-        },
-        Qt::QueuedConnection);
-  });
+  (void)QtConcurrent::run(
+      &pool_, [self, base = std::move(base), plan = std::move(plan), cancel, generation]() {
+        auto outcome =
+            std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, *cancel));
+        QMetaObject::invokeMethod(
+            self,
+            [self, outcome, generation]() {
+              self->finished(kSimulation);
+              if (self->current(kSimulation, generation) && !outcome->cancelled)
+                emit self->simulated(outcome);
+            },
+            Qt::QueuedConnection);
+      });
   return generation;
 }
 
@@ -94,32 +100,38 @@ uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, PlanSettings setti
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
   PlanningWorker* self = this;
   started(kCompare);
-  (void)QtConcurrent::run(&pool_, [self, scenario = std::move(scenario), settings = std::move(settings), grid = std::move(grid), cancel,
-                                   generation]() {
-    ProgressFn progress = [self, generation](int percent, const std::string& stage) {
-      const QString text = QString::fromStdString(stage);
-      QMetaObject::invokeMethod(
-          self, [self, generation, percent, text]() {
-            if (self->current(kCompare, generation)) emit self->compareProgress(percent, text);
-          },
-          Qt::QueuedConnection);
-    };
-    ComparePartialFn partial = [self, generation](const CompareOutcome& so_far) {
-      auto copy = std::make_shared<const CompareOutcome>(so_far);
-      QMetaObject::invokeMethod(
-          self, [self, copy, generation]() {
-            if (self->current(kCompare, generation)) emit self->compared(copy);
-          },
-          Qt::QueuedConnection);
-    };
-    auto outcome = std::make_shared<const CompareOutcome>(run_compare_job(scenario, settings, grid, *cancel, progress, partial));
-    QMetaObject::invokeMethod(
-        self, [self, outcome, generation]() {
-          self->finished(kCompare);
-          if (self->current(kCompare, generation) && !outcome->cancelled) emit self->compared(outcome);
-        },
-        Qt::QueuedConnection);
-  });
+  (void)QtConcurrent::run(
+      &pool_, [self, scenario = std::move(scenario), settings = std::move(settings),
+               grid = std::move(grid), cancel, generation]() {
+        ProgressFn progress = [self, generation](int percent, const std::string& stage) {
+          const QString text = QString::fromStdString(stage);
+          QMetaObject::invokeMethod(
+              self,
+              [self, generation, percent, text]() {
+                if (self->current(kCompare, generation)) emit self->compareProgress(percent, text);
+              },
+              Qt::QueuedConnection);
+        };
+        ComparePartialFn partial = [self, generation](const CompareOutcome& so_far) {
+          auto copy = std::make_shared<const CompareOutcome>(so_far);
+          QMetaObject::invokeMethod(
+              self,
+              [self, copy, generation]() {
+                if (self->current(kCompare, generation)) emit self->compared(copy);
+              },
+              Qt::QueuedConnection);
+        };
+        auto outcome = std::make_shared<const CompareOutcome>(
+            run_compare_job(scenario, settings, grid, *cancel, progress, partial));
+        QMetaObject::invokeMethod(
+            self,
+            [self, outcome, generation]() {
+              self->finished(kCompare);
+              if (self->current(kCompare, generation) && !outcome->cancelled)
+                emit self->compared(outcome);
+            },
+            Qt::QueuedConnection);
+      });
   return generation;
 }
 

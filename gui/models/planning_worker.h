@@ -12,13 +12,12 @@
 // thread. The destructor cancels and waits for running jobs.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-#include <memory>
-
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 
 #include "models/planning_job.h"
 
@@ -38,7 +37,8 @@ class PlanningWorker : public QObject {
   // Each returns the request's generation (increasing per channel).
   uint64_t submit_plan(PlanJob job);
   uint64_t submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan);
-  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings, std::vector<sim::CompareConfig> grid);
+  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings,
+                          std::vector<sim::CompareConfig> grid);
 
   // Cancels every request in flight; none of them will be delivered.
   // `announce`: emit cancelled() (a user's cancel) or not (superseded).

@@ -11,7 +11,9 @@ namespace {
 
 using planner::Scenario;
 
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 QString num(double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); }
 
 struct Field {
@@ -25,12 +27,14 @@ struct Field {
 // Allowed values of the enumerated fields (drop-downs).
 QStringList choices_of(const data::FieldPath& path) {
   const std::string p = data::to_string(path);
-  if (p == "topology.compute_device") return {QStringLiteral("cuda"), QStringLiteral("cpu"), QStringLiteral("mtia")};
+  if (p == "topology.compute_device")
+    return {QStringLiteral("cuda"), QStringLiteral("cpu"), QStringLiteral("mtia")};
   if (p == "sharder.optimizer") {
-    return {QStringLiteral("none"), QStringLiteral("sgd"), QStringLiteral("adam"), QStringLiteral("rowwise_adagrad"),
-            QStringLiteral("adagrad")};
+    return {QStringLiteral("none"), QStringLiteral("sgd"), QStringLiteral("adam"),
+            QStringLiteral("rowwise_adagrad"), QStringLiteral("adagrad")};
   }
-  if (p == "planner.partitioner") return {QStringLiteral("greedy_perf"), QStringLiteral("memory_balanced")};
+  if (p == "planner.partitioner")
+    return {QStringLiteral("greedy_perf"), QStringLiteral("memory_balanced")};
   if (p == "planner.torchrec_version") {
     QStringList versions;
     for (const planner::TorchRecVersion v : planner::all_torchrec_versions()) {
@@ -41,11 +45,14 @@ QStringList choices_of(const data::FieldPath& path) {
   return {};
 }
 
-QString capacity_value(const std::optional<int64_t>& cap) { return cap ? exact_size_text(*cap) : QString(); }
+QString capacity_value(const std::optional<int64_t>& cap) {
+  return cap ? exact_size_text(*cap) : QString();
+}
 
 // What a capacity means to the planner: absent and (in 2024-02) 0 are
 // TorchRec's default.
-QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap, const char* fallback) {
+QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap,
+                         const char* fallback) {
   if (!cap) return QStringLiteral("not given: TorchRec's default, %1").arg(QLatin1String(fallback));
   if (*cap == 0 && !s.behaviour().explicit_zero_capacity_kept) {
     return QStringLiteral("0: TorchRec's default, %1").arg(QLatin1String(fallback));
@@ -73,7 +80,8 @@ const std::vector<Field>& fields() {
        {"topology", "local_world_size"},
        FieldKind::kNumber,
        [](const Scenario& s) {
-         return s.topology.local_world_size ? QString::number(*s.topology.local_world_size) : QString();
+         return s.topology.local_world_size ? QString::number(*s.topology.local_world_size)
+                                            : QString();
        },
        [](const Scenario& s) {
          return QStringLiteral("ranks per host (%1 used)")
@@ -84,28 +92,59 @@ const std::vector<Field>& fields() {
        FieldKind::kString,
        [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
        [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
-      {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
+      {"HBM capacity",
+       {"topology", "hbm_cap"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return capacity_value(s.topology.hbm_cap); },
        [](const Scenario& s) { return capacity_meaning(s, s.topology.hbm_cap, "32 GiB"); }},
-      {"DDR capacity", {"topology", "ddr_cap"}, FieldKind::kNumber,
+      {"DDR capacity",
+       {"topology", "ddr_cap"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return capacity_value(s.topology.ddr_cap); },
        [](const Scenario& s) { return capacity_meaning(s, s.topology.ddr_cap, "128 GiB"); }},
-      {"HBM bandwidth", {"topology", "hbm_mem_bw"}, FieldKind::kNumber,
+      {"HBM bandwidth",
+       {"topology", "hbm_mem_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_mem_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.hbm_mem_bw) + QStringLiteral(" bytes/ms"); }},
-      {"DDR bandwidth", {"topology", "ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.hbm_mem_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"DDR bandwidth",
+       {"topology", "ddr_mem_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.ddr_mem_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
-      {"HBM-to-DDR bandwidth", {"topology", "hbm_to_ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.ddr_mem_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"HBM-to-DDR bandwidth",
+       {"topology", "hbm_to_ddr_mem_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_to_ddr_mem_bw); },
-       [](const Scenario& s) { return QStringLiteral("UVM reads of host memory (2026-08); ") + num(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
-      {"Intra-host bandwidth", {"topology", "intra_host_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("UVM reads of host memory (2026-08); ") +
+                num(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" bytes/ms");
+       }},
+      {"Intra-host bandwidth",
+       {"topology", "intra_host_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.intra_host_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.intra_host_bw) + QStringLiteral(" bytes/ms"); }},
-      {"Inter-host bandwidth", {"topology", "inter_host_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.intra_host_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"Inter-host bandwidth",
+       {"topology", "inter_host_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.inter_host_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.inter_host_bw) + QStringLiteral(" bytes/ms"); }},
-      {"Backward compute multiplier", {"topology", "bwd_compute_multiplier"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.inter_host_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"Backward compute multiplier",
+       {"topology", "bwd_compute_multiplier"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.bwd_compute_multiplier); },
        [](const Scenario&) { return QStringLiteral("backward / forward compute"); }},
       {"Batch size",
@@ -139,10 +178,18 @@ const std::vector<Field>& fields() {
        FieldKind::kNumber,
        [](const Scenario& s) { return num(s.workload.iteration_overhead_ms); },
        [](const Scenario&) { return QStringLiteral("ms of host-side work per iteration"); }},
-      {"Partitioner", {"planner", "partitioner"}, FieldKind::kString,
-       [](const Scenario& s) { return QString::fromStdString(data::to_string(s.planner.partitioner.kind)); },
-       [](const Scenario&) { return QStringLiteral("greedy_perf or memory_balanced (their default settings)"); }},
-      {"TorchRec version", {"planner", "torchrec_version"}, FieldKind::kString,
+      {"Partitioner",
+       {"planner", "partitioner"},
+       FieldKind::kString,
+       [](const Scenario& s) {
+         return QString::fromStdString(data::to_string(s.planner.partitioner.kind));
+       },
+       [](const Scenario&) {
+         return QStringLiteral("greedy_perf or memory_balanced (their default settings)");
+       }},
+      {"TorchRec version",
+       {"planner", "torchrec_version"},
+       FieldKind::kString,
        [](const Scenario& s) { return str(planner::to_string(s.planner.torchrec_version)); },
        [](const Scenario&) {
          return QStringLiteral("the planner model: %1 (docs/torchrec-versions.md)")
@@ -167,7 +214,8 @@ ScenarioSettingsModel::ScenarioSettingsModel(ScenarioValidator validator, QObjec
 
 void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
   if (scenario == scenario_) return;
-  if (scenario && scenario_ && rowCount() > 0 && scenario->tables.size() == scenario_->tables.size()) {
+  if (scenario && scenario_ && rowCount() > 0 &&
+      scenario->tables.size() == scenario_->tables.size()) {
     // The same rows with other values (an undo, redo or another view's
     // edit): keep the view's scroll position and selection.
     scenario_ = std::move(scenario);
@@ -181,18 +229,23 @@ void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
 
 int ScenarioSettingsModel::row_of(const QString& path) const {
   for (size_t i = 0; i < fields().size(); ++i) {
-    if (QString::fromStdString(data::to_string(fields()[i].path)) == path) return static_cast<int>(i);
+    if (QString::fromStdString(data::to_string(fields()[i].path)) == path)
+      return static_cast<int>(i);
   }
   return -1;
 }
 
-data::FieldPath ScenarioSettingsModel::field_path(int row) const { return fields()[static_cast<size_t>(row)].path; }
+data::FieldPath ScenarioSettingsModel::field_path(int row) const {
+  return fields()[static_cast<size_t>(row)].path;
+}
 
 int ScenarioSettingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() || !scenario_ ? 0 : static_cast<int>(fields().size());
 }
 
-int ScenarioSettingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int ScenarioSettingsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 QVariant ScenarioSettingsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index) || !scenario_) return {};
@@ -205,20 +258,29 @@ QVariant ScenarioSettingsModel::data(const QModelIndex& index, int role) const {
   if (role == MultiChoiceRole) return false;
   if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
   switch (index.column()) {
-    case kField: return QString::fromLatin1(f.label);
-    case kValue: return f.value(*scenario_);
-    case kMeaning: return f.meaning(*scenario_);
-    default: return {};
+    case kField:
+      return QString::fromLatin1(f.label);
+    case kValue:
+      return f.value(*scenario_);
+    case kMeaning:
+      return f.meaning(*scenario_);
+    default:
+      return {};
   }
 }
 
-QVariant ScenarioSettingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+QVariant ScenarioSettingsModel::headerData(int section, Qt::Orientation orientation,
+                                           int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
   switch (section) {
-    case kField: return QStringLiteral("Field");
-    case kValue: return QStringLiteral("Value");
-    case kMeaning: return QStringLiteral("Meaning");
-    default: return {};
+    case kField:
+      return QStringLiteral("Field");
+    case kValue:
+      return QStringLiteral("Value");
+    case kMeaning:
+      return QStringLiteral("Meaning");
+    default:
+      return {};
   }
 }
 

@@ -39,7 +39,8 @@ QString format_percent(double fraction) {
   if (!std::isfinite(fraction)) return QStringLiteral("-");
   const double pct = 100.0 * fraction;
   if (std::abs(pct) < 0.05) return QStringLiteral("0.0%");
-  return (pct > 0 ? QStringLiteral("+") : QString()) + QString::number(pct, 'f', 1) + QLatin1Char('%');
+  return (pct > 0 ? QStringLiteral("+") : QString()) + QString::number(pct, 'f', 1) +
+         QLatin1Char('%');
 }
 
 }  // namespace shardlab::gui

@@ -3,9 +3,8 @@
 // under RawValueRole (model_roles.h).
 #pragma once
 
-#include <cstdint>
-
 #include <QString>
+#include <cstdint>
 
 namespace shardlab::gui {
 

@@ -42,21 +42,21 @@ std::vector<ReplayedCollective> replayed_collectives(
 }
 
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
-  if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
-  if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
+  if (options.iterations < 1) return Status::invalid_argument("--iterations must be at least 1");
+  if (options.warmup < 0) return Status::invalid_argument("--warmup must not be negative");
   if (options.ids == IdDistribution::kZipf &&
       (!(options.zipf_alpha > 0) || !std::isfinite(options.zipf_alpha) ||
        options.zipf_alpha == 1.0)) {
-    return Status::invalid_scenario("--zipf-alpha " + std::to_string(options.zipf_alpha) +
+    return Status::invalid_argument("--zipf-alpha " + std::to_string(options.zipf_alpha) +
                                     ": must be finite, > 0 and != 1");
   }
   if (!std::isfinite(options.learning_rate)) {
-    return Status::invalid_scenario("learning rate " + std::to_string(options.learning_rate) +
+    return Status::invalid_argument("learning rate " + std::to_string(options.learning_rate) +
                                     ": must be finite");
   }
   for (int r : options.ranks) {
     if (r < 0 || r >= workload.world_size) {
-      return Status::invalid_scenario("--ranks: rank " + std::to_string(r) + " is not in 0.." +
+      return Status::invalid_argument("--ranks: rank " + std::to_string(r) + " is not in 0.." +
                                       std::to_string(workload.world_size - 1));
     }
   }
@@ -75,7 +75,8 @@ std::vector<int> replayed_ranks(const ReplayWorkload& workload, const ReplayOpti
 
 std::string iteration_progress(int it, const ReplayOptions& options) {
   return it >= options.warmup
-             ? "iteration " + std::to_string(it - options.warmup + 1) + " of " + std::to_string(options.iterations)
+             ? "iteration " + std::to_string(it - options.warmup + 1) + " of " +
+                   std::to_string(options.iterations)
              : "warm-up " + std::to_string(it + 1) + " of " + std::to_string(options.warmup);
 }
 
@@ -111,8 +112,8 @@ Measurement lookup_measurement(const ShardWork& work, int rank, bool forward) {
   return m;
 }
 
-KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim, double pooling,
-                         const BenchSamples& samples) {
+KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim,
+                         double pooling, const BenchSamples& samples) {
   KernelBenchRow row;
   row.rows = rows;
   row.dim = dim;

@@ -34,6 +34,7 @@ struct PlanningMemory {
 };
 
 PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology& topology,
-                                        const std::vector<ModuleInfo>& modules, const PlannerOptions& options);
+                                        const std::vector<ModuleInfo>& modules,
+                                        const PlannerOptions& options);
 
 }  // namespace shardlab::planner::internal

@@ -335,7 +335,7 @@ Result<std::vector<SweepPoint>> collective_sweep(const planner::Scenario& scenar
                                                  const std::vector<double>& sizes,
                                                  const planner::CostCalibration* calibration) {
   if (kind == CollectiveKind::kEstimate)
-    return Status::invalid_scenario("a sweep needs a collective kind");
+    return Status::invalid_argument("a sweep needs a collective kind");
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
   const int n = graph->num_ranks();

@@ -149,8 +149,8 @@ class HierarchicalAllReduce final : public Collective, private CollectiveListene
   }
 
   std::vector<std::vector<int>> groups_;
-  std::vector<int> host_;   // per member: its group
-  std::vector<int> local_;  // per member: its index in the group
+  std::vector<int> host_;                                    // per member: its group
+  std::vector<int> local_;                                   // per member: its index in the group
   std::vector<std::unique_ptr<Collective>> reduce_scatter_;  // per host
   std::vector<std::unique_ptr<Collective>> all_reduce_;      // per local index
   std::vector<std::unique_ptr<Collective>> all_gather_;      // per host

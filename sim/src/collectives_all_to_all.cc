@@ -23,7 +23,8 @@ class AllToAll final : public detail::CollectiveBase {
   }
 
   void join(int member) override {
-    assert(member >= 0 && member < size() && progress_[member] == -1 && "each member joins exactly once");
+    assert(member >= 0 && member < size() && progress_[member] == -1 &&
+           "each member joins exactly once");
     const int n = size();
     progress_[member] = 0;
     if (n == 1) {
@@ -72,8 +73,8 @@ class AllToAll final : public detail::CollectiveBase {
       report_done(member);
       return;
     }
-    try_start(member, step + 1);                                  // its own next send
-    try_start(detail::wrap(member - (step + 1), n), step + 1);    // the next message it receives
+    try_start(member, step + 1);                                // its own next send
+    try_start(detail::wrap(member - (step + 1), n), step + 1);  // the next message it receives
   }
 
   // Every message runs at its route's bottleneck, so the step schedule the
@@ -95,14 +96,15 @@ class AllToAll final : public detail::CollectiveBase {
     std::vector<double> ready = joined_at_;  // end of the member's previous step
     std::vector<double> arrival(static_cast<size_t>(n));
     constexpr int kStepBlock = 16;
-    std::vector<FlowNetwork::ClosedFormMessage> block(static_cast<size_t>(std::min(kStepBlock, n - 1)) *
-                                                      static_cast<size_t>(n));
+    std::vector<FlowNetwork::ClosedFormMessage> block(
+        static_cast<size_t>(std::min(kStepBlock, n - 1)) * static_cast<size_t>(n));
     for (int first = 1; first < n; first += kStepBlock) {
       const int steps = std::min(kStepBlock, n - first);
       for (int i = 0; i < n; ++i) {
         for (int s = 0; s < steps; ++s) {
           const int j = detail::wrap(i + first + s, n);
-          network_.closed_form_message(members_[i], members_[j], bytes_(i, j), &block[static_cast<size_t>(s) * n + i]);
+          network_.closed_form_message(members_[i], members_[j], bytes_(i, j),
+                                       &block[static_cast<size_t>(s) * n + i]);
         }
       }
       for (int s = 0; s < steps; ++s) {
@@ -127,7 +129,8 @@ class AllToAll final : public detail::CollectiveBase {
             arrival[i] = start + m.bytes / rate + latency;
           }
         }
-        for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
+        for (int i = 0; i < n; ++i)
+          ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
       }
     }
     for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i] + shape_.base_ms, this, i);

@@ -55,7 +55,8 @@ class Ring final : public detail::CollectiveBase {
   // other on the same ring.
   double bytes(int member, int step) const {
     const int n = size();
-    const bool reduce = kind_ == RingKind::kReduceScatter || (kind_ == RingKind::kAllReduce && step < n - 1);
+    const bool reduce =
+        kind_ == RingKind::kReduceScatter || (kind_ == RingKind::kAllReduce && step < n - 1);
     if (reduce) return chunk_bytes_[((member - step - 1) % n + n) % n];
     const int gather_step = kind_ == RingKind::kAllReduce ? step - (n - 1) : step;
     return chunk_bytes_[((member - gather_step) % n + n) % n];
@@ -65,7 +66,8 @@ class Ring final : public detail::CollectiveBase {
   // done, it holds the previous step's chunk, and its successor has joined.
   void try_send(int member) {
     const int step = started_[member];
-    if (step >= steps_ || !joined_[member] || sent_[member] != step || received_[member] < step) return;
+    if (step >= steps_ || !joined_[member] || sent_[member] != step || received_[member] < step)
+      return;
     const int to = next(member);
     if (!joined_[to]) return;
     started_[member] = step + 1;

@@ -57,7 +57,7 @@ DenseLayer linear(std::string name, int64_t b, int64_t k, int64_t n, double s, b
 }
 
 Status invalid(const std::string& field, const std::string& what) {
-  return Status::invalid_scenario("workload.dense." + field + ": " + what);
+  return Status::invalid_argument("workload.dense." + field + ": " + what);
 }
 
 }  // namespace

@@ -78,16 +78,22 @@ double Executor::task_bytes(int rank, int task) const {
 double Executor::compute_duration(int rank, Phase phase) const {
   const RankWork& w = traffic_.ranks[static_cast<size_t>(rank)];
   switch (phase) {
-    case Phase::kPrefetch: return w.prefetch_ms;
-    case Phase::kFwdCompute: return w.fwd_ms;
-    case Phase::kDenseFwd: return w.dense_fwd_ms;
-    case Phase::kDenseBwd: return w.dense_bwd_ms;
-    case Phase::kBwdCompute: return w.bwd_ms;
+    case Phase::kPrefetch:
+      return w.prefetch_ms;
+    case Phase::kFwdCompute:
+      return w.fwd_ms;
+    case Phase::kDenseFwd:
+      return w.dense_fwd_ms;
+    case Phase::kDenseBwd:
+      return w.dense_bwd_ms;
+    case Phase::kBwdCompute:
+      return w.bwd_ms;
     case Phase::kIterationOverhead:
       return w.iteration_overhead_ms;
     case Phase::kDenseOptimizer:
       return w.dense_optimizer_ms;
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -134,7 +140,8 @@ bool Executor::try_start(int rank, int lane) {
   for (int dep : absent ? kNoDeps : tmpl.deps) {
     const TaskTiming& d = timings_[index(rank, dep)];
     if (!d.done) return false;
-    if (timing.start_gate < 0 || d.end > timings_[index(rank, timing.start_gate)].end) timing.start_gate = dep;
+    if (timing.start_gate < 0 || d.end > timings_[index(rank, timing.start_gate)].end)
+      timing.start_gate = dep;
   }
   if (!absent && tmpl.anchor >= 0) {
     if (!timings_[index(rank, tmpl.anchor)].started) return false;
@@ -245,7 +252,8 @@ void Executor::on_member_done(int64_t tag, int member) {
   // An estimate collective keeps the rank busy only for its own estimate:
   // the wait for the last member is idle time, as in TorchRec's sum.
   if (collectives_[c].kind == CollectiveKind::kEstimate) {
-    timings_[index(rank, task)].start = queue_.now() - collectives_[c].durations_ms[static_cast<size_t>(member)];
+    timings_[index(rank, task)].start =
+        queue_.now() - collectives_[c].durations_ms[static_cast<size_t>(member)];
   }
   ++s.comm_position[lane];
   if (s.comm_position[lane] <

@@ -56,7 +56,9 @@ class Executor final : private EventHandler, private CollectiveListener {
     std::vector<double> comm_join;   // per lane: when this rank joined it
   };
 
-  size_t index(int rank, int task) const { return static_cast<size_t>(rank) * schedule_.tasks.size() + task; }
+  size_t index(int rank, int task) const {
+    return static_cast<size_t>(rank) * schedule_.tasks.size() + task;
+  }
   const std::vector<Membership>& memberships(int rank, Phase phase, int part) const;
   const std::vector<Membership>& memberships(int rank, const TaskTemplate& t) const {
     return memberships(rank, t.phase, t.part);

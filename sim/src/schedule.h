@@ -38,9 +38,9 @@ struct TaskTemplate {
   Stream stream = Stream::kCompute;  // the phase's natural stream (trace lane)
   int lane = 0;                      // execution lane: 0 compute, 1 comm (0 only without overlap)
   int iteration = 0;
-  std::vector<int> deps;             // indices of tasks (same rank) that must end first
-  int anchor = -1;  // task (same rank) that must have started; its start times the joins
-  int part = 0;     // which of a phase's tasks (CollectiveSpec::part)
+  std::vector<int> deps;  // indices of tasks (same rank) that must end first
+  int anchor = -1;        // task (same rank) that must have started; its start times the joins
+  int part = 0;           // which of a phase's tasks (CollectiveSpec::part)
 };
 
 struct ScheduleShape {

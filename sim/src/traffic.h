@@ -23,8 +23,10 @@ std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ra
 std::vector<CollectiveSpec> ddp_collectives(const std::vector<CollectiveSpec>& collectives);
 
 // Fails when a shard is unplaced or placed on a rank outside the topology.
-Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                       const planner::PartitionedPlan& plan, const planner::Topology& topology,
+Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
+                                       const planner::SearchSpace& space,
+                                       const planner::PartitionedPlan& plan,
+                                       const planner::Topology& topology,
                                        const TopologyGraph& graph);
 
 }  // namespace shardlab::sim::detail

@@ -26,7 +26,8 @@ struct Planned {
 };
 
 Planned plan_bundled(const std::string& name) {
-  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/" + name);
+  auto scenario =
+      data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/" + name);
   EXPECT_TRUE(scenario) << scenario.status().message();
   Planned p{*scenario, planner::plan(*scenario)};
   EXPECT_TRUE(p.result.ok()) << p.result.error.message();
@@ -39,7 +40,8 @@ SimResult run(const Planned& p, const SimOptions& options) {
   return r ? std::move(r).value() : SimResult{};
 }
 
-const std::vector<std::string> kBundled = {"tiny_2gpu.json", "dlrm_criteo_kaggle.json", "dlrm_dcnv2_criteo_1tb.json",
+const std::vector<std::string> kBundled = {"tiny_2gpu.json", "dlrm_criteo_kaggle.json",
+                                           "dlrm_dcnv2_criteo_1tb.json",
                                            "large_synthetic_8x8.json"};
 
 // With TorchRec's comm estimates, one stream and no contention, a rank is
@@ -85,8 +87,9 @@ TEST(Simulation, StreamsNeverOverlap) {
         by_stream[ph.stream].push_back(ph);
       }
       for (auto& [stream, phases] : by_stream) {
-        std::sort(phases.begin(), phases.end(),
-                  [](const PhaseRecord& a, const PhaseRecord& b) { return a.start_ms < b.start_ms; });
+        std::sort(phases.begin(), phases.end(), [](const PhaseRecord& a, const PhaseRecord& b) {
+          return a.start_ms < b.start_ms;
+        });
         for (size_t i = 1; i < phases.size(); ++i) {
           EXPECT_LE(phases[i - 1].end_ms, phases[i].start_ms + 1e-12)
               << "rank " << rank.rank << " " << to_string(phases[i - 1].phase) << " overlaps "

@@ -33,8 +33,8 @@ std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& module,
 struct EnumerationSize {
   int64_t options = 0;
   int64_t shards = 0;
-  int64_t inputs = 0;          // Σ over options of the option's inputs
-  int64_t widest_shards = 0;   // Σ over tables of the shards of its option with the most
+  int64_t inputs = 0;         // Σ over options of the option's inputs
+  int64_t widest_shards = 0;  // Σ over tables of the shards of its option with the most
 };
 EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
                                  const std::vector<ModuleInfo>& modules);
@@ -46,7 +46,8 @@ EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topol
 // REQUIRES: `scenario`, `topology` and `calibration` outlive the estimator.
 class OptionEstimator {
  public:
-  OptionEstimator(const Scenario& scenario, const Topology& topology, const CostCalibration* calibration);
+  OptionEstimator(const Scenario& scenario, const Topology& topology,
+                  const CostCalibration* calibration);
   // Fills the option's shard perf and storage and its totals. Fails when its
   // kernel has no bandwidth on the device.
   Status estimate(ShardingOption* option) const;

@@ -5,7 +5,7 @@
 // [[nodiscard]], so an ignored failure is a compiler warning.
 //
 // Error codes mirror the outcomes a user sees at the command line:
-//   kInvalidScenario  unreadable or invalid input (CLI exit status 2)
+//   kInvalidArgument  unreadable or invalid input (CLI exit status 2)
 //   kPlanner          a planning failure; the PlannerErrorType says which kind
 //                     (CLI exit status 3)
 //   kIo               a file could not be read or written
@@ -21,11 +21,17 @@
 
 namespace shardlab {
 
-enum class StatusCode { kOk, kInvalidScenario, kPlanner, kIo, kInternal, kUnavailable };
+enum class StatusCode { kOk, kInvalidArgument, kPlanner, kIo, kInternal, kUnavailable };
 
 // TorchRec's PlannerErrorType values, plus kNoOptions: a table left with no
 // sharding option after constraints (TorchRec raises a plain RuntimeError).
-enum class PlannerErrorType { kInsufficientStorage, kStrictConstraints, kPartition, kOther, kNoOptions };
+enum class PlannerErrorType {
+  kInsufficientStorage,
+  kStrictConstraints,
+  kPartition,
+  kOther,
+  kNoOptions
+};
 
 // "insufficient_storage", "strict_constraints", "partition", "other", "no_options".
 const char* to_string(PlannerErrorType t);
@@ -35,8 +41,8 @@ class [[nodiscard]] Status {
   Status() = default;  // ok
 
   static Status ok() { return Status(); }
-  static Status invalid_scenario(std::string msg) {
-    return Status(StatusCode::kInvalidScenario, std::move(msg));
+  static Status invalid_argument(std::string msg) {
+    return Status(StatusCode::kInvalidArgument, std::move(msg));
   }
   static Status planner(PlannerErrorType type, std::string msg) {
     Status s(StatusCode::kPlanner, std::move(msg));
@@ -44,10 +50,10 @@ class [[nodiscard]] Status {
     return s;
   }
   static Status io_error(std::string msg) { return Status(StatusCode::kIo, std::move(msg)); }
-  static Status internal(std::string msg) {
-    return Status(StatusCode::kInternal, std::move(msg));
+  static Status internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
+  static Status unavailable(std::string msg) {
+    return Status(StatusCode::kUnavailable, std::move(msg));
   }
-  static Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -76,8 +82,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}              // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {       // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.is_ok() && "a Result built from a Status must carry an error");
   }
 
@@ -86,9 +92,18 @@ class [[nodiscard]] Result {
   const Status& status() const { return status_; }
 
   // REQUIRES: is_ok()
-  T& value() & { assert(is_ok()); return *value_; }
-  const T& value() const& { assert(is_ok()); return *value_; }
-  T&& value() && { assert(is_ok()); return std::move(*value_); }
+  T& value() & {
+    assert(is_ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(is_ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(is_ok());
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }

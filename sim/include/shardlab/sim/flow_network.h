@@ -53,7 +53,8 @@ class FlowNetwork : private EventHandler {
  public:
   // `allow_closed_form` false makes collectives always start flows (tests
   // compare the two paths on the same input).
-  FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention = true, bool allow_closed_form = true);
+  FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention = true,
+              bool allow_closed_form = true);
   ~FlowNetwork();
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
@@ -79,7 +80,7 @@ class FlowNetwork : private EventHandler {
   // `moves` is false for an empty message or src == dst, which take no time.
   struct ClosedFormMessage {
     double bytes = 0.0;
-    double bottleneck = 0.0;  // bytes/ms, the route's narrowest link
+    double bottleneck = 0.0;   // bytes/ms, the route's narrowest link
     double transmit_ms = 0.0;  // bytes / bottleneck
     double latency_ms = 0.0;
     int route[TopologyGraph::kMaxRouteLinks] = {};  // link ids, `hops` of them

@@ -83,7 +83,8 @@ struct IterationTraffic {
 // fabric: what the simulator runs, and what the replay backends execute for
 // real, so measured and simulated phases describe the same collectives.
 // Fails on a bad fabric or a shard placed outside the topology.
-Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
+Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario,
+                                           const planner::SearchSpace& space,
                                            const planner::PartitionedPlan& plan);
 
 }  // namespace shardlab::sim

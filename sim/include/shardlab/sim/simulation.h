@@ -58,9 +58,9 @@ enum class CommModel {
 };
 
 struct SimOptions {
-  int iterations = 4;         // >= 1; steady state needs >= 2
-  bool overlap = true;        // separate compute and comm streams, pipelined input dist
-  bool contention = true;     // max-min sharing of links (else alpha-beta per flow)
+  int iterations = 4;      // >= 1; steady state needs >= 2
+  bool overlap = true;     // separate compute and comm streams, pipelined input dist
+  bool contention = true;  // max-min sharing of links (else alpha-beta per flow)
   // Collectives on a fabric where every flow runs at its route's bottleneck
   // (contention off, or a non-blocking graph) are solved in closed form, to
   // the same result as their flows; false starts every flow (a check of the
@@ -80,8 +80,8 @@ struct PhaseRecord {
   int iteration = 0;
   double start_ms = 0.0;
   double end_ms = 0.0;
-  double bytes = 0.0;         // bytes this rank sends in a comm phase
-  int tables = 0;             // shards of this rank the phase covers
+  double bytes = 0.0;  // bytes this rank sends in a comm phase
+  int tables = 0;      // shards of this rank the phase covers
 };
 
 struct RankResult {
@@ -104,8 +104,8 @@ struct CriticalStep {
 
 struct LinkResult {
   std::string name;
-  double bytes = 0.0;         // over the whole simulation
-  double utilization = 0.0;   // bytes / (capacity · simulated time)
+  double bytes = 0.0;        // over the whole simulation
+  double utilization = 0.0;  // bytes / (capacity · simulated time)
 };
 
 struct SimResult {
@@ -120,8 +120,8 @@ struct SimResult {
   // From the first phase that bounds the last iteration to its last phase.
   std::vector<CriticalStep> critical_path;
   std::vector<LinkResult> links;
-  uint64_t events = 0;        // events the engine processed
-  uint64_t flows = 0;         // point-to-point flows started
+  uint64_t events = 0;  // events the engine processed
+  uint64_t flows = 0;   // point-to-point flows started
   double wall_seconds = 0.0;
 };
 
@@ -129,6 +129,6 @@ struct SimResult {
 // Fails with invalid_scenario when the fabric or workload do not fit the
 // topology (e.g. `fabric.hosts` of the wrong length).
 Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                    const planner::PartitionedPlan& plan, const SimOptions& options = {});
+                           const planner::PartitionedPlan& plan, const SimOptions& options = {});
 
 }  // namespace shardlab::sim
