@@ -2,9 +2,9 @@
 // model (benchmarks/synthetic_scenario.h) with 1,000 tables on 8 to 1,024
 // ranks, and the bundled Criteo Kaggle scenario. The `preset_dense` variants
 // add an H100 preset (the NCCL-like layer) and a DLRM-DCNv2 dense model with
-// DDP's bucket all-reduces (hierarchical rings, as flows). Counters: events
-// and flows per second, simulated iterations, peak resident memory of the
-// process.
+// DDP's bucket all-reduces (hierarchical rings, in closed form on this
+// non-blocking fabric). Counters: events and flows per second, simulated
+// iterations, peak resident memory of the process.
 //
 //   build/benchmarks/sim_bench --benchmark_filter=sim/
 #include <benchmark/benchmark.h>

@@ -21,14 +21,24 @@ bool CollectiveShape::plain() const {
 FlowShape CollectiveShape::flow(const TopologyGraph& graph, int src_rank, int dst_rank,
                                 double bytes) const {
   const bool across = graph.host_of(src_rank) != graph.host_of(dst_rank);
-  const bool small = small_bytes >= 0.0 && bytes <= small_bytes;
-  const MessageShape& m = small ? (across ? small_inter : small_intra) : (across ? inter : intra);
+  const MessageShape& m = message(across, bytes);
+  // The route is walked only when the fraction needs its bottleneck.
+  return m.fraction < 1.0 ? flow(across, graph.route_bottleneck(src_rank, dst_rank), bytes)
+                          : FlowShape{.rate_cap = m.cap, .latency_ms = m.latency_ms};
+}
+
+FlowShape CollectiveShape::flow(bool across_hosts, double route_bottleneck, double bytes) const {
+  const MessageShape& m = message(across_hosts, bytes);
   FlowShape f;
   f.latency_ms = m.latency_ms;
   f.rate_cap = m.cap;
-  if (m.fraction < 1.0)
-    f.rate_cap = std::min(f.rate_cap, m.fraction * graph.route_bottleneck(src_rank, dst_rank));
+  if (m.fraction < 1.0) f.rate_cap = std::min(f.rate_cap, m.fraction * route_bottleneck);
   return f;
+}
+
+const MessageShape& CollectiveShape::message(bool across_hosts, double bytes) const {
+  const bool small = small_bytes >= 0.0 && bytes <= small_bytes;
+  return small ? (across_hosts ? small_inter : small_intra) : (across_hosts ? inter : intra);
 }
 
 namespace {

@@ -118,9 +118,12 @@ class AllToAll final : public detail::CollectiveBase {
           } else if (plain_) {
             arrival[i] = start + m.transmit_ms + m.latency_ms;
           } else {
-            // The flow path's arithmetic with the message's shape.
+            // The flow path's arithmetic with the message's shape (on the
+            // bottleneck the message already holds: no second route walk).
             const int j = detail::wrap(i + step, n);
-            const FlowShape f = shape_.flow(network_.graph(), members_[i], members_[j], m.bytes);
+            const TopologyGraph& graph = network_.graph();
+            const FlowShape f = shape_.flow(
+                graph.host_of(members_[i]) != graph.host_of(members_[j]), m.bottleneck, m.bytes);
             const double rate = std::min(m.bottleneck, f.rate_cap);
             const double latency = f.latency_ms >= 0.0 ? f.latency_ms : m.latency_ms;
             arrival[i] = start + m.bytes / rate + latency;

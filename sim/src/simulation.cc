@@ -170,7 +170,7 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
   }
 
   EventQueue queue;
-  FlowNetwork network(queue, *graph, options.contention);
+  FlowNetwork network(queue, *graph, options.contention, options.closed_form);
   const CollectiveModel model(scenario, options.calibration);
   const detail::Schedule schedule =
       detail::build_schedule({.iterations = options.iterations,

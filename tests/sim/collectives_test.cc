@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -298,15 +299,165 @@ TEST(CollectivesTest, AllToAllClosedFormEqualsFlowModel) {
   EXPECT_EQ(closed.net.flows_started(), flows.net.flows_started());
 }
 
-// Sharing a NIC between two GPUs can make links saturate: no closed form.
-TEST(CollectivesTest, SharedNicsRuleOutTheClosedForm) {
+// Runs the collective `make` builds once in closed form and once as flows,
+// with members joining at `joins`, and expects the same member completion
+// times, link bytes and flow count, bit for bit.
+using MakeCollective =
+    std::function<std::unique_ptr<Collective>(FlowNetwork&, CollectiveListener*)>;
+void expect_closed_form_exact(const TopologyGraph& graph, bool contention,
+                              const MakeCollective& make, const std::vector<double>& joins) {
+  Harness closed(graph, contention, true);
+  Harness flows(graph, contention, false);
+  ASSERT_TRUE(closed.net.closed_form_exact());
+  ASSERT_FALSE(flows.net.closed_form_exact());
+  const std::vector<double> done = closed.run(make(closed.net, &closed), joins);
+  const std::vector<double>& reference = flows.run(make(flows.net, &flows), joins);
+  EXPECT_EQ(done, reference);
+  EXPECT_EQ(closed.net.link_bytes(), flows.net.link_bytes());
+  EXPECT_EQ(closed.net.flows_started(), flows.net.flows_started());
+  EXPECT_GT(flows.net.flows_started(), 0u);
+  // No flow ran: the closed form did the work.
+  EXPECT_LT(closed.queue.events_processed(), flows.queue.events_processed());
+}
+
+// Three hosts of four GPUs, one NIC each: non-blocking.
+TopologyGraph three_hosts_of_four() {
+  TopologySpec t;
+  t.world_size = 12;
+  t.local_world_size = 4;
+  t.intra_host_bw = 3e5;
+  t.inter_host_bw = 5e4;
+  return std::move(TopologyGraph::build(t, FabricSpec{})).value();
+}
+
+// An NCCL-like shape: a fraction of line rate, a cap, own latencies or the
+// route's, small messages slower, and a base latency per member.
+CollectiveShape nccl_like_shape() {
+  CollectiveShape shape;
+  shape.intra = {.fraction = 0.8, .cap = 2e5, .latency_ms = 0.004};
+  shape.inter = {.fraction = 0.7, .latency_ms = -1.0};
+  shape.small_bytes = 3e4;
+  shape.small_intra = {.fraction = 0.3, .latency_ms = 0.001};
+  shape.small_inter = {.fraction = 0.25, .cap = 1e4, .latency_ms = 0.0015};
+  shape.base_ms = 0.007;
+  return shape;
+}
+
+// Join patterns: all at once; scattered; the last member first and the rest
+// later; one member's successor (member 6) joining long after everyone else.
+std::vector<std::vector<double>> join_patterns(int n) {
+  std::vector<double> scattered(n), last_first(n), late_successor(n);
+  for (int i = 0; i < n; ++i) {
+    scattered[i] = 0.013 * ((i * 7) % 5) + 0.002 * (i % 3);
+    last_first[i] = i == n - 1 ? 0.0 : 0.05 + 0.001 * i;
+    late_successor[i] = i == 6 % n ? 1.5 : 0.001 * ((i * 5) % 3);
+  }
+  return {std::vector<double>(n, 0.0), scattered, last_first, late_successor};
+}
+
+// A ring that crosses hosts at most of its hops, some inside a host.
+const std::vector<int> kRingOrder = {0, 5, 1, 4, 8, 2, 11, 3, 9, 6, 10, 7};
+
+// Uneven whole-byte chunks with empty ones and some under the shape's
+// small-message threshold.
+std::vector<double> uneven_chunks(int n) {
+  std::vector<double> chunks(n);
+  for (int i = 0; i < n; ++i) chunks[i] = i % 5 == 3 ? 0.0 : 7919.0 * (1 + (i * 13) % 11);
+  return chunks;
+}
+
+TEST(CollectivesTest, RingClosedFormEqualsFlowModel) {
+  const TopologyGraph graph = three_hosts_of_four();
+  ASSERT_TRUE(graph.non_blocking());
+  const int n = static_cast<int>(kRingOrder.size());
+  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
+    for (const std::vector<double>& joins : join_patterns(n)) {
+      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
+      expect_closed_form_exact(
+          graph, true,
+          [&](FlowNetwork& net, CollectiveListener* l) {
+            return make_ring_reduce_scatter(net, kRingOrder, uneven_chunks(n), l, Harness::kTag,
+                                            shape);
+          },
+          joins);
+      expect_closed_form_exact(
+          graph, true,
+          [&](FlowNetwork& net, CollectiveListener* l) {
+            return make_ring_all_gather(net, kRingOrder, uneven_chunks(n), l, Harness::kTag, shape);
+          },
+          joins);
+      // 1e6 / 12 is no whole number of bytes; every chunk has the same size.
+      for (const double bytes : {1e6, 12.0 * 2e3}) {
+        expect_closed_form_exact(
+            graph, true,
+            [&](FlowNetwork& net, CollectiveListener* l) {
+              return make_ring_all_reduce(net, kRingOrder, bytes, l, Harness::kTag, shape);
+            },
+            joins);
+      }
+    }
+  }
+}
+
+// The hierarchical all-reduce composes rings whose members join as their
+// previous phase ends, each ring in closed form.
+TEST(CollectivesTest, HierarchicalAllReduceClosedFormEqualsFlowModel) {
+  const TopologyGraph graph = three_hosts_of_four();
+  const int n = static_cast<int>(kRingOrder.size());
+  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
+    for (const std::vector<double>& joins : join_patterns(n)) {
+      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
+      for (const double bytes : {1e6, 4.8e4}) {
+        expect_closed_form_exact(
+            graph, true,
+            [&](FlowNetwork& net, CollectiveListener* l) {
+              return make_hierarchical_all_reduce(net, net.graph(), kRingOrder, bytes, l,
+                                                  Harness::kTag, shape);
+            },
+            joins);
+      }
+    }
+  }
+}
+
+// Two hosts of four GPUs sharing two NICs each: links can saturate.
+TopologyGraph two_hosts_sharing_nics() {
   TopologySpec t;
   t.world_size = 8;
   t.local_world_size = 4;
   FabricSpec f;
   f.nics_per_host = 2;
-  const TopologyGraph graph = std::move(TopologyGraph::build(t, f)).value();
-  EXPECT_FALSE(graph.non_blocking());
+  return std::move(TopologyGraph::build(t, f)).value();
+}
+
+// With contention off every flow runs at its bottleneck on any fabric, so a
+// ring over shared NICs is solved in closed form too.
+TEST(CollectivesTest, RingClosedFormWithoutContention) {
+  const TopologyGraph graph = two_hosts_sharing_nics();
+  ASSERT_FALSE(graph.non_blocking());
+  const std::vector<int> order = {0, 4, 1, 5, 2, 6, 3, 7};
+  for (const std::vector<double>& joins : join_patterns(8)) {
+    expect_closed_form_exact(
+        graph, false,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_ring_all_reduce(net, order, 1e6, l, Harness::kTag, nccl_like_shape());
+        },
+        joins);
+    expect_closed_form_exact(
+        graph, false,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_hierarchical_all_reduce(net, net.graph(), order, 1e6, l, Harness::kTag);
+        },
+        joins);
+  }
+}
+
+// Sharing a NIC between two GPUs can make links saturate: no closed form.
+TEST(CollectivesTest, SharedNicsRuleOutTheClosedForm) {
+  EXPECT_FALSE(two_hosts_sharing_nics().non_blocking());
+  TopologySpec t;
+  t.world_size = 8;
+  t.local_world_size = 4;
   FabricSpec over;
   over.oversubscription = 2.0;
   EXPECT_FALSE(std::move(TopologyGraph::build(t, over)).value().non_blocking());

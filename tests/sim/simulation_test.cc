@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,59 @@ TEST(Simulation, SteadyStateIsReached) {
   const double six = run(p, o).iteration_ms;
   o.iterations = 8;
   EXPECT_NEAR(run(p, o).iteration_ms, six, 1e-9 * six);
+}
+
+// With a GPU preset and a dense model on two hosts, the all-to-alls and the
+// DDP buckets' hierarchical ring all-reduces are solved in closed form: the
+// whole simulation must come out exactly as with every message a flow.
+TEST(Simulation, ClosedFormsEqualTheFlows) {
+  std::ifstream in(std::string(SHARDLAB_SOURCE_DIR) +
+                   "/data/scenarios/two_host_criteo_kaggle.json");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  const std::string topology = "\"topology\": {";
+  ASSERT_NE(text.find(topology), std::string::npos);
+  text.insert(text.find(topology) + topology.size(), "\"gpu\": \"h100-sxm\", ");
+  text.insert(text.rfind('}'),
+              R"(, "workload": {"dense": {"dense_features": 13, "bottom_mlp": [512, 256, 128],
+                   "interaction": {"kind": "dcn", "layers": 3, "low_rank": 512},
+                   "top_mlp": [1024, 1024, 512, 256, 1], "precision": "bf16"}})");
+  auto scenario = data::parse_scenario(text, "two_host_preset_dense");
+  ASSERT_TRUE(scenario) << scenario.status().message();
+  const Planned p{*scenario, planner::plan(*scenario)};
+  ASSERT_TRUE(p.result.ok()) << p.result.error.message();
+  SimOptions closed;
+  closed.iterations = 3;
+  SimOptions flows = closed;
+  flows.closed_form = false;
+  const SimResult a = run(p, closed);
+  const SimResult b = run(p, flows);
+  ASSERT_GT(a.ddp_buckets, 1);
+  EXPECT_EQ(a.iteration_ms, b.iteration_ms);
+  EXPECT_EQ(a.total_ms, b.total_ms);
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    EXPECT_EQ(a.ranks[r].busy_compute_ms, b.ranks[r].busy_compute_ms) << r;
+    EXPECT_EQ(a.ranks[r].busy_comm_ms, b.ranks[r].busy_comm_ms) << r;
+    ASSERT_EQ(a.ranks[r].phases.size(), b.ranks[r].phases.size()) << r;
+    for (size_t i = 0; i < a.ranks[r].phases.size(); ++i) {
+      const PhaseRecord& x = a.ranks[r].phases[i];
+      const PhaseRecord& y = b.ranks[r].phases[i];
+      EXPECT_EQ(x.phase, y.phase) << r << " " << i;
+      EXPECT_EQ(x.start_ms, y.start_ms) << r << " " << i;
+      EXPECT_EQ(x.end_ms, y.end_ms) << r << " " << i;
+      EXPECT_EQ(x.bytes, y.bytes) << r << " " << i;
+    }
+  }
+  ASSERT_EQ(a.links.size(), b.links.size());
+  for (size_t l = 0; l < a.links.size(); ++l) {
+    EXPECT_EQ(a.links[l].bytes, b.links[l].bytes) << a.links[l].name;
+    EXPECT_EQ(a.links[l].utilization, b.links[l].utilization) << a.links[l].name;
+  }
+  EXPECT_EQ(a.flows, b.flows);
+  // The closed forms ran: far fewer events.
+  EXPECT_LT(2 * a.events, b.events);
 }
 
 }  // namespace

@@ -29,6 +29,12 @@
 //                   into the host fabric and receives as much from it (the
 //                   switch reduces and multicasts), both at once.
 //
+// Where every flow runs at its route's bottleneck (FlowNetwork::
+// closed_form_exact()), the all-to-all and the rings start no flows: once the
+// last member has joined they solve their step schedule in closed form, with
+// the flows' arithmetic, so member completion times, link bytes and the flow
+// count come out as the flows' would (tests/sim/collectives_test.cc).
+//
 // A CollectiveShape (from the NCCL-like layer, collective_model.h) caps each
 // message's rate and sets its latency, by scope (inside a host or across
 // hosts) and, for all-to-all messages, by size; `base_ms` delays each
@@ -65,7 +71,13 @@ struct CollectiveShape {
 
   // The flow a message of `bytes` between these ranks gets.
   FlowShape flow(const TopologyGraph& graph, int src_rank, int dst_rank, double bytes) const;
+  // The same for a message whose ends are on different hosts or not, on a
+  // route whose bottleneck is known (the graph's route_bottleneck).
+  FlowShape flow(bool across_hosts, double route_bottleneck, double bytes) const;
   bool plain() const;
+
+ private:
+  const MessageShape& message(bool across_hosts, double bytes) const;
 };
 
 class CollectiveListener {

@@ -61,6 +61,11 @@ struct SimOptions {
   int iterations = 4;      // >= 1; steady state needs >= 2
   bool overlap = true;     // separate compute and comm streams, pipelined input dist
   bool contention = true;  // max-min sharing of links (else alpha-beta per flow)
+  // Collectives on a fabric where every flow runs at its route's bottleneck
+  // (contention off, or a non-blocking graph) are solved in closed form, to
+  // the same result as their flows; false starts every flow (a check of the
+  // closed forms, and the flow model's own speed).
+  bool closed_form = true;
   CommModel comm_model = CommModel::kFlows;
   bool record_phases = true;  // false: only totals (for the perf model)
   // Calibrated communication (comm.intra_host / inter_host) for the flows:
