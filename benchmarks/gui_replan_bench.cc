@@ -23,9 +23,10 @@
 // given with --scenario=FILE (repeatable), e.g. the 1,000-table, 128-rank
 // scenario of docs/gui.md "Speed":
 //
-//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 --local-world-size 8 -o
-//   syn1000x128.json QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench
-//   --scenario=syn1000x128.json
+//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 \
+//       --local-world-size 8 -o syn1000x128.json
+//   QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench \
+//       --scenario=syn1000x128.json
 #include <benchmark/benchmark.h>
 
 #include <QApplication>

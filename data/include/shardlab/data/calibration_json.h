@@ -6,8 +6,10 @@
 //    "name", "created", "device", "source_runs": [run ids],
 //    "parameters": {
 //      "compute": [{"kernel", "dim_class", "bandwidth_bytes_per_ms", "overhead_ms",
-//      "bwd_multiplier"}], "bwd_multiplier", "comm": {"intra_host": {"bandwidth_bytes_per_ms",
-//      "latency_ms"}, "inter_host": {...}}},
+//                   "bwd_multiplier"}],
+//      "bwd_multiplier",
+//      "comm": {"intra_host": {"bandwidth_bytes_per_ms", "latency_ms"},
+//               "inter_host": {...}}},
 //    "fit": {"count", "held_out", "mape_before", "mape_after", "fit_mape_before", "fit_mape_after",
 //            "groups": [{"name", "count", "held_out", "fitted", "mape_before", "mape_after",
 //                        "fit_mape_before", "fit_mape_after"}],
