@@ -10,6 +10,7 @@
 #include "json_writer.h"
 #include "message_text.h"
 #include "shardlab/data/file_io.h"
+#include "shardlab/data/scenario_writer.h"
 
 namespace shardlab::data {
 namespace {
@@ -56,20 +57,6 @@ void write_pair(JsonWriter& w, int64_t a, int64_t b) {
   w.value(a);
   w.value(b);
   w.end_array();
-}
-
-const char* bounds_check_name(planner::BoundsCheckMode m) {
-  switch (m) {
-    case planner::BoundsCheckMode::kFatal:
-      return "fatal";
-    case planner::BoundsCheckMode::kWarning:
-      return "warning";
-    case planner::BoundsCheckMode::kIgnore:
-      return "ignore";
-    case planner::BoundsCheckMode::kNone:
-      return "none";
-  }
-  return "none";
 }
 
 // null, or the five keys of TorchRec's CacheParams with null for each not given.
@@ -406,8 +393,8 @@ std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult&
       write_optional(w, "enforce_hbm", c != nullptr ? c->enforce_hbm : std::nullopt);
       write_optional(w, "stochastic_rounding",
                      c != nullptr ? c->stochastic_rounding : std::nullopt);
-      std::optional<std::string_view> bounds;
-      if (c != nullptr && c->bounds_check_mode) bounds = bounds_check_name(*c->bounds_check_mode);
+      std::optional<std::string> bounds;
+      if (c != nullptr && c->bounds_check_mode) bounds = to_string(*c->bounds_check_mode);
       write_optional(w, "bounds_check_mode", bounds);
       w.end_object();
     }

@@ -15,20 +15,6 @@ std::string_view cache_algorithm_name(planner::CacheAlgorithm a) {
   return a == planner::CacheAlgorithm::kLru ? "lru" : "lfu";
 }
 
-std::string_view bounds_check_name(planner::BoundsCheckMode m) {
-  switch (m) {
-    case planner::BoundsCheckMode::kFatal:
-      return "fatal";
-    case planner::BoundsCheckMode::kWarning:
-      return "warning";
-    case planner::BoundsCheckMode::kIgnore:
-      return "ignore";
-    case planner::BoundsCheckMode::kNone:
-      return "none";
-  }
-  return "none";
-}
-
 template <typename T, typename F>
 void write_list(JsonWriter& w, std::string_view key, const std::vector<T>& values, F&& each) {
   w.key(key);
@@ -170,7 +156,7 @@ void write_constraint(JsonWriter& w, const planner::ConstraintSpec& c) {
   }
   if (c.enforce_hbm) w.member("enforce_hbm", *c.enforce_hbm);
   if (c.stochastic_rounding) w.member("stochastic_rounding", *c.stochastic_rounding);
-  if (c.bounds_check_mode) w.member("bounds_check_mode", bounds_check_name(*c.bounds_check_mode));
+  if (c.bounds_check_mode) w.member("bounds_check_mode", to_string(*c.bounds_check_mode));
   if (c.feature_names)
     write_list(w, "feature_names", *c.feature_names, [&](const std::string& f) { w.value(f); });
   w.end_object();
@@ -284,6 +270,20 @@ std::string to_string(planner::ProposerKind kind) {
 
 std::string to_string(planner::PartitionerKind kind) {
   return kind == planner::PartitionerKind::kGreedyPerf ? "greedy_perf" : "memory_balanced";
+}
+
+std::string to_string(planner::BoundsCheckMode m) {
+  switch (m) {
+    case planner::BoundsCheckMode::kFatal:
+      return "fatal";
+    case planner::BoundsCheckMode::kWarning:
+      return "warning";
+    case planner::BoundsCheckMode::kIgnore:
+      return "ignore";
+    case planner::BoundsCheckMode::kNone:
+      return "none";
+  }
+  return "none";
 }
 
 std::string to_string(planner::ReservationKind kind) {

@@ -29,5 +29,6 @@ std::string to_string(planner::ModuleKind kind);       // "embedding_bag_collect
 std::string to_string(planner::ProposerKind kind);     // "greedy", ...
 std::string to_string(planner::PartitionerKind kind);  // "greedy_perf", "memory_balanced"
 std::string to_string(planner::ReservationKind kind);  // "heuristical", ...
+std::string to_string(planner::BoundsCheckMode mode);  // "fatal", "warning", "ignore", "none"
 
 }  // namespace shardlab::data
