@@ -126,20 +126,10 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
 // TorchRec's constants for the "before" model and the fallbacks: the first
 // source run's topology (what `plan` rated that scenario with), else defaults.
 kernels::CalibrationOptions fit_options(const CalibrateArgs& args, const Sources& s) {
-  kernels::CalibrationOptions o;
+  kernels::CalibrationOptions o =
+      s.scenario ? kernels::before_model_options(*s.scenario) : kernels::CalibrationOptions{};
   o.holdout_fraction = args.holdout;
   o.seed = args.seed;
-  if (s.scenario) {
-    const planner::Topology t = planner::make_topology(*s.scenario);
-    o.compute_device = t.compute_device;
-    o.hbm_bw = t.hbm_mem_bw;
-    o.ddr_bw = t.ddr_mem_bw;
-    o.hbm_to_ddr_bw = t.hbm_to_ddr_mem_bw;
-    o.torchrec_version = s.scenario->planner.torchrec_version;
-    o.intra_host_bw = t.intra_host_bw;
-    o.inter_host_bw = t.inter_host_bw;
-    o.bwd_multiplier = t.bwd_compute_multiplier;
-  }
   return o;
 }
 

@@ -19,19 +19,10 @@ namespace {
 // `torchrec_version` is the run's recorded planner model.
 kernels::CalibrationOptions options_for(const std::string& scenario_json,
                                         const std::string& torchrec_version) {
-  kernels::CalibrationOptions o;
   auto s = data::parse_scenario(scenario_json, "run scenario");
-  if (!s.is_ok()) return o;
+  if (!s.is_ok()) return kernels::CalibrationOptions{};
   if (auto v = planner::parse_torchrec_version(torchrec_version)) s->planner.torchrec_version = *v;
-  o.compute_device = s->topology.compute_device;
-  o.hbm_bw = s->topology.hbm_mem_bw;
-  o.ddr_bw = s->topology.ddr_mem_bw;
-  o.hbm_to_ddr_bw = s->topology.hbm_to_ddr_mem_bw;
-  o.torchrec_version = s->planner.torchrec_version;
-  o.intra_host_bw = s->topology.intra_host_bw;
-  o.inter_host_bw = s->topology.inter_host_bw;
-  o.bwd_multiplier = s->topology.bwd_compute_multiplier;
-  return o;
+  return kernels::before_model_options(*s);
 }
 
 std::string group_of(const kernels::Measurement& m) {

@@ -322,24 +322,14 @@ Status Workbench::show_plan(
   outcome->source = source;
   outcome->source_name = source_name;
   outcome->replay = std::move(replay);
-  outcome->result = planner::plan(
-      *scenario(),
-      planner::PlannerOptions{.enumerate_only = true, .calibration = settings_.parameters()});
-  if (!outcome->result.search_space) {
-    emit errorOccurred(QString::fromStdString(outcome->result.error.message()));
-    emit freshnessChanged();
-    return outcome->result.error;
-  }
-  Result<planner::PartitionedPlan> placed = read(*outcome->result.search_space);
-  if (!placed.is_ok()) {
-    emit errorOccurred(QString::fromStdString(placed.status().message()));
-    emit freshnessChanged();
-    return placed.status();
-  }
+  outcome->result = planner::rate_placement(*scenario(), read, settings_.parameters());
   planner::PlannerResult& r = outcome->result;
-  r.best = std::move(placed).value();
-  planner::rate_plan(*r.search_space, *r.best, r.topology.world_size, &r.device_perf_total,
-                     &r.perf_rating);
+  if (!r.ok()) {
+    const Status failed = r.failure();
+    emit errorOccurred(QString::fromStdString(failed.message()));
+    emit freshnessChanged();
+    return failed;
+  }
   outcome->summary = planner::summarize_plan(*scenario(), r, *r.best);
   pending_cause_.clear();
   on_planned(outcome);

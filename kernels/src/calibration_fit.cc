@@ -18,6 +18,7 @@
 #include "calibration_nnls.h"
 #include "shardlab/kernels/calibration.h"
 #include "shardlab/planner/estimators.h"
+#include "shardlab/planner/topology.h"
 
 namespace shardlab::kernels {
 namespace {
@@ -524,6 +525,20 @@ std::vector<CalibrationParameter> calibration_parameters(
                     .fitted = comm.latency_ms});
   }
   return rows;
+}
+
+CalibrationOptions before_model_options(const planner::Scenario& scenario) {
+  const planner::Topology t = planner::make_topology(scenario);
+  CalibrationOptions o;
+  o.compute_device = t.compute_device;
+  o.hbm_bw = t.hbm_mem_bw;
+  o.ddr_bw = t.ddr_mem_bw;
+  o.hbm_to_ddr_bw = t.hbm_to_ddr_mem_bw;
+  o.torchrec_version = scenario.planner.torchrec_version;
+  o.intra_host_bw = t.intra_host_bw;
+  o.inter_host_bw = t.inter_host_bw;
+  o.bwd_multiplier = t.bwd_compute_multiplier;
+  return o;
 }
 
 }  // namespace shardlab::kernels

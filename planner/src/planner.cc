@@ -311,6 +311,37 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
 
 }  // namespace
 
+PlannerResult rate_placement(
+    const Scenario& scenario,
+    const std::function<Result<PartitionedPlan>(const SearchSpace&)>& place,
+    const CostCalibration* calibration, PerfModel* perf_model) {
+  const auto start = std::chrono::steady_clock::now();
+  PlannerResult result =
+      plan(scenario, PlannerOptions{.enumerate_only = true, .calibration = calibration});
+  if (!result.search_space.has_value()) {
+    if (result.error.is_ok())
+      result.error = Status::internal("enumeration returned no search space");
+    return result;
+  }
+  Result<PartitionedPlan> placed = place(*result.search_space);
+  if (!placed.is_ok()) {
+    result.error = placed.status();
+    return result;
+  }
+  result.best = std::move(placed).value();
+  result.num_proposals = 0;
+  result.num_plans = 0;
+  rate_plan(*result.search_space, *result.best, result.topology.world_size,
+            &result.device_perf_total, &result.perf_rating);
+  if (perf_model != nullptr) {
+    result.perf_rating = perf_model->rate(*result.search_space, *result.best, result.topology,
+                                          result.device_perf_total);
+  }
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   try {
     return plan_within_memory(scenario, options);

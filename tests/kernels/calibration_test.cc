@@ -465,3 +465,33 @@ TEST(CalibrationFit, RefusesNothingToFitAndBadOptions) {
 
 }  // namespace
 }  // namespace shardlab::kernels
+
+namespace shardlab::kernels {
+namespace {
+
+// The "before" model is the scenario's topology as the planner sees it:
+// given bandwidths as written, absent ones at TorchRec's defaults.
+TEST(BeforeModelOptions, FollowTheScenariosTopology) {
+  planner::Scenario s;
+  s.topology.world_size = 2;
+  s.topology.compute_device = planner::ComputeDevice::kCpu;
+  s.topology.hbm_mem_bw = 1.5e9;
+  s.topology.ddr_mem_bw = 2.5e7;
+  s.topology.hbm_to_ddr_mem_bw = 3.5e7;
+  s.topology.intra_host_bw = 4.5e8;
+  s.topology.bwd_compute_multiplier = 3.0;
+  s.planner.torchrec_version = planner::TorchRecVersion::k2024_02;
+  const CalibrationOptions o = before_model_options(s);
+  EXPECT_EQ(o.compute_device, planner::ComputeDevice::kCpu);
+  EXPECT_EQ(o.hbm_bw, 1.5e9);
+  EXPECT_EQ(o.ddr_bw, 2.5e7);
+  EXPECT_EQ(o.hbm_to_ddr_bw, 3.5e7);
+  EXPECT_EQ(o.intra_host_bw, 4.5e8);
+  EXPECT_EQ(o.inter_host_bw, planner::kDefaultInterHostBw);
+  EXPECT_EQ(o.bwd_multiplier, 3.0);
+  EXPECT_EQ(o.torchrec_version, planner::TorchRecVersion::k2024_02);
+  EXPECT_EQ(o.holdout_fraction, CalibrationOptions{}.holdout_fraction);
+}
+
+}  // namespace
+}  // namespace shardlab::kernels

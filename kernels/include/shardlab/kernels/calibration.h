@@ -59,6 +59,12 @@ struct CalibrationOptions {
   double bwd_multiplier = planner::kDefaultBwdComputeMultiplier;
 };
 
+// Options whose "before" model is `scenario`'s: its device, bandwidths,
+// backward multiplier and TorchRec version, as `plan` rates it (after its
+// GPU preset, if any, filled them). The hold-out share and seed are the
+// defaults.
+CalibrationOptions before_model_options(const planner::Scenario& scenario);
+
 // The records of one group and their errors. MAPEs are in percent, nullopt
 // when the group has no records on that side.
 struct CalibrationGroup {

@@ -88,4 +88,15 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options = {})
 void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_size,
                std::vector<double>* device_perf_total, double* rating);
 
+// Places `scenario`'s options the way `place` says and rates the placement, as
+// plan() rates its best plan: enumerates (with `calibration`, not owned),
+// calls `place` with the search space (e.g. reading a plan file against it),
+// rates the result with TorchRec's model, then with `perf_model` when given.
+// The result has num_proposals == 0. A failed enumeration leaves no search
+// space; a failed `place` leaves the search space and its error.
+PlannerResult rate_placement(
+    const Scenario& scenario,
+    const std::function<Result<PartitionedPlan>(const SearchSpace&)>& place,
+    const CostCalibration* calibration = nullptr, PerfModel* perf_model = nullptr);
+
 }  // namespace shardlab::planner
