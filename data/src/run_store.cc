@@ -11,6 +11,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
@@ -27,8 +28,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
+#include "run_store_columns.h"
 #include "run_store_internal.h"
 #include "shardlab/data/message_text.h"
 
@@ -367,6 +370,140 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
 
 namespace {
 
+// --- columns -----------------------------------------------------------------
+// Every statement below that names a record's columns, and every bind and
+// read of them, comes from the column lists of run_store_columns.h.
+
+using internal::CalibrationColumns;
+using internal::EstimateColumns;
+using internal::MeasurementColumns;
+using internal::RunInputColumns;
+using internal::RunSummaryColumns;
+using internal::RunTextColumns;
+using internal::SimPhaseColumns;
+
+// A column list as SQL text, made once per list.
+struct ColumnText {
+  std::string names;      // List::columns: "fqn, table_name, ..."
+  std::string with_keys;  // List::kKeys first: "run_id, seq, fqn, ..."
+  int count = 0;          // columns in `names`
+  int count_with_keys = 0;
+};
+
+template <typename List>
+const ColumnText& column_text() {
+  static const ColumnText text = [] {
+    ColumnText t;
+    const std::vector<std::string> names = internal::column_names<List>();
+    std::vector<std::string> all(List::kKeys.begin(), List::kKeys.end());
+    all.insert(all.end(), names.begin(), names.end());
+    t.names = fmt::format("{}", fmt::join(names, ", "));
+    t.with_keys = fmt::format("{}", fmt::join(all, ", "));
+    t.count = static_cast<int>(names.size());
+    t.count_with_keys = static_cast<int>(all.size());
+    return t;
+  }();
+  return text;
+}
+
+// "?, ?, ?" for n = 3.
+std::string placeholders(int n) {
+  std::string out = "?";
+  for (int i = 1; i < n; ++i) out += ", ?";
+  return out;
+}
+
+// "<verb> INTO <table> (<keys>, <columns>) VALUES (?, ...)": one row of List.
+template <typename List>
+std::string insert_sql(std::string_view verb) {
+  const ColumnText& t = column_text<List>();
+  return fmt::format("{} INTO {} ({}) VALUES ({})", verb, List::kTable, t.with_keys,
+                     placeholders(t.count_with_keys));
+}
+
+// The enums' text forms, read back (the inverses of their to_string).
+std::optional<RunKind> parse_text(std::type_identity<RunKind>, std::string_view s) {
+  return parse_run_kind(s);
+}
+std::optional<planner::ShardingType> parse_text(std::type_identity<planner::ShardingType>,
+                                                std::string_view s) {
+  return planner::parse_sharding_type(s);
+}
+std::optional<planner::ComputeKernel> parse_text(std::type_identity<planner::ComputeKernel>,
+                                                 std::string_view s) {
+  return planner::parse_compute_kernel(s);
+}
+std::optional<sim::Phase> parse_text(std::type_identity<sim::Phase>, std::string_view s) {
+  return internal::parse_phase(s);
+}
+std::optional<sim::Stream> parse_text(std::type_identity<sim::Stream>, std::string_view s) {
+  return internal::parse_stream(s);
+}
+std::optional<sim::CollectiveKind> parse_text(std::type_identity<sim::CollectiveKind>,
+                                              std::string_view s) {
+  return internal::parse_collective_kind(s);
+}
+std::optional<kernels::Precision> parse_text(std::type_identity<kernels::Precision>,
+                                             std::string_view s) {
+  return internal::parse_precision(s);
+}
+
+// A column visitor binding a record's members to consecutive parameters from
+// `index` on. Strings are bound without a copy: the record must outlive the
+// statement's execution.
+class ColumnBinder {
+ public:
+  ColumnBinder(SQLite::Statement& st, int index) : st_(st), index_(index) {}
+  void operator()(const char*, const std::string& v) { st_.bindNoCopy(index_++, v); }
+  void operator()(const char*, int v) { st_.bind(index_++, v); }
+  void operator()(const char*, int64_t v) { st_.bind(index_++, v); }
+  void operator()(const char*, double v) { st_.bind(index_++, v); }
+  void operator()(const char*, bool v) { st_.bind(index_++, v ? 1 : 0); }
+  template <typename E>
+  requires std::is_enum_v<E>
+  void operator()(const char*, E v) { st_.bind(index_++, std::string(to_string(v))); }
+
+ private:
+  SQLite::Statement& st_;
+  int index_;
+};
+
+// A column visitor reading a record's members from consecutive result
+// columns from `index` on. An enum column holding a name this build does not
+// know leaves its member as it was; status() reports the first such column.
+class ColumnReader {
+ public:
+  ColumnReader(SQLite::Statement& st, int index) : st_(st), index_(index) {}
+  void operator()(const char*, std::string& v) { v = st_.getColumn(index_++).getString(); }
+  void operator()(const char*, int& v) { v = st_.getColumn(index_++).getInt(); }
+  void operator()(const char*, int64_t& v) { v = st_.getColumn(index_++).getInt64(); }
+  void operator()(const char*, double& v) { v = st_.getColumn(index_++).getDouble(); }
+  void operator()(const char*, bool& v) { v = st_.getColumn(index_++).getInt() != 0; }
+  template <typename E>
+  requires std::is_enum_v<E>
+  void operator()(const char* name, E& v) {
+    std::string text = st_.getColumn(index_++).getString();
+    if (std::optional<E> e = parse_text(std::type_identity<E>{}, text)) {
+      v = *e;
+    } else if (bad_column_ == nullptr) {
+      bad_column_ = name;
+      bad_value_ = std::move(text);
+    }
+  }
+
+  // corrupt_row for the first unknown enum name read, ok when there was none.
+  Status status(const std::string& path, const char* table) const {
+    return bad_column_ == nullptr ? Status::ok()
+                                  : corrupt_row(path, table, bad_column_, bad_value_);
+  }
+
+ private:
+  SQLite::Statement& st_;
+  int index_;
+  const char* bad_column_ = nullptr;
+  std::string bad_value_;
+};
+
 // --- writing ---------------------------------------------------------------
 
 // Inserts `count` rows into `target` ("table (col, ...)", `columns` of
@@ -400,109 +537,37 @@ void insert_rows(SQLite::Database& db, std::string_view target, int columns, siz
   }
 }
 
-void insert_estimates(SQLite::Database& db, int64_t run_id, const std::vector<EstimateRow>& rows) {
-  insert_rows(db,
-              "estimates (run_id, seq, fqn, table_name, shard, rank, sharding_type, "
-              "compute_kernel, rows, cols, row_offset, col_offset, fwd_compute_ms, fwd_comms_ms, "
-              "bwd_compute_ms, bwd_comms_ms, prefetch_ms, hbm_bytes, ddr_bytes)",
-              19, rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
-                const EstimateRow& r = rows[seq];
+// The rows of a child table keyed (run_id, seq), kRowsPerInsert per statement.
+template <typename List>
+void insert_keyed_rows(SQLite::Database& db, int64_t run_id,
+                       const std::vector<typename List::Record>& rows) {
+  const ColumnText& t = column_text<List>();
+  insert_rows(db, fmt::format("{} ({})", List::kTable, t.with_keys), t.count_with_keys, rows.size(),
+              [&](SQLite::Statement& st, int i, size_t seq) {
                 st.bind(i++, run_id);
                 st.bind(i++, static_cast<int64_t>(seq));
-                st.bindNoCopy(i++, r.fqn);
-                st.bindNoCopy(i++, r.table);
-                st.bind(i++, r.shard);
-                st.bind(i++, r.rank);
-                st.bind(i++, std::string(planner::to_string(r.sharding_type)));
-                st.bind(i++, std::string(planner::to_string(r.compute_kernel)));
-                st.bind(i++, static_cast<int64_t>(r.rows));
-                st.bind(i++, static_cast<int64_t>(r.cols));
-                st.bind(i++, static_cast<int64_t>(r.row_offset));
-                st.bind(i++, static_cast<int64_t>(r.col_offset));
-                st.bind(i++, r.fwd_compute_ms);
-                st.bind(i++, r.fwd_comms_ms);
-                st.bind(i++, r.bwd_compute_ms);
-                st.bind(i++, r.bwd_comms_ms);
-                st.bind(i++, r.prefetch_ms);
-                st.bind(i++, static_cast<int64_t>(r.hbm_bytes));
-                st.bind(i++, static_cast<int64_t>(r.ddr_bytes));
+                List::columns(rows[seq], ColumnBinder(st, i));
               });
-}
-
-void insert_sim_phases(SQLite::Database& db, int64_t run_id, const std::vector<SimPhaseRow>& rows) {
-  insert_rows(
-      db,
-      "sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, bytes, tables)",
-      10, rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
-        const SimPhaseRow& r = rows[seq];
-        st.bind(i++, run_id);
-        st.bind(i++, static_cast<int64_t>(seq));
-        st.bind(i++, r.rank);
-        st.bind(i++, std::string(sim::to_string(r.phase)));
-        st.bind(i++, std::string(sim::to_string(r.stream)));
-        st.bind(i++, r.iteration);
-        st.bind(i++, r.start_ms);
-        st.bind(i++, r.end_ms);
-        st.bind(i++, r.bytes);
-        st.bind(i++, r.tables);
-      });
 }
 
 void insert_measurements(SQLite::Database& db, int64_t run_id,
                          const std::vector<kernels::Measurement>& rows) {
   if (rows.empty()) return;
-  SQLite::Statement st(
-      db,
-      "INSERT INTO measurements (run_id, seq, rank, phase, option_index, shard, table_name, "
-      "sharding_type, compute_kernel, dim, precision, bags, pooling_factor, collective, "
-      "collective_kind, members, inter_host, bytes, model_bytes, estimated_ms, median_ms, p90_ms, "
-      "min_ms, samples, wrong_elements) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement st(db, insert_sql<MeasurementColumns>("INSERT"));
   int64_t seq = 0;
   for (const kernels::Measurement& m : rows) {
-    int i = 1;
-    st.bind(i++, run_id);
-    st.bind(i++, seq++);
-    st.bind(i++, m.rank);
-    st.bind(i++, std::string(sim::to_string(m.phase)));
-    st.bind(i++, m.option);
-    st.bind(i++, m.shard);
-    st.bindNoCopy(i++, m.table);
-    st.bind(i++, std::string(planner::to_string(m.sharding_type)));
-    st.bind(i++, std::string(planner::to_string(m.compute_kernel)));
-    st.bind(i++, static_cast<int64_t>(m.dim));
-    st.bind(i++, std::string(kernels::to_string(m.precision)));
-    st.bind(i++, static_cast<int64_t>(m.bags));
-    st.bind(i++, m.pooling_factor);
-    st.bind(i++, m.collective);
-    st.bind(i++, std::string(sim::to_string(m.collective_kind)));
-    st.bind(i++, m.members);
-    st.bind(i++, m.inter_host ? 1 : 0);
-    st.bind(i++, m.bytes);
-    st.bind(i++, m.model_bytes);
-    st.bind(i++, m.estimated_ms);
-    st.bind(i++, m.timing.median_ms);
-    st.bind(i++, m.timing.p90_ms);
-    st.bind(i++, m.timing.min_ms);
-    st.bind(i++, m.timing.samples);
-    st.bind(i++, static_cast<int64_t>(m.wrong_elements));
+    st.bind(1, run_id);
+    st.bind(2, seq++);
+    MeasurementColumns::columns(m, ColumnBinder(st, 3));
     st.exec();
     st.reset();
   }
 }
 
 void insert_calibration(SQLite::Database& db, int64_t run_id, const CalibrationRow& c) {
-  SQLite::Statement st(
-      db,
-      "INSERT INTO calibrations (run_id, name, profile_json, mape_before, mape_after, fit_count, "
-      "held_out_count) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement st(db, insert_sql<CalibrationColumns>("INSERT"));
   st.bind(1, run_id);
-  st.bindNoCopy(2, c.name);
-  st.bindNoCopy(3, c.profile_json);
-  st.bind(4, c.mape_before);
-  st.bind(5, c.mape_after);
-  st.bind(6, c.fit_count);
-  st.bind(7, c.held_out_count);
+  CalibrationColumns::columns(c, ColumnBinder(st, 2));
   st.exec();
 }
 
@@ -514,170 +579,37 @@ bool run_exists(SQLite::Database& db, int64_t id) {
 
 // --- reading ---------------------------------------------------------------
 
-constexpr const char* kSummaryColumns =
-    "id, kind, created_at, scenario_name, scenario_hash, shardlab_version, host, device, backend, "
-    "summary_json, "
-    "estimate_count, sim_phase_count, measurement_count, "
-    "EXISTS (SELECT 1 FROM calibrations c WHERE c.run_id = runs.id), torchrec_version";
-
-Result<RunSummary> read_summary(const std::string& path, SQLite::Statement& st) {
-  RunSummary s;
-  s.id = st.getColumn(0).getInt64();
-  const std::string kind = st.getColumn(1).getString();
-  std::optional<RunKind> k = parse_run_kind(kind);
-  if (!k) return corrupt_row(path, "runs", "kind", kind);
-  s.kind = *k;
-  s.created_at = st.getColumn(2).getString();
-  s.scenario_name = st.getColumn(3).getString();
-  s.scenario_hash = st.getColumn(4).getString();
-  s.shardlab_version = st.getColumn(5).getString();
-  s.host = st.getColumn(6).getString();
-  s.device = st.getColumn(7).getString();
-  s.backend = st.getColumn(8).getString();
-  s.summary_json = st.getColumn(9).getString();
-  s.estimate_count = st.getColumn(10).getInt64();
-  s.sim_phase_count = st.getColumn(11).getInt64();
-  s.measurement_count = st.getColumn(12).getInt64();
-  s.has_calibration = st.getColumn(13).getInt() != 0;
-  s.torchrec_version = st.getColumn(14).getString();
-  return s;
+// What list_runs and get_run select first: a RunSummary.
+const std::string& summary_select() {
+  static const std::string text =
+      fmt::format("{}, EXISTS (SELECT 1 FROM calibrations c WHERE c.run_id = runs.id)",
+                  column_text<RunSummaryColumns>().with_keys);
+  return text;
 }
 
-Status read_estimates(const std::string& path, SQLite::Database& db, int64_t id,
-                      std::vector<EstimateRow>* out) {
-  SQLite::Statement st(
-      db,
-      "SELECT fqn, table_name, shard, rank, sharding_type, compute_kernel, rows, cols, row_offset, "
-      "col_offset, fwd_compute_ms, fwd_comms_ms, bwd_compute_ms, bwd_comms_ms, prefetch_ms, "
-      "hbm_bytes, ddr_bytes FROM estimates WHERE run_id = ? ORDER BY seq");
-  st.bind(1, id);
+// Reads summary_select()'s columns at `reader`'s position.
+void read_summary(ColumnReader& reader, RunSummary& s) {
+  reader("id", s.id);
+  RunSummaryColumns::columns(s, reader);
+  reader("has_calibration", s.has_calibration);
+}
+
+// Appends the rows of List's table that belong to run `run_id`, in
+// List::kOrderBy order.
+template <typename List>
+Status read_rows(const std::string& path, SQLite::Database& db, int64_t run_id,
+                 std::vector<typename List::Record>* out) {
+  SQLite::Statement st(db, fmt::format("SELECT {} FROM {} WHERE run_id = ? ORDER BY {}",
+                                       column_text<List>().names, List::kTable, List::kOrderBy));
+  st.bind(1, run_id);
   while (st.executeStep()) {
-    EstimateRow r;
-    r.fqn = st.getColumn(0).getString();
-    r.table = st.getColumn(1).getString();
-    r.shard = st.getColumn(2).getInt();
-    r.rank = st.getColumn(3).getInt();
-    const std::string type = st.getColumn(4).getString();
-    const std::string kernel = st.getColumn(5).getString();
-    std::optional<planner::ShardingType> t = planner::parse_sharding_type(type);
-    if (!t) return corrupt_row(path, "estimates", "sharding_type", type);
-    std::optional<planner::ComputeKernel> k = planner::parse_compute_kernel(kernel);
-    if (!k) return corrupt_row(path, "estimates", "compute_kernel", kernel);
-    r.sharding_type = *t;
-    r.compute_kernel = *k;
-    r.rows = st.getColumn(6).getInt64();
-    r.cols = st.getColumn(7).getInt64();
-    r.row_offset = st.getColumn(8).getInt64();
-    r.col_offset = st.getColumn(9).getInt64();
-    r.fwd_compute_ms = st.getColumn(10).getDouble();
-    r.fwd_comms_ms = st.getColumn(11).getDouble();
-    r.bwd_compute_ms = st.getColumn(12).getDouble();
-    r.bwd_comms_ms = st.getColumn(13).getDouble();
-    r.prefetch_ms = st.getColumn(14).getDouble();
-    r.hbm_bytes = st.getColumn(15).getInt64();
-    r.ddr_bytes = st.getColumn(16).getInt64();
+    typename List::Record r{};
+    ColumnReader reader(st, 0);
+    List::columns(r, reader);
+    if (Status s = reader.status(path, List::kTable); !s) return s;
     out->push_back(std::move(r));
   }
   return Status::ok();
-}
-
-Status read_sim_phases(const std::string& path, SQLite::Database& db, int64_t id,
-                       std::vector<SimPhaseRow>* out) {
-  SQLite::Statement st(
-      db,
-      "SELECT rank, phase, stream, iteration, start_ms, end_ms, bytes, tables FROM sim_phases "
-      "WHERE run_id = ? ORDER BY seq");
-  st.bind(1, id);
-  while (st.executeStep()) {
-    SimPhaseRow r;
-    r.rank = st.getColumn(0).getInt();
-    const std::string phase = st.getColumn(1).getString();
-    const std::string stream = st.getColumn(2).getString();
-    std::optional<sim::Phase> p = internal::parse_phase(phase);
-    if (!p) return corrupt_row(path, "sim_phases", "phase", phase);
-    std::optional<sim::Stream> s = internal::parse_stream(stream);
-    if (!s) return corrupt_row(path, "sim_phases", "stream", stream);
-    r.phase = *p;
-    r.stream = *s;
-    r.iteration = st.getColumn(3).getInt();
-    r.start_ms = st.getColumn(4).getDouble();
-    r.end_ms = st.getColumn(5).getDouble();
-    r.bytes = st.getColumn(6).getDouble();
-    r.tables = st.getColumn(7).getInt();
-    out->push_back(r);
-  }
-  return Status::ok();
-}
-
-Status read_measurements(const std::string& path, SQLite::Database& db, int64_t id,
-                         std::vector<kernels::Measurement>* out) {
-  SQLite::Statement st(
-      db,
-      "SELECT rank, phase, option_index, shard, table_name, sharding_type, compute_kernel, dim, "
-      "precision, bags, pooling_factor, collective, collective_kind, members, inter_host, bytes, "
-      "model_bytes, estimated_ms, median_ms, p90_ms, min_ms, samples, wrong_elements "
-      "FROM measurements WHERE run_id = ? ORDER BY seq");
-  st.bind(1, id);
-  while (st.executeStep()) {
-    kernels::Measurement m;
-    m.rank = st.getColumn(0).getInt();
-    const std::string phase = st.getColumn(1).getString();
-    std::optional<sim::Phase> p = internal::parse_phase(phase);
-    if (!p) return corrupt_row(path, "measurements", "phase", phase);
-    m.phase = *p;
-    m.option = st.getColumn(2).getInt();
-    m.shard = st.getColumn(3).getInt();
-    m.table = st.getColumn(4).getString();
-    const std::string type = st.getColumn(5).getString();
-    std::optional<planner::ShardingType> t = planner::parse_sharding_type(type);
-    if (!t) return corrupt_row(path, "measurements", "sharding_type", type);
-    m.sharding_type = *t;
-    const std::string kernel = st.getColumn(6).getString();
-    std::optional<planner::ComputeKernel> k = planner::parse_compute_kernel(kernel);
-    if (!k) return corrupt_row(path, "measurements", "compute_kernel", kernel);
-    m.compute_kernel = *k;
-    m.dim = st.getColumn(7).getInt64();
-    const std::string precision = st.getColumn(8).getString();
-    std::optional<kernels::Precision> pr = internal::parse_precision(precision);
-    if (!pr) return corrupt_row(path, "measurements", "precision", precision);
-    m.precision = *pr;
-    m.bags = st.getColumn(9).getInt64();
-    m.pooling_factor = st.getColumn(10).getDouble();
-    m.collective = st.getColumn(11).getInt();
-    const std::string ckind = st.getColumn(12).getString();
-    std::optional<sim::CollectiveKind> ck = internal::parse_collective_kind(ckind);
-    if (!ck) return corrupt_row(path, "measurements", "collective_kind", ckind);
-    m.collective_kind = *ck;
-    m.members = st.getColumn(13).getInt();
-    m.inter_host = st.getColumn(14).getInt() != 0;
-    m.bytes = st.getColumn(15).getDouble();
-    m.model_bytes = st.getColumn(16).getDouble();
-    m.estimated_ms = st.getColumn(17).getDouble();
-    m.timing.median_ms = st.getColumn(18).getDouble();
-    m.timing.p90_ms = st.getColumn(19).getDouble();
-    m.timing.min_ms = st.getColumn(20).getDouble();
-    m.timing.samples = st.getColumn(21).getInt();
-    m.wrong_elements = st.getColumn(22).getInt64();
-    out->push_back(std::move(m));
-  }
-  return Status::ok();
-}
-
-std::optional<CalibrationRow> read_calibration(SQLite::Database& db, int64_t id) {
-  SQLite::Statement st(
-      db,
-      "SELECT name, profile_json, mape_before, mape_after, fit_count, held_out_count "
-      "FROM calibrations WHERE run_id = ?");
-  st.bind(1, id);
-  if (!st.executeStep()) return std::nullopt;
-  CalibrationRow c;
-  c.name = st.getColumn(0).getString();
-  c.profile_json = st.getColumn(1).getString();
-  c.mape_before = st.getColumn(2).getDouble();
-  c.mape_after = st.getColumn(3).getDouble();
-  c.fit_count = st.getColumn(4).getInt();
-  c.held_out_count = st.getColumn(5).getInt();
-  return c;
 }
 
 }  // namespace
@@ -722,40 +654,39 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
             printable(fmt::format("{}: input run {} does not exist", impl_->path, input)));
       }
     }
-    SQLite::Statement st(
-        db,
-        "INSERT INTO runs (kind, created_at, scenario_name, scenario_hash, scenario_json, "
-        "plan_json, summary_json, shardlab_version, host, device, backend, estimate_count, "
-        "sim_phase_count, measurement_count, torchrec_version) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    int i = 1;
-    st.bind(i++, std::string(to_string(run.kind)));
-    st.bind(i++, internal::utc_timestamp_now());
-    st.bindNoCopy(i++, run.scenario_name);
-    st.bind(i++, internal::fnv1a64_hex(run.scenario_json));
-    st.bindNoCopy(i++, run.scenario_json);
-    st.bindNoCopy(i++, run.plan_json);
-    st.bindNoCopy(i++, *summary);
-    st.bind(i++, std::string(SHARDLAB_VERSION));
-    st.bind(i++, internal::host_name());
-    st.bindNoCopy(i++, run.device);
-    st.bindNoCopy(i++, run.backend);
-    st.bind(i++, static_cast<int64_t>(run.estimates.size()));
-    st.bind(i++, static_cast<int64_t>(run.sim_phases.size()));
-    st.bind(i++, static_cast<int64_t>(run.measurements.size()));
-    st.bindNoCopy(i++, run.torchrec_version);
+    // The runs row: the run's own values and those the store fills in.
+    const RunSummary row{.kind = run.kind,
+                         .created_at = internal::utc_timestamp_now(),
+                         .scenario_name = run.scenario_name,
+                         .scenario_hash = internal::fnv1a64_hex(run.scenario_json),
+                         .shardlab_version = SHARDLAB_VERSION,
+                         .host = internal::host_name(),
+                         .device = run.device,
+                         .backend = run.backend,
+                         .torchrec_version = run.torchrec_version,
+                         .summary_json = std::move(summary).value(),
+                         .estimate_count = static_cast<int64_t>(run.estimates.size()),
+                         .sim_phase_count = static_cast<int64_t>(run.sim_phases.size()),
+                         .measurement_count = static_cast<int64_t>(run.measurements.size())};
+    const ColumnText& summary_columns = column_text<RunSummaryColumns>();
+    const ColumnText& text_columns = column_text<RunTextColumns>();
+    SQLite::Statement st(db, fmt::format("INSERT INTO runs ({}, {}) VALUES ({})",
+                                         summary_columns.names, text_columns.names,
+                                         placeholders(summary_columns.count + text_columns.count)));
+    ColumnBinder bind(st, 1);
+    RunSummaryColumns::columns(row, bind);
+    RunTextColumns::columns(run, bind);
     st.exec();
     const int64_t id = db.getLastInsertRowid();
-    insert_estimates(db, id, run.estimates);
-    insert_sim_phases(db, id, run.sim_phases);
+    insert_keyed_rows<EstimateColumns>(db, id, run.estimates);
+    insert_keyed_rows<SimPhaseColumns>(db, id, run.sim_phases);
     insert_measurements(db, id, run.measurements);
     if (run.calibration) insert_calibration(db, id, *run.calibration);
     if (!run.inputs.empty()) {
-      SQLite::Statement in(db,
-                           "INSERT OR IGNORE INTO run_inputs (run_id, input_run_id) VALUES (?, ?)");
-      for (int64_t input : run.inputs) {
+      SQLite::Statement in(db, insert_sql<RunInputColumns>("INSERT OR IGNORE"));
+      for (const int64_t& input : run.inputs) {
         in.bind(1, id);
-        in.bind(2, input);
+        RunInputColumns::columns(input, ColumnBinder(in, 2));
         in.exec();
         in.reset();
       }
@@ -773,15 +704,17 @@ Result<std::vector<RunSummary>> RunStore::list_runs(const RunFilter& filter) con
     SQLite::Statement st(db,
                          fmt::format("SELECT {} FROM runs WHERE (?1 IS NULL OR kind = ?1) AND "
                                      "(?2 IS NULL OR scenario_name = ?2) ORDER BY id DESC LIMIT ?3",
-                                     kSummaryColumns));
+                                     summary_select()));
     if (filter.kind) st.bind(1, std::string(to_string(*filter.kind)));
     if (filter.scenario) st.bind(2, *filter.scenario);
     st.bind(3, static_cast<int64_t>(filter.limit > 0 ? filter.limit : -1));
     std::vector<RunSummary> out;
     while (st.executeStep()) {
-      Result<RunSummary> s = read_summary(impl_->path, st);
-      if (!s) return s.status();
-      out.push_back(std::move(s).value());
+      RunSummary s;
+      ColumnReader reader(st, 0);
+      read_summary(reader, s);
+      if (Status r = reader.status(impl_->path, RunSummaryColumns::kTable); !r) return r;
+      out.push_back(std::move(s));
     }
     return out;
   } catch (const std::exception& e) {
@@ -795,25 +728,23 @@ Result<StoredRun> RunStore::get_run(int64_t id) const {
     // One read transaction: the run and its rows come from one snapshot even
     // if another process deletes the run meanwhile.
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::DEFERRED);
-    SQLite::Statement st(
-        db,
-        fmt::format("SELECT {}, scenario_json, plan_json FROM runs WHERE id = ?", kSummaryColumns));
+    SQLite::Statement st(db, fmt::format("SELECT {}, {} FROM runs WHERE id = ?", summary_select(),
+                                         column_text<RunTextColumns>().names));
     st.bind(1, id);
     if (!st.executeStep()) return no_run(impl_->path, id);
     StoredRun run;
-    Result<RunSummary> s = read_summary(impl_->path, st);
-    if (!s) return s.status();
-    run.summary = std::move(s).value();
-    run.scenario_json = st.getColumn(15).getString();
-    run.plan_json = st.getColumn(16).getString();
-    if (Status r = read_estimates(impl_->path, db, id, &run.estimates); !r) return r;
-    if (Status r = read_sim_phases(impl_->path, db, id, &run.sim_phases); !r) return r;
-    if (Status r = read_measurements(impl_->path, db, id, &run.measurements); !r) return r;
-    run.calibration = read_calibration(db, id);
-    SQLite::Statement in(
-        db, "SELECT input_run_id FROM run_inputs WHERE run_id = ? ORDER BY input_run_id");
-    in.bind(1, id);
-    while (in.executeStep()) run.inputs.push_back(in.getColumn(0).getInt64());
+    ColumnReader reader(st, 0);
+    read_summary(reader, run.summary);
+    RunTextColumns::columns(run, reader);
+    if (Status r = reader.status(impl_->path, RunSummaryColumns::kTable); !r) return r;
+    const std::string& path = impl_->path;
+    if (Status r = read_rows<EstimateColumns>(path, db, id, &run.estimates); !r) return r;
+    if (Status r = read_rows<SimPhaseColumns>(path, db, id, &run.sim_phases); !r) return r;
+    if (Status r = read_rows<MeasurementColumns>(path, db, id, &run.measurements); !r) return r;
+    std::vector<CalibrationRow> calibrations;  // at most one
+    if (Status r = read_rows<CalibrationColumns>(path, db, id, &calibrations); !r) return r;
+    if (!calibrations.empty()) run.calibration = std::move(calibrations.front());
+    if (Status r = read_rows<RunInputColumns>(path, db, id, &run.inputs); !r) return r;
     return run;
   } catch (const std::exception& e) {
     return store_error(impl_->path, fmt::format("cannot read run {}", id).c_str(), e);
@@ -843,7 +774,7 @@ Result<std::vector<kernels::Measurement>> RunStore::measurements(
     std::vector<kernels::Measurement> out;
     for (int64_t id : run_ids) {
       if (!run_exists(db, id)) return no_run(impl_->path, id);
-      if (Status r = read_measurements(impl_->path, db, id, &out); !r) return r;
+      if (Status r = read_rows<MeasurementColumns>(impl_->path, db, id, &out); !r) return r;
     }
     return out;
   } catch (const std::exception& e) {

@@ -2,6 +2,9 @@
 // migration brings the file from version N-1 to N (PRAGMA user_version) and
 // runs in one transaction with the version bump, so a file is always at a
 // whole version. Never edit a released step: add the next one.
+// A column added by a step is also added to its table's list in
+// run_store_columns.h, from which the store's statements are made (a test
+// compares the two).
 //
 // Version 1 (docs/run-store.md describes every column):
 //   runs          one row per run. kind is plan / simulate / replay /

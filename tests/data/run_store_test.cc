@@ -100,70 +100,7 @@ TEST(RunStore, EveryRecordTypeRoundTrips) {
   ASSERT_EQ(out.summary.scenario_hash.size(), 16u);
   EXPECT_EQ(out.summary.scenario_hash.find_first_not_of("0123456789abcdef"), std::string::npos);
 
-  ASSERT_EQ(out.estimates.size(), in.estimates.size());
-  for (size_t i = 0; i < in.estimates.size(); ++i) {
-    const EstimateRow& a = in.estimates[i];
-    const EstimateRow& b = out.estimates[i];
-    EXPECT_EQ(a.fqn, b.fqn);
-    EXPECT_EQ(a.table, b.table);
-    EXPECT_EQ(a.shard, b.shard);
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.sharding_type, b.sharding_type);
-    EXPECT_EQ(a.compute_kernel, b.compute_kernel);
-    EXPECT_EQ(a.rows, b.rows);
-    EXPECT_EQ(a.cols, b.cols);
-    EXPECT_EQ(a.row_offset, b.row_offset);
-    EXPECT_EQ(a.col_offset, b.col_offset);
-    // Doubles come back bit for bit.
-    EXPECT_EQ(a.fwd_compute_ms, b.fwd_compute_ms);
-    EXPECT_EQ(a.fwd_comms_ms, b.fwd_comms_ms);
-    EXPECT_EQ(a.bwd_compute_ms, b.bwd_compute_ms);
-    EXPECT_EQ(a.bwd_comms_ms, b.bwd_comms_ms);
-    EXPECT_EQ(a.prefetch_ms, b.prefetch_ms);
-    EXPECT_EQ(a.hbm_bytes, b.hbm_bytes);
-    EXPECT_EQ(a.ddr_bytes, b.ddr_bytes);
-  }
-  ASSERT_EQ(out.sim_phases.size(), in.sim_phases.size());
-  for (size_t i = 0; i < in.sim_phases.size(); ++i) {
-    const SimPhaseRow& a = in.sim_phases[i];
-    const SimPhaseRow& b = out.sim_phases[i];
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.phase, b.phase);
-    EXPECT_EQ(a.stream, b.stream);
-    EXPECT_EQ(a.iteration, b.iteration);
-    EXPECT_EQ(a.start_ms, b.start_ms);
-    EXPECT_EQ(a.end_ms, b.end_ms);
-    EXPECT_EQ(a.bytes, b.bytes);
-    EXPECT_EQ(a.tables, b.tables);
-  }
-  ASSERT_EQ(out.measurements.size(), in.measurements.size());
-  for (size_t i = 0; i < in.measurements.size(); ++i) {
-    const kernels::Measurement& a = in.measurements[i];
-    const kernels::Measurement& b = out.measurements[i];
-    EXPECT_EQ(a.rank, b.rank);
-    EXPECT_EQ(a.phase, b.phase);
-    EXPECT_EQ(a.option, b.option);
-    EXPECT_EQ(a.shard, b.shard);
-    EXPECT_EQ(a.table, b.table);
-    EXPECT_EQ(a.sharding_type, b.sharding_type);
-    EXPECT_EQ(a.compute_kernel, b.compute_kernel);
-    EXPECT_EQ(a.dim, b.dim);
-    EXPECT_EQ(a.precision, b.precision);
-    EXPECT_EQ(a.bags, b.bags);
-    EXPECT_EQ(a.pooling_factor, b.pooling_factor);
-    EXPECT_EQ(a.collective, b.collective);
-    EXPECT_EQ(a.collective_kind, b.collective_kind);
-    EXPECT_EQ(a.members, b.members);
-    EXPECT_EQ(a.inter_host, b.inter_host);
-    EXPECT_EQ(a.bytes, b.bytes);
-    EXPECT_EQ(a.model_bytes, b.model_bytes);
-    EXPECT_EQ(a.estimated_ms, b.estimated_ms);
-    EXPECT_EQ(a.timing.median_ms, b.timing.median_ms);
-    EXPECT_EQ(a.timing.p90_ms, b.timing.p90_ms);
-    EXPECT_EQ(a.timing.min_ms, b.timing.min_ms);
-    EXPECT_EQ(a.timing.samples, b.timing.samples);
-    EXPECT_EQ(a.wrong_elements, b.wrong_elements);
-  }
+  testing::expect_same_rows(in, out);
   ASSERT_TRUE(out.calibration.has_value());
   EXPECT_EQ(out.calibration->name, "h100-fit");
   EXPECT_EQ(out.calibration->profile_json, in.calibration->profile_json);
