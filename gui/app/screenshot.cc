@@ -9,6 +9,8 @@
 namespace shardlab::gui {
 namespace {
 
+constexpr double kScreenshotOptimizeSeconds = 10.0;
+
 void settle(MainWindow& window) {
   window.workbench().worker().wait_idle();
   for (int i = 0; i < 5; ++i) QApplication::processEvents();
@@ -29,6 +31,9 @@ bool take_screenshot(MainWindow& window, const QString& view, const QString& pat
   settle(window);
   if (view == QLatin1String("compare") && window.workbench().scenario()) {
     window.workbench().compare();
+    settle(window);
+    // And the optimizer's row, searching for a few seconds.
+    window.workbench().optimize(OptimizeRequest{.time_limit_s = kScreenshotOptimizeSeconds});
     settle(window);
   }
   settle(window);
