@@ -319,7 +319,7 @@ Status Workbench::open_compare_row(int row) {
   const search::OptimizerRun& run = *comparison->optimizer;
   const search::PlanRating& before = run.summary.reference();
   PlanChange c;
-  c.cause = QStringLiteral("optimizing TorchRec's plan (%1 after %2 s, %3 evaluations)")
+  c.cause = QStringLiteral("optimizing TorchRec's plan (stopped on %1 after %2 s, %3 evaluations)")
                 .arg(stop_text(run.result.stop))
                 .arg(run.result.wall_seconds, 0, 'f', 1)
                 .arg(run.result.evaluations);
