@@ -23,8 +23,10 @@
 // given with --scenario=FILE (repeatable), e.g. the 1,000-table, 128-rank
 // scenario of docs/gui.md "Speed":
 //
-//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 --local-world-size 8 -o syn1000x128.json
-//   QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench --scenario=syn1000x128.json
+//   scripts/gen_synthetic_scenario.py --tables 1000 --world-size 128 \
+//       --local-world-size 8 -o syn1000x128.json
+//   QT_QPA_PLATFORM=offscreen build/benchmarks/gui_replan_bench \
+//       --scenario=syn1000x128.json
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
@@ -35,7 +37,6 @@
 #include <QProcess>
 #include <QScrollBar>
 #include <QTimer>
-
 #include <cstring>
 #include <map>
 #include <memory>
@@ -107,7 +108,8 @@ void replan_after_edit(benchmark::State& state, const QString& path) {
   int64_t edits = 0;
   for (auto _ : state) {
     row_wise = !row_wise;
-    if (!tables.setData(cell, row_wise ? QStringLiteral("row_wise") : QStringLiteral("table_wise"), Qt::EditRole) ||
+    if (!tables.setData(cell, row_wise ? QStringLiteral("row_wise") : QStringLiteral("table_wise"),
+                        Qt::EditRole) ||
         !wait_for_current_plan(wb)) {
       state.SkipWithError("the edit was refused or never planned");
       return;
@@ -124,8 +126,9 @@ void replan_after_edit(benchmark::State& state, const QString& path) {
 }
 
 void cli_plan(benchmark::State& state, const QString& path) {
-  const QStringList args = {QStringLiteral("plan"), path, QStringLiteral("-q"), QStringLiteral("--no-record"),
-                            QStringLiteral("-o"), QStringLiteral("/dev/null")};
+  const QStringList args = {QStringLiteral("plan"), path,
+                            QStringLiteral("-q"),   QStringLiteral("--no-record"),
+                            QStringLiteral("-o"),   QStringLiteral("/dev/null")};
   for (auto _ : state) {
     QProcess cli;
     cli.start(QStringLiteral(SHARDLAB_CLI_PATH), args);
@@ -139,7 +142,8 @@ void cli_plan(benchmark::State& state, const QString& path) {
 void matrix_frame(benchmark::State& state, const QString& path, bool overview) {
   MainWindow window;
   if (!open_and_plan(state, window, path)) return;
-  auto* matrix = static_cast<shardlab::gui::PlanView*>(window.view(QStringLiteral("plan")))->matrix();
+  auto* matrix =
+      static_cast<shardlab::gui::PlanView*>(window.view(QStringLiteral("plan")))->matrix();
   matrix->resize(1200, 700);
   if (overview) {
     matrix->fit();
@@ -212,9 +216,15 @@ void timeline_frame(benchmark::State& state) {
     ++frames;
   }
   state.counters["lanes"] = static_cast<double>(model.lanes().size());
-  state.counters["fps"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
+  state.counters["fps"] =
+      benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
 }
-BENCHMARK(timeline_frame)->Name("gui/timeline_frame")->Arg(8)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(timeline_frame)
+    ->Name("gui/timeline_frame")
+    ->Arg(8)
+    ->Arg(128)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void register_scenario(const std::string& name, const QString& path) {
   benchmark::RegisterBenchmark(("gui/replan_after_edit/" + name).c_str(),
@@ -222,13 +232,15 @@ void register_scenario(const std::string& name, const QString& path) {
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()
       ->MinTime(2.0);
-  benchmark::RegisterBenchmark(("gui/cli_plan/" + name).c_str(), [path](benchmark::State& s) { cli_plan(s, path); })
+  benchmark::RegisterBenchmark(("gui/cli_plan/" + name).c_str(),
+                               [path](benchmark::State& s) { cli_plan(s, path); })
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()
       ->MinTime(2.0);
   for (const bool overview : {true, false}) {
-    benchmark::RegisterBenchmark(("gui/matrix_frame/" + name + (overview ? "/0" : "/1")).c_str(),
-                                 [path, overview](benchmark::State& s) { matrix_frame(s, path, overview); })
+    benchmark::RegisterBenchmark(
+        ("gui/matrix_frame/" + name + (overview ? "/0" : "/1")).c_str(),
+        [path, overview](benchmark::State& s) { matrix_frame(s, path, overview); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
@@ -241,7 +253,8 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   // Our own --scenario=FILE arguments, before Google Benchmark's.
   std::vector<char*> rest;
-  std::vector<std::string> scenarios = {SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_criteo_kaggle.json"};
+  std::vector<std::string> scenarios = {SHARDLAB_SOURCE_DIR
+                                        "/data/scenarios/dlrm_criteo_kaggle.json"};
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--scenario=", 11) == 0) {
       scenarios.emplace_back(argv[i] + 11);

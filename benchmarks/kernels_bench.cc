@@ -40,7 +40,10 @@ Setup make(const benchmark::State& state) {
 }
 
 LookupShape shape_of(const Setup& s) {
-  return LookupShape{.ids = s.batch.num_ids(), .bags = kBags, .dim = s.table.dim(), .precision = s.table.precision()};
+  return LookupShape{.ids = s.batch.num_ids(),
+                     .bags = kBags,
+                     .dim = s.table.dim(),
+                     .precision = s.table.precision()};
 }
 
 void forward(benchmark::State& state) {
@@ -51,9 +54,11 @@ void forward(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.counters["bytes_per_s"] =
-      benchmark::Counter(forward_bytes(shape_of(s)) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+      benchmark::Counter(forward_bytes(shape_of(s)) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
   state.counters["ids_per_s"] = benchmark::Counter(
-      static_cast<double>(s.batch.num_ids()) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+      static_cast<double>(s.batch.num_ids()) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
 }
 
 void backward(benchmark::State& state, OptimizerKind kind) {
@@ -66,7 +71,8 @@ void backward(benchmark::State& state, OptimizerKind kind) {
     benchmark::ClobberMemory();
   }
   state.counters["bytes_per_s"] = benchmark::Counter(
-      backward_bytes(shape_of(s), unique, kind) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+      backward_bytes(shape_of(s), unique, kind) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
   state.counters["unique_rows"] = static_cast<double>(unique);
 }
 
@@ -84,7 +90,10 @@ void shapes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(forward)->Apply(shapes);
 BENCHMARK(backward_sgd)->Apply(shapes);
-BENCHMARK(backward_adagrad)->Args({128, 8, 0})->Args({128, 8, 1})->ArgNames({"dim", "pooling", "fp16"})
+BENCHMARK(backward_adagrad)
+    ->Args({128, 8, 0})
+    ->Args({128, 8, 1})
+    ->ArgNames({"dim", "pooling", "fp16"})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

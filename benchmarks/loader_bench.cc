@@ -15,15 +15,17 @@ std::string many_tables(int n, bool with_constraints) {
   std::string text = R"({"topology": {"world_size": 64, "local_world_size": 8}, "tables": [)";
   for (int i = 0; i < n; ++i) {
     if (i > 0) text += ',';
-    text += R"({"name": "table_)" + std::to_string(i) + R"(", "num_embeddings": )" + std::to_string(1000 + i) +
-            R"(, "embedding_dim": 64, "feature_names": ["f_)" + std::to_string(i) + R"("]})";
+    text += R"({"name": "table_)" + std::to_string(i) + R"(", "num_embeddings": )" +
+            std::to_string(1000 + i) + R"(, "embedding_dim": 64, "feature_names": ["f_)" +
+            std::to_string(i) + R"("]})";
   }
   text += "]";
   if (with_constraints) {
     text += R"(, "constraints": {)";
     for (int i = 0; i < n; ++i) {
       if (i > 0) text += ',';
-      text += R"("table_)" + std::to_string(i) + R"(": {"pooling_factors": [2.0], "sharding_types": ["row_wise"]})";
+      text += R"("table_)" + std::to_string(i) +
+              R"(": {"pooling_factors": [2.0], "sharding_types": ["row_wise"]})";
     }
     text += "}";
   }
@@ -37,9 +39,13 @@ void BM_LoadTables(benchmark::State& state) {
     if (!scenario) state.SkipWithError(scenario.status().message().c_str());
     benchmark::DoNotOptimize(scenario);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
 }
-BENCHMARK(BM_LoadTables)->ArgNames({"tables", "constraints"})->Args({100000, 0})->Args({100000, 1})
+BENCHMARK(BM_LoadTables)
+    ->ArgNames({"tables", "constraints"})
+    ->Args({100000, 0})
+    ->Args({100000, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -53,14 +53,17 @@ Scenario synthetic(int tables, int world_size) {
   for (int t = 0; t < tables; ++t) {
     shardlab::planner::TableSpec table;
     table.name = "t" + std::to_string(t);
-    table.num_embeddings = static_cast<int64_t>(std::exp(std::log(1e3) + u(rng) * (std::log(5e7) - std::log(1e3))));
+    table.num_embeddings =
+        static_cast<int64_t>(std::exp(std::log(1e3) + u(rng) * (std::log(5e7) - std::log(1e3))));
     table.embedding_dim = dims[static_cast<int>(u(rng) * 5) % 5];
     table.feature_names = {table.name + "_f0"};
     table.is_weighted = u(rng) < 0.1;
-    table.data_type = u(rng) < 0.25 ? shardlab::planner::DataType::kFp16 : shardlab::planner::DataType::kFp32;
+    table.data_type =
+        u(rng) < 0.25 ? shardlab::planner::DataType::kFp16 : shardlab::planner::DataType::kFp32;
     s.tables.push_back(table);
     shardlab::planner::ConstraintSpec c;
-    c.pooling_factors = std::vector<double>{std::round(std::exp(u(rng) * std::log(40.0)) * 10) / 10};
+    c.pooling_factors =
+        std::vector<double>{std::round(std::exp(u(rng) * std::log(40.0)) * 10) / 10};
     s.constraints.emplace_back(c);
   }
   return s;
@@ -77,7 +80,9 @@ void register_goldens() {
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {
       const std::string file = path.filename().string();
-      if (path.extension() != ".json" || file.find(".golden.") != std::string::npos || file == "timings.json") continue;
+      if (path.extension() != ".json" || file.find(".golden.") != std::string::npos ||
+          file == "timings.json")
+        continue;
       const std::string name = path.stem().string();
       if (!seen.insert(name).second) continue;
       auto scenario = shardlab::data::load_scenario_file(path.string());
@@ -101,8 +106,8 @@ void register_synthetic() {
       for (shardlab::planner::TorchRecVersion v : shardlab::planner::all_torchrec_versions()) {
         Scenario s = synthetic(tables, ranks);
         s.planner.torchrec_version = v;
-        benchmark::RegisterBenchmark(("synthetic/" + std::to_string(tables) + "_tables/" + std::to_string(ranks) +
-                                      "_ranks/" + std::string(to_string(v)))
+        benchmark::RegisterBenchmark(("synthetic/" + std::to_string(tables) + "_tables/" +
+                                      std::to_string(ranks) + "_ranks/" + std::string(to_string(v)))
                                          .c_str(),
                                      [s = std::move(s)](benchmark::State& st) { run_plan(st, s); })
             ->Unit(benchmark::kMillisecond)

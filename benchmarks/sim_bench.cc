@@ -1,7 +1,10 @@
 // Speed of the simulator: one simulated iteration of a planned synthetic
 // model (benchmarks/synthetic_scenario.h) with 1,000 tables on 8 to 1,024
-// ranks, and the bundled Criteo Kaggle scenario. Counters: events and flows
-// per second, simulated iterations, peak resident memory of the process.
+// ranks, and the bundled Criteo Kaggle scenario. The `preset_dense` variants
+// add an H100 preset (the NCCL-like layer) and a DLRM-DCNv2 dense model with
+// DDP's bucket all-reduces (hierarchical rings, in closed form on this
+// non-blocking fabric). Counters: events and flows per second, simulated
+// iterations, peak resident memory of the process.
 //
 //   build/benchmarks/sim_bench --benchmark_filter=sim/
 #include <benchmark/benchmark.h>
@@ -13,6 +16,7 @@
 #include <utility>
 
 #include "shardlab/data/scenario_loader.h"
+#include "shardlab/data/scenario_writer.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/sim/simulation.h"
 #include "synthetic_scenario.h"
@@ -64,8 +68,10 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
     flows += r->flows;
     benchmark::DoNotOptimize(r->iteration_ms);
   }
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["flows_per_s"] = benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["flows_per_s"] =
+      benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsRate);
   state.counters["events"] = static_cast<double>(events) / static_cast<double>(state.iterations());
   state.counters["ranks"] = p.scenario.topology.world_size;
   state.counters["peak_rss_MiB"] = peak_rss_mib();
@@ -75,11 +81,29 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
 // GPU so that the same model can be placed and simulated at every scale.
 template <int Tables, int Ranks>
 Scenario synthetic() {
-  return shardlab::bench::synthetic_scenario(Tables, Ranks, Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
+  return shardlab::bench::synthetic_scenario(Tables, Ranks,
+                                             Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
+}
+
+// The synthetic model on H100s with a DLRM-DCNv2 dense model, through the
+// loader (which applies the preset): the scenario written, the preset and the
+// workload spliced into it, and read back.
+template <int Tables, int Ranks>
+Scenario synthetic_preset_dense() {
+  std::string text = shardlab::data::scenario_to_json(synthetic<Tables, Ranks>());
+  const std::string topology = "\"topology\": {";
+  text.insert(text.find(topology) + topology.size(), "\"gpu\": \"h100-sxm\", ");
+  text.insert(text.rfind('}'),
+              R"(, "workload": {"dense": {"dense_features": 13, "bottom_mlp": [512, 256, 128],
+                   "interaction": {"kind": "dcn", "layers": 3, "low_rank": 512},
+                   "top_mlp": [1024, 1024, 512, 256, 1], "precision": "bf16"}})");
+  auto s = shardlab::data::parse_scenario(text, "synthetic_preset_dense");
+  return s ? std::move(s).value() : Scenario{};
 }
 
 Scenario criteo_kaggle() {
-  auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_criteo_kaggle.json");
+  auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR
+                                              "/data/scenarios/dlrm_criteo_kaggle.json");
   return s ? std::move(s).value() : Scenario{};
 }
 
@@ -89,17 +113,54 @@ void BM_Synthetic(benchmark::State& state) {
   run_sim(state, planned(key, &synthetic<Tables, Ranks>), static_cast<int>(state.range(0)));
 }
 
+template <int Tables, int Ranks>
+void BM_SyntheticPresetDense(benchmark::State& state) {
+  const std::string key = "preset_dense_" + std::to_string(Tables) + "x" + std::to_string(Ranks);
+  run_sim(state, planned(key, &synthetic_preset_dense<Tables, Ranks>),
+          static_cast<int>(state.range(0)));
+}
+
 void BM_CriteoKaggle(benchmark::State& state) {
   run_sim(state, planned("criteo", &criteo_kaggle), static_cast<int>(state.range(0)));
 }
 
 }  // namespace
 
-BENCHMARK(BM_CriteoKaggle)->Name("sim/criteo_kaggle/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 8>)->Name("sim/1000_tables/8_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 64>)->Name("sim/1000_tables/64_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 128>)->Name("sim/1000_tables/128_ranks/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 512>)->Name("sim/1000_tables/512_ranks/iterations")->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Synthetic<1000, 1024>)->Name("sim/1000_tables/1024_ranks/iterations")->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CriteoKaggle)
+    ->Name("sim/criteo_kaggle/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 8>)
+    ->Name("sim/1000_tables/8_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 64>)
+    ->Name("sim/1000_tables/64_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 128>)
+    ->Name("sim/1000_tables/128_ranks/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 512>)
+    ->Name("sim/1000_tables/512_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic<1000, 1024>)
+    ->Name("sim/1000_tables/1024_ranks/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SyntheticPresetDense<1000, 128>)
+    ->Name("sim/preset_dense/1000_tables/128_ranks/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SyntheticPresetDense<1000, 1024>)
+    ->Name("sim/preset_dense/1000_tables/1024_ranks/iterations")
+    ->Arg(1)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

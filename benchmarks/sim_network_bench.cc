@@ -70,15 +70,18 @@ void run_collective(benchmark::State& state, const TopologyGraph& graph, Make ma
   }
   using benchmark::Counter;
   state.counters["flows"] = static_cast<double>(flows);
-  state.counters["flows/s"] = Counter(static_cast<double>(flows), Counter::kIsIterationInvariantRate);
-  state.counters["events/s"] = Counter(static_cast<double>(events), Counter::kIsIterationInvariantRate);
+  state.counters["flows/s"] =
+      Counter(static_cast<double>(flows), Counter::kIsIterationInvariantRate);
+  state.counters["events/s"] =
+      Counter(static_cast<double>(events), Counter::kIsIterationInvariantRate);
   state.counters["sim_ms"] = simulated_ms;
 }
 
 void BM_AllToAll(benchmark::State& state) {
   const TopologyGraph graph = make_graph(static_cast<int>(state.range(0)));
   run_collective(state, graph, [](FlowNetwork& net, std::vector<int> members, Driver* d) {
-    return shardlab::sim::make_all_to_all(net, std::move(members), [](int, int) { return kSplitBytes; }, d, 0);
+    return shardlab::sim::make_all_to_all(
+        net, std::move(members), [](int, int) { return kSplitBytes; }, d, 0);
   });
 }
 BENCHMARK(BM_AllToAll)->Arg(8)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
@@ -91,7 +94,8 @@ void BM_AllToAllOversubscribed(benchmark::State& state) {
   fabric.oversubscription = 2.0;
   const TopologyGraph graph = make_graph(static_cast<int>(state.range(0)), fabric);
   run_collective(state, graph, [](FlowNetwork& net, std::vector<int> members, Driver* d) {
-    return shardlab::sim::make_all_to_all(net, std::move(members), [](int, int) { return kSplitBytes; }, d, 0);
+    return shardlab::sim::make_all_to_all(
+        net, std::move(members), [](int, int) { return kSplitBytes; }, d, 0);
   });
 }
 BENCHMARK(BM_AllToAllOversubscribed)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
@@ -121,7 +125,8 @@ BENCHMARK(BM_RingAllReduce)->Arg(128)->Unit(benchmark::kMillisecond);
 void BM_HierarchicalAllReduce(benchmark::State& state) {
   const TopologyGraph graph = make_graph(static_cast<int>(state.range(0)));
   run_collective(state, graph, [&graph](FlowNetwork& net, std::vector<int> members, Driver* d) {
-    return shardlab::sim::make_hierarchical_all_reduce(net, graph, std::move(members), 64.0 * 1024 * 1024, d, 0);
+    return shardlab::sim::make_hierarchical_all_reduce(net, graph, std::move(members),
+                                                       64.0 * 1024 * 1024, d, 0);
   });
 }
 BENCHMARK(BM_HierarchicalAllReduce)->Arg(128)->Unit(benchmark::kMillisecond);

@@ -42,10 +42,20 @@ Result<int64_t> parse_count(const std::string& text) {
   std::string digits = text;
   if (!digits.empty()) {
     switch (digits.back()) {
-      case 'k': case 'K': scale = 1000; break;
-      case 'm': case 'M': scale = 1000000; break;
-      case 'g': case 'G': scale = 1000000000; break;
-      default: break;
+      case 'k':
+      case 'K':
+        scale = 1000;
+        break;
+      case 'm':
+      case 'M':
+        scale = 1000000;
+        break;
+      case 'g':
+      case 'G':
+        scale = 1000000000;
+        break;
+      default:
+        break;
     }
     if (scale != 1) digits.pop_back();
   }
@@ -57,25 +67,32 @@ Result<int64_t> parse_count(const std::string& text) {
     }
   } catch (const std::exception&) {
   }
-  return Status::invalid_scenario("--rows: " + data::quoted(text) +
+  return Status::invalid_argument("--rows: " + data::quoted(text) +
                                   " is not a positive count (e.g. 100000, 64k, 1M)");
 }
 
 double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
 
-void print_table(std::ostream& out, const kernels::KernelBenchResult& r, const kernels::KernelBenchOptions& o) {
-  out << fmt::format("bench-kernels on {} ({}), {} warm-up + {} timed calls per shape, optimizer {}\n", r.backend,
-                     r.device_name, o.warmup, o.iterations, kernels::to_string(o.optimizer));
-  out << fmt::format("copy: {:.2f} GB/s (read + write bytes, as bytes.h counts kernels)\n", gbps(r.copy_bytes_per_s));
-  out << fmt::format("  {:>10} {:>5} {:>8} {:>7} {:>5} {:>10} {:>9} {:>6} {:>10} {:>9} {:>6}\n", "rows", "dim",
-                     "pooling", "bags", "prec", "fwd_ms", "fwd GB/s", "%copy", "bwd_ms", "bwd GB/s", "%copy");
+void print_table(std::ostream& out, const kernels::KernelBenchResult& r,
+                 const kernels::KernelBenchOptions& o) {
+  out << fmt::format(
+      "bench-kernels on {} ({}), {} warm-up + {} timed calls per shape, optimizer {}\n", r.backend,
+      r.device_name, o.warmup, o.iterations, kernels::to_string(o.optimizer));
+  out << fmt::format("copy: {:.2f} GB/s (read + write bytes, as bytes.h counts kernels)\n",
+                     gbps(r.copy_bytes_per_s));
+  out << fmt::format("  {:>10} {:>5} {:>8} {:>7} {:>5} {:>10} {:>9} {:>6} {:>10} {:>9} {:>6}\n",
+                     "rows", "dim", "pooling", "bags", "prec", "fwd_ms", "fwd GB/s", "%copy",
+                     "bwd_ms", "bwd GB/s", "%copy");
   const double copy = r.copy_bytes_per_s;
-  auto pct = [copy](double bps) { return copy > 0 ? fmt::format("{:.1f}", 100.0 * bps / copy) : std::string("-"); };
+  auto pct = [copy](double bps) {
+    return copy > 0 ? fmt::format("{:.1f}", 100.0 * bps / copy) : std::string("-");
+  };
   for (const kernels::KernelBenchRow& row : r.rows) {
-    out << fmt::format("  {:>10} {:>5} {:>8} {:>7} {:>5} {:>10.4f} {:>9.2f} {:>6} {:>10.4f} {:>9.2f} {:>6}\n",
-                       row.rows, row.dim, row.pooling_factor, row.bags, kernels::to_string(row.precision),
-                       row.forward.median_ms, gbps(row.forward_bytes_per_s), pct(row.forward_bytes_per_s),
-                       row.backward.median_ms, gbps(row.backward_bytes_per_s), pct(row.backward_bytes_per_s));
+    out << fmt::format(
+        "  {:>10} {:>5} {:>8} {:>7} {:>5} {:>10.4f} {:>9.2f} {:>6} {:>10.4f} {:>9.2f} {:>6}\n",
+        row.rows, row.dim, row.pooling_factor, row.bags, kernels::to_string(row.precision),
+        row.forward.median_ms, gbps(row.forward_bytes_per_s), pct(row.forward_bytes_per_s),
+        row.backward.median_ms, gbps(row.backward_bytes_per_s), pct(row.backward_bytes_per_s));
   }
 }
 
@@ -110,7 +127,8 @@ int run_bench(const BenchArgs& args) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto progress = [&](int done, int total, std::string_view what) {
     if (args.quiet) return;
-    std::cerr << fmt::format("{}bench-kernels [{}/{}] {}{}", tty ? "\r" : "", done, total, what, tty ? "      " : "\n");
+    std::cerr << fmt::format("{}bench-kernels [{}/{}] {}{}", tty ? "\r" : "", done, total, what,
+                             tty ? "      " : "\n");
     if (tty && done == total) std::cerr << '\n';
     std::cerr.flush();
   };
@@ -120,8 +138,8 @@ int run_bench(const BenchArgs& args) {
     return exit_status(result.status());
   }
   if (!args.output.empty()) {
-    const std::string json =
-        data::kernel_bench_to_json(*result, args.compact ? data::kCompactJson : data::kDefaultJsonIndent);
+    const std::string json = data::kernel_bench_to_json(
+        *result, args.compact ? data::kCompactJson : data::kDefaultJsonIndent);
     if (Status w = write_output(args.output, json); !w.is_ok()) {
       print_error(w.message());
       return exit_status(w);
@@ -138,18 +156,24 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bench-kernels",
       "Measure the bandwidth embedding-bag kernels reach, beside a copy measured in the same run.\n"
-      "For every (rows, dim, pooling) of the sweep: a table of ROWS x DIM, BAGS bags of POOLING ids\n"
-      "(uniform over the rows, fixed bag lengths), the forward (sum pooling) and the backward with the\n"
-      "fused optimizer, timed after warm-up; bandwidth is bytes moved (docs/replay.md: ids, offsets, rows\n"
-      "read, output written; backward: gradient read, ids, unique rows read and written) over the median\n"
-      "time. The copy line is a device-to-device copy (memcpy on the cpu backend, one thread, as its\n"
+      "For every (rows, dim, pooling) of the sweep: a table of ROWS x DIM, BAGS bags of POOLING "
+      "ids\n"
+      "(uniform over the rows, fixed bag lengths), the forward (sum pooling) and the backward with "
+      "the\n"
+      "fused optimizer, timed after warm-up; bandwidth is bytes moved (docs/replay.md: ids, "
+      "offsets, rows\n"
+      "read, output written; backward: gradient read, ids, unique rows read and written) over the "
+      "median\n"
+      "time. The copy line is a device-to-device copy (memcpy on the cpu backend, one thread, as "
+      "its\n"
       "kernels), counting read + write bytes.\n"
       "Exit status: 0 measured, 1 internal error, 2 usage or an output that cannot be written.");
   cmd->add_option("--backend", args->backend, "Backend: 'cpu' or 'cuda' (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->type_name("NAME");
-  cmd->add_option("--rows", args->rows, "Table rows to sweep, comma-separated, k/M/G = 10^3/10^6/10^9 "
-                                        "(default: 1048576)")
+  cmd->add_option("--rows", args->rows,
+                  "Table rows to sweep, comma-separated, k/M/G = 10^3/10^6/10^9 "
+                  "(default: 1048576)")
       ->delimiter(',')
       ->type_name("LIST");
   cmd->add_option("--dims", args->dims,
@@ -177,14 +201,17 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--warmup", args->warmup, "Untimed calls per shape first (default: 3)")
       ->check(number_in_range(0, 1000000))
       ->type_name("N");
-  cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients (default: 1)")->type_name("S");
+  cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients (default: 1)")
+      ->type_name("S");
   add_output_option(cmd, &args->output, "the result JSON (docs/replay.md)", "none");
   add_compact_flag(cmd, &args->compact);
   add_quiet_flag(cmd, &args->quiet, "progress and the table");
-  cmd->footer(example_footer(
-      "  shardlab bench-kernels --rows 1M --dims 64,128 --pooling 8,32\n"
-      "  shardlab bench-kernels --rows 100k --dims 128 --pooling 1,8,32 --fp16 --optimizer rowwise_adagrad\n"
-      "  shardlab bench-kernels --backend cuda --rows 1M,10M --dims 128,256,512,1024 -o bench.json"));
+  cmd->footer(
+      example_footer("  shardlab bench-kernels --rows 1M --dims 64,128 --pooling 8,32\n"
+                     "  shardlab bench-kernels --rows 100k --dims 128 --pooling 1,8,32 --fp16 "
+                     "--optimizer rowwise_adagrad\n"
+                     "  shardlab bench-kernels --backend cuda --rows 1M,10M --dims "
+                     "128,256,512,1024 -o bench.json"));
   cmd->callback([args, exit_code]() { *exit_code = run_bench(*args); });
 }
 

@@ -62,8 +62,8 @@ std::string utc_now() {
 struct Sources {
   std::vector<int64_t> ids;
   std::vector<kernels::Measurement> measurements;
-  std::string device;         // "cpu: <model>", joined with "; " when runs differ
-  std::string scenario_name;  // when every run has the same scenario, else empty
+  std::string device;                         // "cpu: <model>", joined with "; " when runs differ
+  std::string scenario_name;                  // when every run has the same scenario, else empty
   std::optional<planner::Scenario> scenario;  // the first run's, for TorchRec's constants
 };
 
@@ -82,8 +82,8 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
     for (const data::RunSummary& r : *runs) s.ids.push_back(r.id);
     std::sort(s.ids.begin(), s.ids.end());
     if (s.ids.empty()) {
-      return Status::invalid_scenario(
-          fmt::format("{}: no replay runs to calibrate from; run `shardlab replay` first", store.path()));
+      return Status::invalid_argument(fmt::format(
+          "{}: no replay runs to calibrate from; run `shardlab replay` first", store.path()));
     }
   }
   std::vector<std::string> devices;
@@ -93,20 +93,24 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
     if (!run) return run.status();
     const data::RunSummary& sum = run->summary;
     if (run->measurements.empty()) {
-      return Status::invalid_scenario(fmt::format(
-          "{}: run {} ({}) has no measurements; calibrate fits the measurements of `shardlab replay` runs",
-          store.path(), id, data::to_string(sum.kind)));
+      return Status::invalid_argument(
+          fmt::format("{}: run {} ({}) has no measurements; calibrate fits the measurements of "
+                      "`shardlab replay` runs",
+                      store.path(), id, data::to_string(sum.kind)));
     }
     const std::string device = sum.backend.empty() ? sum.device : sum.backend + ": " + sum.device;
-    if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
+    if (std::find(devices.begin(), devices.end(), device) == devices.end())
+      devices.push_back(device);
     if (id == s.ids.front()) {
       s.scenario_name = sum.scenario_name;
-      auto scenario = data::parse_scenario(run->scenario_json, fmt::format("run {}'s scenario", id));
+      auto scenario =
+          data::parse_scenario(run->scenario_json, fmt::format("run {}'s scenario", id));
       if (scenario.is_ok()) {
         s.scenario = std::move(scenario).value();
         // The model the run was replayed with, which a --torchrec-version may
         // have set apart from the file.
-        if (auto v = planner::parse_torchrec_version(sum.torchrec_version)) s.scenario->planner.torchrec_version = *v;
+        if (auto v = planner::parse_torchrec_version(sum.torchrec_version))
+          s.scenario->planner.torchrec_version = *v;
       }
     } else if (sum.scenario_name != s.scenario_name) {
       same_scenario = false;
@@ -139,25 +143,36 @@ kernels::CalibrationOptions fit_options(const CalibrateArgs& args, const Sources
   return o;
 }
 
-std::string gib_per_s(double bytes_per_ms) { return fmt::format("{:.2f} GiB/s", bytes_per_ms * 1000.0 / (1 << 30)); }
-std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : std::string("-"); }
+std::string gib_per_s(double bytes_per_ms) {
+  return fmt::format("{:.2f} GiB/s", bytes_per_ms * 1000.0 / (1 << 30));
+}
+std::string pct(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f}%", *v) : std::string("-");
+}
 std::string ms(double v) { return fmt::format("{:.4g} ms", v); }
 
-void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit, const kernels::CalibrationOptions& o) {
+void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit,
+                      const kernels::CalibrationOptions& o) {
   out << fmt::format("  {:<32} {:>18} {:>18}\n", "parameter", "TorchRec", "fitted");
-  for (const kernels::CalibrationParameter& p : kernels::calibration_parameters(fit.calibration, fit.groups, o)) {
+  for (const kernels::CalibrationParameter& p :
+       kernels::calibration_parameters(fit.calibration, fit.groups, o)) {
     const auto show = [&p](double v) {
       switch (p.unit) {
-        case kernels::CalibrationParameter::Unit::kBandwidth: return gib_per_s(v);
-        case kernels::CalibrationParameter::Unit::kMs: return ms(v);
-        case kernels::CalibrationParameter::Unit::kRatio: return fmt::format("{:.4g}", v);
+        case kernels::CalibrationParameter::Unit::kBandwidth:
+          return gib_per_s(v);
+        case kernels::CalibrationParameter::Unit::kMs:
+          return ms(v);
+        case kernels::CalibrationParameter::Unit::kRatio:
+          return fmt::format("{:.4g}", v);
       }
       return std::string();
     };
-    out << fmt::format("  {:<32} {:>18} {:>18}\n", p.name, p.torchrec ? show(*p.torchrec) : std::string("-"),
+    out << fmt::format("  {:<32} {:>18} {:>18}\n", p.name,
+                       p.torchrec ? show(*p.torchrec) : std::string("-"),
                        p.fitted ? show(*p.fitted) : std::string("TorchRec's"));
   }
-  out << "  (TorchRec's compute bandwidth: the device's for the kernel over the TW/CW/TWCW block penalty;\n"
+  out << "  (TorchRec's compute bandwidth: the device's for the kernel over the TW/CW/TWCW block "
+         "penalty;\n"
          "   RW, TWRW and DP shards take no penalty)\n";
 }
 
@@ -167,31 +182,34 @@ void print_report(std::ostream& out, const Sources& s, const kernels::Calibratio
       "calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
       s.ids.size() == 1 ? "" : "s", format_id_list(s.ids), s.device, s.measurements.size(),
       fit.fit_count, fit.held_out_count, fit.skipped);
-  out << fmt::format("TorchRec's constants from {}\n",
-                     s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
-                                              planner::to_string(o.compute_device))
-                                : std::string("TorchRec's defaults (the run's scenario could not be read)"));
+  out << fmt::format(
+      "TorchRec's constants from {}\n",
+      s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
+                               planner::to_string(o.compute_device))
+                 : std::string("TorchRec's defaults (the run's scenario could not be read)"));
   print_parameters(out, fit, o);
-  out << fmt::format("held-out error (MAPE of {} records): TorchRec {}, calibrated {}\n", fit.held_out_count,
-                     pct(fit.mape_before), pct(fit.mape_after));
-  out << fmt::format("fit residual (MAPE of {} records): TorchRec {}, calibrated {}\n", fit.fit_count,
-                     pct(fit.fit_mape_before), pct(fit.fit_mape_after));
-  out << fmt::format("  {:<28} {:>6} {:>6} {:>10} {:>10} {:>10}\n", "group", "fit", "held", "before", "after",
-                     "fit after");
+  out << fmt::format("held-out error (MAPE of {} records): TorchRec {}, calibrated {}\n",
+                     fit.held_out_count, pct(fit.mape_before), pct(fit.mape_after));
+  out << fmt::format("fit residual (MAPE of {} records): TorchRec {}, calibrated {}\n",
+                     fit.fit_count, pct(fit.fit_mape_before), pct(fit.fit_mape_after));
+  out << fmt::format("  {:<28} {:>6} {:>6} {:>10} {:>10} {:>10}\n", "group", "fit", "held",
+                     "before", "after", "fit after");
   for (const kernels::CalibrationGroup& g : fit.groups) {
-    out << fmt::format("  {:<28} {:>6} {:>6} {:>10} {:>10} {:>10}{}\n", g.name, g.fit_count, g.held_out,
-                       pct(g.mape_before), pct(g.mape_after), pct(g.fit_mape_after), g.fitted ? "" : "  (kept)");
+    out << fmt::format("  {:<28} {:>6} {:>6} {:>10} {:>10} {:>10}{}\n", g.name, g.fit_count,
+                       g.held_out, pct(g.mape_before), pct(g.mape_after), pct(g.fit_mape_after),
+                       g.fitted ? "" : "  (kept)");
   }
   for (const std::string& n : fit.notes) out << "note: " << n << '\n';
 }
 
-int record_calibration(const CalibrateArgs& args, const Sources& s, const kernels::CalibrationFit& fit,
-                       const data::CalibrationProfile& profile, const std::string& profile_json,
-                       RunRecorder& recorder) {
+int record_calibration(const CalibrateArgs& args, const Sources& s,
+                       const kernels::CalibrationFit& fit, const data::CalibrationProfile& profile,
+                       const std::string& profile_json, RunRecorder& recorder) {
   data::NewRun run;
   run.kind = data::RunKind::kCalibrate;
   run.scenario_name = s.scenario_name;
-  if (s.scenario) run.torchrec_version = std::string(planner::to_string(s.scenario->planner.torchrec_version));
+  if (s.scenario)
+    run.torchrec_version = std::string(planner::to_string(s.scenario->planner.torchrec_version));
   run.device = s.device;
   run.inputs = s.ids;
   // Held-out errors when anything was held out, else the fit's own.
@@ -225,7 +243,7 @@ int run_calibrate(const CalibrateArgs& args) {
   std::error_code ec;
   if (!std::filesystem::exists(where.path, ec)) {
     return fail(
-        Status::invalid_scenario(fmt::format("{}: no run store here; run `shardlab replay` first "
+        Status::invalid_argument(fmt::format("{}: no run store here; run `shardlab replay` first "
                                              "(--db or SHARDLAB_DB name another file)",
                                              shown(where.path))));
   }
@@ -242,10 +260,12 @@ int run_calibrate(const CalibrateArgs& args) {
   if (!fit) return fail(fit.status());
 
   const std::string name = args.name.empty() ? "runs-" + format_id_list(sources->ids) : args.name;
-  const data::CalibrationProfile profile = data::make_profile(*fit, name, utc_now(), sources->device, sources->ids);
+  const data::CalibrationProfile profile =
+      data::make_profile(*fit, name, utc_now(), sources->device, sources->ids);
   const std::string json = data::calibration_to_json(profile, args.compact ? -1 : 2);
   // stdout may carry the profile ("-o -"); the report then goes to stderr.
-  if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, *sources, *fit, options);
+  if (!args.quiet)
+    print_report(args.output == "-" ? std::cerr : std::cout, *sources, *fit, options);
   if (!args.output.empty()) {
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
     if (!args.quiet && args.output != "-") {
@@ -264,18 +284,25 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       "calibrate",
       "Fit the cost model's parameters to the measurements of replay runs in the run store.\n"
       "Fits, by non-negative least squares, the effective lookup bandwidth per compute kernel and\n"
-      "dim class, a fixed overhead and a backward multiplier per kernel, and latency and bandwidth of\n"
-      "intra- and inter-host collectives; holds out a share of the measurements and prints the mean\n"
-      "absolute percentage error of TorchRec's constants and of the fit on them (docs/calibration.md).\n"
-      "Writes the profile to -o for 'plan', 'options' and 'simulate --calibration PROFILE', and records\n"
-      "a calibrate run with the profile. Exit status: 0 calibrated, 1 internal error, 2 no usable runs,\n"
+      "dim class, a fixed overhead and a backward multiplier per kernel, and latency and bandwidth "
+      "of\n"
+      "intra- and inter-host collectives; holds out a share of the measurements and prints the "
+      "mean\n"
+      "absolute percentage error of TorchRec's constants and of the fit on them "
+      "(docs/calibration.md).\n"
+      "Writes the profile to -o for 'plan', 'options' and 'simulate --calibration PROFILE', and "
+      "records\n"
+      "a calibrate run with the profile. Exit status: 0 calibrated, 1 internal error, 2 no usable "
+      "runs,\n"
       "bad arguments or store, or a file that cannot be written.");
-  cmd->add_option("--runs", args->runs,
-                  "Replay runs to fit, as ids and ranges: 3,5-7 (default: every replay run in the store)")
+  cmd->add_option(
+         "--runs", args->runs,
+         "Replay runs to fit, as ids and ranges: 3,5-7 (default: every replay run in the store)")
       ->type_name("IDS");
   add_store_options(cmd, &args->store);
   cmd->add_option("--holdout", args->holdout,
-                  "Share of each group's measurements held out of the fit to measure its error (default: 0.2)")
+                  "Share of each group's measurements held out of the fit to measure its error "
+                  "(default: 0.2)")
       ->check(number_in_range(0.0, 0.95))
       ->type_name("FRACTION");
   cmd->add_option("--seed", args->seed, "Seed of the holdout split (default: 1)")->type_name("N");

@@ -8,9 +8,11 @@
 namespace shardlab::cli {
 
 void add_calibration_option(CLI::App* cmd, std::string* path) {
-  cmd->add_option("--calibration", *path,
-                  "Rate shards with the cost-model parameters of this calibration profile (written by "
-                  "'shardlab calibrate'; docs/calibration.md) instead of TorchRec's constants (default: none)")
+  cmd->add_option(
+         "--calibration", *path,
+         "Rate shards with the cost-model parameters of this calibration profile (written by "
+         "'shardlab calibrate'; docs/calibration.md) instead of TorchRec's constants (default: "
+         "none)")
       ->type_name("PROFILE");
 }
 
@@ -35,13 +37,15 @@ void CalibrationChoice::warn_uncalibrated(const planner::PlannerResult& result) 
     const int64_t dim = o.shards.empty() ? o.tensor_cols : o.shards.front().cols;
     const planner::DimClass c = planner::dim_class(dim);
     if (profile_->parameters.bandwidth(o.compute_kernel, c)) continue;
-    missing.insert(std::string(planner::to_string(o.compute_kernel)) + "/" + std::string(planner::to_string(c)));
+    missing.insert(std::string(planner::to_string(o.compute_kernel)) + "/" +
+                   std::string(planner::to_string(c)));
   }
   if (missing.empty()) return;
   std::string list;
   for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
   print_warning("calibration profile '" + profile_->name + "' has no bandwidth for " + list +
-                ", used by the plan: those shards keep TorchRec's figures (calibrate them, or constrain the tables' "
+                ", used by the plan: those shards keep TorchRec's figures (calibrate them, or "
+                "constrain the tables' "
                 "compute_kernels)");
 }
 

@@ -3,10 +3,9 @@
 // replace TorchRec's constants in the per-shard perf model.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "shardlab/data/calibration_json.h"
 #include "shardlab/planner/cost_calibration.h"

@@ -25,12 +25,20 @@ namespace shardlab::cli {
 
 int exit_status(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kOk: return kExitOk;
-    case StatusCode::kInvalidScenario:
+    case StatusCode::kOk:
+      return kExitOk;
+    // What the user gave or asked for cannot be used: a bad input, a file or
+    // run that is not there, a damaged store, a device this host lacks.
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kCorrupt:
     case StatusCode::kIo:
-    case StatusCode::kUnavailable: return kExitInvalid;  // e.g. --backend cuda on a host without a GPU
-    case StatusCode::kPlanner: return kExitPlanner;
-    case StatusCode::kInternal: return kExitInternal;
+    case StatusCode::kUnavailable:
+      return kExitInvalid;
+    case StatusCode::kPlanner:
+      return kExitPlanner;
+    case StatusCode::kInternal:
+      return kExitInternal;
   }
   return kExitInternal;
 }
@@ -119,17 +127,17 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
     planner::Scenario scenario = std::move(loaded).value();
     if (!torchrec_version.empty()) {
       // The option's check accepts known names only.
-      scenario.planner.torchrec_version =
-          planner::parse_torchrec_version(torchrec_version).value_or(planner::kLatestTorchRecVersion);
+      scenario.planner.torchrec_version = planner::parse_torchrec_version(torchrec_version)
+                                              .value_or(planner::kLatestTorchRecVersion);
     }
     return scenario;
   }
   Status status = loaded.status();
   // Reading the scenario is input, whatever the cause: exit 2, invalid_scenario.
-  if (status.code() != StatusCode::kInvalidScenario) {
+  if (status.code() != StatusCode::kInvalidArgument) {
     std::string msg = status.message();
     if (msg.find(shown(path)) == std::string::npos) msg = shown(path) + ": " + msg;
-    status = Status::invalid_scenario(msg);
+    status = Status::invalid_argument(msg);
   }
   print_error(status.message());
   *exit_code = kExitInvalid;
@@ -226,6 +234,13 @@ CLI::Validator number_in_range(double min, double max) {
       min, max);
 }
 
+CLI::Validator number_other_than(double excluded) {
+  return number_check(
+      "!= " + bound_text(excluded),
+      [](double v, double x, double) { return v != x ? std::string() : "is not allowed"; },
+      excluded, 0.0);
+}
+
 CLI::Validator finite_number() {
   return number_check(
       "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
@@ -233,11 +248,13 @@ CLI::Validator finite_number() {
 
 void add_torchrec_version_option(CLI::App* cmd, std::string* version) {
   std::vector<std::string> names;
-  for (planner::TorchRecVersion v : planner::all_torchrec_versions()) names.emplace_back(planner::to_string(v));
-  cmd->add_option("--torchrec-version", *version,
-                  "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
-                  "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
-                  "planner.torchrec_version, else 2026-08)")
+  for (planner::TorchRecVersion v : planner::all_torchrec_versions())
+    names.emplace_back(planner::to_string(v));
+  cmd->add_option(
+         "--torchrec-version", *version,
+         "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
+         "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
+         "planner.torchrec_version, else 2026-08)")
       ->check(CLI::IsMember(names))
       ->type_name("VERSION");
 }
@@ -262,12 +279,12 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
             ? !number(part, &first) || !number(part, &last)
             : !number(part.substr(0, dash), &first) || !number(part.substr(dash + 1), &last) ||
                   last < first) {
-      return Status::invalid_scenario(fmt::format(
+      return Status::invalid_argument(fmt::format(
           "{}: {} is not a {} or a range FIRST-LAST of {}s >= {} (e.g. {} 3,5-7)", spec.option,
           data::quoted(part), spec.what, spec.what, spec.minimum, spec.option));
     }
     if (last > spec.maximum) {
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           fmt::format("{}: {} {} is not in {}..{}{}", spec.option, spec.what, last, spec.minimum,
                       spec.maximum, spec.range_note.empty() ? "" : " (" + spec.range_note + ")"));
     }
@@ -284,7 +301,7 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
     // New ids of this range; no overflow: ids are >= minimum >= 0 and hi >= lo.
     const int64_t added = overlaps ? hi - merged.back().second : hi - lo + 1;
     if (added > kMaxListed - count) {
-      return Status::invalid_scenario(fmt::format("{}: names more than {} {}s (at {})", spec.option,
+      return Status::invalid_argument(fmt::format("{}: names more than {} {}s (at {})", spec.option,
                                                   kMaxListed, spec.what,
                                                   data::quoted(fmt::format("{}-{}", lo, hi))));
     }
@@ -315,17 +332,6 @@ std::string format_id_list(const std::vector<int64_t>& ids) {
     i = j + 1;
   }
   return out;
-}
-
-std::string format_bytes(double bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (!(std::fabs(bytes) >= 1024.0)) return fmt::format("{:.0f} B", bytes);
-  size_t unit = 0;
-  while (std::fabs(bytes) >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.2f} {}", bytes, kUnits[unit]);
 }
 
 }  // namespace shardlab::cli

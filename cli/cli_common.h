@@ -13,6 +13,7 @@
 
 #include "run_recording.h"
 #include "shardlab/data/file_io.h"
+#include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
 
@@ -107,6 +108,7 @@ CLI::Validator number_at_least(double min);
 CLI::Validator number_above(double min);  // exclusive
 CLI::Validator number_in_range(double min, double max);
 CLI::Validator finite_number();
+CLI::Validator number_other_than(double excluded);
 
 // Registers the verbs on `app`. Each verb's callback stores its exit status
 // in *exit_code.
@@ -120,6 +122,8 @@ void add_replay_command(CLI::App& app, int* exit_code);         // replay_comman
 void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
 void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
 void add_optimize_command(CLI::App& app, int* exit_code);       // optimize_command.cc
+void add_presets_command(CLI::App& app, int* exit_code);        // presets_command.cc
+void add_sweep_command(CLI::App& app, int* exit_code);          // sweep_command.cc
 
 // What an option listing ids ("0,1,4-7") accepts; see parse_id_list.
 struct IdListSpec {
@@ -142,7 +146,7 @@ std::string example_footer(const std::string& lines);
 // Run ids for people: "3,5-7" (ascending ids, runs of consecutive ids joined).
 std::string format_id_list(const std::vector<int64_t>& ids);
 
-// A byte count for people: "512 B", "1.50 KiB", "3.20 GiB" (binary units).
-std::string format_bytes(double bytes);
+// A byte count for people (data/scenario_loader.h).
+using data::format_bytes;
 
 }  // namespace shardlab::cli

@@ -31,7 +31,8 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_subcommand(const CLI::App* sub) const override {
     std::stringstream out;
     const std::string& desc = sub->get_description();
-    CLI::detail::format_help(out, sub->get_display_name(true), desc.substr(0, desc.find('\n')), column_width_);
+    CLI::detail::format_help(out, sub->get_display_name(true), desc.substr(0, desc.find('\n')),
+                             column_width_);
     return out.str();
   }
 };
@@ -74,12 +75,16 @@ std::string unknown_verb(const CLI::App& app, int argc, char** argv) {
 int run(int argc, char** argv) {
   using namespace shardlab::cli;
   CLI::App app{
-      "ShardLab: TorchRec's embedding sharding planner, reimplemented in C++, and a simulator of the plans.\n"
-      "Same plans and numbers as TorchRec's EmbeddingShardingPlanner, from one scenario JSON file; then\n"
-      "a discrete-event simulation of training iterations shows how a plan runs on the cluster's links.",
+      "ShardLab: TorchRec's embedding sharding planner, reimplemented in C++, and a simulator of "
+      "the plans.\n"
+      "Same plans and numbers as TorchRec's EmbeddingShardingPlanner, from one scenario JSON file; "
+      "then\n"
+      "a discrete-event simulation of training iterations shows how a plan runs on the cluster's "
+      "links.",
       "shardlab"};
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "shardlab: error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+    return "shardlab: error: " + std::string(e.what()) +
+           "\nRun with --help for more information.\n";
   });
   app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", "shardlab " SHARDLAB_VERSION);
@@ -88,8 +93,9 @@ int run(int argc, char** argv) {
       "\nExit status: 0 ok, 1 internal error, 2 invalid input or usage, or a file that cannot be\n"
       "read or written (docs/outputs.md), 3 no plan found.\n"
       "Run 'shardlab VERB --help' for each verb's options.\n" +
-      example_footer("  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
-                     "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));
+      example_footer(
+          "  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
+          "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));
 
   int exit_code = kExitOk;
   add_plan_command(app, &exit_code);
@@ -102,6 +108,8 @@ int run(int argc, char** argv) {
   add_replay_command(app, &exit_code);
   add_bench_kernels_command(app, &exit_code);
   add_calibrate_command(app, &exit_code);
+  add_presets_command(app, &exit_code);
+  add_sweep_command(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -223,14 +223,14 @@ int run_optimize(const OptimizeArgs& args) {
   planner::PlannerResult torchrec =
       planner::plan(*scenario, planner::PlannerOptions{.calibration = calibration->get()});
   if (args.from_plan.empty() && !torchrec.ok()) {
-    return report_failure(args, *scenario, &torchrec, failure_of(torchrec));
+    return report_failure(args, *scenario, &torchrec, torchrec.failure());
   }
   planner::PlannerResult start = torchrec;
   if (!args.from_plan.empty()) {
     start = read_and_rate_plan(*scenario, args.from_plan, nullptr, calibration->get());
     if (!start.ok()) {
       const bool enumerated = start.search_space.has_value();
-      return report_failure(args, *scenario, enumerated ? nullptr : &start, failure_of(start));
+      return report_failure(args, *scenario, enumerated ? nullptr : &start, start.failure());
     }
   }
   Result<search::Problem> problem = search::Problem::create(*scenario, start);

@@ -1,11 +1,11 @@
 // shardlab options: every sharding option TorchRec's enumerator produces for a
 // scenario, with perf and storage estimates, after the storage reservation.
 
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "calibration_option.h"
 #include "cli_common.h"
@@ -33,12 +33,14 @@ int run_options(const OptionsArgs& args) {
   if (!distinct) return kExitInvalid;
   const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) {
     print_error(calibration.status().message());
-    const std::string json = data::error_to_json(scenario->name, calibration.status(), nullptr, indent);
+    const std::string json =
+        data::error_to_json(scenario->name, calibration.status(), nullptr, indent);
     if (Status w = write_output(args.output, json); !w.is_ok()) {
       print_error(w.message());
     }
@@ -48,17 +50,22 @@ int run_options(const OptionsArgs& args) {
   // Reservation and enumeration only; no proposer or partitioner runs, so a
   // scenario whose planning would fail still lists its options.
   planner::PlannerResult result = planner::plan(
-      *scenario, planner::PlannerOptions{.enumerate_only = true, .calibration = calibration->get()});
+      *scenario,
+      planner::PlannerOptions{.enumerate_only = true, .calibration = calibration->get()});
   if (!result.search_space.has_value()) {
-    const Status status = result.error.is_ok() ? Status::internal("enumeration returned no search space") : result.error;
+    const Status status = result.error.is_ok()
+                              ? Status::internal("enumeration returned no search space")
+                              : result.error;
     print_error(status.message());
-    if (Status w = write_output(args.output, data::error_to_json(scenario->name, status, &result, indent));
+    if (Status w =
+            write_output(args.output, data::error_to_json(scenario->name, status, &result, indent));
         !w.is_ok()) {
       print_error(w.message());
     }
     return exit_status(status);
   }
-  if (Status w = write_output(args.output, data::options_to_json(*scenario, result, indent)); !w.is_ok()) {
+  if (Status w = write_output(args.output, data::options_to_json(*scenario, result, indent));
+      !w.is_ok()) {
     print_error(w.message());
     return exit_status(w);
   }
@@ -89,10 +96,10 @@ void add_options_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "the summary line on stderr");
   add_calibration_option(cmd, &args->calibration);
   add_torchrec_version_option(cmd, &args->torchrec_version);
-  cmd->footer(example_footer(
-      "  shardlab options dlrm.json > options.json\n"
-      "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"
-      "  shardlab options dlrm.json -o options.json --compact"));
+  cmd->footer(
+      example_footer("  shardlab options dlrm.json > options.json\n"
+                     "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"
+                     "  shardlab options dlrm.json -o options.json --compact"));
   cmd->callback([args, exit_code]() { *exit_code = run_options(*args); });
 }
 

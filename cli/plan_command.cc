@@ -1,13 +1,13 @@
 // shardlab plan: plan a scenario (or re-rate a plan made elsewhere) and write
 // the plan JSON, the stats table and a one-line summary.
 
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "calibration_option.h"
 #include "cli_common.h"
@@ -26,9 +26,9 @@ namespace {
 struct PlanArgs {
   std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
-  std::string output;              // empty: see json_destination()
-  std::string format = "shardlab"; // or "torchrec"
-  std::string from_plan;           // empty: plan; else re-rate this plan file
+  std::string output;                   // empty: see json_destination()
+  std::string format = "shardlab";      // or "torchrec"
+  std::string from_plan;                // empty: plan; else re-rate this plan file
   std::string perf_model = "torchrec";  // or "simulated"
   bool stats = false;
   bool compact = false;
@@ -54,7 +54,8 @@ std::string destination_label(const std::string& dest) {
 void print_stats(const planner::Scenario& scenario, const planner::PlannerResult& result) {
   const std::vector<std::string> lines = planner::format_stats(scenario, result);
   if (lines.empty()) return;
-  std::cout << "Planned as TorchRec " << planner::model_name(scenario.planner.torchrec_version) << '\n';
+  std::cout << "Planned as TorchRec " << planner::model_name(scenario.planner.torchrec_version)
+            << '\n';
   for (const std::string& line : lines) std::cout << line << '\n';
   std::cout.flush();
 }
@@ -138,7 +139,8 @@ int record_plan(const PlanArgs& args, const planner::Scenario& scenario,
       {"num_proposals", static_cast<int64_t>(result.num_proposals)},
       {"num_plans", static_cast<int64_t>(result.num_plans)},
       {"wall_ms", result.wall_seconds * 1e3}};
-  if (model.simulated) summary.emplace_back("simulations", static_cast<int64_t>(model.simulated->simulations()));
+  if (model.simulated)
+    summary.emplace_back("simulations", static_cast<int64_t>(model.simulated->simulations()));
   if (!args.from_plan.empty()) summary.emplace_back("from_plan", args.from_plan);
   if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
   run.summary_json = data::summary_json(summary);
@@ -189,18 +191,20 @@ int run_plan(const PlanArgs& args) {
   if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
   planner::PlannerResult result = planner::plan(
-      *scenario, planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
-  if (!result.ok()) return report_failure(args, *scenario, &result, failure_of(result));
+      *scenario,
+      planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
+  if (!result.ok()) return report_failure(args, *scenario, &result, result.failure());
   calibration->warn_uncalibrated(result);
   std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
   code = report_success(args, *scenario, result, plan_json);
   if (code == kExitOk && !args.quiet) {
-    std::cerr << fmt::format("planned {} tables on {} ranks as TorchRec {} in {:.1f} ms: rating {:.6g} ms "
-                             "({} proposals, {} plans{}){}\n",
-                             scenario->tables.size(), result.topology.world_size,
-                             planner::to_string(scenario->planner.torchrec_version), result.wall_seconds * 1e3,
-                             result.perf_rating, result.num_proposals, result.num_plans,
-                             simulations_note(*model) + calibration->note(), summary_target(args));
+    std::cerr << fmt::format(
+        "planned {} tables on {} ranks as TorchRec {} in {:.1f} ms: rating {:.6g} ms "
+        "({} proposals, {} plans{}){}\n",
+        scenario->tables.size(), result.topology.world_size,
+        planner::to_string(scenario->planner.torchrec_version), result.wall_seconds * 1e3,
+        result.perf_rating, result.num_proposals, result.num_plans,
+        simulations_note(*model) + calibration->note(), summary_target(args));
   }
   if (code == kExitOk) {
     code = record_plan(args, *scenario, result, *model, loaded->recorder, std::move(plan_json));
@@ -217,8 +221,9 @@ void warn_over_capacity(const planner::PlannerResult& r) {
   for (size_t rank = 0; rank < used.size(); ++rank) {
     const planner::Storage& cap = r.reserved->devices[rank];
     if (!used[rank].fits_in(cap)) {
-      print_warning(fmt::format("rank {} needs hbm {} / ddr {} bytes but has hbm {} / ddr {} after reservation",
-                                rank, used[rank].hbm, used[rank].ddr, cap.hbm, cap.ddr));
+      print_warning(fmt::format(
+          "rank {} needs hbm {} / ddr {} bytes but has hbm {} / ddr {} after reservation", rank,
+          used[rank].hbm, used[rank].ddr, cap.hbm, cap.ddr));
     }
   }
 }
@@ -233,11 +238,12 @@ int run_from_plan(const PlanArgs& args) {
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
   if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
-  planner::PlannerResult rated = read_and_rate_plan(*scenario, args.from_plan, model->get(), calibration->get());
+  planner::PlannerResult rated =
+      read_and_rate_plan(*scenario, args.from_plan, model->get(), calibration->get());
   if (!rated.ok()) {
     // A plan file that does not fit is input, not a planning failure: no counters.
     const bool enumerated = rated.search_space.has_value();
-    return report_failure(args, *scenario, enumerated ? nullptr : &rated, failure_of(rated));
+    return report_failure(args, *scenario, enumerated ? nullptr : &rated, rated.failure());
   }
   warn_over_capacity(rated);
   calibration->warn_uncalibrated(rated);
@@ -247,8 +253,8 @@ int run_from_plan(const PlanArgs& args) {
     std::cerr << fmt::format(
         "rated {} ({} tables on {} ranks) as TorchRec {} in {:.1f} ms: rating {:.6g} ms{}{}\n",
         shown(args.from_plan), scenario->tables.size(), rated.topology.world_size,
-        planner::to_string(scenario->planner.torchrec_version), rated.wall_seconds * 1e3, rated.perf_rating, simulations_note(*model) + calibration->note(),
-        summary_target(args));
+        planner::to_string(scenario->planner.torchrec_version), rated.wall_seconds * 1e3,
+        rated.perf_rating, simulations_note(*model) + calibration->note(), summary_target(args));
   }
   if (code == kExitOk) {
     code = record_plan(args, *scenario, rated, *model, loaded->recorder, std::move(plan_json));
@@ -266,7 +272,8 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "Runs TorchRec's EmbeddingShardingPlanner algorithm (storage reservation, enumeration,\n"
       "proposers, partitioner) and keeps the best plan. The plan JSON (docs/cost-model.md §13.1)\n"
       "goes to -o FILE, or to stdout when neither -o nor --stats is given; with --stats the stats\n"
-      "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run is\n"
+      "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run "
+      "is\n"
       "recorded in the run store (--db; 'shardlab runs --help').\n"
       "Exit status: 0 planned, 2 invalid scenario, usage, or a file that cannot be read or\n"
       "written, 3 no plan found; on 2 and 3 the JSON output is\n"
@@ -277,20 +284,25 @@ void add_plan_command(CLI::App& app, int* exit_code) {
   add_output_option(cmd, &args->output, "the plan JSON (or the error JSON)",
                     "stdout unless --stats");
   cmd->add_flag("--stats", args->stats,
-                "Print TorchRec's stats table to stdout; the JSON is then written only with -o (default: off)");
+                "Print TorchRec's stats table to stdout; the JSON is then written only with -o "
+                "(default: off)");
   cmd->add_option("--format", args->format,
-                  "Plan file shape: 'shardlab' (docs/cost-model.md §13.1) or 'torchrec' (a TorchRec ShardingPlan, "
+                  "Plan file shape: 'shardlab' (docs/cost-model.md §13.1) or 'torchrec' (a "
+                  "TorchRec ShardingPlan, "
                   "see docs/torchrec-interop.md) (default: shardlab)")
       ->check(CLI::IsMember({"shardlab", "torchrec"}))
       ->type_name("FORMAT");
-  cmd->add_option("--from-plan", args->from_plan,
-                  "Do not plan: read this plan file (either format) and re-rate it against SCENARIO "
-                  "(default: none)")
+  cmd->add_option(
+         "--from-plan", args->from_plan,
+         "Do not plan: read this plan file (either format) and re-rate it against SCENARIO "
+         "(default: none)")
       ->type_name("FILE");
-  cmd->add_option("--perf-model", args->perf_model,
-                  "How plans are rated: 'torchrec' (the slowest rank's summed estimates, as TorchRec) or "
-                  "'simulated' (the simulated iteration time of each plan that fits; see docs/simulation.md) "
-                  "(default: torchrec)")
+  cmd->add_option(
+         "--perf-model", args->perf_model,
+         "How plans are rated: 'torchrec' (the slowest rank's summed estimates, as TorchRec) or "
+         "'simulated' (the simulated iteration time of each plan that fits; see "
+         "docs/simulation.md) "
+         "(default: torchrec)")
       ->check(CLI::IsMember({"torchrec", "simulated"}))
       ->type_name("MODEL");
   add_compact_flag(cmd, &args->compact);

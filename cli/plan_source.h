@@ -21,7 +21,8 @@ namespace shardlab::cli {
 // go to stderr. The result has num_proposals = num_plans = 0. On failure `error` is set: the
 // enumeration's error (search_space then absent), or an invalid_scenario
 // naming the file when it does not fit the scenario.
-planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, const std::string& path,
+planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
+                                          const std::string& path,
                                           planner::PerfModel* perf_model = nullptr,
                                           const planner::CostCalibration* calibration = nullptr);
 
@@ -30,8 +31,5 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario, con
 // simulated perf model check this first: the perf model cannot report an
 // error, only rate a plan as unusable.
 Status check_fabric(const planner::Scenario& scenario);
-
-// The error a failed PlannerResult carries (internal when it carries none).
-Status failure_of(const planner::PlannerResult& result);
 
 }  // namespace shardlab::cli

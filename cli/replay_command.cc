@@ -42,8 +42,8 @@ struct ReplayArgs {
   std::string backend = "cpu";
   int iterations = kernels::ReplayOptions{}.iterations;
   int warmup = kernels::ReplayOptions{}.warmup;
-  std::string ranks;       // empty: all
-  int64_t max_rows = -1;   // -1: the backend's default
+  std::string ranks;      // empty: all
+  int64_t max_rows = -1;  // -1: the backend's default
   std::string ids = "uniform";
   double zipf_alpha = kernels::ReplayOptions{}.zipf_alpha;
   std::string pooling = "fixed";
@@ -66,7 +66,9 @@ int fail(const Status& status) {
   return exit_status(status);
 }
 
-std::string ms_cell(const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : std::string("-"); }
+std::string ms_cell(const std::optional<double>& v) {
+  return v ? fmt::format("{:.4f}", *v) : std::string("-");
+}
 
 void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scenario& scenario,
                   const kernels::ReplayWorkload& workload, const kernels::ReplayResult& result,
@@ -74,21 +76,27 @@ void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scen
   out << fmt::format("{}: replayed {} of {} ranks on {} ({}), {} warm-up + {} timed iterations\n",
                      shown(scenario.name), result.devices_used, result.world_size, result.backend,
                      result.device_name, result.warmup, result.iterations);
-  out << fmt::format("optimizer {}, ids {}, pooling {}, rows per shard {}\n", kernels::to_string(workload.optimizer),
-                     args.ids == "zipf" ? fmt::format("zipf (alpha {})", args.zipf_alpha) : args.ids, args.pooling,
-                     args.rows_cap() > 0 ? fmt::format("capped at {}", args.rows_cap()) : std::string("as planned"));
-  out << fmt::format("  {:>5}  {:<16} {:>11} {:>11} {:>12} {:>13}\n", "rank", "phase", "median_ms", "p90_ms",
-                     "torchrec_ms", "simulated_ms");
+  out << fmt::format(
+      "optimizer {}, ids {}, pooling {}, rows per shard {}\n",
+      kernels::to_string(workload.optimizer),
+      args.ids == "zipf" ? fmt::format("zipf (alpha {})", args.zipf_alpha) : args.ids, args.pooling,
+      args.rows_cap() > 0 ? fmt::format("capped at {}", args.rows_cap())
+                          : std::string("as planned"));
+  out << fmt::format("  {:>5}  {:<16} {:>11} {:>11} {:>12} {:>13}\n", "rank", "phase", "median_ms",
+                     "p90_ms", "torchrec_ms", "simulated_ms");
   for (const kernels::PhaseComparison& p : phases) {
     const bool measured = p.measured.samples > 0;
-    out << fmt::format("  {:>5}  {:<16} {:>11} {:>11} {:>12} {:>13}\n", p.rank, sim::to_string(p.phase),
+    out << fmt::format("  {:>5}  {:<16} {:>11} {:>11} {:>12} {:>13}\n", p.rank,
+                       sim::to_string(p.phase),
                        measured ? fmt::format("{:.4f}", p.measured.median_ms) : std::string("-"),
-                       measured ? fmt::format("{:.4f}", p.measured.p90_ms) : std::string("-"), ms_cell(p.estimate_ms),
-                       ms_cell(p.simulated_ms));
+                       measured ? fmt::format("{:.4f}", p.measured.p90_ms) : std::string("-"),
+                       ms_cell(p.estimate_ms), ms_cell(p.simulated_ms));
   }
   const data::ReplaySummary s = data::summarize_replay(result, phases);
-  out << fmt::format("iteration (slowest rank per phase): measured {:.4f} ms, TorchRec {:.4f} ms, simulated {:.4f} ms\n",
-                     s.median_iteration_ms, s.estimated_iteration_ms, s.simulated_iteration_ms);
+  out << fmt::format(
+      "iteration (slowest rank per phase): measured {:.4f} ms, TorchRec {:.4f} ms, simulated "
+      "{:.4f} ms\n",
+      s.median_iteration_ms, s.estimated_iteration_ms, s.simulated_iteration_ms);
   out << fmt::format("{} lookup and {} collective measurements\n", s.lookups, s.collectives);
 }
 
@@ -126,7 +134,8 @@ int run_replay(const ReplayArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code, args.torchrec_version);
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, "", &code, args.torchrec_version);
   if (!scenario) return code;
   // Ranks are checked against the scenario before anything is built.
   std::vector<int> ranks;
@@ -145,12 +154,13 @@ int run_replay(const ReplayArgs& args) {
   if (!recorder) return fail(recorder.status());
   if (Status st = check_fabric(*scenario); !st.is_ok()) return fail(st);
   const planner::PlannerResult planned = read_and_rate_plan(*scenario, args.plan);
-  if (!planned.ok()) return fail(failure_of(planned));
+  if (!planned.ok()) return fail(planned.failure());
 
   kernels::ReplayOptions options;
   options.warmup = args.warmup;
   options.iterations = args.iterations;
-  options.ids = args.ids == "zipf" ? kernels::IdDistribution::kZipf : kernels::IdDistribution::kUniform;
+  options.ids =
+      args.ids == "zipf" ? kernels::IdDistribution::kZipf : kernels::IdDistribution::kUniform;
   options.zipf_alpha = args.zipf_alpha;
   options.pooling = args.pooling == "poisson" ? kernels::PoolingDistribution::kPoisson
                                               : kernels::PoolingDistribution::kFixed;
@@ -161,21 +171,25 @@ int run_replay(const ReplayArgs& args) {
 
   Result<std::unique_ptr<kernels::ReplayBackend>> backend = kernels::make_backend(args.backend);
   if (!backend) return fail(backend.status());
-  Result<kernels::ReplayWorkload> workload = kernels::build_workload(
-      *scenario, *planned.search_space, *planned.best, kernels::WorkloadOptions{.max_rows = args.rows_cap()});
+  Result<kernels::ReplayWorkload> workload =
+      kernels::build_workload(*scenario, *planned.search_space, *planned.best,
+                              kernels::WorkloadOptions{.max_rows = args.rows_cap()});
   if (!workload) return fail(workload.status());
-  Result<sim::IterationTraffic> traffic = sim::iteration_traffic(*scenario, *planned.search_space, *planned.best);
+  Result<sim::IterationTraffic> traffic =
+      sim::iteration_traffic(*scenario, *planned.search_space, *planned.best);
   if (!traffic) return fail(traffic.status());
   // The simulator without overlap: the replay runs its phases one after the
   // other with a barrier between them, and so does this simulation.
-  Result<sim::SimResult> simulated = sim::simulate(*scenario, *planned.search_space, *planned.best,
-                                                   sim::SimOptions{.iterations = 2, .overlap = false});
+  Result<sim::SimResult> simulated =
+      sim::simulate(*scenario, *planned.search_space, *planned.best,
+                    sim::SimOptions{.iterations = 2, .overlap = false});
   if (!simulated) return fail(simulated.status());
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto progress = [&](int done, int total, std::string_view what) {
     if (args.quiet) return;
-    std::cerr << fmt::format("{}replay [{}/{}] {}{}", tty ? "\r" : "", done, total, what, tty ? "   " : "\n");
+    std::cerr << fmt::format("{}replay [{}/{}] {}{}", tty ? "\r" : "", done, total, what,
+                             tty ? "   " : "\n");
     if (tty && done == total) std::cerr << '\n';
     std::cerr.flush();
   };
@@ -197,11 +211,13 @@ int run_replay(const ReplayArgs& args) {
                                         .max_rows = args.rows_cap(),
                                         .optimizer = workload->optimizer,
                                         .options = options};
-    const std::string json = data::replay_to_json(settings, *result, phases,
-                                                  args.compact ? data::kCompactJson : data::kDefaultJsonIndent);
+    const std::string json = data::replay_to_json(
+        settings, *result, phases, args.compact ? data::kCompactJson : data::kDefaultJsonIndent);
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
   }
-  if (!args.quiet) print_report(args.output == "-" ? std::cerr : std::cout, args, *scenario, *workload, *result, phases);
+  if (!args.quiet)
+    print_report(args.output == "-" ? std::cerr : std::cout, args, *scenario, *workload, *result,
+                 phases);
   return record_replay(args, *scenario, planned, *result, phases, &*simulated, replayed.size(),
                        *recorder);
 }
@@ -213,30 +229,38 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "replay",
       "Run a plan's embedding lookups and collectives for real and measure every phase.\n"
-      "Builds each rank's shards from PLAN (bags and ids per bag from the cost model's batch sizes and\n"
+      "Builds each rank's shards from PLAN (bags and ids per bag from the cost model's batch sizes "
+      "and\n"
       "pooling factors), then runs warm-up and timed iterations on a replay backend: input dist\n"
-      "all-to-alls, forward lookups, output dist, backward output dist, backward lookups with the fused\n"
-      "optimizer update, data-parallel all-reduce. Prints each rank's median and p90 per phase next to\n"
-      "TorchRec's estimate and the simulated phase time (docs/replay.md). Backends: 'cpu' (threads as\n"
-      "ranks, in-memory collectives; the reference, runs anywhere) and 'cuda' (GPU kernels and NCCL,\n"
+      "all-to-alls, forward lookups, output dist, backward output dist, backward lookups with the "
+      "fused\n"
+      "optimizer update, data-parallel all-reduce. Prints each rank's median and p90 per phase "
+      "next to\n"
+      "TorchRec's estimate and the simulated phase time (docs/replay.md). Backends: 'cpu' (threads "
+      "as\n"
+      "ranks, in-memory collectives; the reference, runs anywhere) and 'cuda' (GPU kernels and "
+      "NCCL,\n"
       "in builds with the CUDA toolkit). The optimizer is the scenario's sharder.optimizer:\n"
       "rowwise_adagrad replays row-wise Adagrad, every other optimizer replays SGD. Only fp32 and\n"
       "fp16 tables replay. The run is recorded in the run store (--db; 'shardlab runs --help').\n"
       "Exit status: 0 replayed, 1 internal error, 2 invalid scenario, plan file, backend, usage,\n"
       "or a file that cannot be read or written.");
   add_scenario_argument(cmd, &args->scenario);
-  cmd->add_option("plan", args->plan, "Plan file written by 'shardlab plan' (either --format)")->required();
+  cmd->add_option("plan", args->plan, "Plan file written by 'shardlab plan' (either --format)")
+      ->required();
   cmd->add_option("--backend", args->backend, "Replay backend: 'cpu' or 'cuda' (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->type_name("NAME");
-  cmd->add_option("--iterations", args->iterations, "Timed iterations; medians and p90 over these (default: 20)")
+  cmd->add_option("--iterations", args->iterations,
+                  "Timed iterations; medians and p90 over these (default: 20)")
       ->check(number_in_range(1, 1000000))
       ->type_name("N");
   cmd->add_option("--warmup", args->warmup, "Untimed iterations before the timed ones (default: 3)")
       ->check(number_in_range(0, 1000000))
       ->type_name("N");
   cmd->add_option("--ranks", args->ranks,
-                  "Replay only these ranks, e.g. 0,1,4-7; collectives run among them with the plan's message "
+                  "Replay only these ranks, e.g. 0,1,4-7; collectives run among them with the "
+                  "plan's message "
                   "sizes to and from them (default: all ranks)")
       ->type_name("LIST");
   cmd->add_option("--max-rows", args->max_rows,
@@ -245,28 +269,33 @@ void add_replay_command(CLI::App& app, int* exit_code) {
                   "lookup do not change; 0 means no cap (default: 262144 on cpu, 0 on cuda)")
       ->check(number_at_least(0))
       ->type_name("N");
-  cmd->add_option("--ids", args->ids, "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
+  cmd->add_option("--ids", args->ids,
+                  "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
       ->check(CLI::IsMember({"uniform", "zipf"}))
       ->type_name("DIST");
   cmd->add_option("--zipf-alpha", args->zipf_alpha,
                   "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
       ->check(number_above(0))
+      ->check(number_other_than(1))
       ->type_name("A");
-  cmd->add_option("--pooling", args->pooling,
-                  "Ids per bag: 'fixed' (the pooling factor, bags differ by at most one) or 'poisson' "
-                  "(default: fixed)")
+  cmd->add_option(
+         "--pooling", args->pooling,
+         "Ids per bag: 'fixed' (the pooling factor, bags differ by at most one) or 'poisson' "
+         "(default: fixed)")
       ->check(CLI::IsMember({"fixed", "poisson"}))
       ->type_name("DIST");
-  cmd->add_option("--seed", args->seed, "Seed of ids, weights and gradients; same seed, same inputs on every "
-                                        "backend (default: 1)")
+  cmd->add_option("--seed", args->seed,
+                  "Seed of ids, weights and gradients; same seed, same inputs on every "
+                  "backend (default: 1)")
       ->type_name("S");
   cmd->add_option("--lr", args->learning_rate,
                   "Learning rate of the fused optimizer (default: 0.01)")
       ->check(finite_number())
       ->type_name("LR");
-  cmd->add_flag("--verify", args->verify,
-                "Backends other than cpu compare their results with the CPU reference and report wrong "
-                "elements (default: off)");
+  cmd->add_flag(
+      "--verify", args->verify,
+      "Backends other than cpu compare their results with the CPU reference and report wrong "
+      "elements (default: off)");
   add_output_option(cmd, &args->output, "the result JSON (docs/replay.md)", "none");
   add_compact_flag(cmd, &args->compact);
   add_quiet_flag(cmd, &args->quiet, "progress, the table and the recorded run");
@@ -275,7 +304,8 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   cmd->footer(example_footer(
       "  shardlab plan data/scenarios/tiny_2gpu.json -o plan.json\n"
       "  shardlab replay data/scenarios/tiny_2gpu.json plan.json\n"
-      "  shardlab replay dlrm.json plan.json --ranks 0-3 --iterations 10 --ids zipf -o replay.json\n"
+      "  shardlab replay dlrm.json plan.json --ranks 0-3 --iterations 10 --ids zipf -o "
+      "replay.json\n"
       "  shardlab replay dlrm.json plan.json --backend cuda --max-rows 0 --pooling poisson"));
   cmd->callback([args, exit_code]() { *exit_code = run_replay(*args); });
 }

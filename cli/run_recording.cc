@@ -140,9 +140,9 @@ int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs, bool 
   if (!ids.empty() && !quiet_) {
     if (chained && ids.size() == 2) {
       std::cerr << fmt::format(
-          "recorded runs {} ({}) and {} ({}) in {}; 'shardlab runs diff {}' compares them\n", ids[0],
-          data::to_string(runs[0]->kind), ids[1], data::to_string(runs[1]->kind), shown(where_.path),
-          ids[1]);
+          "recorded runs {} ({}) and {} ({}) in {}; 'shardlab runs diff {}' compares them\n",
+          ids[0], data::to_string(runs[0]->kind), ids[1], data::to_string(runs[1]->kind),
+          shown(where_.path), ids[1]);
     } else {
       std::cerr << fmt::format("recorded run{} {} in {}\n", ids.size() == 1 ? "" : "s",
                                format_id_list(ids), shown(where_.path));

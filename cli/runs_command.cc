@@ -39,7 +39,7 @@ Result<data::RunStore> open_existing(const std::string& db_option,
   const DbLocation where = resolve_db(db_option);
   std::error_code ec;
   if (!std::filesystem::exists(where.path, ec)) {
-    return Status::invalid_scenario(
+    return Status::invalid_argument(
         fmt::format("{}: no run store here (nothing recorded yet? plan and simulate record their "
                     "runs; --db or SHARDLAB_DB name another file)",
                     shown(where.path)));
@@ -196,7 +196,7 @@ int run_diff(const RunsArgs& args) {
   int64_t a_id = args.ids.front();
   if (args.ids.size() == 1) {
     if (b->inputs.size() != 1) {
-      return fail(Status::invalid_scenario(
+      return fail(Status::invalid_argument(
           fmt::format("run {} was derived from {} runs, not one: name two runs to compare",
                       args.ids[0], b->inputs.size())));
     }

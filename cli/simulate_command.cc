@@ -2,6 +2,8 @@
 // iterations of the plan, print a summary, and write the result JSON and a
 // Chrome trace.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -9,8 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "calibration_option.h"
 #include "cli_common.h"
@@ -28,9 +28,9 @@ namespace {
 struct SimulateArgs {
   std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
-  std::string plan;         // empty: plan the scenario first
-  std::string output;       // result JSON; empty: none
-  std::string trace;        // Chrome trace; empty: none
+  std::string plan;    // empty: plan the scenario first
+  std::string output;  // result JSON; empty: none
+  std::string trace;   // Chrome trace; empty: none
   int iterations = sim::SimOptions{}.iterations;
   bool no_overlap = false;
   bool no_contention = false;
@@ -57,8 +57,8 @@ constexpr size_t kMaxCriticalRows = 24;
 constexpr size_t kBusiestLinks = 5;
 
 // Failure before a result exists: message to stderr, error JSON to -o.
-int report_failure(const SimulateArgs& args, const std::string& scenario_name, const planner::PlannerResult* result,
-                   const Status& status) {
+int report_failure(const SimulateArgs& args, const std::string& scenario_name,
+                   const planner::PlannerResult* result, const Status& status) {
   print_error(status.message());
   if (!args.output.empty()) {
     const std::string json = data::error_to_json(scenario_name, status, result, args.indent());
@@ -69,15 +69,19 @@ int report_failure(const SimulateArgs& args, const std::string& scenario_name, c
 
 // The plan to simulate: the default planner's best plan, or the --plan file.
 // Failures are reported here; returns nullopt with *code set.
-std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args, const planner::Scenario& scenario,
-                                                  const planner::CostCalibration* calibration, int* code) {
+std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args,
+                                                  const planner::Scenario& scenario,
+                                                  const planner::CostCalibration* calibration,
+                                                  int* code) {
   planner::PlannerResult result =
-      args.plan.empty() ? planner::plan(scenario, planner::PlannerOptions{.calibration = calibration})
-                        : read_and_rate_plan(scenario, args.plan, nullptr, calibration);
+      args.plan.empty()
+          ? planner::plan(scenario, planner::PlannerOptions{.calibration = calibration})
+          : read_and_rate_plan(scenario, args.plan, nullptr, calibration);
   if (result.ok()) return result;
   // A plan file that does not fit is input, not a planning failure: no counters.
   const bool planner_failure = args.plan.empty() || !result.search_space.has_value();
-  *code = report_failure(args, scenario.name, planner_failure ? &result : nullptr, failure_of(result));
+  *code =
+      report_failure(args, scenario.name, planner_failure ? &result : nullptr, result.failure());
   return std::nullopt;
 }
 
@@ -91,35 +95,44 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
     out << "busy per iteration (ms):\n";
     out << fmt::format("  {:>6}  {:>10}  {:>10}\n", "rank", "compute", "comm");
     for (const sim::RankResult& rr : r.ranks) {
-      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms, rr.busy_comm_ms);
+      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms,
+                         rr.busy_comm_ms);
     }
     return;
   }
   out << fmt::format("busy per iteration (ms), {} ranks:\n", r.ranks.size());
   for (const bool compute : {true, false}) {
-    const auto busy = [compute](const sim::RankResult& rr) { return compute ? rr.busy_compute_ms : rr.busy_comm_ms; };
-    const auto less = [&](const sim::RankResult& a, const sim::RankResult& b) { return busy(a) < busy(b); };
+    const auto busy = [compute](const sim::RankResult& rr) {
+      return compute ? rr.busy_compute_ms : rr.busy_comm_ms;
+    };
+    const auto less = [&](const sim::RankResult& a, const sim::RankResult& b) {
+      return busy(a) < busy(b);
+    };
     // max_element keeps the lowest rank among equals (minmax_element would take the highest).
     const auto lo = std::min_element(r.ranks.begin(), r.ranks.end(), less);
     const auto hi = std::max_element(r.ranks.begin(), r.ranks.end(), less);
-    const double sum = std::accumulate(r.ranks.begin(), r.ranks.end(), 0.0,
-                                       [&](double acc, const sim::RankResult& rr) { return acc + busy(rr); });
-    out << fmt::format("  {:<8} min {:.4f}  mean {:.4f}  max {:.4f} (rank {})\n", compute ? "compute" : "comm",
-                       busy(*lo), sum / static_cast<double>(r.ranks.size()), busy(*hi), hi->rank);
+    const double sum =
+        std::accumulate(r.ranks.begin(), r.ranks.end(), 0.0,
+                        [&](double acc, const sim::RankResult& rr) { return acc + busy(rr); });
+    out << fmt::format("  {:<8} min {:.4f}  mean {:.4f}  max {:.4f} (rank {})\n",
+                       compute ? "compute" : "comm", busy(*lo),
+                       sum / static_cast<double>(r.ranks.size()), busy(*hi), hi->rank);
   }
 }
 
 void print_critical_path(std::ostream& out, const sim::SimResult& r) {
   if (r.critical_path.empty()) return;
   out << fmt::format("critical path of the last iteration ({} steps):\n", r.critical_path.size());
-  out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10}  {:>10}\n", "rank", "phase", "iter", "start_ms", "ms");
+  out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10}  {:>10}\n", "rank", "phase", "iter", "start_ms",
+                     "ms");
   const size_t shown = std::min(r.critical_path.size(), kMaxCriticalRows);
   for (size_t i = 0; i < shown; ++i) {
     const sim::CriticalStep& s = r.critical_path[i];
-    out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10.4f}  {:>10.4f}\n", s.rank, sim::to_string(s.phase), s.iteration,
-                       s.start_ms, s.end_ms - s.start_ms);
+    out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10.4f}  {:>10.4f}\n", s.rank,
+                       sim::to_string(s.phase), s.iteration, s.start_ms, s.end_ms - s.start_ms);
   }
-  if (shown < r.critical_path.size()) out << fmt::format("  ... {} more\n", r.critical_path.size() - shown);
+  if (shown < r.critical_path.size())
+    out << fmt::format("  ... {} more\n", r.critical_path.size() - shown);
 }
 
 void print_links(std::ostream& out, const sim::SimResult& r) {
@@ -133,29 +146,38 @@ void print_links(std::ostream& out, const sim::SimResult& r) {
   out << fmt::format("busiest links ({} of {} used):\n", links.size(), r.links.size());
   out << fmt::format("  {:>7}  {:>11}  {}\n", "util", "bytes", "link");
   for (const sim::LinkResult* l : links) {
-    out << fmt::format("  {:>6.1f}%  {:>11}  {}\n", l->utilization * 100.0, format_bytes(l->bytes), l->name);
+    out << fmt::format("  {:>6.1f}%  {:>11}  {}\n", l->utilization * 100.0, format_bytes(l->bytes),
+                       l->name);
   }
 }
 
-void print_summary(std::ostream& out, const SimulateArgs& args, const planner::PlannerResult& planned,
-                   const sim::SimResult& r) {
+void print_summary(std::ostream& out, const SimulateArgs& args, const planner::Scenario& scenario,
+                   const planner::PlannerResult& planned, const sim::SimResult& r) {
   const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
   out << fmt::format(
       "{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
       shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
       on_off(!args.no_overlap), on_off(!args.no_contention), args.comm_model);
+  const std::string model = !args.calibration.empty()
+                                ? "calibrated (" + shown(args.calibration) + ")"
+                            : !scenario.gpu ? std::string("TorchRec")
+                                            : "preset " + scenario.gpu->name + " default profile";
   out << fmt::format("plan: {}, {} rating {:.6g} ms\n",
                      args.plan.empty() ? std::string("planned with the default planner")
                                        : "from " + shown(args.plan),
-                     args.calibration.empty() ? std::string("TorchRec")
-                                              : "calibrated (" + shown(args.calibration) + ")",
-                     planned.perf_rating);
-  out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n", r.iteration_ms,
-                     r.iterations, r.total_ms);
+                     model, planned.perf_rating);
+  out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n",
+                     r.iteration_ms, r.iterations, r.total_ms);
+  if (r.dense_params > 0) {
+    out << fmt::format("dense model: {} parameters ({}), {} DDP bucket{}\n", r.dense_params,
+                       format_bytes(static_cast<double>(r.dense_params) * 4.0), r.ddp_buckets,
+                       r.ddp_buckets == 1 ? "" : "s");
+  }
   print_busy(out, r);
   print_critical_path(out, r);
   print_links(out, r);
-  out << fmt::format("simulated {} events and {} flows in {:.1f} ms\n", r.events, r.flows, r.wall_seconds * 1e3);
+  out << fmt::format("simulated {} events and {} flows in {:.1f} ms\n", r.events, r.flows,
+                     r.wall_seconds * 1e3);
 }
 
 // Records the simulation (kind simulate): the plan and its estimates, the
@@ -195,25 +217,33 @@ int run_simulate(const SimulateArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
+  std::optional<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, nullptr, recorder.status());
   // Refuse a fabric that does not fit before spending time on planning.
-  if (Status st = check_fabric(*scenario); !st.is_ok()) return report_failure(args, scenario->name, nullptr, st);
+  if (Status st = check_fabric(*scenario); !st.is_ok())
+    return report_failure(args, scenario->name, nullptr, st);
 
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
-  if (!calibration.is_ok()) return report_failure(args, scenario->name, nullptr, calibration.status());
+  if (!calibration.is_ok())
+    return report_failure(args, scenario->name, nullptr, calibration.status());
 
-  std::optional<planner::PlannerResult> planned = obtain_plan(args, *scenario, calibration->get(), &code);
+  std::optional<planner::PlannerResult> planned =
+      obtain_plan(args, *scenario, calibration->get(), &code);
   if (!planned) return code;
   calibration->warn_uncalibrated(*planned);
+  sim::SimOptions options = args.options();
+  // Measured communication parameters reach the flows too.
+  options.calibration = calibration->get();
   Result<sim::SimResult> simulated =
-      sim::simulate(*scenario, *planned->search_space, *planned->best, args.options());
+      sim::simulate(*scenario, *planned->search_space, *planned->best, options);
   if (!simulated.is_ok()) return report_failure(args, scenario->name, nullptr, simulated.status());
 
   if (!args.output.empty()) {
-    if (Status w = write_output(args.output, data::simulation_to_json(*simulated, args.compact)); !w.is_ok()) {
+    if (Status w = write_output(args.output, data::simulation_to_json(*simulated, args.compact));
+        !w.is_ok()) {
       print_error(w.message());
       return exit_status(w);
     }
@@ -227,7 +257,7 @@ int run_simulate(const SimulateArgs& args) {
   if (!args.quiet) {
     // stdout may carry a JSON document ("-o -"); the summary then goes to stderr.
     const bool stdout_taken = args.output == "-" || args.trace == "-";
-    print_summary(stdout_taken ? std::cerr : std::cout, args, *planned, *simulated);
+    print_summary(stdout_taken ? std::cerr : std::cout, args, *scenario, *planned, *simulated);
   }
   return record_simulation(args, *scenario, *planned, *simulated, *recorder);
 }
@@ -239,7 +269,8 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "simulate",
       "Simulate training iterations of a plan and report where the time goes.\n"
-      "Plans the scenario with the default planner (as 'shardlab plan'), or reads --plan, then runs\n"
+      "Plans the scenario with the default planner (as 'shardlab plan'), or reads --plan, then "
+      "runs\n"
       "a discrete-event simulation of TorchRec's pipeline on every rank: embedding lookups, the\n"
       "all-to-alls as flows over the cluster's links, dense compute, data-parallel all-reduce.\n"
       "Prints the iteration time, per-rank busy time, the critical path and the busiest links\n"
@@ -249,7 +280,8 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
       "run is recorded in the run store (--db; 'shardlab runs --help').");
   add_scenario_argument(cmd, &args->scenario);
   cmd->add_option("--plan", args->plan,
-                  "Simulate this plan file (written by 'shardlab plan', either --format) instead of planning "
+                  "Simulate this plan file (written by 'shardlab plan', either --format) instead "
+                  "of planning "
                   "(default: plan with the default planner)")
       ->type_name("FILE");
   add_output_option(cmd, &args->output,
@@ -262,14 +294,16 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
                   "Iterations to simulate; the steady state needs at least 2 (default: 4)")
       ->check(number_in_range(1, 100000))
       ->type_name("N");
-  cmd->add_flag("--no-overlap", args->no_overlap,
-                "Run communication and compute on one stream, without pipelining (default: overlap)");
+  cmd->add_flag(
+      "--no-overlap", args->no_overlap,
+      "Run communication and compute on one stream, without pipelining (default: overlap)");
   cmd->add_flag("--no-contention", args->no_contention,
                 "Give every flow its path's full bandwidth instead of sharing links max-min fairly "
                 "(default: contention)");
-  cmd->add_option("--comm-model", args->comm_model,
-                  "'flows' (collectives as flows over the topology) or 'estimates' (each rank's comm phase "
-                  "lasts its TorchRec estimate) (default: flows)")
+  cmd->add_option(
+         "--comm-model", args->comm_model,
+         "'flows' (collectives as flows over the topology) or 'estimates' (each rank's comm phase "
+         "lasts its TorchRec estimate) (default: flows)")
       ->check(CLI::IsMember({"flows", "estimates"}))
       ->type_name("MODEL");
   add_compact_flag(cmd, &args->compact);
@@ -277,10 +311,11 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
   add_torchrec_version_option(cmd, &args->torchrec_version);
-  cmd->footer(example_footer(
-      "  shardlab simulate dlrm.json\n"
-      "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"
-      "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan plan.json --no-overlap"));
+  cmd->footer(
+      example_footer("  shardlab simulate dlrm.json\n"
+                     "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"
+                     "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan "
+                     "plan.json --no-overlap"));
   cmd->callback([args, exit_code]() { *exit_code = run_simulate(*args); });
 }
 

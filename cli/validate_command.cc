@@ -1,10 +1,10 @@
 // shardlab validate: load and validate a scenario file; plan nothing.
 
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "cli_common.h"
 

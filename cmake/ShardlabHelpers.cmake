@@ -6,7 +6,9 @@ function(shardlab_library name)
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/src/*.cc")
   add_library(shardlab_${name} STATIC ${sources})
   add_library(shardlab::${name} ALIAS shardlab_${name})
-  target_include_directories(shardlab_${name} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}/include")
+  # include/: the library's interface; src/: headers shared by its own sources only.
+  target_include_directories(shardlab_${name} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}/include"
+                                              PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/src")
   target_link_libraries(shardlab_${name} PUBLIC shardlab_flags ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 

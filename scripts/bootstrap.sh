@@ -13,7 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 # Every build and test dependency. Qt6 (base, charts, svg) builds the GUI;
 # Open MPI is the multi-host launcher of the CUDA replay backend. python3 runs the golden comparison tool and
-# scripts/gen_synthetic_scenario.py.
+# scripts/gen_synthetic_scenario.py; clang-format checks the code's layout (scripts/check_format.sh).
 readonly PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev
@@ -21,7 +21,7 @@ readonly PACKAGES=(
   libboost-graph-dev libsqlite3-dev libsqlitecpp-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
   libopenmpi-dev openmpi-bin
-  python3
+  python3 clang-format
 )
 
 die() {

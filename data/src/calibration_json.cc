@@ -10,8 +10,8 @@
 #include "json_reader.h"
 #include "json_writer.h"
 #include "message_text.h"
-#include "shardlab/data/file_io.h"
 #include "read_document.h"
+#include "shardlab/data/file_io.h"
 
 namespace shardlab::data {
 namespace {
@@ -42,8 +42,10 @@ const NumberValue kBandwidth{.min = planner::kMinBandwidth, .max = planner::kMax
 const NumberValue kTimeMs{.min = 0.0, .max = planner::kMaxTimeMs};
 const NumberValue kMultiplier{.min = 0.0, .max = planner::kMaxFactor};
 const NumberValue kNonNegative{.min = 0.0};
-const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel, kKernels};
-const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class, "narrow, half, full"};
+const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel,
+                                            kKernels};
+const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class,
+                                         "narrow, half, full"};
 
 // ---- Writing ------------------------------------------------------------------
 
@@ -137,8 +139,8 @@ Status merge_kernel_value(const ObjectReader& e, std::string_view key, ComputeKe
   if (!value) return Status::ok();
   if (slot && *slot != *value) {
     return invalid_at(e.path_of(key),
-                      "differs from an earlier " + std::string(planner::to_string(kernel)) + " entry's " +
-                          std::string(key),
+                      "differs from an earlier " + std::string(planner::to_string(kernel)) +
+                          " entry's " + std::string(key),
                       e.find(key), Json(*slot).dump());
   }
   slot = value;
@@ -156,13 +158,15 @@ Status read_compute(const Json& list, const JsonPath& path, CostCalibration& c) 
     std::optional<double> bandwidth, overhead, bwd;
     SHARDLAB_RETURN_IF_ERROR(e.require("kernel", kernel, kKernelValue, "a compute kernel name"));
     SHARDLAB_RETURN_IF_ERROR(e.read("dim_class", dim_class, kDimClassValue, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(e.read("bandwidth_bytes_per_ms", bandwidth, kBandwidth, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(
+        e.read("bandwidth_bytes_per_ms", bandwidth, kBandwidth, Null::kMeansAbsent));
     SHARDLAB_RETURN_IF_ERROR(e.read("overhead_ms", overhead, kTimeMs, Null::kMeansAbsent));
     SHARDLAB_RETURN_IF_ERROR(e.read("bwd_multiplier", bwd, kMultiplier, Null::kMeansAbsent));
     if (dim_class && !bandwidth) {
       return e.missing("bandwidth_bytes_per_ms", "bytes/ms > 0 for the entry's dim_class");
     }
-    if (bandwidth && !dim_class) return e.missing("dim_class", "narrow, half or full for the entry's bandwidth");
+    if (bandwidth && !dim_class)
+      return e.missing("dim_class", "narrow, half or full for the entry's bandwidth");
     if (!dim_class && !overhead && !bwd) {
       return e.missing("overhead_ms", "ms >= 0, or bwd_multiplier, in an entry without dim_class");
     }
@@ -176,33 +180,39 @@ Status read_compute(const Json& list, const JsonPath& path, CostCalibration& c) 
       }
       slot = bandwidth;
     }
-    SHARDLAB_RETURN_IF_ERROR(merge_kernel_value(e, "overhead_ms", kernel, overhead, c.overhead(kernel)));
-    SHARDLAB_RETURN_IF_ERROR(merge_kernel_value(e, "bwd_multiplier", kernel, bwd, c.bwd_multiplier_of(kernel)));
+    SHARDLAB_RETURN_IF_ERROR(
+        merge_kernel_value(e, "overhead_ms", kernel, overhead, c.overhead(kernel)));
+    SHARDLAB_RETURN_IF_ERROR(
+        merge_kernel_value(e, "bwd_multiplier", kernel, bwd, c.bwd_multiplier_of(kernel)));
   }
   return Status::ok();
 }
 
-Status read_comm_scope(const ObjectReader& comm, std::string_view key, planner::CommCalibration& out) {
+Status read_comm_scope(const ObjectReader& comm, std::string_view key,
+                       planner::CommCalibration& out) {
   const Json* v = comm.find(key, Null::kMeansAbsent);
   if (v == nullptr) return Status::ok();
   const JsonPath path = comm.path_of(key);
   ObjectReader s(*v, path);
   SHARDLAB_RETURN_IF_ERROR(s.check("a comm scope object", internal::kProfileCommScopeKeys));
-  SHARDLAB_RETURN_IF_ERROR(s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kBandwidth, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      s.read("bandwidth_bytes_per_ms", out.bandwidth_bytes_per_ms, kBandwidth, Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(s.read("latency_ms", out.latency_ms, kTimeMs, Null::kMeansAbsent));
   return Status::ok();
 }
 
 Status read_parameters(const ObjectReader& root, CostCalibration& c) {
   const Json* v = root.find("parameters");
-  if (v == nullptr) return root.missing("parameters", "an object with compute, bwd_multiplier and comm");
+  if (v == nullptr)
+    return root.missing("parameters", "an object with compute, bwd_multiplier and comm");
   const JsonPath path = root.path_of("parameters");
   ObjectReader p(*v, path);
   SHARDLAB_RETURN_IF_ERROR(p.check("a parameters object", internal::kProfileParametersKeys));
   if (const Json* compute = p.find("compute", Null::kMeansAbsent)) {
     SHARDLAB_RETURN_IF_ERROR(read_compute(*compute, p.path_of("compute"), c));
   }
-  SHARDLAB_RETURN_IF_ERROR(p.read("bwd_multiplier", c.bwd_multiplier, kMultiplier, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      p.read("bwd_multiplier", c.bwd_multiplier, kMultiplier, Null::kMeansAbsent));
   if (const Json* comm = p.find("comm", Null::kMeansAbsent)) {
     const JsonPath comm_path = p.path_of("comm");
     ObjectReader cr(*comm, comm_path);
@@ -219,14 +229,17 @@ Status read_group(const Json& v, const JsonPath& path, kernels::CalibrationGroup
   ObjectReader r(v, path);
   SHARDLAB_RETURN_IF_ERROR(r.check("a fit group object", internal::kProfileGroupKeys));
   int64_t count = 0, held = 0;
-  SHARDLAB_RETURN_IF_ERROR(r.require("name", g.name, StringValue{.non_empty = true}, "a non-empty string"));
+  SHARDLAB_RETURN_IF_ERROR(
+      r.require("name", g.name, StringValue{.non_empty = true}, "a non-empty string"));
   SHARDLAB_RETURN_IF_ERROR(r.read("count", count, kCount));
   SHARDLAB_RETURN_IF_ERROR(r.read("held_out", held, kCount));
   SHARDLAB_RETURN_IF_ERROR(r.read("fitted", g.fitted, internal::BoolValue{}));
   SHARDLAB_RETURN_IF_ERROR(r.read("mape_before", g.mape_before, kNonNegative, Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(r.read("mape_after", g.mape_after, kNonNegative, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(r.read("fit_mape_before", g.fit_mape_before, kNonNegative, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(r.read("fit_mape_after", g.fit_mape_after, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      r.read("fit_mape_before", g.fit_mape_before, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      r.read("fit_mape_after", g.fit_mape_after, kNonNegative, Null::kMeansAbsent));
   g.fit_count = static_cast<int>(count);
   g.held_out = static_cast<int>(held);
   return Status::ok();
@@ -245,8 +258,10 @@ Status read_fit(const ObjectReader& root, CalibrationProfile& p) {
   p.held_out = static_cast<int>(held);
   SHARDLAB_RETURN_IF_ERROR(f.read("mape_before", p.mape_before, kNonNegative, Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(f.read("mape_after", p.mape_after, kNonNegative, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(f.read("fit_mape_before", p.fit_mape_before, kNonNegative, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(f.read("fit_mape_after", p.fit_mape_after, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      f.read("fit_mape_before", p.fit_mape_before, kNonNegative, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      f.read("fit_mape_after", p.fit_mape_after, kNonNegative, Null::kMeansAbsent));
   if (const Json* groups = f.find("groups", Null::kMeansAbsent)) {
     const JsonPath groups_path = f.path_of("groups");
     if (!groups->is_array()) return invalid_at(groups_path, "must be a list of fit groups", groups);
@@ -266,7 +281,8 @@ Result<CalibrationProfile> read_profile(const Json& doc) {
   ObjectReader root(doc, root_path);
   SHARDLAB_RETURN_IF_ERROR(root.check("a calibration profile object", internal::kProfileKeys));
   std::string format;
-  SHARDLAB_RETURN_IF_ERROR(root.require("format", format, StringValue{}, "\"shardlab-calibration\""));
+  SHARDLAB_RETURN_IF_ERROR(
+      root.require("format", format, StringValue{}, "\"shardlab-calibration\""));
   if (format != kFormat) {
     return invalid_at(root.path_of("format"), "not a calibration profile", root.find("format"),
                       "\"shardlab-calibration\"");
@@ -278,11 +294,13 @@ Result<CalibrationProfile> read_profile(const Json& doc) {
                       std::to_string(kCalibrationFormatVersion));
   }
   CalibrationProfile p;
-  SHARDLAB_RETURN_IF_ERROR(root.require("name", p.name, StringValue{.non_empty = true}, "a non-empty string"));
+  SHARDLAB_RETURN_IF_ERROR(
+      root.require("name", p.name, StringValue{.non_empty = true}, "a non-empty string"));
   SHARDLAB_RETURN_IF_ERROR(root.read("created", p.created, StringValue{}, Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(root.read("device", p.device, StringValue{}, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(
-      root.read("source_runs", p.source_runs, internal::ListOf{IntValue{.min = 1}, false}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(root.read("source_runs", p.source_runs,
+                                     internal::ListOf{IntValue{.min = 1}, false},
+                                     Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(read_parameters(root, p.parameters));
   SHARDLAB_RETURN_IF_ERROR(read_fit(root, p));
   return p;
@@ -290,8 +308,9 @@ Result<CalibrationProfile> read_profile(const Json& doc) {
 
 }  // namespace
 
-CalibrationProfile make_profile(const kernels::CalibrationFit& fit, std::string name, std::string created,
-                                std::string device, std::vector<int64_t> source_runs) {
+CalibrationProfile make_profile(const kernels::CalibrationFit& fit, std::string name,
+                                std::string created, std::string device,
+                                std::vector<int64_t> source_runs) {
   CalibrationProfile p;
   p.name = std::move(name);
   p.created = std::move(created);

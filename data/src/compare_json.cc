@@ -16,7 +16,8 @@ void write_relative(JsonWriter& w, std::string_view key, const std::optional<dou
   write_optional(w, key, v && std::isfinite(*v) ? v : std::nullopt);
 }
 
-void write_row(JsonWriter& w, const planner::Scenario& scenario, const sim::CompareRow& row, bool winner) {
+void write_row(JsonWriter& w, const planner::Scenario& scenario, const sim::CompareRow& row,
+               bool winner) {
   w.begin_object();
   w.member("label", row.label);
   w.member("proposer", sim::proposer_name(row.config));
@@ -78,13 +79,17 @@ void write_row(JsonWriter& w, const planner::Scenario& scenario, const sim::Comp
 std::string error_type_name(const Status& status) {
   assert(!status.is_ok());
   switch (status.code()) {
-    case StatusCode::kPlanner: return to_string(status.planner_error());
-    case StatusCode::kInternal: return "internal";
-    default: return "invalid_scenario";
+    case StatusCode::kPlanner:
+      return to_string(status.planner_error());
+    case StatusCode::kInternal:
+      return "internal";
+    default:
+      return "invalid_scenario";
   }
 }
 
-std::string comparison_to_json(const planner::Scenario& scenario, const sim::Comparison& comparison, bool compact) {
+std::string comparison_to_json(const planner::Scenario& scenario, const sim::Comparison& comparison,
+                               bool compact) {
   JsonWriter w(compact ? kCompactJson : kDefaultJsonIndent);
   w.begin_object();
   w.member("scenario", comparison.scenario);

@@ -268,7 +268,13 @@ Result<std::string> read_input_file(const std::string& path, std::string_view wh
                                     std::size_t max_bytes) {
   const std::string doing = "cannot read " + std::string(what);
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return io_error(path, doing, os_error(errno));
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT) {
+      return Status::not_found(internal::printable(path + ": " + doing + ": " + os_error(err)));
+    }
+    return io_error(path, doing, os_error(err));
+  }
   if (S_ISDIR(st.st_mode)) return io_error(path, doing, "is a directory");
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
     return io_error(path, doing, "not a regular file");
@@ -327,7 +333,7 @@ Status check_distinct_files(const std::vector<FileRole>& inputs,
     for (std::size_t i = 0; i < seen.size(); ++i) {
       if (!(seen[i].first == *id)) continue;
       const bool other_output = i >= num_inputs;
-      return Status::invalid_scenario(internal::printable(
+      return Status::invalid_argument(internal::printable(
           described(out) + " is the same file as " + described(*seen[i].second) +
           (other_output ? "; two outputs cannot share a file"
                         : "; writing it would destroy the input") +

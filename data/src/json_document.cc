@@ -33,7 +33,7 @@ constexpr std::size_t kLinearKeySearchMax = 16;
 constexpr int64_t kListValueBytes = 48;
 constexpr int64_t kMemberBytes = 144;
 constexpr int64_t kContainerBytes = 64;
-constexpr int64_t kHeapStringBytes = 32;  // plus the characters
+constexpr int64_t kHeapStringBytes = 32;   // plus the characters
 constexpr int64_t kKeySetEntryBytes = 64;  // plus the characters
 constexpr std::size_t kSmallString = 15;
 
@@ -84,23 +84,38 @@ class BoundedTreeBuilder {
   BoundedTreeBuilder& operator=(const BoundedTreeBuilder&) = delete;
   ~BoundedTreeBuilder() { release_tree(root_); }
 
-  bool null() { return guarded([&] { return add(json(nullptr)) != nullptr; }); }
-  bool boolean(bool v) { return guarded([&] { return add(json(v)) != nullptr; }); }
-  bool number_integer(json::number_integer_t v) { return guarded([&] { return add(json(v)) != nullptr; }); }
-  bool number_unsigned(json::number_unsigned_t v) { return guarded([&] { return add(json(v)) != nullptr; }); }
+  bool null() {
+    return guarded([&] { return add(json(nullptr)) != nullptr; });
+  }
+  bool boolean(bool v) {
+    return guarded([&] { return add(json(v)) != nullptr; });
+  }
+  bool number_integer(json::number_integer_t v) {
+    return guarded([&] { return add(json(v)) != nullptr; });
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return guarded([&] { return add(json(v)) != nullptr; });
+  }
   bool number_float(json::number_float_t v, const json::string_t& /*text*/) {
     return guarded([&] { return add(json(v)) != nullptr; });
   }
   bool string(json::string_t& v) {
     return guarded([&] {
-      return charge(v.size() > kSmallString ? kHeapStringBytes + static_cast<int64_t>(v.size()) : 0) &&
+      return charge(v.size() > kSmallString ? kHeapStringBytes + static_cast<int64_t>(v.size())
+                                            : 0) &&
              add(json(std::move(v))) != nullptr;
     });
   }
-  bool binary(json::binary_t& v) { return guarded([&] { return add(json::binary(std::move(v))) != nullptr; }); }
+  bool binary(json::binary_t& v) {
+    return guarded([&] { return add(json::binary(std::move(v))) != nullptr; });
+  }
 
-  bool start_object(std::size_t /*elements*/) { return guarded([&] { return open(json::object()); }); }
-  bool start_array(std::size_t /*elements*/) { return guarded([&] { return open(json::array()); }); }
+  bool start_object(std::size_t /*elements*/) {
+    return guarded([&] { return open(json::object()); });
+  }
+  bool start_array(std::size_t /*elements*/) {
+    return guarded([&] { return open(json::array()); });
+  }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
 
@@ -110,12 +125,14 @@ class BoundedTreeBuilder {
       auto& members = frame.container->get_ref<json::object_t&>();
       if (is_unknown(frame, k)) return false;
       if (is_duplicate(frame, members, k)) {
-        error_ = render_path(/*with_pending_value=*/false) + ": duplicate key: got " + quote_truncated(k) +
-                 ", expected each key once per object";
+        error_ = render_path(/*with_pending_value=*/false) + ": duplicate key: got " +
+                 quote_truncated(k) + ", expected each key once per object";
         return false;
       }
-      const auto key_bytes = static_cast<int64_t>(k.size() > kSmallString ? kHeapStringBytes + k.size() : 0);
-      if (!charge(kMemberBytes + key_bytes + (frame.seen_keys ? kKeySetEntryBytes + key_bytes : 0))) return false;
+      const auto key_bytes =
+          static_cast<int64_t>(k.size() > kSmallString ? kHeapStringBytes + k.size() : 0);
+      if (!charge(kMemberBytes + key_bytes + (frame.seen_keys ? kKeySetEntryBytes + key_bytes : 0)))
+        return false;
       if (frame.seen_keys) frame.seen_keys->insert(k);
       // Append without ordered_map's own (linear) search for an existing key.
       members.json::object_t::Container::emplace_back(std::move(k), nullptr);
@@ -180,8 +197,8 @@ class BoundedTreeBuilder {
       if (!choices.empty()) choices += ", ";
       choices += a;
     }
-    error_ = render_path(/*with_pending_value=*/false) + ": unknown key: got " + describe(json(key)) +
-             ", expected one of " + choices;
+    error_ = render_path(/*with_pending_value=*/false) + ": unknown key: got " +
+             describe(json(key)) + ", expected one of " + choices;
     return true;
   }
 
@@ -219,14 +236,15 @@ class BoundedTreeBuilder {
   bool open(json empty_container) {
     if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
       error_ = render_path(/*with_pending_value=*/true) + ": JSON nested deeper than " +
-               std::to_string(kMaxJsonDepth) + " levels, expected a scenario (at most a few levels)";
+               std::to_string(kMaxJsonDepth) +
+               " levels, expected a scenario (at most a few levels)";
       return false;
     }
     // The container's schema: the parent's for this member or element.
     const KeySchema* schema = schema_;
     if (!stack_.empty()) {
       const Frame& parent = stack_.back();
-      schema = parent.schema == nullptr ? nullptr
+      schema = parent.schema == nullptr       ? nullptr
                : parent.container->is_array() ? parent.schema->elements
                : parent.member_key != nullptr ? parent.schema->member(*parent.member_key)
                                               : nullptr;
@@ -298,7 +316,8 @@ void release_tree(Json& tree) noexcept {
   }
 }
 
-Result<Json> parse_json_document(const std::string& text, const KeySchema* schema, int64_t max_tree_bytes) {
+Result<Json> parse_json_document(const std::string& text, const KeySchema* schema,
+                                 int64_t max_tree_bytes) {
   BoundedTreeBuilder builder(text, schema, max_tree_bytes);
   bool ok = false;
   bool lexer_out_of_memory = false;
@@ -307,17 +326,18 @@ Result<Json> parse_json_document(const std::string& text, const KeySchema* schem
                          /*ignore_comments=*/false);
   } catch (const json::exception& e) {
     // sax_parse reports through parse_error(); this is only a safety net.
-    return Status::invalid_scenario("malformed JSON: " + reason_of(e));
+    return Status::invalid_argument("malformed JSON: " + reason_of(e));
   } catch (const std::bad_alloc&) {
-    lexer_out_of_memory = true;  // a token (a huge string) did not fit; the builder frees what it built
+    lexer_out_of_memory =
+        true;  // a token (a huge string) did not fit; the builder frees what it built
   }
   if (lexer_out_of_memory || builder.out_of_memory()) {
     const std::string where = builder.out_of_memory() ? *builder.error() : std::string("<root>");
-    return Status::invalid_scenario(where + ": reading this document needs more than " +
+    return Status::invalid_argument(where + ": reading this document needs more than " +
                                     planner::memory_text(max_tree_bytes) + " of memory");
   }
   if (!ok || builder.error()) {
-    return Status::invalid_scenario(builder.error().value_or("malformed JSON"));
+    return Status::invalid_argument(builder.error().value_or("malformed JSON"));
   }
   return builder.take_root();
 }
@@ -326,12 +346,14 @@ Result<Json> parse_json_document(const std::string& text, const KeySchema* schem
   Result<planner::MemoryBudget> budget = planner::memory_budget();
   if (!budget) return budget.status();
   Result<Json> doc = parse_json_document(text, schema, budget->left);
-  if (doc || doc.status().message().find(": reading this document needs more than ") == std::string::npos) {
+  if (doc || doc.status().message().find(": reading this document needs more than ") ==
+                 std::string::npos) {
     return doc;
   }
-  return Status::invalid_scenario(doc.status().message() + ", more than is left of the memory budget (" +
-                                  planner::memory_text(budget->bytes) + ", " + budget->source + "); " +
-                                  planner::kMemoryBudgetVariable + " sets the budget");
+  return Status::invalid_argument(doc.status().message() +
+                                  ", more than is left of the memory budget (" +
+                                  planner::memory_text(budget->bytes) + ", " + budget->source +
+                                  "); " + planner::kMemoryBudgetVariable + " sets the budget");
 }
 
 }  // namespace shardlab::data::internal

@@ -18,13 +18,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "shardlab/planner/status.h"
 
@@ -45,10 +44,10 @@ inline constexpr int kMaxJsonDepth = 64;
 // describes one object (or, with `elements`, the objects of a list). Objects
 // the schema does not reach are not checked while parsing.
 struct KeySchema {
-  std::span<const std::string_view> keys;  // empty: any key
+  std::span<const std::string_view> keys;                              // empty: any key
   std::vector<std::pair<std::string_view, const KeySchema*>> members;  // schema of a member's value
-  const KeySchema* any_member = nullptr;   // schema of every member's value (objects keyed by name)
-  const KeySchema* elements = nullptr;     // for a list: schema of its elements
+  const KeySchema* any_member = nullptr;  // schema of every member's value (objects keyed by name)
+  const KeySchema* elements = nullptr;    // for a list: schema of its elements
 
   const KeySchema* member(std::string_view key) const;
 };
@@ -60,7 +59,8 @@ struct KeySchema {
 // may use at most `max_tree_bytes` (estimated); by default what the memory
 // budget leaves.
 Result<Json> parse_json_document(const std::string& text, const KeySchema* schema = nullptr);
-Result<Json> parse_json_document(const std::string& text, const KeySchema* schema, int64_t max_tree_bytes);
+Result<Json> parse_json_document(const std::string& text, const KeySchema* schema,
+                                 int64_t max_tree_bytes);
 
 // Empties `tree` leaves first, so that no destructor allocates: nlohmann's
 // destructor moves a container's children into a new vector before freeing

@@ -41,9 +41,14 @@ void append_path_index(std::string& out, std::size_t index) {
 void JsonPath::append_to(std::string& out) const {
   if (parent_ != nullptr) parent_->append_to(out);
   switch (kind_) {
-    case Kind::kRoot: break;
-    case Kind::kKey: append_path_key(out, key_); break;
-    case Kind::kIndex: append_path_index(out, index_); break;
+    case Kind::kRoot:
+      break;
+    case Kind::kKey:
+      append_path_key(out, key_);
+      break;
+    case Kind::kIndex:
+      append_path_index(out, index_);
+      break;
   }
 }
 

@@ -91,7 +91,8 @@ std::string number_range_text(const NumberValue& r) {
     return std::string("a number in ") + (r.min_exclusive ? "(" : "[") + number_text(r.min) + ", " +
            number_text(r.max) + "]";
   }
-  if (has_min) return std::string("a number ") + (r.min_exclusive ? "> " : ">= ") + number_text(r.min);
+  if (has_min)
+    return std::string("a number ") + (r.min_exclusive ? "> " : ">= ") + number_text(r.min);
   if (has_max) return "a number <= " + number_text(r.max);
   return "a number";
 }
@@ -167,12 +168,13 @@ Status invalid_at(std::string path, std::string_view what, const Json* got,
     msg += ", expected ";
     msg += expected;
   }
-  return Status::invalid_scenario(std::move(msg));
+  return Status::invalid_argument(std::move(msg));
 }
 
 Result<int64_t> IntValue::operator()(const Json& v, const JsonPath& path) const {
   const std::optional<int64_t> i = integral_value(v);
-  if (!i || *i < min || *i > max) return invalid_at(path, "must be " + int_range_text(min, max), &v);
+  if (!i || *i < min || *i > max)
+    return invalid_at(path, "must be " + int_range_text(min, max), &v);
   return *i;
 }
 
@@ -202,7 +204,8 @@ Result<std::string> StringValue::operator()(const Json& v, const JsonPath& path)
 }
 
 Result<int64_t> SizeValue::operator()(const Json& v, const JsonPath& path) const {
-  constexpr std::string_view kExpected = "a whole number of bytes >= 0 or a string such as \"32 GiB\"";
+  constexpr std::string_view kExpected =
+      "a whole number of bytes >= 0 or a string such as \"32 GiB\"";
   if (v.is_string()) {
     auto bytes = parse_size_string(v.get_ref<const std::string&>());
     if (!bytes) return invalid_at(path, "invalid size: " + bytes.status().message(), &v, kExpected);

@@ -23,14 +23,6 @@
 #include "shardlab/planner/limits.h"
 #include "shardlab/planner/status.h"
 
-// Returns from the enclosing function when `expr` (a Status) is an error.
-#define SHARDLAB_RETURN_IF_ERROR(expr)                    \
-  do {                                                    \
-    if (::shardlab::Status status_ = (expr); !status_) { \
-      return status_;                                     \
-    }                                                     \
-  } while (false)
-
 namespace shardlab::data::internal {
 
 // `v` as compact JSON, cut to about 60 characters.

@@ -1,7 +1,5 @@
 #include "json_writer.h"
 
-#include "shardlab/data/plan_json.h"
-
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -10,6 +8,8 @@
 #include <cstdlib>
 #include <system_error>
 #include <utility>
+
+#include "shardlab/data/plan_json.h"
 
 namespace shardlab::data::internal {
 
@@ -86,12 +86,12 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
     len = 2;
   } else if (c >= 0xE0 && c <= 0xEF) {
     len = 3;
-    if (c == 0xE0) lo = 0xA0;       // no overlongs
-    if (c == 0xED) hi = 0x9F;       // no surrogates
+    if (c == 0xE0) lo = 0xA0;  // no overlongs
+    if (c == 0xED) hi = 0x9F;  // no surrogates
   } else if (c >= 0xF0 && c <= 0xF4) {
     len = 4;
-    if (c == 0xF0) lo = 0x90;       // no overlongs
-    if (c == 0xF4) hi = 0x8F;       // <= U+10FFFF
+    if (c == 0xF0) lo = 0x90;  // no overlongs
+    if (c == 0xF4) hi = 0x8F;  // <= U+10FFFF
   } else {
     return 0;
   }
@@ -132,13 +132,27 @@ void JsonWriter::write_string(std::string_view s) {
       continue;
     }
     switch (c) {
-      case '"': out_.append("\\\""); break;
-      case '\\': out_.append("\\\\"); break;
-      case '\b': out_.append("\\b"); break;
-      case '\f': out_.append("\\f"); break;
-      case '\n': out_.append("\\n"); break;
-      case '\r': out_.append("\\r"); break;
-      case '\t': out_.append("\\t"); break;
+      case '"':
+        out_.append("\\\"");
+        break;
+      case '\\':
+        out_.append("\\\\");
+        break;
+      case '\b':
+        out_.append("\\b");
+        break;
+      case '\f':
+        out_.append("\\f");
+        break;
+      case '\n':
+        out_.append("\\n");
+        break;
+      case '\r':
+        out_.append("\\r");
+        break;
+      case '\t':
+        out_.append("\\t");
+        break;
       default:
         if (c < 0x20) {
           out_.append("\\u00");

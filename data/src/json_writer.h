@@ -37,7 +37,7 @@ class JsonWriter {
   void begin_object();
   void end_object();  // REQUIRES: innermost open container is an object, no pending key
   void begin_array();
-  void end_array();   // REQUIRES: innermost open container is an array
+  void end_array();  // REQUIRES: innermost open container is an array
 
   // REQUIRES: innermost open container is an object and no key is pending.
   void key(std::string_view k);

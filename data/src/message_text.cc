@@ -13,10 +13,20 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   std::size_t len = 0;
   uint32_t min_cp = 0;
   uint32_t cp = 0;
-  if ((b0 & 0xE0) == 0xC0) { len = 2; min_cp = 0x80; cp = b0 & 0x1F; }
-  else if ((b0 & 0xF0) == 0xE0) { len = 3; min_cp = 0x800; cp = b0 & 0x0F; }
-  else if ((b0 & 0xF8) == 0xF0) { len = 4; min_cp = 0x10000; cp = b0 & 0x07; }
-  else return 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2;
+    min_cp = 0x80;
+    cp = b0 & 0x1F;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3;
+    min_cp = 0x800;
+    cp = b0 & 0x0F;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4;
+    min_cp = 0x10000;
+    cp = b0 & 0x07;
+  } else
+    return 0;
   if (i + len > s.size()) return 0;
   for (std::size_t k = 1; k < len; ++k) {
     const auto b = static_cast<unsigned char>(s[i + k]);

@@ -60,10 +60,14 @@ void write_pair(JsonWriter& w, int64_t a, int64_t b) {
 
 const char* bounds_check_name(planner::BoundsCheckMode m) {
   switch (m) {
-    case planner::BoundsCheckMode::kFatal: return "fatal";
-    case planner::BoundsCheckMode::kWarning: return "warning";
-    case planner::BoundsCheckMode::kIgnore: return "ignore";
-    case planner::BoundsCheckMode::kNone: return "none";
+    case planner::BoundsCheckMode::kFatal:
+      return "fatal";
+    case planner::BoundsCheckMode::kWarning:
+      return "warning";
+    case planner::BoundsCheckMode::kIgnore:
+      return "ignore";
+    case planner::BoundsCheckMode::kNone:
+      return "none";
   }
   return "none";
 }
@@ -161,11 +165,6 @@ std::vector<PlacedOption> placed_options(const SearchSpace& space, const Partiti
   return out;
 }
 
-Status failure_of(const PlannerResult& result) {
-  if (!result.error.is_ok()) return result.error;
-  return Status::internal("planning produced no plan");
-}
-
 }  // namespace
 
 std::string shard_placement(ComputeDevice device, int rank, int local_world_size) {
@@ -186,9 +185,15 @@ std::string error_to_json(const std::string& scenario_name, const Status& status
   w.key("error");
   w.begin_object();
   switch (status.code()) {
-    case StatusCode::kPlanner: w.member("type", to_string(status.planner_error())); break;
-    case StatusCode::kInternal: w.member("type", "internal"); break;
-    default: w.member("type", "invalid_scenario"); break;
+    case StatusCode::kPlanner:
+      w.member("type", to_string(status.planner_error()));
+      break;
+    case StatusCode::kInternal:
+      w.member("type", "internal");
+      break;
+    default:
+      w.member("type", "invalid_scenario");
+      break;
   }
   w.member("message", status.message());
   w.end_object();
@@ -207,7 +212,7 @@ std::string error_to_json(const std::string& scenario_name, const Status& status
 
 std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, int indent) {
   if (!result.ok() || !result.search_space.has_value()) {
-    return error_to_json(scenario.name, failure_of(result), &result, indent);
+    return error_to_json(scenario.name, result.failure(), &result, indent);
   }
   const SearchSpace& space = *result.search_space;
   const planner::Topology& topo = result.topology;
@@ -290,7 +295,7 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
 
 std::string options_to_json(const Scenario& scenario, const PlannerResult& result, int indent) {
   if (!result.search_space.has_value()) {
-    return error_to_json(scenario.name, failure_of(result), &result, indent);
+    return error_to_json(scenario.name, result.failure(), &result, indent);
   }
   const SearchSpace& space = *result.search_space;
   JsonWriter w(indent);
@@ -347,7 +352,7 @@ std::string options_to_json(const Scenario& scenario, const PlannerResult& resul
 std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult& result,
                                   int indent) {
   if (!result.ok() || !result.search_space.has_value()) {
-    return error_to_json(scenario.name, failure_of(result), &result, indent);
+    return error_to_json(scenario.name, result.failure(), &result, indent);
   }
   const SearchSpace& space = *result.search_space;
   const planner::Topology& topo = result.topology;
@@ -356,7 +361,8 @@ std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult&
   std::vector<std::pair<std::string, std::vector<PlacedOption>>> modules;
   for (const PlacedOption& po : placed_options(space, *result.best)) {
     const std::string path = module_path(space, *po.option);
-    auto it = std::find_if(modules.begin(), modules.end(), [&](const auto& m) { return m.first == path; });
+    auto it = std::find_if(modules.begin(), modules.end(),
+                           [&](const auto& m) { return m.first == path; });
     if (it == modules.end()) it = modules.insert(modules.end(), {path, {}});
     it->second.push_back(po);
   }
@@ -398,7 +404,8 @@ std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult&
       }
       write_cache_params(w, opt.cache_params);
       write_optional(w, "enforce_hbm", c != nullptr ? c->enforce_hbm : std::nullopt);
-      write_optional(w, "stochastic_rounding", c != nullptr ? c->stochastic_rounding : std::nullopt);
+      write_optional(w, "stochastic_rounding",
+                     c != nullptr ? c->stochastic_rounding : std::nullopt);
       std::optional<std::string_view> bounds;
       if (c != nullptr && c->bounds_check_mode) bounds = bounds_check_name(*c->bounds_check_mode);
       write_optional(w, "bounds_check_mode", bounds);

@@ -64,11 +64,14 @@ std::optional<planner::BoundsCheckMode> parse_bounds_check_mode(std::string_view
   return std::nullopt;
 }
 
-const EnumValue<ShardingType> kShardingTypeValue{"sharding type", planner::parse_sharding_type, kShardingTypes};
-const EnumValue<planner::ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel, kKernels};
+const EnumValue<ShardingType> kShardingTypeValue{"sharding type", planner::parse_sharding_type,
+                                                 kShardingTypes};
+const EnumValue<planner::ComputeKernel> kKernelValue{"compute kernel",
+                                                     planner::parse_compute_kernel, kKernels};
 
 std::string option_label(const ShardingOption& o) {
-  return std::string(planner::to_string(o.sharding_type)) + "/" + std::string(planner::to_string(o.compute_kernel));
+  return std::string(planner::to_string(o.sharding_type)) + "/" +
+         std::string(planner::to_string(o.compute_kernel));
 }
 
 // A shard placement string as TorchRec writes it: "rank:R/<device>[:L]".
@@ -114,7 +117,7 @@ struct Entry {
   std::string_view table;  // the entry's key, a view into the document
   const JsonPath* path;    // owned by the reader
   const Json* body;
-  bool torchrec;           // TorchRec's ParameterSharding (else ShardLab's plan entry)
+  bool torchrec;  // TorchRec's ParameterSharding (else ShardLab's plan entry)
 };
 
 // A bare TorchRec plan: {module: {table: {"sharding_type": ...}}}.
@@ -134,8 +137,9 @@ class PlanReader {
   PlanReader(const std::string& origin, const Scenario& scenario, const SearchSpace& space,
              std::vector<std::string>* warnings)
       : origin_(origin), scenario_(scenario), space_(space), warnings_(warnings) {
-    topology_local_ = scenario.topology.local_world_size.value_or(0) > 0 ? *scenario.topology.local_world_size
-                                                                         : scenario.topology.world_size;
+    topology_local_ = scenario.topology.local_world_size.value_or(0) > 0
+                          ? *scenario.topology.local_world_size
+                          : scenario.topology.world_size;
   }
   PlanReader(const PlanReader&) = delete;
   PlanReader& operator=(const PlanReader&) = delete;
@@ -178,7 +182,8 @@ class PlanReader {
     if (root.contains("error") && !root.contains("plan")) {
       const Json& err = *root.find("error");
       const auto msg = err.is_object() ? err.find("message") : err.end();
-      const std::string what = msg != err.end() && msg->is_string() ? msg->get<std::string>() : internal::describe(err);
+      const std::string what =
+          msg != err.end() && msg->is_string() ? msg->get<std::string>() : internal::describe(err);
       return invalid_at(root_.child("error"), "the file holds a failed plan, not a plan: " + what);
     }
     const Json* modules = &root;
@@ -195,29 +200,35 @@ class PlanReader {
       int64_t version = 1;
       SHARDLAB_RETURN_IF_ERROR(wrapper.read("version", version, IntValue{}));
       if (version != 1) {
-        return invalid_at(wrapper.path_of("version"), "unsupported plan version", wrapper.find("version"), "1");
+        return invalid_at(wrapper.path_of("version"), "unsupported plan version",
+                          wrapper.find("version"), "1");
       }
       modules = wrapper.find("plan");
       modules_path = &keep(root_.child("plan"));
-      if (!modules->is_object()) return invalid_at(*modules_path, "must be an object keyed by module path", modules);
+      if (!modules->is_object())
+        return invalid_at(*modules_path, "must be an object keyed by module path", modules);
     } else if (!looks_like_module_map(root)) {
-      return invalid_at(root_,
-                        "not a plan: expected top-level \"tables\" (a ShardLab plan) or \"plan\" (a TorchRec "
-                        "ShardingPlan, as the planner writes with the torchrec format)");
+      return invalid_at(
+          root_,
+          "not a plan: expected top-level \"tables\" (a ShardLab plan) or \"plan\" (a TorchRec "
+          "ShardingPlan, as the planner writes with the torchrec format)");
     }
     for (const auto& [module, tables] : modules->get_ref<const Json::object_t&>()) {
-      SHARDLAB_RETURN_IF_ERROR(add_tables(tables, keep(modules_path->child(module)), /*torchrec=*/true));
+      SHARDLAB_RETURN_IF_ERROR(
+          add_tables(tables, keep(modules_path->child(module)), /*torchrec=*/true));
     }
     return Status::ok();
   }
 
   Status add_tables(const Json& tables, const JsonPath& path, bool torchrec) {
-    if (!tables.is_object()) return invalid_at(path, "must be an object keyed by table name", &tables);
+    if (!tables.is_object())
+      return invalid_at(path, "must be an object keyed by table name", &tables);
     for (const auto& [name, body] : tables.get_ref<const Json::object_t&>()) {
       const JsonPath& entry_path = keep(path.child(name));
       if (const auto it = seen_.find(name); it != seen_.end()) {
         const Json name_json(name);
-        return invalid_at(entry_path, "table listed twice", &name_json, "once (it is also at " + it->second + ")");
+        return invalid_at(entry_path, "table listed twice", &name_json,
+                          "once (it is also at " + it->second + ")");
       }
       seen_.emplace(name, entry_path.to_string());
       entries_.push_back(Entry{name, &entry_path, &body, torchrec});
@@ -230,8 +241,10 @@ class PlanReader {
   Result<int> choose_option(const ObjectReader& obj, std::string_view table) const {
     ShardingType type{};
     planner::ComputeKernel kernel{};
-    SHARDLAB_RETURN_IF_ERROR(obj.require("sharding_type", type, kShardingTypeValue, "a sharding type name"));
-    SHARDLAB_RETURN_IF_ERROR(obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name"));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.require("sharding_type", type, kShardingTypeValue, "a sharding type name"));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name"));
     std::string available;
     for (size_t i = 0; i < space_.options.size(); ++i) {
       const ShardingOption& o = space_.options[i];
@@ -241,13 +254,15 @@ class PlanReader {
     }
     return invalid_at(obj.path_of("compute_kernel"),
                       "no " + std::string(planner::to_string(type)) + "/" +
-                          std::string(planner::to_string(kernel)) + " option for this table in the search space",
+                          std::string(planner::to_string(kernel)) +
+                          " option for this table in the search space",
                       nullptr, "one of " + (available.empty() ? std::string("none") : available));
   }
 
   // TorchRec builds some sharding types in a fixed layout whatever the ranks
   // say; a plan that says otherwise would be rated as a layout that never runs.
-  Status check_buildable(const ObjectReader& obj, const ShardingOption& opt, const std::vector<int>& ranks) const {
+  Status check_buildable(const ObjectReader& obj, const ShardingOption& opt,
+                         const std::vector<int>& ranks) const {
     const Json& list = *obj.find("ranks");
     const JsonPath path = obj.path_of("ranks");
     const auto expect_rank = [&](size_t i, int want, const std::string& why) -> Status {
@@ -258,16 +273,17 @@ class PlanReader {
       case ShardingType::kDataParallel:
         for (size_t i = 0; i < ranks.size(); ++i) {
           SHARDLAB_RETURN_IF_ERROR(expect_rank(
-              i, static_cast<int>(i), "TorchRec replicates a data_parallel table on every rank, in rank order"));
+              i, static_cast<int>(i),
+              "TorchRec replicates a data_parallel table on every rank, in rank order"));
         }
         return Status::ok();
       case ShardingType::kRowWise:
         for (size_t i = 0; i < ranks.size(); ++i) {
           SHARDLAB_RETURN_IF_ERROR(
               expect_rank(i, static_cast<int>(i),
-                          "TorchRec's row-wise sharding sends the ids of row block " + std::to_string(i) +
-                              " to rank " + std::to_string(i) + ", so shard " + std::to_string(i) +
-                              " must be there"));
+                          "TorchRec's row-wise sharding sends the ids of row block " +
+                              std::to_string(i) + " to rank " + std::to_string(i) + ", so shard " +
+                              std::to_string(i) + " must be there"));
         }
         return Status::ok();
       case ShardingType::kTableRowWise: {
@@ -276,9 +292,10 @@ class PlanReader {
           const int want = host * topology_local_ + static_cast<int>(i);
           SHARDLAB_RETURN_IF_ERROR(expect_rank(
               i, want,
-              "TorchRec's table-row-wise sharding puts shard i on local rank i of one host (here host " +
-                  std::to_string(host) + ", ranks " + std::to_string(host * topology_local_) + " to " +
-                  std::to_string(host * topology_local_ + topology_local_ - 1) + ")"));
+              "TorchRec's table-row-wise sharding puts shard i on local rank i of one host (here "
+              "host " +
+                  std::to_string(host) + ", ranks " + std::to_string(host * topology_local_) +
+                  " to " + std::to_string(host * topology_local_ + topology_local_ - 1) + ")"));
         }
         return Status::ok();
       }
@@ -288,13 +305,15 @@ class PlanReader {
   }
 
   // [a, b] of integers >= 0.
-  static Status read_pair(const ObjectReader& obj, std::string_view key, int64_t& a, int64_t& b, bool& present) {
+  static Status read_pair(const ObjectReader& obj, std::string_view key, int64_t& a, int64_t& b,
+                          bool& present) {
     const Json* v = obj.find(key);
     present = v != nullptr;
     if (v == nullptr) return Status::ok();
     auto pair = ListOf{IntValue{.min = 0}, false}(*v, obj.path_of(key));
     if (!pair) return pair.status();
-    if (pair->size() != 2) return invalid_at(obj.path_of(key), "must be a pair of integers", v, "[rows, columns]");
+    if (pair->size() != 2)
+      return invalid_at(obj.path_of(key), "must be a pair of integers", v, "[rows, columns]");
     a = (*pair)[0];
     b = (*pair)[1];
     return Status::ok();
@@ -309,12 +328,16 @@ class PlanReader {
     SHARDLAB_RETURN_IF_ERROR(s.read("placement", text, StringValue{}));
     const std::optional<Placement> p = parse_placement(text);
     if (!p) return invalid_at(path, "not a placement", v, "\"rank:R/cuda:L\" or \"rank:R/cpu\"");
-    if (p->rank != rank) return invalid_at(path, "names a rank other than the shard's", v, "rank " + std::to_string(rank));
-    const std::string want = shard_placement(scenario_.topology.compute_device, rank, topology_local_);
+    if (p->rank != rank)
+      return invalid_at(path, "names a rank other than the shard's", v,
+                        "rank " + std::to_string(rank));
+    const std::string want =
+        shard_placement(scenario_.topology.compute_device, rank, topology_local_);
     if (text != want && !placement_warned_) {
       placement_warned_ = true;
-      warn(path, "places the shard on " + quote_text(text) + ", but this scenario's rank " + std::to_string(rank) +
-                     " is " + quote_text(want) + "; the rating uses the scenario's device");
+      warn(path, "places the shard on " + quote_text(text) + ", but this scenario's rank " +
+                     std::to_string(rank) + " is " + quote_text(want) +
+                     "; the rating uses the scenario's device");
     }
     return Status::ok();
   }
@@ -332,7 +355,8 @@ class PlanReader {
       bool has_spec = !dp;
       SHARDLAB_RETURN_IF_ERROR(obj.read("sharding_spec", has_spec, BoolValue{}));
       if (has_spec == dp) {
-        return invalid_at(obj.path_of("sharding_spec"), "disagrees with the sharding type", obj.find("sharding_spec"),
+        return invalid_at(obj.path_of("sharding_spec"), "disagrees with the sharding type",
+                          obj.find("sharding_spec"),
                           dp ? "false for data_parallel" : "true for a sharded table");
       }
     }
@@ -340,13 +364,15 @@ class PlanReader {
     if (shards == nullptr) return Status::ok();
     const JsonPath path = obj.path_of(key);
     if (dp && e.torchrec) {
-      return invalid_at(path, "TorchRec replicates a data_parallel table whole: it has no sharding_spec", shards,
-                        "null");
+      return invalid_at(path,
+                        "TorchRec replicates a data_parallel table whole: it has no sharding_spec",
+                        shards, "null");
     }
     if (!shards->is_array()) return invalid_at(path, "must be a list of shards", shards);
     if (shards->size() != opt.shards.size()) {
-      return invalid_at(path, "has " + std::to_string(shards->size()) + " shards, but the " + option_label(opt) +
-                                  " option has " + std::to_string(opt.shards.size()),
+      return invalid_at(path,
+                        "has " + std::to_string(shards->size()) + " shards, but the " +
+                            option_label(opt) + " option has " + std::to_string(opt.shards.size()),
                         nullptr, std::to_string(opt.shards.size()) + " shards");
     }
     const char* offset_key = e.torchrec ? "shard_offsets" : "offset";
@@ -363,21 +389,23 @@ class PlanReader {
       bool present = false;
       SHARDLAB_RETURN_IF_ERROR(read_pair(s, offset_key, a, b, present));
       if (present && (a != want.row_offset || b != want.col_offset)) {
-        return invalid_at(s.path_of(offset_key), "is not where the " + option_label(opt) + " option's shard starts",
+        return invalid_at(s.path_of(offset_key),
+                          "is not where the " + option_label(opt) + " option's shard starts",
                           s.find(offset_key),
                           Json::array({want.row_offset, want.col_offset}).dump());
       }
       SHARDLAB_RETURN_IF_ERROR(read_pair(s, size_key, a, b, present));
       if (present && (a != want.rows || b != want.cols)) {
-        return invalid_at(s.path_of(size_key), "is not the " + option_label(opt) + " option's shard size",
+        return invalid_at(s.path_of(size_key),
+                          "is not the " + option_label(opt) + " option's shard size",
                           s.find(size_key), Json::array({want.rows, want.cols}).dump());
       }
       if (!e.torchrec) {
         int64_t rank = ranks[i];
         SHARDLAB_RETURN_IF_ERROR(s.read("rank", rank, IntValue{}));
         if (rank != ranks[i]) {
-          return invalid_at(s.path_of("rank"), "disagrees with ranks[" + std::to_string(i) + "]", s.find("rank"),
-                            std::to_string(ranks[i]));
+          return invalid_at(s.path_of("rank"), "disagrees with ranks[" + std::to_string(i) + "]",
+                            s.find("rank"), std::to_string(ranks[i]));
         }
       }
       SHARDLAB_RETURN_IF_ERROR(check_placement(s, ranks[i]));
@@ -394,16 +422,21 @@ class PlanReader {
         ObjectReader c(*v, obj.path_of("cache_params"));
         SHARDLAB_RETURN_IF_ERROR(c.check("a cache_params object", internal::kPlanCacheParamsKeys));
         CacheParams p;
-        SHARDLAB_RETURN_IF_ERROR(c.read(
-            "algorithm", p.algorithm,
-            EnumValue<planner::CacheAlgorithm>{"cache algorithm", parse_cache_algorithm, "lru, lfu"}, Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(c.read("load_factor", p.load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(c.read("reserved_memory", p.reserved_memory, NumberValue{.min = 0}, Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(c.read(
-            "precision", p.precision,
-            EnumValue<planner::DataType>{"data type", planner::parse_data_type, "fp32, fp16, bf16, int8, int4, int2"},
-            Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(c.read("prefetch_pipeline", p.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
+        SHARDLAB_RETURN_IF_ERROR(c.read("algorithm", p.algorithm,
+                                        EnumValue<planner::CacheAlgorithm>{
+                                            "cache algorithm", parse_cache_algorithm, "lru, lfu"},
+                                        Null::kMeansAbsent));
+        SHARDLAB_RETURN_IF_ERROR(
+            c.read("load_factor", p.load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
+        SHARDLAB_RETURN_IF_ERROR(c.read("reserved_memory", p.reserved_memory, NumberValue{.min = 0},
+                                        Null::kMeansAbsent));
+        SHARDLAB_RETURN_IF_ERROR(
+            c.read("precision", p.precision,
+                   EnumValue<planner::DataType>{"data type", planner::parse_data_type,
+                                                "fp32, fp16, bf16, int8, int4, int2"},
+                   Null::kMeansAbsent));
+        SHARDLAB_RETURN_IF_ERROR(
+            c.read("prefetch_pipeline", p.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
         file = p;
       }
       if (file != opt.cache_params) {
@@ -420,25 +453,30 @@ class PlanReader {
       SHARDLAB_RETURN_IF_ERROR(obj.read("enforce_hbm", file, BoolValue{}, Null::kMeansAbsent));
       const std::optional<bool> scenario = c ? c->enforce_hbm : std::nullopt;
       if (file != scenario) {
-        warn(obj.path_of("enforce_hbm"), "is " + v->dump() + " but the scenario's constraint says " +
-                                             (scenario ? (*scenario ? "true" : "false") : "null") +
-                                             ": TorchRec would build the file's, the rating assumes the scenario's");
+        warn(obj.path_of("enforce_hbm"),
+             "is " + v->dump() + " but the scenario's constraint says " +
+                 (scenario ? (*scenario ? "true" : "false") : "null") +
+                 ": TorchRec would build the file's, the rating assumes the scenario's");
       }
     }
     std::optional<bool> stochastic_rounding;
-    SHARDLAB_RETURN_IF_ERROR(obj.read("stochastic_rounding", stochastic_rounding, BoolValue{}, Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.read("stochastic_rounding", stochastic_rounding, BoolValue{}, Null::kMeansAbsent));
     std::optional<planner::BoundsCheckMode> bounds;
-    SHARDLAB_RETURN_IF_ERROR(obj.read(
-        "bounds_check_mode", bounds,
-        EnumValue<planner::BoundsCheckMode>{"bounds check mode", parse_bounds_check_mode, "fatal, warning, ignore, none"},
-        Null::kMeansAbsent));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.read("bounds_check_mode", bounds,
+                 EnumValue<planner::BoundsCheckMode>{"bounds check mode", parse_bounds_check_mode,
+                                                     "fatal, warning, ignore, none"},
+                 Null::kMeansAbsent));
     return Status::ok();
   }
 
-  Status place_entry(const Entry& e, PartitionedPlan& plan, std::vector<std::vector<int>>& ranks_of_fqn) {
+  Status place_entry(const Entry& e, PartitionedPlan& plan,
+                     std::vector<std::vector<int>>& ranks_of_fqn) {
     ObjectReader obj(*e.body, *e.path);
     if (e.torchrec) {
-      SHARDLAB_RETURN_IF_ERROR(obj.check("a ParameterSharding object", internal::kParameterShardingKeys));
+      SHARDLAB_RETURN_IF_ERROR(
+          obj.check("a ParameterSharding object", internal::kParameterShardingKeys));
     } else {
       SHARDLAB_RETURN_IF_ERROR(obj.check("a plan table object", internal::kPlanTableKeys));
       std::string module;
@@ -446,8 +484,9 @@ class PlanReader {
     }
     if (scenario_.table_index(std::string(e.table)) < 0) {
       const Json name(e.table);
-      return invalid_at(*e.path, "not a table of scenario " + internal::quote_truncated(scenario_.name), &name,
-                        "the name of a table in the scenario");
+      return invalid_at(*e.path,
+                        "not a table of scenario " + internal::quote_truncated(scenario_.name),
+                        &name, "the name of a table in the scenario");
     }
     auto chosen = choose_option(obj, e.table);
     if (!chosen) return chosen.status();
@@ -455,12 +494,14 @@ class PlanReader {
 
     const int world_size = scenario_.topology.world_size;
     std::vector<int64_t> listed;
-    SHARDLAB_RETURN_IF_ERROR(obj.require("ranks", listed, ListOf{IntValue{.min = 0, .max = world_size - 1}, false},
+    SHARDLAB_RETURN_IF_ERROR(obj.require("ranks", listed,
+                                         ListOf{IntValue{.min = 0, .max = world_size - 1}, false},
                                          "a list of ranks, one per shard"));
     if (listed.size() != opt.shards.size()) {
       return invalid_at(obj.path_of("ranks"),
-                        "has " + std::to_string(listed.size()) + " ranks, but the " + option_label(opt) +
-                            " option has " + std::to_string(opt.shards.size()) + " shards",
+                        "has " + std::to_string(listed.size()) + " ranks, but the " +
+                            option_label(opt) + " option has " + std::to_string(opt.shards.size()) +
+                            " shards",
                         nullptr, "one rank per shard");
     }
     std::vector<int> ranks(listed.begin(), listed.end());
@@ -487,14 +528,16 @@ class PlanReader {
       if (plan.proposal[f] >= 0) continue;
       if (++num_missing <= 5) {
         const auto& opts = space_.options_by_fqn[f];
-        const std::string name = opts.empty() ? space_.fqns[f] : space_.options[static_cast<size_t>(opts[0])].name;
+        const std::string name =
+            opts.empty() ? space_.fqns[f] : space_.options[static_cast<size_t>(opts[0])].name;
         missing += (missing.empty() ? "" : ", ") + name;
       }
     }
     if (num_missing > 0) {
       if (num_missing > 5) missing += ", ... (" + std::to_string(num_missing) + " in all)";
-      return invalid_at(root_, (num_missing == 1 ? "table " : "tables ") + missing + " of the scenario " +
-                                   (num_missing == 1 ? "is" : "are") + " missing from the plan");
+      return invalid_at(root_, (num_missing == 1 ? "table " : "tables ") + missing +
+                                   " of the scenario " + (num_missing == 1 ? "is" : "are") +
+                                   " missing from the plan");
     }
     plan.first_shard.assign(num_fqns + 1, 0);
     for (size_t f = 0; f < num_fqns; ++f) {
@@ -519,20 +562,24 @@ class PlanReader {
 
 }  // namespace
 
-Result<PartitionedPlan> parse_plan(const std::string& text, const std::string& origin, const Scenario& scenario,
-                                   const SearchSpace& space, std::vector<std::string>* warnings) {
-  return internal::read_document(text, origin, nullptr, "plan", [&](const Json& doc) -> Result<PartitionedPlan> {
-    PlanReader reader(origin, scenario, space, warnings);
-    Result<PartitionedPlan> placed = reader.read(doc);
-    if (warnings != nullptr && reader.dropped_warnings() > 0) {
-      warnings->push_back(internal::printable(origin + ": " + std::to_string(reader.dropped_warnings()) +
-                                              " more warnings like these"));
-    }
-    return placed;
-  });
+Result<PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,
+                                   const Scenario& scenario, const SearchSpace& space,
+                                   std::vector<std::string>* warnings) {
+  return internal::read_document(
+      text, origin, nullptr, "plan", [&](const Json& doc) -> Result<PartitionedPlan> {
+        PlanReader reader(origin, scenario, space, warnings);
+        Result<PartitionedPlan> placed = reader.read(doc);
+        if (warnings != nullptr && reader.dropped_warnings() > 0) {
+          warnings->push_back(internal::printable(origin + ": " +
+                                                  std::to_string(reader.dropped_warnings()) +
+                                                  " more warnings like these"));
+        }
+        return placed;
+      });
 }
 
-Result<PartitionedPlan> read_plan_file(const std::string& path, const Scenario& scenario, const SearchSpace& space,
+Result<PartitionedPlan> read_plan_file(const std::string& path, const Scenario& scenario,
+                                       const SearchSpace& space,
                                        std::vector<std::string>* warnings) {
   auto text = read_input_file(path, "plan file");
   if (!text) return text.status();

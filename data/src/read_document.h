@@ -22,7 +22,8 @@ namespace shardlab::data::internal {
 // first) is an internal error. Nothing escapes.
 template <typename Read>
 auto read_document(const std::string& text, const std::string& origin, const KeySchema* schema,
-                   std::string_view what, Read&& read) -> decltype(read(std::declval<const Json&>())) {
+                   std::string_view what, Read&& read)
+    -> decltype(read(std::declval<const Json&>())) {
   Result<Json> doc = parse_json_document(text, schema);
   if (!doc) return with_origin(doc.status(), origin);
   try {
@@ -35,8 +36,8 @@ auto read_document(const std::string& text, const std::string& origin, const Key
     return Status::internal(printable(origin + ": unexpected JSON error: " + e.what()));
   } catch (const std::bad_alloc&) {
     release_tree(*doc);
-    return Status::invalid_scenario(origin + ": not enough memory to hold the " + std::string(what) +
-                                    " it describes");
+    return Status::invalid_argument(origin + ": not enough memory to hold the " +
+                                    std::string(what) + " it describes");
   }
 }
 

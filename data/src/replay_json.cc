@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
-#include <string>
 #include <map>
+#include <string>
 
 #include "json_writer.h"
 
@@ -81,14 +81,16 @@ ReplaySummary summarize_replay(const kernels::ReplayResult& result,
   // iteration lasts the sum of each phase's slowest rank.
   std::map<sim::Phase, double> measured, estimated, simulated;
   for (const kernels::PhaseComparison& p : phases) {
-    if (p.measured.samples > 0) measured[p.phase] = std::max(measured[p.phase], p.measured.median_ms);
+    if (p.measured.samples > 0)
+      measured[p.phase] = std::max(measured[p.phase], p.measured.median_ms);
     if (p.estimate_ms) estimated[p.phase] = std::max(estimated[p.phase], *p.estimate_ms);
     if (p.simulated_ms) simulated[p.phase] = std::max(simulated[p.phase], *p.simulated_ms);
   }
   for (const auto& [phase, ms] : measured) s.median_iteration_ms += ms;
   for (const auto& [phase, ms] : estimated) s.estimated_iteration_ms += ms;
   for (const auto& [phase, ms] : simulated) s.simulated_iteration_ms += ms;
-  for (const kernels::Measurement& m : result.measurements) ++(m.collective < 0 ? s.lookups : s.collectives);
+  for (const kernels::Measurement& m : result.measurements)
+    ++(m.collective < 0 ? s.lookups : s.collectives);
   return s;
 }
 

@@ -22,10 +22,10 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
@@ -62,6 +62,7 @@ Status store_error(const std::string& path, const char* doing, const std::except
     const int code = se->getErrorCode();
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
       msg += fmt::format(" (the file is not a ShardLab run store or is damaged; {})", kLeftAlone);
+      return Status::corrupt(printable(msg));
     } else if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
       msg += fmt::format(" (another process held the store for more than {} ms)", kBusyTimeoutMs);
     }
@@ -71,13 +72,13 @@ Status store_error(const std::string& path, const char* doing, const std::except
 
 Status corrupt_row(const std::string& path, const char* table, const char* column,
                    const std::string& value) {
-  return Status::io_error(
+  return Status::corrupt(
       printable(fmt::format("{}: table {}: column {} holds unknown value '{}' (damaged run store?)",
                             path, table, column, value)));
 }
 
 Status no_run(const std::string& path, int64_t id) {
-  return Status::invalid_scenario(printable(fmt::format("{}: no run {}", path, id)));
+  return Status::not_found(printable(fmt::format("{}: no run {}", path, id)));
 }
 
 Status read_only(const std::string& path, const char* doing) {
@@ -92,7 +93,7 @@ Result<std::string> normalised_summary(const std::string& text) {
   nlohmann::ordered_json j =
       nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return Status::invalid_scenario("run summary_json must be a JSON object, got: " +
+    return Status::invalid_argument("run summary_json must be a JSON object, got: " +
                                     printable(text.substr(0, 80)));
   }
   return j.dump();
@@ -204,7 +205,7 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
           printable(fmt::format("{}: cannot open the run store: {}", path, std::strerror(err))));
     }
     if (access != StoreAccess::kCreate) {
-      return Status::invalid_scenario(printable(fmt::format(
+      return Status::not_found(printable(fmt::format(
           "{}: no run store here (no such file; nothing has been recorded in it)", path)));
     }
     const fs::path dir = fs::path(path).parent_path();
@@ -216,11 +217,11 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
     return FileState::kMissing;
   }
   if (S_ISDIR(st.st_mode)) {
-    return Status::invalid_scenario(
+    return Status::invalid_argument(
         printable(fmt::format("{}: not a run store: is a directory", path)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::invalid_scenario(printable(
+    return Status::invalid_argument(printable(
         fmt::format("{}: not a run store: not a regular file (a device or a pipe)", path)));
   }
   if (st.st_size == 0) return FileState::kEmpty;
@@ -234,7 +235,7 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
   // SQLite's smallest database is one 512-byte page; 100 bytes hold the header.
   if (st.st_size < 100 || in.gcount() != sizeof head ||
       std::memcmp(head, kMagic, sizeof head) != 0) {
-    return Status::io_error(
+    return Status::invalid_argument(
         printable(fmt::format("{}: the file is not a ShardLab run store or is damaged: not an "
                               "SQLite database ({} byte{}, not "
                               "starting with SQLite's header); {}",
@@ -265,7 +266,7 @@ Probe probe(SQLite::Database& db) {
 Status judge(const std::string& path, const Probe& p, StoreAccess access) {
   if (p.application_id == kRunStoreApplicationId) {
     if (p.user_version > kRunStoreSchemaVersion) {
-      return Status::invalid_scenario(printable(
+      return Status::unavailable(printable(
           fmt::format("{}: run store schema version {} is newer than the version this ShardLab "
                       "supports ({}); use a newer ShardLab or another run store file",
                       path, p.user_version, kRunStoreSchemaVersion)));
@@ -274,14 +275,14 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
   }
   if (p.application_id == 0 && p.user_version == 0 && p.schema_objects == 0) {
     if (access == StoreAccess::kCreate) return Status::ok();
-    return Status::invalid_scenario(printable(fmt::format(
+    return Status::not_found(printable(fmt::format(
         "{}: no run store here (an empty database; nothing has been recorded in it)", path)));
   }
   const std::string app =
       p.application_id == 0
           ? std::string("no application_id")
           : fmt::format("application_id {:#x}", static_cast<uint32_t>(p.application_id));
-  return Status::io_error(printable(fmt::format(
+  return Status::invalid_argument(printable(fmt::format(
       "{}: not a ShardLab run store: an SQLite database of another program ({}, user_version {}, "
       "{} tables and indexes); {}",
       path, app, p.user_version, p.schema_objects, kLeftAlone)));
@@ -289,7 +290,7 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
 
 // A writer's refusal of a damaged store; `finding` is what SQLite said.
 Status damaged(const std::string& path, const std::string& finding) {
-  return Status::io_error(printable(fmt::format(
+  return Status::corrupt(printable(fmt::format(
       "{}: the run store is damaged (SQLite's quick check: {}); nothing is written to a damaged "
       "store: `shardlab runs check` shows what is wrong; copy the runs you need and start another "
       "store",
@@ -320,7 +321,7 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
     if (!inspected) return inspected.status();
     state = *inspected;
     if (state == FileState::kEmpty && access != StoreAccess::kCreate) {
-      return Status::invalid_scenario(printable(fmt::format(
+      return Status::not_found(printable(fmt::format(
           "{}: no run store here (an empty file; nothing has been recorded in it)", path)));
     }
   }
@@ -334,7 +335,7 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
       if (Status verdict = judge(path, p, access); !verdict.is_ok()) return verdict;
       if (access == StoreAccess::kRead) {
         if (p.user_version < kRunStoreSchemaVersion) {
-          return Status::invalid_scenario(
+          return Status::invalid_argument(
               printable(fmt::format("{}: run store schema version {} is older than this ShardLab's "
                                     "({}); recording a run upgrades it",
                                     path, p.user_version, kRunStoreSchemaVersion)));
@@ -376,7 +377,8 @@ namespace {
 constexpr size_t kRowsPerInsert = 64;
 
 template <typename BindRow>
-void insert_rows(SQLite::Database& db, std::string_view target, int columns, size_t count, BindRow bind_row) {
+void insert_rows(SQLite::Database& db, std::string_view target, int columns, size_t count,
+                 BindRow bind_row) {
   auto sql = [&](size_t rows) {
     std::string row = "(?";
     for (int c = 1; c < columns; ++c) row += ", ?";
@@ -428,20 +430,22 @@ void insert_estimates(SQLite::Database& db, int64_t run_id, const std::vector<Es
 }
 
 void insert_sim_phases(SQLite::Database& db, int64_t run_id, const std::vector<SimPhaseRow>& rows) {
-  insert_rows(db, "sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, bytes, tables)", 10,
-              rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
-                const SimPhaseRow& r = rows[seq];
-                st.bind(i++, run_id);
-                st.bind(i++, static_cast<int64_t>(seq));
-                st.bind(i++, r.rank);
-                st.bind(i++, std::string(sim::to_string(r.phase)));
-                st.bind(i++, std::string(sim::to_string(r.stream)));
-                st.bind(i++, r.iteration);
-                st.bind(i++, r.start_ms);
-                st.bind(i++, r.end_ms);
-                st.bind(i++, r.bytes);
-                st.bind(i++, r.tables);
-              });
+  insert_rows(
+      db,
+      "sim_phases (run_id, seq, rank, phase, stream, iteration, start_ms, end_ms, bytes, tables)",
+      10, rows.size(), [&](SQLite::Statement& st, int i, size_t seq) {
+        const SimPhaseRow& r = rows[seq];
+        st.bind(i++, run_id);
+        st.bind(i++, static_cast<int64_t>(seq));
+        st.bind(i++, r.rank);
+        st.bind(i++, std::string(sim::to_string(r.phase)));
+        st.bind(i++, std::string(sim::to_string(r.stream)));
+        st.bind(i++, r.iteration);
+        st.bind(i++, r.start_ms);
+        st.bind(i++, r.end_ms);
+        st.bind(i++, r.bytes);
+        st.bind(i++, r.tables);
+      });
 }
 
 void insert_measurements(SQLite::Database& db, int64_t run_id,
@@ -686,9 +690,9 @@ RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 RunStore::~RunStore() = default;
 
 Result<RunStore> RunStore::open(const std::string& path, StoreAccess access) {
-  if (path.empty()) return Status::invalid_scenario("run store path is empty");
+  if (path.empty()) return Status::invalid_argument("run store path is empty");
   if (path == ":memory:")
-    return Status::invalid_scenario("use RunStore::open_in_memory() for ':memory:'");
+    return Status::invalid_argument("use RunStore::open_in_memory() for ':memory:'");
   return open_connection(path, access, /*in_memory=*/false);
 }
 
@@ -714,7 +718,7 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
     for (int64_t input : run.inputs) {
       if (!run_exists(db, input)) {
-        return Status::invalid_scenario(
+        return Status::invalid_argument(
             printable(fmt::format("{}: input run {} does not exist", impl_->path, input)));
       }
     }
@@ -891,7 +895,7 @@ Status RunStore::check_integrity() const {
     const size_t shown = std::min<size_t>(problems.size(), 10);
     for (size_t i = 0; i < shown; ++i) msg += "\n  " + problems[i];
     if (shown < problems.size()) msg += fmt::format("\n  ... {} more", problems.size() - shown);
-    return Status::io_error(printable_lines(msg));
+    return Status::corrupt(printable_lines(msg));
   } catch (const std::exception& e) {
     return store_error(impl_->path, "cannot check the run store", e);
   }

@@ -59,9 +59,10 @@ std::optional<E> parse_name(std::string_view s, const std::array<E, N>& all) {
 }
 
 constexpr std::array kPhases = {
-    sim::Phase::kInputDist,  sim::Phase::kFwdCompute,  sim::Phase::kOutputDist,
-    sim::Phase::kDenseFwd,   sim::Phase::kDenseBwd,    sim::Phase::kBwdOutputDist,
-    sim::Phase::kBwdCompute, sim::Phase::kDpAllreduce, sim::Phase::kPrefetch};
+    sim::Phase::kInputDist,         sim::Phase::kFwdCompute,   sim::Phase::kOutputDist,
+    sim::Phase::kDenseFwd,          sim::Phase::kDenseBwd,     sim::Phase::kBwdOutputDist,
+    sim::Phase::kBwdCompute,        sim::Phase::kDpAllreduce,  sim::Phase::kPrefetch,
+    sim::Phase::kIterationOverhead, sim::Phase::kDdpAllreduce, sim::Phase::kDenseOptimizer};
 
 }  // namespace
 

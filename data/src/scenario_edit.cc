@@ -1,5 +1,7 @@
 #include "shardlab/data/scenario_edit.h"
 
+#include <utility>
+
 #include "json_document.h"
 #include "json_path.h"
 #include "message_text.h"
@@ -12,7 +14,28 @@ namespace {
 using internal::Json;
 
 Status bad_edit(const std::string& origin, const FieldPath& path, const std::string& why) {
-  return Status::invalid_scenario(internal::printable(origin + ": " + to_string(path) + ": " + why));
+  return Status::invalid_argument(
+      internal::printable(origin + ": " + to_string(path) + ": " + why));
+}
+
+// The writer spells out the topology fields the file left out when there is
+// no preset; an edit leaves them out again, so that a preset set by this edit
+// or a later one fills them (its values are the defaults otherwise).
+void drop_left_out_topology(const planner::PresetFills& left_out, Json& doc) {
+  const auto it = doc.find("topology");
+  if (it == doc.end() || !it->is_object()) return;
+  const std::pair<bool, const char*> fields[] = {
+      {left_out.hbm_cap, "hbm_cap"},
+      {left_out.hbm_mem_bw, "hbm_mem_bw"},
+      {left_out.ddr_mem_bw, "ddr_mem_bw"},
+      {left_out.hbm_to_ddr_mem_bw, "hbm_to_ddr_mem_bw"},
+      {left_out.intra_host_bw, "intra_host_bw"},
+      {left_out.inter_host_bw, "inter_host_bw"},
+      {left_out.bwd_compute_multiplier, "bwd_compute_multiplier"},
+  };
+  for (const auto& [out, key] : fields) {
+    if (out) it->erase(key);
+  }
 }
 
 }  // namespace
@@ -33,15 +56,19 @@ Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const
                                         const std::string& value_json, const std::string& origin) {
   if (path.empty()) return bad_edit(origin, path, "no field to edit");
   auto value = internal::parse_json_document(value_json);
-  if (!value) return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
+  if (!value)
+    return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
   auto doc = internal::parse_json_document(scenario_to_json(scenario, kCompactJson));
-  if (!doc) return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
+  if (!doc)
+    return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
+  drop_left_out_topology(scenario.preset_fills, *doc);
 
   // Walk to the parent of the last step, creating objects on the way.
   Json* node = &*doc;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     if (const std::string* key = std::get_if<std::string>(&path[i])) {
-      if (!node->is_object()) return bad_edit(origin, path, "not an object at step " + std::to_string(i));
+      if (!node->is_object())
+        return bad_edit(origin, path, "not an object at step " + std::to_string(i));
       Json& child = (*node)[*key];
       if (child.is_null()) child = Json::object();
       node = &child;

@@ -25,7 +25,8 @@ using internal::with_origin;
 // TorchRec builds the modules before it plans, and refuses some scenarios
 // there (golden README §3.2 item 15, §3.2 item 26). Those refusals are
 // invalid_scenario too, reported at the table that triggers them.
-Status check_module_build(const Json& tables_json, const JsonPath& tables_path, const planner::Scenario& s) {
+Status check_module_build(const Json& tables_json, const JsonPath& tables_path,
+                          const planner::Scenario& s) {
   if (s.module.kind == planner::ModuleKind::kEmbeddingCollection) {
     // An EmbeddingCollection's tables share one dim; TorchRec compares each
     // table with the first and names the first one that differs.
@@ -33,11 +34,12 @@ Status check_module_build(const Json& tables_json, const JsonPath& tables_path, 
     for (std::size_t i = 1; i < s.tables.size(); ++i) {
       const planner::TableSpec& t = s.tables[i];
       if (t.embedding_dim == dim) continue;
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           tables_path.at(i).child("embedding_dim").to_string() +
           ": All tables in a EmbeddingCollection are required to have same embedding dimension. "
-          "Violating case: " + t.name + "'s embedding_dim " + std::to_string(t.embedding_dim) + " != " +
-          std::to_string(dim));
+          "Violating case: " +
+          t.name + "'s embedding_dim " + std::to_string(t.embedding_dim) +
+          " != " + std::to_string(dim));
     }
   }
   if (!s.planner.is_inference) return Status::ok();
@@ -48,11 +50,14 @@ Status check_module_build(const Json& tables_json, const JsonPath& tables_path, 
     const JsonPath table_path = tables_path.at(i);
     const Json& table_json = tables_json[i];
     if (t.data_type == planner::DataType::kBf16) {
-      return invalid_at(table_path.child("data_type"), "bf16 tables cannot be quantized for inference",
-                        &*table_json.find("data_type"), "fp32, fp16, int8, int4 or int2 with planner.is_inference");
+      return invalid_at(table_path.child("data_type"),
+                        "bf16 tables cannot be quantized for inference",
+                        &*table_json.find("data_type"),
+                        "fp32, fp16, int8, int4 or int2 with planner.is_inference");
     }
     if (t.data_type == planner::DataType::kInt4 && t.embedding_dim % 2 != 0) {
-      return invalid_at(table_path.child("embedding_dim"), "an int4 table needs an even embedding_dim for inference",
+      return invalid_at(table_path.child("embedding_dim"),
+                        "an int4 table needs an even embedding_dim for inference",
                         &*table_json.find("embedding_dim"), "a multiple of 2");
     }
     if (t.data_type == planner::DataType::kInt2 && t.embedding_dim % 4 != 0) {
@@ -71,7 +76,8 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   planner::Scenario s;
   s.name = std::filesystem::path(origin).stem().string();
   SHARDLAB_RETURN_IF_ERROR(root.read("name", s.name, internal::StringValue{.non_empty = true}));
-  SHARDLAB_RETURN_IF_ERROR(internal::read_topology(root, s.topology, s.fabric));
+  SHARDLAB_RETURN_IF_ERROR(
+      internal::read_topology(root, s.topology, s.fabric, s.gpu, s.preset_fills));
   SHARDLAB_RETURN_IF_ERROR(root.read("batch_size", s.batch_size, internal::IntValue{.min = 1}));
   SHARDLAB_RETURN_IF_ERROR(internal::read_module(root, s.module));
   internal::TableIndex index;
@@ -81,6 +87,7 @@ Result<planner::Scenario> read_scenario(const Json& doc, const std::string& orig
   SHARDLAB_RETURN_IF_ERROR(internal::read_planner(root, s.planner));
   SHARDLAB_RETURN_IF_ERROR(internal::read_workload(root, s.topology.world_size, s.workload));
   SHARDLAB_RETURN_IF_ERROR(check_module_build(*root.find("tables"), root.path_of("tables"), s));
+  SHARDLAB_RETURN_IF_ERROR(internal::finish_simulator_sections(root, s));
   // Each field is in range; now the byte counts they multiply into.
   if (const auto violation = planner::find_limit_violation(s))
     return internal::limit_error(*violation, &doc);
@@ -115,7 +122,9 @@ const KeySchema& scenario_schema() {
                                          .members = {{"proposers", &proposers},
                                                      {"partitioner", &partitioner},
                                                      {"storage_reservation", &reservation}}};
-  static const KeySchema workload{.keys = kWorkloadKeys};
+  static const KeySchema interaction{.keys = kInteractionKeys};
+  static const KeySchema dense{.keys = kDenseKeys, .members = {{"interaction", &interaction}}};
+  static const KeySchema workload{.keys = kWorkloadKeys, .members = {{"dense", &dense}}};
   static const KeySchema root{.keys = kRootKeys,
                               .members = {{"topology", &topology},
                                           {"module", &module},

@@ -23,42 +23,63 @@ namespace shardlab::data::internal {
 // parser refuses any other key as soon as it reads it (scenario_schema()),
 // so an unknown key in a large file is reported without reading the rest.
 // A key added to the format goes into its list here.
-inline constexpr std::string_view kRootKeys[] = {"name",        "topology", "batch_size", "module",  "tables",
-                                                 "constraints", "sharder",  "planner",    "workload"};
-inline constexpr std::string_view kTopologyKeys[] = {
-    "world_size", "local_world_size", "compute_device", "hbm_cap",       "ddr_cap",
-    "hbm_mem_bw", "ddr_mem_bw",       "hbm_to_ddr_mem_bw", "intra_host_bw", "inter_host_bw",
-    "bwd_compute_multiplier", "fabric"};
-inline constexpr std::string_view kFabricKeys[] = {"nics_per_host",         "nic_bw", "oversubscription",
-                                                   "intra_host_latency_ms", "inter_host_latency_ms", "hosts"};
+inline constexpr std::string_view kRootKeys[] = {"name",    "topology", "batch_size",
+                                                 "module",  "tables",   "constraints",
+                                                 "sharder", "planner",  "workload"};
+inline constexpr std::string_view kTopologyKeys[] = {"world_size",
+                                                     "local_world_size",
+                                                     "compute_device",
+                                                     "hbm_cap",
+                                                     "ddr_cap",
+                                                     "hbm_mem_bw",
+                                                     "ddr_mem_bw",
+                                                     "hbm_to_ddr_mem_bw",
+                                                     "intra_host_bw",
+                                                     "inter_host_bw",
+                                                     "bwd_compute_multiplier",
+                                                     "gpu",
+                                                     "fabric"};
+inline constexpr std::string_view kFabricKeys[] = {"nics_per_host",         "nic_bw",
+                                                   "oversubscription",      "intra_host_latency_ms",
+                                                   "inter_host_latency_ms", "hosts"};
 inline constexpr std::string_view kHostKeys[] = {"intra_host_bw", "nic_bw", "nics"};
 inline constexpr std::string_view kModuleKeys[] = {"kind", "dense_param_bytes"};
-inline constexpr std::string_view kTableKeys[] = {"name",          "num_embeddings", "embedding_dim",
-                                                  "feature_names", "data_type",      "is_weighted"};
+inline constexpr std::string_view kTableKeys[] = {
+    "name", "num_embeddings", "embedding_dim", "feature_names", "data_type", "is_weighted"};
 inline constexpr std::string_view kConstraintKeys[] = {
-    "sharding_types", "compute_kernels", "min_partition", "pooling_factors",     "num_poolings",      "batch_sizes",
-    "is_weighted",    "cache_params",    "enforce_hbm",   "stochastic_rounding", "bounds_check_mode", "feature_names"};
-inline constexpr std::string_view kCacheParamsKeys[] = {"algorithm", "load_factor", "reserved_memory", "precision",
-                                                        "prefetch_pipeline"};
+    "sharding_types", "compute_kernels",     "min_partition",     "pooling_factors",
+    "num_poolings",   "batch_sizes",         "is_weighted",       "cache_params",
+    "enforce_hbm",    "stochastic_rounding", "bounds_check_mode", "feature_names"};
+inline constexpr std::string_view kCacheParamsKeys[] = {
+    "algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"};
 inline constexpr std::string_view kSharderKeys[] = {"fused_params", "optimizer", "qcomm"};
 inline constexpr std::string_view kFusedParamsKeys[] = {"cache_load_factor", "prefetch_pipeline"};
 inline constexpr std::string_view kQcommKeys[] = {"forward", "backward"};
-inline constexpr std::string_view kPlannerKeys[] = {"proposers", "partitioner", "storage_reservation",
-                                                    "is_inference", "torchrec_version"};
+inline constexpr std::string_view kPlannerKeys[] = {
+    "proposers", "partitioner", "storage_reservation", "is_inference", "torchrec_version"};
 // Proposer and partitioner objects take the keys of their kind; the parser
 // checks against all kinds' keys, the reader against the kind's own.
 inline constexpr std::string_view kGreedyProposerKeys[] = {"kind", "use_depth", "threshold"};
 inline constexpr std::string_view kUniformProposerKeys[] = {"kind", "use_depth"};
 inline constexpr std::string_view kGridSearchProposerKeys[] = {"kind", "max_proposals"};
 inline constexpr std::string_view kScaleupProposerKeys[] = {"kind", "use_depth"};
-inline constexpr std::string_view kAnyProposerKeys[] = {"kind", "use_depth", "threshold", "max_proposals"};
+inline constexpr std::string_view kAnyProposerKeys[] = {"kind", "use_depth", "threshold",
+                                                        "max_proposals"};
 inline constexpr std::string_view kGreedyPerfKeys[] = {"kind", "sort_by", "balance_modules"};
-inline constexpr std::string_view kMemoryBalancedKeys[] = {"kind", "max_search_count", "tolerance", "balance_modules"};
-inline constexpr std::string_view kAnyPartitionerKeys[] = {"kind", "sort_by", "balance_modules", "max_search_count",
-                                                           "tolerance"};
-inline constexpr std::string_view kReservationKeys[] = {"kind", "percentage", "parameter_multiplier",
-                                                        "dense_tensor_estimate"};
-inline constexpr std::string_view kWorkloadKeys[] = {"dense_fwd_ms", "dense_bwd_ms"};
+inline constexpr std::string_view kMemoryBalancedKeys[] = {"kind", "max_search_count", "tolerance",
+                                                           "balance_modules"};
+inline constexpr std::string_view kAnyPartitionerKeys[] = {"kind", "sort_by", "balance_modules",
+                                                           "max_search_count", "tolerance"};
+inline constexpr std::string_view kReservationKeys[] = {
+    "kind", "percentage", "parameter_multiplier", "dense_tensor_estimate"};
+inline constexpr std::string_view kWorkloadKeys[] = {"dense_fwd_ms",   "dense_bwd_ms",
+                                                     "dense",          "iteration_overhead_ms",
+                                                     "ddp_bucket_cap", "ddp_first_bucket_cap"};
+inline constexpr std::string_view kDenseKeys[] = {
+    "dense_features", "bottom_mlp",         "interaction",     "top_mlp",           "precision",
+    "optimizer",      "gradient_precision", "fused_epilogues", "kernel_overhead_us"};
+inline constexpr std::string_view kInteractionKeys[] = {"kind", "layers", "low_rank",
+                                                        "self_interaction"};
 
 // The key lists above as the parser's schema of a scenario document.
 const KeySchema& scenario_schema();
@@ -67,11 +88,15 @@ const KeySchema& scenario_schema();
 // document's strings, which outlive the loading.
 using TableIndex = std::unordered_map<std::string_view, std::size_t>;
 
-// Reads `topology` and its optional `fabric` member (read_fabric).
-Status read_topology(const ObjectReader& root, planner::TopologySpec& out, planner::FabricSpec& fabric);
+// Reads `topology`, its optional `fabric` member (read_fabric) and its
+// optional `gpu` preset (read_gpu_preset).
+Status read_topology(const ObjectReader& root, planner::TopologySpec& out,
+                     planner::FabricSpec& fabric, std::optional<planner::GpuSpec>& gpu,
+                     planner::PresetFills& fills);
 Status read_module(const ObjectReader& root, planner::ModuleSpec& out);
 // Requires a non-empty list with unique names; fills `index`.
-Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& out, TableIndex& index);
+Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& out,
+                   TableIndex& index);
 // `out` gets one entry per table (same order as the tables).
 Status read_constraints(const ObjectReader& root, const TableIndex& index,
                         std::vector<std::optional<planner::ConstraintSpec>>& out);
@@ -81,8 +106,19 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& out);
 // The simulator's sections (scenario_simulation.cc). `topology` is the
 // topology object's reader and `t` the topology read from it: fabric.hosts
 // must have one entry per host.
-Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t, planner::FabricSpec& out);
+Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
+                   planner::FabricSpec& out);
 // Per-rank lists must have `world_size` entries.
 Status read_workload(const ObjectReader& root, int world_size, planner::WorkloadSpec& out);
+
+// GPU presets (scenario_presets.cc, docs/presets.md). `topology` is the
+// topology object's reader: a preset fills the fields it lacks.
+Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
+                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills);
+// What needs the whole scenario: the preset's optimizer-derived backward
+// multiplier, the dense model's checks against the tables and the topology,
+// and its parameter bytes for the storage reservation when the module leaves
+// them out.
+Status finish_simulator_sections(const ObjectReader& root, planner::Scenario& s);
 
 }  // namespace shardlab::data::internal

@@ -110,7 +110,8 @@ Result<ProposerSpec> read_proposer(const Json& value, const JsonPath& path) {
       SHARDLAB_RETURN_IF_ERROR(obj.check("a greedy proposer object", kGreedyProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("use_depth", p.use_depth, BoolValue{}));
       // threshold: 0 and null both mean "none"; 0 is kept as given.
-      SHARDLAB_RETURN_IF_ERROR(obj.read("threshold", p.threshold, IntValue{.min = 0}, Null::kMeansAbsent));
+      SHARDLAB_RETURN_IF_ERROR(
+          obj.read("threshold", p.threshold, IntValue{.min = 0}, Null::kMeansAbsent));
       break;
     case ProposerKind::kUniform:
       SHARDLAB_RETURN_IF_ERROR(obj.check("a uniform proposer object", kUniformProposerKeys));
@@ -121,7 +122,8 @@ Result<ProposerSpec> read_proposer(const Json& value, const JsonPath& path) {
       SHARDLAB_RETURN_IF_ERROR(obj.read("max_proposals", p.max_proposals, IntValue{.min = 0}));
       break;
     case ProposerKind::kEmbeddingOffloadScaleup:
-      SHARDLAB_RETURN_IF_ERROR(obj.check("an embedding_offload_scaleup proposer object", kScaleupProposerKeys));
+      SHARDLAB_RETURN_IF_ERROR(
+          obj.check("an embedding_offload_scaleup proposer object", kScaleupProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("use_depth", p.use_depth, BoolValue{}));
       break;
   }
@@ -143,10 +145,11 @@ Status read_partitioner(const Json& value, const JsonPath& path, PartitionerSpec
   SHARDLAB_RETURN_IF_ERROR(obj.require("kind", p.kind, kPartitionerValue, "a partitioner name"));
   if (p.kind == PartitionerKind::kGreedyPerf) {
     SHARDLAB_RETURN_IF_ERROR(obj.check("a greedy_perf partitioner object", kGreedyPerfKeys));
-    SHARDLAB_RETURN_IF_ERROR(
-        obj.read("sort_by", p.sort_by, EnumValue<SortBy>{"sort key", parse_sort_by, "storage, perf"}));
+    SHARDLAB_RETURN_IF_ERROR(obj.read(
+        "sort_by", p.sort_by, EnumValue<SortBy>{"sort key", parse_sort_by, "storage, perf"}));
   } else {
-    SHARDLAB_RETURN_IF_ERROR(obj.check("a memory_balanced partitioner object", kMemoryBalancedKeys));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.check("a memory_balanced partitioner object", kMemoryBalancedKeys));
     SHARDLAB_RETURN_IF_ERROR(obj.read("max_search_count", p.max_search_count, IntValue{.min = 0}));
     SHARDLAB_RETURN_IF_ERROR(obj.read("tolerance", p.tolerance, NumberValue{.min = 0}));
   }
@@ -154,23 +157,26 @@ Status read_partitioner(const Json& value, const JsonPath& path, PartitionerSpec
   return Status::ok();
 }
 
-Status read_storage_reservation(const Json& value, const JsonPath& path, StorageReservationSpec& r) {
+Status read_storage_reservation(const Json& value, const JsonPath& path,
+                                StorageReservationSpec& r) {
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(obj.check("a storage_reservation object", kReservationKeys));
-  SHARDLAB_RETURN_IF_ERROR(obj.require(
-      "kind", r.kind,
-      EnumValue<ReservationKind>{"storage reservation", parse_reservation_kind,
-                                 "heuristical, fixed_percentage, inference"},
-      "one of heuristical, fixed_percentage, inference"));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("kind", r.kind,
+                  EnumValue<ReservationKind>{"storage reservation", parse_reservation_kind,
+                                             "heuristical, fixed_percentage, inference"},
+                  "one of heuristical, fixed_percentage, inference"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("percentage", r.percentage, NumberValue{.min = 0, .max = 1}));
 
   // Each TorchRec reservation class takes only its own arguments.
   if (const Json* m = obj.find("parameter_multiplier")) {
     if (r.kind != ReservationKind::kHeuristical) {
-      return invalid_at(obj.path_of("parameter_multiplier"), "only the heuristical reservation takes it", m,
+      return invalid_at(obj.path_of("parameter_multiplier"),
+                        "only the heuristical reservation takes it", m,
                         "no parameter_multiplier with this kind");
     }
-    SHARDLAB_RETURN_IF_ERROR(obj.read("parameter_multiplier", r.parameter_multiplier, NumberValue{.min = 0}));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.read("parameter_multiplier", r.parameter_multiplier, NumberValue{.min = 0}));
   }
   if (const Json* d = obj.find("dense_tensor_estimate", Null::kMeansAbsent)) {
     if (r.kind == ReservationKind::kFixedPercentage) {
@@ -186,7 +192,9 @@ Status read_storage_reservation(const Json& value, const JsonPath& path, Storage
 
 }  // namespace
 
-Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner::FabricSpec& fabric) {
+Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
+                     planner::FabricSpec& fabric, std::optional<planner::GpuSpec>& gpu,
+                     planner::PresetFills& fills) {
   const Json* value = root.find("topology");
   if (value == nullptr) return root.missing("topology", "an object with at least world_size");
   ObjectReader obj(*value, root.path_of("topology"));
@@ -195,7 +203,8 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
   // options hold one shard per rank for every table.
   const IntValue rank_count{.min = 1, .max = planner::kMaxWorldSize};
-  SHARDLAB_RETURN_IF_ERROR(obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
   // A host of more ranks than the cluster has holds no whole host: TorchRec
   // would plan table-row-wise shards on a host that does not exist.
@@ -204,12 +213,15 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
                       obj.find("local_world_size"),
                       "at most world_size (" + std::to_string(t.world_size) + ")");
   }
-  SHARDLAB_RETURN_IF_ERROR(obj.read(
-      "compute_device", t.compute_device,
-      EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device, "cuda, cpu, mtia"}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("compute_device", t.compute_device,
+               EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device,
+                                                 "cuda, cpu, mtia"}));
   // 64 TiB per device: 65,536 of them still add up inside int64.
-  SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_cap", t.hbm_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_cap", t.ddr_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("hbm_cap", t.hbm_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("ddr_cap", t.ddr_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_mem_bw", t.hbm_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_mem_bw", t.ddr_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw, BandwidthValue{}));
@@ -217,6 +229,7 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t, planner
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier,
                                     NumberValue{.min = 0, .max = planner::kMaxFactor}));
+  SHARDLAB_RETURN_IF_ERROR(read_gpu_preset(obj, t, gpu, fills));
   return read_fabric(obj, t, fabric);
 }
 
@@ -225,11 +238,12 @@ Status read_module(const ObjectReader& root, planner::ModuleSpec& m) {
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("module"));
   SHARDLAB_RETURN_IF_ERROR(obj.check("a module object", kModuleKeys));
-  SHARDLAB_RETURN_IF_ERROR(obj.read(
-      "kind", m.kind,
-      EnumValue<ModuleKind>{"module kind", parse_module_kind, "embedding_bag_collection, embedding_collection"}));
   SHARDLAB_RETURN_IF_ERROR(
-      obj.read("dense_param_bytes", m.dense_param_bytes, SizeValue{.max = planner::kMaxReservationBytes}));
+      obj.read("kind", m.kind,
+               EnumValue<ModuleKind>{"module kind", parse_module_kind,
+                                     "embedding_bag_collection, embedding_collection"}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("dense_param_bytes", m.dense_param_bytes,
+                                    SizeValue{.max = planner::kMaxReservationBytes}));
   return Status::ok();
 }
 
@@ -242,9 +256,10 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
   if (const Json* fused = obj.find("fused_params")) {
     ObjectReader fp(*fused, obj.path_of("fused_params"));
     SHARDLAB_RETURN_IF_ERROR(fp.check("a fused_params object", kFusedParamsKeys));
+    SHARDLAB_RETURN_IF_ERROR(fp.read("cache_load_factor", s.cache_load_factor,
+                                     NumberValue{.min = 0}, Null::kMeansAbsent));
     SHARDLAB_RETURN_IF_ERROR(
-        fp.read("cache_load_factor", s.cache_load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
-    SHARDLAB_RETURN_IF_ERROR(fp.read("prefetch_pipeline", s.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
+        fp.read("prefetch_pipeline", s.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
     s.has_fused_params = s.cache_load_factor.has_value() || s.prefetch_pipeline.has_value();
   }
 
@@ -257,8 +272,8 @@ Status read_sharder(const ObjectReader& root, planner::SharderSpec& s) {
   if (const Json* qcomm = obj.find("qcomm")) {
     ObjectReader q(*qcomm, obj.path_of("qcomm"));
     SHARDLAB_RETURN_IF_ERROR(q.check("a qcomm object", kQcommKeys));
-    const EnumValue<planner::CommPrecision> precision{"qcomm precision", planner::parse_comm_precision,
-                                                      kPrecisions};
+    const EnumValue<planner::CommPrecision> precision{"qcomm precision",
+                                                      planner::parse_comm_precision, kPrecisions};
     SHARDLAB_RETURN_IF_ERROR(q.read("forward", s.qcomm_forward, precision));
     SHARDLAB_RETURN_IF_ERROR(q.read("backward", s.qcomm_backward, precision));
   }
@@ -271,13 +286,15 @@ Status read_planner(const ObjectReader& root, planner::PlannerSpec& p) {
   if (value == nullptr) return Status::ok();
   ObjectReader obj(*value, root.path_of("planner"));
   SHARDLAB_RETURN_IF_ERROR(obj.check("a planner object", kPlannerKeys));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("proposers", p.proposers, ListOf{read_proposer, /*non_empty=*/true}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("proposers", p.proposers, ListOf{read_proposer, /*non_empty=*/true}));
   if (const Json* partitioner = obj.find("partitioner")) {
-    SHARDLAB_RETURN_IF_ERROR(read_partitioner(*partitioner, obj.path_of("partitioner"), p.partitioner));
+    SHARDLAB_RETURN_IF_ERROR(
+        read_partitioner(*partitioner, obj.path_of("partitioner"), p.partitioner));
   }
   if (const Json* reservation = obj.find("storage_reservation")) {
-    SHARDLAB_RETURN_IF_ERROR(
-        read_storage_reservation(*reservation, obj.path_of("storage_reservation"), p.storage_reservation));
+    SHARDLAB_RETURN_IF_ERROR(read_storage_reservation(
+        *reservation, obj.path_of("storage_reservation"), p.storage_reservation));
   }
   SHARDLAB_RETURN_IF_ERROR(obj.read("is_inference", p.is_inference, BoolValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read(

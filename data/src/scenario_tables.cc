@@ -32,18 +32,21 @@ std::optional<BoundsCheckMode> parse_bounds_check_mode(std::string_view s) {
   return std::nullopt;
 }
 
-const EnumValue<planner::DataType> kDataTypeValue{"data type", planner::parse_data_type, kDataTypes};
+const EnumValue<planner::DataType> kDataTypeValue{"data type", planner::parse_data_type,
+                                                  kDataTypes};
 
 Status read_table(const Json& value, const JsonPath& path, TableSpec& t) {
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(obj.check("a table object", kTableKeys));
-  SHARDLAB_RETURN_IF_ERROR(obj.require("name", t.name, StringValue{.non_empty = true}, "a non-empty string"));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("name", t.name, StringValue{.non_empty = true}, "a non-empty string"));
   // Row counts stay exact in TorchRec's float arithmetic up to 2^53. Neither
   // count has a cap of its own beyond that: the byte counts they make (rows x
   // dim x element size, with optimizer state and buffers) are bounded once
   // every section is read (planner/limits.h).
   SHARDLAB_RETURN_IF_ERROR(obj.require("num_embeddings", t.num_embeddings,
-                                       IntValue{.min = 1, .max = planner::kMaxRows}, "an integer from 1 to 2^53"));
+                                       IntValue{.min = 1, .max = planner::kMaxRows},
+                                       "an integer from 1 to 2^53"));
   SHARDLAB_RETURN_IF_ERROR(
       obj.require("embedding_dim", t.embedding_dim, IntValue{.min = 1}, "an integer >= 1"));
   SHARDLAB_RETURN_IF_ERROR(obj.require("feature_names", t.feature_names,
@@ -58,13 +61,17 @@ Status read_cache_params(const Json& value, const JsonPath& path, CacheParams& c
   // TorchRec's CacheParams fields are all Optional, so null means not given.
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(obj.check("a cache_params object", kCacheParamsKeys));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("algorithm", c.algorithm,
-                                    EnumValue<CacheAlgorithm>{"cache algorithm", parse_cache_algorithm, "lru, lfu"},
-                                    Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("load_factor", c.load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("reserved_memory", c.reserved_memory, NumberValue{.min = 0}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("algorithm", c.algorithm,
+               EnumValue<CacheAlgorithm>{"cache algorithm", parse_cache_algorithm, "lru, lfu"},
+               Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("load_factor", c.load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("reserved_memory", c.reserved_memory, NumberValue{.min = 0}, Null::kMeansAbsent));
   SHARDLAB_RETURN_IF_ERROR(obj.read("precision", c.precision, kDataTypeValue, Null::kMeansAbsent));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("prefetch_pipeline", c.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("prefetch_pipeline", c.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
   return Status::ok();
 }
 
@@ -87,13 +94,13 @@ Status check_input_list_lengths(const ConstraintSpec& c, const JsonPath& path) {
       if (!got.empty()) got += ", ";
       got += std::string(q.name) + " " + std::to_string(q.size);
     }
-    return Status::invalid_scenario(path.to_string() + ": per-input lists differ in length: got " + got +
-                                    ", expected equal lengths");
+    return Status::invalid_argument(path.to_string() + ": per-input lists differ in length: got " +
+                                    got + ", expected equal lengths");
   }
   if (!c.pooling_factors) {
     for (const Present& p : present) {
       if (p.size > 1) {
-        return Status::invalid_scenario(
+        return Status::invalid_argument(
             path.to_string() + ": " + std::string(p.name) +
             " without pooling_factors describes more inputs than the default single one: got " +
             std::to_string(p.size) + " entries, expected 1 (or give pooling_factors)");
@@ -109,18 +116,25 @@ Status read_constraint(const Json& value, const JsonPath& path, ConstraintSpec& 
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(obj.check("a constraints object", kConstraintKeys));
   constexpr Null kNull = Null::kMeansAbsent;
-  SHARDLAB_RETURN_IF_ERROR(obj.read(
-      "sharding_types", c.sharding_types,
-      ListOf{EnumValue<planner::ShardingType>{"sharding type", planner::parse_sharding_type, kShardingTypes}, false},
-      kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read(
-      "compute_kernels", c.compute_kernels,
-      ListOf{EnumValue<planner::ComputeKernel>{"compute kernel", planner::parse_compute_kernel, kKernels}, false},
-      kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("sharding_types", c.sharding_types,
+               ListOf{EnumValue<planner::ShardingType>{
+                          "sharding type", planner::parse_sharding_type, kShardingTypes},
+                      false},
+               kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("compute_kernels", c.compute_kernels,
+               ListOf{EnumValue<planner::ComputeKernel>{"compute kernel",
+                                                        planner::parse_compute_kernel, kKernels},
+                      false},
+               kNull));
   SHARDLAB_RETURN_IF_ERROR(obj.read("min_partition", c.min_partition, IntValue{.min = 1}, kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("pooling_factors", c.pooling_factors, ListOf{NumberValue{.min = 0}, false}, kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("num_poolings", c.num_poolings, ListOf{NumberValue{.min = 0}, false}, kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("batch_sizes", c.batch_sizes, ListOf{IntValue{.min = 1}, false}, kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("pooling_factors", c.pooling_factors, ListOf{NumberValue{.min = 0}, false}, kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("num_poolings", c.num_poolings, ListOf{NumberValue{.min = 0}, false}, kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("batch_sizes", c.batch_sizes, ListOf{IntValue{.min = 1}, false}, kNull));
   SHARDLAB_RETURN_IF_ERROR(obj.read("is_weighted", c.is_weighted, BoolValue{}, kNull));
   if (const Json* cache = obj.find("cache_params", kNull)) {
     CacheParams params;
@@ -128,12 +142,15 @@ Status read_constraint(const Json& value, const JsonPath& path, ConstraintSpec& 
     c.cache_params = params;
   }
   SHARDLAB_RETURN_IF_ERROR(obj.read("enforce_hbm", c.enforce_hbm, BoolValue{}, kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("stochastic_rounding", c.stochastic_rounding, BoolValue{}, kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read(
-      "bounds_check_mode", c.bounds_check_mode,
-      EnumValue<BoundsCheckMode>{"bounds check mode", parse_bounds_check_mode, "fatal, warning, ignore, none"},
-      kNull));
-  SHARDLAB_RETURN_IF_ERROR(obj.read("feature_names", c.feature_names, ListOf{StringValue{}, false}, kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("stochastic_rounding", c.stochastic_rounding, BoolValue{}, kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("bounds_check_mode", c.bounds_check_mode,
+               EnumValue<BoundsCheckMode>{"bounds check mode", parse_bounds_check_mode,
+                                          "fatal, warning, ignore, none"},
+               kNull));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("feature_names", c.feature_names, ListOf{StringValue{}, false}, kNull));
   return check_input_list_lengths(c, path);
 }
 

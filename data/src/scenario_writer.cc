@@ -17,10 +17,14 @@ std::string_view cache_algorithm_name(planner::CacheAlgorithm a) {
 
 std::string_view bounds_check_name(planner::BoundsCheckMode m) {
   switch (m) {
-    case planner::BoundsCheckMode::kFatal: return "fatal";
-    case planner::BoundsCheckMode::kWarning: return "warning";
-    case planner::BoundsCheckMode::kIgnore: return "ignore";
-    case planner::BoundsCheckMode::kNone: return "none";
+    case planner::BoundsCheckMode::kFatal:
+      return "fatal";
+    case planner::BoundsCheckMode::kWarning:
+      return "warning";
+    case planner::BoundsCheckMode::kIgnore:
+      return "ignore";
+    case planner::BoundsCheckMode::kNone:
+      return "none";
   }
   return "none";
 }
@@ -40,14 +44,19 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.member("world_size", t.world_size);
   if (t.local_world_size) w.member("local_world_size", *t.local_world_size);
   w.member("compute_device", planner::to_string(t.compute_device));
-  if (t.hbm_cap) w.member("hbm_cap", *t.hbm_cap);
+  // Fields a GPU preset filled stay implicit, so a new preset replaces them.
+  const planner::PresetFills& filled = s.preset_fills;
+  const bool preset = s.gpu.has_value();
+  if (preset) w.member("gpu", s.gpu->name);
+  if (t.hbm_cap && !(preset && filled.hbm_cap)) w.member("hbm_cap", *t.hbm_cap);
   if (t.ddr_cap) w.member("ddr_cap", *t.ddr_cap);
-  w.member("hbm_mem_bw", t.hbm_mem_bw);
-  w.member("ddr_mem_bw", t.ddr_mem_bw);
-  w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
-  w.member("intra_host_bw", t.intra_host_bw);
-  w.member("inter_host_bw", t.inter_host_bw);
-  w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
+  if (!(preset && filled.hbm_mem_bw)) w.member("hbm_mem_bw", t.hbm_mem_bw);
+  if (!(preset && filled.ddr_mem_bw)) w.member("ddr_mem_bw", t.ddr_mem_bw);
+  if (!(preset && filled.hbm_to_ddr_mem_bw)) w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
+  if (!(preset && filled.intra_host_bw)) w.member("intra_host_bw", t.intra_host_bw);
+  if (!(preset && filled.inter_host_bw)) w.member("inter_host_bw", t.inter_host_bw);
+  if (!(preset && filled.bwd_compute_multiplier))
+    w.member("bwd_compute_multiplier", t.bwd_compute_multiplier);
   const planner::FabricSpec& f = s.fabric;
   w.key("fabric");
   w.begin_object();
@@ -71,6 +80,56 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.end_object();
 }
 
+std::string_view interaction_name(planner::InteractionKind k) {
+  switch (k) {
+    case planner::InteractionKind::kDot:
+      return "dot";
+    case planner::InteractionKind::kDcn:
+      return "dcn";
+    case planner::InteractionKind::kCat:
+      return "cat";
+    case planner::InteractionKind::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+std::string_view dense_optimizer_name(planner::OptimizerKind o) {
+  switch (o) {
+    case planner::OptimizerKind::kAdagrad:
+      return "adagrad";
+    case planner::OptimizerKind::kRowwiseAdagrad:
+      return "rowwise_adagrad";
+    case planner::OptimizerKind::kAdam:
+      return "adam";
+    default:
+      return "sgd";
+  }
+}
+
+void write_dense(JsonWriter& w, const planner::DenseSpec& d) {
+  w.begin_object();
+  w.member("dense_features", d.dense_features);
+  write_list(w, "bottom_mlp", d.bottom_mlp, [&](int64_t x) { w.value(x); });
+  w.key("interaction");
+  w.begin_object();
+  w.member("kind", interaction_name(d.interaction.kind));
+  if (d.interaction.kind == planner::InteractionKind::kDcn) {
+    w.member("layers", d.interaction.layers);
+    if (d.interaction.low_rank) w.member("low_rank", *d.interaction.low_rank);
+  }
+  if (d.interaction.kind == planner::InteractionKind::kDot)
+    w.member("self_interaction", d.interaction.self_interaction);
+  w.end_object();
+  write_list(w, "top_mlp", d.top_mlp, [&](int64_t x) { w.value(x); });
+  w.member("precision", planner::to_string(d.precision));
+  w.member("optimizer", dense_optimizer_name(d.optimizer));
+  w.member("gradient_precision", d.gradient_bytes == 4 ? "fp32" : "fp16");
+  w.member("fused_epilogues", d.fused_epilogues);
+  w.member("kernel_overhead_us", d.kernel_overhead_us);
+  w.end_object();
+}
+
 void write_table(JsonWriter& w, const planner::TableSpec& t) {
   w.begin_object();
   w.member("name", t.name);
@@ -85,14 +144,16 @@ void write_table(JsonWriter& w, const planner::TableSpec& t) {
 void write_constraint(JsonWriter& w, const planner::ConstraintSpec& c) {
   w.begin_object();
   if (c.sharding_types) {
-    write_list(w, "sharding_types", *c.sharding_types, [&](planner::ShardingType t) { w.value(planner::to_string(t)); });
+    write_list(w, "sharding_types", *c.sharding_types,
+               [&](planner::ShardingType t) { w.value(planner::to_string(t)); });
   }
   if (c.compute_kernels) {
     write_list(w, "compute_kernels", *c.compute_kernels,
                [&](planner::ComputeKernel k) { w.value(planner::to_string(k)); });
   }
   if (c.min_partition) w.member("min_partition", *c.min_partition);
-  if (c.pooling_factors) write_list(w, "pooling_factors", *c.pooling_factors, [&](double v) { w.value(v); });
+  if (c.pooling_factors)
+    write_list(w, "pooling_factors", *c.pooling_factors, [&](double v) { w.value(v); });
   if (c.num_poolings) write_list(w, "num_poolings", *c.num_poolings, [&](double v) { w.value(v); });
   if (c.batch_sizes) write_list(w, "batch_sizes", *c.batch_sizes, [&](int64_t v) { w.value(v); });
   if (c.is_weighted) w.member("is_weighted", *c.is_weighted);
@@ -110,7 +171,8 @@ void write_constraint(JsonWriter& w, const planner::ConstraintSpec& c) {
   if (c.enforce_hbm) w.member("enforce_hbm", *c.enforce_hbm);
   if (c.stochastic_rounding) w.member("stochastic_rounding", *c.stochastic_rounding);
   if (c.bounds_check_mode) w.member("bounds_check_mode", bounds_check_name(*c.bounds_check_mode));
-  if (c.feature_names) write_list(w, "feature_names", *c.feature_names, [&](const std::string& f) { w.value(f); });
+  if (c.feature_names)
+    write_list(w, "feature_names", *c.feature_names, [&](const std::string& f) { w.value(f); });
   w.end_object();
 }
 
@@ -155,7 +217,8 @@ void write_proposer(JsonWriter& w, const planner::ProposerSpec& p) {
 void write_planner(JsonWriter& w, const planner::PlannerSpec& p) {
   w.key("planner");
   w.begin_object();
-  write_list(w, "proposers", p.proposers, [&](const planner::ProposerSpec& spec) { write_proposer(w, spec); });
+  write_list(w, "proposers", p.proposers,
+             [&](const planner::ProposerSpec& spec) { write_proposer(w, spec); });
   const planner::PartitionerSpec& part = p.partitioner;
   w.key("partitioner");
   w.begin_object();
@@ -173,8 +236,10 @@ void write_planner(JsonWriter& w, const planner::PlannerSpec& p) {
   w.begin_object();
   w.member("kind", to_string(r.kind));
   w.member("percentage", r.percentage);
-  if (r.kind == planner::ReservationKind::kHeuristical) w.member("parameter_multiplier", r.parameter_multiplier);
-  if (r.kind != planner::ReservationKind::kFixedPercentage) write_optional(w, "dense_tensor_estimate", r.dense_tensor_estimate);
+  if (r.kind == planner::ReservationKind::kHeuristical)
+    w.member("parameter_multiplier", r.parameter_multiplier);
+  if (r.kind != planner::ReservationKind::kFixedPercentage)
+    write_optional(w, "dense_tensor_estimate", r.dense_tensor_estimate);
   w.end_object();
   w.member("is_inference", p.is_inference);
   w.member("torchrec_version", planner::to_string(p.torchrec_version));
@@ -192,16 +257,27 @@ void write_dense_ms(JsonWriter& w, std::string_view key, const std::vector<doubl
 
 }  // namespace
 
+std::string dense_to_json(const planner::DenseSpec& dense, int indent) {
+  JsonWriter w(indent);
+  write_dense(w, dense);
+  return std::move(w).take();
+}
+
 std::string to_string(planner::ModuleKind kind) {
-  return kind == planner::ModuleKind::kEmbeddingBagCollection ? "embedding_bag_collection" : "embedding_collection";
+  return kind == planner::ModuleKind::kEmbeddingBagCollection ? "embedding_bag_collection"
+                                                              : "embedding_collection";
 }
 
 std::string to_string(planner::ProposerKind kind) {
   switch (kind) {
-    case planner::ProposerKind::kGreedy: return "greedy";
-    case planner::ProposerKind::kUniform: return "uniform";
-    case planner::ProposerKind::kGridSearch: return "grid_search";
-    case planner::ProposerKind::kEmbeddingOffloadScaleup: return "embedding_offload_scaleup";
+    case planner::ProposerKind::kGreedy:
+      return "greedy";
+    case planner::ProposerKind::kUniform:
+      return "uniform";
+    case planner::ProposerKind::kGridSearch:
+      return "grid_search";
+    case planner::ProposerKind::kEmbeddingOffloadScaleup:
+      return "embedding_offload_scaleup";
   }
   return "greedy";
 }
@@ -212,9 +288,12 @@ std::string to_string(planner::PartitionerKind kind) {
 
 std::string to_string(planner::ReservationKind kind) {
   switch (kind) {
-    case planner::ReservationKind::kHeuristical: return "heuristical";
-    case planner::ReservationKind::kFixedPercentage: return "fixed_percentage";
-    case planner::ReservationKind::kInference: return "inference";
+    case planner::ReservationKind::kHeuristical:
+      return "heuristical";
+    case planner::ReservationKind::kFixedPercentage:
+      return "fixed_percentage";
+    case planner::ReservationKind::kInference:
+      return "inference";
   }
   return "heuristical";
 }
@@ -228,7 +307,8 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   w.key("module");
   w.begin_object();
   w.member("kind", to_string(s.module.kind));
-  w.member("dense_param_bytes", s.module.dense_param_bytes);
+  if (!s.module.dense_param_bytes_derived)
+    w.member("dense_param_bytes", s.module.dense_param_bytes);
   w.end_object();
   write_list(w, "tables", s.tables, [&](const planner::TableSpec& t) { write_table(w, t); });
   w.key("constraints");
@@ -241,11 +321,24 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   w.end_object();
   write_sharder(w, s.sharder);
   write_planner(w, s.planner);
-  if (!s.workload.dense_fwd_ms.empty() || !s.workload.dense_bwd_ms.empty()) {
+  const planner::WorkloadSpec& wl = s.workload;
+  if (!wl.dense_fwd_ms.empty() || !wl.dense_bwd_ms.empty() || wl.dense ||
+      wl.iteration_overhead_ms > 0.0 || wl.ddp_bucket_bytes != planner::kDefaultDdpBucketBytes ||
+      wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes) {
     w.key("workload");
     w.begin_object();
-    write_dense_ms(w, "dense_fwd_ms", s.workload.dense_fwd_ms);
-    write_dense_ms(w, "dense_bwd_ms", s.workload.dense_bwd_ms);
+    write_dense_ms(w, "dense_fwd_ms", wl.dense_fwd_ms);
+    write_dense_ms(w, "dense_bwd_ms", wl.dense_bwd_ms);
+    if (wl.dense) {
+      w.key("dense");
+      write_dense(w, *wl.dense);
+    }
+    if (wl.iteration_overhead_ms > 0.0) w.member("iteration_overhead_ms", wl.iteration_overhead_ms);
+    if (wl.ddp_bucket_bytes != planner::kDefaultDdpBucketBytes)
+      w.member("ddp_bucket_cap", wl.ddp_bucket_bytes);
+    if (wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes) {
+      w.member("ddp_first_bucket_cap", wl.ddp_first_bucket_bytes);
+    }
     w.end_object();
   }
   w.end_object();

@@ -72,7 +72,8 @@ StepKey key_of(int rank, sim::Phase phase, int iteration) {
 std::vector<StepKey> critical_keys(const SimResult& result) {
   std::vector<StepKey> keys;
   keys.reserve(result.critical_path.size());
-  for (const CriticalStep& s : result.critical_path) keys.push_back(key_of(s.rank, s.phase, s.iteration));
+  for (const CriticalStep& s : result.critical_path)
+    keys.push_back(key_of(s.rank, s.phase, s.iteration));
   std::sort(keys.begin(), keys.end());
   return keys;
 }
@@ -88,7 +89,8 @@ int thread_id(const SimResult& result, int rank, Stream stream) {
 
 // A metadata event: {"name": what, "ph": "M", "pid", "tid", "args": {arg: value}}.
 template <typename T>
-void write_metadata(JsonWriter& w, std::string_view what, int pid, int tid, std::string_view arg, const T& value) {
+void write_metadata(JsonWriter& w, std::string_view what, int pid, int tid, std::string_view arg,
+                    const T& value) {
   w.begin_object();
   w.member("name", what);
   w.member("ph", "M");
@@ -120,8 +122,8 @@ void write_trace_metadata(JsonWriter& w, const SimResult& result) {
   }
 }
 
-void write_trace_phase(JsonWriter& w, const SimResult& result, const RankResult& r, const PhaseRecord& p,
-                       bool critical) {
+void write_trace_phase(JsonWriter& w, const SimResult& result, const RankResult& r,
+                       const PhaseRecord& p, bool critical) {
   w.begin_object();
   w.member("name", sim::to_string(p.phase));
   w.member("cat", sim::to_string(p.stream));
@@ -183,6 +185,31 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
   return std::move(w).take();
 }
 
+std::string sweep_to_json(const std::string& scenario, sim::CollectiveKind kind, int ranks,
+                          const std::vector<sim::SweepPoint>& points, int indent) {
+  constexpr double kGbpsPerBytesPerMs = 1e-6;  // bytes/ms -> 10^9 bytes/s
+  JsonWriter w(indent);
+  w.begin_object();
+  w.member("scenario", scenario);
+  w.member("collective", sim::to_string(kind));
+  w.member("ranks", ranks);
+  w.key("points");
+  w.begin_array();
+  for (const sim::SweepPoint& p : points) {
+    w.begin_object();
+    write_bytes(w, "bytes", p.bytes);
+    w.member("time_us", p.time_ms * 1000.0);
+    w.member("algbw_gbps", p.algbw * kGbpsPerBytesPerMs);
+    w.member("busbw_gbps", p.busbw * kGbpsPerBytesPerMs);
+    w.member("algorithm", planner::to_string(p.algorithm));
+    w.member("protocol", planner::to_string(p.protocol));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return std::move(w).take();
+}
+
 std::string chrome_trace_json(const SimResult& result) {
   const std::vector<StepKey> critical = critical_keys(result);
   JsonWriter w(kCompactJson);
@@ -192,7 +219,8 @@ std::string chrome_trace_json(const SimResult& result) {
   write_trace_metadata(w, result);
   for (const RankResult& r : result.ranks) {
     for (const PhaseRecord& p : r.phases) {
-      const bool on_path = std::binary_search(critical.begin(), critical.end(), key_of(r.rank, p.phase, p.iteration));
+      const bool on_path = std::binary_search(critical.begin(), critical.end(),
+                                              key_of(r.rank, p.phase, p.iteration));
       write_trace_phase(w, result, r, p, on_path);
     }
   }

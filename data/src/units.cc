@@ -9,10 +9,14 @@
 // them exactly, and a single correctly rounded string-to-double conversion of
 // "<digits>e<exponent>" gives the bandwidth. The constructed string has no
 // decimal point, so the C locale's radix character cannot interfere.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -41,7 +45,8 @@ class BigUint {
     for (std::size_t end = digits.size(); end > 0;) {
       const std::size_t begin = end >= kLimbDigits ? end - kLimbDigits : 0;
       uint32_t limb = 0;
-      for (std::size_t i = begin; i < end; ++i) limb = limb * 10 + static_cast<uint32_t>(digits[i] - '0');
+      for (std::size_t i = begin; i < end; ++i)
+        limb = limb * 10 + static_cast<uint32_t>(digits[i] - '0');
       n.limbs_.push_back(limb);
       end = begin;
     }
@@ -140,22 +145,23 @@ std::string_view trim_spaces(std::string_view s) {
 
 Result<Quantity> parse_quantity(std::string_view text) {
   if (text.size() > kMaxUnitStringChars) {
-    return Status::invalid_scenario("longer than " + std::to_string(kMaxUnitStringChars) + " characters");
+    return Status::invalid_argument("longer than " + std::to_string(kMaxUnitStringChars) +
+                                    " characters");
   }
   std::string_view s = trim_spaces(text);
-  if (s.empty()) return Status::invalid_scenario("empty, expected a number and a unit");
+  if (s.empty()) return Status::invalid_argument("empty, expected a number and a unit");
 
   Quantity q;
   std::size_t i = 0;
   while (i < s.size() && is_digit(s[i])) q.digits += s[i++];
   if (q.digits.empty()) {
-    return Status::invalid_scenario("must start with an unsigned decimal number");
+    return Status::invalid_argument("must start with an unsigned decimal number");
   }
   if (i < s.size() && s[i] == '.') {
     ++i;
     const std::size_t fraction_start = i;
     while (i < s.size() && is_digit(s[i])) q.digits += s[i++];
-    if (i == fraction_start) return Status::invalid_scenario("expected digits after '.'");
+    if (i == fraction_start) return Status::invalid_argument("expected digits after '.'");
     q.exponent = -static_cast<int64_t>(i - fraction_start);
   }
   // An exponent is 'e' or 'E', an optional sign and at least one digit; an 'E'
@@ -182,7 +188,8 @@ Result<Quantity> parse_quantity(std::string_view text) {
     unit.remove_suffix(2);
   }
   if (unit.empty()) {
-    return Status::invalid_scenario(std::string("missing unit, expected one of ") + std::string(kUnitList));
+    return Status::invalid_argument(std::string("missing unit, expected one of ") +
+                                    std::string(kUnitList));
   }
   for (const Unit& u : kUnits) {
     if (u.name == unit) {
@@ -190,7 +197,7 @@ Result<Quantity> parse_quantity(std::string_view text) {
       return q;
     }
   }
-  return Status::invalid_scenario("unknown unit \"" + std::string(unit) + "\", expected one of " +
+  return Status::invalid_argument("unknown unit \"" + std::string(unit) + "\", expected one of " +
                                   std::string(kUnitList) + (q.per_second ? " before /s" : ""));
 }
 
@@ -207,24 +214,24 @@ Result<int64_t> parse_size_string(const std::string& text) {
   auto parsed = parse_quantity(text);
   if (!parsed) return parsed.status();
   const Quantity& q = *parsed;
-  if (q.per_second) return Status::invalid_scenario("a size takes no /s (that is a bandwidth)");
+  if (q.per_second) return Status::invalid_argument("a size takes no /s (that is a bandwidth)");
 
   BigUint n = scaled_mantissa(q);
   if (n.is_zero()) return int64_t{0};
   const int64_t exponent = q.exponent + q.unit.decimal_exponent;
   if (exponent > 0) {
     // n >= 1, so 10^19 or more cannot fit in int64.
-    if (exponent > 19) return Status::invalid_scenario("too large for a 64-bit byte count");
+    if (exponent > 19) return Status::invalid_argument("too large for a 64-bit byte count");
     for (int64_t k = 0; k < exponent; ++k) n.multiply(10);
   } else {
     // Each division must be exact. n is non-zero, so a non-zero remainder comes
     // within its digit count: the loop is short whatever the exponent.
     for (int64_t k = 0; k < -exponent; ++k) {
-      if (n.divide(10) != 0) return Status::invalid_scenario("not a whole number of bytes");
+      if (n.divide(10) != 0) return Status::invalid_argument("not a whole number of bytes");
     }
   }
   const std::optional<int64_t> bytes = n.to_int64();
-  if (!bytes) return Status::invalid_scenario("too large for a 64-bit byte count");
+  if (!bytes) return Status::invalid_argument("too large for a 64-bit byte count");
   return *bytes;
 }
 
@@ -232,7 +239,7 @@ Result<double> parse_bandwidth_string(const std::string& text) {
   auto parsed = parse_quantity(text);
   if (!parsed) return parsed.status();
   const Quantity& q = *parsed;
-  if (!q.per_second) return Status::invalid_scenario("a bandwidth needs /s right after the unit");
+  if (!q.per_second) return Status::invalid_argument("a bandwidth needs /s right after the unit");
 
   const BigUint n = scaled_mantissa(q);
   if (n.is_zero()) return 0.0;
@@ -241,11 +248,24 @@ Result<double> parse_bandwidth_string(const std::string& text) {
   const std::string exact = n.to_string() + "e" + std::to_string(exponent);
   errno = 0;
   const double value = std::strtod(exact.c_str(), nullptr);
-  if (value == std::numeric_limits<double>::infinity() || value > std::numeric_limits<double>::max()) {
-    return Status::invalid_scenario("too large for a double");
+  if (value == std::numeric_limits<double>::infinity() ||
+      value > std::numeric_limits<double>::max()) {
+    return Status::invalid_argument("too large for a double");
   }
-  if (value == 0.0) return Status::invalid_scenario("too small: rounds to 0 bytes/ms");
+  if (value == 0.0) return Status::invalid_argument("too small: rounds to 0 bytes/ms");
   return value;
+}
+
+std::string format_bytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (!std::isfinite(bytes)) return "-";
+  if (!(std::fabs(bytes) >= 1024.0)) return fmt::format("{:.0f} B", bytes);
+  size_t unit = 0;
+  while (std::fabs(bytes) >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.2f} {}", bytes, kUnits[unit]);
 }
 
 }  // namespace shardlab::data

@@ -2,10 +2,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QPushButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -17,7 +17,8 @@
 
 namespace shardlab::gui {
 
-CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent), browser_(browser) {
+CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent)
+    : WorkbenchView(parent), browser_(browser) {
   points_ = new CalibrationPointsModel(this);
   groups_ = new CalibrationGroupsModel(this);
   parameters_ = new CalibrationParametersModel(this);
@@ -25,24 +26,27 @@ CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : Workben
   header_->setWordWrap(true);
   runs_ = new QComboBox(this);
   plan_with_ = new QPushButton(QStringLiteral("Plan with this profile"), this);
-  plan_with_->setToolTip(QStringLiteral("Re-plan the open scenario with the fitted parameters in place of "
-                                        "TorchRec's constants (Plan > Plan with TorchRec's constants goes back)"));
+  plan_with_->setToolTip(
+      QStringLiteral("Re-plan the open scenario with the fitted parameters in place of "
+                     "TorchRec's constants (Plan > Plan with TorchRec's constants goes back)"));
   plan_with_->setEnabled(false);
   show_before_ = new QCheckBox(QStringLiteral("TorchRec's predictions"), this);
   show_before_->setChecked(true);
   CalibrationPointsModel* points = points_;
   scatter_ = make_scatter_chart(
-      points_, ScatterSpec{.title = QStringLiteral("Predicted against measured, per record"),
-                           .x_axis = QStringLiteral("measured (ms)"),
-                           .y_axis = QStringLiteral("predicted (ms)"),
-                           .x_column = CalibrationPointsModel::kMeasured,
-                           .y_columns = {{CalibrationPointsModel::kBefore, QStringLiteral("TorchRec's constants")},
-                                         {CalibrationPointsModel::kAfter, QStringLiteral("calibrated")}},
-                           .log_scale = true,
-                           .identity_line = true,
-                           .split_row = [points]() { return points->held_out_begin(); },
-                           .first_suffix = QStringLiteral(" (fitted)"),
-                           .second_suffix = QStringLiteral(" (held out)")});
+      points_,
+      ScatterSpec{
+          .title = QStringLiteral("Predicted against measured, per record"),
+          .x_axis = QStringLiteral("measured (ms)"),
+          .y_axis = QStringLiteral("predicted (ms)"),
+          .x_column = CalibrationPointsModel::kMeasured,
+          .y_columns = {{CalibrationPointsModel::kBefore, QStringLiteral("TorchRec's constants")},
+                        {CalibrationPointsModel::kAfter, QStringLiteral("calibrated")}},
+          .log_scale = true,
+          .identity_line = true,
+          .split_row = [points]() { return points->held_out_begin(); },
+          .first_suffix = QStringLiteral(" (fitted)"),
+          .second_suffix = QStringLiteral(" (held out)")});
   parameter_table_ = new QTableView(this);
   parameter_table_->setModel(parameters_);
   parameter_table_->verticalHeader()->hide();
@@ -63,15 +67,17 @@ CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : Workben
   auto* right = new QWidget(split);
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
-  auto* parameters_label = new QLabel(QStringLiteral("<b>Fitted parameters</b> beside TorchRec's (as "
-                                                     "<tt>shardlab calibrate</tt> prints them)"),
-                                      right);
+  auto* parameters_label =
+      new QLabel(QStringLiteral("<b>Fitted parameters</b> beside TorchRec's (as "
+                                "<tt>shardlab calibrate</tt> prints them)"),
+                 right);
   parameters_label->setWordWrap(true);
   right_layout->addWidget(parameters_label);
   right_layout->addWidget(parameter_table_, 1);
-  auto* groups_label = new QLabel(QStringLiteral("<b>Error per group</b> (mean absolute percentage error on "
-                                                 "held-out records, and on the fit's own)"),
-                                  right);
+  auto* groups_label =
+      new QLabel(QStringLiteral("<b>Error per group</b> (mean absolute percentage error on "
+                                "held-out records, and on the fit's own)"),
+                 right);
   groups_label->setWordWrap(true);
   right_layout->addWidget(groups_label);
   right_layout->addWidget(table_, 1);
@@ -84,7 +90,8 @@ CalibrationView::CalibrationView(RunBrowser* browser, QWidget* parent) : Workben
   layout->addLayout(bar);
   layout->addWidget(split, 1);
   connect(browser_, &RunBrowser::runsChanged, this, &CalibrationView::refresh_runs);
-  connect(show_before_, &QCheckBox::toggled, this, [this](bool on) { scatter_->set_series_visible(0, on); });
+  connect(show_before_, &QCheckBox::toggled, this,
+          [this](bool on) { scatter_->set_series_visible(0, on); });
   connect(plan_with_, &QPushButton::clicked, this, [this]() {
     if (profile_) emit planWithProfile(profile_);
   });
@@ -101,8 +108,9 @@ void CalibrationView::refresh_runs() {
   runs_->clear();
   for (const data::RunSummary& r : browser_->runs()) {
     if (r.kind != data::RunKind::kCalibrate || !r.has_calibration) continue;
-    runs_->addItem(QStringLiteral("run %1 (%2)").arg(r.id).arg(QString::fromStdString(r.created_at)),
-                   QVariant::fromValue<qint64>(r.id));
+    runs_->addItem(
+        QStringLiteral("run %1 (%2)").arg(r.id).arg(QString::fromStdString(r.created_at)),
+        QVariant::fromValue<qint64>(r.id));
   }
   runs_->blockSignals(false);
   if (runs_->count() > 0) {
@@ -114,9 +122,10 @@ void CalibrationView::refresh_runs() {
     parameters_->clear();
     profile_.reset();
     plan_with_->setEnabled(false);
-    header_->setText(browser_->is_open() ? QStringLiteral("No calibrate run in the store: run 'shardlab replay' "
-                                                          "and 'shardlab calibrate' first")
-                                         : QStringLiteral("No run store: start with --db FILE"));
+    header_->setText(browser_->is_open()
+                         ? QStringLiteral("No calibrate run in the store: run 'shardlab replay' "
+                                          "and 'shardlab calibrate' first")
+                         : QStringLiteral("No run store: start with --db FILE"));
   }
 }
 
@@ -139,19 +148,20 @@ Status CalibrationView::show_run(int64_t id) {
   const auto pct = [](const std::optional<double>& v) {
     return v ? QString::number(*v, 'f', 1) + QLatin1Char('%') : QStringLiteral("-");
   };
-  header_->setText(QStringLiteral("<b>%1</b> from runs %2 on %3: %4 records (%5 without a prediction, %8 held "
-                                  "out of the fit); held-out error %6 before, %7 after")
-                       .arg(QString::fromStdString(view->profile.name).toHtmlEscaped())
-                       .arg([&]() {
-                         QStringList ids;
-                         for (int64_t r : view->profile.source_runs) ids << QString::number(r);
-                         return ids.join(QLatin1Char(','));
-                       }())
-                       .arg(QString::fromStdString(view->profile.device).toHtmlEscaped())
-                       .arg(view->points.size())
-                       .arg(view->skipped)
-                       .arg(pct(view->profile.mape_before), pct(view->profile.mape_after))
-                       .arg(view->points.size() - static_cast<size_t>(points_->held_out_begin())));
+  header_->setText(
+      QStringLiteral("<b>%1</b> from runs %2 on %3: %4 records (%5 without a prediction, %8 held "
+                     "out of the fit); held-out error %6 before, %7 after")
+          .arg(QString::fromStdString(view->profile.name).toHtmlEscaped())
+          .arg([&]() {
+            QStringList ids;
+            for (int64_t r : view->profile.source_runs) ids << QString::number(r);
+            return ids.join(QLatin1Char(','));
+          }())
+          .arg(QString::fromStdString(view->profile.device).toHtmlEscaped())
+          .arg(view->points.size())
+          .arg(view->skipped)
+          .arg(pct(view->profile.mape_before), pct(view->profile.mape_after))
+          .arg(view->points.size() - static_cast<size_t>(points_->held_out_begin())));
   table_->resizeColumnsToContents();
   parameter_table_->resizeColumnsToContents();
   return Status::ok();

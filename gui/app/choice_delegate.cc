@@ -10,7 +10,8 @@ namespace {
 
 QStringList split_list(const QString& text) {
   QStringList out;
-  for (const QString& item : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) out << item.trimmed();
+  for (const QString& item : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+    out << item.trimmed();
   return out;
 }
 
@@ -28,8 +29,9 @@ QWidget* ChoiceDelegate::createEditor(QWidget* parent, const QStyleOptionViewIte
       item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
       item->setCheckState(Qt::Unchecked);
     }
-    list->setToolTip(QStringLiteral("Check the allowed values; none checked removes the constraint. "
-                                    "Enter or a click elsewhere applies."));
+    list->setToolTip(
+        QStringLiteral("Check the allowed values; none checked removes the constraint. "
+                       "Enter or a click elsewhere applies."));
     return list;
   }
   auto* combo = new QComboBox(parent);
@@ -42,7 +44,8 @@ void ChoiceDelegate::setEditorData(QWidget* editor, const QModelIndex& index) co
   if (auto* list = qobject_cast<QListWidget*>(editor)) {
     const QStringList chosen = split_list(text);
     for (int i = 0; i < list->count(); ++i) {
-      list->item(i)->setCheckState(chosen.contains(list->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
+      list->item(i)->setCheckState(chosen.contains(list->item(i)->text()) ? Qt::Checked
+                                                                          : Qt::Unchecked);
     }
     return;
   }
@@ -54,7 +57,8 @@ void ChoiceDelegate::setEditorData(QWidget* editor, const QModelIndex& index) co
   QStyledItemDelegate::setEditorData(editor, index);
 }
 
-void ChoiceDelegate::setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const {
+void ChoiceDelegate::setModelData(QWidget* editor, QAbstractItemModel* model,
+                                  const QModelIndex& index) const {
   if (auto* list = qobject_cast<QListWidget*>(editor)) {
     QStringList chosen;
     for (int i = 0; i < list->count(); ++i) {
@@ -76,8 +80,8 @@ void ChoiceDelegate::updateEditorGeometry(QWidget* editor, const QStyleOptionVie
     // Taller than the cell: every choice visible.
     const int rows = list->count();
     const int height = rows * list->sizeHintForRow(0) + 2 * list->frameWidth() + 2;
-    list->setGeometry(option.rect.x(), option.rect.y(), std::max(option.rect.width(), list->sizeHintForColumn(0) + 40),
-                      height);
+    list->setGeometry(option.rect.x(), option.rect.y(),
+                      std::max(option.rect.width(), list->sizeHintForColumn(0) + 40), height);
     return;
   }
   QStyledItemDelegate::updateEditorGeometry(editor, option, index);

@@ -6,38 +6,44 @@
 namespace shardlab::gui {
 
 QStringList view_names() {
-  return {QStringLiteral("scenario"), QStringLiteral("topology"), QStringLiteral("plan"),
-          QStringLiteral("proposals"), QStringLiteral("compare"), QStringLiteral("timeline"),
+  return {QStringLiteral("scenario"),    QStringLiteral("topology"), QStringLiteral("plan"),
+          QStringLiteral("proposals"),   QStringLiteral("compare"),  QStringLiteral("timeline"),
           QStringLiteral("calibration"), QStringLiteral("runs")};
 }
 
-bool parse_command_line(const QStringList& arguments, CommandLine* out, QString* error, bool* help) {
+bool parse_command_line(const QStringList& arguments, CommandLine* out, QString* error,
+                        bool* help) {
   *help = false;
   *out = CommandLine{};
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral(
       "ShardLab workbench: plan, inspect and simulate the sharding of embedding tables.\n"
-      "Opens SCENARIO (a scenario file, docs/scenario-format.md), plans it in the background and shows the\n"
+      "Opens SCENARIO (a scenario file, docs/scenario-format.md), plans it in the background and "
+      "shows the\n"
       "plan, the proposals the planner evaluated, the topology and the simulated iteration."));
   parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("Scenario file (JSON)"),
                                QStringLiteral("[SCENARIO]"));
   const QCommandLineOption help_option({QStringLiteral("h"), QStringLiteral("help")},
                                        QStringLiteral("Show this help and exit."));
-  const QCommandLineOption plan_option(QStringLiteral("plan"),
-                                       QStringLiteral("Show this plan file (written by 'shardlab plan') for "
-                                                      "SCENARIO instead of planning."),
-                                       QStringLiteral("FILE"));
-  const QCommandLineOption db_option(QStringLiteral("db"), QStringLiteral("Run store (SQLite) for the Runs view."),
+  const QCommandLineOption plan_option(
+      QStringLiteral("plan"),
+      QStringLiteral("Show this plan file (written by 'shardlab plan') for "
+                     "SCENARIO instead of planning."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption db_option(QStringLiteral("db"),
+                                     QStringLiteral("Run store (SQLite) for the Runs view."),
                                      QStringLiteral("FILE"));
-  const QCommandLineOption shot_option(QStringLiteral("screenshot"),
-                                       QStringLiteral("Render the view named by --view to FILE (PNG) and exit."),
-                                       QStringLiteral("FILE"));
-  const QCommandLineOption view_option(QStringLiteral("view"),
-                                       QStringLiteral("View for --screenshot: ") + view_names().join(QStringLiteral(", ")),
-                                       QStringLiteral("NAME"));
-  const QCommandLineOption size_option(QStringLiteral("size"),
-                                       QStringLiteral("Size of the --screenshot image (default 1400x860)."),
-                                       QStringLiteral("WxH"));
+  const QCommandLineOption shot_option(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Render the view named by --view to FILE (PNG) and exit."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption view_option(
+      QStringLiteral("view"),
+      QStringLiteral("View for --screenshot: ") + view_names().join(QStringLiteral(", ")),
+      QStringLiteral("NAME"));
+  const QCommandLineOption size_option(
+      QStringLiteral("size"), QStringLiteral("Size of the --screenshot image (default 1400x860)."),
+      QStringLiteral("WxH"));
   parser.addOptions({help_option, plan_option, db_option, shot_option, view_option, size_option});
   if (!parser.parse(arguments)) {
     *error = parser.errorText();
@@ -50,7 +56,8 @@ bool parse_command_line(const QStringList& arguments, CommandLine* out, QString*
   }
   const QStringList positional = parser.positionalArguments();
   if (positional.size() > 1) {
-    *error = QStringLiteral("expected at most one scenario file, got: ") + positional.join(QLatin1Char(' '));
+    *error = QStringLiteral("expected at most one scenario file, got: ") +
+             positional.join(QLatin1Char(' '));
     return false;
   }
   if (!positional.isEmpty()) out->scenario = positional.front();
@@ -59,13 +66,14 @@ bool parse_command_line(const QStringList& arguments, CommandLine* out, QString*
   out->screenshot = parser.value(shot_option);
   out->view = parser.value(view_option);
   if (!out->plan.isEmpty() && out->scenario.isEmpty()) {
-    *error = QStringLiteral("--plan needs the scenario the plan was made for: shardlab-gui SCENARIO --plan FILE");
+    *error = QStringLiteral(
+        "--plan needs the scenario the plan was made for: shardlab-gui SCENARIO --plan FILE");
     return false;
   }
   if (!out->screenshot.isEmpty()) {
     if (out->view.isEmpty()) {
-      *error = QStringLiteral("--screenshot needs --view NAME (one of ") + view_names().join(QStringLiteral(", ")) +
-               QLatin1Char(')');
+      *error = QStringLiteral("--screenshot needs --view NAME (one of ") +
+               view_names().join(QStringLiteral(", ")) + QLatin1Char(')');
       return false;
     }
   }
@@ -78,7 +86,8 @@ bool parse_command_line(const QStringList& arguments, CommandLine* out, QString*
     static const QRegularExpression kSize(QStringLiteral("^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$"));
     const auto m = kSize.match(parser.value(size_option));
     if (!m.hasMatch()) {
-      *error = QStringLiteral("--size: expected WxH such as 1400x860, got '%1'").arg(parser.value(size_option));
+      *error = QStringLiteral("--size: expected WxH such as 1400x860, got '%1'")
+                   .arg(parser.value(size_option));
       return false;
     }
     out->size = QSize(m.captured(1).toInt(), m.captured(2).toInt());

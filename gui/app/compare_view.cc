@@ -20,12 +20,16 @@
 
 namespace shardlab::gui {
 
-CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
+CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
+    : WorkbenchView(parent), models_(models) {
   banner_ = new StaleBanner(QStringLiteral("comparison"), QStringLiteral("Run again"), this);
   auto* intro = new QLabel(
-      QStringLiteral("Plans the scenario as configured, then with each proposer x partitioner x rating model, and "
-                     "simulates every chosen plan: the same comparison as <tt>shardlab compare</tt>. Every row is "
-                     "measured alike: TorchRec's rating of its plan and its simulated iteration time."),
+      QStringLiteral(
+          "Plans the scenario as configured, then with each proposer x partitioner x rating model, "
+          "and "
+          "simulates every chosen plan: the same comparison as <tt>shardlab compare</tt>. Every "
+          "row is "
+          "measured alike: TorchRec's rating of its plan and its simulated iteration time."),
       this);
   intro->setWordWrap(true);
   versions_ = new QCheckBox(QStringLiteral("Both TorchRec versions"), this);
@@ -58,8 +62,9 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
   cancel_ = new QPushButton(QStringLiteral("Cancel"), this);
   cancel_->setEnabled(false);
   open_ = new QPushButton(QStringLiteral("Open as plan"), this);
-  open_->setToolTip(QStringLiteral("Show the selected row's plan in the Plan, Topology and Timeline views "
-                                   "(double-click a row does the same)"));
+  open_->setToolTip(
+      QStringLiteral("Show the selected row's plan in the Plan, Topology and Timeline views "
+                     "(double-click a row does the same)"));
   open_->setEnabled(false);
   progress_ = new QProgressBar(this);
   progress_->setRange(0, 100);
@@ -117,14 +122,16 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent) : WorkbenchVi
   connect(open_, &QPushButton::clicked, this, &CompareView::open_selected);
   connect(rows_, &QTableView::doubleClicked, this, &CompareView::open_selected);
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::compare);
-  connect(rows_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
-    if (!i.isValid()) return;
-    // The selected row against the winner (or the first row when it is the winner).
-    const int winner = models_->compare.winner();
-    const int row = i.row();
-    models_->compare_ranks.set_rows(row == winner || winner < 0 ? 0 : row, winner < 0 ? row : winner);
-    refresh();
-  });
+  connect(rows_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& i) {
+            if (!i.isValid()) return;
+            // The selected row against the winner (or the first row when it is the winner).
+            const int winner = models_->compare.winner();
+            const int row = i.row();
+            models_->compare_ranks.set_rows(row == winner || winner < 0 ? 0 : row,
+                                            winner < 0 ? row : winner);
+            refresh();
+          });
   connect(wb, &Workbench::compareProgress, this, [this](int percent, const QString& stage) {
     progress_->setValue(percent);
     progress_->setFormat(stage.section(QLatin1Char(','), 0, 0) + QStringLiteral(" %p%"));
@@ -151,7 +158,9 @@ bool CompareView::open_selected() {
   if (!i.isValid()) return false;
   Workbench* wb = models_->workbench();
   if (Status st = wb->open_compare_row(i.row()); !st.is_ok()) {
-    if (isVisible()) QMessageBox::warning(this, QStringLiteral("Cannot open the row"), QString::fromStdString(st.message()));
+    if (isVisible())
+      QMessageBox::warning(this, QStringLiteral("Cannot open the row"),
+                           QString::fromStdString(st.message()));
     return false;
   }
   emit rowOpened();
@@ -180,14 +189,17 @@ void CompareView::refresh() {
   QString text;
   if (c->complete && cmp.winner >= 0) {
     const sim::CompareRow& w = cmp.rows[static_cast<size_t>(cmp.winner)];
-    text = QStringLiteral("<b>Winner: #%1 %2</b>, simulated iteration %3 ms (TorchRec rating %4 ms)")
-               .arg(cmp.winner + 1)
-               .arg(QString::fromStdString(w.label).toHtmlEscaped())
-               .arg(*w.iteration_ms, 0, 'f', 5)
-               .arg(*w.torchrec_rating_ms, 0, 'f', 5);
+    text =
+        QStringLiteral("<b>Winner: #%1 %2</b>, simulated iteration %3 ms (TorchRec rating %4 ms)")
+            .arg(cmp.winner + 1)
+            .arg(QString::fromStdString(w.label).toHtmlEscaped())
+            .arg(*w.iteration_ms, 0, 'f', 5)
+            .arg(*w.torchrec_rating_ms, 0, 'f', 5);
     const sim::CompareRow& first = cmp.rows.front();
     if (cmp.winner != 0 && first.iteration_vs_winner) {
-      text += QStringLiteral("; the scenario as configured (#1) takes %1 longer and places %2 table(s) differently")
+      text += QStringLiteral(
+                  "; the scenario as configured (#1) takes %1 longer and places %2 table(s) "
+                  "differently")
                   .arg(format_percent(*first.iteration_vs_winner))
                   .arg(first.moved_vs_winner.size());
     } else if (cmp.winner == 0) {
@@ -232,15 +244,17 @@ void CompareView::refresh() {
   summary_->setText(text);
   const CompareRanksModel& r = models_->compare_ranks;
   if (r.first() >= 0 && r.second() >= 0 && r.first() != r.second()) {
-    ranks_header_->setText(QStringLiteral("<b>Per rank</b>: #%1 against #%2 (select a row to compare it with the "
-                                          "winner): TorchRec perf, shard HBM and simulated busy time per "
-                                          "iteration of each stream; d busiest is the difference of the busier "
-                                          "stream, which bounds the iteration.")
-                               .arg(r.first() + 1)
-                               .arg(r.second() + 1));
+    ranks_header_->setText(
+        QStringLiteral("<b>Per rank</b>: #%1 against #%2 (select a row to compare it with the "
+                       "winner): TorchRec perf, shard HBM and simulated busy time per "
+                       "iteration of each stream; d busiest is the difference of the busier "
+                       "stream, which bounds the iteration.")
+            .arg(r.first() + 1)
+            .arg(r.second() + 1));
   } else if (r.first() >= 0) {
-    ranks_header_->setText(QStringLiteral("<b>Per rank</b>: #%1 (select a row to compare it with the winner)")
-                               .arg(r.first() + 1));
+    ranks_header_->setText(
+        QStringLiteral("<b>Per rank</b>: #%1 (select a row to compare it with the winner)")
+            .arg(r.first() + 1));
   } else {
     ranks_header_->clear();
   }

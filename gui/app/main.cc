@@ -1,8 +1,7 @@
 // shardlab-gui: the ShardLab workbench (GPL-3.0-or-later, gui/LICENSE).
-#include <cstdio>
-
 #include <QApplication>
 #include <QMessageBox>
+#include <cstdio>
 
 #include "app/command_line.h"
 #include "app/main_window.h"
@@ -17,7 +16,8 @@ int main(int argc, char** argv) {
   QString error;
   bool help = false;
   if (!shardlab::gui::parse_command_line(QApplication::arguments(), &cl, &error, &help)) {
-    std::fprintf(help ? stdout : stderr, "%s%s\n", help ? "" : "shardlab-gui: error: ", qPrintable(error));
+    std::fprintf(help ? stdout : stderr, "%s%s\n",
+                 help ? "" : "shardlab-gui: error: ", qPrintable(error));
     return help ? 0 : 2;
   }
   shardlab::gui::MainWindow window;
@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   window.show();
   window.show_view(first_view);
   if (!errors.isEmpty()) {
-    QMessageBox::critical(&window, QStringLiteral("ShardLab workbench"), errors.join(QStringLiteral("\n\n")));
+    QMessageBox::critical(&window, QStringLiteral("ShardLab workbench"),
+                          errors.join(QStringLiteral("\n\n")));
   }
   return QApplication::exec();
 }

@@ -44,7 +44,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     return QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario as"), suggestion,
                                         QStringLiteral("Scenario (*.json)"));
   };
-  setDockOptions(QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AnimatedDocks);
+  setDockOptions(QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks |
+                 QMainWindow::AnimatedDocks);
   setTabPosition(Qt::AllDockWidgetAreas, QTabWidget::North);
   add_view(new ScenarioView(models_, this));
   add_view(new TopologyView(models_, this));
@@ -89,7 +90,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                 .arg(o->scenario->topology.world_size)
                                 .arg(o->plan_ms, 0, 'f', 1)
                                 .arg(o->result.perf_rating, 0, 'f', 5)
-                          : QStringLiteral("No plan: ") + QString::fromStdString(st.message()).section('\n', 0, 0));
+                          : QStringLiteral("No plan: ") +
+                                QString::fromStdString(st.message()).section('\n', 0, 0));
   });
   connect(&workbench_, &Workbench::errorOccurred, this, &MainWindow::set_status);
   connect(&workbench_, &Workbench::warningsOccurred, this, &MainWindow::set_status);
@@ -126,9 +128,10 @@ QString MainWindow::status_text() const { return status_->text(); }
 
 void MainWindow::update_title() {
   const ScenarioDocument& doc = workbench_.document();
-  const QString name = doc.scenario() ? (doc.name().isEmpty() ? QString::fromStdString(doc.scenario()->name)
-                                                              : doc.name())
-                                      : QString();
+  const QString name =
+      doc.scenario()
+          ? (doc.name().isEmpty() ? QString::fromStdString(doc.scenario()->name) : doc.name())
+          : QString();
   setWindowTitle(name.isEmpty() ? QStringLiteral("ShardLab workbench")
                                 : QStringLiteral("%1[*] \u2014 ShardLab workbench").arg(name));
   setWindowModified(doc.modified());
@@ -200,10 +203,13 @@ bool MainWindow::export_view(const QString& name, const QString& path, QString* 
 
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
-  file->addAction(QStringLiteral("&Open scenario..."), QKeySequence::Open, this, &MainWindow::open_scenario_dialog);
+  file->addAction(QStringLiteral("&Open scenario..."), QKeySequence::Open, this,
+                  &MainWindow::open_scenario_dialog);
   file->addAction(QStringLiteral("Open &plan..."), this, &MainWindow::open_plan_dialog);
-  save_ = file->addAction(QStringLiteral("&Save scenario"), QKeySequence::Save, this, [this]() { (void)save(); });
-  file->addAction(QStringLiteral("Save scenario &as..."), QKeySequence::SaveAs, this, [this]() { (void)save_as(); });
+  save_ = file->addAction(QStringLiteral("&Save scenario"), QKeySequence::Save, this,
+                          [this]() { (void)save(); });
+  file->addAction(QStringLiteral("Save scenario &as..."), QKeySequence::SaveAs, this,
+                  [this]() { (void)save_as(); });
   file->addAction(QStringLiteral("Open run &store..."), this, &MainWindow::open_store_dialog);
   file->addSeparator();
   file->addAction(QStringLiteral("&Export view as PNG or SVG..."), this, [this]() {
@@ -216,7 +222,8 @@ void MainWindow::build_menus() {
                                                       QStringLiteral("Chrome trace (*.json)"));
     if (path.isEmpty()) return;
     QString error;
-    if (!static_cast<TimelineView*>(view(QStringLiteral("timeline")))->export_chrome_trace(path, &error)) {
+    if (!static_cast<TimelineView*>(view(QStringLiteral("timeline")))
+             ->export_chrome_trace(path, &error)) {
       QMessageBox::warning(this, QStringLiteral("Export failed"), error);
     }
   });
@@ -233,12 +240,14 @@ void MainWindow::build_menus() {
   edit->addAction(redo_);
 
   QMenu* plan = menuBar()->addMenu(QStringLiteral("&Plan"));
-  replan_ = plan->addAction(QStringLiteral("&Replan"), QKeySequence(Qt::Key_F5), &workbench_, &Workbench::replan);
+  replan_ = plan->addAction(QStringLiteral("&Replan"), QKeySequence(Qt::Key_F5), &workbench_,
+                            &Workbench::replan);
   compare_ = plan->addAction(QStringLiteral("&Compare configurations"), this, [this]() {
     workbench_.compare();
     show_view(QStringLiteral("compare"));
   });
-  cancel_ = plan->addAction(QStringLiteral("C&ancel"), QKeySequence(Qt::Key_Escape), &workbench_, &Workbench::cancel);
+  cancel_ = plan->addAction(QStringLiteral("C&ancel"), QKeySequence(Qt::Key_Escape), &workbench_,
+                            &Workbench::cancel);
   cancel_->setEnabled(false);
   plan->addSeparator();
   auto* models = new QActionGroup(this);
@@ -249,14 +258,17 @@ void MainWindow::build_menus() {
     models->addAction(a);
   }
   torchrec->setChecked(true);
-  connect(torchrec, &QAction::triggered, this, [this]() { workbench_.set_perf_model(PerfModelChoice::kTorchRec); });
-  connect(simulated, &QAction::triggered, this, [this]() { workbench_.set_perf_model(PerfModelChoice::kSimulated); });
+  connect(torchrec, &QAction::triggered, this,
+          [this]() { workbench_.set_perf_model(PerfModelChoice::kTorchRec); });
+  connect(simulated, &QAction::triggered, this,
+          [this]() { workbench_.set_perf_model(PerfModelChoice::kSimulated); });
   plan->addSeparator();
-  use_constants_ = plan->addAction(QStringLiteral("Plan with TorchRec's constants (drop the calibration profile)"),
-                                   this, [this]() {
-                                     workbench_.set_calibration(nullptr);
-                                     use_constants_->setEnabled(false);
-                                   });
+  use_constants_ = plan->addAction(
+      QStringLiteral("Plan with TorchRec's constants (drop the calibration profile)"), this,
+      [this]() {
+        workbench_.set_calibration(nullptr);
+        use_constants_->setEnabled(false);
+      });
   use_constants_->setEnabled(false);
 
   QMenu* views = menuBar()->addMenu(QStringLiteral("&View"));
@@ -279,9 +291,12 @@ void MainWindow::build_menus() {
 bool MainWindow::maybe_save() {
   if (!workbench_.document().modified()) return true;
   switch (unsaved_prompt_(workbench_.document().name())) {
-    case UnsavedAnswer::kSave: return save();
-    case UnsavedAnswer::kDiscard: return true;
-    case UnsavedAnswer::kCancel: return false;
+    case UnsavedAnswer::kSave:
+      return save();
+    case UnsavedAnswer::kDiscard:
+      return true;
+    case UnsavedAnswer::kCancel:
+      return false;
   }
   return false;
 }
@@ -298,7 +313,8 @@ bool MainWindow::open_scenario(const QString& path, bool quiet) {
   if (!maybe_save()) return false;
   if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
     if (!quiet) {
-      QMessageBox::critical(this, QStringLiteral("Cannot open scenario"), QString::fromStdString(st.message()));
+      QMessageBox::critical(this, QStringLiteral("Cannot open scenario"),
+                            QString::fromStdString(st.message()));
     }
     return false;
   }
@@ -311,7 +327,8 @@ bool MainWindow::save() {
   if (!workbench_.scenario()) return false;
   if (workbench_.document().path().isEmpty()) return save_as();
   if (Status st = workbench_.save(); !st.is_ok()) {
-    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"), QString::fromStdString(st.message()));
+    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"),
+                         QString::fromStdString(st.message()));
     return false;
   }
   set_status(QStringLiteral("Saved %1").arg(workbench_.document().path()));
@@ -320,13 +337,15 @@ bool MainWindow::save() {
 
 bool MainWindow::save_as() {
   if (!workbench_.scenario()) return false;
-  const QString suggestion = workbench_.document().path().isEmpty()
-                                 ? QString::fromStdString(workbench_.scenario()->name) + QStringLiteral(".json")
-                                 : workbench_.document().path();
+  const QString suggestion =
+      workbench_.document().path().isEmpty()
+          ? QString::fromStdString(workbench_.scenario()->name) + QStringLiteral(".json")
+          : workbench_.document().path();
   const QString path = save_path_prompt_(suggestion);
   if (path.isEmpty()) return false;
   if (Status st = workbench_.save_as(path); !st.is_ok()) {
-    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"), QString::fromStdString(st.message()));
+    QMessageBox::warning(this, QStringLiteral("Cannot save scenario"),
+                         QString::fromStdString(st.message()));
     return false;
   }
   set_status(QStringLiteral("Saved %1").arg(path));
@@ -335,12 +354,13 @@ bool MainWindow::save_as() {
 
 void MainWindow::open_scenario_dialog() {
   if (!maybe_save()) return;
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"), QString(),
-                                                    QStringLiteral("Scenario (*.json)"));
+  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open scenario"),
+                                                    QString(), QStringLiteral("Scenario (*.json)"));
   if (path.isEmpty()) return;
   // Already asked: the edits were saved or discarded.
   if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
-    QMessageBox::critical(this, QStringLiteral("Cannot open scenario"), QString::fromStdString(st.message()));
+    QMessageBox::critical(this, QStringLiteral("Cannot open scenario"),
+                          QString::fromStdString(st.message()));
     return;
   }
   show_view(QStringLiteral("plan"));
@@ -351,18 +371,21 @@ void MainWindow::open_plan_dialog() {
                                                     QStringLiteral("Plan (*.json)"));
   if (path.isEmpty()) return;
   if (Status st = workbench_.open_plan(path); !st.is_ok()) {
-    QMessageBox::warning(this, QStringLiteral("Cannot open plan"), QString::fromStdString(st.message()));
+    QMessageBox::warning(this, QStringLiteral("Cannot open plan"),
+                         QString::fromStdString(st.message()));
     return;
   }
   show_view(QStringLiteral("plan"));
 }
 
 void MainWindow::open_store_dialog() {
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open run store"), QString(),
-                                                    QStringLiteral("Run store (*.db *.sqlite);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, QStringLiteral("Open run store"), QString(),
+                                   QStringLiteral("Run store (*.db *.sqlite);;All files (*)"));
   if (path.isEmpty()) return;
   if (Status st = runs_->open(path); !st.is_ok()) {
-    QMessageBox::warning(this, QStringLiteral("Cannot open run store"), QString::fromStdString(st.message()));
+    QMessageBox::warning(this, QStringLiteral("Cannot open run store"),
+                         QString::fromStdString(st.message()));
     return;
   }
   show_view(QStringLiteral("runs"));

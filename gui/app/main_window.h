@@ -8,10 +8,9 @@
 // quitting with unsaved edits asks whether to save them first.
 #pragma once
 
+#include <QMainWindow>
 #include <functional>
 #include <map>
-
-#include <QMainWindow>
 
 #include "models/run_browser.h"
 #include "models/workbench.h"

@@ -1,8 +1,5 @@
 #include "app/placement_matrix_widget.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QAbstractItemModel>
 #include <QAbstractProxyModel>
 #include <QHelpEvent>
@@ -13,6 +10,8 @@
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 
 #include "models/model_roles.h"
 #include "models/placement_matrix_model.h"
@@ -27,7 +26,9 @@ constexpr double kMaxHeight = 30;
 // Below this cell size the cells are drawn from the overview image.
 constexpr double kImageBelow = 6;
 
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 }  // namespace
 
@@ -35,18 +36,26 @@ PlacementMatrixWidget::PlacementMatrixWidget(QWidget* parent) : QAbstractScrollA
   viewport()->setAutoFillBackground(true);
   viewport()->setBackgroundRole(QPalette::Base);
   setFocusPolicy(Qt::StrongFocus);
-  connect(horizontalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
-  connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+  connect(horizontalScrollBar(), &QScrollBar::valueChanged, viewport(),
+          qOverload<>(&QWidget::update));
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(),
+          qOverload<>(&QWidget::update));
 }
 
 QColor PlacementMatrixWidget::sharding_color(planner::ShardingType t) {
   switch (t) {
-    case planner::ShardingType::kDataParallel: return QColor(0x9e, 0x9e, 0x9e);
-    case planner::ShardingType::kTableWise: return QColor(0x4e, 0x79, 0xa7);
-    case planner::ShardingType::kColumnWise: return QColor(0x59, 0xa1, 0x4f);
-    case planner::ShardingType::kTableColumnWise: return QColor(0x76, 0xb7, 0xb2);
-    case planner::ShardingType::kRowWise: return QColor(0xf2, 0x8e, 0x2b);
-    case planner::ShardingType::kTableRowWise: return QColor(0xb0, 0x7a, 0xa1);
+    case planner::ShardingType::kDataParallel:
+      return QColor(0x9e, 0x9e, 0x9e);
+    case planner::ShardingType::kTableWise:
+      return QColor(0x4e, 0x79, 0xa7);
+    case planner::ShardingType::kColumnWise:
+      return QColor(0x59, 0xa1, 0x4f);
+    case planner::ShardingType::kTableColumnWise:
+      return QColor(0x76, 0xb7, 0xb2);
+    case planner::ShardingType::kRowWise:
+      return QColor(0xf2, 0x8e, 0x2b);
+    case planner::ShardingType::kTableRowWise:
+      return QColor(0xb0, 0x7a, 0xa1);
   }
   return QColor(0xcc, 0xcc, 0xcc);
 }
@@ -62,7 +71,8 @@ void PlacementMatrixWidget::set_model(QAbstractItemModel* rows, PlacementMatrixM
   source_ = source;
   if (rows_model_) {
     connect(rows_model_, &QAbstractItemModel::modelReset, this, &PlacementMatrixWidget::relayout);
-    connect(rows_model_, &QAbstractItemModel::layoutChanged, this, &PlacementMatrixWidget::relayout);
+    connect(rows_model_, &QAbstractItemModel::layoutChanged, this,
+            &PlacementMatrixWidget::relayout);
     connect(rows_model_, &QAbstractItemModel::rowsInserted, this, &PlacementMatrixWidget::relayout);
     connect(rows_model_, &QAbstractItemModel::rowsRemoved, this, &PlacementMatrixWidget::relayout);
     connect(rows_model_, &QAbstractItemModel::dataChanged, this, &PlacementMatrixWidget::relayout);
@@ -95,13 +105,15 @@ void PlacementMatrixWidget::relayout() {
     for (int r = 0; r < n; ++r) {
       const int s = proxy ? proxy->mapToSource(proxy->index(r, 0)).row() : r;
       source_rows_.push_back(s);
-      widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(source_->table(s).name)));
+      widest =
+          std::max(widest, fm.horizontalAdvance(QString::fromStdString(source_->table(s).name)));
     }
   }
   name_width_ = std::min(widest + 12, 220);
   // The overview: one pixel per cell.
   const int columns = ranks();
-  overview_ = QImage(std::max(1, columns), std::max(1, rows()), QImage::Format_ARGB32_Premultiplied);
+  overview_ =
+      QImage(std::max(1, columns), std::max(1, rows()), QImage::Format_ARGB32_Premultiplied);
   overview_.fill(Qt::transparent);
   for (int r = 0; r < rows() && columns > 0; ++r) {
     const int s = source_rows_[static_cast<size_t>(r)];
@@ -125,7 +137,8 @@ double PlacementMatrixWidget::fit_width() const {
 }
 
 double PlacementMatrixWidget::fit_height() const {
-  return std::max(0.05, (viewport()->height() - header_height() - 2) / static_cast<double>(std::max(1, rows())));
+  return std::max(0.05, (viewport()->height() - header_height() - 2) /
+                            static_cast<double>(std::max(1, rows())));
 }
 
 void PlacementMatrixWidget::set_cell_size(double w, double h) {
@@ -158,8 +171,10 @@ void PlacementMatrixWidget::zoom_by(double factor, QPointF anchor) {
   const double cx = (anchor.x() - name_width_ + horizontalScrollBar()->value()) / cell_w_;
   const double cy = (anchor.y() - header_height() + verticalScrollBar()->value()) / cell_h_;
   set_cell_size(cell_w_ * factor, cell_h_ * factor);
-  horizontalScrollBar()->setValue(static_cast<int>(std::lround(cx * cell_w_ - (anchor.x() - name_width_))));
-  verticalScrollBar()->setValue(static_cast<int>(std::lround(cy * cell_h_ - (anchor.y() - header_height()))));
+  horizontalScrollBar()->setValue(
+      static_cast<int>(std::lround(cx * cell_w_ - (anchor.x() - name_width_))));
+  verticalScrollBar()->setValue(
+      static_cast<int>(std::lround(cy * cell_h_ - (anchor.y() - header_height()))));
 }
 
 void PlacementMatrixWidget::update_scrollbars() {
@@ -177,7 +192,8 @@ void PlacementMatrixWidget::update_scrollbars() {
 
 bool PlacementMatrixWidget::scroll_to_table(const QString& name) {
   for (int r = 0; r < rows(); ++r) {
-    if (QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(r)]).name) != name) continue;
+    if (QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(r)]).name) != name)
+      continue;
     const int view_h = std::max(0, viewport()->height() - header_height());
     const int y = static_cast<int>(r * cell_h_);
     QScrollBar* v = verticalScrollBar();
@@ -198,11 +214,14 @@ int PlacementMatrixWidget::first_visible_rank() const {
 bool PlacementMatrixWidget::cell_at(const QPoint& pos, int* row, int* rank) const {
   if (!source_) return false;
   const int hh = header_height();
-  *row = pos.y() < hh ? -1
-                      : static_cast<int>(std::floor((pos.y() - hh + verticalScrollBar()->value()) / cell_h_));
+  *row =
+      pos.y() < hh
+          ? -1
+          : static_cast<int>(std::floor((pos.y() - hh + verticalScrollBar()->value()) / cell_h_));
   *rank = pos.x() < name_width_
               ? -1
-              : static_cast<int>(std::floor((pos.x() - name_width_ + horizontalScrollBar()->value()) / cell_w_));
+              : static_cast<int>(
+                    std::floor((pos.x() - name_width_ + horizontalScrollBar()->value()) / cell_w_));
   return *row < rows() && *rank < ranks() && (*row >= 0 || *rank >= 0);
 }
 
@@ -218,10 +237,13 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
   const QRectF cells(name_width_, hh, width - name_width_, height - hh);
   const auto x_of = [&](int c) { return name_width_ + c * cell_w_ - hs; };
   const auto y_of = [&](int r) { return hh + r * cell_h_ - vs; };
-  const int c0 = std::clamp(static_cast<int>(std::floor(hs / cell_w_)), 0, std::max(0, columns - 1));
-  const int c1 = std::clamp(static_cast<int>(std::floor((hs + cells.width()) / cell_w_)), 0, columns - 1);
+  const int c0 =
+      std::clamp(static_cast<int>(std::floor(hs / cell_w_)), 0, std::max(0, columns - 1));
+  const int c1 =
+      std::clamp(static_cast<int>(std::floor((hs + cells.width()) / cell_w_)), 0, columns - 1);
   const int r0 = std::clamp(static_cast<int>(std::floor(vs / cell_h_)), 0, std::max(0, rows() - 1));
-  const int r1 = std::clamp(static_cast<int>(std::floor((vs + cells.height()) / cell_h_)), 0, rows() - 1);
+  const int r1 =
+      std::clamp(static_cast<int>(std::floor((vs + cells.height()) / cell_h_)), 0, rows() - 1);
   const int per_host = source_->ranks_per_host();
   const QFontMetrics fm = p.fontMetrics();
   const QColor highlight = palette().highlight().color();
@@ -275,7 +297,8 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
       p.fillRect(QRectF(x_of(rank_), cells.top(), std::max(1.0, cell_w_), cells.height()), tint);
     }
     for (int r = r0; r <= r1 && !table_.isEmpty(); ++r) {
-      if (QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(r)]).name) == table_) {
+      if (QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(r)]).name) ==
+          table_) {
         p.fillRect(QRectF(cells.left(), y_of(r), cells.width(), std::max(1.0, cell_h_)), tint);
       }
     }
@@ -285,7 +308,8 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
     for (int c = c0; c <= c1 + 1; ++c) {
       const bool host_edge = per_host < columns && c % per_host == 0;
       if (!host_edge && cell_w_ < kImageBelow) continue;
-      p.setPen(host_edge ? QPen(palette().text().color(), cell_w_ < kImageBelow ? 1 : 2) : QPen(grid));
+      p.setPen(host_edge ? QPen(palette().text().color(), cell_w_ < kImageBelow ? 1 : 2)
+                         : QPen(grid));
       p.drawLine(QPointF(x_of(c), cells.top()), QPointF(x_of(c), bottom));
     }
   }
@@ -305,12 +329,13 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
       const QString shortest = QString::number(h);
       const QString label = fm.horizontalAdvance(full) + 4 <= r.width()       ? full
                             : fm.horizontalAdvance(shortest) + 2 <= r.width() ? shortest
-                                                                               : QString();
+                                                                              : QString();
       if (!label.isEmpty()) p.drawText(r, Qt::AlignCenter, label);
     }
   }
   // Labels every k ranks so that they never overlap.
-  const double label_w = fm.horizontalAdvance(QStringLiteral("r%1").arg(std::max(0, columns - 1))) + 6;
+  const double label_w =
+      fm.horizontalAdvance(QStringLiteral("r%1").arg(std::max(0, columns - 1))) + 6;
   const int every = std::max(1, static_cast<int>(std::ceil(label_w / cell_w_)));
   for (int c = c0; c <= c1; ++c) {
     const QRectF h(x_of(c), band, cell_w_, kRankHeader);
@@ -320,7 +345,8 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
     if (c % every != 0) continue;
     p.setPen(c == rank_ ? palette().highlightedText().color() : palette().buttonText().color());
     p.drawText(QRectF(h.left(), h.top(), std::max(h.width(), label_w), h.height()),
-               every == 1 ? Qt::AlignCenter : (Qt::AlignLeft | Qt::AlignVCenter), QStringLiteral("r%1").arg(c));
+               every == 1 ? Qt::AlignCenter : (Qt::AlignLeft | Qt::AlignVCenter),
+               QStringLiteral("r%1").arg(c));
   }
   p.restore();
 
@@ -330,14 +356,17 @@ void PlacementMatrixWidget::render_frame(QPainter& p, const QRect& rect) const {
   p.fillRect(QRectF(0, hh, name_width_, height - hh), palette().alternateBase());
   const int every_row = std::max(1, static_cast<int>(std::ceil((fm.height() - 2) / cell_h_)));
   for (int r = r0; r <= r1 && rows() > 0; ++r) {
-    const QString name = QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(r)]).name);
+    const QString name =
+        QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(r)]).name);
     const bool selected = !table_.isEmpty() && name == table_;
     const QRectF label(0, y_of(r), name_width_, cell_h_);
     if (selected) p.fillRect(label.adjusted(0, 0, 0, std::max(0.0, 1 - cell_h_)), highlight);
     if (r % every_row != 0 && !selected) continue;
     p.setPen(selected ? palette().highlightedText().color() : palette().text().color());
-    const QRectF text_box(4, label.top() + (cell_h_ - fm.height()) / 2, name_width_ - 8, fm.height());
-    p.drawText(text_box, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideMiddle, name_width_ - 8));
+    const QRectF text_box(4, label.top() + (cell_h_ - fm.height()) / 2, name_width_ - 8,
+                          fm.height());
+    p.drawText(text_box, Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(name, Qt::ElideMiddle, name_width_ - 8));
   }
   p.restore();
 
@@ -394,7 +423,8 @@ void PlacementMatrixWidget::resizeEvent(QResizeEvent* event) {
 }
 
 void PlacementMatrixWidget::wheelEvent(QWheelEvent* event) {
-  const int delta = event->angleDelta().y() != 0 ? event->angleDelta().y() : event->angleDelta().x();
+  const int delta =
+      event->angleDelta().y() != 0 ? event->angleDelta().y() : event->angleDelta().x();
   if (event->modifiers() & Qt::ControlModifier) {
     zoom_by(std::pow(1.2, delta / 120.0), event->position());
   } else if (event->modifiers() & Qt::ShiftModifier) {
@@ -408,11 +438,21 @@ void PlacementMatrixWidget::wheelEvent(QWheelEvent* event) {
 void PlacementMatrixWidget::keyPressEvent(QKeyEvent* event) {
   switch (event->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoom_by(1.25); break;
-    case Qt::Key_Minus: zoom_by(0.8); break;
-    case Qt::Key_0: fit(); break;
-    case Qt::Key_1: show_readable(); break;
-    default: QAbstractScrollArea::keyPressEvent(event); return;
+    case Qt::Key_Equal:
+      zoom_by(1.25);
+      break;
+    case Qt::Key_Minus:
+      zoom_by(0.8);
+      break;
+    case Qt::Key_0:
+      fit();
+      break;
+    case Qt::Key_1:
+      show_readable();
+      break;
+    default:
+      QAbstractScrollArea::keyPressEvent(event);
+      return;
   }
   event->accept();
 }
@@ -422,7 +462,9 @@ void PlacementMatrixWidget::mousePressEvent(QMouseEvent* event) {
   int rank = 0;
   if (!cell_at(event->position().toPoint(), &row, &rank)) return;
   if (rank >= 0) emit rankClicked(rank);
-  if (row >= 0) emit tableClicked(QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(row)]).name));
+  if (row >= 0)
+    emit tableClicked(
+        QString::fromStdString(source_->table(source_rows_[static_cast<size_t>(row)]).name));
 }
 
 bool PlacementMatrixWidget::viewportEvent(QEvent* event) {
@@ -433,7 +475,9 @@ bool PlacementMatrixWidget::viewportEvent(QEvent* event) {
     QString tip;
     if (cell_at(help->pos(), &row, &rank)) {
       if (row >= 0 && rank >= 0) {
-        tip = source_->index(source_rows_[static_cast<size_t>(row)], rank).data(Qt::ToolTipRole).toString();
+        tip = source_->index(source_rows_[static_cast<size_t>(row)], rank)
+                  .data(Qt::ToolTipRole)
+                  .toString();
       } else if (row < 0) {
         tip = source_->headerData(rank, Qt::Horizontal, Qt::ToolTipRole).toString();
       } else {

@@ -32,7 +32,8 @@ QComboBox* filter_combo(const QStringList& names, QWidget* parent) {
 
 }  // namespace
 
-PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
+PlanView::PlanView(WorkbenchModels* models, QWidget* parent)
+    : WorkbenchView(parent), models_(models) {
   banner_ = new StaleBanner(QStringLiteral("plan"), QStringLiteral("Re-plan (F5)"), this);
   header_ = new QLabel(this);
   header_->setWordWrap(true);
@@ -48,10 +49,11 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
                                QStringLiteral("column_wise"), QStringLiteral("table_column_wise"),
                                QStringLiteral("row_wise"), QStringLiteral("table_row_wise")},
                               this);
-  kernel_filter_ = filter_combo({QStringLiteral("dense"), QStringLiteral("fused"), QStringLiteral("fused_uvm"),
-                                 QStringLiteral("fused_uvm_caching"), QStringLiteral("quant"),
-                                 QStringLiteral("quant_uvm"), QStringLiteral("quant_uvm_caching")},
-                                this);
+  kernel_filter_ =
+      filter_combo({QStringLiteral("dense"), QStringLiteral("fused"), QStringLiteral("fused_uvm"),
+                    QStringLiteral("fused_uvm_caching"), QStringLiteral("quant"),
+                    QStringLiteral("quant_uvm"), QStringLiteral("quant_uvm_caching")},
+                   this);
   auto* filters = new QHBoxLayout();
   filters->addWidget(new QLabel(QStringLiteral("Filter:"), this));
   filters->addWidget(name_filter_, 1);
@@ -75,10 +77,14 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
     connect(b, &QToolButton::clicked, matrix_, fn);
     zoom_bar->addWidget(b);
   };
-  tool(QStringLiteral("Fit"), QStringLiteral("Every table and rank in view (0)"), [this]() { matrix_->fit(); });
-  tool(QStringLiteral("1:1"), QStringLiteral("Readable cells (1)"), [this]() { matrix_->show_readable(); });
-  tool(QStringLiteral("\u2212"), QStringLiteral("Zoom out (-, Ctrl+wheel)"), [this]() { matrix_->zoom_by(0.8); });
-  tool(QStringLiteral("+"), QStringLiteral("Zoom in (+, Ctrl+wheel)"), [this]() { matrix_->zoom_by(1.25); });
+  tool(QStringLiteral("Fit"), QStringLiteral("Every table and rank in view (0)"),
+       [this]() { matrix_->fit(); });
+  tool(QStringLiteral("1:1"), QStringLiteral("Readable cells (1)"),
+       [this]() { matrix_->show_readable(); });
+  tool(QStringLiteral("\u2212"), QStringLiteral("Zoom out (-, Ctrl+wheel)"),
+       [this]() { matrix_->zoom_by(0.8); });
+  tool(QStringLiteral("+"), QStringLiteral("Zoom in (+, Ctrl+wheel)"),
+       [this]() { matrix_->zoom_by(1.25); });
   zoom_bar->addWidget(find_, 1);
   auto* matrix_scroll = new QWidget(this);
   auto* matrix_layout = new QVBoxLayout(matrix_scroll);
@@ -86,21 +92,22 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
   matrix_layout->addLayout(zoom_bar);
   matrix_layout->addWidget(matrix_, 1);
 
-  hbm_chart_ = make_stacked_bar_chart(&models->ranks,
-                                      StackedBarSpec{.title = QStringLiteral("HBM per rank against capacity"),
-                                                     .value_axis = QStringLiteral("GiB"),
-                                                     .first_column = RankUsageModel::kHbmShards,
-                                                     .last_column = RankUsageModel::kHbmMargin});
-  ddr_chart_ = make_stacked_bar_chart(&models->ranks,
-                                      StackedBarSpec{.title = QStringLiteral("DDR per rank against capacity"),
-                                                     .value_axis = QStringLiteral("GiB"),
-                                                     .first_column = RankUsageModel::kDdrShards,
-                                                     .last_column = RankUsageModel::kDdrFree});
+  hbm_chart_ = make_stacked_bar_chart(
+      &models->ranks, StackedBarSpec{.title = QStringLiteral("HBM per rank against capacity"),
+                                     .value_axis = QStringLiteral("GiB"),
+                                     .first_column = RankUsageModel::kHbmShards,
+                                     .last_column = RankUsageModel::kHbmMargin});
+  ddr_chart_ = make_stacked_bar_chart(
+      &models->ranks, StackedBarSpec{.title = QStringLiteral("DDR per rank against capacity"),
+                                     .value_axis = QStringLiteral("GiB"),
+                                     .first_column = RankUsageModel::kDdrShards,
+                                     .last_column = RankUsageModel::kDdrFree});
   time_chart_ = make_stacked_bar_chart(
-      &models->ranks, StackedBarSpec{.title = QStringLiteral("Estimated time per rank (TorchRec cost model)"),
-                                     .value_axis = QStringLiteral("ms"),
-                                     .first_column = RankUsageModel::kFwdCompute,
-                                     .last_column = RankUsageModel::kPrefetch});
+      &models->ranks,
+      StackedBarSpec{.title = QStringLiteral("Estimated time per rank (TorchRec cost model)"),
+                     .value_axis = QStringLiteral("ms"),
+                     .first_column = RankUsageModel::kFwdCompute,
+                     .last_column = RankUsageModel::kPrefetch});
   add_export_action(hbm_chart_, QStringLiteral("hbm-per-rank"));
   add_export_action(ddr_chart_, QStringLiteral("ddr-per-rank"));
   add_export_action(time_chart_, QStringLiteral("time-per-rank"));
@@ -160,7 +167,8 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
             const QString name = current.data(TableNameRole).toString();
             wb->select_table(wb->scenario()->table_index(name.toStdString()));
           });
-  connect(find_, &QLineEdit::returnPressed, this, [this]() { (void)find_table(find_->text().trimmed()); });
+  connect(find_, &QLineEdit::returnPressed, this,
+          [this]() { (void)find_table(find_->text().trimmed()); });
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
   connect(wb, &Workbench::freshnessChanged, this, [this, wb]() {
     banner_->set_state(wb->plan_state());
@@ -170,9 +178,8 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(par
   connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_header);
   connect(wb, &Workbench::simulationChanged, this, &PlanView::refresh_header);
   connect(wb, &Workbench::selectionChanged, this, &PlanView::refresh_selection);
-  connect(&models->table_summary, &QAbstractItemModel::modelReset, summary_, [this]() {
-    summary_->resizeColumnsToContents();
-  });
+  connect(&models->table_summary, &QAbstractItemModel::modelReset, summary_,
+          [this]() { summary_->resizeColumnsToContents(); });
   refresh_header();
   banner_->set_state(wb->plan_state());
 }
@@ -198,14 +205,16 @@ bool PlanView::find_table(const QString& name) {
   int table = wb->scenario()->table_index(name.toStdString());
   if (table < 0) {
     for (size_t t = 0; t < wb->scenario()->tables.size() && table < 0; ++t) {
-      if (QString::fromStdString(wb->scenario()->tables[t].name).contains(name, Qt::CaseInsensitive)) {
+      if (QString::fromStdString(wb->scenario()->tables[t].name)
+              .contains(name, Qt::CaseInsensitive)) {
         table = static_cast<int>(t);
       }
     }
   }
   if (table < 0) return false;
   wb->select_table(table);
-  return matrix_->scroll_to_table(QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(table)].name));
+  return matrix_->scroll_to_table(
+      QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(table)].name));
 }
 
 void PlanView::refresh_change() {
@@ -224,15 +233,18 @@ void PlanView::refresh_header() {
   const DisplayedPlanPtr& d = wb->displayed();
   if (!d) {
     const Status st = wb->planning_status();
-    header_->setText(st.is_ok() ? QStringLiteral("No plan yet")
-                                : QStringLiteral("<b>No plan.</b> ") +
-                                      QString::fromStdString(st.message()).toHtmlEscaped().replace('\n', "<br>"));
+    header_->setText(
+        st.is_ok()
+            ? QStringLiteral("No plan yet")
+            : QStringLiteral("<b>No plan.</b> ") +
+                  QString::fromStdString(st.message()).toHtmlEscaped().replace('\n', "<br>"));
     return;
   }
   const PlanOutcome& o = *d->base;
   QString text = QStringLiteral("<b>%1</b>: ").arg(plan_title(*d).toHtmlEscaped());
-  const QString model = o.settings.perf_model == PerfModelChoice::kTorchRec ? QStringLiteral("TorchRec")
-                                                                            : QStringLiteral("simulated");
+  const QString model = o.settings.perf_model == PerfModelChoice::kTorchRec
+                            ? QStringLiteral("TorchRec")
+                            : QStringLiteral("simulated");
   if (o.source != PlanSource::kPlanner) {
     text += QStringLiteral("TorchRec rating %1 ms").arg(d->summary.torchrec_rating, 0, 'f', 5);
   } else if (d->proposal < 0) {
@@ -245,28 +257,32 @@ void PlanView::refresh_header() {
   } else {
     const planner::ProposalRecord& r = o.proposals[static_cast<size_t>(d->proposal)];
     if (!d->fits) {
-      text += QStringLiteral("<span style='color:#c0392b'>does not fit</span>; relaxed placement shown, "
-                             "overflowing ranks in red");
+      text += QStringLiteral(
+          "<span style='color:#c0392b'>does not fit</span>; relaxed placement shown, "
+          "overflowing ranks in red");
     } else if (r.rated()) {
       text += QStringLiteral("rating %1 ms (%2 perf model), TorchRec rating %3 ms")
                   .arg(r.rating, 0, 'f', 5)
                   .arg(model)
                   .arg(d->summary.torchrec_rating, 0, 'f', 5);
     } else {
-      text += QStringLiteral("not rated by the planner (it could not beat the best), TorchRec rating %1 ms")
+      text += QStringLiteral(
+                  "not rated by the planner (it could not beat the best), TorchRec rating %1 ms")
                   .arg(d->summary.torchrec_rating, 0, 'f', 5);
     }
   }
   if (o.settings.calibration) {
-    text += QStringLiteral(", calibration %1").arg(QString::fromStdString(o.settings.calibration->name).toHtmlEscaped());
+    text += QStringLiteral(", calibration %1")
+                .arg(QString::fromStdString(o.settings.calibration->name).toHtmlEscaped());
   }
   if (const SimResultPtr& s = wb->simulation()) {
     text += QStringLiteral("; simulated iteration %1 ms").arg(s->iteration_ms, 0, 'f', 5);
   }
   // Which TorchRec planner model planned (docs/torchrec-versions.md).
   if (o.scenario) {
-    text += QStringLiteral("; TorchRec %1 model")
-                .arg(QString::fromStdString(planner::model_name(o.scenario->planner.torchrec_version)));
+    text +=
+        QStringLiteral("; TorchRec %1 model")
+            .arg(QString::fromStdString(planner::model_name(o.scenario->planner.torchrec_version)));
   }
   header_->setText(text);
 }
@@ -275,7 +291,8 @@ void PlanView::refresh_selection() {
   Workbench* wb = models_->workbench();
   QString table;
   if (wb->scenario() && wb->selected_table() >= 0) {
-    table = QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(wb->selected_table())].name);
+    table = QString::fromStdString(
+        wb->scenario()->tables[static_cast<size_t>(wb->selected_table())].name);
   }
   matrix_->set_selection(wb->selected_rank(), table);
   hbm_chart_->set_highlighted_row(wb->selected_rank());

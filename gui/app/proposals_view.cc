@@ -33,10 +33,14 @@ class ProposalFilter : public QSortFilterProxyModel {
   bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
     const QModelIndex i = sourceModel()->index(row, ProposalsModel::kPartitioned, parent);
     switch (mode_) {
-      case 1: return i.data(RawValueRole).toBool();
-      case 2: return !i.data(RawValueRole).toBool();
-      case 3: return i.data(TieRole).toBool();
-      default: return true;
+      case 1:
+        return i.data(RawValueRole).toBool();
+      case 2:
+        return !i.data(RawValueRole).toBool();
+      case 3:
+        return i.data(TieRole).toBool();
+      default:
+        return true;
     }
   }
 
@@ -46,14 +50,16 @@ class ProposalFilter : public QSortFilterProxyModel {
 
 }  // namespace
 
-ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
-  banner_ = new StaleBanner(QStringLiteral("list of proposals"), QStringLiteral("Re-plan (F5)"), this);
+ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent)
+    : WorkbenchView(parent), models_(models) {
+  banner_ =
+      new StaleBanner(QStringLiteral("list of proposals"), QStringLiteral("Re-plan (F5)"), this);
   header_ = new QLabel(this);
   ties_ = new QLabel(this);
   ties_->setWordWrap(true);
   show_ = new QComboBox(this);
-  show_->addItems({QStringLiteral("all proposals"), QStringLiteral("partitioned"), QStringLiteral("did not fit"),
-                   QStringLiteral("best and ties")});
+  show_->addItems({QStringLiteral("all proposals"), QStringLiteral("partitioned"),
+                   QStringLiteral("did not fit"), QStringLiteral("best and ties")});
   auto* best = new QPushButton(QStringLiteral("Show best plan"), this);
   auto* proxy = new ProposalFilter(this);
   proxy->setSourceModel(&models->proposals);
@@ -73,9 +79,10 @@ ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent) : Workben
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   details_ = new QPlainTextEdit(this);
   details_->setReadOnly(true);
-  details_->setPlaceholderText(QStringLiteral(
-      "Select a proposal to see what it places differently from the best plan, or which ranks overflow when it "
-      "does not fit."));
+  details_->setPlaceholderText(
+      QStringLiteral("Select a proposal to see what it places differently from the best plan, or "
+                     "which ranks overflow when it "
+                     "does not fit."));
 
   auto* bar = new QHBoxLayout();
   bar->addWidget(header_, 1);
@@ -87,11 +94,12 @@ ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent) : Workben
   auto* lower = new QWidget(split);
   auto* lower_layout = new QVBoxLayout(lower);
   lower_layout->setContentsMargins(0, 0, 0, 0);
-  auto* details_label = new QLabel(QStringLiteral("<b>Details</b> (against the best plan; for a proposal that does "
-                                                  "not fit, its relaxed placement: the same partitioner with "
-                                                  "unlimited memory, and the overflow beyond each rank's reserved "
-                                                  "capacity)"),
-                                   lower);
+  auto* details_label =
+      new QLabel(QStringLiteral("<b>Details</b> (against the best plan; for a proposal that does "
+                                "not fit, its relaxed placement: the same partitioner with "
+                                "unlimited memory, and the overflow beyond each rank's reserved "
+                                "capacity)"),
+                 lower);
   details_label->setWordWrap(true);
   lower_layout->addWidget(details_label);
   lower_layout->addWidget(details_);
@@ -113,19 +121,25 @@ ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent) : Workben
             (void)wb->select_proposal(proxy_->mapToSource(current).row());
           });
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
-  connect(wb, &Workbench::freshnessChanged, this, [this, wb]() { banner_->set_state(wb->plan_state()); });
+  connect(wb, &Workbench::freshnessChanged, this,
+          [this, wb]() { banner_->set_state(wb->plan_state()); });
   connect(wb, &Workbench::outcomeChanged, this, &ProposalsView::refresh);
   connect(wb, &Workbench::displayedChanged, this, &ProposalsView::refresh);
   connect(&models->proposals, &QAbstractItemModel::modelReset, table_, [this]() {
     const QFontMetrics fm(table_->font());
-    const int digits = fm.horizontalAdvance(QString(QString::number(models_->proposals.rowCount()).size() + 1, '9'));
+    const int digits = fm.horizontalAdvance(
+        QString(QString::number(models_->proposals.rowCount()).size() + 1, '9'));
     QHeaderView* h = table_->horizontalHeader();
-    h->resizeSection(ProposalsModel::kIndex, std::max(digits, fm.horizontalAdvance(QStringLiteral("#"))) + 24);
+    h->resizeSection(ProposalsModel::kIndex,
+                     std::max(digits, fm.horizontalAdvance(QStringLiteral("#"))) + 24);
     h->resizeSection(ProposalsModel::kProposer,
                      fm.horizontalAdvance(QStringLiteral("embedding_offload_scaleup (sum)")) + 16);
-    h->resizeSection(ProposalsModel::kPartitioned, fm.horizontalAdvance(QStringLiteral("Partitioned")) + 24);
-    h->resizeSection(ProposalsModel::kRating, fm.horizontalAdvance(QStringLiteral("0000.000000")) + 24);
-    h->resizeSection(ProposalsModel::kVsBest, fm.horizontalAdvance(QStringLiteral("+0000.0%")) + 24);
+    h->resizeSection(ProposalsModel::kPartitioned,
+                     fm.horizontalAdvance(QStringLiteral("Partitioned")) + 24);
+    h->resizeSection(ProposalsModel::kRating,
+                     fm.horizontalAdvance(QStringLiteral("0000.000000")) + 24);
+    h->resizeSection(ProposalsModel::kVsBest,
+                     fm.horizontalAdvance(QStringLiteral("+0000.0%")) + 24);
   });
   refresh();
   banner_->set_state(wb->plan_state());
@@ -133,7 +147,9 @@ ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent) : Workben
 
 QWidget* ProposalsView::export_target() { return this; }
 
-QString ProposalsView::header_text() const { return header_->text() + QLatin1Char('\n') + ties_->text(); }
+QString ProposalsView::header_text() const {
+  return header_->text() + QLatin1Char('\n') + ties_->text();
+}
 
 QString ProposalsView::details_text() const { return details_->toPlainText(); }
 
@@ -193,15 +209,19 @@ void ProposalsView::refresh() {
       if (o->result.ok() && d->torchrec_rating) {
         text << QStringLiteral("fits; TorchRec rating %1 ms (%2 against the best plan's %3 ms)")
                     .arg(*d->torchrec_rating, 0, 'f', 5)
-                    .arg(format_percent(sim::relative_change(o->summary->torchrec_rating, *d->torchrec_rating)))
+                    .arg(format_percent(
+                        sim::relative_change(o->summary->torchrec_rating, *d->torchrec_rating)))
                     .arg(o->summary->torchrec_rating, 0, 'f', 5);
       }
-      text << QStringLiteral("peak HBM of one rank's shards %1").arg(format_bytes(static_cast<double>(d->summary.peak_shard_hbm)));
+      text << QStringLiteral("peak HBM of one rank's shards %1")
+                  .arg(format_bytes(static_cast<double>(d->summary.peak_shard_hbm)));
     }
     if (o->summary) {
       const QStringList diff = ProposalsModel::differences(*o->summary, d->summary);
-      text << (diff.isEmpty() ? QStringLiteral("It places every table as the best plan does.")
-                              : QStringLiteral("It places %1 table(s) differently from the best plan:").arg(diff.size()));
+      text << (diff.isEmpty()
+                   ? QStringLiteral("It places every table as the best plan does.")
+                   : QStringLiteral("It places %1 table(s) differently from the best plan:")
+                         .arg(diff.size()));
       text << diff;
     }
   } else if (d && d->base == o && o->result.ok()) {

@@ -1,22 +1,22 @@
 #include "app/runs_view.h"
 
-#include <algorithm>
-
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QTextBrowser>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/run_browser.h"
 #include "models/runs_model.h"
 
 namespace shardlab::gui {
 
-RunsView::RunsView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent), browser_(browser) {
+RunsView::RunsView(RunBrowser* browser, QWidget* parent)
+    : WorkbenchView(parent), browser_(browser) {
   model_ = new RunsModel(this);
   header_ = new QLabel(this);
   header_->setWordWrap(true);
@@ -30,7 +30,8 @@ RunsView::RunsView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent)
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
   diff_ = new QTextBrowser(this);
-  diff_->setPlaceholderText(QStringLiteral("Select two runs and press Diff: deltas are the second minus the first."));
+  diff_->setPlaceholderText(
+      QStringLiteral("Select two runs and press Diff: deltas are the second minus the first."));
   auto* bar = new QHBoxLayout();
   bar->addWidget(header_, 1);
   bar->addWidget(open);
@@ -47,7 +48,8 @@ RunsView::RunsView(RunBrowser* browser, QWidget* parent) : WorkbenchView(parent)
   connect(reload, &QPushButton::clicked, this, [this]() { (void)browser_->refresh(); });
   connect(table_, &QTableView::doubleClicked, this, &RunsView::open_selected);
   connect(browser_, &RunBrowser::runsChanged, this, &RunsView::refresh);
-  connect(browser_, &RunBrowser::errorOccurred, this, [this](const QString& m) { diff_->setPlainText(m); });
+  connect(browser_, &RunBrowser::errorOccurred, this,
+          [this](const QString& m) { diff_->setPlainText(m); });
   refresh();
 }
 
@@ -55,12 +57,16 @@ QString RunsView::diff_text() const { return diff_->toPlainText(); }
 
 void RunsView::refresh() {
   model_->reset(browser_->runs());
-  header_->setText(browser_->is_open()
-                       ? QStringLiteral("<b>%1</b>: %2 runs").arg(browser_->path().toHtmlEscaped()).arg(browser_->runs().size())
-                       : QStringLiteral("No run store: start with --db FILE or use File > Open run store"));
+  header_->setText(
+      browser_->is_open()
+          ? QStringLiteral("<b>%1</b>: %2 runs")
+                .arg(browser_->path().toHtmlEscaped())
+                .arg(browser_->runs().size())
+          : QStringLiteral("No run store: start with --db FILE or use File > Open run store"));
   table_->resizeColumnsToContents();
   // The summary column can be long: cap it, the tooltip has every field.
-  table_->setColumnWidth(RunsModel::kSummary, std::min(table_->columnWidth(RunsModel::kSummary), 600));
+  table_->setColumnWidth(RunsModel::kSummary,
+                         std::min(table_->columnWidth(RunsModel::kSummary), 600));
 }
 
 void RunsView::open_selected() {
@@ -77,7 +83,8 @@ void RunsView::open_selected() {
 void RunsView::diff_selected() {
   QModelIndexList rows = table_->selectionModel()->selectedRows();
   if (rows.size() != 2) {
-    diff_->setPlainText(QStringLiteral("Select exactly two runs to diff (%1 selected).").arg(rows.size()));
+    diff_->setPlainText(
+        QStringLiteral("Select exactly two runs to diff (%1 selected).").arg(rows.size()));
     return;
   }
   // The older run is A, so deltas read "what changed since".

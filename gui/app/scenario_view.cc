@@ -15,7 +15,8 @@
 
 namespace shardlab::gui {
 
-ScenarioView::ScenarioView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
+ScenarioView::ScenarioView(WorkbenchModels* models, QWidget* parent)
+    : WorkbenchView(parent), models_(models) {
   header_ = new QLabel(this);
   header_->setWordWrap(true);
   filter_ = new QLineEdit(this);
@@ -53,9 +54,10 @@ ScenarioView::ScenarioView(WorkbenchModels* models, QWidget* parent) : Workbench
   auto* left_layout = new QVBoxLayout(left);
   left_layout->setContentsMargins(0, 0, 0, 0);
   auto* left_bar = new QHBoxLayout();
-  auto* tables_label = new QLabel(QStringLiteral("<b>Tables</b> (double-click or F2 edits; an empty constraint "
-                                                 "means none; headers sort)"),
-                                  left);
+  auto* tables_label =
+      new QLabel(QStringLiteral("<b>Tables</b> (double-click or F2 edits; an empty constraint "
+                                "means none; headers sort)"),
+                 left);
   tables_label->setWordWrap(true);
   left_bar->addWidget(tables_label, 1);
   left_bar->addWidget(filter_);
@@ -65,9 +67,10 @@ ScenarioView::ScenarioView(WorkbenchModels* models, QWidget* parent) : Workbench
   auto* right = new QWidget(split);
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
-  auto* settings_label = new QLabel(QStringLiteral("<b>Topology and planner</b> (sizes and bandwidths take "
-                                                   "units, e.g. 32 GiB, 897 GiB/s)"),
-                                    right);
+  auto* settings_label =
+      new QLabel(QStringLiteral("<b>Topology and planner</b> (sizes and bandwidths take "
+                                "units, e.g. 32 GiB, 897 GiB/s)"),
+                 right);
   settings_label->setWordWrap(true);
   right_layout->addWidget(settings_label);
   right_layout->addWidget(settings_, 1);
@@ -98,12 +101,13 @@ void ScenarioView::refresh_header(bool resize) {
     return;
   }
   const planner::Scenario& s = *wb->scenario();
-  header_->setText(QStringLiteral("<b>%1</b> (%2): %3 tables on %4 ranks (%5 per host), batch size %6")
-                       .arg(QString::fromStdString(s.name).toHtmlEscaped(), wb->origin().toHtmlEscaped())
-                       .arg(s.tables.size())
-                       .arg(s.topology.world_size)
-                       .arg(s.topology.local_world_size.value_or(s.topology.world_size))
-                       .arg(s.batch_size));
+  header_->setText(
+      QStringLiteral("<b>%1</b> (%2): %3 tables on %4 ranks (%5 per host), batch size %6")
+          .arg(QString::fromStdString(s.name).toHtmlEscaped(), wb->origin().toHtmlEscaped())
+          .arg(s.tables.size())
+          .arg(s.topology.world_size)
+          .arg(s.topology.local_world_size.value_or(s.topology.world_size))
+          .arg(s.batch_size));
   // Sizing columns measures cells: once per document, not per edit.
   if (resize) {
     tables_->resizeColumnsToContents();

@@ -21,8 +21,8 @@ void settle(MainWindow& window) {
 
 }  // namespace
 
-bool take_screenshot(MainWindow& window, const QString& view, const QString& path, const QSize& size,
-                     QString* error) {
+bool take_screenshot(MainWindow& window, const QString& view, const QString& path,
+                     const QSize& size, QString* error) {
   if (window.view(view) == nullptr) {
     *error = QStringLiteral("--view: '%1' is not available in this build (views: %2)")
                  .arg(view, window.views().join(QStringLiteral(", ")));

@@ -13,6 +13,7 @@ class MainWindow;
 
 // Raises `view`, waits for planning, grabs the window at `size` and writes
 // `path`. On failure returns false with *error set.
-bool take_screenshot(MainWindow& window, const QString& view, const QString& path, const QSize& size, QString* error);
+bool take_screenshot(MainWindow& window, const QString& view, const QString& path,
+                     const QSize& size, QString* error);
 
 }  // namespace shardlab::gui

@@ -1,18 +1,17 @@
 #include "app/timeline_view.h"
 
-#include <algorithm>
-
 #include <QFileDialog>
 #include <QGridLayout>
-#include <QHeaderView>
-#include <QScrollBar>
-#include <QSplitter>
-#include <QTableView>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "app/export_action.h"
 #include "app/stale_banner.h"
@@ -26,25 +25,32 @@ namespace {
 
 QWidget* legend(QWidget* parent) {
   auto* w = new QWidget(parent);
-  auto* layout = new QHBoxLayout(w);
+  auto* layout = new QGridLayout(w);
   layout->setContentsMargins(0, 0, 0, 0);
-  const std::pair<const char*, const char*> entries[] = {
-      {"#8cd17d", "input_dist"},  {"#4e79a7", "fwd_compute"},     {"#f28e2b", "output_dist"},
-      {"#bab0ac", "dense_fwd"},   {"#9d755d", "dense_bwd"},       {"#ffbe7d", "bwd_output_dist"},
-      {"#76b7b2", "bwd_compute"}, {"#b07aa1", "dp_allreduce"},    {"#edc948", "prefetch"}};
-  for (const auto& [colour, name] : entries) {
-    layout->addWidget(new QLabel(QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span> %2")
-                                     .arg(QLatin1String(colour), QLatin1String(name)),
-                                 w));
+  // Two rows: twelve phases and the critical path do not fit one row of a
+  // 1000-pixel window.
+  constexpr int kColumns = 7;
+  for (int i = 0; i < sim::kNumPhases; ++i) {
+    const auto phase = static_cast<sim::Phase>(i);
+    const std::string_view name = sim::to_string(phase);
+    layout->addWidget(
+        new QLabel(QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span> %2")
+                       .arg(phase_color(phase).name(),
+                            QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()))),
+                   w),
+        i / kColumns, i % kColumns);
   }
-  layout->addWidget(new QLabel(QStringLiteral("<span style='color:#d62728'>&#9634;</span> critical path"), w));
-  layout->addStretch(1);
+  layout->addWidget(
+      new QLabel(QStringLiteral("<span style='color:#d62728'>&#9634;</span> critical path"), w),
+      sim::kNumPhases / kColumns, sim::kNumPhases % kColumns);
+  layout->setColumnStretch(kColumns, 1);
   return w;
 }
 
 }  // namespace
 
-TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent), models_(models) {
+TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
+    : WorkbenchView(parent), models_(models) {
   banner_ = new StaleBanner(QStringLiteral("timeline"), QStringLiteral("Re-plan (F5)"), this);
   header_ = new QLabel(this);
   header_->setWordWrap(true);
@@ -89,15 +95,17 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent) : Workbench
   layout->addLayout(bar);
   layout->addWidget(legend(this));
   layout->addWidget(split, 1);
-  auto* help = new QLabel(QStringLiteral("Wheel or +/-: zoom, 0: fit, Shift+wheel or Up/Down: scroll lanes, drag or "
-                                         "arrows: pan, hover: phase details, click a lane label: select the rank"),
-                          this);
+  auto* help = new QLabel(
+      QStringLiteral("Wheel or +/-: zoom, 0: fit, Shift+wheel or Up/Down: scroll lanes, drag or "
+                     "arrows: pan, hover: phase details, click a lane label: select the rank"),
+      this);
   help->setWordWrap(true);
   layout->addWidget(help);
   connect(timeline_, &TimelineWidget::viewChanged, this, &TimelineView::sync_bars);
   connect(hbar_, &QScrollBar::valueChanged, this, [this](int v) {
     if (syncing_) return;
-    timeline_->set_view(v * timeline_->ms_per_pixel(), timeline_->ms_per_pixel(), timeline_->scroll_y());
+    timeline_->set_view(v * timeline_->ms_per_pixel(), timeline_->ms_per_pixel(),
+                        timeline_->scroll_y());
   });
   connect(vbar_, &QScrollBar::valueChanged, this, [this](int v) {
     if (syncing_) return;
@@ -112,13 +120,16 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent) : Workbench
                                                       QStringLiteral("Chrome trace (*.json)"));
     if (path.isEmpty()) return;
     QString error;
-    if (!export_chrome_trace(path, &error)) QMessageBox::warning(this, QStringLiteral("Export failed"), error);
+    if (!export_chrome_trace(path, &error))
+      QMessageBox::warning(this, QStringLiteral("Export failed"), error);
   });
   connect(timeline_, &TimelineWidget::rankClicked, wb, &Workbench::select_rank);
-  connect(wb, &Workbench::selectionChanged, this, [this, wb]() { timeline_->set_selected_rank(wb->selected_rank()); });
+  connect(wb, &Workbench::selectionChanged, this,
+          [this, wb]() { timeline_->set_selected_rank(wb->selected_rank()); });
   connect(wb, &Workbench::simulationChanged, this, &TimelineView::refresh);
   connect(wb, &Workbench::displayedChanged, this, &TimelineView::refresh);
-  connect(wb, &Workbench::freshnessChanged, this, [this, wb]() { banner_->set_state(wb->plan_state()); });
+  connect(wb, &Workbench::freshnessChanged, this,
+          [this, wb]() { banner_->set_state(wb->plan_state()); });
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
   refresh();
   banner_->set_state(wb->plan_state());
@@ -167,33 +178,37 @@ void TimelineView::refresh() {
   measured_box_->setVisible(measured.rowCount() > 0);
   if (measured.rowCount() > 0 && wb->displayed()) {
     const kernels::ReplayResult& replay = *wb->displayed()->base->replay;
-    measured_header_->setText(QStringLiteral("<b>Measured</b> by the replay (%1 backend, %2) against TorchRec's "
-                                             "estimate and this simulation, per rank and phase: median and p90 of "
-                                             "the rank's time in the phase per iteration")
-                                  .arg(QString::fromStdString(replay.backend).toHtmlEscaped(),
-                                       QString::fromStdString(replay.device_name).toHtmlEscaped()));
+    measured_header_->setText(
+        QStringLiteral("<b>Measured</b> by the replay (%1 backend, %2) against TorchRec's "
+                       "estimate and this simulation, per rank and phase: median and p90 of "
+                       "the rank's time in the phase per iteration")
+            .arg(QString::fromStdString(replay.backend).toHtmlEscaped(),
+                 QString::fromStdString(replay.device_name).toHtmlEscaped()));
     measured_->resizeColumnsToContents();
   }
   const SimResultPtr& s = wb->simulation();
   if (!s) {
     const Status& st = wb->simulation_status();
     header_->setText(st.is_ok() ? QStringLiteral("No simulation yet")
-                                : QStringLiteral("No simulation: ") + QString::fromStdString(st.message()));
+                                : QStringLiteral("No simulation: ") +
+                                      QString::fromStdString(st.message()));
     return;
   }
   const TimelineModel& m = models_->timeline;
   const DisplayedPlanPtr& d = wb->displayed();
   const QString which = d ? plan_title(*d).toHtmlEscaped() : QStringLiteral("plan");
-  header_->setText(QStringLiteral("<b>%1</b> simulated, <b>%2 iterations</b> on %3 ranks: steady-state iteration "
-                                  "%4 ms, all end at %5 ms; critical path of the last iteration: %6 phases on %7 "
-                                  "lanes")
-                       .arg(which)
-                       .arg(s->iterations)
-                       .arg(s->ranks.size())
-                       .arg(s->iteration_ms, 0, 'f', 4)
-                       .arg(s->total_ms, 0, 'f', 4)
-                       .arg(s->critical_path.size())
-                       .arg(m.critical_lanes().size()));
+  header_->setText(
+      QStringLiteral(
+          "<b>%1</b> simulated, <b>%2 iterations</b> on %3 ranks: steady-state iteration "
+          "%4 ms, all end at %5 ms; critical path of the last iteration: %6 phases on %7 "
+          "lanes")
+          .arg(which)
+          .arg(s->iterations)
+          .arg(s->ranks.size())
+          .arg(s->iteration_ms, 0, 'f', 4)
+          .arg(s->total_ms, 0, 'f', 4)
+          .arg(s->critical_path.size())
+          .arg(m.critical_lanes().size()));
 }
 
 }  // namespace shardlab::gui

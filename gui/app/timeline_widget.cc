@@ -1,14 +1,13 @@
 #include "app/timeline_widget.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 
 #include "models/timeline_model.h"
 #include "models/units.h"
@@ -16,22 +15,9 @@
 namespace shardlab::gui {
 namespace {
 
-QColor phase_color(sim::Phase p) {
-  switch (p) {
-    case sim::Phase::kInputDist: return QColor(0x8c, 0xd1, 0x7d);
-    case sim::Phase::kFwdCompute: return QColor(0x4e, 0x79, 0xa7);
-    case sim::Phase::kOutputDist: return QColor(0xf2, 0x8e, 0x2b);
-    case sim::Phase::kDenseFwd: return QColor(0xba, 0xb0, 0xac);
-    case sim::Phase::kDenseBwd: return QColor(0x9d, 0x75, 0x5d);
-    case sim::Phase::kBwdOutputDist: return QColor(0xff, 0xbe, 0x7d);
-    case sim::Phase::kBwdCompute: return QColor(0x76, 0xb7, 0xb2);
-    case sim::Phase::kDpAllreduce: return QColor(0xb0, 0x7a, 0xa1);
-    case sim::Phase::kPrefetch: return QColor(0xed, 0xc9, 0x48);
-  }
-  return Qt::gray;
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
-
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // A "nice" tick step (1, 2 or 5 x 10^k) near `raw`.
 double nice_step(double raw) {
@@ -50,6 +36,37 @@ std::vector<TimelinePhase>::const_iterator first_ending_after(const TimelineLane
 }
 
 }  // namespace
+
+QColor phase_color(sim::Phase p) {
+  switch (p) {
+    case sim::Phase::kInputDist:
+      return QColor(0x8c, 0xd1, 0x7d);
+    case sim::Phase::kFwdCompute:
+      return QColor(0x4e, 0x79, 0xa7);
+    case sim::Phase::kOutputDist:
+      return QColor(0xf2, 0x8e, 0x2b);
+    case sim::Phase::kDenseFwd:
+      return QColor(0xba, 0xb0, 0xac);
+    case sim::Phase::kDenseBwd:
+      return QColor(0x9d, 0x75, 0x5d);
+    case sim::Phase::kBwdOutputDist:
+      return QColor(0xff, 0xbe, 0x7d);
+    case sim::Phase::kBwdCompute:
+      return QColor(0x76, 0xb7, 0xb2);
+    case sim::Phase::kDpAllreduce:
+      return QColor(0xb0, 0x7a, 0xa1);
+    case sim::Phase::kPrefetch:
+      return QColor(0xed, 0xc9, 0x48);
+    case sim::Phase::kIterationOverhead:
+      return QColor(0xd4, 0xd4, 0xd4);
+    // A darker dp_allreduce: the dense gradients' all-reduce, not the critical path's red.
+    case sim::Phase::kDdpAllreduce:
+      return QColor(0x6a, 0x3d, 0x9a);
+    case sim::Phase::kDenseOptimizer:
+      return QColor(0x6b, 0x4c, 0x3b);
+  }
+  return Qt::gray;
+}
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
@@ -145,22 +162,26 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
   }
   p.setClipRect(QRect(0, kAxisHeight, rect.width(), rect.height() - kAxisHeight));
   const int first = std::max(0, scroll_y_ / kLanePitch);
-  const int last = std::min(static_cast<int>(lanes.size()) - 1, (scroll_y_ + rect.height() - kAxisHeight) / kLanePitch);
+  const int last = std::min(static_cast<int>(lanes.size()) - 1,
+                            (scroll_y_ + rect.height() - kAxisHeight) / kLanePitch);
   const QPen critical_pen(QColor(0xd6, 0x27, 0x28), 2);
   for (int i = first; i <= last; ++i) {
     const TimelineLane& lane = lanes[static_cast<size_t>(i)];
     const int y = kAxisHeight + i * kLanePitch - scroll_y_;
-    if (lane.rank == selected_rank_) p.fillRect(QRect(0, y - 1, rect.width(), kLanePitch), QColor(0xfd, 0xf3, 0xc4));
+    if (lane.rank == selected_rank_)
+      p.fillRect(QRect(0, y - 1, rect.width(), kLanePitch), QColor(0xfd, 0xf3, 0xc4));
     // Host boundaries.
     if (i > 0 && lanes[static_cast<size_t>(i - 1)].host != lane.host) {
       p.setPen(QColor(0x80, 0x80, 0x80));
       p.drawLine(0, y - 1, rect.width(), y - 1);
     }
     p.setPen(lane.critical ? QColor(0xd6, 0x27, 0x28) : QColor(0x30, 0x30, 0x30));
-    p.drawText(QRect(kHostBand + 4, y, kLabelWidth - kHostBand - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(kHostBand + 4, y, kLabelWidth - kHostBand - 8, kLaneHeight),
+               Qt::AlignVCenter | Qt::AlignLeft,
                QStringLiteral("r%1 %2").arg(lane.rank).arg(str(sim::to_string(lane.stream))));
     p.save();
-    p.setClipRect(QRect(plot_left, std::max(y, kAxisHeight), rect.width() - plot_left, kLaneHeight));
+    p.setClipRect(
+        QRect(plot_left, std::max(y, kAxisHeight), rect.width() - plot_left, kLaneHeight));
     double last_px = -1e9;  // right edge painted so far: sub-pixel phases merge
     for (auto it = first_ending_after(lane, start_ms_); it != lane.phases.end(); ++it) {
       const sim::PhaseRecord& r = it->record;
@@ -178,7 +199,8 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
       }
       if (x1 - x0 > 60) {
         p.setPen(Qt::white);
-        p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, str(sim::to_string(r.phase)));
+        p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                   str(sim::to_string(r.phase)));
       }
     }
     p.restore();
@@ -187,22 +209,26 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
   for (int i = first; i <= last;) {
     const int host = lanes[static_cast<size_t>(i)].host;
     int end = i;
-    while (end + 1 < static_cast<int>(lanes.size()) && lanes[static_cast<size_t>(end + 1)].host == host) ++end;
+    while (end + 1 < static_cast<int>(lanes.size()) &&
+           lanes[static_cast<size_t>(end + 1)].host == host)
+      ++end;
     int begin = i;
     while (begin > 0 && lanes[static_cast<size_t>(begin - 1)].host == host) --begin;
-    const QRect band(0, kAxisHeight + begin * kLanePitch - scroll_y_, kHostBand, (end - begin + 1) * kLanePitch - 1);
+    const QRect band(0, kAxisHeight + begin * kLanePitch - scroll_y_, kHostBand,
+                     (end - begin + 1) * kLanePitch - 1);
     p.fillRect(band, host % 2 == 0 ? QColor(0xe4, 0xea, 0xf2) : QColor(0xd2, 0xdc, 0xe9));
     p.setPen(QColor(0x30, 0x30, 0x30));
     p.save();
-    const QRect visible_band = band.intersected(QRect(0, kAxisHeight, kHostBand, rect.height() - kAxisHeight));
+    const QRect visible_band =
+        band.intersected(QRect(0, kAxisHeight, kHostBand, rect.height() - kAxisHeight));
     p.translate(visible_band.center());
     p.rotate(-90);
     const QString full = QStringLiteral("host %1").arg(host);
     const QString label = p.fontMetrics().horizontalAdvance(full) + 4 <= visible_band.height()
                               ? full
                               : QStringLiteral("h%1").arg(host);
-    p.drawText(QRect(-visible_band.height() / 2, -kHostBand / 2, visible_band.height(), kHostBand), Qt::AlignCenter,
-               label);
+    p.drawText(QRect(-visible_band.height() / 2, -kHostBand / 2, visible_band.height(), kHostBand),
+               Qt::AlignCenter, label);
     p.restore();
     i = end + 1;
   }
@@ -221,15 +247,16 @@ QString TimelineWidget::describe_at(const QPoint& pos) const {
   for (auto it = first_ending_after(lane, t - ms_per_px_); it != lane.phases.end(); ++it) {
     const sim::PhaseRecord& r = it->record;
     if (r.start_ms > t + ms_per_px_) break;
-    QString text = QStringLiteral("%1 (iteration %2)\nrank %3, %4 stream\n%5 to %6 ms (%7)\n%8 table shard(s)")
-                       .arg(str(sim::to_string(r.phase)))
-                       .arg(r.iteration)
-                       .arg(lane.rank)
-                       .arg(str(sim::to_string(lane.stream)))
-                       .arg(r.start_ms, 0, 'f', 4)
-                       .arg(r.end_ms, 0, 'f', 4)
-                       .arg(format_ms(r.end_ms - r.start_ms))
-                       .arg(r.tables);
+    QString text =
+        QStringLiteral("%1 (iteration %2)\nrank %3, %4 stream\n%5 to %6 ms (%7)\n%8 table shard(s)")
+            .arg(str(sim::to_string(r.phase)))
+            .arg(r.iteration)
+            .arg(lane.rank)
+            .arg(str(sim::to_string(lane.stream)))
+            .arg(r.start_ms, 0, 'f', 4)
+            .arg(r.end_ms, 0, 'f', 4)
+            .arg(format_ms(r.end_ms - r.start_ms))
+            .arg(r.tables);
     if (r.bytes > 0) text += QStringLiteral(", sends ") + format_bytes(r.bytes);
     if (it->critical) text += QStringLiteral("\non the critical path");
     return text;
@@ -287,18 +314,42 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event) {
   const int center = kLabelWidth + plot / 2;
   switch (event->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoom_at(center, 1.5); break;
-    case Qt::Key_Minus: zoom_at(center, 1 / 1.5); break;
-    case Qt::Key_0: fit(); break;
-    case Qt::Key_Left: pan_by(-plot / 8, 0); break;
-    case Qt::Key_Right: pan_by(plot / 8, 0); break;
-    case Qt::Key_Up: pan_by(0, -kLanePitch); break;
-    case Qt::Key_Down: pan_by(0, kLanePitch); break;
-    case Qt::Key_PageUp: pan_by(0, -visible_height()); break;
-    case Qt::Key_PageDown: pan_by(0, visible_height()); break;
-    case Qt::Key_Home: set_view(start_ms_, ms_per_px_, 0); break;
-    case Qt::Key_End: set_view(start_ms_, ms_per_px_, content_height()); break;
-    default: QWidget::keyPressEvent(event); return;
+    case Qt::Key_Equal:
+      zoom_at(center, 1.5);
+      break;
+    case Qt::Key_Minus:
+      zoom_at(center, 1 / 1.5);
+      break;
+    case Qt::Key_0:
+      fit();
+      break;
+    case Qt::Key_Left:
+      pan_by(-plot / 8, 0);
+      break;
+    case Qt::Key_Right:
+      pan_by(plot / 8, 0);
+      break;
+    case Qt::Key_Up:
+      pan_by(0, -kLanePitch);
+      break;
+    case Qt::Key_Down:
+      pan_by(0, kLanePitch);
+      break;
+    case Qt::Key_PageUp:
+      pan_by(0, -visible_height());
+      break;
+    case Qt::Key_PageDown:
+      pan_by(0, visible_height());
+      break;
+    case Qt::Key_Home:
+      set_view(start_ms_, ms_per_px_, 0);
+      break;
+    case Qt::Key_End:
+      set_view(start_ms_, ms_per_px_, content_height());
+      break;
+    default:
+      QWidget::keyPressEvent(event);
+      return;
   }
   event->accept();
 }

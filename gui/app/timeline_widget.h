@@ -12,13 +12,19 @@
 // 256 lanes; a frame paints the ~40 in view.
 #pragma once
 
+#include <QColor>
 #include <QPoint>
 #include <QPointer>
 #include <QWidget>
 
+#include "shardlab/sim/simulation.h"
+
 namespace shardlab::gui {
 
 class TimelineModel;
+
+// A phase's bar colour (the timeline's legend shows the same).
+QColor phase_color(sim::Phase p);
 
 class TimelineWidget : public QWidget {
   Q_OBJECT

@@ -1,8 +1,5 @@
 #include "app/topology_view.h"
 
-#include <algorithm>
-#include <map>
-
 #include <QComboBox>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -10,15 +7,16 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
-#include <QKeyEvent>
 #include <QPainterPath>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
-
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "app/stale_banner.h"
 #include "models/units.h"
@@ -51,7 +49,8 @@ QString bandwidth(double bytes_per_ms) { return format_bandwidth(bytes_per_ms); 
 }  // namespace
 
 TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : WorkbenchView(parent) {
-  banner_ = new StaleBanner(QStringLiteral("colouring (the shown plan's)"), QStringLiteral("Re-plan (F5)"), this);
+  banner_ = new StaleBanner(QStringLiteral("colouring (the shown plan's)"),
+                            QStringLiteral("Re-plan (F5)"), this);
   colour_ = new QComboBox(this);
   colour_->addItem(QStringLiteral("HBM use of the plan"));
   colour_->addItem(QStringLiteral("Simulated busy time"));
@@ -84,7 +83,8 @@ TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : Workbench
   layout->addWidget(banner_);
   layout->addLayout(bar);
   layout->addWidget(view_, 1);
-  layout->addWidget(new QLabel(QStringLiteral("Wheel: zoom, drag: pan, double-click a GPU: select its rank"), this));
+  layout->addWidget(new QLabel(
+      QStringLiteral("Wheel: zoom, drag: pan, double-click a GPU: select its rank"), this));
   connect(colour_, &QComboBox::currentIndexChanged, this,
           [this](int i) { set_colour_by(i == 0 ? ColourBy::kHbmUse : ColourBy::kBusyTime); });
   connect(fit_button, &QToolButton::clicked, this, &TopologyView::fit);
@@ -97,11 +97,15 @@ TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : Workbench
   };
   connect(wb, &Workbench::scenarioChanged, this, on_scenario);
   connect(wb, &Workbench::displayedChanged, this, [this, wb]() {
-    set_usage(wb->displayed() ? wb->displayed()->summary.ranks : std::vector<planner::RankSummary>{});
+    set_usage(wb->displayed() ? wb->displayed()->summary.ranks
+                              : std::vector<planner::RankSummary>{});
   });
-  connect(wb, &Workbench::simulationChanged, this, [this, wb]() { set_simulation(wb->simulation().get()); });
-  connect(wb, &Workbench::selectionChanged, this, [this, wb]() { set_selected_rank(wb->selected_rank()); });
-  connect(wb, &Workbench::freshnessChanged, this, [this, wb]() { banner_->set_state(wb->plan_state()); });
+  connect(wb, &Workbench::simulationChanged, this,
+          [this, wb]() { set_simulation(wb->simulation().get()); });
+  connect(wb, &Workbench::selectionChanged, this,
+          [this, wb]() { set_selected_rank(wb->selected_rank()); });
+  connect(wb, &Workbench::freshnessChanged, this,
+          [this, wb]() { banner_->set_state(wb->plan_state()); });
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
   connect(this, &TopologyView::rankClicked, wb, &Workbench::select_rank);
   on_scenario();
@@ -150,7 +154,8 @@ void TopologyView::set_simulation(const sim::SimResult* simulation) {
   iteration_ms_ = 0.0;
   if (simulation != nullptr) {
     iteration_ms_ = simulation->iteration_ms;
-    for (const sim::RankResult& r : simulation->ranks) busy_.push_back(std::max(r.busy_compute_ms, r.busy_comm_ms));
+    for (const sim::RankResult& r : simulation->ranks)
+      busy_.push_back(std::max(r.busy_compute_ms, r.busy_comm_ms));
   }
   invalidate();
 }
@@ -213,10 +218,17 @@ bool TopologyView::eventFilter(QObject* watched, QEvent* event) {
   if (watched == view_ && event->type() == QEvent::KeyPress) {
     switch (static_cast<QKeyEvent*>(event)->key()) {
       case Qt::Key_Plus:
-      case Qt::Key_Equal: zoom_by(1.25); return true;
-      case Qt::Key_Minus: zoom_by(0.8); return true;
-      case Qt::Key_0: fit(); return true;
-      default: break;
+      case Qt::Key_Equal:
+        zoom_by(1.25);
+        return true;
+      case Qt::Key_Minus:
+        zoom_by(0.8);
+        return true;
+      case Qt::Key_0:
+        fit();
+        return true;
+      default:
+        break;
     }
   }
   return WorkbenchView::eventFilter(watched, event);
@@ -231,9 +243,10 @@ void TopologyView::rebuild() {
     return;
   }
   const TopologySnapshot& t = *topology_;
-  legend_->setText(mode_ == ColourBy::kHbmUse
-                       ? QStringLiteral("HBM of shards, dense and KJT / HBM capacity: green 0% .. red 100%")
-                       : QStringLiteral("busiest stream per iteration / iteration time: green 0% .. red 100%"));
+  legend_->setText(
+      mode_ == ColourBy::kHbmUse
+          ? QStringLiteral("HBM of shards, dense and KJT / HBM capacity: green 0% .. red 100%")
+          : QStringLiteral("busiest stream per iteration / iteration time: green 0% .. red 100%"));
   // Per host: its vertices by kind.
   struct HostItems {
     std::vector<int> gpus, nics;
@@ -244,11 +257,21 @@ void TopologyView::rebuild() {
   for (size_t v = 0; v < t.vertices.size(); ++v) {
     const sim::Vertex& x = t.vertices[v];
     switch (x.kind) {
-      case sim::VertexKind::kGpu: hosts[x.host].gpus.push_back(static_cast<int>(v)); break;
-      case sim::VertexKind::kNic: hosts[x.host].nics.push_back(static_cast<int>(v)); break;
-      case sim::VertexKind::kHostFabric: hosts[x.host].fabric = static_cast<int>(v); break;
-      case sim::VertexKind::kLeaf: hosts[x.host].leaf = static_cast<int>(v); break;
-      case sim::VertexKind::kCore: core = static_cast<int>(v); break;
+      case sim::VertexKind::kGpu:
+        hosts[x.host].gpus.push_back(static_cast<int>(v));
+        break;
+      case sim::VertexKind::kNic:
+        hosts[x.host].nics.push_back(static_cast<int>(v));
+        break;
+      case sim::VertexKind::kHostFabric:
+        hosts[x.host].fabric = static_cast<int>(v);
+        break;
+      case sim::VertexKind::kLeaf:
+        hosts[x.host].leaf = static_cast<int>(v);
+        break;
+      case sim::VertexKind::kCore:
+        core = static_cast<int>(v);
+        break;
     }
   }
   std::vector<QPointF> at(t.vertices.size());
@@ -264,7 +287,8 @@ void TopologyView::rebuild() {
   const double host_h = 160 + gpu_rows * (kGpuH + kGap);
   // Hosts in a near-square grid, with gaps that carry the network.
   const int num_hosts = static_cast<int>(hosts.size());
-  const int per_row = std::max(1, std::min(num_hosts, static_cast<int>(std::ceil(std::sqrt(num_hosts * 1.0)))));
+  const int per_row =
+      std::max(1, std::min(num_hosts, static_cast<int>(std::ceil(std::sqrt(num_hosts * 1.0)))));
   constexpr double kRowGap = 60;
   constexpr double kColumnGap = 40;
   constexpr double kTop = 70;
@@ -285,15 +309,17 @@ void TopologyView::rebuild() {
     title->setPos(x0 + 6, y0 + 4);
     if (items.leaf >= 0) at[static_cast<size_t>(items.leaf)] = QPointF(x0 + host_w / 2, y0 + 16);
     for (size_t n = 0; n < items.nics.size(); ++n) {
-      at[static_cast<size_t>(items.nics[n])] =
-          QPointF(x0 + host_w * (static_cast<double>(n) + 1) / (static_cast<double>(items.nics.size()) + 1), y0 + 62);
+      at[static_cast<size_t>(items.nics[n])] = QPointF(
+          x0 + host_w * (static_cast<double>(n) + 1) / (static_cast<double>(items.nics.size()) + 1),
+          y0 + 62);
     }
-    if (items.fabric >= 0) at[static_cast<size_t>(items.fabric)] = QPointF(x0 + host_w / 2, y0 + 110);
+    if (items.fabric >= 0)
+      at[static_cast<size_t>(items.fabric)] = QPointF(x0 + host_w / 2, y0 + 110);
     for (size_t g = 0; g < items.gpus.size(); ++g) {
       const int gr = static_cast<int>(g) / kGpusPerRow;
       const int gc = static_cast<int>(g) % kGpusPerRow;
-      at[static_cast<size_t>(items.gpus[g])] =
-          QPointF(x0 + kGap + gc * (kGpuW + kGap) + kGpuW / 2, y0 + 160 + gr * (kGpuH + kGap) + kGpuH / 2);
+      at[static_cast<size_t>(items.gpus[g])] = QPointF(x0 + kGap + gc * (kGpuW + kGap) + kGpuW / 2,
+                                                       y0 + 160 + gr * (kGpuH + kGap) + kGpuH / 2);
     }
   }
   if (core >= 0) at[static_cast<size_t>(core)] = QPointF(trunk_x, 20);
@@ -301,14 +327,16 @@ void TopologyView::rebuild() {
   // Links: one label per kind and host when there are many.
   const bool label_all = t.num_ranks <= 16;
   std::map<std::pair<int, int>, bool> labelled;  // (host, link kind)
-  std::map<int, bool> routed;  // hosts whose network path is drawn
+  std::map<int, bool> routed;                    // hosts whose network path is drawn
   for (const sim::Link& l : t.links) {
     const QPointF a = at[static_cast<size_t>(l.from)];
     const QPointF b = at[static_cast<size_t>(l.to)];
     const bool network = l.kind == sim::LinkKind::kLeafCore || l.kind == sim::LinkKind::kCoreLeaf;
-    const QString tip = QString::fromStdString(l.name) + QStringLiteral(": ") + bandwidth(l.capacity) +
-                        QStringLiteral(", latency %1 ms").arg(l.latency_ms);
-    const int host = t.vertices[static_cast<size_t>(network && l.kind == sim::LinkKind::kCoreLeaf ? l.to : l.from)].host;
+    const QString tip = QString::fromStdString(l.name) + QStringLiteral(": ") +
+                        bandwidth(l.capacity) + QStringLiteral(", latency %1 ms").arg(l.latency_ms);
+    const int host = t.vertices[static_cast<size_t>(
+                                    network && l.kind == sim::LinkKind::kCoreLeaf ? l.to : l.from)]
+                         .host;
     if (network) {
       // Leaf, up to the bus above its row of hosts, along it to the trunk on
       // the left, up to the core: never across another host.
@@ -342,7 +370,9 @@ void TopologyView::rebuild() {
     // neighbouring GPUs do not pile up at the shared switch.
     const bool from_gpu = t.vertices[static_cast<size_t>(l.from)].kind == sim::VertexKind::kGpu;
     const bool to_gpu = t.vertices[static_cast<size_t>(l.to)].kind == sim::VertexKind::kGpu;
-    const QPointF at_label = from_gpu ? a + (b - a) * 0.45 : to_gpu ? b + (a - b) * 0.45 : (a + b) / 2;
+    const QPointF at_label = from_gpu ? a + (b - a) * 0.45
+                             : to_gpu ? b + (a - b) * 0.45
+                                      : (a + b) / 2;
     label->setPos(at_label.x() + 3, at_label.y() - 6);
     details_.push_back(label);
   }
@@ -352,15 +382,16 @@ void TopologyView::rebuild() {
     if (x.kind == sim::VertexKind::kGpu) continue;
     const QPointF c = at[v];
     const QSizeF s = x.kind == sim::VertexKind::kNic ? QSizeF(34, 16) : QSizeF(70, 18);
-    auto* node = scene_->addRect(QRectF(c - QPointF(s.width() / 2, s.height() / 2), s), QPen(Qt::darkGray),
-                                 QBrush(QColor(0xdd, 0xe6, 0xf0)));
+    auto* node = scene_->addRect(QRectF(c - QPointF(s.width() / 2, s.height() / 2), s),
+                                 QPen(Qt::darkGray), QBrush(QColor(0xdd, 0xe6, 0xf0)));
     node->setToolTip(QString::fromStdString(x.name));
     const char* label = x.kind == sim::VertexKind::kNic    ? "nic"
                         : x.kind == sim::VertexKind::kLeaf ? "leaf"
                         : x.kind == sim::VertexKind::kCore ? "core"
                                                            : "fabric";
     auto* text = scene_->addSimpleText(QString::fromLatin1(label), small);
-    text->setPos(c.x() - text->boundingRect().width() / 2, c.y() - text->boundingRect().height() / 2);
+    text->setPos(c.x() - text->boundingRect().width() / 2,
+                 c.y() - text->boundingRect().height() / 2);
     if (x.kind != sim::VertexKind::kCore) details_.push_back(text);
   }
   // GPUs, coloured.
@@ -379,11 +410,13 @@ void TopologyView::rebuild() {
       value = format_ms(busy_[r]);
     }
     const QRectF box(at[v] - QPointF(kGpuW / 2, kGpuH / 2), QSizeF(kGpuW, kGpuH));
-    auto* gpu = scene_->addRect(box, QPen(x.rank == selected_rank_ ? Qt::black : Qt::darkGray,
-                                          x.rank == selected_rank_ ? 3 : 1),
-                                QBrush(fill));
+    auto* gpu = scene_->addRect(
+        box,
+        QPen(x.rank == selected_rank_ ? Qt::black : Qt::darkGray, x.rank == selected_rank_ ? 3 : 1),
+        QBrush(fill));
     gpu->setData(0, x.rank);
-    gpu->setToolTip(QString::fromStdString(x.name) + QStringLiteral(" (rank %1): ").arg(x.rank) + value);
+    gpu->setToolTip(QString::fromStdString(x.name) + QStringLiteral(" (rank %1): ").arg(x.rank) +
+                    value);
     auto* text = scene_->addSimpleText(QStringLiteral("gpu%1\n%2").arg(x.rank).arg(value), small);
     text->setData(0, x.rank);
     text->setPos(box.left() + 4, box.top() + 4);

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "app/workbench_view.h"
-
 #include "models/topology_snapshot.h"
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/sim/simulation.h"

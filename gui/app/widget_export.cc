@@ -31,7 +31,8 @@ bool export_widget(QWidget* widget, const QString& path, QString* error) {
     return true;
   }
   if (suffix != QLatin1String("png")) {
-    *error = path + QStringLiteral(": unknown image format '.%1', expected .png or .svg").arg(suffix);
+    *error =
+        path + QStringLiteral(": unknown image format '.%1', expected .png or .svg").arg(suffix);
     return false;
   }
   const QPixmap pixmap = widget->grab();

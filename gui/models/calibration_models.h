@@ -11,9 +11,8 @@
 //      after on held-out records, and on the fit's own), as the fit reported.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "models/run_browser.h"
 
@@ -69,7 +68,17 @@ class CalibrationGroupsModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kGroup, kFitted, kFitCount, kHeldOut, kMapeBefore, kMapeAfter, kFitMapeBefore, kFitMapeAfter, kNumColumns };
+  enum Column {
+    kGroup,
+    kFitted,
+    kFitCount,
+    kHeldOut,
+    kMapeBefore,
+    kMapeAfter,
+    kFitMapeBefore,
+    kFitMapeAfter,
+    kNumColumns
+  };
 
   explicit CalibrationGroupsModel(QObject* parent = nullptr);
 

@@ -1,11 +1,10 @@
 #include "models/compare_model.h"
 
-#include <algorithm>
-
 #include <QBrush>
 #include <QColor>
 #include <QFont>
 #include <QStringList>
+#include <algorithm>
 
 #include "models/model_roles.h"
 #include "models/units.h"
@@ -30,7 +29,8 @@ CompareModel::CompareModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void CompareModel::reset(const CompareOutcome& outcome) {
   std::vector<std::string> labels;
-  for (const sim::CompareConfig& c : outcome.grid) labels.push_back(sim::label(c, *outcome.scenario));
+  for (const sim::CompareConfig& c : outcome.grid)
+    labels.push_back(sim::label(c, *outcome.scenario));
   const bool same_shape = labels == labels_;
   if (!same_shape) beginResetModel();
   labels_ = std::move(labels);
@@ -64,7 +64,9 @@ int CompareModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(labels_.size());
 }
 
-int CompareModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int CompareModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 QVariant CompareModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index)) return {};
@@ -72,7 +74,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
   const sim::CompareRow* r = row(index.row());
   const bool winner = index.row() == winner_;
   if (role == WinnerRole) return winner;
-  if (role == Qt::BackgroundRole) return winner ? QVariant(QBrush(QColor(0xd8, 0xf0, 0xd8))) : QVariant();
+  if (role == Qt::BackgroundRole)
+    return winner ? QVariant(QBrush(QColor(0xd8, 0xf0, 0xd8))) : QVariant();
   if (role == Qt::FontRole && winner) {
     QFont bold;
     bold.setBold(true);
@@ -99,27 +102,42 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
   }
   if (role == RawValueRole) {
     switch (column) {
-      case kNumber: return index.row() + 1;
-      case kConfiguration: return QString::fromStdString(labels_[static_cast<size_t>(index.row())]);
-      case kStatus: return r == nullptr ? QVariant() : QVariant(r->status.is_ok());
-      case kTorchRecRating: return r ? raw(r->torchrec_rating_ms) : QVariant();
-      case kIterationMs: return r ? raw(r->iteration_ms) : QVariant();
-      case kVsWinner: return r ? raw(r->iteration_vs_winner) : QVariant();
-      case kPeakHbm: return r ? raw(r->peak_hbm_bytes) : QVariant();
-      case kImbalance: return r ? raw(r->imbalance) : QVariant();
+      case kNumber:
+        return index.row() + 1;
+      case kConfiguration:
+        return QString::fromStdString(labels_[static_cast<size_t>(index.row())]);
+      case kStatus:
+        return r == nullptr ? QVariant() : QVariant(r->status.is_ok());
+      case kTorchRecRating:
+        return r ? raw(r->torchrec_rating_ms) : QVariant();
+      case kIterationMs:
+        return r ? raw(r->iteration_ms) : QVariant();
+      case kVsWinner:
+        return r ? raw(r->iteration_vs_winner) : QVariant();
+      case kPeakHbm:
+        return r ? raw(r->peak_hbm_bytes) : QVariant();
+      case kImbalance:
+        return r ? raw(r->imbalance) : QVariant();
       case kMovedCount:
-        return r && r->iteration_vs_winner ? QVariant(static_cast<int>(r->moved_vs_winner.size())) : QVariant();
-      case kProposals: return r ? QVariant(r->num_proposals) : QVariant();
-      case kPlanSeconds: return r ? QVariant(r->plan_seconds) : QVariant();
-      case kMoved: return moved.join(QStringLiteral(", "));
-      default: return {};
+        return r && r->iteration_vs_winner ? QVariant(static_cast<int>(r->moved_vs_winner.size()))
+                                           : QVariant();
+      case kProposals:
+        return r ? QVariant(r->num_proposals) : QVariant();
+      case kPlanSeconds:
+        return r ? QVariant(r->plan_seconds) : QVariant();
+      case kMoved:
+        return moved.join(QStringLiteral(", "));
+      default:
+        return {};
     }
   }
   if (role != Qt::DisplayRole) return {};
   const QString dash = QStringLiteral("-");
   switch (column) {
-    case kNumber: return index.row() + 1;
-    case kConfiguration: return QString::fromStdString(labels_[static_cast<size_t>(index.row())]);
+    case kNumber:
+      return index.row() + 1;
+    case kConfiguration:
+      return QString::fromStdString(labels_[static_cast<size_t>(index.row())]);
     case kStatus:
       if (r == nullptr) {
         if (index.row() == running_) return running_status_;
@@ -129,21 +147,29 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
       return winner ? QStringLiteral("ok, winner") : QStringLiteral("ok");
     case kTorchRecRating:
       return r && r->torchrec_rating_ms ? QString::number(*r->torchrec_rating_ms, 'f', 5) : dash;
-    case kIterationMs: return r && r->iteration_ms ? QString::number(*r->iteration_ms, 'f', 5) : dash;
+    case kIterationMs:
+      return r && r->iteration_ms ? QString::number(*r->iteration_ms, 'f', 5) : dash;
     case kVsWinner:
       if (winner_ < 0) return dash;
-      return r && r->iteration_vs_winner ? (winner ? QStringLiteral("winner") : format_percent(*r->iteration_vs_winner))
-                                         : dash;
+      return r && r->iteration_vs_winner
+                 ? (winner ? QStringLiteral("winner") : format_percent(*r->iteration_vs_winner))
+                 : dash;
     case kPeakHbm:
       return r && r->peak_hbm_bytes ? format_bytes(static_cast<double>(*r->peak_hbm_bytes)) : dash;
-    case kImbalance: return r && r->imbalance ? QString::number(*r->imbalance, 'f', 3) : dash;
+    case kImbalance:
+      return r && r->imbalance ? QString::number(*r->imbalance, 'f', 3) : dash;
     case kMovedCount:
-      return r && r->iteration_vs_winner && winner_ >= 0 ? QVariant(static_cast<int>(r->moved_vs_winner.size()))
-                                                         : QVariant(dash);
-    case kProposals: return r ? QVariant(r->num_proposals) : QVariant(dash);
-    case kPlanSeconds: return r ? QString::number(r->plan_seconds, 'f', 3) : dash;
-    case kMoved: return moved.join(QStringLiteral(", "));
-    default: return {};
+      return r && r->iteration_vs_winner && winner_ >= 0
+                 ? QVariant(static_cast<int>(r->moved_vs_winner.size()))
+                 : QVariant(dash);
+    case kProposals:
+      return r ? QVariant(r->num_proposals) : QVariant(dash);
+    case kPlanSeconds:
+      return r ? QString::number(r->plan_seconds, 'f', 3) : dash;
+    case kMoved:
+      return moved.join(QStringLiteral(", "));
+    default:
+      return {};
   }
 }
 
@@ -163,10 +189,12 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
                                          "Tables placed differently from the winner"};
   static const char* const kTips[] = {
       "Row of the comparison (the same numbering as shardlab compare)",
-      "The planner configuration: proposer ('scenario': the scenario's own list), partitioner, and the model "
+      "The planner configuration: proposer ('scenario': the scenario's own list), partitioner, and "
+      "the model "
       "that rated the plans it chose between",
       "ok, or why the row has no plan or no simulated time",
-      "TorchRec's rating of the row's plan (max over ranks of summed shard perf), whatever model chose it",
+      "TorchRec's rating of the row's plan (max over ranks of summed shard perf), whatever model "
+      "chose it",
       "The row's plan simulated: steady-state iteration time",
       "Simulated iteration time against the winner's (the lowest)",
       "Largest HBM of one rank's shards",
@@ -188,7 +216,8 @@ void CompareRanksModel::reset(const CompareOutcome& outcome) {
   beginResetModel();
   rows_ = outcome.comparison.rows;
   ranks_ = 0;
-  for (const sim::CompareRow& r : rows_) ranks_ = std::max(ranks_, static_cast<int>(r.ranks.size()));
+  for (const sim::CompareRow& r : rows_)
+    ranks_ = std::max(ranks_, static_cast<int>(r.ranks.size()));
   // The scenario as configured against the winner, unless the user chose others.
   const int rows = static_cast<int>(rows_.size());
   if (!chosen_ || a_ >= rows || b_ >= rows) {
@@ -223,7 +252,9 @@ const sim::CompareRow* CompareRanksModel::plan_row(int r) const {
              : nullptr;
 }
 
-int CompareRanksModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ranks_; }
+int CompareRanksModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ranks_;
+}
 
 int CompareRanksModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() || ranks_ == 0 ? 0 : kDelta + 1;
@@ -249,7 +280,9 @@ QVariant CompareRanksModel::data(const QModelIndex& index, int role) const {
     if (r == nullptr || rank >= r->ranks.size()) return {};
     const sim::CompareRank& k = r->ranks[rank];
     switch (index.column() % kNumWhat) {
-      case kPerf: value = k.torchrec_perf_ms; break;
+      case kPerf:
+        value = k.torchrec_perf_ms;
+        break;
       case kHbm:
         value = QVariant::fromValue<qint64>(k.shard_hbm);
         bytes = true;
@@ -280,15 +313,19 @@ QVariant CompareRanksModel::headerData(int section, Qt::Orientation orientation,
   if (section < 0 || section > kDelta) return {};
   if (role == Qt::ToolTipRole) {
     if (section == kDelta) {
-      return QStringLiteral("Busiest simulated stream per iteration: #%1 minus #%2").arg(b_ + 1).arg(a_ + 1);
+      return QStringLiteral("Busiest simulated stream per iteration: #%1 minus #%2")
+          .arg(b_ + 1)
+          .arg(a_ + 1);
     }
     const sim::CompareRow* r = plan_row(section < kNumWhat ? a_ : b_);
     return r ? QString::fromStdString(r->label) : QVariant();
   }
   if (role != Qt::DisplayRole) return {};
   if (section == kDelta) return QStringLiteral("d busiest (ms)");
-  static const char* const kWhat[] = {"TorchRec perf (ms)", "shard HBM", "sim compute (ms)", "sim comm (ms)"};
-  return QStringLiteral("#%1 ").arg((section < kNumWhat ? a_ : b_) + 1) + QString::fromLatin1(kWhat[section % kNumWhat]);
+  static const char* const kWhat[] = {"TorchRec perf (ms)", "shard HBM", "sim compute (ms)",
+                                      "sim comm (ms)"};
+  return QStringLiteral("#%1 ").arg((section < kNumWhat ? a_ : b_) + 1) +
+         QString::fromLatin1(kWhat[section % kNumWhat]);
 }
 
 }  // namespace shardlab::gui

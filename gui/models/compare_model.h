@@ -14,9 +14,8 @@
 // and the difference of the busiest stream (second minus first).
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "models/planning_job.h"
 
@@ -56,7 +55,7 @@ class CompareModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
-  std::vector<std::string> labels_;  // every grid row
+  std::vector<std::string> labels_;    // every grid row
   std::vector<sim::CompareRow> rows_;  // rows done
   int winner_ = -1;
   int running_ = -1;

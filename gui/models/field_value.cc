@@ -1,23 +1,26 @@
 #include "models/field_value.h"
 
-#include "shardlab/data/scenario_loader.h"
-#include "shardlab/planner/types.h"
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QStringList>
+
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/types.h"
 
 namespace shardlab::gui {
 namespace {
 
 // JSON's number grammar.
 bool is_json_number(const QString& text) {
-  static const QRegularExpression kNumber(QStringLiteral("^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$"));
+  static const QRegularExpression kNumber(
+      QStringLiteral("^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$"));
   return kNumber.match(text).hasMatch();
 }
 
-QString number_or_string(const QString& text) { return is_json_number(text) ? text : json_quote(text); }
+QString number_or_string(const QString& text) {
+  return is_json_number(text) ? text : json_quote(text);
+}
 
 QString list_json(const QString& text, bool numbers) {
   const QStringList items = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
@@ -59,6 +62,10 @@ QString field_json(FieldKind kind, const QString& typed) {
       return text.isEmpty() ? QStringLiteral("null") : list_json(text, true);
     case FieldKind::kStringList:
       return text.isEmpty() ? QStringLiteral("null") : list_json(text, false);
+    case FieldKind::kName:
+      return text.isEmpty() ? QStringLiteral("null") : json_quote(text);
+    case FieldKind::kJson:
+      return text.isEmpty() ? QStringLiteral("null") : text;
   }
   return QStringLiteral("null");
 }
@@ -76,15 +83,15 @@ QStringList enum_names(std::initializer_list<E> values, F&& name) {
 
 QStringList sharding_type_names() {
   using T = planner::ShardingType;
-  return enum_names({T::kDataParallel, T::kTableWise, T::kColumnWise, T::kTableColumnWise, T::kRowWise,
-                     T::kTableRowWise},
+  return enum_names({T::kDataParallel, T::kTableWise, T::kColumnWise, T::kTableColumnWise,
+                     T::kRowWise, T::kTableRowWise},
                     [](T t) { return planner::to_string(t); });
 }
 
 QStringList compute_kernel_names() {
   using K = planner::ComputeKernel;
-  return enum_names({K::kDense, K::kFused, K::kFusedUvm, K::kFusedUvmCaching, K::kQuant, K::kQuantUvm,
-                     K::kQuantUvmCaching},
+  return enum_names({K::kDense, K::kFused, K::kFusedUvm, K::kFusedUvmCaching, K::kQuant,
+                     K::kQuantUvm, K::kQuantUvmCaching},
                     [](K k) { return planner::to_string(k); });
 }
 
@@ -100,7 +107,8 @@ QString exact_size_text(int64_t bytes) {
     for (int decimals = 0; decimals <= 3; ++decimals) {
       const int shift = unit[0] == 'T' ? 40 : unit[0] == 'G' ? 30 : unit[0] == 'M' ? 20 : 10;
       const QString text =
-          QString::number(static_cast<double>(bytes) / static_cast<double>(int64_t{1} << shift), 'f', decimals) +
+          QString::number(static_cast<double>(bytes) / static_cast<double>(int64_t{1} << shift),
+                          'f', decimals) +
           QLatin1Char(' ') + QLatin1String(unit);
       Result<int64_t> back = data::parse_size_string(text.toStdString());
       if (back.is_ok() && *back == bytes) return text;
@@ -112,10 +120,11 @@ QString exact_size_text(int64_t bytes) {
 QString exact_bandwidth_text(double bytes_per_ms) {
   if (!(bytes_per_ms > 0)) return QString::number(bytes_per_ms, 'g', 17);
   for (const char* unit : {"GiB/s", "GB/s", "MiB/s", "MB/s"}) {
-    const double scale = unit[0] == 'G' ? (unit[1] == 'i' ? 1073741824.0 : 1e9) : (unit[1] == 'i' ? 1048576.0 : 1e6);
+    const double scale =
+        unit[0] == 'G' ? (unit[1] == 'i' ? 1073741824.0 : 1e9) : (unit[1] == 'i' ? 1048576.0 : 1e6);
     for (int decimals = 0; decimals <= 3; ++decimals) {
-      const QString text = QString::number(bytes_per_ms * 1000.0 / scale, 'f', decimals) + QLatin1Char(' ') +
-                           QLatin1String(unit);
+      const QString text = QString::number(bytes_per_ms * 1000.0 / scale, 'f', decimals) +
+                           QLatin1Char(' ') + QLatin1String(unit);
       Result<double> back = data::parse_bandwidth_string(text.toStdString());
       if (back.is_ok() && *back == bytes_per_ms) return text;
     }

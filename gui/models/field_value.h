@@ -4,10 +4,9 @@
 // loader's refusal shows exactly what was typed.
 #pragma once
 
-#include <cstdint>
-
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 
 namespace shardlab::gui {
 
@@ -17,6 +16,8 @@ enum class FieldKind {
   kBool,        // true / false (also yes / no, 1 / 0 as typed in a cell)
   kNumberList,  // "1.0, 2.5"
   kStringList,  // "table_wise, row_wise"
+  kName,        // "h100-sxm"; empty removes the field
+  kJson,        // a JSON value as typed, e.g. an object; empty removes the field
 };
 
 // The JSON text for `text` typed into a field of `kind`. Empty text gives

@@ -18,7 +18,9 @@ int PhaseComparisonModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
-int PhaseComparisonModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int PhaseComparisonModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 QVariant PhaseComparisonModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index)) return {};
@@ -32,14 +34,19 @@ QVariant PhaseComparisonModel::data(const QModelIndex& index, int role) const {
     case kP90:
       if (measured) raw = r.measured.p90_ms;
       break;
-    case kEstimate: raw = r.estimate_ms; break;
-    case kSimulated: raw = r.simulated_ms; break;
+    case kEstimate:
+      raw = r.estimate_ms;
+      break;
+    case kSimulated:
+      raw = r.simulated_ms;
+      break;
     case kSimVsMeasured:
       if (measured && r.simulated_ms && r.measured.median_ms > 0) {
         raw = sim::relative_change(r.measured.median_ms, *r.simulated_ms);
       }
       break;
-    default: break;
+    default:
+      break;
   }
   if (role == Qt::TextAlignmentRole) {
     return index.column() == kPhase ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
@@ -52,17 +59,23 @@ QVariant PhaseComparisonModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case kRank: return r.rank;
-    case kPhase: return QString::fromUtf8(std::string(sim::to_string(r.phase)).c_str());
-    case kSimVsMeasured: return raw ? format_percent(*raw) : QStringLiteral("-");
-    default: return raw ? QString::number(*raw, 'f', 4) : QStringLiteral("-");
+    case kRank:
+      return r.rank;
+    case kPhase:
+      return QString::fromUtf8(std::string(sim::to_string(r.phase)).c_str());
+    case kSimVsMeasured:
+      return raw ? format_percent(*raw) : QStringLiteral("-");
+    default:
+      return raw ? QString::number(*raw, 'f', 4) : QStringLiteral("-");
   }
 }
 
-QVariant PhaseComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
+QVariant PhaseComparisonModel::headerData(int section, Qt::Orientation orientation,
+                                          int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
-  static const char* const kHeaders[] = {"Rank",         "Phase",          "Measured median (ms)", "Measured p90 (ms)",
-                                         "TorchRec (ms)", "Simulated (ms)", "Simulated vs measured"};
+  static const char* const kHeaders[] = {
+      "Rank",          "Phase",          "Measured median (ms)", "Measured p90 (ms)",
+      "TorchRec (ms)", "Simulated (ms)", "Simulated vs measured"};
   static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == kNumColumns);
   if (section < 0 || section >= kNumColumns) return {};
   return QString::fromLatin1(kHeaders[section]);

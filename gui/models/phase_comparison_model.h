@@ -5,9 +5,8 @@
 // measurement. Empty unless the shown plan comes from a run with measurements.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "shardlab/kernels/phase_report.h"
 
@@ -17,7 +16,16 @@ class PhaseComparisonModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kRank, kPhase, kMeasured, kP90, kEstimate, kSimulated, kSimVsMeasured, kNumColumns };
+  enum Column {
+    kRank,
+    kPhase,
+    kMeasured,
+    kP90,
+    kEstimate,
+    kSimulated,
+    kSimVsMeasured,
+    kNumColumns
+  };
 
   explicit PhaseComparisonModel(QObject* parent = nullptr);
 

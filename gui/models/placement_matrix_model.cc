@@ -8,13 +8,16 @@
 namespace shardlab::gui {
 namespace {
 
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 }  // namespace
 
 PlacementMatrixModel::PlacementMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void PlacementMatrixModel::reset(const planner::PlanSummary& summary, const std::vector<planner::Storage>& overflow,
+void PlacementMatrixModel::reset(const planner::PlanSummary& summary,
+                                 const std::vector<planner::Storage>& overflow,
                                  int ranks_per_host) {
   beginResetModel();
   ranks_per_host_ = std::max(1, ranks_per_host);
@@ -54,7 +57,9 @@ int PlacementMatrixModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(tables_.size());
 }
 
-int PlacementMatrixModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ranks_; }
+int PlacementMatrixModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ranks_;
+}
 
 QVariant PlacementMatrixModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index)) return {};
@@ -75,22 +80,31 @@ QVariant PlacementMatrixModel::data(const QModelIndex& index, int role) const {
           .arg(str(planner::to_string(t.sharding_type)), str(planner::to_string(t.compute_kernel)))
           .arg(c.shards)
           .arg(t.ranks.size())
-          .arg(format_bytes(static_cast<double>(c.storage.hbm)), format_bytes(static_cast<double>(c.storage.ddr)));
+          .arg(format_bytes(static_cast<double>(c.storage.hbm)),
+               format_bytes(static_cast<double>(c.storage.ddr)));
     }
-    case ShardCountRole: return c.shards;
-    case RawValueRole: return QVariant::fromValue<qint64>(c.storage.hbm);
-    case ShardingTypeRole: return str(planner::to_string(t.sharding_type));
-    case ComputeKernelRole: return str(planner::to_string(t.compute_kernel));
-    case TableNameRole: return QString::fromStdString(t.name);
-    default: return {};
+    case ShardCountRole:
+      return c.shards;
+    case RawValueRole:
+      return QVariant::fromValue<qint64>(c.storage.hbm);
+    case ShardingTypeRole:
+      return str(planner::to_string(t.sharding_type));
+    case ComputeKernelRole:
+      return str(planner::to_string(t.compute_kernel));
+    case TableNameRole:
+      return QString::fromStdString(t.name);
+    default:
+      return {};
   }
 }
 
-QVariant PlacementMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
+QVariant PlacementMatrixModel::headerData(int section, Qt::Orientation orientation,
+                                          int role) const {
   if (orientation == Qt::Horizontal) {
     if (section < 0 || section >= ranks_) return {};
     if (role == Qt::DisplayRole) return QStringLiteral("r%1").arg(section);
-    if (role == Qt::ToolTipRole) return QStringLiteral("rank %1, host %2").arg(section).arg(section / ranks_per_host_);
+    if (role == Qt::ToolTipRole)
+      return QStringLiteral("rank %1, host %2").arg(section).arg(section / ranks_per_host_);
     if (role == OverflowRole) return overflows(section);
     return {};
   }

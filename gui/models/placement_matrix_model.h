@@ -8,9 +8,8 @@
 // Headers: horizontal "r12" (ToolTipRole "rank 12, host 1"), vertical the table name.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "shardlab/planner/plan_summary.h"
 
@@ -44,13 +43,14 @@ class PlacementMatrixModel : public QAbstractTableModel {
     planner::Storage storage;
   };
   const Cell& cell(int row, int rank) const {
-    return cells_[static_cast<size_t>(row) * static_cast<size_t>(ranks_) + static_cast<size_t>(rank)];
+    return cells_[static_cast<size_t>(row) * static_cast<size_t>(ranks_) +
+                  static_cast<size_t>(rank)];
   }
 
   std::vector<planner::TableSummary> tables_;
   int ranks_ = 0;
-  std::vector<Cell> cells_;                  // row-major, tables x ranks
-  std::vector<planner::Storage> overflow_;   // per rank or empty
+  std::vector<Cell> cells_;                 // row-major, tables x ranks
+  std::vector<planner::Storage> overflow_;  // per rank or empty
   int ranks_per_host_ = 1;
 };
 

@@ -24,7 +24,8 @@ constexpr double kPartialEveryMs = 150.0;
 
 std::string thousands(int n) {
   std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<size_t>(i), ",");
   return digits;
 }
 
@@ -50,7 +51,8 @@ sim::SimOptions timeline_sim_options(const PlanSettings& settings) {
   return sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = true};
 }
 
-PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, const ProgressFn& progress) {
+PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel,
+                         const ProgressFn& progress) {
   PlanOutcome out;
   out.scenario = job.scenario;
   out.settings = job.settings;
@@ -58,7 +60,8 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
   report(progress, 1, "planning");
   std::unique_ptr<sim::SimulatedPerfModel> model;
   if (job.settings.perf_model == PerfModelChoice::kSimulated) {
-    model = std::make_unique<sim::SimulatedPerfModel>(scenario, sim::SimOptions{.record_phases = false});
+    model = std::make_unique<sim::SimulatedPerfModel>(scenario,
+                                                      sim::SimOptions{.record_phases = false});
   }
   planner::PlannerOptions options{
       .perf_model = model.get(),
@@ -70,9 +73,9 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
     const int expected = job.expected_proposals;
     const int proposers = static_cast<int>(scenario.planner.proposers.size());
     options.progress = [&progress, expected, proposers](const planner::PlannerProgress& p) {
-      progress(planning_percent(p, expected), "planning: proposer " + std::to_string(p.proposer + 1) + " of " +
-                                                  std::to_string(proposers) + ", " + thousands(p.proposals) +
-                                                  " proposals");
+      progress(planning_percent(p, expected),
+               "planning: proposer " + std::to_string(p.proposer + 1) + " of " +
+                   std::to_string(proposers) + ", " + thousands(p.proposals) + " proposals");
     };
   }
   const auto plan_start = Clock::now();
@@ -85,7 +88,8 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
   if (!out.result.ok()) {
     // Why-not of the failure: the last proposal, placed again.
     if (!out.proposals.empty() && out.result.search_space && out.result.reserved) {
-      auto placed = planner::place_proposal(scenario, out.result, out.proposals.proposal(out.proposals.size() - 1));
+      auto placed = planner::place_proposal(scenario, out.result,
+                                            out.proposals.proposal(out.proposals.size() - 1));
       if (placed.is_ok()) out.last_failure = std::move(placed).value();
     }
     return out;
@@ -94,8 +98,8 @@ PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, co
   if (!job.simulate) return out;
   report(progress, 86, "simulating " + std::to_string(job.settings.sim_iterations) + " iterations");
   const auto sim_start = Clock::now();
-  Result<sim::SimResult> simulated =
-      sim::simulate(scenario, *out.result.search_space, *out.result.best, timeline_sim_options(job.settings));
+  Result<sim::SimResult> simulated = sim::simulate(
+      scenario, *out.result.search_space, *out.result.best, timeline_sim_options(job.settings));
   out.simulate_ms = ms_since(sim_start);
   if (cancel.load()) {
     out.cancelled = true;
@@ -114,11 +118,11 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
                                      const std::atomic<bool>& cancel) {
   SimulationOutcome out;
   if (!base.result.search_space) {
-    out.status = Status::invalid_scenario("nothing to simulate: the scenario has no search space");
+    out.status = Status::invalid_argument("nothing to simulate: the scenario has no search space");
     return out;
   }
-  Result<sim::SimResult> simulated =
-      sim::simulate(*base.scenario, *base.result.search_space, plan, timeline_sim_options(base.settings));
+  Result<sim::SimResult> simulated = sim::simulate(*base.scenario, *base.result.search_space, plan,
+                                                   timeline_sim_options(base.settings));
   out.cancelled = cancel.load();
   if (simulated.is_ok()) {
     out.simulation = std::move(simulated).value();
@@ -155,9 +159,10 @@ void run_rows(CompareOutcome& out, const std::atomic<bool>& cancel, const Progre
   out.comparison.scenario = scenario->name;
   out.comparison.iterations = settings.sim_iterations;
   auto last_partial = Clock::now();
-  sim::CompareOptions options{.sim = sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = false},
-                              .calibration = settings.parameters(),
-                              .cancel = &cancel};
+  sim::CompareOptions options{
+      .sim = sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = false},
+      .calibration = settings.parameters(),
+      .cancel = &cancel};
   options.plan_row = std::move(plan_row);
   options.progress = [&](const sim::CompareProgress& p) {
     std::string status;
@@ -167,8 +172,11 @@ void run_rows(CompareOutcome& out, const std::atomic<bool>& cancel, const Progre
                      ? std::string("planning")
                      : "planning: " + thousands(p.planner.proposals) + " proposals";
         break;
-      case sim::CompareProgress::Stage::kSimulating: status = "simulating"; break;
-      case sim::CompareProgress::Stage::kDone: return;
+      case sim::CompareProgress::Stage::kSimulating:
+        status = "simulating";
+        break;
+      case sim::CompareProgress::Stage::kDone:
+        return;
     }
     const int row = kept + p.row;
     report(

@@ -48,7 +48,9 @@ struct PlanSettings {
   int sim_iterations = sim::SimOptions{}.iterations;
 
   bool operator==(const PlanSettings&) const = default;
-  const planner::CostCalibration* parameters() const { return calibration ? &calibration->parameters : nullptr; }
+  const planner::CostCalibration* parameters() const {
+    return calibration ? &calibration->parameters : nullptr;
+  }
 };
 
 // Progress reports: percent in [0, 100] and a short text.
@@ -86,7 +88,8 @@ struct PlanOutcome {
   double simulate_ms = 0.0;  // wall time of the simulation
 };
 
-PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel, const ProgressFn& progress);
+PlanOutcome run_plan_job(const PlanJob& job, const std::atomic<bool>& cancel,
+                         const ProgressFn& progress);
 
 // The simulation options of the workbench's timeline: every phase recorded.
 sim::SimOptions timeline_sim_options(const PlanSettings& settings);
@@ -126,7 +129,8 @@ using ComparePartialFn = std::function<void(const CompareOutcome& partial)>;
 
 // Runs `grid` (sim/compare.h; e.g. sim::default_compare_grid()).
 CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& settings,
-                               std::vector<sim::CompareConfig> grid, const std::atomic<bool>& cancel, const ProgressFn& progress,
+                               std::vector<sim::CompareConfig> grid,
+                               const std::atomic<bool>& cancel, const ProgressFn& progress,
                                const ComparePartialFn& partial);
 
 // What the Compare view's "Optimize" runs: `shardlab optimize`'s search

@@ -56,14 +56,16 @@ uint64_t PlanningWorker::submit_plan(PlanJob job) {
     ProgressFn progress = [self, generation](int percent, const std::string& stage) {
       const QString text = QString::fromStdString(stage);
       QMetaObject::invokeMethod(
-          self, [self, generation, percent, text]() {
+          self,
+          [self, generation, percent, text]() {
             if (self->current(kPlan, generation)) emit self->progress(percent, text);
           },
           Qt::QueuedConnection);
     };
     auto outcome = std::make_shared<const PlanOutcome>(run_plan_job(job, *cancel, progress));
     QMetaObject::invokeMethod(
-        self, [self, outcome, generation]() {
+        self,
+        [self, outcome, generation]() {
           self->finished(kPlan);
           if (self->current(kPlan, generation) && !outcome->cancelled) emit self->planned(outcome);
         },
@@ -78,15 +80,19 @@ uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::Partiti
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
   PlanningWorker* self = this;
   started(kSimulation);
-  (void)QtConcurrent::run(&pool_, [self, base = std::move(base), plan = std::move(plan), cancel, generation]() {
-    auto outcome = std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, *cancel));
-    QMetaObject::invokeMethod(
-        self, [self, outcome, generation]() {
-          self->finished(kSimulation);
-          if (self->current(kSimulation, generation) && !outcome->cancelled) emit self->simulated(outcome);
-        },
-        Qt::QueuedConnection);
-  });
+  (void)QtConcurrent::run(
+      &pool_, [self, base = std::move(base), plan = std::move(plan), cancel, generation]() {
+        auto outcome =
+            std::make_shared<const SimulationOutcome>(run_simulation_job(*base, plan, *cancel));
+        QMetaObject::invokeMethod(
+            self,
+            [self, outcome, generation]() {
+              self->finished(kSimulation);
+              if (self->current(kSimulation, generation) && !outcome->cancelled)
+                emit self->simulated(outcome);
+            },
+            Qt::QueuedConnection);
+      });
   return generation;
 }
 
@@ -126,7 +132,8 @@ uint64_t PlanningWorker::run_compare(
     ProgressFn progress = [self, generation](int percent, const std::string& stage) {
       const QString text = QString::fromStdString(stage);
       QMetaObject::invokeMethod(
-          self, [self, generation, percent, text]() {
+          self,
+          [self, generation, percent, text]() {
             if (self->current(kCompare, generation)) emit self->compareProgress(percent, text);
           },
           Qt::QueuedConnection);
@@ -134,16 +141,19 @@ uint64_t PlanningWorker::run_compare(
     ComparePartialFn partial = [self, generation](const CompareOutcome& so_far) {
       auto copy = std::make_shared<const CompareOutcome>(so_far);
       QMetaObject::invokeMethod(
-          self, [self, copy, generation]() {
+          self,
+          [self, copy, generation]() {
             if (self->current(kCompare, generation)) emit self->compared(copy);
           },
           Qt::QueuedConnection);
     };
     auto outcome = std::make_shared<const CompareOutcome>(job(*cancel, progress, partial));
     QMetaObject::invokeMethod(
-        self, [self, outcome, generation]() {
+        self,
+        [self, outcome, generation]() {
           self->finished(kCompare);
-          if (self->current(kCompare, generation) && !outcome->cancelled) emit self->compared(outcome);
+          if (self->current(kCompare, generation) && !outcome->cancelled)
+            emit self->compared(outcome);
         },
         Qt::QueuedConnection);
   });

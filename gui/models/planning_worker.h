@@ -38,7 +38,8 @@ class PlanningWorker : public QObject {
   // Each returns the request's generation (increasing per channel).
   uint64_t submit_plan(PlanJob job);
   uint64_t submit_simulation(PlanOutcomePtr base, planner::PartitionedPlan plan);
-  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings, std::vector<sim::CompareConfig> grid);
+  uint64_t submit_compare(ScenarioPtr scenario, PlanSettings settings,
+                          std::vector<sim::CompareConfig> grid);
   // The optimizer's row added to `previous` (run_optimize_job), in the
   // compare channel.
   uint64_t submit_optimize(ScenarioPtr scenario, PlanSettings settings, CompareOutcomePtr previous,

@@ -1,11 +1,10 @@
 #include "models/proposals_model.h"
 
+#include <QBrush>
+#include <QColor>
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <QBrush>
-#include <QColor>
 
 #include "models/model_roles.h"
 #include "models/units.h"
@@ -22,7 +21,8 @@ void ProposalsModel::reset(const PlanOutcome& outcome) {
   proposer_names_.clear();
   for (const planner::ProposerSpec& p : outcome.scenario->planner.proposers) {
     QString name = QString::fromStdString(data::to_string(p.kind));
-    if (p.kind != planner::ProposerKind::kGridSearch && !p.use_depth) name += QStringLiteral(" (sum)");
+    if (p.kind != planner::ProposerKind::kGridSearch && !p.use_depth)
+      name += QStringLiteral(" (sum)");
     proposer_names_.push_back(name);
   }
   best_row_ = -1;
@@ -63,19 +63,23 @@ QString ProposalsModel::ties_text() const {
   if (best_row_ < 0) return {};
   QString text;
   if (ties_.empty()) {
-    text = QStringLiteral("The best plan is proposal #%1: no other proposal reaches its rating.").arg(best_row_);
+    text = QStringLiteral("The best plan is proposal #%1: no other proposal reaches its rating.")
+               .arg(best_row_);
   } else {
-    text = QStringLiteral("%1 proposals tie at the best rating %2 ms. The planner keeps the first one it "
-                          "evaluated (#%3): a later plan replaces the best only when it rates strictly lower, "
-                          "as in TorchRec.")
+    text = QStringLiteral(
+               "%1 proposals tie at the best rating %2 ms. The planner keeps the first one it "
+               "evaluated (#%3): a later plan replaces the best only when it rates strictly lower, "
+               "as in TorchRec.")
                .arg(ties_.size() + 1)
                .arg(best_rating_, 0, 'f', 5)
                .arg(best_row_);
   }
   if (skipped_ > 0) {
-    text += QStringLiteral(" %1 partitioned proposals were not rated: the partitioner's per-rank totals already "
-                           "showed they could not beat the best plan found before them (select one to rate it).")
-                .arg(skipped_);
+    text +=
+        QStringLiteral(
+            " %1 partitioned proposals were not rated: the partitioner's per-rank totals already "
+            "showed they could not beat the best plan found before them (select one to rate it).")
+            .arg(skipped_);
   }
   return text;
 }
@@ -100,13 +104,15 @@ QString ProposalsModel::rank_ranges(std::vector<int> ranks) {
   for (size_t i = 0; i < ranks.size();) {
     size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    parts << (j == i ? QStringLiteral("r%1").arg(ranks[i]) : QStringLiteral("r%1-r%2").arg(ranks[i]).arg(ranks[j]));
+    parts << (j == i ? QStringLiteral("r%1").arg(ranks[i])
+                     : QStringLiteral("r%1-r%2").arg(ranks[i]).arg(ranks[j]));
     i = j + 1;
   }
   return parts.join(QStringLiteral(", "));
 }
 
-QStringList ProposalsModel::differences(const planner::PlanSummary& from, const planner::PlanSummary& to) {
+QStringList ProposalsModel::differences(const planner::PlanSummary& from,
+                                        const planner::PlanSummary& to) {
   std::map<std::string, const planner::TableSummary*> in_from;
   std::map<std::string, const planner::TableSummary*> in_to;
   for (const planner::TableSummary& t : from.tables) in_from.emplace(t.name, &t);
@@ -115,7 +121,8 @@ QStringList ProposalsModel::differences(const planner::PlanSummary& from, const 
     if (t == nullptr) return QStringLiteral("(absent)");
     return QStringLiteral("%1 %2 on %3")
         .arg(QString::fromUtf8(std::string(planner::to_string(t->sharding_type)).c_str()),
-             QString::fromUtf8(std::string(planner::to_string(t->compute_kernel)).c_str()), rank_ranges(t->ranks));
+             QString::fromUtf8(std::string(planner::to_string(t->compute_kernel)).c_str()),
+             rank_ranges(t->ranks));
   };
   QStringList lines;
   for (const std::string& name : planner::diff_plans(from, to).moved_tables) {
@@ -132,7 +139,9 @@ int ProposalsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(records_.size());
 }
 
-int ProposalsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int ProposalsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 QVariant ProposalsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index)) return {};
@@ -157,53 +166,68 @@ QVariant ProposalsModel::data(const QModelIndex& index, int role) const {
   const bool has_vs = r.rated() && best_row_ >= 0;
   if (role == RawValueRole) {
     switch (column) {
-      case kIndex: return r.index;
-      case kProposer: return r.proposer;
-      case kPartitioned: return r.partitioned;
+      case kIndex:
+        return r.index;
+      case kProposer:
+        return r.proposer;
+      case kPartitioned:
+        return r.partitioned;
       // Unrated plans sort after rated ones, failures last.
-      case kRating: return r.rated() ? r.rating : (r.partitioned ? 1e300 : 1e301);
-      case kVsBest: return has_vs ? sim::relative_change(best_rating_, r.rating) : (r.partitioned ? 1e300 : 1e301);
-      case kNote: return data(index, Qt::DisplayRole);
-      default: return {};
+      case kRating:
+        return r.rated() ? r.rating : (r.partitioned ? 1e300 : 1e301);
+      case kVsBest:
+        return has_vs ? sim::relative_change(best_rating_, r.rating)
+                      : (r.partitioned ? 1e300 : 1e301);
+      case kNote:
+        return data(index, Qt::DisplayRole);
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole && column == kNote) {
     if (r.rating_skipped) {
-      return QStringLiteral("The partitioner's per-rank totals showed this plan could not beat the best plan "
-                            "found before it, so the planner did not rate it. Select it to place and rate it.");
+      return QStringLiteral(
+          "The partitioner's per-rank totals showed this plan could not beat the best plan "
+          "found before it, so the planner did not rate it. Select it to place and rate it.");
     }
     if (!r.partitioned) return QStringLiteral("Select it to see which ranks overflow (why not).");
     return {};
   }
   if (role != Qt::DisplayRole) return {};
   switch (column) {
-    case kIndex: return r.index;
+    case kIndex:
+      return r.index;
     case kProposer:
       return r.proposer >= 0 && r.proposer < static_cast<int>(proposer_names_.size())
                  ? proposer_names_[static_cast<size_t>(r.proposer)]
                  : QString::number(r.proposer);
-    case kPartitioned: return r.partitioned ? QStringLiteral("yes") : QStringLiteral("no");
+    case kPartitioned:
+      return r.partitioned ? QStringLiteral("yes") : QStringLiteral("no");
     case kRating:
       if (r.rating_skipped) return QStringLiteral("not rated");
       return std::isnan(r.rating) ? QStringLiteral("-") : QString::number(r.rating, 'f', 5);
-    case kVsBest: return has_vs ? format_percent(sim::relative_change(best_rating_, r.rating)) : QString();
+    case kVsBest:
+      return has_vs ? format_percent(sim::relative_change(best_rating_, r.rating)) : QString();
     case kNote:
       if (best) return QStringLiteral("best plan");
       if (tie) return QStringLiteral("ties the best; evaluated later");
       if (r.rating_skipped) return QStringLiteral("cannot beat the best");
       if (!r.partitioned) return QStringLiteral("does not fit");
       return {};
-    default: return {};
+    default:
+      return {};
   }
 }
 
 QVariant ProposalsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= kNumColumns) return {};
-  static const char* const kHeaders[] = {"#", "Proposer", "Partitioned", "Rating (ms)", "vs best", "Note"};
+  static const char* const kHeaders[] = {"#",           "Proposer", "Partitioned",
+                                         "Rating (ms)", "vs best",  "Note"};
   static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == kNumColumns);
   if (role == Qt::DisplayRole) return QString::fromLatin1(kHeaders[section]);
   if (role == Qt::ToolTipRole && section == kRating) {
-    return QStringLiteral("The planner's perf model's rating of the partitioned plan (lower is better)");
+    return QStringLiteral(
+        "The planner's perf model's rating of the partitioned plan (lower is better)");
   }
   return {};
 }

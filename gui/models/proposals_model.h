@@ -9,11 +9,10 @@
 // thousands of proposals.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
 #include <QString>
 #include <QStringList>
+#include <vector>
 
 #include "models/planning_job.h"
 
@@ -30,7 +29,9 @@ class ProposalsModel : public QAbstractTableModel {
   void reset(const PlanOutcome& outcome);
   void clear();
 
-  const planner::ProposalRecord& record(int row) const { return records_[static_cast<size_t>(row)]; }
+  const planner::ProposalRecord& record(int row) const {
+    return records_[static_cast<size_t>(row)];
+  }
   // Row of the planner's best plan, or -1.
   int best_row() const { return best_row_; }
   // Rows (besides best_row) whose rating equals the best rating.

@@ -49,32 +49,53 @@ int RankUsageModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(ranks_.size());
 }
 
-int RankUsageModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int RankUsageModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 QVariant RankUsageModel::raw(int row, int column) const {
   const planner::RankSummary& r = ranks_[static_cast<size_t>(row)];
   const auto bytes = [](int64_t b) { return QVariant::fromValue<qint64>(b); };
   const size_t i = static_cast<size_t>(row);
   switch (column) {
-    case kRank: return r.rank;
-    case kHbmShards: return bytes(r.shards.hbm);
-    case kHbmDense: return bytes(r.dense.hbm);
-    case kHbmKjt: return bytes(r.kjt.hbm);
-    case kHbmFree: return bytes(r.free().hbm);
-    case kHbmMargin: return bytes(r.margin().hbm);
-    case kDdrShards: return bytes(r.shards.ddr);
-    case kDdrFree: return bytes(r.free().ddr);
-    case kFwdCompute: return r.perf.fwd_compute;
-    case kBwdCompute: return r.perf.bwd_compute;
-    case kFwdComms: return r.perf.fwd_comms;
-    case kBwdComms: return r.perf.bwd_comms;
-    case kPrefetch: return r.perf.prefetch_compute;
-    case kPerfTotal: return r.perf_total;
-    case kHbmOverflow: return bytes(r.overflow().hbm);
-    case kDdrOverflow: return bytes(r.overflow().ddr);
-    case kBusyCompute: return i < busy_compute_.size() ? QVariant(busy_compute_[i]) : QVariant();
-    case kBusyComm: return i < busy_comm_.size() ? QVariant(busy_comm_[i]) : QVariant();
-    default: return {};
+    case kRank:
+      return r.rank;
+    case kHbmShards:
+      return bytes(r.shards.hbm);
+    case kHbmDense:
+      return bytes(r.dense.hbm);
+    case kHbmKjt:
+      return bytes(r.kjt.hbm);
+    case kHbmFree:
+      return bytes(r.free().hbm);
+    case kHbmMargin:
+      return bytes(r.margin().hbm);
+    case kDdrShards:
+      return bytes(r.shards.ddr);
+    case kDdrFree:
+      return bytes(r.free().ddr);
+    case kFwdCompute:
+      return r.perf.fwd_compute;
+    case kBwdCompute:
+      return r.perf.bwd_compute;
+    case kFwdComms:
+      return r.perf.fwd_comms;
+    case kBwdComms:
+      return r.perf.bwd_comms;
+    case kPrefetch:
+      return r.perf.prefetch_compute;
+    case kPerfTotal:
+      return r.perf_total;
+    case kHbmOverflow:
+      return bytes(r.overflow().hbm);
+    case kDdrOverflow:
+      return bytes(r.overflow().ddr);
+    case kBusyCompute:
+      return i < busy_compute_.size() ? QVariant(busy_compute_[i]) : QVariant();
+    case kBusyComm:
+      return i < busy_comm_.size() ? QVariant(busy_comm_[i]) : QVariant();
+    default:
+      return {};
   }
 }
 
@@ -83,7 +104,8 @@ QVariant RankUsageModel::data(const QModelIndex& index, int role) const {
   const int column = index.column();
   const QVariant value = raw(index.row(), column);
   switch (role) {
-    case RawValueRole: return value;
+    case RawValueRole:
+      return value;
     case Qt::DisplayRole:
       // Charts read DisplayRole: numbers in GiB / ms. A missing simulation
       // stays empty rather than 0.
@@ -95,22 +117,39 @@ QVariant RankUsageModel::data(const QModelIndex& index, int role) const {
       if (is_bytes(column)) return format_bytes(static_cast<double>(value.toLongLong()));
       if (column == kRank) return {};
       return format_ms(value.toDouble());
-    case OverflowRole: return ranks_[static_cast<size_t>(index.row())].overflow() > planner::Storage{};
-    case Qt::TextAlignmentRole: return QVariant::fromValue<int>(Qt::AlignRight | Qt::AlignVCenter);
-    default: return {};
+    case OverflowRole:
+      return ranks_[static_cast<size_t>(index.row())].overflow() > planner::Storage{};
+    case Qt::TextAlignmentRole:
+      return QVariant::fromValue<int>(Qt::AlignRight | Qt::AlignVCenter);
+    default:
+      return {};
   }
 }
 
 QVariant RankUsageModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole) return {};
   if (orientation == Qt::Vertical) {
-    return section >= 0 && section < rowCount() ? QVariant(QStringLiteral("r%1").arg(section)) : QVariant();
+    return section >= 0 && section < rowCount() ? QVariant(QStringLiteral("r%1").arg(section))
+                                                : QVariant();
   }
-  static const char* const kHeaders[] = {
-      "Rank",           "HBM shards (GiB)", "HBM dense (GiB)",   "HBM KJT (GiB)",   "HBM free (GiB)",
-      "HBM margin (GiB)", "DDR shards (GiB)", "DDR free (GiB)",  "Fwd compute (ms)", "Bwd compute (ms)",
-      "Fwd comms (ms)", "Bwd comms (ms)",   "Prefetch (ms)",     "Perf total (ms)", "HBM overflow (GiB)",
-      "DDR overflow (GiB)", "Busy compute (ms)", "Busy comm (ms)"};
+  static const char* const kHeaders[] = {"Rank",
+                                         "HBM shards (GiB)",
+                                         "HBM dense (GiB)",
+                                         "HBM KJT (GiB)",
+                                         "HBM free (GiB)",
+                                         "HBM margin (GiB)",
+                                         "DDR shards (GiB)",
+                                         "DDR free (GiB)",
+                                         "Fwd compute (ms)",
+                                         "Bwd compute (ms)",
+                                         "Fwd comms (ms)",
+                                         "Bwd comms (ms)",
+                                         "Prefetch (ms)",
+                                         "Perf total (ms)",
+                                         "HBM overflow (GiB)",
+                                         "DDR overflow (GiB)",
+                                         "Busy compute (ms)",
+                                         "Busy comm (ms)"};
   static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == kNumColumns);
   if (section < 0 || section >= kNumColumns) return {};
   return QString::fromLatin1(kHeaders[section]);

@@ -8,9 +8,8 @@
 // capacity, kFwdCompute..kPrefetch to the rank's TorchRec perf.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/sim/simulation.h"

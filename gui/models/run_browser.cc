@@ -2,13 +2,12 @@
 
 #include <QFileInfo>
 #include <QStringList>
-
 #include <variant>
 
 #include "models/units.h"
 #include "models/workbench.h"
-#include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/run_records.h"
+#include "shardlab/data/scenario_loader.h"
 #include "shardlab/kernels/calibration.h"
 #include "shardlab/sim/iteration_traffic.h"
 
@@ -18,7 +17,8 @@ namespace {
 // The "before" model of a calibration: TorchRec's constants for the device
 // and bandwidths of the scenario the measurements ran.
 // `torchrec_version` is the run's recorded planner model.
-kernels::CalibrationOptions options_for(const std::string& scenario_json, const std::string& torchrec_version) {
+kernels::CalibrationOptions options_for(const std::string& scenario_json,
+                                        const std::string& torchrec_version) {
   kernels::CalibrationOptions o;
   auto s = data::parse_scenario(scenario_json, "run scenario");
   if (!s.is_ok()) return o;
@@ -50,12 +50,15 @@ QString diff_to_html(const data::RunDiff& d) {
   const auto delta = [&num](double v) {
     if (v == 0.0) return QStringLiteral("0");
     return QStringLiteral("<span style='color:%1'>%2%3</span>")
-        .arg(v > 0 ? QStringLiteral("#c0392b") : QStringLiteral("#27ae60"), v > 0 ? QStringLiteral("+") : QString(),
-             num(v));
+        .arg(v > 0 ? QStringLiteral("#c0392b") : QStringLiteral("#27ae60"),
+             v > 0 ? QStringLiteral("+") : QString(), num(v));
   };
-  const auto table = [](const QString& title, const QStringList& header, const QList<QStringList>& rows) {
+  const auto table = [](const QString& title, const QStringList& header,
+                        const QList<QStringList>& rows) {
     if (rows.isEmpty()) return QString();
-    QString html = QStringLiteral("<h4>%1</h4><table cellspacing='0' cellpadding='3' border='1'><tr>").arg(title);
+    QString html =
+        QStringLiteral("<h4>%1</h4><table cellspacing='0' cellpadding='3' border='1'><tr>")
+            .arg(title);
     for (const QString& h : header) html += QStringLiteral("<th>%1</th>").arg(h);
     html += QStringLiteral("</tr>");
     for (const QStringList& r : rows) {
@@ -76,22 +79,27 @@ QString diff_to_html(const data::RunDiff& d) {
     };
     fields << QStringList{esc(f.name), text(f.a), text(f.b), f.delta ? delta(*f.delta) : QString()};
   }
-  html += table(QStringLiteral("Fields"), {QStringLiteral("field"), QStringLiteral("a"), QStringLiteral("b"),
-                                          QStringLiteral("b - a")},
-                fields);
+  html += table(
+      QStringLiteral("Fields"),
+      {QStringLiteral("field"), QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("b - a")},
+      fields);
   QList<QStringList> moved;
-  for (const data::PlacementDiff& p : d.placements) moved << QStringList{esc(p.fqn), esc(p.a), esc(p.b)};
+  for (const data::PlacementDiff& p : d.placements)
+    moved << QStringList{esc(p.fqn), esc(p.a), esc(p.b)};
   html += table(QStringLiteral("Tables placed differently (%1)").arg(d.placements.size()),
                 {QStringLiteral("table"), QStringLiteral("a"), QStringLiteral("b")}, moved);
-  const auto numbers = [&](const QString& title, const std::vector<data::NumberDiff>& rows, bool bytes) {
+  const auto numbers = [&](const QString& title, const std::vector<data::NumberDiff>& rows,
+                           bool bytes) {
     QList<QStringList> out;
     for (const data::NumberDiff& n : rows) {
       const auto show = [&](double v) { return bytes ? format_bytes(v) : num(v); };
-      out << QStringList{esc(n.name), show(n.a), show(n.b), bytes ? (n.delta > 0 ? QStringLiteral("+") : QString()) +
-                                                                         format_bytes(n.delta)
-                                                                   : delta(n.delta)};
+      out << QStringList{
+          esc(n.name), show(n.a), show(n.b),
+          bytes ? (n.delta > 0 ? QStringLiteral("+") : QString()) + format_bytes(n.delta)
+                : delta(n.delta)};
     }
-    return table(title, {QString(), QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("b - a")}, out);
+    return table(
+        title, {QString(), QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("b - a")}, out);
   };
   html += numbers(QStringLiteral("Per-rank TorchRec perf (ms)"), d.rank_perf_ms, false);
   html += numbers(QStringLiteral("Per-rank HBM"), d.rank_hbm_bytes, true);
@@ -99,18 +107,21 @@ QString diff_to_html(const data::RunDiff& d) {
                       .arg(esc(d.a_phase_source.empty() ? "-" : d.a_phase_source),
                            esc(d.b_phase_source.empty() ? "-" : d.b_phase_source)),
                   d.phase_median_ms, false);
-  if (d.fields.empty() && d.placements.empty() && d.rank_perf_ms.empty() && d.rank_hbm_bytes.empty() &&
-      d.phase_median_ms.empty()) {
+  if (d.fields.empty() && d.placements.empty() && d.rank_perf_ms.empty() &&
+      d.rank_hbm_bytes.empty() && d.phase_median_ms.empty()) {
     html += QStringLiteral("<p>No differences.</p>");
   }
   return html;
 }
 
-RunBrowser::RunBrowser(Workbench* workbench, QObject* parent) : QObject(parent), workbench_(workbench) {}
+RunBrowser::RunBrowser(Workbench* workbench, QObject* parent)
+    : QObject(parent), workbench_(workbench) {}
 
 RunBrowser::~RunBrowser() = default;
 
-QString RunBrowser::path() const { return store_ ? QString::fromStdString(store_->path()) : QString(); }
+QString RunBrowser::path() const {
+  return store_ ? QString::fromStdString(store_->path()) : QString();
+}
 
 Status RunBrowser::open(const QString& path) {
   // The browser only reads: a file that is not a store is refused unchanged,
@@ -125,7 +136,7 @@ Status RunBrowser::open(const QString& path) {
 }
 
 Status RunBrowser::refresh() {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<std::vector<data::RunSummary>> runs = store_->list_runs();
   if (!runs.is_ok()) {
     emit errorOccurred(QString::fromStdString(runs.status().message()));
@@ -137,7 +148,7 @@ Status RunBrowser::refresh() {
 }
 
 Status RunBrowser::open_run(int64_t id) {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> run = store_->get_run(id);
   if (!run.is_ok()) {
     emit errorOccurred(QString::fromStdString(run.status().message()));
@@ -164,18 +175,19 @@ Status RunBrowser::open_run(int64_t id) {
     replay->world_size = workbench_->scenario()->topology.world_size;
     replay->measurements = run->measurements;
   }
-  const QString name = QStringLiteral("run %1 (%2%3)")
-                           .arg(id)
-                           .arg(QString::fromUtf8(std::string(data::to_string(run->summary.kind)).c_str()))
-                           .arg(run->summary.backend.empty() ? QString()
-                                                             : QStringLiteral(", ") +
-                                                                   QString::fromStdString(run->summary.backend));
-  return workbench_->open_run_plan(QString::fromStdString(run->plan_json), QString::fromStdString(origin), name,
-                                   std::move(replay));
+  const QString name =
+      QStringLiteral("run %1 (%2%3)")
+          .arg(id)
+          .arg(QString::fromUtf8(std::string(data::to_string(run->summary.kind)).c_str()))
+          .arg(run->summary.backend.empty()
+                   ? QString()
+                   : QStringLiteral(", ") + QString::fromStdString(run->summary.backend));
+  return workbench_->open_run_plan(QString::fromStdString(run->plan_json),
+                                   QString::fromStdString(origin), name, std::move(replay));
 }
 
 Result<data::RunDiff> RunBrowser::diff(int64_t a, int64_t b) const {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> ra = store_->get_run(a);
   if (!ra.is_ok()) return ra.status();
   Result<data::StoredRun> rb = store_->get_run(b);
@@ -184,16 +196,17 @@ Result<data::RunDiff> RunBrowser::diff(int64_t a, int64_t b) const {
 }
 
 Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
-  if (!store_) return Status::invalid_scenario("no run store is open");
+  if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> run = store_->get_run(id);
   if (!run.is_ok()) return run.status();
   if (!run->calibration) {
-    return Status::invalid_scenario(store_->path() + ": run " + std::to_string(id) + " holds no calibration");
+    return Status::invalid_argument(store_->path() + ": run " + std::to_string(id) +
+                                    " holds no calibration");
   }
   CalibrationData view;
   view.run_id = id;
-  Result<data::CalibrationProfile> profile =
-      data::parse_calibration(run->calibration->profile_json, store_->path() + " run " + std::to_string(id));
+  Result<data::CalibrationProfile> profile = data::parse_calibration(
+      run->calibration->profile_json, store_->path() + " run " + std::to_string(id));
   if (!profile.is_ok()) return profile.status();
   view.profile = std::move(profile).value();
   Result<std::vector<kernels::Measurement>> measurements = store_->measurements(run->inputs);
@@ -201,7 +214,8 @@ Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
   // The inputs' scenario gives TorchRec's constants (the "before" model).
   std::string scenario_json = run->scenario_json;
   if (scenario_json.empty() && !run->inputs.empty()) {
-    if (auto input = store_->get_run(run->inputs.front()); input.is_ok()) scenario_json = input->scenario_json;
+    if (auto input = store_->get_run(run->inputs.front()); input.is_ok())
+      scenario_json = input->scenario_json;
   }
   kernels::CalibrationOptions options = options_for(scenario_json, run->summary.torchrec_version);
   // The split the fit used: the calibrate run records it.
@@ -216,7 +230,8 @@ Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
   }
   view.holdout_fraction = options.holdout_fraction;
   view.seed = options.seed;
-  view.parameters = kernels::calibration_parameters(view.profile.parameters, view.profile.groups, options);
+  view.parameters =
+      kernels::calibration_parameters(view.profile.parameters, view.profile.groups, options);
   const kernels::HoldoutSplit split = kernels::holdout_split(*measurements, options);
   std::vector<char> held(measurements->size(), 0);
   for (size_t i : split.held_out) held[i] = 1;
@@ -230,8 +245,10 @@ Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
       continue;
     }
     std::string what = "rank " + std::to_string(m.rank) + " ";
-    what += m.collective >= 0 ? std::string(sim::to_string(m.phase)) + " " + std::string(sim::to_string(m.collective_kind))
-                              : m.table + " shard " + std::to_string(m.shard) + " " + std::string(sim::to_string(m.phase));
+    what += m.collective >= 0 ? std::string(sim::to_string(m.phase)) + " " +
+                                    std::string(sim::to_string(m.collective_kind))
+                              : m.table + " shard " + std::to_string(m.shard) + " " +
+                                    std::string(sim::to_string(m.phase));
     CalibrationPoint p{.group = group_of(m),
                        .what = std::move(what),
                        .measured_ms = m.timing.median_ms,

@@ -7,13 +7,12 @@
 // thread). Store reads are local and short; they run on the UI thread.
 #pragma once
 
+#include <QObject>
+#include <QString>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <QObject>
-#include <QString>
 
 #include "shardlab/data/calibration_json.h"
 #include "shardlab/data/run_export.h"
@@ -31,8 +30,8 @@ QString diff_to_html(const data::RunDiff& diff);
 // A measurement with what the cost model predicts for it before (TorchRec's
 // constants) and after the calibration (kernels::predict_ms).
 struct CalibrationPoint {
-  std::string group;     // "fwd fused/full", "comm intra_host", ...
-  std::string what;      // "rank 3 t_cat_2 shard 0 fwd_compute", "rank 1 output_dist all_to_all"
+  std::string group;  // "fwd fused/full", "comm intra_host", ...
+  std::string what;   // "rank 3 t_cat_2 shard 0 fwd_compute", "rank 1 output_dist all_to_all"
   double measured_ms = 0.0;
   double before_ms = 0.0;
   double after_ms = 0.0;

@@ -3,9 +3,8 @@
 // proposals 744"; ToolTipRole one per line at full precision).
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "shardlab/data/run_store.h"
 

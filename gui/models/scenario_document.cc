@@ -11,8 +11,12 @@ namespace shardlab::gui {
 // One accepted edit: the scenario before and after.
 class ScenarioEditCommand : public QUndoCommand {
  public:
-  ScenarioEditCommand(ScenarioDocument* document, ScenarioPtr before, ScenarioPtr after, const QString& text)
-      : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
+  ScenarioEditCommand(ScenarioDocument* document, ScenarioPtr before, ScenarioPtr after,
+                      const QString& text)
+      : QUndoCommand(text),
+        document_(document),
+        before_(std::move(before)),
+        after_(std::move(after)) {}
 
   void undo() override { document_->make_current(before_, QStringLiteral("Undo ") + text()); }
   void redo() override { document_->make_current(after_, text()); }
@@ -24,7 +28,8 @@ class ScenarioEditCommand : public QUndoCommand {
 };
 
 ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent) {
-  connect(&undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+  connect(&undo_, &QUndoStack::cleanChanged, this,
+          [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
 void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QString& name) {
@@ -56,10 +61,11 @@ void ScenarioDocument::make_current(ScenarioPtr scenario, const QString& change)
 }
 
 Status ScenarioDocument::save(const QString& path) {
-  if (!scenario_) return Status::invalid_scenario("no scenario is open");
+  if (!scenario_) return Status::not_found("no scenario is open");
   // As the command line writes its outputs (docs/outputs.md): atomically over a
   // regular file or a link's target, never over a device or FIFO.
-  if (Status st = data::write_output_file(path.toStdString(), data::scenario_to_json(*scenario_) + "\n");
+  if (Status st =
+          data::write_output_file(path.toStdString(), data::scenario_to_json(*scenario_) + "\n");
       !st.is_ok()) {
     return st;
   }

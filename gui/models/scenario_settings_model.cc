@@ -11,7 +11,9 @@ namespace {
 
 using planner::Scenario;
 
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 QString num(double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); }
 
 struct Field {
@@ -25,12 +27,14 @@ struct Field {
 // Allowed values of the enumerated fields (drop-downs).
 QStringList choices_of(const data::FieldPath& path) {
   const std::string p = data::to_string(path);
-  if (p == "topology.compute_device") return {QStringLiteral("cuda"), QStringLiteral("cpu"), QStringLiteral("mtia")};
+  if (p == "topology.compute_device")
+    return {QStringLiteral("cuda"), QStringLiteral("cpu"), QStringLiteral("mtia")};
   if (p == "sharder.optimizer") {
-    return {QStringLiteral("none"), QStringLiteral("sgd"), QStringLiteral("adam"), QStringLiteral("rowwise_adagrad"),
-            QStringLiteral("adagrad")};
+    return {QStringLiteral("none"), QStringLiteral("sgd"), QStringLiteral("adam"),
+            QStringLiteral("rowwise_adagrad"), QStringLiteral("adagrad")};
   }
-  if (p == "planner.partitioner") return {QStringLiteral("greedy_perf"), QStringLiteral("memory_balanced")};
+  if (p == "planner.partitioner")
+    return {QStringLiteral("greedy_perf"), QStringLiteral("memory_balanced")};
   if (p == "planner.torchrec_version") {
     QStringList versions;
     for (const planner::TorchRecVersion v : planner::all_torchrec_versions()) {
@@ -41,11 +45,14 @@ QStringList choices_of(const data::FieldPath& path) {
   return {};
 }
 
-QString capacity_value(const std::optional<int64_t>& cap) { return cap ? exact_size_text(*cap) : QString(); }
+QString capacity_value(const std::optional<int64_t>& cap) {
+  return cap ? exact_size_text(*cap) : QString();
+}
 
 // What a capacity means to the planner: absent and (in 2024-02) 0 are
 // TorchRec's default.
-QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap, const char* fallback) {
+QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap,
+                         const char* fallback) {
   if (!cap) return QStringLiteral("not given: TorchRec's default, %1").arg(QLatin1String(fallback));
   if (*cap == 0 && !s.behaviour().explicit_zero_capacity_kept) {
     return QStringLiteral("0: TorchRec's default, %1").arg(QLatin1String(fallback));
@@ -55,60 +62,142 @@ QString capacity_meaning(const Scenario& s, const std::optional<int64_t>& cap, c
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> kFields = {
-      {"World size", {"topology", "world_size"}, FieldKind::kNumber,
+      {"GPU preset",
+       {"topology", "gpu"},
+       FieldKind::kName,
+       [](const Scenario& s) { return s.gpu ? QString::fromStdString(s.gpu->name) : QString(); },
+       [](const Scenario& s) {
+         return s.gpu ? QString::fromStdString(s.gpu->description)
+                      : QStringLiteral(
+                            "none: TorchRec's constants ('shardlab presets' lists the presets)");
+       }},
+      {"World size",
+       {"topology", "world_size"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return QString::number(s.topology.world_size); },
        [](const Scenario&) { return QStringLiteral("ranks (GPUs)"); }},
-      {"Local world size", {"topology", "local_world_size"}, FieldKind::kNumber,
+      {"Local world size",
+       {"topology", "local_world_size"},
+       FieldKind::kNumber,
        [](const Scenario& s) {
-         return s.topology.local_world_size ? QString::number(*s.topology.local_world_size) : QString();
+         return s.topology.local_world_size ? QString::number(*s.topology.local_world_size)
+                                            : QString();
        },
        [](const Scenario& s) {
          return QStringLiteral("ranks per host (%1 used)")
              .arg(s.topology.local_world_size.value_or(s.topology.world_size));
        }},
-      {"Compute device", {"topology", "compute_device"}, FieldKind::kString,
+      {"Compute device",
+       {"topology", "compute_device"},
+       FieldKind::kString,
        [](const Scenario& s) { return str(planner::to_string(s.topology.compute_device)); },
        [](const Scenario&) { return QStringLiteral("cuda, cpu or mtia"); }},
-      {"HBM capacity", {"topology", "hbm_cap"}, FieldKind::kNumber,
+      {"HBM capacity",
+       {"topology", "hbm_cap"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return capacity_value(s.topology.hbm_cap); },
        [](const Scenario& s) { return capacity_meaning(s, s.topology.hbm_cap, "32 GiB"); }},
-      {"DDR capacity", {"topology", "ddr_cap"}, FieldKind::kNumber,
+      {"DDR capacity",
+       {"topology", "ddr_cap"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return capacity_value(s.topology.ddr_cap); },
        [](const Scenario& s) { return capacity_meaning(s, s.topology.ddr_cap, "128 GiB"); }},
-      {"HBM bandwidth", {"topology", "hbm_mem_bw"}, FieldKind::kNumber,
+      {"HBM bandwidth",
+       {"topology", "hbm_mem_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_mem_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.hbm_mem_bw) + QStringLiteral(" bytes/ms"); }},
-      {"DDR bandwidth", {"topology", "ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.hbm_mem_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"DDR bandwidth",
+       {"topology", "ddr_mem_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.ddr_mem_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
-      {"HBM-to-DDR bandwidth", {"topology", "hbm_to_ddr_mem_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.ddr_mem_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"HBM-to-DDR bandwidth",
+       {"topology", "hbm_to_ddr_mem_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.hbm_to_ddr_mem_bw); },
-       [](const Scenario& s) { return QStringLiteral("UVM reads of host memory (2026-08); ") + num(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" bytes/ms"); }},
-      {"Intra-host bandwidth", {"topology", "intra_host_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("UVM reads of host memory (2026-08); ") +
+                num(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" bytes/ms");
+       }},
+      {"Intra-host bandwidth",
+       {"topology", "intra_host_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.intra_host_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.intra_host_bw) + QStringLiteral(" bytes/ms"); }},
-      {"Inter-host bandwidth", {"topology", "inter_host_bw"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.intra_host_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"Inter-host bandwidth",
+       {"topology", "inter_host_bw"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return exact_bandwidth_text(s.topology.inter_host_bw); },
-       [](const Scenario& s) { return QStringLiteral("per device; ") + num(s.topology.inter_host_bw) + QStringLiteral(" bytes/ms"); }},
-      {"Backward compute multiplier", {"topology", "bwd_compute_multiplier"}, FieldKind::kNumber,
+       [](const Scenario& s) {
+         return QStringLiteral("per device; ") + num(s.topology.inter_host_bw) +
+                QStringLiteral(" bytes/ms");
+       }},
+      {"Backward compute multiplier",
+       {"topology", "bwd_compute_multiplier"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return num(s.topology.bwd_compute_multiplier); },
        [](const Scenario&) { return QStringLiteral("backward / forward compute"); }},
-      {"Batch size", {"batch_size"}, FieldKind::kNumber,
+      {"Batch size",
+       {"batch_size"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return QString::number(s.batch_size); },
        [](const Scenario&) { return QStringLiteral("per rank"); }},
-      {"Optimizer", {"sharder", "optimizer"}, FieldKind::kString,
+      {"Optimizer",
+       {"sharder", "optimizer"},
+       FieldKind::kString,
        [](const Scenario& s) { return QString::fromStdString(s.sharder.optimizer_name); },
        [](const Scenario&) { return QStringLiteral("none, sgd, adam, rowwise_adagrad, adagrad"); }},
-      {"Partitioner", {"planner", "partitioner"}, FieldKind::kString,
-       [](const Scenario& s) { return QString::fromStdString(data::to_string(s.planner.partitioner.kind)); },
-       [](const Scenario&) { return QStringLiteral("greedy_perf or memory_balanced (their default settings)"); }},
-      {"TorchRec version", {"planner", "torchrec_version"}, FieldKind::kString,
+      {"Dense model",
+       {"workload", "dense"},
+       FieldKind::kJson,
+       [](const Scenario& s) {
+         return s.workload.dense
+                    ? QString::fromStdString(data::dense_to_json(*s.workload.dense, -1))
+                    : QString();
+       },
+       [](const Scenario& s) {
+         return s.workload.dense
+                    ? QStringLiteral("%1 parameters (JSON, docs/scenario-format.md)")
+                          .arg(format_bytes(static_cast<double>(s.module.dense_param_bytes)))
+                    : QStringLiteral(
+                          "none (JSON object: dense_features, bottom_mlp, interaction, top_mlp, "
+                          "precision)");
+       }},
+      {"Iteration overhead",
+       {"workload", "iteration_overhead_ms"},
+       FieldKind::kNumber,
+       [](const Scenario& s) { return num(s.workload.iteration_overhead_ms); },
+       [](const Scenario&) { return QStringLiteral("ms of host-side work per iteration"); }},
+      {"Partitioner",
+       {"planner", "partitioner"},
+       FieldKind::kString,
+       [](const Scenario& s) {
+         return QString::fromStdString(data::to_string(s.planner.partitioner.kind));
+       },
+       [](const Scenario&) {
+         return QStringLiteral("greedy_perf or memory_balanced (their default settings)");
+       }},
+      {"TorchRec version",
+       {"planner", "torchrec_version"},
+       FieldKind::kString,
        [](const Scenario& s) { return str(planner::to_string(s.planner.torchrec_version)); },
        [](const Scenario&) {
          return QStringLiteral("the planner model: %1 (docs/torchrec-versions.md)")
              .arg(str(planner::torchrec_version_names()));
        }},
-      {"Storage reservation", {"planner", "storage_reservation", "percentage"}, FieldKind::kNumber,
+      {"Storage reservation",
+       {"planner", "storage_reservation", "percentage"},
+       FieldKind::kNumber,
        [](const Scenario& s) { return num(s.planner.storage_reservation.percentage); },
        [](const Scenario& s) {
          return QStringLiteral("%1 reservation, fraction of HBM in [0, 1]")
@@ -125,7 +214,8 @@ ScenarioSettingsModel::ScenarioSettingsModel(ScenarioValidator validator, QObjec
 
 void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
   if (scenario == scenario_) return;
-  if (scenario && scenario_ && rowCount() > 0 && scenario->tables.size() == scenario_->tables.size()) {
+  if (scenario && scenario_ && rowCount() > 0 &&
+      scenario->tables.size() == scenario_->tables.size()) {
     // The same rows with other values (an undo, redo or another view's
     // edit): keep the view's scroll position and selection.
     scenario_ = std::move(scenario);
@@ -139,18 +229,23 @@ void ScenarioSettingsModel::reset(ScenarioPtr scenario) {
 
 int ScenarioSettingsModel::row_of(const QString& path) const {
   for (size_t i = 0; i < fields().size(); ++i) {
-    if (QString::fromStdString(data::to_string(fields()[i].path)) == path) return static_cast<int>(i);
+    if (QString::fromStdString(data::to_string(fields()[i].path)) == path)
+      return static_cast<int>(i);
   }
   return -1;
 }
 
-data::FieldPath ScenarioSettingsModel::field_path(int row) const { return fields()[static_cast<size_t>(row)].path; }
+data::FieldPath ScenarioSettingsModel::field_path(int row) const {
+  return fields()[static_cast<size_t>(row)].path;
+}
 
 int ScenarioSettingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() || !scenario_ ? 0 : static_cast<int>(fields().size());
 }
 
-int ScenarioSettingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int ScenarioSettingsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 QVariant ScenarioSettingsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !checkIndex(index) || !scenario_) return {};
@@ -163,20 +258,29 @@ QVariant ScenarioSettingsModel::data(const QModelIndex& index, int role) const {
   if (role == MultiChoiceRole) return false;
   if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
   switch (index.column()) {
-    case kField: return QString::fromLatin1(f.label);
-    case kValue: return f.value(*scenario_);
-    case kMeaning: return f.meaning(*scenario_);
-    default: return {};
+    case kField:
+      return QString::fromLatin1(f.label);
+    case kValue:
+      return f.value(*scenario_);
+    case kMeaning:
+      return f.meaning(*scenario_);
+    default:
+      return {};
   }
 }
 
-QVariant ScenarioSettingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+QVariant ScenarioSettingsModel::headerData(int section, Qt::Orientation orientation,
+                                           int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
   switch (section) {
-    case kField: return QStringLiteral("Field");
-    case kValue: return QStringLiteral("Value");
-    case kMeaning: return QStringLiteral("Meaning");
-    default: return {};
+    case kField:
+      return QStringLiteral("Field");
+    case kValue:
+      return QStringLiteral("Value");
+    case kMeaning:
+      return QStringLiteral("Meaning");
+    default:
+      return {};
   }
 }
 

@@ -54,7 +54,8 @@ ScenarioTablesModel::ScenarioTablesModel(ScenarioValidator validator, QObject* p
 
 void ScenarioTablesModel::reset(ScenarioPtr scenario) {
   if (scenario == scenario_) return;
-  if (scenario && scenario_ && rowCount() > 0 && scenario->tables.size() == scenario_->tables.size()) {
+  if (scenario && scenario_ && rowCount() > 0 &&
+      scenario->tables.size() == scenario_->tables.size()) {
     // The same rows with other values (an undo, redo or another view's
     // edit): keep the view's scroll position and selection.
     scenario_ = std::move(scenario);
@@ -71,54 +72,80 @@ int ScenarioTablesModel::rowCount(const QModelIndex& parent) const {
   return static_cast<int>(scenario_->tables.size());
 }
 
-int ScenarioTablesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kNumColumns; }
+int ScenarioTablesModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kNumColumns;
+}
 
 data::FieldPath ScenarioTablesModel::field_path(int row, int column) const {
   const planner::TableSpec& t = scenario_->tables[static_cast<size_t>(row)];
-  const auto table_field = [&](const char* key) { return data::FieldPath{"tables", row, std::string(key)}; };
+  const auto table_field = [&](const char* key) {
+    return data::FieldPath{"tables", row, std::string(key)};
+  };
   const auto constraint = [&](const char* key) {
     return data::FieldPath{"constraints", t.name, std::string(key)};
   };
   switch (column) {
-    case kName: return table_field("name");
-    case kRows: return table_field("num_embeddings");
-    case kDim: return table_field("embedding_dim");
-    case kDataType: return table_field("data_type");
-    case kWeighted: return table_field("is_weighted");
-    case kFeatures: return table_field("feature_names");
-    case kPoolingFactors: return constraint("pooling_factors");
-    case kShardingTypes: return constraint("sharding_types");
-    case kComputeKernels: return constraint("compute_kernels");
-    case kMinPartition: return constraint("min_partition");
-    default: return {};
+    case kName:
+      return table_field("name");
+    case kRows:
+      return table_field("num_embeddings");
+    case kDim:
+      return table_field("embedding_dim");
+    case kDataType:
+      return table_field("data_type");
+    case kWeighted:
+      return table_field("is_weighted");
+    case kFeatures:
+      return table_field("feature_names");
+    case kPoolingFactors:
+      return constraint("pooling_factors");
+    case kShardingTypes:
+      return constraint("sharding_types");
+    case kComputeKernels:
+      return constraint("compute_kernels");
+    case kMinPartition:
+      return constraint("min_partition");
+    default:
+      return {};
   }
 }
 
 QString ScenarioTablesModel::text(int row, int column) const {
   const planner::TableSpec& t = scenario_->tables[static_cast<size_t>(row)];
-  const std::optional<planner::ConstraintSpec>& c = scenario_->constraints[static_cast<size_t>(row)];
+  const std::optional<planner::ConstraintSpec>& c =
+      scenario_->constraints[static_cast<size_t>(row)];
   switch (column) {
-    case kName: return QString::fromStdString(t.name);
-    case kRows: return QString::number(t.num_embeddings);
-    case kDim: return QString::number(t.embedding_dim);
-    case kDataType: return QString::fromUtf8(std::string(planner::to_string(t.data_type)).c_str());
-    case kWeighted: return t.is_weighted ? QStringLiteral("true") : QStringLiteral("false");
+    case kName:
+      return QString::fromStdString(t.name);
+    case kRows:
+      return QString::number(t.num_embeddings);
+    case kDim:
+      return QString::number(t.embedding_dim);
+    case kDataType:
+      return QString::fromUtf8(std::string(planner::to_string(t.data_type)).c_str());
+    case kWeighted:
+      return t.is_weighted ? QStringLiteral("true") : QStringLiteral("false");
     case kFeatures:
       return name_list(t.feature_names, [](const std::string& s) { return s; });
     case kPoolingFactors:
-      return c && c->pooling_factors ? (c->pooling_factors->empty() ? QStringLiteral("[]") : number_list(*c->pooling_factors))
-                                     : QString();
+      return c && c->pooling_factors
+                 ? (c->pooling_factors->empty() ? QStringLiteral("[]")
+                                                : number_list(*c->pooling_factors))
+                 : QString();
     case kShardingTypes:
       return c && c->sharding_types
-                 ? name_list(*c->sharding_types, [](planner::ShardingType s) { return planner::to_string(s); })
+                 ? name_list(*c->sharding_types,
+                             [](planner::ShardingType s) { return planner::to_string(s); })
                  : QString();
     case kComputeKernels:
       return c && c->compute_kernels
-                 ? name_list(*c->compute_kernels, [](planner::ComputeKernel k) { return planner::to_string(k); })
+                 ? name_list(*c->compute_kernels,
+                             [](planner::ComputeKernel k) { return planner::to_string(k); })
                  : QString();
     case kMinPartition:
       return c && c->min_partition ? QString::number(*c->min_partition) : QString();
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -132,13 +159,17 @@ QVariant ScenarioTablesModel::data(const QModelIndex& index, int role) const {
       if (column == kWeighted && role == Qt::DisplayRole) return {};
       return text(row, column);
     case Qt::CheckStateRole:
-      if (column == kWeighted) return scenario_->tables[static_cast<size_t>(row)].is_weighted ? Qt::Checked : Qt::Unchecked;
+      if (column == kWeighted)
+        return scenario_->tables[static_cast<size_t>(row)].is_weighted ? Qt::Checked
+                                                                       : Qt::Unchecked;
       return {};
     case Qt::ToolTipRole: {
       QString tip = QString::fromStdString(data::to_string(field_path(row, column)));
       if (column == kRows) {
         const planner::TableSpec& t = scenario_->tables[static_cast<size_t>(row)];
-        tip += QStringLiteral(": %1 rows x %2 columns").arg(QLocale().toString(t.num_embeddings)).arg(t.embedding_dim);
+        tip += QStringLiteral(": %1 rows x %2 columns")
+                   .arg(QLocale().toString(t.num_embeddings))
+                   .arg(t.embedding_dim);
       }
       return tip;
     }
@@ -152,8 +183,12 @@ QVariant ScenarioTablesModel::data(const QModelIndex& index, int role) const {
     case MultiChoiceRole:
       return column == kShardingTypes || column == kComputeKernels;
     case RawValueRole:
-      if (column == kRows) return QVariant::fromValue<qint64>(scenario_->tables[static_cast<size_t>(row)].num_embeddings);
-      if (column == kDim) return QVariant::fromValue<qint64>(scenario_->tables[static_cast<size_t>(row)].embedding_dim);
+      if (column == kRows)
+        return QVariant::fromValue<qint64>(
+            scenario_->tables[static_cast<size_t>(row)].num_embeddings);
+      if (column == kDim)
+        return QVariant::fromValue<qint64>(
+            scenario_->tables[static_cast<size_t>(row)].embedding_dim);
       return text(row, column);
     default:
       return {};

@@ -5,9 +5,8 @@
 // row and emits scenarioEdited with the new scenario. Nothing is clamped.
 #pragma once
 
-#include <functional>
-
 #include <QAbstractTableModel>
+#include <functional>
 
 #include "models/planning_job.h"
 #include "shardlab/data/scenario_edit.h"
@@ -15,7 +14,8 @@
 
 namespace shardlab::gui {
 
-using ScenarioValidator = std::function<Result<ScenarioPtr>(const data::FieldPath&, const QString& value_json)>;
+using ScenarioValidator =
+    std::function<Result<ScenarioPtr>(const data::FieldPath&, const QString& value_json)>;
 
 // How an accepted edit is named in the undo history: "tables[2].embedding_dim: 32 -> 64".
 QString edit_description(const data::FieldPath& path, const QString& before, const QString& after);

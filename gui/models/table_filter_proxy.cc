@@ -33,7 +33,8 @@ bool TableFilterProxy::filterAcceptsRow(int source_row, const QModelIndex& sourc
   // Both per-table models answer the roles on their vertical header.
   const auto value = [&](int role) {
     QVariant v = m->headerData(source_row, Qt::Vertical, role);
-    if (!v.isValid() && m->columnCount(source_parent) > 0) v = m->index(source_row, 0, source_parent).data(role);
+    if (!v.isValid() && m->columnCount(source_parent) > 0)
+      v = m->index(source_row, 0, source_parent).data(role);
     return v.toString();
   };
   if (!name_.isEmpty() && !value(TableNameRole).contains(name_, Qt::CaseInsensitive)) return false;

@@ -5,9 +5,8 @@
 // ComputeKernelRole and TableNameRole feed TableFilterProxy.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractTableModel>
+#include <vector>
 
 #include "shardlab/planner/plan_summary.h"
 

@@ -13,7 +13,9 @@ namespace {
 // Top-level rows carry this id; a phase's id is its lane + 1.
 constexpr quintptr kLaneId = 0;
 
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 }  // namespace
 
@@ -41,9 +43,10 @@ void TimelineModel::reset(const sim::SimResult& simulation) {
         critical_phases_ += on_path ? 1 : 0;
       }
       if (lane.phases.empty()) continue;
-      std::stable_sort(lane.phases.begin(), lane.phases.end(), [](const TimelinePhase& a, const TimelinePhase& b) {
-        return a.record.start_ms < b.record.start_ms;
-      });
+      std::stable_sort(lane.phases.begin(), lane.phases.end(),
+                       [](const TimelinePhase& a, const TimelinePhase& b) {
+                         return a.record.start_ms < b.record.start_ms;
+                       });
       lanes_.push_back(std::move(lane));
     }
   }
@@ -108,35 +111,53 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const {
   if (role == CriticalRole) return p.critical;
   if (role == RawValueRole) {
     switch (index.column()) {
-      case kName: return static_cast<int>(r.phase);
-      case kIteration: return r.iteration;
-      case kStart: return r.start_ms;
-      case kEnd: return r.end_ms;
-      case kDuration: return r.end_ms - r.start_ms;
-      case kBytes: return r.bytes;
-      case kTables: return r.tables;
-      case kCritical: return p.critical;
-      default: return {};
+      case kName:
+        return static_cast<int>(r.phase);
+      case kIteration:
+        return r.iteration;
+      case kStart:
+        return r.start_ms;
+      case kEnd:
+        return r.end_ms;
+      case kDuration:
+        return r.end_ms - r.start_ms;
+      case kBytes:
+        return r.bytes;
+      case kTables:
+        return r.tables;
+      case kCritical:
+        return p.critical;
+      default:
+        return {};
     }
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case kName: return str(sim::to_string(r.phase));
-    case kIteration: return r.iteration;
-    case kStart: return QString::number(r.start_ms, 'f', 4);
-    case kEnd: return QString::number(r.end_ms, 'f', 4);
-    case kDuration: return QString::number(r.end_ms - r.start_ms, 'f', 4);
-    case kBytes: return format_bytes(r.bytes);
-    case kTables: return r.tables;
-    case kCritical: return p.critical ? QStringLiteral("yes") : QString();
-    default: return {};
+    case kName:
+      return str(sim::to_string(r.phase));
+    case kIteration:
+      return r.iteration;
+    case kStart:
+      return QString::number(r.start_ms, 'f', 4);
+    case kEnd:
+      return QString::number(r.end_ms, 'f', 4);
+    case kDuration:
+      return QString::number(r.end_ms - r.start_ms, 'f', 4);
+    case kBytes:
+      return format_bytes(r.bytes);
+    case kTables:
+      return r.tables;
+    case kCritical:
+      return p.critical ? QStringLiteral("yes") : QString();
+    default:
+      return {};
   }
 }
 
 QVariant TimelineModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
-  static const char* const kHeaders[] = {"Lane / phase", "Iteration", "Start (ms)", "End (ms)",
-                                         "Duration (ms)", "Bytes",    "Tables",     "Critical"};
+  static const char* const kHeaders[] = {"Lane / phase",  "Iteration", "Start (ms)", "End (ms)",
+                                         "Duration (ms)", "Bytes",     "Tables",     "Critical"};
   static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == kNumColumns);
   if (section < 0 || section >= kNumColumns) return {};
   return QString::fromLatin1(kHeaders[section]);

@@ -7,9 +7,8 @@
 // lane are sorted by start, so it can find the visible ones by binary search.
 #pragma once
 
-#include <vector>
-
 #include <QAbstractItemModel>
+#include <vector>
 
 #include "shardlab/sim/simulation.h"
 
@@ -32,7 +31,17 @@ class TimelineModel : public QAbstractItemModel {
   Q_OBJECT
 
  public:
-  enum Column { kName, kIteration, kStart, kEnd, kDuration, kBytes, kTables, kCritical, kNumColumns };
+  enum Column {
+    kName,
+    kIteration,
+    kStart,
+    kEnd,
+    kDuration,
+    kBytes,
+    kTables,
+    kCritical,
+    kNumColumns
+  };
 
   explicit TimelineModel(QObject* parent = nullptr);
 

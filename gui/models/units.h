@@ -3,9 +3,8 @@
 // under RawValueRole (model_roles.h).
 #pragma once
 
-#include <cstdint>
-
 #include <QString>
+#include <cstdint>
 
 namespace shardlab::gui {
 
@@ -13,7 +12,7 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 inline double to_gib(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerGiB; }
 
-// "512 B", "1.50 KiB", "3.20 GiB" (binary units, as the CLI prints them).
+// "512 B", "1.50 KiB", "3.20 GiB": data::format_bytes, as the CLI prints them.
 QString format_bytes(double bytes);
 
 // A bandwidth given in bytes/ms, per second with 3 significant digits:

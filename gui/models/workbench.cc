@@ -23,7 +23,8 @@ QString stop_text(search::StopReason stop) {
 QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
   if (a.perf_model != b.perf_model) return QStringLiteral("the rating model changed");
   if (a.calibration != b.calibration) return QStringLiteral("the calibration profile changed");
-  if (a.sim_iterations != b.sim_iterations) return QStringLiteral("the simulated iterations changed");
+  if (a.sim_iterations != b.sim_iterations)
+    return QStringLiteral("the simulated iterations changed");
   return {};
 }
 
@@ -32,18 +33,22 @@ QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
 QString plan_title(const DisplayedPlan& shown) {
   const PlanOutcome& o = *shown.base;
   switch (o.source) {
-    case PlanSource::kPlanFile: return QStringLiteral("plan file %1").arg(QString::fromStdString(o.source_name));
+    case PlanSource::kPlanFile:
+      return QStringLiteral("plan file %1").arg(QString::fromStdString(o.source_name));
     case PlanSource::kCompareRow:
       return QStringLiteral("comparison row %1").arg(QString::fromStdString(o.source_name));
-    case PlanSource::kStoredRun: return QStringLiteral("plan of %1").arg(QString::fromStdString(o.source_name));
-    case PlanSource::kPlanner: break;
+    case PlanSource::kStoredRun:
+      return QStringLiteral("plan of %1").arg(QString::fromStdString(o.source_name));
+    case PlanSource::kPlanner:
+      break;
   }
   if (shown.proposal < 0) return QStringLiteral("best plan");
   const planner::ProposalRecord& r = o.proposals[static_cast<size_t>(shown.proposal)];
   const std::vector<planner::ProposerSpec>& proposers = o.scenario->planner.proposers;
-  const QString proposer = r.proposer >= 0 && r.proposer < static_cast<int>(proposers.size())
-                               ? QString::fromStdString(data::to_string(proposers[static_cast<size_t>(r.proposer)].kind))
-                               : QString::number(r.proposer);
+  const QString proposer =
+      r.proposer >= 0 && r.proposer < static_cast<int>(proposers.size())
+          ? QString::fromStdString(data::to_string(proposers[static_cast<size_t>(r.proposer)].kind))
+          : QString::number(r.proposer);
   return QStringLiteral("proposal #%1 (%2)").arg(r.index).arg(proposer);
 }
 
@@ -65,7 +70,8 @@ QString describe_change(const PlanChange& c) {
   parts << QStringLiteral("peak HBM %1 \u2192 %2 (%3)")
                .arg(format_bytes(static_cast<double>(c.peak_hbm_before)),
                     format_bytes(static_cast<double>(c.peak_hbm_after)))
-               .arg(pct(static_cast<double>(c.peak_hbm_before), static_cast<double>(c.peak_hbm_after)));
+               .arg(pct(static_cast<double>(c.peak_hbm_before),
+                        static_cast<double>(c.peak_hbm_after)));
   QString moved;
   if (c.moved_tables.empty()) {
     moved = QStringLiteral("no table moved");
@@ -80,9 +86,12 @@ QString describe_change(const PlanChange& c) {
                    .toHtmlEscaped();
     }
     if (items.size() > 12) names << QStringLiteral("...");
-    moved = QStringLiteral("%1 table(s) moved: %2").arg(c.moved_tables.size()).arg(names.join(QStringLiteral(", ")));
+    moved = QStringLiteral("%1 table(s) moved: %2")
+                .arg(c.moved_tables.size())
+                .arg(names.join(QStringLiteral(", ")));
   }
-  return QStringLiteral("After <i>%1</i>: %2; %3.").arg(c.cause.toHtmlEscaped(), parts.join(QStringLiteral(", ")), moved);
+  return QStringLiteral("After <i>%1</i>: %2; %3.")
+      .arg(c.cause.toHtmlEscaped(), parts.join(QStringLiteral(", ")), moved);
 }
 
 Workbench::Workbench(QObject* parent) : QObject(parent) {
@@ -113,9 +122,10 @@ void Workbench::set_scenario(ScenarioPtr scenario, const QString& origin) {
 }
 
 Result<ScenarioPtr> Workbench::edit(const data::FieldPath& path, const QString& value_json) const {
-  if (!scenario()) return Status::invalid_scenario("no scenario is open");
+  if (!scenario()) return Status::not_found("no scenario is open");
   const std::string name = origin().isEmpty() ? scenario()->name : origin().toStdString();
-  Result<planner::Scenario> edited = data::edit_scenario(*scenario(), path, value_json.toStdString(), name);
+  Result<planner::Scenario> edited =
+      data::edit_scenario(*scenario(), path, value_json.toStdString(), name);
   if (!edited.is_ok()) return edited.status();
   return ScenarioPtr(std::make_shared<const planner::Scenario>(std::move(edited).value()));
 }
@@ -138,7 +148,7 @@ void Workbench::apply_edit_result(ScenarioPtr edited, const QString& description
 
 Status Workbench::save() {
   if (document_.path().isEmpty()) {
-    return Status::invalid_scenario("the scenario has no file yet: save it as a new file");
+    return Status::invalid_argument("the scenario has no file yet: save it as a new file");
   }
   return save_as(document_.path());
 }
@@ -180,8 +190,9 @@ void Workbench::clear_results() {
 void Workbench::set_perf_model(PerfModelChoice choice) {
   if (settings_.perf_model == choice) return;
   settings_.perf_model = choice;
-  pending_cause_ = choice == PerfModelChoice::kTorchRec ? QStringLiteral("Rate plans with TorchRec's model")
-                                                        : QStringLiteral("Rate plans by simulated iteration time");
+  pending_cause_ = choice == PerfModelChoice::kTorchRec
+                       ? QStringLiteral("Rate plans with TorchRec's model")
+                       : QStringLiteral("Rate plans by simulated iteration time");
   emit freshnessChanged();
   if (scenario()) replan();
 }
@@ -190,7 +201,8 @@ void Workbench::set_calibration(ProfilePtr profile) {
   if (settings_.calibration == profile) return;
   settings_.calibration = std::move(profile);
   pending_cause_ = settings_.calibration
-                       ? QStringLiteral("Plan with profile %1").arg(QString::fromStdString(settings_.calibration->name))
+                       ? QStringLiteral("Plan with profile %1")
+                             .arg(QString::fromStdString(settings_.calibration->name))
                        : QStringLiteral("Plan with TorchRec's constants");
   emit freshnessChanged();
   if (scenario()) replan();
@@ -199,7 +211,8 @@ void Workbench::set_calibration(ProfilePtr profile) {
 void Workbench::replan() {
   if (!scenario()) return;
   const int expected = outcome_ ? outcome_->result.num_proposals : 0;
-  worker_.submit_plan(PlanJob{.scenario = scenario(), .settings = settings_, .expected_proposals = expected});
+  worker_.submit_plan(
+      PlanJob{.scenario = scenario(), .settings = settings_, .expected_proposals = expected});
   emit freshnessChanged();
 }
 
@@ -288,13 +301,15 @@ void Workbench::report_warnings(const std::vector<std::string>& warnings) {
 
 Status Workbench::open_compare_row(int row) {
   if (!comparison_ || row < 0 || row >= static_cast<int>(comparison_->comparison.rows.size())) {
-    return Status::invalid_scenario("no comparison row " + std::to_string(row + 1));
+    return Status::invalid_argument("no comparison row " + std::to_string(row + 1));
   }
   if (!compare_state().current()) {
-    return Status::invalid_scenario("the comparison is out of date: run it again before opening a row");
+    return Status::invalid_argument(
+        "the comparison is out of date: run it again before opening a row");
   }
   const sim::CompareRow& r = comparison_->comparison.rows[static_cast<size_t>(row)];
-  if (!r.plan) return Status::invalid_scenario("comparison row " + std::to_string(row + 1) + " has no plan");
+  if (!r.plan)
+    return Status::invalid_argument("comparison row " + std::to_string(row + 1) + " has no plan");
   const planner::PartitionedPlan plan = *r.plan;
   const CompareOutcomePtr comparison = comparison_;
   const Status shown = show_plan(
@@ -308,7 +323,8 @@ Status Workbench::open_compare_row(int row) {
           const int o = plan.proposal[f];
           if (o < 0 || o >= static_cast<int>(space.options.size()) ||
               space.fqn_of_option[static_cast<size_t>(o)] != static_cast<int>(f)) {
-            return Status::internal("comparison row plan does not match the scenario's search space");
+            return Status::internal(
+                "comparison row plan does not match the scenario's search space");
           }
         }
         return plan;
@@ -338,9 +354,10 @@ Status Workbench::open_compare_row(int row) {
 }
 
 Status Workbench::show_plan(
-    const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read, PlanSource source,
-    const std::string& source_name, std::shared_ptr<const kernels::ReplayResult> replay) {
-  if (!scenario()) return Status::invalid_scenario("open a scenario before a plan");
+    const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
+    PlanSource source, const std::string& source_name,
+    std::shared_ptr<const kernels::ReplayResult> replay) {
+  if (!scenario()) return Status::invalid_argument("open a scenario before a plan");
   worker_.cancel(/*announce=*/false);  // the plan shown supersedes any planning
   auto outcome = std::make_shared<PlanOutcome>();
   outcome->scenario = scenario();
@@ -349,7 +366,8 @@ Status Workbench::show_plan(
   outcome->source_name = source_name;
   outcome->replay = std::move(replay);
   outcome->result = planner::plan(
-      *scenario(), planner::PlannerOptions{.enumerate_only = true, .calibration = settings_.parameters()});
+      *scenario(),
+      planner::PlannerOptions{.enumerate_only = true, .calibration = settings_.parameters()});
   if (!outcome->result.search_space) {
     emit errorOccurred(QString::fromStdString(outcome->result.error.message()));
     emit freshnessChanged();
@@ -363,7 +381,8 @@ Status Workbench::show_plan(
   }
   planner::PlannerResult& r = outcome->result;
   r.best = std::move(placed).value();
-  planner::rate_plan(*r.search_space, *r.best, r.topology.world_size, &r.device_perf_total, &r.perf_rating);
+  planner::rate_plan(*r.search_space, *r.best, r.topology.world_size, &r.device_perf_total,
+                     &r.perf_rating);
   outcome->summary = planner::summarize_plan(*scenario(), r, *r.best);
   pending_cause_.clear();
   on_planned(outcome);
@@ -374,15 +393,14 @@ Status Workbench::show_plan(
 Status Workbench::planning_status() const {
   if (!outcome_) return Status::ok();
   if (outcome_->result.ok()) return Status::ok();
-  if (!outcome_->result.error.is_ok()) return outcome_->result.error;
-  return Status::internal("the planner returned no plan");
+  return outcome_->result.failure();
 }
 
 ResultState Workbench::plan_state() const {
   ResultState s;
   s.refreshing = worker_.planning();
   if (!outcome_) {
-    s.reason = !scenario()   ? QStringLiteral("no scenario is open")
+    s.reason = !scenario()    ? QStringLiteral("no scenario is open")
                : s.refreshing ? QStringLiteral("planning")
                               : QStringLiteral("not planned");
     return s;
@@ -393,7 +411,8 @@ ResultState Workbench::plan_state() const {
     return s;
   }
   const QString settings = settings_difference(outcome_->settings, settings_);
-  s.freshness = settings.isEmpty() ? ResultState::Freshness::kCurrent : ResultState::Freshness::kStale;
+  s.freshness =
+      settings.isEmpty() ? ResultState::Freshness::kCurrent : ResultState::Freshness::kStale;
   s.reason = settings;
   return s;
 }
@@ -434,7 +453,8 @@ void Workbench::on_planned(const PlanOutcomePtr& outcome) {
       displayed_ && displayed_->proposal < 0 && before ? simulation_ : nullptr;
   outcome_ = outcome;
   simulation_status_ = outcome->simulation_status;
-  simulation_ = outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
+  simulation_ =
+      outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
   if (!outcome->result.ok()) simulation_status_ = planning_status();
   // What this re-plan changed against the best plan shown before it.
   change_.reset();
@@ -475,21 +495,24 @@ void Workbench::show_best() {
 }
 
 Status Workbench::select_proposal(int index) {
-  if (!outcome_) return Status::invalid_scenario("no planning outcome");
+  if (!outcome_) return Status::invalid_argument("no planning outcome");
   if (index < 0) {
     if (selected_proposal() < 0) return Status::ok();
     show_best();
     simulation_status_ = outcome_->simulation_status;
-    simulation_ = outcome_->simulation ? std::make_shared<const sim::SimResult>(*outcome_->simulation) : nullptr;
+    simulation_ = outcome_->simulation
+                      ? std::make_shared<const sim::SimResult>(*outcome_->simulation)
+                      : nullptr;
     emit simulationChanged();
     emit selectionChanged();
     return Status::ok();
   }
   if (index >= static_cast<int>(outcome_->proposals.size())) {
-    return Status::invalid_scenario("no proposal " + std::to_string(index));
+    return Status::invalid_argument("no proposal " + std::to_string(index));
   }
-  Result<planner::ProposalPlacement> placed = planner::place_proposal(
-      *outcome_->scenario, outcome_->result, outcome_->proposals.proposal(static_cast<size_t>(index)));
+  Result<planner::ProposalPlacement> placed =
+      planner::place_proposal(*outcome_->scenario, outcome_->result,
+                              outcome_->proposals.proposal(static_cast<size_t>(index)));
   if (!placed.is_ok()) {
     emit errorOccurred(QString::fromStdString(placed.status().message()));
     return placed.status();
@@ -510,8 +533,9 @@ Status Workbench::select_proposal(int index) {
     simulation_status_ = Status::ok();
     worker_.submit_simulation(outcome_, displayed_->plan);
   } else {
-    simulation_status_ = Status::invalid_scenario("proposal " + std::to_string(index) +
-                                                  " does not fit: its relaxed placement is not simulated");
+    simulation_status_ =
+        Status::invalid_argument("proposal " + std::to_string(index) +
+                                 " does not fit: its relaxed placement is not simulated");
   }
   emit simulationChanged();
   return Status::ok();
@@ -519,7 +543,8 @@ Status Workbench::select_proposal(int index) {
 
 void Workbench::on_simulated(const SimulationOutcomePtr& outcome) {
   simulation_status_ = outcome->status;
-  simulation_ = outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
+  simulation_ =
+      outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
   emit simulationChanged();
 }
 

@@ -20,14 +20,13 @@
 // (shared_ptr to const), safe to keep while the session moves on.
 #pragma once
 
+#include <QObject>
+#include <QString>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <QObject>
-#include <QString>
 
 #include "models/planning_worker.h"
 #include "models/scenario_document.h"
@@ -73,18 +72,18 @@ struct ResultState {
 
 // What the last re-plan changed against the plan shown before it.
 struct PlanChange {
-  QString cause;          // "Edit batch_size", "Undo Edit ...", "rating model"
+  QString cause;  // "Edit batch_size", "Undo Edit ...", "rating model"
   double rating_before = 0.0;
   double rating_after = 0.0;
   std::optional<double> iteration_before;  // simulated, ms
   std::optional<double> iteration_after;
   int64_t peak_hbm_before = 0;
   int64_t peak_hbm_after = 0;
-  std::vector<std::string> moved_tables;   // planner::diff_plans
+  std::vector<std::string> moved_tables;  // planner::diff_plans
   // Each moved table from what to what ("t: table_wise/fused on rank 3 ->
   // ..."), when known (the optimizer's plan against TorchRec's).
   std::vector<std::string> moved_details;
-  bool same_rating_model = true;           // the ratings compare
+  bool same_rating_model = true;  // the ratings compare
 };
 
 class Workbench : public QObject {
@@ -177,8 +176,8 @@ class Workbench : public QObject {
 
  signals:
   void scenarioChanged();
-  void outcomeChanged();     // new planning outcome: proposals, best plan
-  void displayedChanged();   // the plan shown changed (best, a proposal, a file, a row)
+  void outcomeChanged();    // new planning outcome: proposals, best plan
+  void displayedChanged();  // the plan shown changed (best, a proposal, a file, a row)
   void simulationChanged();
   void comparisonChanged();  // also for each partial comparison
   void changeExplained();    // last_change() is new (or cleared)
@@ -205,9 +204,10 @@ class Workbench : public QObject {
   void mark_compare_cancelled();
   void report_warnings(const std::vector<std::string>& warnings);
   // Shows the plan `read` places in the current scenario's search space.
-  Status show_plan(const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
-                   PlanSource source, const std::string& source_name,
-                   std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
+  Status show_plan(
+      const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
+      PlanSource source, const std::string& source_name,
+      std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
 
   ScenarioDocument document_;
   PlanningWorker worker_;

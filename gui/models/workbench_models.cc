@@ -6,8 +6,12 @@ namespace shardlab::gui {
 
 WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
     : QObject(parent),
-      tables([workbench](const data::FieldPath& p, const QString& v) { return workbench->edit(p, v); }),
-      settings([workbench](const data::FieldPath& p, const QString& v) { return workbench->edit(p, v); }),
+      tables([workbench](const data::FieldPath& p, const QString& v) {
+        return workbench->edit(p, v);
+      }),
+      settings([workbench](const data::FieldPath& p, const QString& v) {
+        return workbench->edit(p, v);
+      }),
       workbench_(workbench) {
   placement_filter.setSourceModel(&placement);
   table_filter.setSourceModel(&table_summary);
@@ -15,7 +19,8 @@ WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
   // is re-planned); a refused one is reported by the session like any other
   // refusal.
   connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
-  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
+  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench,
+          &Workbench::apply_edit_result);
   connect(&tables, &ScenarioTablesModel::editRefused, workbench, &Workbench::editRefused);
   connect(&settings, &ScenarioSettingsModel::editRefused, workbench, &Workbench::editRefused);
 
@@ -49,7 +54,8 @@ void WorkbenchModels::on_displayed() {
     table_summary.clear();
   } else {
     const planner::Scenario& s = *d->base->scenario;
-    placement.reset(d->summary, d->overflow, s.topology.local_world_size.value_or(s.topology.world_size));
+    placement.reset(d->summary, d->overflow,
+                    s.topology.local_world_size.value_or(s.topology.world_size));
     ranks.reset(d->summary);
     table_summary.reset(d->summary);
   }
@@ -70,7 +76,8 @@ void WorkbenchModels::on_simulation() {
   if (s && d && d->base->replay && d->base->result.search_space) {
     Result<sim::IterationTraffic> traffic =
         sim::iteration_traffic(*d->base->scenario, *d->base->result.search_space, d->plan);
-    if (traffic.is_ok()) measured_phases.reset(kernels::compare_phases(*d->base->replay, traffic->ranks, s.get()));
+    if (traffic.is_ok())
+      measured_phases.reset(kernels::compare_phases(*d->base->replay, traffic->ranks, s.get()));
   }
   emit refreshed();
 }

@@ -14,12 +14,12 @@
 // updated: the group parks its gradient row in shared memory, lane 0 sums the
 // squares left to right and broadcasts the step's denominator.
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 #include <string>
 
 #include "cuda_check.h"
@@ -70,7 +70,8 @@ __global__ void __launch_bounds__(kThreads) update_kernel(const UpdateArgs a) {
   const int group_in_block = static_cast<int>(threadIdx.x) / g;
   const int groups_per_block = static_cast<int>(blockDim.x) / g;
   const unsigned warp_lane = threadIdx.x & 31u;
-  const unsigned mask = g == 32 ? 0xFFFFFFFFu : (((1u << g) - 1u) << (warp_lane & ~static_cast<unsigned>(g - 1)));
+  const unsigned mask =
+      g == 32 ? 0xFFFFFFFFu : (((1u << g) - 1u) << (warp_lane & ~static_cast<unsigned>(g - 1)));
   const int64_t dim = a.dim;
   const int64_t pass = static_cast<int64_t>(g) * V * NV;
   T* table = static_cast<T*>(a.table);
@@ -78,7 +79,8 @@ __global__ void __launch_bounds__(kThreads) update_kernel(const UpdateArgs a) {
   const int64_t runs = *a.num_runs;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * groups_per_block;
 
-  for (int64_t run = static_cast<int64_t>(blockIdx.x) * groups_per_block + group_in_block; run < runs; run += stride) {
+  for (int64_t run = static_cast<int64_t>(blockIdx.x) * groups_per_block + group_in_block;
+       run < runs; run += stride) {
     const int64_t row = a.run_rows[run];
     const int64_t begin = a.run_starts[run];
     const int64_t end = run + 1 < runs ? a.run_starts[run + 1] : a.num_ids;
@@ -149,7 +151,8 @@ __global__ void __launch_bounds__(kThreads) update_kernel(const UpdateArgs a) {
           float row_values[V];
           RowIo<T, V>::widen(current[v], row_values);
 #pragma unroll
-          for (int e = 0; e < V; ++e) row_values[e] = __fsub_rn(row_values[e], __fmul_rn(a.lr, acc[v][e]));
+          for (int e = 0; e < V; ++e)
+            row_values[e] = __fsub_rn(row_values[e], __fmul_rn(a.lr, acc[v][e]));
           RowIo<T, V>::store(dst + col, row_values);
         }
       }
@@ -209,10 +212,12 @@ Status launch_update(const UpdateArgs& a, int64_t max_runs, cudaStream_t stream)
   if (a.adagrad) {
     const size_t row_bytes = static_cast<size_t>(a.dim) * sizeof(float);
     if (row_bytes > kSharedLimit) {
-      return Status::internal("row-wise Adagrad backward: dim " + std::to_string(a.dim) + " exceeds " +
-                              std::to_string(kSharedLimit / sizeof(float)) + " columns");
+      return Status::internal("row-wise Adagrad backward: dim " + std::to_string(a.dim) +
+                              " exceeds " + std::to_string(kSharedLimit / sizeof(float)) +
+                              " columns");
     }
-    groups_per_block = std::max<int>(1, std::min<int>(groups_per_block, static_cast<int>(kSharedLimit / row_bytes)));
+    groups_per_block = std::max<int>(
+        1, std::min<int>(groups_per_block, static_cast<int>(kSharedLimit / row_bytes)));
     shared = row_bytes * static_cast<size_t>(groups_per_block);
   }
   const int threads = groups_per_block * a.group;
@@ -229,10 +234,14 @@ Status launch_update(const UpdateArgs& a, int64_t max_runs, cudaStream_t stream)
 template <typename T, int V>
 Status launch_per_lane(int per_lane, const UpdateArgs& a, int64_t max_runs, cudaStream_t stream) {
   switch (per_lane) {
-    case 1: return launch_update<T, V, 1>(a, max_runs, stream);
-    case 2: return launch_update<T, V, 2>(a, max_runs, stream);
-    case 4: return launch_update<T, V, 4>(a, max_runs, stream);
-    default: return launch_update<T, V, 8>(a, max_runs, stream);
+    case 1:
+      return launch_update<T, V, 1>(a, max_runs, stream);
+    case 2:
+      return launch_update<T, V, 2>(a, max_runs, stream);
+    case 4:
+      return launch_update<T, V, 4>(a, max_runs, stream);
+    default:
+      return launch_update<T, V, 8>(a, max_runs, stream);
   }
 }
 
@@ -244,22 +253,26 @@ size_t backward_temp_bytes(int64_t capacity) {
   size_t sort_bytes = 0;
   size_t unique_bytes = 0;
   const int n = static_cast<int>(std::max<int64_t>(capacity, 1));
-  (void)cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const Key*>(nullptr), static_cast<Key*>(nullptr),
-                                        static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr), n);
+  (void)cub::DeviceRadixSort::SortPairs(
+      nullptr, sort_bytes, static_cast<const Key*>(nullptr), static_cast<Key*>(nullptr),
+      static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr), n);
   (void)cub::DeviceSelect::UniqueByKey(nullptr, unique_bytes, static_cast<const Key*>(nullptr),
-                                       static_cast<const int32_t*>(nullptr), static_cast<Key*>(nullptr),
-                                       static_cast<int32_t*>(nullptr), static_cast<int32_t*>(nullptr), n);
+                                       static_cast<const int32_t*>(nullptr),
+                                       static_cast<Key*>(nullptr), static_cast<int32_t*>(nullptr),
+                                       static_cast<int32_t*>(nullptr), n);
   return std::max(sort_bytes, unique_bytes);
 }
 
 Status embedding_backward(const DeviceTable& table, const DeviceBatch& batch, PoolingMode mode,
-                          const float* grad_out, const DeviceOptimizer& optimizer, const BackwardScratch& scratch,
-                          cudaStream_t stream) {
+                          const float* grad_out, const DeviceOptimizer& optimizer,
+                          const BackwardScratch& scratch, cudaStream_t stream) {
   if (batch.num_ids >= (int64_t{1} << 31)) {
-    return Status::internal("embedding backward: " + std::to_string(batch.num_ids) + " ids exceed 2^31 - 1");
+    return Status::internal("embedding backward: " + std::to_string(batch.num_ids) +
+                            " ids exceed 2^31 - 1");
   }
   const bool adagrad = optimizer.kind == OptimizerKind::kRowwiseAdagrad;
-  if (adagrad && table.momentum == nullptr) return Status::internal("row-wise Adagrad backward without state");
+  if (adagrad && table.momentum == nullptr)
+    return Status::internal("row-wise Adagrad backward without state");
   const int n = static_cast<int>(batch.num_ids);
   if (n == 0) {
     CUDA_CHECK(cudaMemsetAsync(scratch.num_runs, 0, sizeof(int32_t), stream));
@@ -267,21 +280,22 @@ Status embedding_backward(const DeviceTable& table, const DeviceBatch& batch, Po
   }
   const bool sequence = mode == PoolingMode::kNone;
   if (!sequence && batch.bags > 0) {
-    bag_of_kernel<<<static_cast<unsigned>((batch.bags + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-        batch.offsets, batch.bags, scratch.bag_of);
+    bag_of_kernel<<<static_cast<unsigned>((batch.bags + kThreads - 1) / kThreads), kThreads, 0,
+                    stream>>>(batch.offsets, batch.bags, scratch.bag_of);
     CUDA_CHECK_LAUNCH();
   }
   // Only the bits a row index can use take part in the sort.
   int end_bit = 1;
   while (end_bit < 63 && (int64_t{1} << end_bit) < table.rows) ++end_bit;
   size_t temp_bytes = scratch.temp_bytes;
-  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.temp, temp_bytes, reinterpret_cast<const Key*>(batch.ids),
-                                             reinterpret_cast<Key*>(scratch.sorted_ids), scratch.positions,
-                                             scratch.sorted_positions, n, 0, end_bit, stream));
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      scratch.temp, temp_bytes, reinterpret_cast<const Key*>(batch.ids),
+      reinterpret_cast<Key*>(scratch.sorted_ids), scratch.positions, scratch.sorted_positions, n, 0,
+      end_bit, stream));
   temp_bytes = scratch.temp_bytes;
-  CUDA_CHECK(cub::DeviceSelect::UniqueByKey(scratch.temp, temp_bytes, reinterpret_cast<const Key*>(scratch.sorted_ids),
-                                            scratch.positions, reinterpret_cast<Key*>(scratch.run_rows),
-                                            scratch.run_starts, scratch.num_runs, n, stream));
+  CUDA_CHECK(cub::DeviceSelect::UniqueByKey(
+      scratch.temp, temp_bytes, reinterpret_cast<const Key*>(scratch.sorted_ids), scratch.positions,
+      reinterpret_cast<Key*>(scratch.run_rows), scratch.run_starts, scratch.num_runs, n, stream));
   UpdateArgs a{};
   a.table = table.data;
   a.momentum = table.momentum;

@@ -25,7 +25,8 @@ class CudaBackend final : public ReplayBackend {
                               const ProgressFn& progress) override {
     return cuda::cuda_replay(context_, workload, options, progress);
   }
-  Result<KernelBenchResult> bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress) override {
+  Result<KernelBenchResult> bench_kernels(const KernelBenchOptions& options,
+                                          const ProgressFn& progress) override {
     return cuda::cuda_bench_kernels(context_, options, progress);
   }
 
@@ -50,7 +51,8 @@ Result<std::unique_ptr<ReplayBackend>> make_cuda_backend() {
   if (error != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
     return Status::unavailable(std::string("no CUDA device found (cudaGetDeviceCount: ") +
-                                    (error != cudaSuccess ? cudaGetErrorString(error) : "0 devices") + ")");
+                               (error != cudaSuccess ? cudaGetErrorString(error) : "0 devices") +
+                               ")");
   }
   cuda::CudaContext context;
   context.launch = detect_launch();
@@ -59,9 +61,10 @@ Result<std::unique_ptr<ReplayBackend>> make_cuda_backend() {
     if (Status st = cuda::mpi_start(context.launch); !st) return st.with_context("starting MPI");
     context.devices = {context.launch.local_rank % count};
 #else
-    return Status::unavailable("started by mpirun (" + std::to_string(context.launch.size) +
-                                    " processes) but this shardlab was built without MPI; install Open MPI "
-                                    "(libopenmpi-dev) and reconfigure, or run a single process");
+    return Status::unavailable(
+        "started by mpirun (" + std::to_string(context.launch.size) +
+        " processes) but this shardlab was built without MPI; install Open MPI "
+        "(libopenmpi-dev) and reconfigure, or run a single process");
 #endif
   } else {
     for (int d = 0; d < count; ++d) context.devices.push_back(d);

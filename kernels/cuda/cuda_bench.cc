@@ -15,11 +15,11 @@
 #include <algorithm>
 #include <string>
 
+#include "backend_common.h"
 #include "cuda_check.h"
 #include "cuda_context.h"
 #include "device_buffer.h"
 #include "device_shard.h"
-#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
 
 namespace shardlab::kernels::cuda {
@@ -32,7 +32,8 @@ Result<double> copy_bandwidth(int warmup, int iterations, cudaStream_t stream) {
   size_t free_bytes = 0;
   size_t total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const int64_t bytes = std::min<int64_t>(kCopyBytes, static_cast<int64_t>(free_bytes / 4)) & ~int64_t{255};
+  const int64_t bytes =
+      std::min<int64_t>(kCopyBytes, static_cast<int64_t>(free_bytes / 4)) & ~int64_t{255};
   if (bytes <= 0) return Status::internal("no device memory left for the copy benchmark");
   DeviceBuffer<char> src;
   DeviceBuffer<char> dst;
@@ -44,7 +45,8 @@ Result<double> copy_bandwidth(int warmup, int iterations, cudaStream_t stream) {
   std::vector<double> samples;
   for (int i = 0; i < warmup + iterations; ++i) {
     SHARDLAB_RETURN_IF_ERROR(events.record_start(stream));
-    CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), static_cast<size_t>(bytes),
+                               cudaMemcpyDeviceToDevice, stream));
     SHARDLAB_RETURN_IF_ERROR(events.record_stop(stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     if (i < warmup) continue;
@@ -56,29 +58,14 @@ Result<double> copy_bandwidth(int warmup, int iterations, cudaStream_t stream) {
   return copy_bytes(static_cast<double>(bytes)) / (t.median_ms * 1e-3);
 }
 
-Status check_bench_options(const KernelBenchOptions& o) {
-  if (o.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
-  if (o.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
-  if (o.bags < 1) return Status::invalid_scenario("--bags must be at least 1");
-  for (int64_t r : o.rows) {
-    if (r < 1) return Status::invalid_scenario("--rows: " + std::to_string(r) + " must be at least 1");
-  }
-  for (int64_t d : o.dims) {
-    if (d < 1) return Status::invalid_scenario("--dims: " + std::to_string(d) + " must be at least 1");
-  }
-  for (double p : o.pooling_factors) {
-    if (!(p >= 0)) return Status::invalid_scenario("--pooling: " + std::to_string(p) + " must not be negative");
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const KernelBenchOptions& o,
                                              const ProgressFn& progress) {
   if (Status st = check_bench_options(o); !st) return st;
   DeviceGuard guard(ctx.devices.front());
-  if (!guard.ok()) return Status::internal("cannot select GPU " + std::to_string(ctx.devices.front()));
+  if (!guard.ok())
+    return Status::internal("cannot select GPU " + std::to_string(ctx.devices.front()));
   Stream stream;
   SHARDLAB_RETURN_IF_ERROR(stream.create());
 
@@ -97,7 +84,8 @@ Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const Kerne
     for (int64_t dim : o.dims) {
       for (double pooling : o.pooling_factors) {
         const std::string what = std::to_string(rows) + " rows x " + std::to_string(dim) + " " +
-                                 std::string(to_string(o.precision)) + ", pooling " + std::to_string(pooling);
+                                 std::string(to_string(o.precision)) + ", pooling " +
+                                 std::to_string(pooling);
         if (progress) progress(done, total, what);
         const ShardShape shape{.rows = rows,
                                .dim = dim,
@@ -115,8 +103,8 @@ Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const Kerne
         SHARDLAB_RETURN_IF_ERROR(bwd_events.create());
         BenchSamples samples;
         for (int it = 0; it < o.warmup + o.iterations; ++it) {
-          SHARDLAB_RETURN_IF_ERROR((*shard)->draw_inputs(draw, shard_key(0, 0, static_cast<uint64_t>(it)), true,
-                                                         stream.get()));
+          SHARDLAB_RETURN_IF_ERROR((*shard)->draw_inputs(
+              draw, shard_key(0, 0, static_cast<uint64_t>(it)), true, stream.get()));
           SHARDLAB_RETURN_IF_ERROR(fwd_events.record_start(stream.get()));
           SHARDLAB_RETURN_IF_ERROR((*shard)->forward(stream.get()));
           SHARDLAB_RETURN_IF_ERROR(fwd_events.record_stop(stream.get()));
@@ -132,7 +120,8 @@ Result<KernelBenchResult> cuda_bench_kernels(const CudaContext& ctx, const Kerne
           samples.fwd_ms.push_back(*f);
           samples.bwd_ms.push_back(*b);
           samples.fwd_bytes += forward_bytes((*shard)->lookup_shape());
-          samples.bwd_bytes += backward_bytes((*shard)->lookup_shape(), (*shard)->unique_rows(), o.optimizer);
+          samples.bwd_bytes +=
+              backward_bytes((*shard)->lookup_shape(), (*shard)->unique_rows(), o.optimizer);
         }
         result.rows.push_back(bench_row(o, rows, dim, pooling, samples));
         ++done;

@@ -32,20 +32,14 @@ constexpr const char* source_name(const char* path) {
 
 }  // namespace shardlab::kernels::cuda
 
-#define CUDA_CHECK(call)                                                                                    \
-  do {                                                                                                      \
-    const cudaError_t shardlab_cuda_error_ = (call);                                                        \
-    if (shardlab_cuda_error_ != cudaSuccess) {                                                              \
-      return ::shardlab::kernels::cuda::cuda_status(shardlab_cuda_error_, #call,                            \
-                                                    ::shardlab::kernels::cuda::source_name(__FILE__), __LINE__); \
-    }                                                                                                       \
+#define CUDA_CHECK(call)                                                                 \
+  do {                                                                                   \
+    const cudaError_t shardlab_cuda_error_ = (call);                                     \
+    if (shardlab_cuda_error_ != cudaSuccess) {                                           \
+      return ::shardlab::kernels::cuda::cuda_status(                                     \
+          shardlab_cuda_error_, #call, ::shardlab::kernels::cuda::source_name(__FILE__), \
+          __LINE__);                                                                     \
+    }                                                                                    \
   } while (0)
 
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
-
-// Relays a failed Status (or Result's status) upward unchanged.
-#define SHARDLAB_RETURN_IF_ERROR(expr)              \
-  do {                                              \
-    ::shardlab::Status shardlab_status_ = (expr);   \
-    if (!shardlab_status_.is_ok()) return shardlab_status_; \
-  } while (0)

@@ -22,8 +22,8 @@ namespace {
 Status check_options(const ReplayWorkload& w, const ReplayOptions& o) {
   SHARDLAB_RETURN_IF_ERROR(check_replay_options(w, o));
   if (static_cast<int>(w.ranks.size()) != w.world_size) {
-    return Status::internal("workload with " + std::to_string(w.ranks.size()) + " ranks for world size " +
-                            std::to_string(w.world_size));
+    return Status::internal("workload with " + std::to_string(w.ranks.size()) +
+                            " ranks for world size " + std::to_string(w.world_size));
   }
   return Status::ok();
 }
@@ -53,11 +53,11 @@ Status ensure_world(CudaContext& ctx) {
 
 }  // namespace
 
-Result<ReplayResult> cuda_replay(CudaContext& ctx, const ReplayWorkload& workload, const ReplayOptions& options,
-                                 const ProgressFn& progress) {
+Result<ReplayResult> cuda_replay(CudaContext& ctx, const ReplayWorkload& workload,
+                                 const ReplayOptions& options, const ProgressFn& progress) {
   if (Status st = check_options(workload, options); !st) return st;
   const std::vector<int> ranks = replayed_ranks(workload, options);
-  if (ranks.empty()) return Status::invalid_scenario("no ranks to replay");
+  if (ranks.empty()) return Status::invalid_argument("no ranks to replay");
   Result<std::vector<ReplayWave>> waves = place_waves(ranks, ctx.launch, ctx.devices);
   if (!waves) return waves.status();
 #if defined(SHARDLAB_HAVE_MPI)
@@ -90,8 +90,9 @@ Result<ReplayResult> cuda_replay(CudaContext& ctx, const ReplayWorkload& workloa
   result.backend = "cuda";
   result.device_name = ctx.device_name;
   result.world_size = workload.world_size;
-  result.devices_used =
-      ctx.launch.size > 1 ? ctx.launch.size : static_cast<int>(std::min(ranks.size(), ctx.devices.size()));
+  result.devices_used = ctx.launch.size > 1
+                            ? ctx.launch.size
+                            : static_cast<int>(std::min(ranks.size(), ctx.devices.size()));
   result.warmup = options.warmup;
   result.iterations = options.iterations;
   SHARDLAB_RETURN_IF_ERROR(assemble_records(workload, records, result));

@@ -45,8 +45,8 @@ class DeviceBuffer {
     const cudaError_t error = cudaMalloc(&p, bytes);
     if (error != cudaSuccess) {
       (void)cudaGetLastError();  // clear the sticky allocation error
-      return Status::internal("cannot allocate " + std::to_string(bytes) + " bytes of device memory (" +
-                              cudaGetErrorString(error) + ")");
+      return Status::internal("cannot allocate " + std::to_string(bytes) +
+                              " bytes of device memory (" + cudaGetErrorString(error) + ")");
     }
     CUDA_CHECK(cudaGetDevice(&device_));
     data_ = static_cast<T*>(p);
@@ -162,7 +162,8 @@ class EventPair {
   Result<double> elapsed_ms() const {
     float ms = 0.0f;
     const cudaError_t error = cudaEventElapsedTime(&ms, start_, stop_);
-    if (error != cudaSuccess) return cuda_status(error, "cudaEventElapsedTime", "device_buffer.h", __LINE__);
+    if (error != cudaSuccess)
+      return cuda_status(error, "cudaEventElapsedTime", "device_buffer.h", __LINE__);
     return static_cast<double>(ms);
   }
 

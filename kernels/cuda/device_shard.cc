@@ -28,16 +28,19 @@ ShardShape shape_of(const ShardWork& work) {
                     .pooling_factor = work.pooling_factor};
 }
 
-Result<std::unique_ptr<DeviceShard>> DeviceShard::create(const ShardShape& shape, OptimizerKind optimizer) {
+Result<std::unique_ptr<DeviceShard>> DeviceShard::create(const ShardShape& shape,
+                                                         OptimizerKind optimizer) {
   std::unique_ptr<DeviceShard> s(new DeviceShard());
   s->shape_ = shape;
   s->optimizer_ = optimizer;
   const int64_t table_bytes = shape.rows * shape.dim * element_bytes(shape.precision);
   if (Status st = s->table_.reserve(table_bytes); !st) {
-    return st.with_context("table of " + std::to_string(shape.rows) + " x " + std::to_string(shape.dim) + " " +
+    return st.with_context("table of " + std::to_string(shape.rows) + " x " +
+                           std::to_string(shape.dim) + " " +
                            std::string(to_string(shape.precision)));
   }
-  if (optimizer == OptimizerKind::kRowwiseAdagrad) SHARDLAB_RETURN_IF_ERROR(s->momentum_.reserve(shape.rows));
+  if (optimizer == OptimizerKind::kRowwiseAdagrad)
+    SHARDLAB_RETURN_IF_ERROR(s->momentum_.reserve(shape.rows));
   SHARDLAB_RETURN_IF_ERROR(s->lengths_.reserve(shape.bags + 1));
   SHARDLAB_RETURN_IF_ERROR(s->offsets_.reserve(shape.bags + 1));
   s->scan_temp_bytes_ = offsets_scan_temp_bytes(shape.bags + 1);
@@ -53,11 +56,12 @@ Result<std::unique_ptr<DeviceShard>> DeviceShard::create(const ShardShape& shape
 }
 
 DeviceTable DeviceShard::table_view() const {
-  return DeviceTable{.data = table_.data(),
-                     .rows = shape_.rows,
-                     .dim = shape_.dim,
-                     .precision = shape_.precision,
-                     .momentum = optimizer_ == OptimizerKind::kRowwiseAdagrad ? momentum_.data() : nullptr};
+  return DeviceTable{
+      .data = table_.data(),
+      .rows = shape_.rows,
+      .dim = shape_.dim,
+      .precision = shape_.precision,
+      .momentum = optimizer_ == OptimizerKind::kRowwiseAdagrad ? momentum_.data() : nullptr};
 }
 
 LookupShape DeviceShard::lookup_shape() const {
@@ -74,10 +78,11 @@ Status DeviceShard::fill_table(uint64_t seed, uint64_t table_key, cudaStream_t s
 }
 
 Status DeviceShard::draw_offsets(const InputDraw& draw, uint64_t shard_key, cudaStream_t stream) {
-  SHARDLAB_RETURN_IF_ERROR(cuda::draw_offsets(draw, shard_key, shape_.bags, shape_.pooling_factor, lengths_.data(),
-                                              offsets_.data(), scan_temp_.data(), scan_temp_bytes_, stream));
-  CUDA_CHECK(cudaMemcpyAsync(host_ids_->data(), offsets_.data() + shape_.bags, sizeof(int64_t), cudaMemcpyDeviceToHost,
-                             stream));
+  SHARDLAB_RETURN_IF_ERROR(cuda::draw_offsets(draw, shard_key, shape_.bags, shape_.pooling_factor,
+                                              lengths_.data(), offsets_.data(), scan_temp_.data(),
+                                              scan_temp_bytes_, stream));
+  CUDA_CHECK(cudaMemcpyAsync(host_ids_->data(), offsets_.data() + shape_.bags, sizeof(int64_t),
+                             cudaMemcpyDeviceToHost, stream));
   return Status::ok();
 }
 
@@ -101,24 +106,29 @@ Status DeviceShard::reserve_ids(int64_t ids, cudaStream_t stream) {
   return Status::ok();
 }
 
-Status DeviceShard::draw_rest(const InputDraw& draw, uint64_t shard_key, bool gradients, cudaStream_t stream) {
+Status DeviceShard::draw_rest(const InputDraw& draw, uint64_t shard_key, bool gradients,
+                              cudaStream_t stream) {
   const int64_t n = num_ids();
   if (n >= (int64_t{1} << 31)) {
-    return Status::internal("a batch of " + std::to_string(n) + " ids: the CUDA backend takes fewer than 2^31");
+    return Status::internal("a batch of " + std::to_string(n) +
+                            " ids: the CUDA backend takes fewer than 2^31");
   }
   SHARDLAB_RETURN_IF_ERROR(reserve_ids(n, stream));
   const int64_t out_rows = output_rows();
   SHARDLAB_RETURN_IF_ERROR(out_.reserve(std::max<int64_t>(out_rows * shape_.dim, 1)));
   SHARDLAB_RETURN_IF_ERROR(cuda::draw_ids(draw, shard_key, n, shape_.rows, ids_.data(), stream));
-  if (shape_.weighted) SHARDLAB_RETURN_IF_ERROR(draw_weights(draw.seed, shard_key, n, weights_.data(), stream));
+  if (shape_.weighted)
+    SHARDLAB_RETURN_IF_ERROR(draw_weights(draw.seed, shard_key, n, weights_.data(), stream));
   if (gradients) {
     SHARDLAB_RETURN_IF_ERROR(grad_.reserve(std::max<int64_t>(out_rows * shape_.dim, 1)));
-    SHARDLAB_RETURN_IF_ERROR(draw_gradients(draw.seed, shard_key, out_rows, shape_.dim, grad_.data(), stream));
+    SHARDLAB_RETURN_IF_ERROR(
+        draw_gradients(draw.seed, shard_key, out_rows, shape_.dim, grad_.data(), stream));
   }
   return Status::ok();
 }
 
-Status DeviceShard::draw_inputs(const InputDraw& draw, uint64_t shard_key, bool gradients, cudaStream_t stream) {
+Status DeviceShard::draw_inputs(const InputDraw& draw, uint64_t shard_key, bool gradients,
+                                cudaStream_t stream) {
   SHARDLAB_RETURN_IF_ERROR(draw_offsets(draw, shard_key, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return draw_rest(draw, shard_key, gradients, stream);
@@ -136,14 +146,17 @@ Status DeviceShard::forward(cudaStream_t stream) {
 Status DeviceShard::poison_output(cudaStream_t stream) {
   const int64_t elements = output_rows() * shape_.dim;
   if (elements > 0) {
-    CUDA_CHECK(cudaMemsetAsync(out_.data(), 0xFF, static_cast<size_t>(elements) * sizeof(float), stream));
+    CUDA_CHECK(
+        cudaMemsetAsync(out_.data(), 0xFF, static_cast<size_t>(elements) * sizeof(float), stream));
   }
   return Status::ok();
 }
 
 Status DeviceShard::backward(const DeviceOptimizer& optimizer, cudaStream_t stream) {
-  if (optimizer.kind != optimizer_) return Status::internal("backward with another optimizer than the shard was made for");
-  if (grad_.data() == nullptr) return Status::internal("backward before the output gradient was drawn");
+  if (optimizer.kind != optimizer_)
+    return Status::internal("backward with another optimizer than the shard was made for");
+  if (grad_.data() == nullptr)
+    return Status::internal("backward before the output gradient was drawn");
   const DeviceBatch batch{.offsets = offsets_.data(),
                           .ids = ids_.data(),
                           .weights = shape_.weighted ? weights_.data() : nullptr,
@@ -158,8 +171,10 @@ Status DeviceShard::backward(const DeviceOptimizer& optimizer, cudaStream_t stre
                                 .num_runs = num_runs_.data(),
                                 .temp = sort_temp_.data(),
                                 .temp_bytes = sort_temp_bytes_};
-  SHARDLAB_RETURN_IF_ERROR(embedding_backward(table_view(), batch, shape_.pooling, grad_.data(), optimizer, scratch, stream));
-  CUDA_CHECK(cudaMemcpyAsync(host_runs_->data(), num_runs_.data(), sizeof(int32_t), cudaMemcpyDeviceToHost, stream));
+  SHARDLAB_RETURN_IF_ERROR(embedding_backward(table_view(), batch, shape_.pooling, grad_.data(),
+                                              optimizer, scratch, stream));
+  CUDA_CHECK(cudaMemcpyAsync(host_runs_->data(), num_runs_.data(), sizeof(int32_t),
+                             cudaMemcpyDeviceToHost, stream));
   return Status::ok();
 }
 
@@ -168,14 +183,17 @@ Status DeviceShard::copy_batch(BagBatch& batch, cudaStream_t stream) const {
   batch.offsets.resize(static_cast<size_t>(shape_.bags) + 1);
   batch.ids.resize(static_cast<size_t>(n));
   batch.weights.assign(shape_.weighted ? static_cast<size_t>(n) : 0, 0.0f);
-  CUDA_CHECK(cudaMemcpyAsync(batch.offsets.data(), offsets_.data(), batch.offsets.size() * sizeof(int64_t),
-                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaMemcpyAsync(batch.offsets.data(), offsets_.data(),
+                             batch.offsets.size() * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                             stream));
   if (n > 0) {
-    CUDA_CHECK(cudaMemcpyAsync(batch.ids.data(), ids_.data(), static_cast<size_t>(n) * sizeof(int64_t),
-                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(batch.ids.data(), ids_.data(),
+                               static_cast<size_t>(n) * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                               stream));
     if (shape_.weighted) {
-      CUDA_CHECK(cudaMemcpyAsync(batch.weights.data(), weights_.data(), static_cast<size_t>(n) * sizeof(float),
-                                 cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaMemcpyAsync(batch.weights.data(), weights_.data(),
+                                 static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost,
+                                 stream));
     }
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -185,14 +203,16 @@ Status DeviceShard::copy_batch(BagBatch& batch, cudaStream_t stream) const {
 Status DeviceShard::copy_forward(std::vector<float>& out, cudaStream_t stream) const {
   out.resize(static_cast<size_t>(output_rows() * shape_.dim));
   if (!out.empty()) {
-    CUDA_CHECK(cudaMemcpyAsync(out.data(), out_.data(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(out.data(), out_.data(), out.size() * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return Status::ok();
 }
 
 Status DeviceShard::copy_table(EmbeddingTable& table, cudaStream_t stream) const {
-  if (table.rows() != shape_.rows || table.dim() != shape_.dim || table.precision() != shape_.precision) {
+  if (table.rows() != shape_.rows || table.dim() != shape_.dim ||
+      table.precision() != shape_.precision) {
     return Status::internal("copy_table: the host table's shape differs from the shard's");
   }
   const size_t bytes = static_cast<size_t>(table.storage_bytes());
@@ -201,15 +221,17 @@ Status DeviceShard::copy_table(EmbeddingTable& table, cudaStream_t stream) const
   CUDA_CHECK(cudaMemcpyAsync(dst, table_.data(), bytes, cudaMemcpyDeviceToHost, stream));
   if (optimizer_ == OptimizerKind::kRowwiseAdagrad) {
     table.momentum().assign(static_cast<size_t>(shape_.rows), 0.0f);
-    CUDA_CHECK(cudaMemcpyAsync(table.momentum().data(), momentum_.data(), static_cast<size_t>(shape_.rows) * sizeof(float),
+    CUDA_CHECK(cudaMemcpyAsync(table.momentum().data(), momentum_.data(),
+                               static_cast<size_t>(shape_.rows) * sizeof(float),
                                cudaMemcpyDeviceToHost, stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return Status::ok();
 }
 
-Result<ShardRun> run_shard_on_device(const ShardShape& shape, const InputDraw& draw, const OptimizerConfig& optimizer,
-                                     int rank, int shard_in_rank, int iterations) {
+Result<ShardRun> run_shard_on_device(const ShardShape& shape, const InputDraw& draw,
+                                     const OptimizerConfig& optimizer, int rank, int shard_in_rank,
+                                     int iterations) {
   auto shard = DeviceShard::create(shape, optimizer.kind);
   if (!shard) return shard.status();
   Stream stream;
@@ -234,14 +256,16 @@ Result<ShardRun> run_shard_on_device(const ShardShape& shape, const InputDraw& d
   return run;
 }
 
-ShardRun run_shard_on_cpu(const ShardShape& shape, const InputDraw& draw, const OptimizerConfig& optimizer, int rank,
-                          int shard_in_rank, int iterations) {
+ShardRun run_shard_on_cpu(const ShardShape& shape, const InputDraw& draw,
+                          const OptimizerConfig& optimizer, int rank, int shard_in_rank,
+                          int iterations) {
   ShardRun run;
   const auto r = static_cast<uint64_t>(rank);
   const auto s = static_cast<uint64_t>(shard_in_rank);
   run.table = EmbeddingTable(shape.rows, shape.dim, shape.precision);
   run.table.fill_initial(draw.seed, table_key(r, s));
-  if (optimizer.kind == OptimizerKind::kRowwiseAdagrad) run.table.momentum().assign(static_cast<size_t>(shape.rows), 0.0f);
+  if (optimizer.kind == OptimizerKind::kRowwiseAdagrad)
+    run.table.momentum().assign(static_cast<size_t>(shape.rows), 0.0f);
   std::vector<float> grad;
   RowGradients scratch;
   for (int it = 0; it < iterations; ++it) {
@@ -251,7 +275,8 @@ ShardRun run_shard_on_cpu(const ShardShape& shape, const InputDraw& draw, const 
     run.forward.assign(static_cast<size_t>(out_rows * shape.dim), 0.0f);
     embedding_bag_forward(run.table, run.batch, shape.pooling, run.forward);
     draw_gradient(draw.seed, key, out_rows, shape.dim, grad);
-    run.unique_rows = embedding_bag_backward(run.table, run.batch, shape.pooling, grad, optimizer, scratch);
+    run.unique_rows =
+        embedding_bag_backward(run.table, run.batch, shape.pooling, grad, optimizer, scratch);
   }
   return run;
 }
@@ -259,8 +284,10 @@ ShardRun run_shard_on_cpu(const ShardShape& shape, const InputDraw& draw, const 
 ShardDifferences compare_runs(const ShardRun& device, const ShardRun& reference) {
   ShardDifferences d;
   auto count_unequal = [](const auto& a, const auto& b) {
-    int64_t n = static_cast<int64_t>(a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) n += std::memcmp(&a[i], &b[i], sizeof(a[i])) != 0;
+    int64_t n =
+        static_cast<int64_t>(a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      n += std::memcmp(&a[i], &b[i], sizeof(a[i])) != 0;
     return n;
   };
   d.inputs = count_unequal(device.batch.offsets, reference.batch.offsets) +
@@ -269,7 +296,8 @@ ShardDifferences compare_runs(const ShardRun& device, const ShardRun& reference)
   const float tolerance = reference.table.precision() == Precision::kFp16 ? 1e-3f : 1e-6f;
   const size_t n = std::min(device.forward.size(), reference.forward.size());
   d.forward = static_cast<int64_t>(std::max(device.forward.size(), reference.forward.size()) - n);
-  for (size_t i = 0; i < n; ++i) d.forward += !within(device.forward[i], reference.forward[i], tolerance);
+  for (size_t i = 0; i < n; ++i)
+    d.forward += !within(device.forward[i], reference.forward[i], tolerance);
   if (reference.table.precision() == Precision::kFp32) {
     d.table = count_unequal(device.table.fp32_data(), reference.table.fp32_data());
   } else {

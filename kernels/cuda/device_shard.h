@@ -42,7 +42,8 @@ ShardShape shape_of(const ShardWork& work);
 class DeviceShard {
  public:
   // Allocates the table (and Adagrad state for kRowwiseAdagrad) on the current device.
-  static Result<std::unique_ptr<DeviceShard>> create(const ShardShape& shape, OptimizerKind optimizer);
+  static Result<std::unique_ptr<DeviceShard>> create(const ShardShape& shape,
+                                                     OptimizerKind optimizer);
 
   // Every element from draw_initial_weight(seed, table_key, ...); state zeroed.
   Status fill_table(uint64_t seed, uint64_t table_key, cudaStream_t stream);
@@ -53,7 +54,8 @@ class DeviceShard {
   // REQUIRES: the stream was synchronised after draw_offsets.
   Status draw_rest(const InputDraw& draw, uint64_t shard_key, bool gradients, cudaStream_t stream);
   // Both steps with the synchronisation between them.
-  Status draw_inputs(const InputDraw& draw, uint64_t shard_key, bool gradients, cudaStream_t stream);
+  Status draw_inputs(const InputDraw& draw, uint64_t shard_key, bool gradients,
+                     cudaStream_t stream);
 
   Status forward(cudaStream_t stream);
   // Fills the forward output with NaNs (tests: an element the forward does not write stays NaN).
@@ -66,7 +68,9 @@ class DeviceShard {
   // REQUIRES: the stream synchronised after draw_offsets / backward.
   int64_t num_ids() const { return (*host_ids_)[0]; }
   int64_t unique_rows() const { return (*host_runs_)[0]; }
-  int64_t output_rows() const { return shape_.pooling == PoolingMode::kNone ? num_ids() : shape_.bags; }
+  int64_t output_rows() const {
+    return shape_.pooling == PoolingMode::kNone ? num_ids() : shape_.bags;
+  }
   LookupShape lookup_shape() const;
 
   // Copies to the host for checks; they synchronise the stream.
@@ -121,11 +125,13 @@ struct ShardRun {
   int64_t unique_rows = 0;
 };
 // On the current GPU.
-Result<ShardRun> run_shard_on_device(const ShardShape& shape, const InputDraw& draw, const OptimizerConfig& optimizer,
-                                     int rank, int shard_in_rank, int iterations);
+Result<ShardRun> run_shard_on_device(const ShardShape& shape, const InputDraw& draw,
+                                     const OptimizerConfig& optimizer, int rank, int shard_in_rank,
+                                     int iterations);
 // The same on the CPU reference (embedding_bag.h).
-ShardRun run_shard_on_cpu(const ShardShape& shape, const InputDraw& draw, const OptimizerConfig& optimizer, int rank,
-                          int shard_in_rank, int iterations);
+ShardRun run_shard_on_cpu(const ShardShape& shape, const InputDraw& draw,
+                          const OptimizerConfig& optimizer, int rank, int shard_in_rank,
+                          int iterations);
 
 // Elements of `device` that differ from `reference`: inputs (offsets, ids,
 // weights: any difference), forward outputs beyond the tolerance (relative

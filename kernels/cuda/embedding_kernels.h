@@ -45,15 +45,18 @@ struct DeviceBatch {
 // from offsets_scan_temp_bytes(bags + 1).
 size_t offsets_scan_temp_bytes(int64_t items);
 Status draw_offsets(const InputDraw& draw, uint64_t shard_key, int64_t bags, double pooling_factor,
-                    int64_t* lengths, int64_t* offsets, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream);
-Status draw_ids(const InputDraw& draw, uint64_t shard_key, int64_t num_ids, int64_t rows_used, int64_t* ids,
-                cudaStream_t stream);
-Status draw_weights(uint64_t seed, uint64_t shard_key, int64_t num_ids, float* weights, cudaStream_t stream);
+                    int64_t* lengths, int64_t* offsets, void* scan_temp, size_t scan_temp_bytes,
+                    cudaStream_t stream);
+Status draw_ids(const InputDraw& draw, uint64_t shard_key, int64_t num_ids, int64_t rows_used,
+                int64_t* ids, cudaStream_t stream);
+Status draw_weights(uint64_t seed, uint64_t shard_key, int64_t num_ids, float* weights,
+                    cudaStream_t stream);
 // out_rows x dim output gradient.
 Status draw_gradients(uint64_t seed, uint64_t shard_key, int64_t out_rows, int64_t dim, float* grad,
                       cudaStream_t stream);
 // Every element from draw_initial_weight (fp16 tables: rounded, exactly).
-Status fill_initial_table(uint64_t seed, uint64_t table_key, const DeviceTable& table, cudaStream_t stream);
+Status fill_initial_table(uint64_t seed, uint64_t table_key, const DeviceTable& table,
+                          cudaStream_t stream);
 // positions[i] = i for i < count (the sort's values).
 Status fill_positions(int32_t* positions, int64_t count, cudaStream_t stream);
 
@@ -61,21 +64,21 @@ Status fill_positions(int32_t* positions, int64_t count, cudaStream_t stream);
 
 // out: output_rows x dim fp32 (bags, or num_ids for sequence lookups).
 // Mean pooling divides by the bag length; empty bags give zeros.
-Status embedding_forward(const DeviceTable& table, const DeviceBatch& batch, PoolingMode mode, float* out,
-                         cudaStream_t stream);
+Status embedding_forward(const DeviceTable& table, const DeviceBatch& batch, PoolingMode mode,
+                         float* out, cudaStream_t stream);
 
 // ---- Backward with the fused optimizer (backward_kernels.cu).
 
 // Scratch of one backward call, sized for up to `capacity` ids.
 struct BackwardScratch {
-  int32_t* positions = nullptr;     // 0..capacity-1 (fill_positions), the sort's values
-  int32_t* bag_of = nullptr;        // bag of each id position (pooled lookups)
+  int32_t* positions = nullptr;  // 0..capacity-1 (fill_positions), the sort's values
+  int32_t* bag_of = nullptr;     // bag of each id position (pooled lookups)
   int64_t* sorted_ids = nullptr;
   int32_t* sorted_positions = nullptr;
-  int64_t* run_rows = nullptr;      // distinct rows, ascending
-  int32_t* run_starts = nullptr;    // index of each distinct row's first entry in sorted_ids
-  int32_t* num_runs = nullptr;      // one int: distinct rows
-  void* temp = nullptr;             // CUB temporary storage
+  int64_t* run_rows = nullptr;    // distinct rows, ascending
+  int32_t* run_starts = nullptr;  // index of each distinct row's first entry in sorted_ids
+  int32_t* num_runs = nullptr;    // one int: distinct rows
+  void* temp = nullptr;           // CUB temporary storage
   size_t temp_bytes = 0;
 };
 // CUB temporary storage for a backward over up to `capacity` ids.
@@ -93,7 +96,7 @@ struct DeviceOptimizer {
 // CPU reference. *scratch.num_runs holds the distinct row count afterwards.
 // REQUIRES: batch.num_ids <= the scratch capacity, < 2^31.
 Status embedding_backward(const DeviceTable& table, const DeviceBatch& batch, PoolingMode mode,
-                          const float* grad_out, const DeviceOptimizer& optimizer, const BackwardScratch& scratch,
-                          cudaStream_t stream);
+                          const float* grad_out, const DeviceOptimizer& optimizer,
+                          const BackwardScratch& scratch, cudaStream_t stream);
 
 }  // namespace shardlab::kernels::cuda

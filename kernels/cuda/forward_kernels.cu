@@ -111,7 +111,9 @@ template <typename T, int V, int NV>
 Status launch(const ForwardArgs& a, cudaStream_t stream) {
   const int64_t threads = a.out_rows * a.group;
   const int64_t blocks = (threads + kThreads - 1) / kThreads;
-  if (blocks > 0x7FFFFFFF) return Status::internal("embedding forward: too many output rows (" + std::to_string(a.out_rows) + ")");
+  if (blocks > 0x7FFFFFFF)
+    return Status::internal("embedding forward: too many output rows (" +
+                            std::to_string(a.out_rows) + ")");
   forward_kernel<T, V, NV><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
   CUDA_CHECK_LAUNCH();
   return Status::ok();
@@ -120,17 +122,21 @@ Status launch(const ForwardArgs& a, cudaStream_t stream) {
 template <typename T, int V>
 Status launch_per_lane(int per_lane, const ForwardArgs& a, cudaStream_t stream) {
   switch (per_lane) {
-    case 1: return launch<T, V, 1>(a, stream);
-    case 2: return launch<T, V, 2>(a, stream);
-    case 4: return launch<T, V, 4>(a, stream);
-    default: return launch<T, V, 8>(a, stream);
+    case 1:
+      return launch<T, V, 1>(a, stream);
+    case 2:
+      return launch<T, V, 2>(a, stream);
+    case 4:
+      return launch<T, V, 4>(a, stream);
+    default:
+      return launch<T, V, 8>(a, stream);
   }
 }
 
 }  // namespace
 
-Status embedding_forward(const DeviceTable& table, const DeviceBatch& batch, PoolingMode mode, float* out,
-                         cudaStream_t stream) {
+Status embedding_forward(const DeviceTable& table, const DeviceBatch& batch, PoolingMode mode,
+                         float* out, cudaStream_t stream) {
   if (table.dim <= 0) return Status::internal("embedding forward: dim must be positive");
   const bool sequence = mode == PoolingMode::kNone;
   ForwardArgs a{};

@@ -22,11 +22,16 @@ struct RowIo;
 template <>
 struct RowIo<float, 4> {
   using Raw = float4;
-  __device__ static Raw load_ro(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
+  __device__ static Raw load_ro(const float* p) {
+    return __ldg(reinterpret_cast<const float4*>(p));
+  }
   __device__ static Raw load(const float* p) { return *reinterpret_cast<const float4*>(p); }
   __device__ static Raw zero() { return make_float4(0.0f, 0.0f, 0.0f, 0.0f); }
   __device__ static void widen(const Raw x, float (&v)[4]) {
-    v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+    v[3] = x.w;
   }
   __device__ static void store(float* p, const float (&v)[4]) {
     *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
@@ -46,7 +51,9 @@ struct RowIo<float, 1> {
 template <>
 struct RowIo<__half, 8> {
   using Raw = uint4;
-  __device__ static Raw load_ro(const __half* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+  __device__ static Raw load_ro(const __half* p) {
+    return __ldg(reinterpret_cast<const uint4*>(p));
+  }
   __device__ static Raw load(const __half* p) { return *reinterpret_cast<const uint4*>(p); }
   __device__ static Raw zero() { return make_uint4(0u, 0u, 0u, 0u); }
   __device__ static void widen(const Raw raw, float (&v)[8]) {
@@ -89,7 +96,10 @@ struct FloatIo {
 #pragma unroll
       for (int i = 0; i < V; i += 4) {
         const float4 x = __ldg(reinterpret_cast<const float4*>(p + i));
-        v[i] = x.x; v[i + 1] = x.y; v[i + 2] = x.z; v[i + 3] = x.w;
+        v[i] = x.x;
+        v[i + 1] = x.y;
+        v[i + 2] = x.z;
+        v[i + 3] = x.w;
       }
     }
   }
@@ -101,7 +111,10 @@ struct FloatIo {
 #pragma unroll
       for (int i = 0; i < V; i += 4) {
         const float4 x = *reinterpret_cast<const float4*>(p + i);
-        v[i] = x.x; v[i + 1] = x.y; v[i + 2] = x.z; v[i + 3] = x.w;
+        v[i] = x.x;
+        v[i + 1] = x.y;
+        v[i + 2] = x.z;
+        v[i + 3] = x.w;
       }
     }
   }
@@ -110,7 +123,8 @@ struct FloatIo {
       *p = v[0];
     } else {
 #pragma unroll
-      for (int i = 0; i < V; i += 4) *reinterpret_cast<float4*>(p + i) = make_float4(v[i], v[i + 1], v[i + 2], v[i + 3]);
+      for (int i = 0; i < V; i += 4)
+        *reinterpret_cast<float4*>(p + i) = make_float4(v[i], v[i + 1], v[i + 2], v[i + 3]);
     }
   }
 };

@@ -19,12 +19,13 @@ Status mpi_error(int code, const char* call) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(code, text, &length);
-  return Status::internal(std::string(call) + " failed: " + std::string(text, static_cast<size_t>(length)));
+  return Status::internal(std::string(call) +
+                          " failed: " + std::string(text, static_cast<size_t>(length)));
 }
 
-#define SHARDLAB_MPI_CHECK(call)                 \
-  do {                                           \
-    const int mpi_code_ = (call);                \
+#define SHARDLAB_MPI_CHECK(call)                                      \
+  do {                                                                \
+    const int mpi_code_ = (call);                                     \
     if (mpi_code_ != MPI_SUCCESS) return mpi_error(mpi_code_, #call); \
   } while (0)
 
@@ -48,9 +49,10 @@ Status mpi_start(const ProcessLaunch& launch) {
   SHARDLAB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   SHARDLAB_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   if (rank != launch.rank || size != launch.size) {
-    return Status::internal("MPI world (rank " + std::to_string(rank) + " of " + std::to_string(size) +
-                            ") differs from the launcher's environment (rank " + std::to_string(launch.rank) +
-                            " of " + std::to_string(launch.size) + ")");
+    return Status::internal(
+        "MPI world (rank " + std::to_string(rank) + " of " + std::to_string(size) +
+        ") differs from the launcher's environment (rank " + std::to_string(launch.rank) + " of " +
+        std::to_string(launch.size) + ")");
   }
   return Status::ok();
 }
@@ -76,7 +78,8 @@ Result<std::vector<std::byte>> mpi_allgather(const std::vector<std::byte>& mine)
   int size = 0;
   SHARDLAB_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   if (mine.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    return Status::internal("mpi_allgather: " + std::to_string(mine.size()) + " bytes exceed MPI's int count");
+    return Status::internal("mpi_allgather: " + std::to_string(mine.size()) +
+                            " bytes exceed MPI's int count");
   }
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<size_t>(size));
@@ -91,8 +94,8 @@ Result<std::vector<std::byte>> mpi_allgather(const std::vector<std::byte>& mine)
     total += counts[p];
   }
   std::vector<std::byte> all(static_cast<size_t>(total));
-  SHARDLAB_MPI_CHECK(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), displacements.data(),
-                                    MPI_BYTE, MPI_COMM_WORLD));
+  SHARDLAB_MPI_CHECK(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(),
+                                    displacements.data(), MPI_BYTE, MPI_COMM_WORLD));
   return all;
 }
 
@@ -100,7 +103,8 @@ Result<uint64_t> mpi_host_id() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   SHARDLAB_MPI_CHECK(MPI_Get_processor_name(name, &length));
-  return static_cast<uint64_t>(std::hash<std::string>{}(std::string(name, static_cast<size_t>(length))));
+  return static_cast<uint64_t>(
+      std::hash<std::string>{}(std::string(name, static_cast<size_t>(length))));
 }
 
 }  // namespace shardlab::kernels::cuda

@@ -10,7 +10,8 @@
 namespace shardlab::kernels::cuda {
 
 inline Status nccl_status(ncclResult_t result, const char* call, const char* file, int line) {
-  std::string message = std::string(file) + ":" + std::to_string(line) + ": " + call + ": " + ncclGetErrorString(result);
+  std::string message = std::string(file) + ":" + std::to_string(line) + ": " + call + ": " +
+                        ncclGetErrorString(result);
   if (result == ncclSystemError || result == ncclInternalError || result == ncclRemoteError) {
     const char* last = ncclGetLastError(nullptr);
     if (last != nullptr && *last != '\0') message += std::string(" (") + last + ")";
@@ -20,11 +21,12 @@ inline Status nccl_status(ncclResult_t result, const char* call, const char* fil
 
 }  // namespace shardlab::kernels::cuda
 
-#define NCCL_CHECK(call)                                                                                    \
-  do {                                                                                                      \
-    const ncclResult_t shardlab_nccl_result_ = (call);                                                      \
-    if (shardlab_nccl_result_ != ncclSuccess) {                                                             \
-      return ::shardlab::kernels::cuda::nccl_status(shardlab_nccl_result_, #call,                           \
-                                                    ::shardlab::kernels::cuda::source_name(__FILE__), __LINE__); \
-    }                                                                                                       \
+#define NCCL_CHECK(call)                                                                  \
+  do {                                                                                    \
+    const ncclResult_t shardlab_nccl_result_ = (call);                                    \
+    if (shardlab_nccl_result_ != ncclSuccess) {                                           \
+      return ::shardlab::kernels::cuda::nccl_status(                                      \
+          shardlab_nccl_result_, #call, ::shardlab::kernels::cuda::source_name(__FILE__), \
+          __LINE__);                                                                      \
+    }                                                                                     \
   } while (0)

@@ -42,8 +42,9 @@ std::vector<int64_t> prefix_offsets(const std::vector<int64_t>& counts) {
 
 Status check_buffers(const NcclGroup& group, const std::vector<LocalBuffers>& buffers) {
   if (static_cast<int>(buffers.size()) != group.local_count()) {
-    return Status::internal("NCCL collective: " + std::to_string(buffers.size()) + " buffer sets for " +
-                            std::to_string(group.local_count()) + " local participants");
+    return Status::internal("NCCL collective: " + std::to_string(buffers.size()) +
+                            " buffer sets for " + std::to_string(group.local_count()) +
+                            " local participants");
   }
   return Status::ok();
 }
@@ -57,7 +58,8 @@ template <typename Even, typename Rooted>
 Status chunked_collective(const NcclGroup& group, const std::vector<int64_t>& counts,
                           const std::vector<LocalBuffers>& buffers, Even even, Rooted rooted) {
   SHARDLAB_RETURN_IF_ERROR(check_buffers(group, buffers));
-  const bool equal = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
+  const bool equal =
+      std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
   const std::vector<int64_t> offsets = prefix_offsets(counts);
   GroupScope scope;
   NCCL_CHECK(scope.started());
@@ -72,8 +74,8 @@ Status chunked_collective(const NcclGroup& group, const std::vector<int64_t>& co
     for (int root = 0; root < group.size(); ++root) {
       const int64_t count = counts[static_cast<size_t>(root)];
       if (count == 0) continue;
-      SHARDLAB_RETURN_IF_ERROR(
-          rooted(b, root, static_cast<size_t>(count), offsets[static_cast<size_t>(root)], group.comm_of(l)));
+      SHARDLAB_RETURN_IF_ERROR(rooted(b, root, static_cast<size_t>(count),
+                                      offsets[static_cast<size_t>(root)], group.comm_of(l)));
     }
   }
   NCCL_CHECK(scope.end());
@@ -96,12 +98,14 @@ Result<std::unique_ptr<NcclGroup>> NcclGroup::create_local(const std::vector<int
   std::vector<ncclComm_t> comms(devices.size(), nullptr);
   NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
   for (size_t i = 0; i < devices.size(); ++i) {
-    group->locals_.push_back(Local{.rank = static_cast<int>(i), .device = devices[i], .comm = comms[i]});
+    group->locals_.push_back(
+        Local{.rank = static_cast<int>(i), .device = devices[i], .comm = comms[i]});
   }
   return group;
 }
 
-Result<std::unique_ptr<NcclGroup>> NcclGroup::create_from_id(const ncclUniqueId& id, int rank, int size, int device) {
+Result<std::unique_ptr<NcclGroup>> NcclGroup::create_from_id(const ncclUniqueId& id, int rank,
+                                                             int size, int device) {
   std::unique_ptr<NcclGroup> group(new NcclGroup());
   group->size_ = size;
   group->single_process_ = false;
@@ -139,7 +143,8 @@ Result<std::unique_ptr<NcclGroup>> NcclGroup::subgroup(const std::vector<int>& m
   std::unique_ptr<NcclGroup> group(new NcclGroup());
   group->size_ = static_cast<int>(members.size());
   group->single_process_ = false;
-  group->locals_.push_back(Local{.rank = static_cast<int>(at - members.begin()), .device = self.device, .comm = comm});
+  group->locals_.push_back(
+      Local{.rank = static_cast<int>(at - members.begin()), .device = self.device, .comm = comm});
   return group;
 }
 
@@ -159,10 +164,12 @@ Status nccl_all_to_all(const NcclGroup& group, const std::vector<std::vector<int
       const int64_t out = counts[static_cast<size_t>(i)][static_cast<size_t>(j)];
       const int64_t in = counts[static_cast<size_t>(j)][static_cast<size_t>(i)];
       if (out > 0) {
-        NCCL_CHECK(ncclSend(b.send + send_offset, static_cast<size_t>(out), ncclFloat, j, group.comm_of(l), b.stream));
+        NCCL_CHECK(ncclSend(b.send + send_offset, static_cast<size_t>(out), ncclFloat, j,
+                            group.comm_of(l), b.stream));
       }
       if (in > 0) {
-        NCCL_CHECK(ncclRecv(b.recv + recv_offset, static_cast<size_t>(in), ncclFloat, j, group.comm_of(l), b.stream));
+        NCCL_CHECK(ncclRecv(b.recv + recv_offset, static_cast<size_t>(in), ncclFloat, j,
+                            group.comm_of(l), b.stream));
       }
       send_offset += out;
       recv_offset += in;
@@ -182,7 +189,8 @@ Status nccl_reduce_scatter(const NcclGroup& group, const std::vector<int64_t>& c
       },
       [](const LocalBuffers& b, int root, size_t count, int64_t offset, ncclComm_t comm) {
         // Only the root writes its receive buffer; the others' is ignored.
-        NCCL_CHECK(ncclReduce(b.send + offset, b.recv, count, ncclFloat, ncclSum, root, comm, b.stream));
+        NCCL_CHECK(
+            ncclReduce(b.send + offset, b.recv, count, ncclFloat, ncclSum, root, comm, b.stream));
         return Status::ok();
       });
 }
@@ -201,15 +209,16 @@ Status nccl_all_gather(const NcclGroup& group, const std::vector<int64_t>& count
       });
 }
 
-Status nccl_all_reduce(const NcclGroup& group, int64_t count, const std::vector<LocalBuffers>& buffers) {
+Status nccl_all_reduce(const NcclGroup& group, int64_t count,
+                       const std::vector<LocalBuffers>& buffers) {
   SHARDLAB_RETURN_IF_ERROR(check_buffers(group, buffers));
   if (count == 0) return Status::ok();
   GroupScope scope;
   NCCL_CHECK(scope.started());
   for (int l = 0; l < group.local_count(); ++l) {
     const LocalBuffers& b = buffers[static_cast<size_t>(l)];
-    NCCL_CHECK(ncclAllReduce(b.send, b.recv, static_cast<size_t>(count), ncclFloat, ncclSum, group.comm_of(l),
-                             b.stream));
+    NCCL_CHECK(ncclAllReduce(b.send, b.recv, static_cast<size_t>(count), ncclFloat, ncclSum,
+                             group.comm_of(l), b.stream));
   }
   NCCL_CHECK(scope.end());
   return Status::ok();

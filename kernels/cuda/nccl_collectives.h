@@ -38,7 +38,8 @@ class NcclGroup {
   static Result<std::unique_ptr<NcclGroup>> create_local(const std::vector<int>& devices);
   // This process is participant `rank` of `size`, on `device` (mpirun: one
   // process per GPU). Every participant calls it with the same id.
-  static Result<std::unique_ptr<NcclGroup>> create_from_id(const ncclUniqueId& id, int rank, int size, int device);
+  static Result<std::unique_ptr<NcclGroup>> create_from_id(const ncclUniqueId& id, int rank,
+                                                           int size, int device);
 
   // A group of the participants `members` (indices into this group,
   // ascending), in that order. Every process of this group calls it with the
@@ -87,6 +88,7 @@ Status nccl_reduce_scatter(const NcclGroup& group, const std::vector<int64_t>& c
 Status nccl_all_gather(const NcclGroup& group, const std::vector<int64_t>& counts,
                        const std::vector<LocalBuffers>& buffers);
 // Every participant ends with recv = the element-wise sum of all sends (count floats).
-Status nccl_all_reduce(const NcclGroup& group, int64_t count, const std::vector<LocalBuffers>& buffers);
+Status nccl_all_reduce(const NcclGroup& group, int64_t count,
+                       const std::vector<LocalBuffers>& buffers);
 
 }  // namespace shardlab::kernels::cuda

@@ -32,13 +32,14 @@ Status Wave::set_up() {
       sh.index = static_cast<int>(s);
       auto shard = DeviceShard::create(shape_of(works[s]), w_.optimizer);
       if (!shard) {
-        return shard.status().with_context("rank " + std::to_string(slot.rank) + " shard " + std::to_string(s) +
-                                           " (table " + works[s].table + ") on GPU " + std::to_string(slot.device) +
+        return shard.status().with_context("rank " + std::to_string(slot.rank) + " shard " +
+                                           std::to_string(s) + " (table " + works[s].table +
+                                           ") on GPU " + std::to_string(slot.device) +
                                            "; cap the rows per shard or replay fewer ranks");
       }
       sh.shard = std::move(*shard);
-      SHARDLAB_RETURN_IF_ERROR(sh.shard->fill_table(o_.seed, table_key(static_cast<uint64_t>(slot.rank), s),
-                                                    slot.stream.get()));
+      SHARDLAB_RETURN_IF_ERROR(sh.shard->fill_table(
+          o_.seed, table_key(static_cast<uint64_t>(slot.rank), s), slot.stream.get()));
       SHARDLAB_RETURN_IF_ERROR(sh.fwd_events.create());
       SHARDLAB_RETURN_IF_ERROR(sh.bwd_events.create());
     }
@@ -52,7 +53,8 @@ Status Wave::draw_inputs(int iteration) {
     DeviceGuard guard(slot.device);
     for (ShardSlot& sh : slot.shards) {
       SHARDLAB_RETURN_IF_ERROR(sh.shard->draw_offsets(
-          draw_, shard_key(static_cast<uint64_t>(slot.rank), static_cast<uint64_t>(sh.index), it), slot.stream.get()));
+          draw_, shard_key(static_cast<uint64_t>(slot.rank), static_cast<uint64_t>(sh.index), it),
+          slot.stream.get()));
     }
   }
   for (Slot& slot : slots_) {
@@ -60,8 +62,8 @@ Status Wave::draw_inputs(int iteration) {
     CUDA_CHECK(cudaStreamSynchronize(slot.stream.get()));
     for (ShardSlot& sh : slot.shards) {
       SHARDLAB_RETURN_IF_ERROR(sh.shard->draw_rest(
-          draw_, shard_key(static_cast<uint64_t>(slot.rank), static_cast<uint64_t>(sh.index), it), w_.training,
-          slot.stream.get()));
+          draw_, shard_key(static_cast<uint64_t>(slot.rank), static_cast<uint64_t>(sh.index), it),
+          w_.training, slot.stream.get()));
     }
   }
   return Status::ok();
@@ -77,7 +79,8 @@ Status Wave::run_lookups(bool forward) {
     for (ShardSlot& sh : slot.shards) {
       EventPair& events = forward ? sh.fwd_events : sh.bwd_events;
       SHARDLAB_RETURN_IF_ERROR(events.record_start(stream));
-      SHARDLAB_RETURN_IF_ERROR(forward ? sh.shard->forward(stream) : sh.shard->backward(optimizer, stream));
+      SHARDLAB_RETURN_IF_ERROR(forward ? sh.shard->forward(stream)
+                                       : sh.shard->backward(optimizer, stream));
       SHARDLAB_RETURN_IF_ERROR(events.record_stop(stream));
     }
   }
@@ -98,7 +101,8 @@ Status Wave::read_timings() {
       if (!bwd) return bwd.status();
       sh.bwd_ms.push_back(*bwd);
       slot.phases.add(sim::Phase::kBwdCompute, *bwd);
-      sh.bwd_bytes += backward_bytes(sh.shard->lookup_shape(), sh.shard->unique_rows(), w_.optimizer);
+      sh.bwd_bytes +=
+          backward_bytes(sh.shard->lookup_shape(), sh.shard->unique_rows(), w_.optimizer);
     }
     for (SlotCollective& sc : slot.collectives) {
       const WaveCollective& c = collectives_[static_cast<size_t>(sc.collective)];
@@ -119,7 +123,8 @@ Status Wave::run(const ProgressFn& progress, int& done, int total) {
     SHARDLAB_RETURN_IF_ERROR(draw_inputs(it));
     for (const ReplayStep& step : kReplaySteps) {
       if (!runs_step(step, w_.training)) continue;
-      SHARDLAB_RETURN_IF_ERROR(step.lookups ? run_lookups(step.forward()) : run_collectives(step.phase));
+      SHARDLAB_RETURN_IF_ERROR(step.lookups ? run_lookups(step.forward())
+                                            : run_collectives(step.phase));
     }
     SHARDLAB_RETURN_IF_ERROR(synchronize_all());
     if (it >= o_.warmup) SHARDLAB_RETURN_IF_ERROR(read_timings());
@@ -133,17 +138,18 @@ std::vector<ReplayRecord> Wave::records() const {
   std::vector<ReplayRecord> out;
   for (const Slot& slot : slots_) {
     for (const ShardSlot& sh : slot.shards) {
-      out.push_back(lookup_record(slot.rank, sh.index, true, sh.fwd_bytes / o_.iterations, sh.wrong_fwd,
-                                  summarize(sh.fwd_ms)));
+      out.push_back(lookup_record(slot.rank, sh.index, true, sh.fwd_bytes / o_.iterations,
+                                  sh.wrong_fwd, summarize(sh.fwd_ms)));
       if (!w_.training) continue;
-      out.push_back(lookup_record(slot.rank, sh.index, false, sh.bwd_bytes / o_.iterations, sh.wrong_bwd,
-                                  summarize(sh.bwd_ms)));
+      out.push_back(lookup_record(slot.rank, sh.index, false, sh.bwd_bytes / o_.iterations,
+                                  sh.wrong_bwd, summarize(sh.bwd_ms)));
     }
     for (const SlotCollective& sc : slot.collectives) {
       if (sc.ms.empty()) continue;  // mpirun: run by other processes only
       const WaveCollective& c = collectives_[static_cast<size_t>(sc.collective)];
-      out.push_back(collective_record(slot.rank, c.index, static_cast<int>(c.spec.members.size()), c.inter_host,
-                                      c.spec.bytes_sent(sc.member), summarize(sc.ms)));
+      out.push_back(collective_record(slot.rank, c.index, static_cast<int>(c.spec.members.size()),
+                                      c.inter_host, c.spec.bytes_sent(sc.member),
+                                      summarize(sc.ms)));
     }
     add_phase_records(slot.rank, slot.phases, out);
   }

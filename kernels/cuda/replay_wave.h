@@ -22,12 +22,12 @@
 #include <memory>
 #include <vector>
 
+#include "backend_common.h"
 #include "cuda_context.h"
 #include "device_buffer.h"
 #include "device_shard.h"
 #include "replay_placement.h"
 #include "replay_records.h"
-#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/cpu_collectives.h"
 
 namespace shardlab::kernels::cuda {

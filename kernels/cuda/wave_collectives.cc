@@ -37,13 +37,16 @@ Status Wave::set_up_collectives() {
       if (mpi()) {
         // Every process calls this for the same collectives in the same order.
         auto sub = ctx_.world->subgroup(in_wave);
-        if (!sub) return sub.status().with_context("NCCL communicator for collective " + std::to_string(c));
+        if (!sub)
+          return sub.status().with_context("NCCL communicator for collective " + std::to_string(c));
         group = std::move(*sub);
       } else {
         std::vector<int> devices;
         for (int i : in_wave) devices.push_back(slots_[static_cast<size_t>(i)].device);
         auto made = NcclGroup::create_local(devices);
-        if (!made) return made.status().with_context("NCCL communicator for collective " + std::to_string(c));
+        if (!made)
+          return made.status().with_context("NCCL communicator for collective " +
+                                            std::to_string(c));
         group = std::move(*made);
       }
       found = groups_.emplace(wc.spec.members, std::move(group)).first;
@@ -70,10 +73,13 @@ Status Wave::set_up_collectives() {
     }
     DeviceGuard guard(slot.device);
     if (Status st = slot.send.reserve(send); !st) return st.with_context("collective send buffer");
-    if (Status st = slot.recv.reserve(recv); !st) return st.with_context("collective receive buffer");
+    if (Status st = slot.recv.reserve(recv); !st)
+      return st.with_context("collective receive buffer");
     // Zeros: reductions of finite data, whatever was in the memory before.
-    CUDA_CHECK(cudaMemsetAsync(slot.send.data(), 0, static_cast<size_t>(send) * sizeof(float), slot.stream.get()));
-    CUDA_CHECK(cudaMemsetAsync(slot.recv.data(), 0, static_cast<size_t>(recv) * sizeof(float), slot.stream.get()));
+    CUDA_CHECK(cudaMemsetAsync(slot.send.data(), 0, static_cast<size_t>(send) * sizeof(float),
+                               slot.stream.get()));
+    CUDA_CHECK(cudaMemsetAsync(slot.recv.data(), 0, static_cast<size_t>(recv) * sizeof(float),
+                               slot.stream.get()));
   }
   return synchronize_all();
 }
@@ -103,8 +109,8 @@ Status Wave::run_collective(WaveCollective& c) {
       if (sc.collective != collective) continue;
       const int l = c.group->local_of(sc.member);
       if (l < 0) continue;
-      buffers[static_cast<size_t>(l)] =
-          LocalBuffers{.send = slot.send.data(), .recv = slot.recv.data(), .stream = slot.stream.get()};
+      buffers[static_cast<size_t>(l)] = LocalBuffers{
+          .send = slot.send.data(), .recv = slot.recv.data(), .stream = slot.stream.get()};
       parts[static_cast<size_t>(l)] = &sc;
       owners[static_cast<size_t>(l)] = &slot;
     }

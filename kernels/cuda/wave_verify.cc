@@ -26,9 +26,11 @@ Status Wave::verify() {
       ShardShape shape = shape_of(*sh.work);
       shape.rows = std::min(shape.rows, kVerifyRows);
       shape.bags = std::min(shape.bags, kVerifyBags);
-      auto device = run_shard_on_device(shape, draw_, optimizer, slot.rank, sh.index, kVerifyIterations);
+      auto device =
+          run_shard_on_device(shape, draw_, optimizer, slot.rank, sh.index, kVerifyIterations);
       if (!device) return device.status().with_context("verifying table " + sh.work->table);
-      const ShardRun reference = run_shard_on_cpu(shape, draw_, optimizer, slot.rank, sh.index, kVerifyIterations);
+      const ShardRun reference =
+          run_shard_on_cpu(shape, draw_, optimizer, slot.rank, sh.index, kVerifyIterations);
       const ShardDifferences d = compare_runs(*device, reference);
       sh.wrong_fwd = d.inputs + d.forward;
       sh.wrong_bwd = d.table + d.state;

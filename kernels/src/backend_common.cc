@@ -1,8 +1,10 @@
-#include "shardlab/kernels/backend_common.h"
+#include "backend_common.h"
 
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 #include "shardlab/kernels/cpu_collectives.h"
 
@@ -41,25 +43,61 @@ std::vector<ReplayedCollective> replayed_collectives(
   return out;
 }
 
+namespace {
+
+// "<what> <value>: <why>" as an invalid_argument Status (doubles shortest).
+template <typename T>
+Status refused(std::string_view what, T value, std::string_view why) {
+  std::ostringstream out;
+  out << what << ' ' << value << ": " << why;
+  return Status::invalid_argument(out.str());
+}
+
+}  // namespace
+
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options) {
-  if (options.iterations < 1) return Status::invalid_scenario("--iterations must be at least 1");
-  if (options.warmup < 0) return Status::invalid_scenario("--warmup must not be negative");
+  if (options.iterations < 1)
+    return refused("replay iterations", options.iterations, "must be at least 1");
+  if (options.warmup < 0)
+    return refused("replay warm-up iterations", options.warmup, "must not be negative");
   if (options.ids == IdDistribution::kZipf &&
       (!(options.zipf_alpha > 0) || !std::isfinite(options.zipf_alpha) ||
        options.zipf_alpha == 1.0)) {
-    return Status::invalid_scenario("--zipf-alpha " + std::to_string(options.zipf_alpha) +
-                                    ": must be finite, > 0 and != 1");
+    return refused("Zipf exponent", options.zipf_alpha, "must be finite, > 0 and != 1");
   }
   if (!std::isfinite(options.learning_rate)) {
-    return Status::invalid_scenario("learning rate " + std::to_string(options.learning_rate) +
-                                    ": must be finite");
+    return refused("learning rate", options.learning_rate, "must be finite");
   }
   for (int r : options.ranks) {
     if (r < 0 || r >= workload.world_size) {
-      return Status::invalid_scenario("--ranks: rank " + std::to_string(r) + " is not in 0.." +
-                                      std::to_string(workload.world_size - 1));
+      return refused("replayed rank", r,
+                     "the workload has ranks 0.." + std::to_string(workload.world_size - 1));
     }
   }
+  return Status::ok();
+}
+
+Status check_bench_options(const KernelBenchOptions& o) {
+  if (o.rows.empty() || o.dims.empty() || o.pooling_factors.empty()) {
+    return Status::invalid_argument(
+        "kernel benchmark: rows, dims and pooling factors need at least one value each");
+  }
+  for (int64_t r : o.rows) {
+    if (r < 1) return refused("kernel benchmark: rows", r, "must be at least 1");
+  }
+  for (int64_t d : o.dims) {
+    if (d < 1) return refused("kernel benchmark: dim", d, "must be at least 1");
+  }
+  for (double p : o.pooling_factors) {
+    if (!(p >= 0) || !std::isfinite(p)) {
+      return refused("kernel benchmark: pooling factor", p, "must be finite and >= 0");
+    }
+  }
+  if (o.bags < 1) return refused("kernel benchmark: bags", o.bags, "must be at least 1");
+  if (o.iterations < 1)
+    return refused("kernel benchmark: iterations", o.iterations, "must be at least 1");
+  if (o.warmup < 0)
+    return refused("kernel benchmark: warm-up iterations", o.warmup, "must not be negative");
   return Status::ok();
 }
 
@@ -75,7 +113,8 @@ std::vector<int> replayed_ranks(const ReplayWorkload& workload, const ReplayOpti
 
 std::string iteration_progress(int it, const ReplayOptions& options) {
   return it >= options.warmup
-             ? "iteration " + std::to_string(it - options.warmup + 1) + " of " + std::to_string(options.iterations)
+             ? "iteration " + std::to_string(it - options.warmup + 1) + " of " +
+                   std::to_string(options.iterations)
              : "warm-up " + std::to_string(it + 1) + " of " + std::to_string(options.warmup);
 }
 
@@ -111,8 +150,8 @@ Measurement lookup_measurement(const ShardWork& work, int rank, bool forward) {
   return m;
 }
 
-KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim, double pooling,
-                         const BenchSamples& samples) {
+KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim,
+                         double pooling, const BenchSamples& samples) {
   KernelBenchRow row;
   row.rows = rows;
   row.dim = dim;

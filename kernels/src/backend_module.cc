@@ -58,42 +58,47 @@ Result<const BackendModuleInfo*> open_backend_module(const std::string& path) {
   if (entry == nullptr) {
     const std::string why = dl_error_text();
     dlclose(handle);
-    return Status::unavailable(path + " is not a ShardLab backend module (no " + kBackendModuleSymbol + ": " + why +
-                            ")");
+    return Status::unavailable(path + " is not a ShardLab backend module (no " +
+                               kBackendModuleSymbol + ": " + why + ")");
   }
   const BackendModuleInfo* info = entry();
   auto mismatch = [&](const std::string& what) {
     dlclose(handle);
     return Status::unavailable(path + " was built for another ShardLab (" + what +
-                            "); rebuild it with this shardlab, or point to the matching module");
+                               "); rebuild it with this shardlab, or point to the matching module");
   };
   if (info == nullptr) return mismatch("no module information");
   if (info->abi != kBackendModuleAbi) {
     return mismatch("module interface " + std::to_string(info->abi) + ", expected " +
                     std::to_string(kBackendModuleAbi));
   }
-  if (info->shardlab_version == nullptr || std::strcmp(info->shardlab_version, backend_module_version()) != 0) {
-    return mismatch(std::string("version ") + (info->shardlab_version ? info->shardlab_version : "?") +
-                    ", this is " + backend_module_version());
+  if (info->shardlab_version == nullptr ||
+      std::strcmp(info->shardlab_version, backend_module_version()) != 0) {
+    return mismatch(std::string("version ") +
+                    (info->shardlab_version ? info->shardlab_version : "?") + ", this is " +
+                    backend_module_version());
   }
   if (info->compiler == nullptr || std::strcmp(info->compiler, backend_module_compiler()) != 0) {
-    return mismatch(std::string("compiler ") + (info->compiler ? info->compiler : "?") + ", this was built by " +
-                    backend_module_compiler());
+    return mismatch(std::string("compiler ") + (info->compiler ? info->compiler : "?") +
+                    ", this was built by " + backend_module_compiler());
   }
-  if (info->layout != backend_layout_fingerprint()) return mismatch("different layouts of the shared types");
+  if (info->layout != backend_layout_fingerprint())
+    return mismatch("different layouts of the shared types");
   if (info->create == nullptr || info->backend == nullptr) return mismatch("no factory");
   opened.emplace(path, info);
   return info;
 }
 
-std::vector<std::string> backend_module_candidates(std::string_view file_name, const char* env_var) {
+std::vector<std::string> backend_module_candidates(std::string_view file_name,
+                                                   const char* env_var) {
   if (const char* env = std::getenv(env_var); env != nullptr && *env != '\0') return {env};
   const std::string dir = executable_directory();
   if (dir.empty()) return {std::string(file_name)};  // the dynamic loader's own search path
   return {dir + std::string(file_name), dir + "../lib/shardlab/" + std::string(file_name)};
 }
 
-Result<const BackendModuleInfo*> find_backend_module(std::string_view backend, std::string_view file_name,
+Result<const BackendModuleInfo*> find_backend_module(std::string_view backend,
+                                                     std::string_view file_name,
                                                      const char* env_var) {
   const std::vector<std::string> candidates = backend_module_candidates(file_name, env_var);
   const std::string what = "backend '" + std::string(backend) + "'";
@@ -103,14 +108,16 @@ Result<const BackendModuleInfo*> find_backend_module(std::string_view backend, s
     Result<const BackendModuleInfo*> info = open_backend_module(path);
     if (!info) return info.status().with_context(what);
     if (std::string_view((*info)->backend) != backend) {
-      return Status::unavailable(what + ": " + path + " is the module of backend '" + (*info)->backend + "'");
+      return Status::unavailable(what + ": " + path + " is the module of backend '" +
+                                 (*info)->backend + "'");
     }
     return info;
   }
   std::string tried;
   for (const std::string& path : candidates) tried += (tried.empty() ? "" : ", ") + path;
-  return Status::unavailable(what + ": its module " + std::string(file_name) + " was not found (tried " + tried +
-                             "; set " + env_var + " to its path)");
+  return Status::unavailable(what + ": its module " + std::string(file_name) +
+                             " was not found (tried " + tried + "; set " + env_var +
+                             " to its path)");
 }
 
 }  // namespace shardlab::kernels

@@ -46,13 +46,16 @@ inline constexpr const char* kBackendModuleSymbol = "shardlab_backend_module_v1"
 // Sizes and alignments of the types a module and its loader exchange, mixed
 // into one number (FNV-1a over the pairs).
 constexpr uint64_t backend_layout_fingerprint() {
-  const uint64_t sizes[] = {sizeof(ReplayWorkload),   alignof(ReplayWorkload), sizeof(RankWorkload),
-                            sizeof(ShardWork),        sizeof(ReplayOptions),   sizeof(ReplayResult),
-                            sizeof(Measurement),      sizeof(PhaseTiming),     sizeof(TimingSummary),
-                            sizeof(KernelBenchOptions), sizeof(KernelBenchRow), sizeof(KernelBenchResult),
-                            sizeof(ProgressFn),       sizeof(Status),          sizeof(std::string),
-                            sizeof(std::vector<int>), sizeof(sim::CollectiveSpec),
-                            sizeof(Result<std::unique_ptr<ReplayBackend>>)};
+  const uint64_t sizes[] = {
+      sizeof(ReplayWorkload),      alignof(ReplayWorkload),
+      sizeof(RankWorkload),        sizeof(ShardWork),
+      sizeof(ReplayOptions),       sizeof(ReplayResult),
+      sizeof(Measurement),         sizeof(PhaseTiming),
+      sizeof(TimingSummary),       sizeof(KernelBenchOptions),
+      sizeof(KernelBenchRow),      sizeof(KernelBenchResult),
+      sizeof(ProgressFn),          sizeof(Status),
+      sizeof(std::string),         sizeof(std::vector<int>),
+      sizeof(sim::CollectiveSpec), sizeof(Result<std::unique_ptr<ReplayBackend>>)};
   uint64_t h = 14695981039346656037ull;
   for (uint64_t s : sizes) {
     h ^= s;
@@ -95,7 +98,8 @@ std::vector<std::string> backend_module_candidates(std::string_view file_name, c
 
 // Finds and opens the module of backend `backend` (see above); the first
 // candidate that exists is the one opened. Its errors name every file tried.
-Result<const BackendModuleInfo*> find_backend_module(std::string_view backend, std::string_view file_name,
+Result<const BackendModuleInfo*> find_backend_module(std::string_view backend,
+                                                     std::string_view file_name,
                                                      const char* env_var);
 
 }  // namespace shardlab::kernels

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "backend_module.h"
+#include "cpu_backend.h"
 #include "process_launch.h"
 #include "shardlab/kernels/backend.h"
-#include "shardlab/kernels/cpu_backend.h"
 
 namespace shardlab::kernels {
 
@@ -28,16 +28,19 @@ Result<std::unique_ptr<ReplayBackend>> make_backend(std::string_view name) {
   if (name == "cpu") return make_cpu_backend();
   if (name == "cuda") {
 #if defined(SHARDLAB_HAVE_CUDA)
-    Result<const BackendModuleInfo*> module = find_backend_module("cuda", kCudaModuleFile, kCudaModuleVariable);
+    Result<const BackendModuleInfo*> module =
+        find_backend_module("cuda", kCudaModuleFile, kCudaModuleVariable);
     if (!module) return module.status();
     return (*module)->create();
 #else
     return Status::unavailable(
-        "backend 'cuda': this shardlab was built without CUDA (configure with the CUDA toolkit installed, see "
+        "backend 'cuda': this shardlab was built without CUDA (configure with the CUDA toolkit "
+        "installed, see "
         "README)");
 #endif
   }
-  return Status::invalid_scenario("unknown backend '" + std::string(name) + "' (expected cpu or cuda)");
+  return Status::invalid_argument("unknown backend '" + std::string(name) +
+                                  "' (expected cpu or cuda)");
 }
 
 int replay_process_rank() { return detect_launch().rank; }

@@ -49,8 +49,9 @@ DimClass class_of_group(int g) { return static_cast<DimClass>(g % planner::kNumD
 std::string group_name(int g) {
   if (g == kIntraGroup) return "comm intra_host";
   if (g == kInterGroup) return "comm inter_host";
-  return std::string(g < kFirstBwdGroup ? "fwd " : "bwd ") + std::string(planner::to_string(kernel_of_group(g))) +
-         "/" + std::string(planner::to_string(class_of_group(g)));
+  return std::string(g < kFirstBwdGroup ? "fwd " : "bwd ") +
+         std::string(planner::to_string(kernel_of_group(g))) + "/" +
+         std::string(planner::to_string(class_of_group(g)));
 }
 
 // "1 record" / "3 records".
@@ -80,15 +81,16 @@ Grouping group_of(const Measurement& m, const CalibrationOptions& options) {
   const double bytes = record_bytes(m);
   if (!std::isfinite(bytes) || bytes <= 0.0) return {.skip_reason = "no bytes"};
   if (!is_lookup(m)) {
-    if (m.collective_kind == sim::CollectiveKind::kEstimate) return {.skip_reason = "estimate-only collective"};
+    if (m.collective_kind == sim::CollectiveKind::kEstimate)
+      return {.skip_reason = "estimate-only collective"};
     if (m.members < 2) return {.skip_reason = "collective of one rank"};
     return {.group = m.inter_host ? kInterGroup : kIntraGroup};
   }
   if (m.phase != sim::Phase::kFwdCompute && m.phase != sim::Phase::kBwdCompute) {
     return {.skip_reason = "lookup phase other than forward or backward compute"};
   }
-  if (!planner::kernel_bandwidth(options.compute_device, m.compute_kernel, options.hbm_bw, options.ddr_bw,
-                                 std::nullopt, false, options.hbm_to_ddr_bw,
+  if (!planner::kernel_bandwidth(options.compute_device, m.compute_kernel, options.hbm_bw,
+                                 options.ddr_bw, std::nullopt, false, options.hbm_to_ddr_bw,
                                  planner::torchrec_behaviour(options.torchrec_version))) {
     return {.skip_reason = "compute kernel without a TorchRec bandwidth on the compute device"};
   }
@@ -112,20 +114,21 @@ struct SplitMix {
 
 Status check_options(const CalibrationOptions& o) {
   if (!(o.holdout_fraction >= 0.0 && o.holdout_fraction < 1.0)) {
-    return Status::invalid_scenario("calibration: holdout fraction must be in [0, 1), got " +
+    return Status::invalid_argument("calibration: holdout fraction must be in [0, 1), got " +
                                     number(o.holdout_fraction));
   }
-  const std::pair<const char*, double> bandwidths[] = {
-      {"hbm bandwidth", o.hbm_bw}, {"ddr bandwidth", o.ddr_bw},
-      {"intra-host bandwidth", o.intra_host_bw}, {"inter-host bandwidth", o.inter_host_bw}};
+  const std::pair<const char*, double> bandwidths[] = {{"hbm bandwidth", o.hbm_bw},
+                                                       {"ddr bandwidth", o.ddr_bw},
+                                                       {"intra-host bandwidth", o.intra_host_bw},
+                                                       {"inter-host bandwidth", o.inter_host_bw}};
   for (const auto& [name, bw] : bandwidths) {
     if (!(std::isfinite(bw) && bw > 0.0)) {
-      return Status::invalid_scenario("calibration: " + std::string(name) + " must be > 0 bytes/ms, got " +
-                                      number(bw));
+      return Status::invalid_argument("calibration: " + std::string(name) +
+                                      " must be > 0 bytes/ms, got " + number(bw));
     }
   }
   if (!(std::isfinite(o.bwd_multiplier) && o.bwd_multiplier >= 0.0)) {
-    return Status::invalid_scenario("calibration: backward multiplier must be >= 0, got " +
+    return Status::invalid_argument("calibration: backward multiplier must be >= 0, got " +
                                     number(o.bwd_multiplier));
   }
   return Status::ok();
@@ -151,10 +154,11 @@ bool spread(const std::vector<double>& bytes) {
 
 class Fitter {
  public:
-  Fitter(const std::vector<Measurement>& ms, const CalibrationOptions& options, const std::vector<size_t>& fit,
-         CalibrationFit* out)
+  Fitter(const std::vector<Measurement>& ms, const CalibrationOptions& options,
+         const std::vector<size_t>& fit, CalibrationFit* out)
       : ms_(ms), options_(options), out_(out) {
-    for (size_t i : fit) by_group_[static_cast<size_t>(group_of(ms[i], options).group)].push_back(i);
+    for (size_t i : fit)
+      by_group_[static_cast<size_t>(group_of(ms[i], options).group)].push_back(i);
   }
 
   void fit_forward(ComputeKernel k) {
@@ -182,7 +186,8 @@ class Fitter {
     }
     if (!overhead) {
       note("fwd " + std::string(planner::to_string(k)) +
-           ": bytes do not vary within a dim class, so the overhead cannot be told from the bandwidth; "
+           ": bytes do not vary within a dim class, so the overhead cannot be told from the "
+           "bandwidth; "
            "overhead not fitted");
     }
     // Unknowns: [overhead], then 1/bandwidth per class; rows divided by the
@@ -201,7 +206,8 @@ class Fitter {
     }
     Eigen::VectorXd x;
     if (!solve_scaled(a, b, &x)) {
-      note("fwd " + std::string(planner::to_string(k)) + ": the fit did not settle; TorchRec's values kept");
+      note("fwd " + std::string(planner::to_string(k)) +
+           ": the fit did not settle; TorchRec's values kept");
       return;
     }
     CostCalibration& cal = out_->calibration;
@@ -213,7 +219,8 @@ class Fitter {
         cal.bandwidth(k, class_of_group(g)) = 1.0 / inverse;
         fitted_[static_cast<size_t>(g)] = true;
       } else {
-        note(group_name(g) + ": the fit charges nothing per byte (times do not grow with bytes); "
+        note(group_name(g) +
+             ": the fit charges nothing per byte (times do not grow with bytes); "
              "TorchRec's bandwidth kept");
       }
     }
@@ -264,7 +271,8 @@ class Fitter {
     const auto& recs = by_group_[static_cast<size_t>(g)];
     if (recs.empty()) return;
     if (static_cast<int>(recs.size()) < kMinFitRecords) {
-      note(group_name(g) + ": " + records(recs.size(), "fit record") + ", too few; TorchRec's bandwidth kept");
+      note(group_name(g) + ": " + records(recs.size(), "fit record") +
+           ", too few; TorchRec's bandwidth kept");
       return;
     }
     std::vector<double> bytes;
@@ -284,7 +292,8 @@ class Fitter {
       note(group_name(g) + ": the fit did not settle; TorchRec's values kept");
       return;
     }
-    planner::CommCalibration& comm = g == kInterGroup ? out_->calibration.inter_host : out_->calibration.intra_host;
+    planner::CommCalibration& comm =
+        g == kInterGroup ? out_->calibration.inter_host : out_->calibration.intra_host;
     if (latency) comm.latency_ms = x(0);
     if (x(cols - 1) > 0.0) {
       comm.bandwidth_bytes_per_ms = 1.0 / x(cols - 1);
@@ -315,7 +324,9 @@ struct ErrorSum {
     sum += std::abs(predicted - measured) / measured;
     ++n;
   }
-  std::optional<double> mape() const { return n > 0 ? std::optional<double>(100.0 * sum / n) : std::nullopt; }
+  std::optional<double> mape() const {
+    return n > 0 ? std::optional<double>(100.0 * sum / n) : std::nullopt;
+  }
 };
 
 }  // namespace
@@ -339,7 +350,8 @@ HoldoutSplit holdout_split(const std::vector<Measurement>& ms, const Calibration
     // its records and the seed, not on the other groups.
     SplitMix rng{options.seed ^ (0xD1B54A32D192ED03ull * static_cast<uint64_t>(g + 1))};
     for (size_t i = n; i > 1; --i) std::swap(recs[i - 1], recs[rng.below(i)]);
-    split.held_out.insert(split.held_out.end(), recs.begin(), recs.begin() + static_cast<std::ptrdiff_t>(held));
+    split.held_out.insert(split.held_out.end(), recs.begin(),
+                          recs.begin() + static_cast<std::ptrdiff_t>(held));
     split.fit.insert(split.fit.end(), recs.begin() + static_cast<std::ptrdiff_t>(held), recs.end());
   }
   std::sort(split.fit.begin(), split.fit.end());
@@ -350,29 +362,32 @@ HoldoutSplit holdout_split(const std::vector<Measurement>& ms, const Calibration
 std::optional<double> predict_ms(const Measurement& m, const planner::CostCalibration* cal,
                                  const CalibrationOptions& options) {
   if (!is_lookup(m)) {
-    if (m.collective_kind == sim::CollectiveKind::kEstimate || m.members < 2 || !(m.bytes > 0.0)) return std::nullopt;
+    if (m.collective_kind == sim::CollectiveKind::kEstimate || m.members < 2 || !(m.bytes > 0.0))
+      return std::nullopt;
     const double torchrec_bw = m.inter_host ? options.inter_host_bw : options.intra_host_bw;
     if (cal == nullptr) return m.bytes / torchrec_bw;
     return planner::calibrated_comm(cal->comm(m.inter_host), m.bytes, torchrec_bw);
   }
   if (m.phase != sim::Phase::kFwdCompute && m.phase != sim::Phase::kBwdCompute) return std::nullopt;
   if (!(m.model_bytes > 0.0)) return std::nullopt;
-  const std::optional<double> bw_dev =
-      planner::kernel_bandwidth(options.compute_device, m.compute_kernel, options.hbm_bw, options.ddr_bw,
-                                std::nullopt, false, options.hbm_to_ddr_bw,
-                                planner::torchrec_behaviour(options.torchrec_version));
+  const std::optional<double> bw_dev = planner::kernel_bandwidth(
+      options.compute_device, m.compute_kernel, options.hbm_bw, options.ddr_bw, std::nullopt, false,
+      options.hbm_to_ddr_bw, planner::torchrec_behaviour(options.torchrec_version));
   if (!bw_dev) return std::nullopt;
   const double penalty = planner::block_penalty(m.sharding_type, m.dim);
-  const double fwd = cal == nullptr ? m.model_bytes * penalty / *bw_dev
-                                    : planner::calibrated_fwd_compute(*cal, m.compute_kernel, m.dim, m.model_bytes,
-                                                                      penalty, *bw_dev);
+  const double fwd = cal == nullptr
+                         ? m.model_bytes * penalty / *bw_dev
+                         : planner::calibrated_fwd_compute(*cal, m.compute_kernel, m.dim,
+                                                           m.model_bytes, penalty, *bw_dev);
   if (m.phase == sim::Phase::kFwdCompute) return fwd;
-  const double multiplier =
-      cal != nullptr ? cal->backward_multiplier(m.compute_kernel, options.bwd_multiplier) : options.bwd_multiplier;
+  const double multiplier = cal != nullptr
+                                ? cal->backward_multiplier(m.compute_kernel, options.bwd_multiplier)
+                                : options.bwd_multiplier;
   return fwd * multiplier;
 }
 
-Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& ms, const CalibrationOptions& options) {
+Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& ms,
+                                       const CalibrationOptions& options) {
   if (Status st = check_options(options); !st) return st;
   CalibrationFit out;
   std::map<std::string, int> skipped;
@@ -386,16 +401,19 @@ Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& ms, const
   }
   const HoldoutSplit split = holdout_split(ms, options);
   if (split.fit.empty()) {
-    return Status::invalid_scenario("calibration: none of the " + records(ms.size(), "measurement record") +
-                                    " can be fitted (lookups and collectives with positive bytes and time are "
-                                    "needed)");
+    return Status::invalid_argument(
+        "calibration: none of the " + records(ms.size(), "measurement record") +
+        " can be fitted (lookups and collectives with positive bytes and time are "
+        "needed)");
   }
   out.fit_count = static_cast<int>(split.fit.size());
   out.held_out_count = static_cast<int>(split.held_out.size());
 
   Fitter fitter(ms, options, split.fit, &out);
-  for (int k = 0; k < planner::kNumComputeKernels; ++k) fitter.fit_forward(static_cast<ComputeKernel>(k));
-  for (int k = 0; k < planner::kNumComputeKernels; ++k) fitter.fit_backward(static_cast<ComputeKernel>(k));
+  for (int k = 0; k < planner::kNumComputeKernels; ++k)
+    fitter.fit_forward(static_cast<ComputeKernel>(k));
+  for (int k = 0; k < planner::kNumComputeKernels; ++k)
+    fitter.fit_backward(static_cast<ComputeKernel>(k));
   fitter.fit_comm(kIntraGroup);
   fitter.fit_comm(kInterGroup);
 
@@ -443,16 +461,18 @@ Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& ms, const
   out.mape_after = all_after.mape();
   out.fit_mape_before = all_train_before.mape();
   out.fit_mape_after = all_train.mape();
-  if (out.held_out_count == 0) out.notes.push_back("no record held out: no error to report beyond the fit's own");
+  if (out.held_out_count == 0)
+    out.notes.push_back("no record held out: no error to report beyond the fit's own");
   return out;
 }
 
-std::vector<CalibrationParameter> calibration_parameters(const planner::CostCalibration& c,
-                                                         const std::vector<CalibrationGroup>& groups,
-                                                         const CalibrationOptions& o) {
+std::vector<CalibrationParameter> calibration_parameters(
+    const planner::CostCalibration& c, const std::vector<CalibrationGroup>& groups,
+    const CalibrationOptions& o) {
   using Unit = CalibrationParameter::Unit;
   const auto has_group = [&](const std::string& name) {
-    return std::any_of(groups.begin(), groups.end(), [&](const CalibrationGroup& g) { return g.name == name; });
+    return std::any_of(groups.begin(), groups.end(),
+                       [&](const CalibrationGroup& g) { return g.name == name; });
   };
   std::vector<CalibrationParameter> rows;
   for (int k = 0; k < planner::kNumComputeKernels; ++k) {
@@ -464,17 +484,22 @@ std::vector<CalibrationParameter> calibration_parameters(const planner::CostCali
       const std::string group = "fwd " + kn + "/" + std::string(planner::to_string(dc));
       if (!has_group(group)) continue;
       any = true;
-      const std::optional<double> bw =
-          planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw, o.ddr_bw, std::nullopt, false);
+      const std::optional<double> bw = planner::kernel_bandwidth(o.compute_device, kernel, o.hbm_bw,
+                                                                 o.ddr_bw, std::nullopt, false);
       // A representative dim of the class gives TorchRec's TW/CW/TWCW penalty.
-      const int64_t dim = dc == planner::DimClass::kNarrow ? 32 : (dc == planner::DimClass::kHalf ? 64 : 128);
+      const int64_t dim =
+          dc == planner::DimClass::kNarrow ? 32 : (dc == planner::DimClass::kHalf ? 64 : 128);
       const double penalty = planner::block_penalty(planner::ShardingType::kTableWise, dim);
       rows.push_back({.name = group + " bandwidth",
                       .unit = Unit::kBandwidth,
                       .torchrec = bw ? std::optional<double>(*bw / penalty) : std::nullopt,
                       .fitted = c.bandwidth(kernel, dc)});
     }
-    if (any) rows.push_back({.name = kn + " overhead", .unit = Unit::kMs, .torchrec = 0.0, .fitted = c.overhead(kernel)});
+    if (any)
+      rows.push_back({.name = kn + " overhead",
+                      .unit = Unit::kMs,
+                      .torchrec = 0.0,
+                      .fitted = c.overhead(kernel)});
     const bool has_bwd = std::any_of(groups.begin(), groups.end(), [&](const CalibrationGroup& g) {
       return g.name.rfind("bwd " + kn + "/", 0) == 0;
     });
@@ -493,7 +518,10 @@ std::vector<CalibrationParameter> calibration_parameters(const planner::CostCali
                     .unit = Unit::kBandwidth,
                     .torchrec = inter ? o.inter_host_bw : o.intra_host_bw,
                     .fitted = comm.bandwidth_bytes_per_ms});
-    rows.push_back({.name = scope + " latency", .unit = Unit::kMs, .torchrec = 0.0, .fitted = comm.latency_ms});
+    rows.push_back({.name = scope + " latency",
+                    .unit = Unit::kMs,
+                    .torchrec = 0.0,
+                    .fitted = comm.latency_ms});
   }
   return rows;
 }

@@ -19,7 +19,8 @@ namespace internal {
 namespace {
 
 // Least squares on the passive columns; zero elsewhere.
-Eigen::VectorXd solve_passive(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const std::vector<bool>& passive) {
+Eigen::VectorXd solve_passive(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                              const std::vector<bool>& passive) {
   std::vector<Eigen::Index> cols;
   for (Eigen::Index j = 0; j < a.cols(); ++j) {
     if (passive[static_cast<size_t>(j)]) cols.push_back(j);
@@ -42,7 +43,8 @@ bool nnls_solve(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, Eigen::Vecto
   double scale = 1.0;
   if (a.size() > 0) scale = std::max(scale, a.cwiseAbs().maxCoeff());
   if (b.size() > 0) scale = std::max(scale, b.cwiseAbs().maxCoeff());
-  const double tol = 1e-12 * scale * scale * static_cast<double>(std::max<Eigen::Index>(a.rows(), n));
+  const double tol =
+      1e-12 * scale * scale * static_cast<double>(std::max<Eigen::Index>(a.rows(), n));
   const int max_steps = 3 * static_cast<int>(n) + 30;
   int steps = 0;
 
@@ -106,16 +108,18 @@ bool nnls_solve(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, Eigen::Vecto
 
 }  // namespace internal
 
-Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int cols, const std::vector<double>& b) {
+Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int cols,
+                                 const std::vector<double>& b) {
   if (rows < 0 || cols < 0 || a.size() != static_cast<size_t>(rows) * static_cast<size_t>(cols) ||
       b.size() != static_cast<size_t>(rows)) {
-    return Status::invalid_scenario("nnls: A has " + std::to_string(a.size()) + " values and b " +
-                                    std::to_string(b.size()) + ", expected " + std::to_string(rows) + "x" +
-                                    std::to_string(cols) + " and " + std::to_string(rows));
+    return Status::invalid_argument("nnls: A has " + std::to_string(a.size()) + " values and b " +
+                                    std::to_string(b.size()) + ", expected " +
+                                    std::to_string(rows) + "x" + std::to_string(cols) + " and " +
+                                    std::to_string(rows));
   }
   const auto finite = [](double v) { return std::isfinite(v); };
   if (!std::all_of(a.begin(), a.end(), finite) || !std::all_of(b.begin(), b.end(), finite)) {
-    return Status::invalid_scenario("nnls: A and b must be finite");
+    return Status::invalid_argument("nnls: A and b must be finite");
   }
   Eigen::MatrixXd am(rows, cols);
   for (int i = 0; i < rows; ++i) {
@@ -126,7 +130,8 @@ Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int col
   const Eigen::VectorXd bv = Eigen::Map<const Eigen::VectorXd>(b.data(), rows);
   Eigen::VectorXd x;
   if (!internal::nnls_solve(am, bv, &x)) {
-    return Status::internal("nnls: the active set did not settle within " + std::to_string(3 * cols + 30) + " steps");
+    return Status::internal("nnls: the active set did not settle within " +
+                            std::to_string(3 * cols + 30) + " steps");
   }
   return std::vector<double>(x.data(), x.data() + x.size());
 }

@@ -1,4 +1,4 @@
-#include "shardlab/kernels/cpu_backend.h"
+#include "cpu_backend.h"
 
 #include <fstream>
 #include <string>
@@ -17,7 +17,8 @@ class CpuBackend final : public ReplayBackend {
                               const ProgressFn& progress) override {
     return detail::cpu_replay(workload, options, progress);
   }
-  Result<KernelBenchResult> bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress) override {
+  Result<KernelBenchResult> bench_kernels(const KernelBenchOptions& options,
+                                          const ProgressFn& progress) override {
     return detail::cpu_bench_kernels(options, progress);
   }
 };

@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include "backend_common.h"
+#include "cpu_backend.h"
 #include "cpu_replay.h"
-#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
-#include "shardlab/kernels/cpu_backend.h"
 #include "shardlab/kernels/embedding_bag.h"
 
 namespace shardlab::kernels::detail {
@@ -30,10 +30,12 @@ double per_second(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3)
 constexpr int64_t kCopyBytes = int64_t{256} << 20;
 
 double copy_bandwidth(int warmup, int iterations) {
-  std::vector<char> src(static_cast<size_t>(kCopyBytes), 1), dst(static_cast<size_t>(kCopyBytes), 0);
+  std::vector<char> src(static_cast<size_t>(kCopyBytes), 1),
+      dst(static_cast<size_t>(kCopyBytes), 0);
   std::vector<double> ms;
   for (int it = 0; it < warmup + iterations; ++it) {
-    src[static_cast<size_t>(it) % src.size()] = static_cast<char>(it);  // the copy is not hoisted or elided
+    src[static_cast<size_t>(it) % src.size()] =
+        static_cast<char>(it);  // the copy is not hoisted or elided
     const auto start = Clock::now();
     std::memcpy(dst.data(), src.data(), src.size());
     const double t = ms_since(start);
@@ -44,37 +46,17 @@ double copy_bandwidth(int warmup, int iterations) {
   return per_second(copy_bytes(static_cast<double>(kCopyBytes)), summarize(ms).median_ms);
 }
 
-Status check(const KernelBenchOptions& o) {
-  if (o.rows.empty() || o.dims.empty() || o.pooling_factors.empty()) {
-    return Status::invalid_scenario("bench-kernels: --rows, --dims and --pooling need at least one value each");
-  }
-  for (int64_t r : o.rows) {
-    if (r < 1) return Status::invalid_scenario("bench-kernels: rows " + std::to_string(r) + " must be >= 1");
-  }
-  for (int64_t d : o.dims) {
-    if (d < 1) return Status::invalid_scenario("bench-kernels: dim " + std::to_string(d) + " must be >= 1");
-  }
-  for (double p : o.pooling_factors) {
-    if (!(p >= 0)) {
-      std::ostringstream msg;
-      msg << "bench-kernels: pooling factor " << p << " must be >= 0";
-      return Status::invalid_scenario(msg.str());
-    }
-  }
-  if (o.bags < 1) return Status::invalid_scenario("bench-kernels: --bags must be >= 1");
-  if (o.iterations < 1) return Status::invalid_scenario("bench-kernels: --iterations must be >= 1");
-  if (o.warmup < 0) return Status::invalid_scenario("bench-kernels: --warmup must be >= 0");
-  return Status::ok();
-}
-
 }  // namespace
 
-Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress) {
-  if (Status st = check(options); !st) return st;
+Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options,
+                                            const ProgressFn& progress) {
+  if (Status st = check_bench_options(options); !st) return st;
   KernelBenchResult result;
   result.backend = "cpu";
   result.device_name = cpu_device_name();
-  const int total = static_cast<int>(options.rows.size() * options.dims.size() * options.pooling_factors.size()) + 1;
+  const int total =
+      static_cast<int>(options.rows.size() * options.dims.size() * options.pooling_factors.size()) +
+      1;
   int done = 0;
   try {
     if (progress) progress(done, total, "copy bandwidth");
@@ -110,12 +92,16 @@ Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, c
             embedding_bag_forward(table, batch, PoolingMode::kSum, out);
             const double f = ms_since(start);
             start = Clock::now();
-            const int64_t unique = embedding_bag_backward(table, batch, PoolingMode::kSum, grad, opt, scratch);
+            const int64_t unique =
+                embedding_bag_backward(table, batch, PoolingMode::kSum, grad, opt, scratch);
             const double b = ms_since(start);
             if (it < options.warmup) continue;
             samples.fwd_ms.push_back(f);
             samples.bwd_ms.push_back(b);
-            const LookupShape s{.ids = batch.num_ids(), .bags = batch.bags(), .dim = dim, .precision = options.precision};
+            const LookupShape s{.ids = batch.num_ids(),
+                                .bags = batch.bags(),
+                                .dim = dim,
+                                .precision = options.precision};
             samples.fwd_bytes += forward_bytes(s);
             samples.bwd_bytes += backward_bytes(s, unique, options.optimizer);
           }
@@ -125,7 +111,8 @@ Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, c
       }
     }
   } catch (const std::bad_alloc&) {
-    return Status::internal("bench-kernels: out of memory; use fewer --rows or smaller --dims");
+    return Status::internal(
+        "kernel benchmark: out of memory; benchmark fewer or smaller shapes (rows, dims)");
   }
   if (progress) progress(done, total, "done");
   return result;

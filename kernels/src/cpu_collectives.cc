@@ -31,7 +31,8 @@ void CpuGroup::barrier() { barrier_.arrive_and_wait(); }
 // second barrier keeps each input alive until every member has read it.
 void CpuGroup::all_to_all(int m, std::span<const float> send, std::span<const int64_t> send_counts,
                           std::span<float> recv, std::span<const int64_t> recv_counts) {
-  assert(static_cast<int>(send_counts.size()) == size_ && static_cast<int>(recv_counts.size()) == size_);
+  assert(static_cast<int>(send_counts.size()) == size_ &&
+         static_cast<int>(recv_counts.size()) == size_);
   send_[static_cast<size_t>(m)] = send.data();
   counts_[static_cast<size_t>(m)] = send_counts.data();
   barrier();
@@ -112,10 +113,10 @@ CollectiveBuffers collective_buffers(const sim::CollectiveSpec& spec, int m) {
       b.recv_counts.assign(static_cast<size_t>(n), 0);
       for (int j = 0; j < n; ++j) {
         if (j == m) continue;
-        b.send_counts[static_cast<size_t>(j)] =
-            collective_floats(spec.from_bytes[static_cast<size_t>(m)] + spec.to_bytes[static_cast<size_t>(j)]);
-        b.recv_counts[static_cast<size_t>(j)] =
-            collective_floats(spec.from_bytes[static_cast<size_t>(j)] + spec.to_bytes[static_cast<size_t>(m)]);
+        b.send_counts[static_cast<size_t>(j)] = collective_floats(
+            spec.from_bytes[static_cast<size_t>(m)] + spec.to_bytes[static_cast<size_t>(j)]);
+        b.recv_counts[static_cast<size_t>(j)] = collective_floats(
+            spec.from_bytes[static_cast<size_t>(j)] + spec.to_bytes[static_cast<size_t>(m)]);
       }
       b.send_elements = std::accumulate(b.send_counts.begin(), b.send_counts.end(), int64_t{0});
       b.recv_elements = std::accumulate(b.recv_counts.begin(), b.recv_counts.end(), int64_t{0});
@@ -139,7 +140,8 @@ CollectiveBuffers collective_buffers(const sim::CollectiveSpec& spec, int m) {
   return b;
 }
 
-sim::CollectiveSpec restrict_collective(const sim::CollectiveSpec& spec, const std::vector<int>& ranks) {
+sim::CollectiveSpec restrict_collective(const sim::CollectiveSpec& spec,
+                                        const std::vector<int>& ranks) {
   sim::CollectiveSpec out;
   out.phase = spec.phase;
   out.kind = spec.kind;

@@ -6,18 +6,20 @@
 // them, and the per-rank result slots, each written by its own worker and read
 // after the join.
 
+#include "cpu_replay.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <new>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
-#include "cpu_replay.h"
+#include "backend_common.h"
+#include "cpu_backend.h"
 #include "replay_records.h"
-#include "shardlab/kernels/backend_common.h"
 #include "shardlab/kernels/bytes.h"
-#include "shardlab/kernels/cpu_backend.h"
 #include "shardlab/kernels/cpu_collectives.h"
 #include "shardlab/kernels/embedding_bag.h"
 
@@ -32,8 +34,8 @@ double ms_since(Clock::time_point start) {
 
 // One collective of the iteration among the replayed ranks.
 struct ReplayCollective {
-  int index = -1;               // into ReplayWorkload::collectives
-  sim::CollectiveSpec spec;     // restricted to the replayed ranks
+  int index = -1;            // into ReplayWorkload::collectives
+  sim::CollectiveSpec spec;  // restricted to the replayed ranks
   std::unique_ptr<CpuGroup> group;
   bool inter_host = false;
 };
@@ -76,7 +78,8 @@ void fill_send(std::vector<float>& v, uint64_t seed, uint64_t key) {
 }
 
 // Runs the collectives of `phase` this rank takes part in, in issue order.
-void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::Phase phase, bool timed) {
+void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::Phase phase,
+                     bool timed) {
   for (CollectiveSlot& slot : st.collectives) {
     ReplayCollective& c = colls[static_cast<size_t>(slot.collective)];
     if (c.spec.phase != phase) continue;
@@ -85,7 +88,8 @@ void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::P
     const auto start = Clock::now();
     switch (c.spec.kind) {
       case sim::CollectiveKind::kAllToAll:
-        g.all_to_all(slot.member, slot.send, slot.sizes.send_counts, slot.recv, slot.sizes.recv_counts);
+        g.all_to_all(slot.member, slot.send, slot.sizes.send_counts, slot.recv,
+                     slot.sizes.recv_counts);
         break;
       case sim::CollectiveKind::kReduceScatter:
         g.reduce_scatter(slot.member, slot.send, slot.sizes.send_counts, slot.recv);
@@ -107,17 +111,25 @@ void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::P
 }
 
 LookupShape shape_of(const ShardWork& w, const BagBatch& b) {
-  return LookupShape{.ids = b.num_ids(), .bags = b.bags(), .dim = w.dim, .precision = w.precision,
-                     .pooling = w.pooling, .weighted = w.weighted};
+  return LookupShape{.ids = b.num_ids(),
+                     .bags = b.bags(),
+                     .dim = w.dim,
+                     .precision = w.precision,
+                     .pooling = w.pooling,
+                     .weighted = w.weighted};
 }
 
-void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all, const ReplayWorkload& w,
-              const ReplayOptions& o, const ProgressFn& progress, bool reports) {
-  const InputDraw draw{.seed = o.seed, .zipf = o.ids == IdDistribution::kZipf, .alpha = o.zipf_alpha,
+void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all,
+              const ReplayWorkload& w, const ReplayOptions& o, const ProgressFn& progress,
+              bool reports) {
+  const InputDraw draw{.seed = o.seed,
+                       .zipf = o.ids == IdDistribution::kZipf,
+                       .alpha = o.zipf_alpha,
                        .poisson = o.pooling == PoolingDistribution::kPoisson};
   const OptimizerConfig opt{.kind = w.optimizer, .learning_rate = o.learning_rate};
   const auto rank = static_cast<uint64_t>(st.rank);
-  for (size_t s = 0; s < st.shards.size(); ++s) st.shards[s].table.fill_initial(o.seed, table_key(rank, s));
+  for (size_t s = 0; s < st.shards.size(); ++s)
+    st.shards[s].table.fill_initial(o.seed, table_key(rank, s));
   const int total = o.warmup + o.iterations;
   for (int it = 0; it < total; ++it) {
     const bool timed = it >= o.warmup;
@@ -125,7 +137,8 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
       ShardState& sh = st.shards[s];
       const ShardWork& wk = *sh.work;
       const uint64_t key = shard_key(rank, s, static_cast<uint64_t>(it));
-      draw_batch(draw, key, wk.bags, wk.pooling_factor, std::max<int64_t>(wk.rows_used, 1), wk.weighted, sh.batch);
+      draw_batch(draw, key, wk.bags, wk.pooling_factor, std::max<int64_t>(wk.rows_used, 1),
+                 wk.weighted, sh.batch);
       const int64_t out_rows = output_rows(sh.batch, wk.pooling);
       sh.out.resize(static_cast<size_t>(out_rows * wk.dim));
       if (w.training) draw_gradient(o.seed, key, out_rows, wk.dim, sh.grad);
@@ -148,7 +161,8 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
       } else {
         for (ShardState& sh : st.shards) {
           const auto start = Clock::now();
-          const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling, sh.grad, opt, sh.scratch);
+          const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling,
+                                                        sh.grad, opt, sh.scratch);
           const double ms = ms_since(start);
           if (!timed) continue;
           sh.bwd_ms.push_back(ms);
@@ -164,18 +178,21 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
 }
 
 // What one rank measured, as records (replay_records.h).
-void add_records(const RankState& st, const std::vector<ReplayCollective>& colls, bool training, int iterations,
-                 std::vector<ReplayRecord>& out) {
+void add_records(const RankState& st, const std::vector<ReplayCollective>& colls, bool training,
+                 int iterations, std::vector<ReplayRecord>& out) {
   for (size_t s = 0; s < st.shards.size(); ++s) {
     const ShardState& sh = st.shards[s];
-    out.push_back(lookup_record(st.rank, static_cast<int>(s), true, sh.fwd_bytes / iterations, 0, summarize(sh.fwd_ms)));
+    out.push_back(lookup_record(st.rank, static_cast<int>(s), true, sh.fwd_bytes / iterations, 0,
+                                summarize(sh.fwd_ms)));
     if (!training) continue;
-    out.push_back(lookup_record(st.rank, static_cast<int>(s), false, sh.bwd_bytes / iterations, 0, summarize(sh.bwd_ms)));
+    out.push_back(lookup_record(st.rank, static_cast<int>(s), false, sh.bwd_bytes / iterations, 0,
+                                summarize(sh.bwd_ms)));
   }
   for (const CollectiveSlot& slot : st.collectives) {
     const ReplayCollective& rc = colls[static_cast<size_t>(slot.collective)];
-    out.push_back(collective_record(st.rank, rc.index, static_cast<int>(rc.spec.members.size()), rc.inter_host,
-                                    rc.spec.bytes_sent(slot.member), summarize(slot.ms)));
+    out.push_back(collective_record(st.rank, rc.index, static_cast<int>(rc.spec.members.size()),
+                                    rc.inter_host, rc.spec.bytes_sent(slot.member),
+                                    summarize(slot.ms)));
   }
   add_phase_records(st.rank, st.phases, out);
 }
@@ -186,20 +203,22 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
                                 const ProgressFn& progress) {
   if (Status st = check_replay_options(workload, options); !st) return st;
   const std::vector<int> ranks = replayed_ranks(workload, options);
-  if (ranks.empty()) return Status::invalid_scenario("no ranks to replay");
+  if (ranks.empty()) return Status::invalid_argument("no ranks to replay");
 
   // Memory first: a table too large for this machine is an error, not a crash.
   double table_bytes = 0.0;
   for (int r : ranks) {
     for (const ShardWork& s : workload.ranks[static_cast<size_t>(r)].shards) {
-      table_bytes += static_cast<double>(s.rows_used) * static_cast<double>(s.dim) * element_bytes(s.precision);
+      table_bytes += static_cast<double>(s.rows_used) * static_cast<double>(s.dim) *
+                     element_bytes(s.precision);
     }
   }
   const double memory = physical_memory_bytes();
   if (memory > 0 && table_bytes > 0.8 * memory) {
-    return Status::invalid_scenario("the replayed tables need " + std::to_string(table_bytes / (1 << 30)) +
-                                    " GiB, more than 80% of this machine's memory; cap the rows per shard "
-                                    "(--max-rows) or replay fewer ranks (--ranks)");
+    return Status::invalid_argument(
+        "the replayed tables need " + std::to_string(table_bytes / (1 << 30)) +
+        " GiB, more than 80% of this machine's memory; cap the rows replayed per shard "
+        "or replay fewer ranks");
   }
 
   std::vector<ReplayCollective> colls;
@@ -233,21 +252,25 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
         slot.sizes = collective_buffers(colls[c].spec, slot.member);
         slot.send.resize(static_cast<size_t>(slot.sizes.send_elements));
         slot.recv.resize(static_cast<size_t>(slot.sizes.recv_elements));
-        fill_send(colls[c].spec.kind == sim::CollectiveKind::kAllReduce ? slot.recv : slot.send, options.seed,
-                  mix64(static_cast<uint64_t>(colls[c].index) * 1024 + static_cast<uint64_t>(st.rank)));
+        fill_send(
+            colls[c].spec.kind == sim::CollectiveKind::kAllReduce ? slot.recv : slot.send,
+            options.seed,
+            mix64(static_cast<uint64_t>(colls[c].index) * 1024 + static_cast<uint64_t>(st.rank)));
         st.collectives.push_back(std::move(slot));
       }
     }
   } catch (const std::bad_alloc&) {
-    return Status::internal("out of memory allocating the replay's tables and buffers; cap the rows per shard "
-                            "(--max-rows) or replay fewer ranks (--ranks)");
+    return Status::internal(
+        "out of memory allocating the replay's tables and buffers; cap the rows replayed per "
+        "shard or replay fewer ranks");
   }
 
   CpuGroup all(static_cast<int>(ranks.size()));
   {
     std::vector<std::jthread> workers;
     for (size_t k = 0; k < ranks.size(); ++k) {
-      workers.emplace_back([&, k] { run_rank(states[k], colls, all, workload, options, progress, k == 0); });
+      workers.emplace_back(
+          [&, k] { run_rank(states[k], colls, all, workload, options, progress, k == 0); });
     }
   }
 
@@ -259,7 +282,8 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   result.warmup = options.warmup;
   result.iterations = options.iterations;
   std::vector<ReplayRecord> records;
-  for (const RankState& st : states) add_records(st, colls, workload.training, options.iterations, records);
+  for (const RankState& st : states)
+    add_records(st, colls, workload.training, options.iterations, records);
   if (Status st = assemble_records(workload, records, result); !st) return st;
   return result;
 }

@@ -7,6 +7,7 @@ namespace shardlab::kernels::detail {
 
 Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOptions& options,
                                 const ProgressFn& progress);
-Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options, const ProgressFn& progress);
+Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options,
+                                            const ProgressFn& progress);
 
 }  // namespace shardlab::kernels::detail

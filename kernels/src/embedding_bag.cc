@@ -8,14 +8,14 @@
 
 #include "shardlab/kernels/embedding_bag.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <new>
 #include <thread>
-
-#include <sys/mman.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -33,7 +33,8 @@ namespace {
 __attribute__((target("avx,f16c"))) void store_halves_f16c(const float* in, Half* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m128i h =
+        _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
   }
   for (; i < n; ++i) out[i] = Half::from_float(in[i]);
@@ -43,7 +44,8 @@ __attribute__((target("avx,f16c"))) void store_halves_f16c(const float* in, Half
 __attribute__((target("avx,f16c"))) void load_halves_f16c(const Half* in, float* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+    _mm256_storeu_ps(out + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
   }
   for (; i < n; ++i) out[i] = in[i].to_float();
 }
@@ -130,14 +132,16 @@ void accumulate_row(const EmbeddingTable& table, int64_t r, float w, float* out)
 // valid during the call. prefetch(row) is called a few occurrences before
 // fn(row, ...) may be, so the caller can bring the row it will update closer.
 template <typename Fn, typename Prefetch>
-void for_each_row_gradient(const BagBatch& batch, PoolingMode mode, int64_t dim, std::span<const float> grad_out,
-                           RowGradients& scratch, std::vector<float>& grad, Fn&& fn, Prefetch&& prefetch) {
+void for_each_row_gradient(const BagBatch& batch, PoolingMode mode, int64_t dim,
+                           std::span<const float> grad_out, RowGradients& scratch,
+                           std::vector<float>& grad, Fn&& fn, Prefetch&& prefetch) {
   std::vector<std::pair<int64_t, int64_t>>& order = scratch.order;
   const int64_t n = batch.num_ids();
   order.resize(static_cast<size_t>(n));
   // Sorting (id, position) pairs orders by id and, within an id, by position:
   // the stable order the semantics ask for (CUDA: a stable radix sort by id).
-  for (int64_t j = 0; j < n; ++j) order[static_cast<size_t>(j)] = {batch.ids[static_cast<size_t>(j)], j};
+  for (int64_t j = 0; j < n; ++j)
+    order[static_cast<size_t>(j)] = {batch.ids[static_cast<size_t>(j)], j};
   std::sort(order.begin(), order.end());
   std::vector<int64_t>& bag_of = scratch.bag_of;
   if (mode != PoolingMode::kNone) {
@@ -157,7 +161,8 @@ void for_each_row_gradient(const BagBatch& batch, PoolingMode mode, int64_t dim,
     for (; i < order.size() && order[i].first == row; ++i) {
       if (i + kPrefetchDistance < order.size()) {
         const auto& [ahead_row, ahead_j] = order[i + kPrefetchDistance];
-        const int64_t ahead_out = mode == PoolingMode::kNone ? ahead_j : bag_of[static_cast<size_t>(ahead_j)];
+        const int64_t ahead_out =
+            mode == PoolingMode::kNone ? ahead_j : bag_of[static_cast<size_t>(ahead_j)];
         prefetch_bytes(grad_out.data() + ahead_out * dim, dim * 4);
         prefetch(ahead_row);
       }
@@ -171,8 +176,8 @@ void for_each_row_gradient(const BagBatch& batch, PoolingMode mode, int64_t dim,
       const float w = weighted ? batch.weights[static_cast<size_t>(j)] : 1.0f;
       const float* go = grad_out.data() + b * dim;
       if (mode == PoolingMode::kMean) {
-        const float len =
-            static_cast<float>(batch.offsets[static_cast<size_t>(b) + 1] - batch.offsets[static_cast<size_t>(b)]);
+        const float len = static_cast<float>(batch.offsets[static_cast<size_t>(b) + 1] -
+                                             batch.offsets[static_cast<size_t>(b)]);
         for (int64_t d = 0; d < dim; ++d) g[d] = g[d] + w * (go[d] / len);
       } else {
         for (int64_t d = 0; d < dim; ++d) g[d] = g[d] + w * go[d];
@@ -242,8 +247,8 @@ void EmbeddingTable::fill_initial(uint64_t seed, uint64_t table) {
   // Each value depends on its position only, so threads split rows freely.
   constexpr int64_t kElementsPerThread = int64_t{1} << 22;
   const int64_t elements = rows_ * dim_;
-  const int64_t threads = std::clamp<int64_t>(elements / kElementsPerThread, 1,
-                                              std::max<int64_t>(1, std::thread::hardware_concurrency()));
+  const int64_t threads = std::clamp<int64_t>(
+      elements / kElementsPerThread, 1, std::max<int64_t>(1, std::thread::hardware_concurrency()));
   if (threads == 1) {
     fill(0, rows_);
     return;
@@ -254,28 +259,33 @@ void EmbeddingTable::fill_initial(uint64_t seed, uint64_t table) {
   }
 }
 
-void draw_batch(const InputDraw& draw, uint64_t shard, int64_t bags, double pooling_factor, int64_t rows_used,
-                bool weighted, BagBatch& batch) {
+void draw_batch(const InputDraw& draw, uint64_t shard, int64_t bags, double pooling_factor,
+                int64_t rows_used, bool weighted, BagBatch& batch) {
   batch.offsets.resize(static_cast<size_t>(bags) + 1);
   batch.offsets[0] = 0;
   for (int64_t b = 0; b < bags; ++b) {
     batch.offsets[static_cast<size_t>(b) + 1] =
-        batch.offsets[static_cast<size_t>(b)] + draw_shard_bag_length(draw, shard, b, pooling_factor);
+        batch.offsets[static_cast<size_t>(b)] +
+        draw_shard_bag_length(draw, shard, b, pooling_factor);
   }
   const int64_t n = batch.offsets.back();
   batch.ids.resize(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) batch.ids[static_cast<size_t>(j)] = draw_shard_id(draw, shard, j, rows_used);
+  for (int64_t j = 0; j < n; ++j)
+    batch.ids[static_cast<size_t>(j)] = draw_shard_id(draw, shard, j, rows_used);
   batch.weights.clear();
   if (weighted) {
     batch.weights.resize(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) batch.weights[static_cast<size_t>(j)] = draw_shard_weight(draw.seed, shard, j);
+    for (int64_t j = 0; j < n; ++j)
+      batch.weights[static_cast<size_t>(j)] = draw_shard_weight(draw.seed, shard, j);
   }
 }
 
-void draw_gradient(uint64_t seed, uint64_t shard, int64_t out_rows, int64_t dim, std::vector<float>& grad) {
+void draw_gradient(uint64_t seed, uint64_t shard, int64_t out_rows, int64_t dim,
+                   std::vector<float>& grad) {
   grad.resize(static_cast<size_t>(out_rows * dim));
   for (int64_t b = 0; b < out_rows; ++b) {
-    for (int64_t d = 0; d < dim; ++d) grad[static_cast<size_t>(b * dim + d)] = draw_shard_gradient(seed, shard, b, d, dim);
+    for (int64_t d = 0; d < dim; ++d)
+      grad[static_cast<size_t>(b * dim + d)] = draw_shard_gradient(seed, shard, b, d, dim);
   }
 }
 
@@ -304,7 +314,8 @@ void embedding_bag_forward(const EmbeddingTable& table, const BagBatch& batch, P
     for (int64_t j = first; j < last; ++j) {
       const auto ahead = static_cast<size_t>(j) + kPrefetchDistance;
       if (ahead < batch.ids.size()) prefetch_row(table, batch.ids[ahead]);
-      accumulate_row(table, batch.ids[static_cast<size_t>(j)], weighted ? batch.weights[static_cast<size_t>(j)] : 1.0f, o);
+      accumulate_row(table, batch.ids[static_cast<size_t>(j)],
+                     weighted ? batch.weights[static_cast<size_t>(j)] : 1.0f, o);
     }
     if (mode == PoolingMode::kMean && last > first) {
       const float len = static_cast<float>(last - first);
@@ -319,10 +330,13 @@ void embedding_bag_row_gradients(const BagBatch& batch, PoolingMode mode, int64_
   result.rows.clear();
   result.grads.clear();
   std::vector<float> grad;
-  for_each_row_gradient(batch, mode, dim, grad_out, result, grad, [&](int64_t row, std::span<const float> g) {
-    result.rows.push_back(row);
-    result.grads.insert(result.grads.end(), g.begin(), g.end());
-  }, [](int64_t) {});
+  for_each_row_gradient(
+      batch, mode, dim, grad_out, result, grad,
+      [&](int64_t row, std::span<const float> g) {
+        result.rows.push_back(row);
+        result.grads.insert(result.grads.end(), g.begin(), g.end());
+      },
+      [](int64_t) {});
 }
 
 void apply_row_update(EmbeddingTable& table, int64_t row, std::span<const float> grad,
@@ -331,9 +345,11 @@ void apply_row_update(EmbeddingTable& table, int64_t row, std::span<const float>
   const float lr = optimizer.learning_rate;
   if (optimizer.kind == OptimizerKind::kRowwiseAdagrad) {
     std::vector<float>& m = table.momentum();
-    if (static_cast<int64_t>(m.size()) != table.rows()) m.assign(static_cast<size_t>(table.rows()), 0.0f);
+    if (static_cast<int64_t>(m.size()) != table.rows())
+      m.assign(static_cast<size_t>(table.rows()), 0.0f);
     float sum = 0.0f;
-    for (int64_t d = 0; d < dim; ++d) sum = sum + grad[static_cast<size_t>(d)] * grad[static_cast<size_t>(d)];
+    for (int64_t d = 0; d < dim; ++d)
+      sum = sum + grad[static_cast<size_t>(d)] * grad[static_cast<size_t>(d)];
     float& state = m[static_cast<size_t>(row)];
     state = state + sum / static_cast<float>(dim);
     const float denom = std::sqrt(state) + kAdagradEpsilon;
@@ -341,7 +357,9 @@ void apply_row_update(EmbeddingTable& table, int64_t row, std::span<const float>
       float* e = table.fp32_data().data() + row * dim;
       for (int64_t d = 0; d < dim; ++d) e[d] = e[d] - (lr * grad[static_cast<size_t>(d)]) / denom;
     } else {
-      update_half_row(table, row, [&](float e, int64_t d) { return e - (lr * grad[static_cast<size_t>(d)]) / denom; });
+      update_half_row(table, row, [&](float e, int64_t d) {
+        return e - (lr * grad[static_cast<size_t>(d)]) / denom;
+      });
     }
     return;
   }
@@ -349,7 +367,8 @@ void apply_row_update(EmbeddingTable& table, int64_t row, std::span<const float>
     float* e = table.fp32_data().data() + row * dim;
     for (int64_t d = 0; d < dim; ++d) e[d] = e[d] - lr * grad[static_cast<size_t>(d)];
   } else {
-    update_half_row(table, row, [&](float e, int64_t d) { return e - lr * grad[static_cast<size_t>(d)]; });
+    update_half_row(table, row,
+                    [&](float e, int64_t d) { return e - lr * grad[static_cast<size_t>(d)]; });
   }
 }
 
@@ -363,12 +382,13 @@ int64_t embedding_bag_backward(EmbeddingTable& table, const BagBatch& batch, Poo
   }
   int64_t unique = 0;
   std::vector<float>& grad = scratch.grads;  // one row's gradient at a time
-  for_each_row_gradient(batch, mode, table.dim(), grad_out, scratch, grad,
-                        [&](int64_t row, std::span<const float> g) {
-                          apply_row_update(table, row, g, optimizer);
-                          ++unique;
-                        },
-                        [&](int64_t row) { prefetch_row(table, row); });
+  for_each_row_gradient(
+      batch, mode, table.dim(), grad_out, scratch, grad,
+      [&](int64_t row, std::span<const float> g) {
+        apply_row_update(table, row, g, optimizer);
+        ++unique;
+      },
+      [&](int64_t row) { prefetch_row(table, row); });
   return unique;
 }
 

@@ -11,14 +11,19 @@ std::string_view to_string(Precision p) { return p == Precision::kFp16 ? "fp16" 
 
 std::string_view to_string(PoolingMode m) {
   switch (m) {
-    case PoolingMode::kSum: return "sum";
-    case PoolingMode::kMean: return "mean";
-    case PoolingMode::kNone: return "none";
+    case PoolingMode::kSum:
+      return "sum";
+    case PoolingMode::kMean:
+      return "mean";
+    case PoolingMode::kNone:
+      return "none";
   }
   return "?";
 }
 
-std::string_view to_string(OptimizerKind o) { return o == OptimizerKind::kSgd ? "sgd" : "rowwise_adagrad"; }
+std::string_view to_string(OptimizerKind o) {
+  return o == OptimizerKind::kSgd ? "sgd" : "rowwise_adagrad";
+}
 
 int element_bytes(Precision p) { return p == Precision::kFp16 ? 2 : 4; }
 
@@ -27,7 +32,9 @@ TimingSummary summarize(std::vector<double> samples_ms) {
   std::sort(samples_ms.begin(), samples_ms.end());
   const size_t n = samples_ms.size();
   // Nearest rank: the smallest sample with at least q·n samples at or below it.
-  auto rank = [n](double q) { return std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(n)))) - 1; };
+  auto rank = [n](double q) {
+    return std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(n)))) - 1;
+  };
   TimingSummary s;
   s.samples = static_cast<int>(n);
   s.min_ms = samples_ms.front();

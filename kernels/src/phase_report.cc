@@ -3,19 +3,25 @@
 #include <algorithm>
 #include <set>
 
-#include "shardlab/kernels/backend_common.h"
+#include "backend_common.h"
 
 namespace shardlab::kernels {
 namespace {
 
 std::optional<double> estimate_of(const sim::RankWork& w, sim::Phase p) {
   switch (p) {
-    case sim::Phase::kFwdCompute: return w.fwd_ms;
-    case sim::Phase::kOutputDist: return w.output_dist_estimate_ms;
-    case sim::Phase::kBwdOutputDist: return w.bwd_output_dist_estimate_ms;
-    case sim::Phase::kBwdCompute: return w.bwd_ms;
-    case sim::Phase::kDpAllreduce: return w.dp_allreduce_estimate_ms;
-    default: return std::nullopt;
+    case sim::Phase::kFwdCompute:
+      return w.fwd_ms;
+    case sim::Phase::kOutputDist:
+      return w.output_dist_estimate_ms;
+    case sim::Phase::kBwdOutputDist:
+      return w.bwd_output_dist_estimate_ms;
+    case sim::Phase::kBwdCompute:
+      return w.bwd_ms;
+    case sim::Phase::kDpAllreduce:
+      return w.dp_allreduce_estimate_ms;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -33,7 +39,8 @@ TimingSummary measured_from_records(const ReplayResult& r, int rank, sim::Phase 
 
 }  // namespace
 
-std::vector<PhaseComparison> compare_phases(const ReplayResult& result, const std::vector<sim::RankWork>& estimates,
+std::vector<PhaseComparison> compare_phases(const ReplayResult& result,
+                                            const std::vector<sim::RankWork>& estimates,
                                             const sim::SimResult* simulated) {
   std::set<int> ranks;
   for (const Measurement& m : result.measurements) ranks.insert(m.rank);
@@ -51,7 +58,8 @@ std::vector<PhaseComparison> compare_phases(const ReplayResult& result, const st
           if (t.rank == rank && t.phase == p) c.measured = t.timing;
         }
       }
-      if (rank >= 0 && rank < static_cast<int>(estimates.size())) c.estimate_ms = estimate_of(estimates[rank], p);
+      if (rank >= 0 && rank < static_cast<int>(estimates.size()))
+        c.estimate_ms = estimate_of(estimates[rank], p);
       if (simulated != nullptr && simulated->iterations > 0) {
         for (const sim::RankResult& rr : simulated->ranks) {
           if (rr.rank != rank) continue;

@@ -32,7 +32,8 @@ struct ReplayWave {
 // (this process's GPUs, non-empty; under mpirun its one GPU first). Fails
 // (invalid input) when an mpirun launch started a number of processes other
 // than the number of ranks.
-Result<std::vector<ReplayWave>> place_waves(const std::vector<int>& ranks, const ProcessLaunch& launch,
+Result<std::vector<ReplayWave>> place_waves(const std::vector<int>& ranks,
+                                            const ProcessLaunch& launch,
                                             const std::vector<int>& devices);
 
 // The index in `wave` (ascending) of each of `members` (all in `wave`): the

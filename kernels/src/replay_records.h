@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "shardlab/kernels/backend_common.h"
+#include "backend_common.h"
 #include "shardlab/kernels/measurement.h"
 #include "shardlab/planner/status.h"
 
@@ -37,7 +37,7 @@ struct ReplayRecord {
   uint8_t forward = 0;     // kLookup: 1 forward, 0 backward with the optimizer
   uint8_t inter_host = 0;  // kCollective: the members span hosts
   uint8_t unused[6] = {};  // zero
-  double bytes = 0.0;      // kLookup: bytes per timed iteration; kCollective: bytes this member sent
+  double bytes = 0.0;  // kLookup: bytes per timed iteration; kCollective: bytes this member sent
   int64_t wrong_elements = 0;  // kLookup: elements the reference check found wrong
   // The timing summary, field by field (TimingSummary's own layout is not fixed).
   double median_ms = 0.0;
@@ -45,8 +45,10 @@ struct ReplayRecord {
   double min_ms = 0.0;
   int64_t samples = 0;
 };
-static_assert(std::is_trivially_copyable_v<ReplayRecord> && std::is_standard_layout_v<ReplayRecord>);
-static_assert(sizeof(ReplayRecord) == 72, "ReplayRecord has padding or a new field: update encode/decode users");
+static_assert(std::is_trivially_copyable_v<ReplayRecord> &&
+              std::is_standard_layout_v<ReplayRecord>);
+static_assert(sizeof(ReplayRecord) == 72,
+              "ReplayRecord has padding or a new field: update encode/decode users");
 static_assert(offsetof(ReplayRecord, rank) == 4 && offsetof(ReplayRecord, index) == 8 &&
               offsetof(ReplayRecord, members) == 12 && offsetof(ReplayRecord, forward) == 16 &&
               offsetof(ReplayRecord, bytes) == 24 && offsetof(ReplayRecord, wrong_elements) == 32 &&
@@ -74,6 +76,7 @@ Result<std::vector<ReplayRecord>> decode_records(std::span<const std::byte> byte
 // rank and phase. Lookups take the shard's fields from `workload`. Fails
 // (internal) on a record naming a rank, shard, collective or phase the
 // workload does not have.
-Status assemble_records(const ReplayWorkload& workload, std::span<const ReplayRecord> records, ReplayResult& result);
+Status assemble_records(const ReplayWorkload& workload, std::span<const ReplayRecord> records,
+                        ReplayResult& result);
 
 }  // namespace shardlab::kernels

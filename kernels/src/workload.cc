@@ -2,10 +2,11 @@
 // collectives. Lookup sizes come from the cost model's batch sums so a
 // measured shard is the shard TorchRec's formula rated (workload.h).
 
+#include "shardlab/kernels/workload.h"
+
 #include <cmath>
 #include <string>
 
-#include "shardlab/kernels/workload.h"
 #include "shardlab/planner/estimators.h"
 #include "shardlab/planner/topology.h"
 
@@ -14,11 +15,13 @@ namespace {
 
 using planner::ShardingType;
 
-Result<Precision> replay_precision(const planner::Scenario& scenario, const planner::ShardingOption& o) {
+Result<Precision> replay_precision(const planner::Scenario& scenario,
+                                   const planner::ShardingOption& o) {
   const planner::DataType t = scenario.tables[static_cast<size_t>(o.table)].data_type;
   if (t == planner::DataType::kFp32) return Precision::kFp32;
   if (t == planner::DataType::kFp16) return Precision::kFp16;
-  return Status::invalid_scenario("table '" + o.name + "': data_type " + std::string(planner::to_string(t)) +
+  return Status::invalid_argument("table '" + o.name + "': data_type " +
+                                  std::string(planner::to_string(t)) +
                                   " has no replay kernel (only fp32 and fp16 tables replay)");
 }
 
@@ -28,8 +31,8 @@ struct LookupCounts {
   double pooling = 0.0;
 };
 
-LookupCounts lookup_counts(const planner::ShardingOption& o, const planner::BatchSums& sums, int world_size,
-                           int local_world_size) {
+LookupCounts lookup_counts(const planner::ShardingOption& o, const planner::BatchSums& sums,
+                           int world_size, int local_world_size) {
   if (sums.pooled <= 0) return {};
   const double per_bag = sums.inputs / sums.pooled;
   const double w = world_size;
@@ -50,15 +53,18 @@ LookupCounts lookup_counts(const planner::ShardingOption& o, const planner::Batc
 
 }  // namespace
 
-Result<ReplayWorkload> build_workload(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                      const planner::PartitionedPlan& plan, const WorkloadOptions& options) {
+Result<ReplayWorkload> build_workload(const planner::Scenario& scenario,
+                                      const planner::SearchSpace& space,
+                                      const planner::PartitionedPlan& plan,
+                                      const WorkloadOptions& options) {
   const planner::Topology topology = planner::make_topology(scenario);
   const planner::EstimatorContext ctx = planner::estimator_context(scenario, topology);
   ReplayWorkload w;
   w.world_size = topology.world_size;
   w.local_world_size = topology.local_world_size;
-  w.optimizer = scenario.sharder.optimizer == planner::OptimizerKind::kRowwiseAdagrad ? OptimizerKind::kRowwiseAdagrad
-                                                                                       : OptimizerKind::kSgd;
+  w.optimizer = scenario.sharder.optimizer == planner::OptimizerKind::kRowwiseAdagrad
+                    ? OptimizerKind::kRowwiseAdagrad
+                    : OptimizerKind::kSgd;
   w.training = !scenario.planner.is_inference;
   w.ranks.resize(static_cast<size_t>(w.world_size));
   for (int r = 0; r < w.world_size; ++r) w.ranks[static_cast<size_t>(r)].rank = r;
@@ -68,14 +74,15 @@ Result<ReplayWorkload> build_workload(const planner::Scenario& scenario, const p
     const planner::ShardingOption& o = space.options[static_cast<size_t>(option_index)];
     Result<Precision> precision = replay_precision(scenario, o);
     if (!precision) return precision.status();
-    const LookupCounts counts = lookup_counts(o, planner::batch_sums(o), w.world_size, w.local_world_size);
+    const LookupCounts counts =
+        lookup_counts(o, planner::batch_sums(o), w.world_size, w.local_world_size);
     const double model_bytes = planner::fwd_compute_bytes(ctx, o);
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
       if (rank < 0 || rank >= w.world_size) {
-        return Status::invalid_scenario("plan: shard " + std::to_string(s) + " of table '" + o.name +
-                                        "' is placed on rank " + std::to_string(rank) + ", not on one of ranks 0.." +
-                                        std::to_string(w.world_size - 1));
+        return Status::invalid_argument(
+            "plan: shard " + std::to_string(s) + " of table '" + o.name + "' is placed on rank " +
+            std::to_string(rank) + ", not on one of ranks 0.." + std::to_string(w.world_size - 1));
       }
       const planner::Shard& shard = o.shards[static_cast<size_t>(s)];
       ShardWork work;

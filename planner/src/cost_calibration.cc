@@ -10,9 +10,12 @@ DimClass dim_class(int64_t dim) {
 
 std::string_view to_string(DimClass c) {
   switch (c) {
-    case DimClass::kNarrow: return "narrow";
-    case DimClass::kHalf: return "half";
-    case DimClass::kFull: return "full";
+    case DimClass::kNarrow:
+      return "narrow";
+    case DimClass::kHalf:
+      return "half";
+    case DimClass::kFull:
+      return "full";
   }
   return "narrow";
 }
@@ -42,10 +45,11 @@ bool CostCalibration::empty() const {
 
 // Without a parameter the term is TorchRec's expression plus an exact 0, so
 // the result keeps TorchRec's bits.
-double calibrated_fwd_compute(const CostCalibration& c, ComputeKernel kernel, int64_t dim, double fwd_bytes,
-                              double penalty, double torchrec_bw) {
+double calibrated_fwd_compute(const CostCalibration& c, ComputeKernel kernel, int64_t dim,
+                              double fwd_bytes, double penalty, double torchrec_bw) {
   const double overhead = c.overhead(kernel).value_or(0.0);
-  if (const std::optional<double>& bw = c.bandwidth(kernel, dim_class(dim))) return overhead + fwd_bytes / *bw;
+  if (const std::optional<double>& bw = c.bandwidth(kernel, dim_class(dim)))
+    return overhead + fwd_bytes / *bw;
   return overhead + fwd_bytes * penalty / torchrec_bw;
 }
 

@@ -22,15 +22,16 @@ double data_parallel_all_reduce(const Topology& t, const CommCalibration& comm, 
     return latency + 2.0 * (w - 1) / w * table / *comm.bandwidth_bytes_per_ms;
   }
   const double num_nodes = std::min(static_cast<double>(t.world_size) / t.local_world_size, 2.0);
-  double all_reduce = table * (2 * num_nodes - 1) / num_nodes / (t.inter_host_bw * t.local_world_size);
+  double all_reduce =
+      table * (2 * num_nodes - 1) / num_nodes / (t.inter_host_bw * t.local_world_size);
   if (t.world_size > 2 * t.local_world_size) all_reduce *= 2;
   return latency + all_reduce;
 }
 
 }  // namespace
 
-Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, double bw_dev,
-                     double fetches) {
+Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x,
+                     double bw_dev, double fetches) {
   const CostCalibration& cal = *ctx.calibration;
   const Topology& t = *ctx.topology;
   const int64_t d = shard_dim(o);
@@ -54,24 +55,29 @@ Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const
       break;
     case ShardingType::kRowWise:
       p.fwd_comms = calibrated_comm(comm, x.fwd_out, comm_bw);
-      p.bwd_comms = calibrated_comm(comm, x.bwd_out, comm_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+      p.bwd_comms =
+          calibrated_comm(comm, x.bwd_out, comm_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
       p.prefetch_compute =
           ((fetches / t.world_size) * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
       break;
     case ShardingType::kTableRowWise: {
       p.fwd_comms = calibrated_comm(cal.intra_host, x.fwd_out, t.intra_host_bw);
-      if (x.inter_host) p.fwd_comms = p.fwd_comms + calibrated_comm(cal.inter_host, x.fwd_inter, t.inter_host_bw);
-      const double inter =
-          x.inter_host && x.bwd_inter > 0 ? calibrated_comm(cal.inter_host, x.bwd_inter, t.inter_host_bw) : 0.0;
+      if (x.inter_host)
+        p.fwd_comms = p.fwd_comms + calibrated_comm(cal.inter_host, x.fwd_inter, t.inter_host_bw);
+      const double inter = x.inter_host && x.bwd_inter > 0
+                               ? calibrated_comm(cal.inter_host, x.bwd_inter, t.inter_host_bw)
+                               : 0.0;
       p.bwd_comms = (inter + calibrated_comm(cal.intra_host, x.bwd_out, t.intra_host_bw)) +
                     x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
       p.prefetch_compute =
-          ((fetches / t.local_world_size) * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
+          ((fetches / t.local_world_size) * static_cast<double>(d) * o.element_size) /
+          prefetch_bw(ctx);
       break;
     }
     case ShardingType::kDataParallel:
       p.fwd_comms = 0.0;
-      p.bwd_comms = data_parallel_all_reduce(t, comm, x.table) + x.table * kDpElementwiseKernelsPerfFactor / bw_dev;
+      p.bwd_comms = data_parallel_all_reduce(t, comm, x.table) +
+                    x.table * kDpElementwiseKernelsPerfFactor / bw_dev;
       break;
   }
   if (!has_backward(ctx, o.sharding_type)) {

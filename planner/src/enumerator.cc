@@ -1,13 +1,13 @@
 // Enumeration (docs/cost-model.md §2): modules, sharder capabilities, constraint
 // filtering and per-option attributes, in TorchRec's order.
-#include "shardlab/planner/enumerator.h"
+#include "enumerator.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 
+#include "shard_layout.h"
 #include "shardlab/planner/estimators.h"
-#include "shardlab/planner/shard_layout.h"
 
 namespace shardlab::planner {
 namespace {
@@ -20,12 +20,22 @@ using CK = ComputeKernel;
 int64_t quantized_row_bytes(DataType type, int64_t dim) {
   int64_t unpadded = 0;
   switch (type) {
-    case DataType::kFp32: unpadded = 4 * dim; break;
+    case DataType::kFp32:
+      unpadded = 4 * dim;
+      break;
     case DataType::kFp16:
-    case DataType::kBf16: unpadded = 2 * dim; break;
-    case DataType::kInt8: unpadded = dim + 4; break;
-    case DataType::kInt4: unpadded = dim / 2 + 4; break;
-    case DataType::kInt2: unpadded = dim / 4 + 4; break;
+    case DataType::kBf16:
+      unpadded = 2 * dim;
+      break;
+    case DataType::kInt8:
+      unpadded = dim + 4;
+      break;
+    case DataType::kInt4:
+      unpadded = dim / 2 + 4;
+      break;
+    case DataType::kInt2:
+      unpadded = dim / 4 + 4;
+      break;
   }
   return (unpadded + 15) / 16 * 16;
 }
@@ -36,7 +46,8 @@ ModuleInfo make_module(std::string path, bool weighted, bool pooled, bool quant)
   m.is_weighted = weighted;
   m.is_pooled = pooled;
   m.is_quant = quant;
-  const std::string pkg = quant ? "torchrec.quant.embedding_modules." : "torchrec.modules.embedding_modules.";
+  const std::string pkg =
+      quant ? "torchrec.quant.embedding_modules." : "torchrec.modules.embedding_modules.";
   const std::string cls = pooled ? "EmbeddingBagCollection" : "EmbeddingCollection";
   m.class_key = pkg + cls;
   m.sharder_name = (quant ? "Quant" : "") + cls + "Sharder";
@@ -53,7 +64,9 @@ void regroup_by_data_type(const Scenario& s, std::vector<int>* tables) {
     }
   }
   std::stable_sort(tables->begin(), tables->end(), [&](int a, int b) {
-    auto rank = [&](int t) { return std::find(order.begin(), order.end(), s.tables[t].data_type) - order.begin(); };
+    auto rank = [&](int t) {
+      return std::find(order.begin(), order.end(), s.tables[t].data_type) - order.begin();
+    };
     return rank(a) < rank(b);
   });
 }
@@ -74,10 +87,12 @@ OptionTemplate option_template(const Scenario& s, const ModuleInfo& m, int table
   const auto& c = s.constraints[table];
   o.input_lengths = (c && c->pooling_factors) ? *c->pooling_factors : std::vector<double>{1.0};
   const size_t n = o.input_lengths.size();
-  o.num_poolings = (c && c->num_poolings && !c->num_poolings->empty()) ? *c->num_poolings
-                                                                        : std::vector<double>(n, 1.0);
-  o.batch_sizes = (c && c->batch_sizes && !c->batch_sizes->empty()) ? *c->batch_sizes
-                                                                     : std::vector<int64_t>(n, s.batch_size);
+  o.num_poolings = (c && c->num_poolings && !c->num_poolings->empty())
+                       ? *c->num_poolings
+                       : std::vector<double>(n, 1.0);
+  o.batch_sizes = (c && c->batch_sizes && !c->batch_sizes->empty())
+                      ? *c->batch_sizes
+                      : std::vector<int64_t>(n, s.batch_size);
   // EBC-like modules report their own weighting; others read the constraint.
   o.is_weighted = m.is_pooled ? m.is_weighted : (c && c->is_weighted.value_or(false));
   if (c) {
@@ -100,11 +115,14 @@ OptionTemplate option_template(const Scenario& s, const ModuleInfo& m, int table
 PartitionBy partition_by(ShardingType t) {
   switch (t) {
     case ST::kTableWise:
-    case ST::kColumnWise: return PartitionBy::kDevice;
+    case ST::kColumnWise:
+      return PartitionBy::kDevice;
     case ST::kTableRowWise:
-    case ST::kTableColumnWise: return PartitionBy::kHost;
+    case ST::kTableColumnWise:
+      return PartitionBy::kHost;
     case ST::kRowWise:
-    case ST::kDataParallel: return PartitionBy::kUniform;
+    case ST::kDataParallel:
+      return PartitionBy::kUniform;
   }
   return PartitionBy::kUniform;
 }
@@ -154,20 +172,24 @@ std::vector<ModuleInfo> build_modules(const Scenario& s) {
 std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& m, ComputeDevice device,
                                                      const TorchRecBehaviour& behaviour) {
   static constexpr ShardingType kQuant[] = {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
-  static constexpr ShardingType kSequence[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
-  static constexpr ShardingType kCuda[] = {ST::kDataParallel,      ST::kTableWise, ST::kColumnWise,
-                                           ST::kTableColumnWise,   ST::kRowWise,   ST::kTableRowWise};
-  static constexpr ShardingType kCpu[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
+  static constexpr ShardingType kSequence[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise,
+                                               ST::kRowWise};
+  static constexpr ShardingType kCuda[] = {ST::kDataParallel,    ST::kTableWise, ST::kColumnWise,
+                                           ST::kTableColumnWise, ST::kRowWise,   ST::kTableRowWise};
+  static constexpr ShardingType kCpu[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise,
+                                          ST::kTableColumnWise};
   static constexpr ShardingType kMtia[] = {ST::kTableWise};
   // 2026-08 also lists GRID_SHARD, which the enumerator drops unless a
   // constraint names it (ShardLab does not model grid sharding).
-  static constexpr ShardingType kMtiaModelParallel[] = {ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise,
-                                                        ST::kRowWise, ST::kTableRowWise};
+  static constexpr ShardingType kMtiaModelParallel[] = {
+      ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise};
   if (m.is_quant) return kQuant;
   if (!m.is_pooled) return kSequence;
   switch (device) {
-    case ComputeDevice::kCuda: return kCuda;
-    case ComputeDevice::kCpu: return kCpu;
+    case ComputeDevice::kCuda:
+      return kCuda;
+    case ComputeDevice::kCpu:
+      return kCpu;
     case ComputeDevice::kMtia:
       if (behaviour.mtia_offers_model_parallel_types) return kMtiaModelParallel;
       return kMtia;
@@ -175,13 +197,15 @@ std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& m, Comput
   return {};
 }
 
-std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, ShardingType type, ComputeDevice device) {
+std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, ShardingType type,
+                                                       ComputeDevice device) {
   static constexpr ComputeKernel kQuantCuda[] = {CK::kQuant, CK::kQuantUvm, CK::kQuantUvmCaching};
   static constexpr ComputeKernel kQuant[] = {CK::kQuant};
   static constexpr ComputeKernel kDense[] = {CK::kDense};
   static constexpr ComputeKernel kFusedCuda[] = {CK::kFused, CK::kFusedUvm, CK::kFusedUvmCaching};
   static constexpr ComputeKernel kFused[] = {CK::kFused};
-  if (m.is_quant) return device == ComputeDevice::kCuda ? std::span<const ComputeKernel>(kQuantCuda) : kQuant;
+  if (m.is_quant)
+    return device == ComputeDevice::kCuda ? std::span<const ComputeKernel>(kQuantCuda) : kQuant;
   if (type == ST::kDataParallel) return kDense;
   if (device == ComputeDevice::kCuda) return kFusedCuda;
   return kFused;
@@ -195,14 +219,16 @@ namespace {
 // intersection, docs/cost-model.md §2.5).
 template <typename T>
 bool listed(const T& v, const std::optional<std::vector<T>>& wanted) {
-  return !wanted || wanted->empty() || std::find(wanted->begin(), wanted->end(), v) != wanted->end();
+  return !wanted || wanted->empty() ||
+         std::find(wanted->begin(), wanted->end(), v) != wanted->end();
 }
 
 // The (sharding type, kernel) pairs enumerate_options builds for table `t`
 // of module `m`, in its order: the sharder's lists filtered by the
 // constraint, dense dropped where fused is offered too.
 template <typename F>
-void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleInfo& m, int t, F&& f) {
+void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleInfo& m, int t,
+                          F&& f) {
   const auto& c = s.constraints[t];
   static const std::optional<std::vector<ShardingType>> kNoTypes;
   static const std::optional<std::vector<ComputeKernel>> kNoKernels;
@@ -210,7 +236,8 @@ void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleI
   const auto& wanted_kernels = c ? c->compute_kernels : kNoKernels;
   for (ShardingType type : sharder_sharding_types(m, topo.compute_device, s.behaviour())) {
     if (!listed(type, wanted_types)) continue;
-    const std::span<const ComputeKernel> kernels = sharder_compute_kernels(m, type, topo.compute_device);
+    const std::span<const ComputeKernel> kernels =
+        sharder_compute_kernels(m, type, topo.compute_device);
     bool fused = false;
     for (ComputeKernel k : kernels) fused = fused || (k == CK::kFused && listed(k, wanted_kernels));
     for (ComputeKernel kernel : kernels) {
@@ -224,17 +251,20 @@ void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleI
 int64_t tensor_cols(const TableSpec& table, bool quant) {
   if (!quant) return table.embedding_dim;
   const int64_t w = quantized_row_bytes(table.data_type, table.embedding_dim);
-  return table.data_type == DataType::kInt4 ? 2 * w : (table.data_type == DataType::kInt2 ? 4 * w : w);
+  return table.data_type == DataType::kInt4 ? 2 * w
+                                            : (table.data_type == DataType::kInt2 ? 4 * w : w);
 }
 
 }  // namespace
 
-EnumerationSize enumeration_size(const Scenario& s, const Topology& topo, const std::vector<ModuleInfo>& modules) {
+EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
+                                 const std::vector<ModuleInfo>& modules) {
   EnumerationSize size;
   for (const ModuleInfo& m : modules) {
     for (int t : m.tables) {
       const auto& c = s.constraints[t];
-      const int64_t inputs = (c && c->pooling_factors) ? static_cast<int64_t>(c->pooling_factors->size()) : 1;
+      const int64_t inputs =
+          (c && c->pooling_factors) ? static_cast<int64_t>(c->pooling_factors->size()) : 1;
       const int64_t cols = tensor_cols(s.tables[t], m.is_quant);
       const int64_t cw_shards = cols / column_wise_block(cols, c ? c->min_partition : std::nullopt);
       int64_t widest = 0;
@@ -242,11 +272,19 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo, const 
         int64_t shards = 1;
         switch (type) {
           case ST::kDataParallel:
-          case ST::kRowWise: shards = topo.world_size; break;
-          case ST::kTableRowWise: shards = topo.local_world_size; break;
+          case ST::kRowWise:
+            shards = topo.world_size;
+            break;
+          case ST::kTableRowWise:
+            shards = topo.local_world_size;
+            break;
           case ST::kColumnWise:
-          case ST::kTableColumnWise: shards = cw_shards; break;
-          case ST::kTableWise: shards = 1; break;
+          case ST::kTableColumnWise:
+            shards = cw_shards;
+            break;
+          case ST::kTableWise:
+            shards = 1;
+            break;
         }
         ++size.options;
         size.shards += shards;
@@ -262,7 +300,10 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo, const 
 OptionEstimator::OptionEstimator(const Scenario& scenario, const Topology& topology,
                                  const CostCalibration* calibration)
     : ctx_(estimator_context(scenario, topology)) {
-  ctx_.calibration = calibration;
+  // A GPU preset's default profile stands in when none is given.
+  ctx_.calibration = calibration != nullptr        ? calibration
+                     : scenario.preset_calibration ? &*scenario.preset_calibration
+                                                   : nullptr;
 }
 
 Status OptionEstimator::estimate(ShardingOption* option) const {
@@ -271,7 +312,8 @@ Status OptionEstimator::estimate(ShardingOption* option) const {
   return Status::ok();
 }
 
-Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, std::vector<ModuleInfo> modules,
+Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo,
+                                      std::vector<ModuleInfo> modules,
                                       const CostCalibration* calibration) {
   SearchSpace space;
   space.modules = std::move(modules);
@@ -319,7 +361,8 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
         o.cache_params = tmpl.cache_params;
         o.cache_load_factor = tmpl.cache_load_factor;
         o.prefetch_pipeline = tmpl.prefetch_pipeline;
-        o.shards = make_shards(type, rows, cols, topo.world_size, topo.local_world_size, tmpl.min_partition);
+        o.shards = make_shards(type, rows, cols, topo.world_size, topo.local_world_size,
+                               tmpl.min_partition);
         status = estimator.estimate(&o);
         if (!status) return;
         space.options.push_back(std::move(o));
@@ -328,11 +371,15 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
       if (space.options.size() == before) {
         return Status::planner(
             PlannerErrorType::kNoOptions,
-            "No available sharding type and compute kernel combination after applying user provided "
-            "constraints for " + table.name + ". Module: " + m.class_key + ", sharder: " + m.sharder_name +
+            "No available sharding type and compute kernel combination after applying user "
+            "provided "
+            "constraints for " +
+                table.name + ". Module: " + m.class_key + ", sharder: " + m.sharder_name +
                 ", compute device: " + std::string(to_string(topo.compute_device)) +
-                ". To debug, search above for warning logs about no available sharding types/compute "
-                "kernels for table: " + table.name);
+                ". To debug, search above for warning logs about no available sharding "
+                "types/compute "
+                "kernels for table: " +
+                table.name);
       }
     }
   }
@@ -341,7 +388,8 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo, s
   std::unordered_map<std::string, int> fqn_index;
   space.fqn_of_option.reserve(space.options.size());
   for (int i = 0; i < static_cast<int>(space.options.size()); ++i) {
-    auto [it, inserted] = fqn_index.emplace(space.options[i].fqn, static_cast<int>(space.fqns.size()));
+    auto [it, inserted] =
+        fqn_index.emplace(space.options[i].fqn, static_cast<int>(space.fqns.size()));
     if (inserted) {
       space.fqns.push_back(space.options[i].fqn);
       space.options_by_fqn.emplace_back();

@@ -10,7 +10,7 @@
 #include <functional>
 #include <utility>
 
-#include "shardlab/planner/shard_layout.h"
+#include "shard_layout.h"
 
 namespace shardlab::planner {
 namespace {
@@ -32,7 +32,9 @@ std::string rough(double v) {
   return std::string(buf, r.ptr);
 }
 
-std::string power_of_two(int64_t v) { return "2^" + std::to_string(std::countr_zero(static_cast<uint64_t>(v))); }
+std::string power_of_two(int64_t v) {
+  return "2^" + std::to_string(std::countr_zero(static_cast<uint64_t>(v)));
+}
 
 LimitViolation violation(Path path, std::string what, std::optional<double> got, bool integral,
                          std::string expected) {
@@ -48,9 +50,10 @@ LimitViolation violation(Path path, std::string what, std::optional<double> got,
 
 // The largest value in [lo, hi] for which `f` stays <= limit, as text for
 // "expected"; f is non-decreasing. Integer fields search integers.
-std::string largest_allowed(const std::function<double(double)>& f, double lo, double hi, double limit,
-                            bool integral) {
-  if (!(f(lo) <= limit)) return "no value of this field: the rest of the scenario alone is over the limit";
+std::string largest_allowed(const std::function<double(double)>& f, double lo, double hi,
+                            double limit, bool integral) {
+  if (!(f(lo) <= limit))
+    return "no value of this field: the rest of the scenario alone is over the limit";
   for (int i = 0; i < 200 && (integral ? hi - lo > 1 : hi - lo > 1e-12 * hi); ++i) {
     const double mid = integral ? std::floor(lo + (hi - lo) / 2) : lo + (hi - lo) / 2;
     (f(mid) <= limit ? lo : hi) = mid;
@@ -79,9 +82,12 @@ Path owned(PathView view) {
   return path;
 }
 
-std::optional<LimitViolation> check_range(PathView path, double v, Range r, bool integral, std::string_view noun) {
-  if (v >= r.min && v <= r.max && (v == 0 || std::fpclassify(v) != FP_SUBNORMAL)) return std::nullopt;
-  std::string expected = std::string(noun) + " in [" + number_text(r.min) + ", " + number_text(r.max) + "]";
+std::optional<LimitViolation> check_range(PathView path, double v, Range r, bool integral,
+                                          std::string_view noun) {
+  if (v >= r.min && v <= r.max && (v == 0 || std::fpclassify(v) != FP_SUBNORMAL))
+    return std::nullopt;
+  std::string expected =
+      std::string(noun) + " in [" + number_text(r.min) + ", " + number_text(r.max) + "]";
   return violation(owned(path), "out of range", v, integral, std::move(expected));
 }
 
@@ -101,11 +107,11 @@ struct Input {
 struct TableModel {
   double rows = 0;
   double dim = 0;
-  double row_bytes = 0;       // bytes of one row of weights (quantized: padded, with scale and bias)
-  double col_bytes = 0;       // output bytes per pooled id: columns x element size
-  double state_factor = 1;    // 1 + optimizer state per weight byte
-  double cache_factor = 0;    // UVM caching: HBM cache over the table bytes
-  double cw_shards = 1;       // column-wise shards (each carries its own input buffer)
+  double row_bytes = 0;     // bytes of one row of weights (quantized: padded, with scale and bias)
+  double col_bytes = 0;     // output bytes per pooled id: columns x element size
+  double state_factor = 1;  // 1 + optimizer state per weight byte
+  double cache_factor = 0;  // UVM caching: HBM cache over the table bytes
+  double cw_shards = 1;     // column-wise shards (each carries its own input buffer)
   double world_size = 1;
   std::vector<Input> inputs;
 };
@@ -135,11 +141,12 @@ class LimitFinder {
 
   std::optional<LimitViolation> run() {
     if (auto v = check_topology()) return v;
-    if (auto v = check_range({"batch_size"}, static_cast<double>(s_.batch_size), {1, kUnbounded}, true,
-                             "an integer")) {
+    if (auto v = check_range({"batch_size"}, static_cast<double>(s_.batch_size), {1, kUnbounded},
+                             true, "an integer")) {
       return v;
     }
-    if (auto v = check_range({"module", "dense_param_bytes"}, static_cast<double>(s_.module.dense_param_bytes),
+    if (auto v = check_range({"module", "dense_param_bytes"},
+                             static_cast<double>(s_.module.dense_param_bytes),
                              {0, static_cast<double>(kMaxReservationBytes)}, true, "bytes")) {
       return v;
     }
@@ -155,15 +162,18 @@ class LimitFinder {
   // The table's constraint, or null (scenarios built in code may leave
   // Scenario::constraints short).
   const ConstraintSpec* constraint(size_t table) const {
-    return table < s_.constraints.size() && s_.constraints[table] ? &*s_.constraints[table] : nullptr;
+    return table < s_.constraints.size() && s_.constraints[table] ? &*s_.constraints[table]
+                                                                  : nullptr;
   }
 
   std::optional<LimitViolation> check_topology() const {
     const TopologySpec& t = s_.topology;
     const Range ranks{1, kMaxWorldSize};
-    if (auto v = check_range({"topology", "world_size"}, t.world_size, ranks, true, "an integer")) return v;
+    if (auto v = check_range({"topology", "world_size"}, t.world_size, ranks, true, "an integer"))
+      return v;
     if (t.local_world_size) {
-      if (auto v = check_range({"topology", "local_world_size"}, *t.local_world_size, ranks, true, "an integer")) {
+      if (auto v = check_range({"topology", "local_world_size"}, *t.local_world_size, ranks, true,
+                               "an integer")) {
         return v;
       }
     }
@@ -172,7 +182,9 @@ class LimitFinder {
                                                                           {"ddr_cap", &t.ddr_cap}};
     for (const auto& [key, cap] : caps) {
       if (!*cap) continue;
-      if (auto v = check_range({"topology", key}, static_cast<double>(**cap), device, true, "bytes")) return v;
+      if (auto v =
+              check_range({"topology", key}, static_cast<double>(**cap), device, true, "bytes"))
+        return v;
     }
     const std::pair<const char*, double> bandwidths[] = {{"hbm_mem_bw", t.hbm_mem_bw},
                                                          {"ddr_mem_bw", t.ddr_mem_bw},
@@ -182,8 +194,8 @@ class LimitFinder {
     for (const auto& [key, bw] : bandwidths) {
       if (auto v = check_range({"topology", key}, bw, kBandwidth, false, "bytes/ms")) return v;
     }
-    if (auto v = check_range({"topology", "bwd_compute_multiplier"}, t.bwd_compute_multiplier, {0, kMaxFactor},
-                             false, "a number")) {
+    if (auto v = check_range({"topology", "bwd_compute_multiplier"}, t.bwd_compute_multiplier,
+                             {0, kMaxFactor}, false, "a number")) {
       return v;
     }
     return check_fabric();
@@ -191,42 +203,44 @@ class LimitFinder {
 
   std::optional<LimitViolation> check_fabric() const {
     const FabricSpec& f = s_.fabric;
-    if (auto v = check_range({"topology", "fabric", "nics_per_host"}, f.nics_per_host, {0, kMaxWorldSize}, true,
-                             "an integer")) {
+    if (auto v = check_range({"topology", "fabric", "nics_per_host"}, f.nics_per_host,
+                             {0, kMaxWorldSize}, true, "an integer")) {
       return v;
     }
     if (f.nic_bw) {
-      if (auto v = check_range({"topology", "fabric", "nic_bw"}, *f.nic_bw, kBandwidth, false, "bytes/ms")) return v;
+      if (auto v = check_range({"topology", "fabric", "nic_bw"}, *f.nic_bw, kBandwidth, false,
+                               "bytes/ms"))
+        return v;
     }
-    if (auto v = check_range({"topology", "fabric", "oversubscription"}, f.oversubscription, {1, kMaxFactor}, false,
-                             "a number")) {
+    if (auto v = check_range({"topology", "fabric", "oversubscription"}, f.oversubscription,
+                             {1, kMaxFactor}, false, "a number")) {
       return v;
     }
-    if (auto v = check_range({"topology", "fabric", "intra_host_latency_ms"}, f.intra_host_latency_ms, kTimeMs, false,
-                             "ms")) {
+    if (auto v = check_range({"topology", "fabric", "intra_host_latency_ms"},
+                             f.intra_host_latency_ms, kTimeMs, false, "ms")) {
       return v;
     }
-    if (auto v = check_range({"topology", "fabric", "inter_host_latency_ms"}, f.inter_host_latency_ms, kTimeMs, false,
-                             "ms")) {
+    if (auto v = check_range({"topology", "fabric", "inter_host_latency_ms"},
+                             f.inter_host_latency_ms, kTimeMs, false, "ms")) {
       return v;
     }
     for (size_t h = 0; h < f.hosts.size(); ++h) {
       const HostFabricSpec& host = f.hosts[h];
       if (host.intra_host_bw) {
-        if (auto v = check_range({"topology", "fabric", "hosts", h, "intra_host_bw"}, *host.intra_host_bw, kBandwidth,
-                                 false, "bytes/ms")) {
+        if (auto v = check_range({"topology", "fabric", "hosts", h, "intra_host_bw"},
+                                 *host.intra_host_bw, kBandwidth, false, "bytes/ms")) {
           return v;
         }
       }
       if (host.nic_bw) {
-        if (auto v = check_range({"topology", "fabric", "hosts", h, "nic_bw"}, *host.nic_bw, kBandwidth, false,
-                                 "bytes/ms")) {
+        if (auto v = check_range({"topology", "fabric", "hosts", h, "nic_bw"}, *host.nic_bw,
+                                 kBandwidth, false, "bytes/ms")) {
           return v;
         }
       }
       if (host.nics) {
-        if (auto v = check_range({"topology", "fabric", "hosts", h, "nics"}, *host.nics, {1, kMaxWorldSize}, true,
-                                 "an integer")) {
+        if (auto v = check_range({"topology", "fabric", "hosts", h, "nics"}, *host.nics,
+                                 {1, kMaxWorldSize}, true, "an integer")) {
           return v;
         }
       }
@@ -237,12 +251,13 @@ class LimitFinder {
   std::optional<LimitViolation> check_tables() const {
     for (size_t i = 0; i < s_.tables.size(); ++i) {
       const TableSpec& t = s_.tables[i];
-      if (auto v = check_range({"tables", i, "num_embeddings"}, static_cast<double>(t.num_embeddings),
-                               {1, static_cast<double>(kMaxRows)}, true, "an integer")) {
+      if (auto v =
+              check_range({"tables", i, "num_embeddings"}, static_cast<double>(t.num_embeddings),
+                          {1, static_cast<double>(kMaxRows)}, true, "an integer")) {
         return v;
       }
-      if (auto v = check_range({"tables", i, "embedding_dim"}, static_cast<double>(t.embedding_dim), {1, kUnbounded},
-                               true, "an integer")) {
+      if (auto v = check_range({"tables", i, "embedding_dim"}, static_cast<double>(t.embedding_dim),
+                               {1, kUnbounded}, true, "an integer")) {
         return v;
       }
     }
@@ -254,12 +269,13 @@ class LimitFinder {
   }
 
   template <typename T>
-  std::optional<LimitViolation> check_list(size_t table, const char* key, const std::vector<T>& values, Range range,
+  std::optional<LimitViolation> check_list(size_t table, const char* key,
+                                           const std::vector<T>& values, Range range,
                                            bool integral) const {
     const std::string_view name = s_.tables[table].name;
     for (size_t j = 0; j < values.size(); ++j) {
-      if (auto v = check_range({"constraints", name, key, j}, static_cast<double>(values[j]), range, integral,
-                               integral ? "an integer" : "a number")) {
+      if (auto v = check_range({"constraints", name, key, j}, static_cast<double>(values[j]), range,
+                               integral, integral ? "an integer" : "a number")) {
         return v;
       }
     }
@@ -272,13 +288,15 @@ class LimitFinder {
       const ConstraintSpec& c = *constraint(i);
       const std::string_view name = s_.tables[i].name;
       if (c.min_partition) {
-        if (auto v = check_range({"constraints", name, "min_partition"}, static_cast<double>(*c.min_partition),
-                                 {1, kUnbounded}, true, "an integer")) {
+        if (auto v = check_range({"constraints", name, "min_partition"},
+                                 static_cast<double>(*c.min_partition), {1, kUnbounded}, true,
+                                 "an integer")) {
           return v;
         }
       }
       if (c.pooling_factors) {
-        if (auto v = check_list(i, "pooling_factors", *c.pooling_factors, kNonNegative, false)) return v;
+        if (auto v = check_list(i, "pooling_factors", *c.pooling_factors, kNonNegative, false))
+          return v;
       }
       if (c.num_poolings) {
         if (auto v = check_list(i, "num_poolings", *c.num_poolings, kNonNegative, false)) return v;
@@ -288,14 +306,15 @@ class LimitFinder {
       }
       if (c.cache_params) {
         if (c.cache_params->load_factor) {
-          if (auto v = check_range({"constraints", name, "cache_params", "load_factor"}, *c.cache_params->load_factor,
-                                   kNonNegative, false, "a number")) {
+          if (auto v = check_range({"constraints", name, "cache_params", "load_factor"},
+                                   *c.cache_params->load_factor, kNonNegative, false, "a number")) {
             return v;
           }
         }
         if (c.cache_params->reserved_memory) {
-          if (auto v = check_range({"constraints", name, "cache_params", "reserved_memory"},
-                                   *c.cache_params->reserved_memory, kNonNegative, false, "a number")) {
+          if (auto v =
+                  check_range({"constraints", name, "cache_params", "reserved_memory"},
+                              *c.cache_params->reserved_memory, kNonNegative, false, "a number")) {
             return v;
           }
         }
@@ -306,22 +325,23 @@ class LimitFinder {
 
   std::optional<LimitViolation> check_sharder_and_planner() const {
     if (s_.sharder.cache_load_factor) {
-      if (auto v = check_range({"sharder", "fused_params", "cache_load_factor"}, *s_.sharder.cache_load_factor,
-                               kNonNegative, false, "a number")) {
+      if (auto v = check_range({"sharder", "fused_params", "cache_load_factor"},
+                               *s_.sharder.cache_load_factor, kNonNegative, false, "a number")) {
         return v;
       }
     }
     const PartitionerSpec& p = s_.planner.partitioner;
-    if (auto v = check_range({"planner", "partitioner", "tolerance"}, p.tolerance, kNonNegative, false, "a number")) {
+    if (auto v = check_range({"planner", "partitioner", "tolerance"}, p.tolerance, kNonNegative,
+                             false, "a number")) {
       return v;
     }
     const StorageReservationSpec& r = s_.planner.storage_reservation;
-    if (auto v = check_range({"planner", "storage_reservation", "percentage"}, r.percentage, {0, 1}, false,
-                             "a number")) {
+    if (auto v = check_range({"planner", "storage_reservation", "percentage"}, r.percentage, {0, 1},
+                             false, "a number")) {
       return v;
     }
-    if (auto v = check_range({"planner", "storage_reservation", "parameter_multiplier"}, r.parameter_multiplier,
-                             kNonNegative, false, "a number")) {
+    if (auto v = check_range({"planner", "storage_reservation", "parameter_multiplier"},
+                             r.parameter_multiplier, kNonNegative, false, "a number")) {
       return v;
     }
     if (r.dense_tensor_estimate) {
@@ -340,15 +360,16 @@ class LimitFinder {
     for (const auto& [key, values] : lists) {
       for (size_t j = 0; j < values->size(); ++j) {
         // One value for all ranks has no index in the file.
-        auto v = values->size() > 1 ? check_range({"workload", key, j}, (*values)[j], kTimeMs, false, "ms")
-                                    : check_range({"workload", key}, (*values)[j], kTimeMs, false, "ms");
+        auto v = values->size() > 1
+                     ? check_range({"workload", key, j}, (*values)[j], kTimeMs, false, "ms")
+                     : check_range({"workload", key}, (*values)[j], kTimeMs, false, "ms");
         if (v) return v;
       }
     }
     return std::nullopt;
   }
 
-  // The cache load factor a table's caching kernels use (planner-model.md
+  // The cache load factor a table's caching kernels use (docs/cost-model.md
   // §1.4): the constraint's, else the sharder's, 0 meaning the default.
   struct LoadFactor {
     enum class Given { kNo, kConstraint, kSharder };
@@ -371,7 +392,8 @@ class LimitFinder {
   }
   // REQUIRES: lf.given != kNo.
   Path load_factor_path(size_t table, const LoadFactor& lf) const {
-    if (lf.given == LoadFactor::Given::kSharder) return Path{"sharder", "fused_params", "cache_load_factor"};
+    if (lf.given == LoadFactor::Given::kSharder)
+      return Path{"sharder", "fused_params", "cache_load_factor"};
     return Path{"constraints", s_.tables[table].name, "cache_params", "load_factor"};
   }
 
@@ -388,18 +410,27 @@ class LimitFinder {
     const bool inference = s_.planner.is_inference;
     switch (inference ? OptimizerKind::kNone : s_.sharder.optimizer) {
       case OptimizerKind::kNone:
-      case OptimizerKind::kSgd: m.state_factor = 1; break;
-      case OptimizerKind::kAdam: m.state_factor = 3; break;
+      case OptimizerKind::kSgd:
+        m.state_factor = 1;
+        break;
+      case OptimizerKind::kAdam:
+        m.state_factor = 3;
+        break;
       case OptimizerKind::kRowwiseAdagrad:
       case OptimizerKind::kAdagrad:
-      case OptimizerKind::kOther: m.state_factor = 2; break;
+      case OptimizerKind::kOther:
+        m.state_factor = 2;
+        break;
     }
     m.cache_factor = caching_possible() ? load_factor(i).value : 0.0;
-    const std::vector<double> pf = (c && c->pooling_factors) ? *c->pooling_factors : std::vector<double>{1.0};
+    const std::vector<double> pf =
+        (c && c->pooling_factors) ? *c->pooling_factors : std::vector<double>{1.0};
     for (size_t j = 0; j < pf.size(); ++j) {
       Input in{pf[j], 1.0, static_cast<double>(s_.batch_size)};
-      if (c && c->num_poolings && j < c->num_poolings->size()) in.num_poolings = (*c->num_poolings)[j];
-      if (c && c->batch_sizes && j < c->batch_sizes->size()) in.batch_size = static_cast<double>((*c->batch_sizes)[j]);
+      if (c && c->num_poolings && j < c->num_poolings->size())
+        in.num_poolings = (*c->num_poolings)[j];
+      if (c && c->batch_sizes && j < c->batch_sizes->size())
+        in.batch_size = static_cast<double>((*c->batch_sizes)[j]);
       m.inputs.push_back(in);
     }
     // Column-wise options split the columns; each shard has its own input buffer.
@@ -422,10 +453,16 @@ class LimitFinder {
     double unpadded = 0;
     double cols_per_byte = 1;
     switch (t.data_type) {
-      case DataType::kFp32: unpadded = 4 * dim; break;
+      case DataType::kFp32:
+        unpadded = 4 * dim;
+        break;
       case DataType::kFp16:
-      case DataType::kBf16: unpadded = 2 * dim; break;
-      case DataType::kInt8: unpadded = dim + 4; break;
+      case DataType::kBf16:
+        unpadded = 2 * dim;
+        break;
+      case DataType::kInt8:
+        unpadded = dim + 4;
+        break;
       case DataType::kInt4:
         unpadded = std::floor(dim / 2) + 4;
         cols_per_byte = 2;
@@ -454,12 +491,16 @@ class LimitFinder {
   std::vector<Factor> weight_factors(size_t i, const TableModel& m) const {
     const TableSpec& t = s_.tables[i];
     std::vector<Factor> f;
-    f.push_back({{"tables", i, "num_embeddings"}, m.rows, true, [](TableModel& x, double v) { x.rows = v; }});
-    f.push_back({{"tables", i, "embedding_dim"}, m.dim, true,
-                 [this, &t](TableModel& x, double v) { set_dim(x, t, v); }});
+    f.push_back({{"tables", i, "num_embeddings"}, m.rows, true, [](TableModel& x, double v) {
+                   x.rows = v;
+                 }});
+    f.push_back({{"tables", i, "embedding_dim"}, m.dim, true, [this, &t](TableModel& x, double v) {
+                   set_dim(x, t, v);
+                 }});
     const LoadFactor lf = load_factor(i);
     if (caching_possible() && lf.given != LoadFactor::Given::kNo) {
-      f.push_back({load_factor_path(i, lf), lf.value, false, [](TableModel& x, double v) { x.cache_factor = v; }});
+      f.push_back({load_factor_path(i, lf), lf.value, false,
+                   [](TableModel& x, double v) { x.cache_factor = v; }});
     }
     return f;
   }
@@ -468,8 +509,9 @@ class LimitFinder {
     const ConstraintSpec* c = constraint(i);
     const TableSpec& t = s_.tables[i];
     std::vector<Factor> f;
-    f.push_back({{"tables", i, "embedding_dim"}, m.dim, true,
-                 [this, &t](TableModel& x, double v) { set_dim(x, t, v); }});
+    f.push_back({{"tables", i, "embedding_dim"}, m.dim, true, [this, &t](TableModel& x, double v) {
+                   set_dim(x, t, v);
+                 }});
     // The input with the most ids.
     size_t worst = 0;
     double most = -1;
@@ -522,47 +564,54 @@ class LimitFinder {
       const Footprint f = footprint(m);
       const std::string table = "table \"" + s_.tables[i].name + "\"";
       if (!(f.total() <= limit)) {
-        const std::vector<Factor> factors = f.weights >= f.buffers ? weight_factors(i, m) : buffer_factors(i, m);
+        const std::vector<Factor> factors =
+            f.weights >= f.buffers ? weight_factors(i, m) : buffer_factors(i, m);
         const Factor& blamed = largest(factors);
-        const std::string part = f.weights >= f.buffers ? "its weights with optimizer state and cache"
-                                                        : "the input and output buffers of a batch";
+        const std::string part = f.weights >= f.buffers
+                                     ? "its weights with optimizer state and cache"
+                                     : "the input and output buffers of a batch";
         const auto trial = [&](double v) {
           TableModel x = m;
           blamed.set(x, v);
           return footprint(x).total();
         };
-        return violation(blamed.path,
-                         "makes " + table + " need up to " + rough(f.total()) + " bytes on one rank (" + part +
-                             "), beyond the limit of " + power_of_two(kMaxRankBytes) + " bytes",
-                         blamed.value, blamed.integral,
-                         largest_allowed(trial, blamed.integral ? 1 : 0, blamed.value, limit, blamed.integral));
+        return violation(
+            blamed.path,
+            "makes " + table + " need up to " + rough(f.total()) + " bytes on one rank (" + part +
+                "), beyond the limit of " + power_of_two(kMaxRankBytes) + " bytes",
+            blamed.value, blamed.integral,
+            largest_allowed(trial, blamed.integral ? 1 : 0, blamed.value, limit, blamed.integral));
       }
       // Caching kernels run at (c * hbm + (1 - c) * ddr) / 10 (planner-model
       // §1.3): a load factor above 1 can drive that to zero or below.
       if (caching_possible()) {
         const LoadFactor lf = load_factor(i);
         const TopologySpec& t = s_.topology;
-        const auto caching_bw = [&](double c) { return (c * t.hbm_mem_bw + (1 - c) * t.ddr_mem_bw) / 10; };
+        const auto caching_bw = [&](double c) {
+          return (c * t.hbm_mem_bw + (1 - c) * t.ddr_mem_bw) / 10;
+        };
         if (lf.given != LoadFactor::Given::kNo && !(caching_bw(lf.value) >= kMinBandwidth / 10)) {
-          return violation(load_factor_path(i, lf),
-                           "gives " + table + "'s caching kernels a bandwidth of " + rough(caching_bw(lf.value)) +
-                               " bytes/ms ((load_factor * hbm_mem_bw + (1 - load_factor) * ddr_mem_bw) / 10)",
-                           lf.value, false, "a load factor that keeps that bandwidth >= 0.1 bytes/ms");
+          return violation(
+              load_factor_path(i, lf),
+              "gives " + table + "'s caching kernels a bandwidth of " +
+                  rough(caching_bw(lf.value)) +
+                  " bytes/ms ((load_factor * hbm_mem_bw + (1 - load_factor) * ddr_mem_bw) / 10)",
+              lf.value, false, "a load factor that keeps that bandwidth >= 0.1 bytes/ms");
         }
       }
       sum += f.total();
       if (!(sum <= limit)) {
         return violation({"tables", i},
                          "with " + table + " the tables need up to " + rough(sum) +
-                             " bytes on one rank together, beyond the limit of " + power_of_two(kMaxRankBytes) +
-                             " bytes",
+                             " bytes on one rank together, beyond the limit of " +
+                             power_of_two(kMaxRankBytes) + " bytes",
                          std::nullopt, false, "fewer or smaller tables");
       }
     }
     return std::nullopt;
   }
 
-  // The dense and KJT reservations (planner-model.md §6) stay within
+  // The dense and KJT reservations (docs/cost-model.md §6) stay within
   // kMaxReservationBytes; the fixed-percentage reservation computes neither.
   std::optional<LimitViolation> check_reservations() const {
     const StorageReservationSpec& r = s_.planner.storage_reservation;
@@ -602,10 +651,12 @@ class LimitFinder {
     if (!(kjt <= limit)) {
       const KjtInput* worst = &inputs.front();
       for (const KjtInput& in : inputs) {
-        if (in.pooling_factor * in.batch_size > worst->pooling_factor * worst->batch_size) worst = &in;
+        if (in.pooling_factor * in.batch_size > worst->pooling_factor * worst->batch_size)
+          worst = &in;
       }
       // Blame the larger of the worst input's two factors.
-      const bool pooling = worst->pooling_factor >= worst->batch_size && constraint(worst->table) != nullptr &&
+      const bool pooling = worst->pooling_factor >= worst->batch_size &&
+                           constraint(worst->table) != nullptr &&
                            constraint(worst->table)->pooling_factors.has_value();
       Path path{"batch_size"};
       const KjtInput* changed = nullptr;
@@ -616,11 +667,12 @@ class LimitFinder {
       }
       const double value = pooling ? worst->pooling_factor : worst->batch_size;
       const auto trial = [&](double v) { return kjt_bytes(changed, pooling, v); };
-      return violation(std::move(path),
-                       "makes the KJT storage reservation (" + number_text(per_id) + " bytes per id of a batch) " +
-                           rough(kjt) + " bytes, beyond the limit of " + power_of_two(kMaxReservationBytes) +
-                           " bytes",
-                       value, !pooling, largest_allowed(trial, pooling ? 0 : 1, value, limit, !pooling));
+      return violation(
+          std::move(path),
+          "makes the KJT storage reservation (" + number_text(per_id) +
+              " bytes per id of a batch) " + rough(kjt) + " bytes, beyond the limit of " +
+              power_of_two(kMaxReservationBytes) + " bytes",
+          value, !pooling, largest_allowed(trial, pooling ? 0 : 1, value, limit, !pooling));
     }
 
     // Dense: the root module's size minus the tables' modules' sizes, each
@@ -637,16 +689,21 @@ class LimitFinder {
     const double params = static_cast<double>(s_.module.dense_param_bytes);
     const bool quant = s_.planner.is_inference;
     const auto dense = [&](double mult) { return quant ? params : mult * params; };
-    const auto module_size = [&](double mult) { return quant ? params + weights : mult * (params + weights); };
+    const auto module_size = [&](double mult) {
+      return quant ? params + weights : mult * (params + weights);
+    };
     constexpr double kModuleSizeLimit = 0x1p100;
     if (!(dense(m) <= limit) || !(module_size(m) <= kModuleSizeLimit)) {
       const bool over_module = !(module_size(m) <= kModuleSizeLimit);
       const std::string what =
-          over_module ? "makes the module sizes of the dense storage reservation " + rough(module_size(m)) +
-                            " bytes, beyond the limit of 2^100 bytes"
-                      : "makes the dense storage reservation " + rough(dense(m)) + " bytes, beyond the limit of " +
-                            power_of_two(kMaxReservationBytes) + " bytes";
-      const auto trial = [&](double v) { return over_module ? module_size(v) / kModuleSizeLimit : dense(v) / limit; };
+          over_module
+              ? "makes the module sizes of the dense storage reservation " + rough(module_size(m)) +
+                    " bytes, beyond the limit of 2^100 bytes"
+              : "makes the dense storage reservation " + rough(dense(m)) +
+                    " bytes, beyond the limit of " + power_of_two(kMaxReservationBytes) + " bytes";
+      const auto trial = [&](double v) {
+        return over_module ? module_size(v) / kModuleSizeLimit : dense(v) / limit;
+      };
       return violation({"planner", "storage_reservation", "parameter_multiplier"}, what, m, false,
                        largest_allowed(trial, 0, m, 1.0, false));
     }
@@ -660,7 +717,8 @@ class LimitFinder {
 bool is_plain_key(const std::string& key) {
   if (key.empty()) return false;
   return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   });
 }
 
@@ -706,7 +764,7 @@ Status check_limits(const Scenario& scenario) {
   std::string msg = limit_path(*v) + ": " + v->what;
   if (v->has_got) msg += ": got " + got_text(*v);
   msg += ", expected " + v->expected;
-  return Status::invalid_scenario(std::move(msg));
+  return Status::invalid_argument(std::move(msg));
 }
 
 }  // namespace shardlab::planner

@@ -20,10 +20,13 @@ constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
 
 // "<number>[ ]<unit>" or plain bytes; nullopt when malformed.
 std::optional<int64_t> parse_budget(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   std::size_t digits = 0;
-  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
     ++digits;
   }
   if (digits == 0) return std::nullopt;
@@ -38,8 +41,8 @@ std::optional<int64_t> parse_budget(std::string_view text) {
   std::string_view unit = text.substr(digits);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"", 1},       {"B", 1},         {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},
-      {"TB", 1e12},  {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}};
+      {"", 1},      {"B", 1},        {"KB", 1e3},     {"MB", 1e6},     {"GB", 1e9},
+      {"TB", 1e12}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}};
   for (const auto& [name, scale] : kUnits) {
     if (unit != name) continue;
     const double bytes = value * scale;
@@ -62,7 +65,8 @@ Usage current_usage() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
   if (f == nullptr) return u;
   long long size = 0, resident = 0, shared = 0, text = 0, lib = 0, data = 0;
-  if (std::fscanf(f, "%lld %lld %lld %lld %lld %lld", &size, &resident, &shared, &text, &lib, &data) == 6) {
+  if (std::fscanf(f, "%lld %lld %lld %lld %lld %lld", &size, &resident, &shared, &text, &lib,
+                  &data) == 6) {
     const long page = ::sysconf(_SC_PAGE_SIZE);
     u = Usage{size * page, resident * page, data * page};
   }
@@ -95,7 +99,8 @@ int64_t cgroup_limit() {
     if (controllers.empty()) {
       limit = std::min(limit, read_limit_file("/sys/fs/cgroup" + path + "/memory.max"));
     } else if (controllers == "memory") {
-      limit = std::min(limit, read_limit_file("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes"));
+      limit = std::min(limit,
+                       read_limit_file("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes"));
     }
   }
   return limit;
@@ -111,7 +116,8 @@ int64_t physical_memory() {
 int64_t rlimit_bytes(int resource) {
   struct rlimit rl {};
   if (::getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return kNoLimit;
-  return rl.rlim_cur >= static_cast<rlim_t>(kNoLimit) ? kNoLimit : static_cast<int64_t>(rl.rlim_cur);
+  return rl.rlim_cur >= static_cast<rlim_t>(kNoLimit) ? kNoLimit
+                                                      : static_cast<int64_t>(rl.rlim_cur);
 }
 
 struct Limit {
@@ -132,13 +138,14 @@ Result<std::vector<Limit>> current_limits() {
     if (!bytes) {
       std::string shown(env);
       if (shown.size() > 60) shown = shown.substr(0, 60) + "...";
-      return Status::invalid_scenario(std::string(kMemoryBudgetVariable) + ": not a size: got \"" + shown +
-                                      "\", expected bytes or a size such as \"4 GiB\"");
+      return Status::invalid_argument(std::string(kMemoryBudgetVariable) + ": not a size: got \"" +
+                                      shown + "\", expected bytes or a size such as \"4 GiB\"");
     }
     limits.push_back({*bytes, &Usage::resident_bytes, kMemoryBudgetVariable});
   } else {
     limits.push_back({kPhysical, &Usage::resident_bytes, "physical memory"});
-    if (kCgroup < kPhysical) limits.back() = {kCgroup, &Usage::resident_bytes, "cgroup memory limit"};
+    if (kCgroup < kPhysical)
+      limits.back() = {kCgroup, &Usage::resident_bytes, "cgroup memory limit"};
   }
   if (const int64_t as = rlimit_bytes(RLIMIT_AS); as != kNoLimit) {
     limits.push_back({as, &Usage::virtual_bytes, "RLIMIT_AS"});
@@ -157,7 +164,8 @@ MemoryBudget tightest(const std::vector<Limit>& limits, const Usage& usage) {
     const int64_t left = std::max<int64_t>(0, l.bytes - usage.*l.counts);
     if (left < best.left) best = MemoryBudget{.bytes = l.bytes, .left = left, .source = l.source};
   }
-  if (best.left == kNoLimit) best = MemoryBudget{.bytes = kNoLimit, .left = kNoLimit, .source = "no limit known"};
+  if (best.left == kNoLimit)
+    best = MemoryBudget{.bytes = kNoLimit, .left = kNoLimit, .source = "no limit known"};
   return best;
 }
 
@@ -188,8 +196,9 @@ Status check_memory(std::string_view what, int64_t need_bytes, std::string_view 
   // Fast path: with only resident-size limits, the peak resident size (one
   // system call) bounds what the process holds now; reading /proc costs tens
   // of microseconds, a tenth of a small plan.
-  const bool resident_only = std::all_of(limits->begin(), limits->end(),
-                                         [](const Limit& l) { return l.counts == &Usage::resident_bytes; });
+  const bool resident_only = std::all_of(limits->begin(), limits->end(), [](const Limit& l) {
+    return l.counts == &Usage::resident_bytes;
+  });
   if (resident_only) {
     struct rusage ru {};
     if (::getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -200,12 +209,13 @@ Status check_memory(std::string_view what, int64_t need_bytes, std::string_view 
   }
   Result<MemoryBudget> budget = tightest(*limits, current_usage());
   if (need_bytes <= budget->left) return Status::ok();
-  std::string msg = std::string(what) + " needs about " + memory_text(need_bytes) + ", more than the " +
-                    memory_text(budget->left) + " left of the memory budget (" + memory_text(budget->bytes) + ", " +
+  std::string msg = std::string(what) + " needs about " + memory_text(need_bytes) +
+                    ", more than the " + memory_text(budget->left) +
+                    " left of the memory budget (" + memory_text(budget->bytes) + ", " +
                     budget->source + ")";
   if (!remedy.empty()) msg += "; " + std::string(remedy);
   msg += "; " + std::string(kMemoryBudgetVariable) + " sets the budget";
-  return Status::invalid_scenario(std::move(msg));
+  return Status::invalid_argument(std::move(msg));
 }
 
 }  // namespace shardlab::planner

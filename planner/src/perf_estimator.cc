@@ -39,8 +39,10 @@ double block_penalty(ShardingType type, int64_t d) {
   switch (type) {
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
-    case ShardingType::kTableColumnWise: break;
-    default: return 1.0;
+    case ShardingType::kTableColumnWise:
+      break;
+    default:
+      return 1.0;
   }
   if (d >= internal::kFullBlockEmbDim) return 1.0;
   if (d >= internal::kFullBlockEmbDim / 2) return internal::kHalfBlockPenalty;
@@ -133,8 +135,8 @@ ShardBytes data_parallel_bytes(const EstimatorContext& ctx, const ShardingOption
 }
 
 // TW, CW, TWCW (§4.3).
-Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
-                     double bw_dev, double fetches) {
+Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x,
+                     int64_t d, double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
   const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
   Perf p;
@@ -143,13 +145,14 @@ Perf table_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const
   if (!internal::has_backward(ctx, o.sharding_type)) return p;
   p.bwd_comms = x.bwd_out / comms_bw;
   p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
-  p.prefetch_compute = (fetches * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
+  p.prefetch_compute =
+      (fetches * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 
 // RW (§4.4). No block penalty, as in TorchRec.
-Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
-                   double bw_dev, double fetches) {
+Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x,
+                   int64_t d, double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
   const double w = t.world_size;
   const double comms_bw = t.world_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
@@ -160,14 +163,15 @@ Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const S
     p.bwd_comms = x.bwd_out / comms_bw + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
     p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
   }
-  p.prefetch_compute = ((fetches / w) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
+  p.prefetch_compute =
+      ((fetches / w) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 
 // TWRW (§4.5): reduce-scatter inside the host, all-to-all across hosts
 // (x.inter_host; which traffic crosses hosts depends on the version).
-Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, int64_t d,
-                         double bw_dev, double fetches) {
+Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x,
+                         int64_t d, double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
   const double lw = t.local_world_size;
   Perf p;
@@ -178,19 +182,23 @@ Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, c
     // (inter-host all-to-all + intra-host all-gather) + batched copy; the
     // first term is 0 without inter-host backward traffic.
     const double inter = x.inter_host ? x.bwd_inter / t.inter_host_bw : 0.0;
-    p.bwd_comms = (inter + x.bwd_out / t.intra_host_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+    p.bwd_comms =
+        (inter + x.bwd_out / t.intra_host_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
     p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
   }
-  p.prefetch_compute = ((fetches / lw) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
+  p.prefetch_compute =
+      ((fetches / lw) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 
 // DP (§4.6): every replica reads the whole table; backward all-reduces it.
-Perf data_parallel_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x, double bw_dev) {
+Perf data_parallel_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x,
+                        double bw_dev) {
   const Topology& t = *ctx.topology;
   // TorchRec divides world size by local world size as floats here.
   const double num_nodes = std::min(static_cast<double>(t.world_size) / t.local_world_size, 2.0);
-  double all_reduce = x.table * (2 * num_nodes - 1) / num_nodes / (t.inter_host_bw * t.local_world_size);
+  double all_reduce =
+      x.table * (2 * num_nodes - 1) / num_nodes / (t.inter_host_bw * t.local_world_size);
   if (t.world_size > 2 * t.local_world_size) all_reduce *= 2;
   const double optimizer_kernels = x.table * kDpElementwiseKernelsPerfFactor / bw_dev;
 
@@ -210,10 +218,14 @@ ShardBytes shard_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
   switch (o.sharding_type) {
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
-    case ShardingType::kTableColumnWise: return table_wise_bytes(ctx, o, d);
-    case ShardingType::kRowWise: return row_wise_bytes(ctx, o, d);
-    case ShardingType::kTableRowWise: return table_row_wise_bytes(ctx, o, d);
-    case ShardingType::kDataParallel: return data_parallel_bytes(ctx, o);
+    case ShardingType::kTableColumnWise:
+      return table_wise_bytes(ctx, o, d);
+    case ShardingType::kRowWise:
+      return row_wise_bytes(ctx, o, d);
+    case ShardingType::kTableRowWise:
+      return table_row_wise_bytes(ctx, o, d);
+    case ShardingType::kDataParallel:
+      return data_parallel_bytes(ctx, o);
   }
   return ShardBytes{};
 }
@@ -243,39 +255,48 @@ std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kerne
   // What UVM kernels read host memory at.
   const double host_bw = behaviour.uvm_over_hbm_to_ddr_link ? hbm_to_ddr_bw : ddr_bw;
   if (device == ComputeDevice::kCpu || device == ComputeDevice::kMtia) {
-    const double mem_bw = device == ComputeDevice::kMtia && behaviour.mtia_has_hbm ? hbm_bw : ddr_bw;
+    const double mem_bw =
+        device == ComputeDevice::kMtia && behaviour.mtia_has_hbm ? hbm_bw : ddr_bw;
     switch (kernel) {
-      case ComputeKernel::kDense: return 0.5 * mem_bw;
-      case ComputeKernel::kFused: return 1 * mem_bw;
-      case ComputeKernel::kQuant: return 1 * mem_bw;
-      default: return std::nullopt;
+      case ComputeKernel::kDense:
+        return 0.5 * mem_bw;
+      case ComputeKernel::kFused:
+        return 1 * mem_bw;
+      case ComputeKernel::kQuant:
+        return 1 * mem_bw;
+      default:
+        return std::nullopt;
     }
   }
   // The prefetch pipeline hides UVM latency, so TorchRec rates a prefetched
   // caching kernel at plain HBM speed (fused_uvm_caching only).
   if (prefetch_pipeline && kernel == ComputeKernel::kFusedUvmCaching) return 1 * hbm_bw;
   switch (kernel) {
-    case ComputeKernel::kDense: return 0.5 * hbm_bw;
+    case ComputeKernel::kDense:
+      return 0.5 * hbm_bw;
     case ComputeKernel::kFused:
-    case ComputeKernel::kQuant: return 1 * hbm_bw;
+    case ComputeKernel::kQuant:
+      return 1 * hbm_bw;
     case ComputeKernel::kFusedUvm:
-    case ComputeKernel::kQuantUvm: return host_bw / 10;
+    case ComputeKernel::kQuantUvm:
+      return host_bw / 10;
     case ComputeKernel::kFusedUvmCaching:
-    case ComputeKernel::kQuantUvmCaching: return (c * hbm_bw + (1 - c) * host_bw) / 10;
+    case ComputeKernel::kQuantUvmCaching:
+      return (c * hbm_bw + (1 - c) * host_bw) / 10;
   }
   return std::nullopt;
 }
 
 Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
   const Topology& t = *ctx.topology;
-  const auto bw = kernel_bandwidth(t.compute_device, option->compute_kernel, t.hbm_mem_bw, t.ddr_mem_bw,
-                                   option->cache_load_factor, option->prefetch_pipeline, t.hbm_to_ddr_mem_bw,
-                                   *ctx.behaviour);
+  const auto bw = kernel_bandwidth(t.compute_device, option->compute_kernel, t.hbm_mem_bw,
+                                   t.ddr_mem_bw, option->cache_load_factor,
+                                   option->prefetch_pipeline, t.hbm_to_ddr_mem_bw, *ctx.behaviour);
   if (!bw) {
     return Status::planner(PlannerErrorType::kOther,
                            "No kernel bandwidth exists for this combo of compute device: " +
-                               std::string(to_string(t.compute_device)) +
-                               ", compute kernel: " + std::string(to_string(option->compute_kernel)));
+                               std::string(to_string(t.compute_device)) + ", compute kernel: " +
+                               std::string(to_string(option->compute_kernel)));
   }
   // Expected cache fetches need cache statistics, which a scenario cannot carry.
   const double fetches = 0.0;
@@ -288,20 +309,28 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
     switch (option->sharding_type) {
       case ShardingType::kTableWise:
       case ShardingType::kColumnWise:
-      case ShardingType::kTableColumnWise: p = table_wise_perf(ctx, *option, x, d, *bw, fetches); break;
-      case ShardingType::kRowWise: p = row_wise_perf(ctx, *option, x, d, *bw, fetches); break;
-      case ShardingType::kTableRowWise: p = table_row_wise_perf(ctx, *option, x, d, *bw, fetches); break;
-      case ShardingType::kDataParallel: p = data_parallel_perf(ctx, *option, x, *bw); break;
+      case ShardingType::kTableColumnWise:
+        p = table_wise_perf(ctx, *option, x, d, *bw, fetches);
+        break;
+      case ShardingType::kRowWise:
+        p = row_wise_perf(ctx, *option, x, d, *bw, fetches);
+        break;
+      case ShardingType::kTableRowWise:
+        p = table_row_wise_perf(ctx, *option, x, d, *bw, fetches);
+        break;
+      case ShardingType::kDataParallel:
+        p = data_parallel_perf(ctx, *option, x, *bw);
+        break;
     }
   }
   // The scenario's limits keep TorchRec's terms finite; a calibration built
   // in code is not checked by any loader, so check what it produced.
   if (!std::isfinite(p.total())) {
-    return Status::invalid_scenario("table " + option->name + ": the " +
-                                    std::string(to_string(option->sharding_type)) + "/" +
-                                    std::string(to_string(option->compute_kernel)) +
-                                    " option's estimated time is not finite (" + std::to_string(p.total()) +
-                                    " ms): a bandwidth, time or multiplier is out of range");
+    return Status::invalid_argument(
+        "table " + option->name + ": the " + std::string(to_string(option->sharding_type)) + "/" +
+        std::string(to_string(option->compute_kernel)) +
+        " option's estimated time is not finite (" + std::to_string(p.total()) +
+        " ms): a bandwidth, time or multiplier is out of range");
   }
   option->shard_perf = p;
   double total = 0.0;

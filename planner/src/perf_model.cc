@@ -6,7 +6,9 @@ namespace shardlab::planner {
 
 double TorchRecPerfModel::rate(const SearchSpace&, const PartitionedPlan&, const Topology&,
                                const std::vector<double>& device_perf_total) {
-  return device_perf_total.empty() ? 0.0 : *std::max_element(device_perf_total.begin(), device_perf_total.end());
+  return device_perf_total.empty()
+             ? 0.0
+             : *std::max_element(device_perf_total.begin(), device_perf_total.end());
 }
 
 }  // namespace shardlab::planner

@@ -35,7 +35,8 @@ inline bool has_backward(const EstimatorContext& ctx, ShardingType type) {
 // 2024-02, the device-host link in 2026-08. Fetches need cache statistics a
 // scenario cannot express, so the term is 0 either way.
 inline double prefetch_bw(const EstimatorContext& ctx) {
-  return ctx.behaviour->uvm_over_hbm_to_ddr_link ? ctx.topology->hbm_to_ddr_mem_bw : ctx.topology->ddr_mem_bw;
+  return ctx.behaviour->uvm_over_hbm_to_ddr_link ? ctx.topology->hbm_to_ddr_mem_bw
+                                                 : ctx.topology->ddr_mem_bw;
 }
 
 // The column count the formulas use: the first shard's (all shards of an

@@ -48,7 +48,7 @@ Status check_plan_fits(const SearchSpace& space, const PartitionedPlan& plan,
         if (s > 0) list += ',';
         list += std::to_string(ranks[s]);
       }
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           "table " + opt.name + ": " + std::string(to_string(opt.sharding_type)) +
           " shards on ranks [" + list + "] break the placement rules of its sharding type");
     }
@@ -56,7 +56,7 @@ Status check_plan_fits(const SearchSpace& space, const PartitionedPlan& plan,
   const std::vector<Storage> used = shard_storage_per_rank(space, plan, topology.world_size);
   for (size_t r = 0; r < used.size() && r < capacity.size(); ++r) {
     if (!used[r].fits_in(capacity[r])) {
-      return Status::invalid_scenario(
+      return Status::invalid_argument(
           "rank " + std::to_string(r) + " needs hbm " + std::to_string(used[r].hbm) + " / ddr " +
           std::to_string(used[r].ddr) + " bytes but has hbm " + std::to_string(capacity[r].hbm) +
           " / ddr " + std::to_string(capacity[r].ddr) + " after the storage reservation");

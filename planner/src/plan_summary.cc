@@ -13,8 +13,8 @@ namespace {
 
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
-TableSummary summarize_table(const Scenario& scenario, const SearchSpace& space, const PartitionedPlan& plan,
-                             size_t i) {
+TableSummary summarize_table(const Scenario& scenario, const SearchSpace& space,
+                             const PartitionedPlan& plan, size_t i) {
   const ShardingOption& o = space.options[static_cast<size_t>(plan.proposal[i])];
   TableSummary t;
   t.table = o.table;
@@ -25,7 +25,8 @@ TableSummary summarize_table(const Scenario& scenario, const SearchSpace& space,
   t.compute_kernel = o.compute_kernel;
   for (int j = 0; j < o.num_shards(); ++j) t.perf += o.shard_perf;
   t.storage = o.total_storage;
-  t.cache_load_factor = o.cache_load_factor ? o.cache_load_factor : scenario.sharder.cache_load_factor;
+  t.cache_load_factor =
+      o.cache_load_factor ? o.cache_load_factor : scenario.sharder.cache_load_factor;
   for (double x : o.input_lengths) t.pooling_factor += x;
   if (o.num_poolings.size() == o.input_lengths.size()) {
     for (double x : o.num_poolings) t.num_poolings += x;
@@ -39,17 +40,21 @@ TableSummary summarize_table(const Scenario& scenario, const SearchSpace& space,
   }
   t.num_inputs = static_cast<int>(o.input_lengths.size());
   t.embedding_dim = o.tensor_cols;
-  if ((o.sharding_type == ShardingType::kColumnWise || o.sharding_type == ShardingType::kTableColumnWise) &&
+  if ((o.sharding_type == ShardingType::kColumnWise ||
+       o.sharding_type == ShardingType::kTableColumnWise) &&
       !o.shards.empty()) {
     t.column_shard_dim = o.shards.front().cols;
   }
   t.hash_size = o.tensor_rows;
-  t.ranks.assign(plan.ranks.begin() + plan.first_shard[i], plan.ranks.begin() + plan.first_shard[i + 1]);
+  t.ranks.assign(plan.ranks.begin() + plan.first_shard[i],
+                 plan.ranks.begin() + plan.first_shard[i + 1]);
   t.shards = o.shards;
   return t;
 }
 
-Storage non_negative(const Storage& s) { return Storage{std::max<int64_t>(0, s.hbm), std::max<int64_t>(0, s.ddr)}; }
+Storage non_negative(const Storage& s) {
+  return Storage{std::max<int64_t>(0, s.hbm), std::max<int64_t>(0, s.ddr)};
+}
 
 }  // namespace
 
@@ -57,7 +62,8 @@ Storage RankSummary::free() const { return non_negative(available - shards); }
 Storage RankSummary::margin() const { return non_negative(capacity - available - dense - kjt); }
 Storage RankSummary::overflow() const { return non_negative(shards - available); }
 
-PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result, const PartitionedPlan& plan) {
+PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result,
+                           const PartitionedPlan& plan) {
   const SearchSpace& space = *result.search_space;
   const Topology& topo = result.topology;
   const int w = std::max(1, topo.world_size);
@@ -76,7 +82,8 @@ PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result
     rs.rank = r;
     rs.dense = dense;
     rs.kjt = kjt;
-    if (r < static_cast<int>(topo.devices.size())) rs.capacity = topo.devices[static_cast<size_t>(r)].storage;
+    if (r < static_cast<int>(topo.devices.size()))
+      rs.capacity = topo.devices[static_cast<size_t>(r)].storage;
     if (result.reserved && r < static_cast<int>(result.reserved->devices.size())) {
       rs.available = result.reserved->devices[static_cast<size_t>(r)];
     }
@@ -91,7 +98,8 @@ PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result
       const Shard& shard = o.shards[static_cast<size_t>(j)];
       rs.shards += shard.storage;
       rs.perf += o.shard_perf;
-      const IoSizes io = shard_io_sizes(o, sums, shard, topo.world_size, topo.local_world_size, scenario.behaviour());
+      const IoSizes io = shard_io_sizes(o, sums, shard, topo.world_size, topo.local_world_size,
+                                        scenario.behaviour());
       rs.input_mb += static_cast<double>(io.input) / kBytesPerMb;
       rs.output_mb += static_cast<double>(io.output) / kBytesPerMb;
       ++rs.shards_by_type[static_cast<size_t>(o.sharding_type)];
@@ -119,7 +127,8 @@ PlanDiff diff_plans(const PlanSummary& a, const PlanSummary& b) {
       continue;
     }
     const TableSummary& u = *it->second;
-    if (t.sharding_type != u.sharding_type || t.compute_kernel != u.compute_kernel || t.ranks != u.ranks) {
+    if (t.sharding_type != u.sharding_type || t.compute_kernel != u.compute_kernel ||
+        t.ranks != u.ranks) {
       d.moved_tables.push_back(t.name);
     }
     in_b.erase(it);

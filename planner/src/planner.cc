@@ -9,15 +9,15 @@
 #include <new>
 #include <unordered_map>
 
+#include "enumerator.h"
+#include "partitioner.h"
 #include "planner_messages.h"
 #include "planning_memory.h"
 #include "proposal_tracker.h"
-#include "shardlab/planner/enumerator.h"
+#include "proposer.h"
+#include "py_format.h"
 #include "shardlab/planner/limits.h"
 #include "shardlab/planner/memory_budget.h"
-#include "shardlab/planner/partitioner.h"
-#include "shardlab/planner/proposer.h"
-#include "shardlab/planner/py_format.h"
 
 namespace shardlab::planner {
 namespace {
@@ -58,22 +58,26 @@ bool cannot_beat(double partitioner_max, int64_t num_shards, double best) {
 
 std::string gb(int64_t bytes) { return py_round(static_cast<double>(bytes) / (1 << 30), 3); }
 
-std::string failure_message(const Scenario& scenario, const Topology& topology, const ReservationResult& reserved,
-                            bool insufficient, int num_proposals, const Storage& lowest, const Status& last_error) {
+std::string failure_message(const Scenario& scenario, const Topology& topology,
+                            const ReservationResult& reserved, bool insufficient, int num_proposals,
+                            const Storage& lowest, const Status& last_error) {
   Storage global_available;
   for (const Storage& d : reserved.devices) global_available += d;
   int64_t global_hbm = 0;
   for (const Device& d : topology.devices) global_hbm += d.storage.hbm;
-  std::string m = insufficient ? "Unable to find a plan for this model because of insufficient storage. \n"
-                               : "Unable to find a plan for this model because of the strict constraints. \n";
+  std::string m =
+      insufficient ? "Unable to find a plan for this model because of insufficient storage. \n"
+                   : "Unable to find a plan for this model because of the strict constraints. \n";
   m += "Planner evaluated " + std::to_string(num_proposals) + " proposals.\nPossible solutions:\n";
   m += "  1) Increase the number of devices (" + std::to_string(topology.world_size) + ")\n";
   m += "  2) Reduce the model size (\n\t  Global storage: " + gb(global_hbm) + " GB, \n";
   m += "\t  Per rank hardware memory: " + storage_gb(topology.devices.front().storage) + ", \n";
   m += "\t  Storage reservation percentage: " + py_float_repr(reserved.percentage) + ", \n";
   if (reserved.kind == ReservationKind::kHeuristical) {
-    m += "\t  Per rank reservation for dense storage: " + storage_gb(reserved.dense.value_or(Storage{})) + ", \n";
-    m += "\t  Per rank reservation for kjt storage: " + storage_gb(reserved.kjt.value_or(Storage{})) + ", \n";
+    m += "\t  Per rank reservation for dense storage: " +
+         storage_gb(reserved.dense.value_or(Storage{})) + ", \n";
+    m += "\t  Per rank reservation for kjt storage: " +
+         storage_gb(reserved.kjt.value_or(Storage{})) + ", \n";
   }
   m += "\t  Global storage available for model parallel: " + storage_gb(global_available) + ", \n";
   m += "\t  Global storage requirement for model parallel: " + storage_gb(lowest) + ")\n";
@@ -103,7 +107,9 @@ void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_
       for (int j = 0; j < n; ++j) perf[ranks[j]] += shard_total;
     }
   }
-  *rating = device_perf_total->empty() ? 0.0 : *std::max_element(device_perf_total->begin(), device_perf_total->end());
+  *rating = device_perf_total->empty()
+                ? 0.0
+                : *std::max_element(device_perf_total->begin(), device_perf_total->end());
 }
 
 namespace {
@@ -113,7 +119,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   PlannerResult result;
   if (options.proposal_log != nullptr) options.proposal_log->clear();
   auto finish = [&]() -> PlannerResult {
-    result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(result);
   };
 
@@ -140,7 +147,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
     result.error = st;
     return finish();
   }
-  auto space = enumerate_options(scenario, result.topology, std::move(modules), options.calibration);
+  auto space =
+      enumerate_options(scenario, result.topology, std::move(modules), options.calibration);
   if (!space) {
     result.error = space.status();
     return finish();
@@ -170,7 +178,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   }
   const std::vector<Storage>& reserved_devices = result.reserved->devices;
 
-  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
+  std::unique_ptr<Partitioner> partitioner =
+      make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   partitioner->set_detailed_errors(false);  // the reported failure is re-run with details
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache;
   double best_rating = static_cast<double>(std::numeric_limits<int64_t>::max());
@@ -201,7 +210,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
     double rating = 0.0;
     rate_plan(ss, candidate, result.topology.world_size, &device_perf, &rating);
     // rate_plan's max is TorchRec's rating; another model re-rates the plan.
-    if (options.perf_model != nullptr) rating = options.perf_model->rate(ss, candidate, result.topology, device_perf);
+    if (options.perf_model != nullptr)
+      rating = options.perf_model->rate(ss, candidate, result.topology, device_perf);
     if (rating < best_rating) {  // strict: the first of equal ratings wins
       best_rating = rating;
       result.best = candidate;
@@ -210,7 +220,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
     return rating;
   };
 
-  for (size_t proposer_index = 0; proposer_index < scenario.planner.proposers.size(); ++proposer_index) {
+  for (size_t proposer_index = 0; proposer_index < scenario.planner.proposers.size();
+       ++proposer_index) {
     if (options.progress) report(static_cast<int>(proposer_index));
     Proposer* proposer = proposers[proposer_index].get();
     proposer->load(ss);
@@ -244,7 +255,9 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
       if (options.progress && result.num_proposals % PlannerOptions::kProgressEvery == 0) {
         report(static_cast<int>(proposer_index));
       }
-      if (Status st = partitioner->partition(ss, *proposal, reserved_topology, lazy ? nullptr : &candidate); st) {
+      if (Status st =
+              partitioner->partition(ss, *proposal, reserved_topology, lazy ? nullptr : &candidate);
+          st) {
         ++result.num_plans;
         std::optional<double> rating;
         const PartitionedPlan* plan = &candidate;
@@ -263,7 +276,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
         last_error = st;
         lowest_storage = std::min(lowest_storage, tracker.storage());
         cache.emplace(key, CachedOutcome{false, std::nullopt});
-        if (log != nullptr) log->append(static_cast<int>(proposer_index), *proposal, false, std::nullopt);
+        if (log != nullptr)
+          log->append(static_cast<int>(proposer_index), *proposal, false, std::nullopt);
         proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
         last_proposal = std::move(*proposal);  // read once, at the end: no copy
       }
@@ -290,8 +304,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   const bool insufficient = !lowest_storage.fits_in(global_available);
   result.error = Status::planner(
       insufficient ? PlannerErrorType::kInsufficientStorage : PlannerErrorType::kStrictConstraints,
-      failure_message(scenario, result.topology, *result.reserved, insufficient, result.num_proposals,
-                      lowest_storage, last_error));
+      failure_message(scenario, result.topology, *result.reserved, insufficient,
+                      result.num_proposals, lowest_storage, last_error));
   return finish();
 }
 
@@ -304,9 +318,11 @@ PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
     // The estimate keeps this rare (memory taken by others meanwhile); the
     // run's structures are freed by now, so the message can be built.
     PlannerResult failed;
-    failed.error = Status::invalid_scenario(
-        "planning ran out of memory (the memory budget is checked before enumerating, but the machine had less "
-        "to give); plan fewer tables or ranks, or set " + std::string(kMemoryBudgetVariable));
+    failed.error = Status::invalid_argument(
+        "planning ran out of memory (the memory budget is checked before enumerating, but the "
+        "machine had less "
+        "to give); plan fewer tables or ranks, or set " +
+        std::string(kMemoryBudgetVariable));
     return failed;
   }
 }

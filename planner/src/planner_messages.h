@@ -18,7 +18,7 @@ std::string perf_repr(const Perf& p);
 // "Shard(size=[r, c], offset=[r, c], storage=..., perf=..., rank=None)"
 std::string shard_repr(const ShardingOption& option, const Shard& shard);
 
-std::string reservation_failure_message(const ReservationResult& r, const Storage& per_rank_hardware,
-                                        int64_t batch_size);
+std::string reservation_failure_message(const ReservationResult& r,
+                                        const Storage& per_rank_hardware, int64_t batch_size);
 
 }  // namespace shardlab::planner

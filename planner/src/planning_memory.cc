@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "shard_layout.h"
 #include "shardlab/planner/proposal_log.h"
-#include "shardlab/planner/shard_layout.h"
 
 namespace shardlab::planner::internal {
 namespace {
@@ -45,10 +45,16 @@ int64_t proposal_bound(const Scenario& s, const EnumerationSize& size, int64_t f
   int64_t bound = 0;
   for (const ProposerSpec& p : s.planner.proposers) {
     switch (p.kind) {
-      case ProposerKind::kGreedy: bound = saturating_add(bound, size.options + 1); break;
+      case ProposerKind::kGreedy:
+        bound = saturating_add(bound, size.options + 1);
+        break;
       // One proposal per (sharding type, kernel) pair at most.
-      case ProposerKind::kUniform: bound = saturating_add(bound, 6 * 7); break;
-      case ProposerKind::kEmbeddingOffloadScaleup: bound = saturating_add(bound, kScaleupProposals); break;
+      case ProposerKind::kUniform:
+        bound = saturating_add(bound, 6 * 7);
+        break;
+      case ProposerKind::kEmbeddingOffloadScaleup:
+        bound = saturating_add(bound, kScaleupProposals);
+        break;
       case ProposerKind::kGridSearch: {
         // Runs only when the product of the options per table is at most
         // max_proposals; a table has at most options / fqns on average, so
@@ -64,20 +70,21 @@ int64_t proposal_bound(const Scenario& s, const EnumerationSize& size, int64_t f
 }  // namespace
 
 std::string PlanningMemory::describe() const {
-  return std::to_string(size.options) + " sharding options with " + std::to_string(size.shards) + " shards, up to " +
-         std::to_string(proposals) + " proposals";
+  return std::to_string(size.options) + " sharding options with " + std::to_string(size.shards) +
+         " shards, up to " + std::to_string(proposals) + " proposals";
 }
 
 PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology& topology,
-                                        const std::vector<ModuleInfo>& modules, const PlannerOptions& options) {
+                                        const std::vector<ModuleInfo>& modules,
+                                        const PlannerOptions& options) {
   PlanningMemory m;
   m.size = enumeration_size(scenario, topology, modules);
   int64_t fqns = 0;
   for (const ModuleInfo& module : modules) fqns += static_cast<int64_t>(module.tables.size());
   m.proposals = options.enumerate_only ? 0 : proposal_bound(scenario, m.size, fqns);
-  m.search_space_bytes =
-      saturating_add(saturating_add(saturating_mul(m.size.options, kOptionBytes), saturating_mul(m.size.shards, kShardBytes)),
-                     saturating_mul(m.size.inputs, kInputBytes));
+  m.search_space_bytes = saturating_add(saturating_add(saturating_mul(m.size.options, kOptionBytes),
+                                                       saturating_mul(m.size.shards, kShardBytes)),
+                                        saturating_mul(m.size.inputs, kInputBytes));
   m.proposal_bytes = saturating_mul(m.proposals, kCachedProposalBytes);
   if (options.proposal_log != nullptr) {
     // Each logged proposal keeps its record and, at worst, a difference
@@ -86,8 +93,9 @@ PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology
                            saturating_mul(fqns, int64_t{8});
     m.proposal_bytes = saturating_add(m.proposal_bytes, saturating_mul(m.proposals, record));
   }
-  m.output_bytes = options.enumerate_only ? saturating_mul(m.size.shards, kOptionsJsonShardBytes)
-                                          : saturating_mul(m.size.widest_shards, kPlanJsonShardBytes);
+  m.output_bytes = options.enumerate_only
+                       ? saturating_mul(m.size.shards, kOptionsJsonShardBytes)
+                       : saturating_mul(m.size.widest_shards, kPlanJsonShardBytes);
   return m;
 }
 

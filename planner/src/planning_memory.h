@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "shardlab/planner/enumerator.h"
+#include "enumerator.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner::internal {
@@ -34,6 +34,7 @@ struct PlanningMemory {
 };
 
 PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology& topology,
-                                        const std::vector<ModuleInfo>& modules, const PlannerOptions& options);
+                                        const std::vector<ModuleInfo>& modules,
+                                        const PlannerOptions& options);
 
 }  // namespace shardlab::planner::internal

@@ -4,10 +4,10 @@
 #include <cassert>
 #include <string>
 
+#include "partitioner.h"
 #include "proposal_diff.h"
 #include "saturating.h"
 #include "shardlab/planner/limits.h"
-#include "shardlab/planner/partitioner.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
@@ -35,7 +35,8 @@ void ProposalLog::clear() {
   last_.clear();
 }
 
-void ProposalLog::append(int proposer, const Proposal& proposal, bool partitioned, std::optional<double> rating) {
+void ProposalLog::append(int proposer, const Proposal& proposal, bool partitioned,
+                         std::optional<double> rating) {
   ProposalRecord r;
   r.index = static_cast<int>(records_.size());
   r.proposer = proposer;
@@ -59,7 +60,8 @@ void ProposalLog::append(int proposer, const Proposal& proposal, bool partitione
 
 Proposal ProposalLog::proposal(size_t i) const {
   const size_t checkpoint = i - i % kCheckpointEvery;
-  const auto first = checkpoints_.begin() + static_cast<std::ptrdiff_t>(checkpoint / kCheckpointEvery * width_);
+  const auto first =
+      checkpoints_.begin() + static_cast<std::ptrdiff_t>(checkpoint / kCheckpointEvery * width_);
   Proposal p(first, first + static_cast<std::ptrdiff_t>(width_));
   for (size_t k = delta_begin_[checkpoint + 1]; k < delta_begin_[i + 1]; ++k) {
     p[static_cast<size_t>(deltas_[k].first)] = deltas_[k].second;
@@ -85,7 +87,8 @@ int64_t ProposalPlacement::total_ddr_overflow() const {
   return sum;
 }
 
-std::vector<Storage> storage_overflow(const std::vector<Storage>& used, const std::vector<Storage>& capacity) {
+std::vector<Storage> storage_overflow(const std::vector<Storage>& used,
+                                      const std::vector<Storage>& capacity) {
   std::vector<Storage> over(used.size());
   for (size_t r = 0; r < used.size(); ++r) {
     const Storage cap = r < capacity.size() ? capacity[r] : Storage{};
@@ -95,13 +98,15 @@ std::vector<Storage> storage_overflow(const std::vector<Storage>& used, const st
   return over;
 }
 
-std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const PartitionedPlan& plan, int world_size) {
+std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const PartitionedPlan& plan,
+                                            int world_size) {
   std::vector<Storage> used(static_cast<size_t>(std::max(0, world_size)));
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
     for (int s = 0; s < opt.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
-      if (rank >= 0 && rank < world_size) used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
+      if (rank >= 0 && rank < world_size)
+        used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
     }
   }
   return used;
@@ -110,19 +115,21 @@ std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const Part
 Result<ProposalPlacement> place_proposal(const Scenario& scenario, const PlannerResult& result,
                                          const Proposal& proposal) {
   if (!result.search_space || !result.reserved) {
-    return Status::invalid_scenario("no search space to place a proposal in: planning stopped before enumeration");
+    return Status::invalid_argument(
+        "no search space to place a proposal in: planning stopped before enumeration");
   }
   const SearchSpace& space = *result.search_space;
   if (proposal.size() != space.fqns.size()) {
-    return Status::invalid_scenario("proposal has " + std::to_string(proposal.size()) + " options, expected one per " +
-                                    "table (" + std::to_string(space.fqns.size()) + ")");
+    return Status::invalid_argument("proposal has " + std::to_string(proposal.size()) +
+                                    " options, expected one per " + "table (" +
+                                    std::to_string(space.fqns.size()) + ")");
   }
   for (size_t f = 0; f < proposal.size(); ++f) {
     const int o = proposal[f];
     if (o < 0 || o >= static_cast<int>(space.options.size()) ||
         space.fqn_of_option[static_cast<size_t>(o)] != static_cast<int>(f)) {
-      return Status::invalid_scenario("proposal entry " + std::to_string(f) + " (option " + std::to_string(o) +
-                                      ") is not an option of " + space.fqns[f]);
+      return Status::invalid_argument("proposal entry " + std::to_string(f) + " (option " +
+                                      std::to_string(o) + ") is not an option of " + space.fqns[f]);
     }
   }
   Topology reserved_topology = result.topology;
@@ -130,7 +137,8 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
   for (size_t r = 0; r < reserved_topology.devices.size() && r < reserved.size(); ++r) {
     reserved_topology.devices[r].storage = reserved[r];
   }
-  std::unique_ptr<Partitioner> partitioner = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
+  std::unique_ptr<Partitioner> partitioner =
+      make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   ProposalPlacement out;
   const int world_size = result.topology.world_size;
   if (partitioner->partition(space, proposal, reserved_topology, &out.plan).is_ok()) {
@@ -140,8 +148,10 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
     // The relaxed placement: the same partitioner, unlimited devices.
     Topology unlimited = reserved_topology;
     for (Device& d : unlimited.devices) d.storage = Storage{kUnlimitedStorage, kUnlimitedStorage};
-    std::unique_ptr<Partitioner> relaxed = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
-    if (Status st = relaxed->partition(space, proposal, unlimited, &out.plan); !st.is_ok()) return st;
+    std::unique_ptr<Partitioner> relaxed =
+        make_partitioner(scenario.planner.partitioner, scenario.behaviour());
+    if (Status st = relaxed->partition(space, proposal, unlimited, &out.plan); !st.is_ok())
+      return st;
     const std::vector<Storage> used = shard_storage_per_rank(space, out.plan, world_size);
     out.overflow = storage_overflow(used, reserved);
     out.peak_hbm = peak_hbm(used);

@@ -1,4 +1,4 @@
-#include "shardlab/planner/py_format.h"
+#include "py_format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -29,7 +29,8 @@ std::string py_float_repr(double x) {
     out = digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);
     char exp_buf[16];
-    std::snprintf(exp_buf, sizeof(exp_buf), "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    std::snprintf(exp_buf, sizeof(exp_buf), "e%c%02d", exponent < 0 ? '-' : '+',
+                  std::abs(exponent));
     out += exp_buf;
   } else if (exponent < 0) {
     out = "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;

@@ -1,4 +1,4 @@
-#include "shardlab/planner/shard_layout.h"
+#include "shard_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,8 @@ namespace shardlab::planner {
 std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n) {
   // TorchRec computes the block as ceil of a double division; exact for the
   // row counts a scenario can hold (< 2^53).
-  const auto block = static_cast<int64_t>(std::ceil(static_cast<double>(rows) / static_cast<double>(n)));
+  const auto block =
+      static_cast<int64_t>(std::ceil(static_cast<double>(rows) / static_cast<double>(n)));
   const int64_t full = rows / block;
   const int64_t last = rows - block * full;
   std::vector<Shard> shards(static_cast<size_t>(n));
@@ -30,11 +31,13 @@ int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition) {
   // is for the smallest divisor of cols / 4 that is at least ceil(lower / 4).
   if (lower >= cols || cols % 4 != 0) return cols;
   const uint64_t quarter = static_cast<uint64_t>(cols) / 4;
-  const uint64_t at_least = std::max<uint64_t>(1, static_cast<uint64_t>(lower / 4 + (lower % 4 != 0 ? 1 : 0)));
+  const uint64_t at_least =
+      std::max<uint64_t>(1, static_cast<uint64_t>(lower / 4 + (lower % 4 != 0 ? 1 : 0)));
   return 4 * static_cast<int64_t>(internal::smallest_divisor_at_least(quarter, at_least));
 }
 
-std::vector<Shard> column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition) {
+std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
+                                     std::optional<int64_t> min_partition) {
   const int64_t block = column_wise_block(cols, min_partition);
   std::vector<Shard> shards;
   shards.reserve(static_cast<size_t>(cols / block));

@@ -4,12 +4,14 @@
 
 namespace shardlab::planner {
 
-void init_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan) {
+void init_partitioned_plan(const SearchSpace& space, const Proposal& proposal,
+                           PartitionedPlan* plan) {
   layout_partitioned_plan(space, proposal, plan);
   std::fill(plan->ranks.begin(), plan->ranks.end(), -1);
 }
 
-void layout_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan) {
+void layout_partitioned_plan(const SearchSpace& space, const Proposal& proposal,
+                             PartitionedPlan* plan) {
   plan->proposal = proposal;
   plan->first_shard.resize(proposal.size() + 1);
   int total = 0;

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "py_format.h"
 #include "shardlab/planner/estimators.h"
-#include "shardlab/planner/py_format.h"
 #include "stats_format.h"
 #include "stats_printer.h"
 
@@ -40,7 +40,8 @@ constexpr double kBytesPerMb = 1024.0 * 1024.0;
 // One shard's perf with TorchRec's int literals marked: DP's forward comms,
 // and in 2024-02 the TW/CW/TWCW backward terms of inference (2026-08's
 // inference evaluators return 0.0).
-RankPerf shard_rank_perf(const ShardingOption& o, bool is_inference, const TorchRecBehaviour& behaviour) {
+RankPerf shard_rank_perf(const ShardingOption& o, bool is_inference,
+                         const TorchRecBehaviour& behaviour) {
   const Perf& p = o.shard_perf;
   RankPerf r;
   r.fwd_compute = {p.fwd_compute, false};
@@ -88,7 +89,8 @@ std::vector<int> imbalance_tables(const SearchSpace& space, const PartitionedPla
   std::vector<int> picked;  // indices into plan.proposal
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& o = space.options[plan.proposal[i]];
-    if (o.sharding_type == ShardingType::kDataParallel || o.sharding_type == ShardingType::kRowWise) {
+    if (o.sharding_type == ShardingType::kDataParallel ||
+        o.sharding_type == ShardingType::kRowWise) {
       continue;
     }
     std::set<int> ranks(plan.ranks.begin() + plan.first_shard[i],
@@ -145,7 +147,8 @@ std::string max_text(const std::vector<PyNum>& values, const std::string& unit) 
          join(collapse_ranks(at), ",");
 }
 
-StatsPrinter::StatsPrinter(const Scenario& scenario, const PlannerResult& result, const StatsOptions& options)
+StatsPrinter::StatsPrinter(const Scenario& scenario, const PlannerResult& result,
+                           const StatsOptions& options)
     : scenario_(scenario), result_(result), options_(options), behaviour_(scenario.behaviour()) {}
 
 void StatsPrinter::compute_rank_numbers() {
@@ -178,7 +181,8 @@ void StatsPrinter::compute_rank_numbers() {
     used_types.insert(abbr);
     for (int j = 0; j < o.num_shards(); ++j) {
       const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
-      const IoSizes io = shard_io_sizes(o, o.shards[j], topo.world_size, topo.local_world_size, behaviour_);
+      const IoSizes io =
+          shard_io_sizes(o, o.shards[j], topo.world_size, topo.local_world_size, behaviour_);
       ++shard_counts_[r][abbr];
       input_mb_[r] += mb(io.input);
       output_mb_[r] += mb(io.output);
@@ -203,18 +207,21 @@ std::vector<std::string> StatsPrinter::rank_table() const {
   // GB with 1 decimal in 2024-02, 3 in 2026-08.
   const int gb_decimals = is_2026() ? 3 : 1;
   for (int r = 0; r < world_size_; ++r) {
-    const Storage cap = r < static_cast<int>(topo.devices.size()) ? topo.devices[r].storage : Storage{};
+    const Storage cap =
+        r < static_cast<int>(topo.devices.size()) ? topo.devices[r].storage : Storage{};
     const double hbm_den = (1.0 - reserved_pct_) * static_cast<double>(cap.hbm);
     // The ratio is shown for cuda and mtia devices (MTIA has no HBM in
     // 2024-02, so its denominator is 0 there).
     const bool device_hbm =
         topo.compute_device == ComputeDevice::kCuda || topo.compute_device == ComputeDevice::kMtia;
-    const double hbm_ratio = device_hbm && hbm_den != 0 ? static_cast<double>(used_hbm_[r]) / hbm_den : 0.0;
+    const double hbm_ratio =
+        device_hbm && hbm_den != 0 ? static_cast<double>(used_hbm_[r]) / hbm_den : 0.0;
     const double ddr_ratio =
         cap.ddr > 0 ? static_cast<double>(used_ddr_[r]) / static_cast<double>(cap.ddr) : 0.0;
     const RankPerf& p = perf_[r];
     std::vector<std::string> shards;
-    for (const auto& [abbr, count] : shard_counts_[r]) shards.push_back(abbr + ": " + int_str(count));
+    for (const auto& [abbr, count] : shard_counts_[r])
+      shards.push_back(abbr + ": " + int_str(count));
     rows.push_back({
         int_str(r),
         py_round(gb(used_hbm_[r]), gb_decimals) + " (" + pct0(hbm_ratio) + ")",
@@ -241,26 +248,28 @@ std::vector<std::string> StatsPrinter::param_table() const {
     return &*c->batch_sizes;
   };
   bool with_batch_sizes = false;
-  for (int idx : plan.proposal) with_batch_sizes = with_batch_sizes || batch_sizes_of(space.options[idx]);
+  for (int idx : plan.proposal)
+    with_batch_sizes = with_batch_sizes || batch_sizes_of(space.options[idx]);
 
   std::vector<std::vector<std::string>> rows;
   if (v2026) {
     rows = {
-        {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR, SSD)", "Cache Load Factor",
-         "Sum Pooling Factor", "Sum Num Poolings", "Num Indices", "Output", "Weighted", "Sharder", "Features",
-         "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
+        {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR, SSD)",
+         "Cache Load Factor", "Sum Pooling Factor", "Sum Num Poolings", "Num Indices", "Output",
+         "Weighted", "Sharder", "Features", "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
         {"-----", "----------", "----------------", "-----------", "-------------------------",
-         "-------------------", "--------------------", "------------------", "-------------", "--------",
-         "----------", "---------", "----------", "------------------", "-----------", "-------"},
+         "-------------------", "--------------------", "------------------", "-------------",
+         "--------", "----------", "---------", "----------", "------------------", "-----------",
+         "-------"},
     };
   } else {
     rows = {
-        {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)", "Cache Load Factor",
-         "Pooling Factor", "Num Poolings", "Output", "Weighing", "Sharder", "Features", "Emb Dim (CW Dim)",
-         "Hash Size", "Ranks"},
+        {"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)",
+         "Cache Load Factor", "Pooling Factor", "Num Poolings", "Output", "Weighing", "Sharder",
+         "Features", "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
         {"-----", "----------", "----------------", "-----------", "--------------------",
-         "-------------------", "----------------", "--------------", "--------", "----------", "---------",
-         "----------", "------------------", "-----------", "-------"},
+         "-------------------", "----------------", "--------------", "--------", "----------",
+         "---------", "----------", "------------------", "-----------", "-------"},
     };
   }
   if (with_batch_sizes) {
@@ -288,7 +297,8 @@ std::vector<std::string> StatsPrinter::param_table() const {
     }
 
     std::vector<double> num_poolings = o.num_poolings;
-    if (num_poolings.size() != o.input_lengths.size()) num_poolings.assign(o.input_lengths.size(), 1.0);
+    if (num_poolings.size() != o.input_lengths.size())
+      num_poolings.assign(o.input_lengths.size(), 1.0);
 
     const bool column_wise = o.sharding_type == ShardingType::kColumnWise ||
                              o.sharding_type == ShardingType::kTableColumnWise;
@@ -312,8 +322,8 @@ std::vector<std::string> StatsPrinter::param_table() const {
       sharder = v2026 ? m.class_key.substr(m.class_key.rfind('.') + 1) + "Sharder" : m.sharder_name;
     }
 
-    const std::string perf = format_perf(sum.total(), sum.fwd_compute, sum.fwd_comms, sum.bwd_compute,
-                                         sum.bwd_comms, sum.prefetch_compute);
+    const std::string perf = format_perf(sum.total(), sum.fwd_compute, sum.fwd_comms,
+                                         sum.bwd_compute, sum.bwd_comms, sum.prefetch_compute);
     std::string storage = "(" + py_round(gb(o.total_storage.hbm), 3) + " GB, " +
                           py_round(gb(o.total_storage.ddr), 3) + " GB";
     storage += v2026 ? ", 0.0 GB)" : ")";  // SSD: no key-value tier is modelled
@@ -329,7 +339,8 @@ std::vector<std::string> StatsPrinter::param_table() const {
     if (v2026) {
       row.push_back(py_sum3(num_poolings));
       std::vector<double> indices;
-      for (size_t k = 0; k < o.input_lengths.size(); ++k) indices.push_back(o.input_lengths[k] * num_poolings[k]);
+      for (size_t k = 0; k < o.input_lengths.size(); ++k)
+        indices.push_back(o.input_lengths[k] * num_poolings[k]);
       row.push_back(py_sum3(indices));
     } else {
       row.push_back(py_sum3(num_poolings));
@@ -354,7 +365,8 @@ std::vector<std::string> StatsPrinter::param_table() const {
 
 void StatsPrinter::emit_kernel_counts_2024() {
   std::map<std::string, int> kernels;  // sorted by kernel name
-  for (int idx : plan_->proposal) ++kernels[std::string(to_string(space_->options[idx].compute_kernel))];
+  for (int idx : plan_->proposal)
+    ++kernels[std::string(to_string(space_->options[idx].compute_kernel))];
   blank();
   left("Compute Kernels:");
   for (const auto& [kernel, count] : kernels) indented(kernel + ": " + int_str(count));
@@ -366,7 +378,8 @@ double RankColumns::sum_of_maxima() const {
     for (const PyNum& x : v) m = std::max(m, x.value);
     return m;
   };
-  return (((max_of(fwd_compute) + max_of(fwd_comms)) + max_of(bwd_compute)) + max_of(bwd_comms)) + max_of(prefetch);
+  return (((max_of(fwd_compute) + max_of(fwd_comms)) + max_of(bwd_compute)) + max_of(bwd_comms)) +
+         max_of(prefetch);
 }
 
 RankColumns StatsPrinter::rank_columns() const {
@@ -406,10 +419,12 @@ void StatsPrinter::emit_debug_plan_section_2024() {
 void StatsPrinter::emit_reservation_section_2024() {
   const Topology& topo = result_.topology;
   const Storage cap0 = topo.devices.empty() ? Storage{} : topo.devices[0].storage;
-  const auto usable_hbm = static_cast<int64_t>((1.0 - reserved_pct_) * static_cast<double>(cap0.hbm));
+  const auto usable_hbm =
+      static_cast<int64_t>((1.0 - reserved_pct_) * static_cast<double>(cap0.hbm));
   blank();
   left("Usable Memory:");
-  indented("HBM: " + py_round(gb(usable_hbm), 3) + " GB, DDR: " + py_round(gb(cap0.ddr), 3) + " GB");
+  indented("HBM: " + py_round(gb(usable_hbm), 3) + " GB, DDR: " + py_round(gb(cap0.ddr), 3) +
+           " GB");
   indented("Percent of Total HBM: " + pct0(1.0 - reserved_pct_));
 
   const bool heuristical =
@@ -417,10 +432,12 @@ void StatsPrinter::emit_reservation_section_2024() {
   if (heuristical) {
     blank();
     left("Dense Storage (per rank): ");
-    indented("HBM: " + py_round(gb(dense_.hbm), 3) + " GB, DDR: " + py_round(gb(dense_.ddr), 3) + " GB");
+    indented("HBM: " + py_round(gb(dense_.hbm), 3) + " GB, DDR: " + py_round(gb(dense_.ddr), 3) +
+             " GB");
     blank();
     left("KJT Storage (per rank): ");
-    indented("HBM: " + py_round(gb(kjt_.hbm), 3) + " GB, DDR: " + py_round(gb(kjt_.ddr), 3) + " GB");
+    indented("HBM: " + py_round(gb(kjt_.hbm), 3) + " GB, DDR: " + py_round(gb(kjt_.ddr), 3) +
+             " GB");
   }
 }
 
@@ -429,8 +446,9 @@ void StatsPrinter::emit_imbalance_tables() {
   const PartitionedPlan& plan = *plan_;
   const std::vector<int> by_perf = imbalance_tables(
       space, plan, 0.0, [](const ShardingOption& o, int) { return o.shard_perf.total(); });
-  const std::vector<int> by_hbm = imbalance_tables(
-      space, plan, int64_t{0}, [](const ShardingOption& o, int j) { return o.shards[j].storage.hbm; });
+  const std::vector<int> by_hbm =
+      imbalance_tables(space, plan, int64_t{0},
+                       [](const ShardingOption& o, int j) { return o.shards[j].storage.hbm; });
   blank();
   left("Top 5 Tables Causing Max Perf:");
   for (size_t k = 0; k < by_perf.size() && k < 5; ++k) {
@@ -445,10 +463,11 @@ void StatsPrinter::emit_imbalance_tables() {
       continue;
     }
     // 2026-08: "name: <first shard's HBM> GB on rank(s) [r, ...]".
-    std::vector<int> ranks(plan.ranks.begin() + plan.first_shard[i], plan.ranks.begin() + plan.first_shard[i + 1]);
+    std::vector<int> ranks(plan.ranks.begin() + plan.first_shard[i],
+                           plan.ranks.begin() + plan.first_shard[i + 1]);
     const int64_t hbm = o.shards.empty() ? 0 : o.shards[0].storage.hbm;
-    indented(o.name + ": " + py_round(gb(hbm), 3) + " GB on " + (o.num_shards() > 1 ? "ranks " : "rank ") +
-             stats_format::py_int_list(ranks));
+    indented(o.name + ": " + py_round(gb(hbm), 3) + " GB on " +
+             (o.num_shards() > 1 ? "ranks " : "rank ") + stats_format::py_int_list(ranks));
   }
 }
 
@@ -495,7 +514,9 @@ std::vector<std::string> StatsPrinter::run() {
   if (has_plan_) {
     for (const std::string& row : ranks) left(row);
     blank();
-    left("Perf: Total perf (Forward compute, Forward comms, Backward compute, Backward comms, Prefetch compute)");
+    left(
+        "Perf: Total perf (Forward compute, Forward comms, Backward compute, Backward comms, "
+        "Prefetch compute)");
     left("Input: MB/iteration, Output: MB/iteration, Shards: number of tables");
     left("HBM: estimated peak memory usage for shards, dense tensors, and features (KJT)");
   }

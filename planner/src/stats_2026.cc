@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include "py_format.h"
 #include "shardlab/planner/estimators.h"
-#include "shardlab/planner/py_format.h"
 #include "stats_format.h"
 #include "stats_printer.h"
 
@@ -33,11 +33,19 @@ int64_t optimizer_bytes(const Scenario& s, const ShardingOption& o, int64_t weig
   double mu = 0.0;
   switch (kind) {
     case OptimizerKind::kNone:
-    case OptimizerKind::kSgd: mu = 0.0; break;
-    case OptimizerKind::kAdam: mu = 2.0; break;
-    case OptimizerKind::kRowwiseAdagrad: mu = 1.0 / static_cast<double>(o.tensor_cols); break;
+    case OptimizerKind::kSgd:
+      mu = 0.0;
+      break;
+    case OptimizerKind::kAdam:
+      mu = 2.0;
+      break;
+    case OptimizerKind::kRowwiseAdagrad:
+      mu = 1.0 / static_cast<double>(o.tensor_cols);
+      break;
     case OptimizerKind::kAdagrad:
-    case OptimizerKind::kOther: mu = 1.0; break;
+    case OptimizerKind::kOther:
+      mu = 1.0;
+      break;
   }
   return static_cast<int64_t>(std::ceil(static_cast<double>(weight_bytes) * mu));
 }
@@ -106,7 +114,8 @@ IntMean int_mean(const std::vector<int64_t>& v) {
   IntMean m;
   m.exact = sum % n == 0;
   m.int_value = static_cast<int64_t>(sum / n);
-  m.value = m.exact ? static_cast<double>(m.int_value) : static_cast<double>(sum) / static_cast<double>(n);
+  m.value = m.exact ? static_cast<double>(m.int_value)
+                    : static_cast<double>(sum) / static_cast<double>(n);
   return m;
 }
 
@@ -131,7 +140,8 @@ std::string rank_hbm_text(const std::vector<int64_t>& hbm, int64_t value) {
   for (size_t i = 0; i < hbm.size(); ++i) {
     if (within_one_mb(hbm[i], value)) at.push_back(static_cast<int>(i));
   }
-  return gb3(value) + " GB on " + (at.size() > 1 ? "ranks " : "rank ") + stats_format::py_int_list(at);
+  return gb3(value) + " GB on " + (at.size() > 1 ? "ranks " : "rank ") +
+         stats_format::py_int_list(at);
 }
 
 }  // namespace
@@ -291,8 +301,9 @@ void StatsPrinter::emit_max_perf_and_hbm_2026() {
   const int64_t max_hbm = used_sorted.back();
   double hbm_delta_pct = 0.0;
   if (mean_hbm.value > 0.0) {
-    hbm_delta_pct = mean_hbm.exact ? static_cast<double>(max_hbm - mean_hbm.int_value) / mean_hbm.value * 100
-                                   : (static_cast<double>(max_hbm) - mean_hbm.value) / mean_hbm.value * 100;
+    hbm_delta_pct = mean_hbm.exact
+                        ? static_cast<double>(max_hbm - mean_hbm.int_value) / mean_hbm.value * 100
+                        : (static_cast<double>(max_hbm) - mean_hbm.value) / mean_hbm.value * 100;
   }
   left("Max HBM is " + stats_format::general3(hbm_delta_pct) + "% greater than the mean");
 
@@ -315,8 +326,9 @@ void StatsPrinter::emit_max_perf_and_hbm_2026() {
         rest.push_back(remaining[i]);
       }
     }
-    tiers.push_back("Top Tier #" + int_str(tier + 1) + " Estimated Peak HBM Pressure: " + gb3(top) + " GB on " +
-                    (at.size() > 1 ? "ranks " : "rank ") + join(collapse_ranks(at), ","));
+    tiers.push_back("Top Tier #" + int_str(tier + 1) + " Estimated Peak HBM Pressure: " + gb3(top) +
+                    " GB on " + (at.size() > 1 ? "ranks " : "rank ") +
+                    join(collapse_ranks(at), ","));
     remaining = std::move(rest);
   }
   for (auto it = tiers.rbegin(); it != tiers.rend(); ++it) left(*it);
@@ -325,7 +337,8 @@ void StatsPrinter::emit_max_perf_and_hbm_2026() {
 void StatsPrinter::emit_reservation_section_2026() {
   const Topology& topo = result_.topology;
   const Storage cap0 = topo.devices.empty() ? Storage{} : topo.devices[0].storage;
-  const auto usable_hbm = static_cast<int64_t>((1.0 - reserved_pct_) * static_cast<double>(cap0.hbm));
+  const auto usable_hbm =
+      static_cast<int64_t>((1.0 - reserved_pct_) * static_cast<double>(cap0.hbm));
   const auto reserved_hbm = static_cast<int64_t>(reserved_pct_ * static_cast<double>(cap0.hbm));
   blank();
   left("Reserved Memory:");

@@ -177,7 +177,8 @@ std::string center(const std::string& s, int width) {
   if (len >= width) return s;
   const int left = (width - len) / 2;
   const int right = width - len - left;
-  return std::string(static_cast<size_t>(left), ' ') + s + std::string(static_cast<size_t>(right), ' ');
+  return std::string(static_cast<size_t>(left), ' ') + s +
+         std::string(static_cast<size_t>(right), ' ');
 }
 
 std::string ljust(const std::string& s, int width) {

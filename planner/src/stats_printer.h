@@ -94,9 +94,15 @@ class StatsPrinter {
     s.back() = '#';
     lines_.push_back(std::move(s));
   }
-  void centered(const std::string& s) { lines_.push_back("#" + stats_format::center(s, width_ - 2) + "#"); }
-  void left(const std::string& s) { lines_.push_back("# " + stats_format::ljust(s, width_ - 3) + "#"); }
-  void indented(const std::string& s) { lines_.push_back("#    " + stats_format::ljust(s, width_ - 6) + "#"); }
+  void centered(const std::string& s) {
+    lines_.push_back("#" + stats_format::center(s, width_ - 2) + "#");
+  }
+  void left(const std::string& s) {
+    lines_.push_back("# " + stats_format::ljust(s, width_ - 3) + "#");
+  }
+  void indented(const std::string& s) {
+    lines_.push_back("#    " + stats_format::ljust(s, width_ - 6) + "#");
+  }
 
   // Rank as Python indexes a list of world_size entries (-1 is the last).
   int rank_index(int r) const { return r < 0 ? r + world_size_ : r; }
@@ -111,7 +117,7 @@ class StatsPrinter {
   const PartitionedPlan* plan_ = nullptr;  // best plan, or the last failed proposal
   bool has_plan_ = false;                  // TorchRec's sharding_plan.plan is non-empty
   int world_size_ = 1;
-  int width_ = 90;                         // MIN_WIDTH
+  int width_ = 90;  // MIN_WIDTH
   double reserved_pct_ = 0.0;
   Storage dense_;
   Storage kjt_;

@@ -41,13 +41,17 @@ int64_t ceil_of_rounded_quotient(int128 num, int128 den) {
 double optimizer_multiplier(const EstimatorContext& ctx, const ShardingOption& o) {
   switch (ctx.optimizer) {
     case OptimizerKind::kNone:
-    case OptimizerKind::kSgd: return 0.0;
-    case OptimizerKind::kAdam: return 2.0;
+    case OptimizerKind::kSgd:
+      return 0.0;
+    case OptimizerKind::kAdam:
+      return 2.0;
     // Row-wise Adagrad keeps one value per row: 1/D of the table, applied to
     // the shard bytes with the full width D (under-counts CW shards, docs/cost-model.md O8).
-    case OptimizerKind::kRowwiseAdagrad: return 1.0 / static_cast<double>(o.tensor_cols);
+    case OptimizerKind::kRowwiseAdagrad:
+      return 1.0 / static_cast<double>(o.tensor_cols);
     case OptimizerKind::kAdagrad:
-    case OptimizerKind::kOther: return 1.0;
+    case OptimizerKind::kOther:
+      return 1.0;
   }
   return 0.0;
 }
@@ -63,13 +67,13 @@ bool is_caching(ComputeKernel k) {
 
 }  // namespace
 
-IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int local_world_size,
-                       const TorchRecBehaviour& behaviour) {
+IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size,
+                       int local_world_size, const TorchRecBehaviour& behaviour) {
   return shard_io_sizes(o, batch_sums(o), shard, world_size, local_world_size, behaviour);
 }
 
-IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Shard& shard, int world_size,
-                       int local_world_size, const TorchRecBehaviour& behaviour) {
+IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Shard& shard,
+                       int world_size, int local_world_size, const TorchRecBehaviour& behaviour) {
   const double inputs = sums.inputs;
   const double pooled = sums.outputs(true, behaviour);
   const double w = world_size;
@@ -79,7 +83,8 @@ IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Sha
     case ShardingType::kDataParallel: {
       const double outputs = o.is_pooled ? pooled : inputs;
       io.input = static_cast<int64_t>(std::ceil(inputs * kIndexBytes));
-      io.output = static_cast<int64_t>(std::ceil(outputs * static_cast<double>(o.tensor_cols) * s_t));
+      io.output =
+          static_cast<int64_t>(std::ceil(outputs * static_cast<double>(o.tensor_cols) * s_t));
       break;
     }
     case ShardingType::kTableWise:
@@ -87,17 +92,20 @@ IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Sha
     case ShardingType::kTableColumnWise: {
       const double outputs = o.is_pooled ? pooled : inputs;
       io.input = static_cast<int64_t>(std::ceil(inputs * w * kIndexBytes));
-      io.output = static_cast<int64_t>(std::ceil(outputs * w * static_cast<double>(shard.cols) * s_t));
+      io.output =
+          static_cast<int64_t>(std::ceil(outputs * w * static_cast<double>(shard.cols) * s_t));
       break;
     }
     case ShardingType::kRowWise:
     case ShardingType::kTableRowWise: {
       if (shard.rows * shard.cols == 0) break;  // empty shards carry no buffers
-      const double n = o.sharding_type == ShardingType::kRowWise ? w : static_cast<double>(local_world_size);
+      const double n =
+          o.sharding_type == ShardingType::kRowWise ? w : static_cast<double>(local_world_size);
       const double per_shard = inputs / n;
       const double outputs = o.is_pooled ? pooled : per_shard;
       io.input = static_cast<int64_t>(std::ceil(per_shard * w * kIndexBytes));
-      io.output = static_cast<int64_t>(std::ceil(outputs * w * static_cast<double>(shard.cols) * s_t));
+      io.output =
+          static_cast<int64_t>(std::ceil(outputs * w * static_cast<double>(shard.cols) * s_t));
       break;
     }
   }
@@ -119,12 +127,14 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
   const bool caching = is_caching(option->compute_kernel);
   // The storage estimator keeps the falsy rule in both versions.
   const double clf = option->cache_load_factor.value_or(0.0) != 0.0 ? *option->cache_load_factor
-                                                                     : kDefaultCacheLoadFactor;
+                                                                    : kDefaultCacheLoadFactor;
   if (is_uvm(option->compute_kernel)) {
     ddr_table = table_bytes;
-    if (caching) hbm_table = static_cast<int64_t>(std::nearbyint(static_cast<double>(ddr_table) * clf));
+    if (caching)
+      hbm_table = static_cast<int64_t>(std::nearbyint(static_cast<double>(ddr_table) * clf));
   } else if (t.compute_device == ComputeDevice::kCuda ||
-             (t.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm && !ctx.quant_sharder)) {
+             (t.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm &&
+              !ctx.quant_sharder)) {
     // compute_storage_usage: training tables in HBM on cuda (and mtia in
     // 2026-08); quantized tables in HBM on cuda only.
     hbm_table = table_bytes;
@@ -157,10 +167,12 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
       continue;
     }
     previous = &s;
-    const IoSizes io = shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size, behaviour);
+    const IoSizes io =
+        shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size, behaviour);
     int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
     const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
-    if (aux_state) hbm_spec += static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
+    if (aux_state)
+      hbm_spec += static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
     if (io_in_hbm) {
       s.storage.hbm = io.input + io.output + hbm_spec;
       s.storage.ddr = ddr_spec;

@@ -13,7 +13,8 @@ __extension__ using int128 = __int128;  // GCC/Clang builtin; -Wpedantic would f
 
 // `bytes` in HBM on cuda (and mtia once it has HBM), in DDR elsewhere.
 Storage by_device_type(ComputeDevice device, int64_t bytes, const TorchRecBehaviour& behaviour) {
-  const bool hbm = device == ComputeDevice::kCuda || (device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
+  const bool hbm =
+      device == ComputeDevice::kCuda || (device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
   return hbm ? Storage{bytes, 0} : Storage{0, bytes};
 }
 
@@ -24,9 +25,11 @@ double kjt_input_sum(const Scenario& s, const std::vector<ModuleInfo>& modules) 
   for (const ModuleInfo& m : modules) {
     for (int t : m.tables) {
       const auto& c = s.constraints[t];
-      const std::vector<double> pf = (c && c->pooling_factors) ? *c->pooling_factors : std::vector<double>{1.0};
+      const std::vector<double> pf =
+          (c && c->pooling_factors) ? *c->pooling_factors : std::vector<double>{1.0};
       for (size_t i = 0; i < pf.size(); ++i) {
-        const int64_t bs = (c && c->batch_sizes && !c->batch_sizes->empty()) ? (*c->batch_sizes)[i] : s.batch_size;
+        const int64_t bs =
+            (c && c->batch_sizes && !c->batch_sizes->empty()) ? (*c->batch_sizes)[i] : s.batch_size;
         sum += pf[i] * static_cast<double>(bs);
       }
     }
@@ -68,8 +71,9 @@ int64_t dense_bytes(const Scenario& s, const std::vector<ModuleInfo>& modules, d
     sharded += module_size(s, m.tables, multiplier, 0.0);
     all_tables.insert(all_tables.end(), m.tables.begin(), m.tables.end());
   }
-  const double dense_param =
-      s.module.dense_param_bytes > 0 ? multiplier * static_cast<double>(s.module.dense_param_bytes) : 0.0;
+  const double dense_param = s.module.dense_param_bytes > 0
+                                 ? multiplier * static_cast<double>(s.module.dense_param_bytes)
+                                 : 0.0;
   return static_cast<int64_t>(module_size(s, all_tables, multiplier, dense_param) - sharded);
 }
 
@@ -84,7 +88,8 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   const double keep = 1 - spec.percentage;
   r.devices.reserve(topology.devices.size());
   for (const Device& d : topology.devices) {
-    r.devices.push_back(Storage{static_cast<int64_t>(keep * static_cast<double>(d.storage.hbm)), d.storage.ddr});
+    r.devices.push_back(
+        Storage{static_cast<int64_t>(keep * static_cast<double>(d.storage.hbm)), d.storage.ddr});
   }
   const TorchRecBehaviour& behaviour = s.behaviour();
   auto kjt_bytes = [&](int copies) {
@@ -93,14 +98,16 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   if (spec.kind == ReservationKind::kFixedPercentage) {
     // 2026-08 estimates the KJT storage (2 pipelined batches x 10 copies)
     // without reserving it; the stats count it.
-    if (behaviour.fixed_percentage_estimates_kjt) r.kjt = by_device_type(topology.compute_device, kjt_bytes(20), behaviour);
+    if (behaviour.fixed_percentage_estimates_kjt)
+      r.kjt = by_device_type(topology.compute_device, kjt_bytes(20), behaviour);
     return r;
   }
 
   const bool heuristical = spec.kind == ReservationKind::kHeuristical;
   const double multiplier = heuristical ? spec.parameter_multiplier : 1.0;
-  const int64_t dense = spec.dense_tensor_estimate.value_or(0) != 0 ? *spec.dense_tensor_estimate
-                                                                     : dense_bytes(s, modules, multiplier);
+  const int64_t dense = spec.dense_tensor_estimate.value_or(0) != 0
+                            ? *spec.dense_tensor_estimate
+                            : dense_bytes(s, modules, multiplier);
   r.dense = by_device_type(topology.compute_device, dense, behaviour);
   r.kjt = by_device_type(topology.compute_device, kjt_bytes(heuristical ? 20 : 1), behaviour);
   for (Storage& d : r.devices) {
@@ -112,11 +119,10 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
     // TorchRec's text, then the scenario field that sets the HBM it ran out of.
     const std::optional<int64_t>& cap = s.topology.hbm_cap;
     const bool given = cap && (*cap != 0 || behaviour.explicit_zero_capacity_kept);
-    const std::string field =
-        given ? "topology.hbm_cap (" + std::to_string(*cap) + (*cap == 1 ? " byte" : " bytes") +
-                    " per rank)"
-              : std::string("topology.hbm_cap (") + (cap ? "0" : "absent") +
-                    ": the 32 GiB default per rank)";
+    const std::string field = given ? "topology.hbm_cap (" + std::to_string(*cap) +
+                                          (*cap == 1 ? " byte" : " bytes") + " per rank)"
+                                    : std::string("topology.hbm_cap (") + (cap ? "0" : "absent") +
+                                          ": the 32 GiB default per rank)";
     return Status::planner(
         PlannerErrorType::kInsufficientStorage,
         reservation_failure_message(r, topology.devices[0].storage, s.batch_size) +

@@ -6,7 +6,8 @@ Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behavi
   Topology t;
   t.world_size = spec.world_size;
   // Falsy rule: a local world size of 0 (or none) means one host.
-  t.local_world_size = spec.local_world_size.value_or(0) > 0 ? *spec.local_world_size : spec.world_size;
+  t.local_world_size =
+      spec.local_world_size.value_or(0) > 0 ? *spec.local_world_size : spec.world_size;
   t.compute_device = spec.compute_device;
   // Bandwidths and the backward multiplier are stored verbatim (no falsy rule).
   t.hbm_mem_bw = spec.hbm_mem_bw;
@@ -33,6 +34,8 @@ Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behavi
   return t;
 }
 
-Topology make_topology(const Scenario& scenario) { return make_topology(scenario.topology, scenario.behaviour()); }
+Topology make_topology(const Scenario& scenario) {
+  return make_topology(scenario.topology, scenario.behaviour());
+}
 
 }  // namespace shardlab::planner

@@ -26,16 +26,20 @@ TorchRecBehaviour behaviour_2024() {
 
 std::string_view to_string(TorchRecVersion v) {
   switch (v) {
-    case TorchRecVersion::k2024_02: return "2024-02";
-    case TorchRecVersion::k2026_08: return "2026-08";
+    case TorchRecVersion::k2024_02:
+      return "2024-02";
+    case TorchRecVersion::k2026_08:
+      return "2026-08";
   }
   return "?";
 }
 
 std::string_view torchrec_commit(TorchRecVersion v) {
   switch (v) {
-    case TorchRecVersion::k2024_02: return "fe1c2824";
-    case TorchRecVersion::k2026_08: return "376cac6a";
+    case TorchRecVersion::k2024_02:
+      return "fe1c2824";
+    case TorchRecVersion::k2026_08:
+      return "376cac6a";
   }
   return "?";
 }
@@ -48,7 +52,8 @@ std::optional<TorchRecVersion> parse_torchrec_version(std::string_view s) {
 }
 
 const std::vector<TorchRecVersion>& all_torchrec_versions() {
-  static const std::vector<TorchRecVersion> kAll = {TorchRecVersion::k2024_02, TorchRecVersion::k2026_08};
+  static const std::vector<TorchRecVersion> kAll = {TorchRecVersion::k2024_02,
+                                                    TorchRecVersion::k2026_08};
   return kAll;
 }
 

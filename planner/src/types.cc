@@ -9,11 +9,16 @@ namespace shardlab {
 
 const char* to_string(PlannerErrorType t) {
   switch (t) {
-    case PlannerErrorType::kInsufficientStorage: return "insufficient_storage";
-    case PlannerErrorType::kStrictConstraints: return "strict_constraints";
-    case PlannerErrorType::kPartition: return "partition";
-    case PlannerErrorType::kOther: return "other";
-    case PlannerErrorType::kNoOptions: return "no_options";
+    case PlannerErrorType::kInsufficientStorage:
+      return "insufficient_storage";
+    case PlannerErrorType::kStrictConstraints:
+      return "strict_constraints";
+    case PlannerErrorType::kPartition:
+      return "partition";
+    case PlannerErrorType::kOther:
+      return "other";
+    case PlannerErrorType::kNoOptions:
+      return "no_options";
   }
   return "other";
 }
@@ -104,19 +109,32 @@ std::string_view to_string(DataType t) { return name_of(kDataTypes, t); }
 std::string_view to_string(CommPrecision p) { return name_of(kPrecisions, p); }
 std::string_view to_string(PartitionBy p) { return name_of(kPartitionBy, p); }
 
-std::optional<ShardingType> parse_sharding_type(std::string_view s) { return value_of(kShardingTypes, s); }
-std::optional<ComputeKernel> parse_compute_kernel(std::string_view s) { return value_of(kKernels, s); }
-std::optional<ComputeDevice> parse_compute_device(std::string_view s) { return value_of(kDevices, s); }
+std::optional<ShardingType> parse_sharding_type(std::string_view s) {
+  return value_of(kShardingTypes, s);
+}
+std::optional<ComputeKernel> parse_compute_kernel(std::string_view s) {
+  return value_of(kKernels, s);
+}
+std::optional<ComputeDevice> parse_compute_device(std::string_view s) {
+  return value_of(kDevices, s);
+}
 std::optional<DataType> parse_data_type(std::string_view s) { return value_of(kDataTypes, s); }
-std::optional<CommPrecision> parse_comm_precision(std::string_view s) { return value_of(kPrecisions, s); }
+std::optional<CommPrecision> parse_comm_precision(std::string_view s) {
+  return value_of(kPrecisions, s);
+}
 
 int comm_element_size(CommPrecision p) {
   switch (p) {
-    case CommPrecision::kFp32: return 4;
-    case CommPrecision::kFp16: return 2;
-    case CommPrecision::kBf16: return 2;
-    case CommPrecision::kFp8: return 1;
-    case CommPrecision::kInt8: return 1;
+    case CommPrecision::kFp32:
+      return 4;
+    case CommPrecision::kFp16:
+      return 2;
+    case CommPrecision::kBf16:
+      return 2;
+    case CommPrecision::kFp8:
+      return 1;
+    case CommPrecision::kInt8:
+      return 1;
   }
   return 4;
 }

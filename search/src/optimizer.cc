@@ -353,7 +353,7 @@ Result<OptimizeResult> optimize(const Problem& problem, Objective& objective,
                                 const planner::PartitionedPlan& start,
                                 const OptimizeOptions& options) {
   if (start.proposal.size() != static_cast<size_t>(problem.num_tables())) {
-    return Status::invalid_scenario("start plan: " + std::to_string(start.proposal.size()) +
+    return Status::invalid_argument("start plan: " + std::to_string(start.proposal.size()) +
                                     " tables, but the scenario has " +
                                     std::to_string(problem.num_tables()));
   }

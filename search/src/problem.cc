@@ -5,7 +5,7 @@ namespace shardlab::search {
 Result<Problem> Problem::create(const planner::Scenario& scenario,
                                 const planner::PlannerResult& planned) {
   if (!planned.search_space.has_value() || !planned.reserved.has_value()) {
-    return Status::invalid_scenario(
+    return Status::invalid_argument(
         "no search space to optimize in: planning stopped before the reservation or enumeration");
   }
   Problem p;

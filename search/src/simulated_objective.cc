@@ -48,7 +48,7 @@ Result<std::unique_ptr<Objective>> make_simulated_objective(const Problem& probl
   auto graph = sim::TopologyGraph::build(problem.scenario().topology, problem.scenario().fabric);
   if (!graph.is_ok()) return graph.status();
   if (options.iterations < 1) {
-    return Status::invalid_scenario("iterations: " + std::to_string(options.iterations) +
+    return Status::invalid_argument("iterations: " + std::to_string(options.iterations) +
                                     " (expected >= 1)");
   }
   return std::unique_ptr<Objective>(new SimulatedObjective(problem, options));

@@ -18,7 +18,10 @@ class CollectiveBase : public Collective, protected FlowListener, protected Even
   // Runs listener->on_member_done(tag, member) from its own event at now():
   // never inside join() or a flow callback, and nothing of this collective
   // runs after the last member's report, so the listener may destroy it then.
-  void report_done(int member) { network_.queue().schedule(network_.queue().now(), this, member); }
+  // The shape's base latency is added here, once per member.
+  void report_done(int member) {
+    network_.queue().schedule(network_.queue().now() + shape_.base_ms, this, member);
+  }
 
   // A message whose sender is `token` completed (a flow arrived, or it was
   // empty); drain() hands each to on_message_done in order. The work list
@@ -34,7 +37,10 @@ class CollectiveBase : public Collective, protected FlowListener, protected Even
   // the network and completes on the work list.
   void send(int from, int to, double bytes, int64_t token) {
     if (bytes > 0.0) {
-      network_.start_flow(members_[from], members_[to], bytes, this, token);
+      network_.start_flow(members_[from], members_[to], bytes, this, token,
+                          plain_
+                              ? FlowShape{}
+                              : shape_.flow(network_.graph(), members_[from], members_[to], bytes));
     } else {
       message_done(token);
     }

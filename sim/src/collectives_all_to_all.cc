@@ -11,8 +11,10 @@ namespace {
 
 class AllToAll final : public detail::CollectiveBase {
  public:
-  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes, CollectiveListener* listener, int64_t tag)
-      : CollectiveBase(network, std::move(members), listener, tag), bytes_(std::move(bytes)) {
+  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
+           CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
+      : CollectiveBase(network, std::move(members), listener, tag, shape),
+        bytes_(std::move(bytes)) {
     const size_t n = members_.size();
     progress_.assign(n, -1);
     started_.assign(n, 0);
@@ -21,7 +23,8 @@ class AllToAll final : public detail::CollectiveBase {
   }
 
   void join(int member) override {
-    assert(member >= 0 && member < size() && progress_[member] == -1 && "each member joins exactly once");
+    assert(member >= 0 && member < size() && progress_[member] == -1 &&
+           "each member joins exactly once");
     const int n = size();
     progress_[member] = 0;
     if (n == 1) {
@@ -70,8 +73,8 @@ class AllToAll final : public detail::CollectiveBase {
       report_done(member);
       return;
     }
-    try_start(member, step + 1);                                  // its own next send
-    try_start(detail::wrap(member - (step + 1), n), step + 1);    // the next message it receives
+    try_start(member, step + 1);                                // its own next send
+    try_start(detail::wrap(member - (step + 1), n), step + 1);  // the next message it receives
   }
 
   // Every message runs at its route's bottleneck, so the step schedule the
@@ -93,14 +96,15 @@ class AllToAll final : public detail::CollectiveBase {
     std::vector<double> ready = joined_at_;  // end of the member's previous step
     std::vector<double> arrival(static_cast<size_t>(n));
     constexpr int kStepBlock = 16;
-    std::vector<FlowNetwork::ClosedFormMessage> block(static_cast<size_t>(std::min(kStepBlock, n - 1)) *
-                                                      static_cast<size_t>(n));
+    std::vector<FlowNetwork::ClosedFormMessage> block(
+        static_cast<size_t>(std::min(kStepBlock, n - 1)) * static_cast<size_t>(n));
     for (int first = 1; first < n; first += kStepBlock) {
       const int steps = std::min(kStepBlock, n - first);
       for (int i = 0; i < n; ++i) {
         for (int s = 0; s < steps; ++s) {
           const int j = detail::wrap(i + first + s, n);
-          network_.closed_form_message(members_[i], members_[j], bytes_(i, j), &block[static_cast<size_t>(s) * n + i]);
+          network_.closed_form_message(members_[i], members_[j], bytes_(i, j),
+                                       &block[static_cast<size_t>(s) * n + i]);
         }
       }
       for (int s = 0; s < steps; ++s) {
@@ -109,12 +113,27 @@ class AllToAll final : public detail::CollectiveBase {
           const FlowNetwork::ClosedFormMessage& m = block[static_cast<size_t>(s) * n + i];
           network_.account_closed_form(m);
           const double start = std::max(ready[i], ready[detail::wrap(i + step, n)]);
-          arrival[i] = m.moves ? start + m.transmit_ms + m.latency_ms : start;
+          if (!m.moves) {
+            arrival[i] = start;
+          } else if (plain_) {
+            arrival[i] = start + m.transmit_ms + m.latency_ms;
+          } else {
+            // The flow path's arithmetic with the message's shape (on the
+            // bottleneck the message already holds: no second route walk).
+            const int j = detail::wrap(i + step, n);
+            const TopologyGraph& graph = network_.graph();
+            const FlowShape f = shape_.flow(
+                graph.host_of(members_[i]) != graph.host_of(members_[j]), m.bottleneck, m.bytes);
+            const double rate = std::min(m.bottleneck, f.rate_cap);
+            const double latency = f.latency_ms >= 0.0 ? f.latency_ms : m.latency_ms;
+            arrival[i] = start + m.bytes / rate + latency;
+          }
         }
-        for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
+        for (int i = 0; i < n; ++i)
+          ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
       }
     }
-    for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i], this, i);
+    for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i] + shape_.base_ms, this, i);
   }
 
   SplitFn bytes_;
@@ -128,9 +147,11 @@ class AllToAll final : public detail::CollectiveBase {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
-                                            CollectiveListener* listener, int64_t tag) {
-  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag);
+std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
+                                            SplitFn bytes, CollectiveListener* listener,
+                                            int64_t tag, const CollectiveShape& shape) {
+  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag,
+                                    shape);
 }
 
 }  // namespace shardlab::sim

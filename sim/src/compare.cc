@@ -14,35 +14,44 @@ namespace shardlab::sim {
 namespace {
 
 constexpr planner::ProposerKind kProposers[] = {
-    planner::ProposerKind::kGreedy, planner::ProposerKind::kUniform, planner::ProposerKind::kGridSearch,
-    planner::ProposerKind::kEmbeddingOffloadScaleup};
+    planner::ProposerKind::kGreedy, planner::ProposerKind::kUniform,
+    planner::ProposerKind::kGridSearch, planner::ProposerKind::kEmbeddingOffloadScaleup};
 constexpr planner::PartitionerKind kPartitioners[] = {planner::PartitionerKind::kGreedyPerf,
                                                       planner::PartitionerKind::kMemoryBalanced};
 constexpr RatingModel kRatings[] = {RatingModel::kTorchRec, RatingModel::kSimulated};
 
 std::string_view name_of(planner::ProposerKind k) {
   switch (k) {
-    case planner::ProposerKind::kGreedy: return "greedy";
-    case planner::ProposerKind::kUniform: return "uniform";
-    case planner::ProposerKind::kGridSearch: return "grid_search";
-    case planner::ProposerKind::kEmbeddingOffloadScaleup: return "embedding_offload_scaleup";
+    case planner::ProposerKind::kGreedy:
+      return "greedy";
+    case planner::ProposerKind::kUniform:
+      return "uniform";
+    case planner::ProposerKind::kGridSearch:
+      return "grid_search";
+    case planner::ProposerKind::kEmbeddingOffloadScaleup:
+      return "embedding_offload_scaleup";
   }
   return "?";
 }
 
 std::string_view name_of(planner::PartitionerKind k) {
   switch (k) {
-    case planner::PartitionerKind::kGreedyPerf: return "greedy_perf";
-    case planner::PartitionerKind::kMemoryBalanced: return "memory_balanced";
+    case planner::PartitionerKind::kGreedyPerf:
+      return "greedy_perf";
+    case planner::PartitionerKind::kMemoryBalanced:
+      return "memory_balanced";
   }
   return "?";
 }
 
-bool cancelled(const CompareOptions& o) { return o.cancel != nullptr && o.cancel->load(std::memory_order_relaxed); }
+bool cancelled(const CompareOptions& o) {
+  return o.cancel != nullptr && o.cancel->load(std::memory_order_relaxed);
+}
 
 void report(const CompareOptions& o, int row, int rows, CompareProgress::Stage stage,
             const planner::PlannerProgress& planner = {}) {
-  if (o.progress) o.progress(CompareProgress{.row = row, .rows = rows, .stage = stage, .planner = planner});
+  if (o.progress)
+    o.progress(CompareProgress{.row = row, .rows = rows, .stage = stage, .planner = planner});
 }
 
 // Fills the plan's numbers of `row` from a successful planning run.
@@ -53,7 +62,8 @@ void describe_plan(const planner::PlannerResult& result, CompareRow& row) {
   double rating = 0.0;
   planner::rate_plan(space, *result.best, world_size, &device_perf, &rating);
   row.torchrec_rating_ms = rating;
-  const std::vector<planner::Storage> hbm = planner::shard_storage_per_rank(space, *result.best, world_size);
+  const std::vector<planner::Storage> hbm =
+      planner::shard_storage_per_rank(space, *result.best, world_size);
   row.ranks.resize(static_cast<size_t>(world_size));
   int64_t peak = 0;
   for (size_t r = 0; r < row.ranks.size(); ++r) {
@@ -63,8 +73,8 @@ void describe_plan(const planner::PlannerResult& result, CompareRow& row) {
   }
   row.peak_hbm_bytes = peak;
   if (!device_perf.empty()) {
-    const double mean =
-        std::accumulate(device_perf.begin(), device_perf.end(), 0.0) / static_cast<double>(device_perf.size());
+    const double mean = std::accumulate(device_perf.begin(), device_perf.end(), 0.0) /
+                        static_cast<double>(device_perf.size());
     const double max = *std::max_element(device_perf.begin(), device_perf.end());
     if (mean > 0.0) row.imbalance = max / mean;
   }
@@ -87,7 +97,9 @@ planner::PlannerResult plan_configuration(const planner::Scenario& configured,
   return result;
 }
 
-std::string_view to_string(RatingModel m) { return m == RatingModel::kTorchRec ? "torchrec" : "simulated"; }
+std::string_view to_string(RatingModel m) {
+  return m == RatingModel::kTorchRec ? "torchrec" : "simulated";
+}
 
 std::string proposer_name(const CompareConfig& c) {
   return c.proposer ? std::string(name_of(*c.proposer)) : std::string("scenario");
@@ -98,8 +110,10 @@ std::string partitioner_name(const CompareConfig& c, const planner::Scenario& sc
 }
 
 std::string label(const CompareConfig& c, const planner::Scenario& scenario) {
-  std::string s = proposer_name(c) + " + " + partitioner_name(c, scenario) + " + " + std::string(to_string(c.rating));
-  if (c.torchrec_version) s += " + TorchRec " + std::string(planner::to_string(*c.torchrec_version));
+  std::string s = proposer_name(c) + " + " + partitioner_name(c, scenario) + " + " +
+                  std::string(to_string(c.rating));
+  if (c.torchrec_version)
+    s += " + TorchRec " + std::string(planner::to_string(*c.torchrec_version));
   for (const auto& [axis, value] : c.extra_axes) s += " + " + value;
   return s;
 }
@@ -116,7 +130,8 @@ std::vector<CompareConfig> default_compare_grid() {
   std::vector<CompareConfig> grid = {CompareConfig{}};
   for (const planner::ProposerKind p : kProposers) {
     for (const planner::PartitionerKind q : kPartitioners) {
-      for (const RatingModel m : kRatings) grid.push_back(CompareConfig{.proposer = p, .partitioner = q, .rating = m});
+      for (const RatingModel m : kRatings)
+        grid.push_back(CompareConfig{.proposer = p, .partitioner = q, .rating = m});
     }
   }
   return grid;
@@ -137,11 +152,14 @@ std::vector<CompareConfig> each_torchrec_version(const std::vector<CompareConfig
 
 double relative_change(double from, double to) {
   if (from == to) return 0.0;
-  if (from == 0.0) return to > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  if (from == 0.0)
+    return to > 0 ? std::numeric_limits<double>::infinity()
+                  : -std::numeric_limits<double>::infinity();
   return (to - from) / from;
 }
 
-Comparison compare_configurations(const planner::Scenario& scenario, const std::vector<CompareConfig>& grid,
+Comparison compare_configurations(const planner::Scenario& scenario,
+                                  const std::vector<CompareConfig>& grid,
                                   const CompareOptions& options) {
   Comparison out;
   out.scenario = scenario.name;
@@ -178,13 +196,14 @@ Comparison compare_configurations(const planner::Scenario& scenario, const std::
     row.num_plans = result.num_plans;
     row.plan_seconds = result.wall_seconds;
     if (!result.ok()) {
-      row.status = result.error.is_ok() ? Status::internal("the planner returned no plan") : result.error;
+      row.status = result.failure();
     } else {
       describe_plan(result, row);
       row.summary = std::make_shared<const planner::PlanSummary>(
           planner::summarize_plan(configured, result, *result.best));
       report(options, i, rows, CompareProgress::Stage::kSimulating);
-      Result<SimResult> simulated = simulate(configured, *result.search_space, *result.best, sim_options);
+      Result<SimResult> simulated =
+          simulate(configured, *result.search_space, *result.best, sim_options);
       if (simulated.is_ok()) {
         row.iteration_ms = simulated->iteration_ms;
         for (size_t r = 0; r < row.ranks.size() && r < simulated->ranks.size(); ++r) {

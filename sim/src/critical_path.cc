@@ -4,8 +4,8 @@
 
 namespace shardlab::sim::detail {
 
-std::vector<CriticalStep> critical_path(const Schedule& schedule, const Executor& executor, int ranks,
-                                        int last_iteration, double window_start) {
+std::vector<CriticalStep> critical_path(const Schedule& schedule, const Executor& executor,
+                                        int ranks, int last_iteration, double window_start) {
   int rank = -1;
   int task = -1;
   double latest = -1.0;
@@ -24,7 +24,8 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const Executor
   auto record = [&](int r, int t) {
     const TaskTiming& timing = executor.timing(r, t);
     if (timing.end - timing.start <= 0.0) return;
-    path.push_back({r, schedule.tasks[t].phase, schedule.tasks[t].iteration, timing.start, timing.end});
+    path.push_back(
+        {r, schedule.tasks[t].phase, schedule.tasks[t].iteration, timing.start, timing.end});
   };
   while (task >= 0) {
     record(rank, task);

@@ -13,7 +13,7 @@ namespace shardlab::sim::detail {
 
 // Steps in time order; stops at tasks that ended by `window_start` (the end
 // of the previous iteration). Zero-length tasks are walked through, not listed.
-std::vector<CriticalStep> critical_path(const Schedule& schedule, const Executor& executor, int ranks,
-                                        int last_iteration, double window_start);
+std::vector<CriticalStep> critical_path(const Schedule& schedule, const Executor& executor,
+                                        int ranks, int last_iteration, double window_start);
 
 }  // namespace shardlab::sim::detail

@@ -7,7 +7,9 @@ class EstimateCollective final : public Collective, private EventHandler {
  public:
   EstimateCollective(FlowNetwork& network, EventQueue& queue, std::vector<int> members,
                      std::vector<double> durations_ms, CollectiveListener* listener, int64_t tag)
-      : Collective(network, std::move(members), listener, tag), queue_(queue), durations_(std::move(durations_ms)) {}
+      : Collective(network, std::move(members), listener, tag),
+        queue_(queue),
+        durations_(std::move(durations_ms)) {}
 
   void join(int /*member*/) override {
     if (++joined_ < size()) return;
@@ -16,7 +18,9 @@ class EstimateCollective final : public Collective, private EventHandler {
   }
 
  private:
-  void on_event(int64_t member, int64_t) override { listener_->on_member_done(tag_, static_cast<int>(member)); }
+  void on_event(int64_t member, int64_t) override {
+    listener_->on_member_done(tag_, static_cast<int>(member));
+  }
 
   EventQueue& queue_;
   std::vector<double> durations_;
@@ -25,11 +29,12 @@ class EstimateCollective final : public Collective, private EventHandler {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_estimate_collective(FlowNetwork& network, EventQueue& queue, std::vector<int> members,
+std::unique_ptr<Collective> make_estimate_collective(FlowNetwork& network, EventQueue& queue,
+                                                     std::vector<int> members,
                                                      std::vector<double> durations_ms,
                                                      CollectiveListener* listener, int64_t tag) {
-  return std::make_unique<EstimateCollective>(network, queue, std::move(members), std::move(durations_ms), listener,
-                                              tag);
+  return std::make_unique<EstimateCollective>(network, queue, std::move(members),
+                                              std::move(durations_ms), listener, tag);
 }
 
 }  // namespace shardlab::sim::detail

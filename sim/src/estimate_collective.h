@@ -11,7 +11,8 @@
 
 namespace shardlab::sim::detail {
 
-std::unique_ptr<Collective> make_estimate_collective(FlowNetwork& network, EventQueue& queue, std::vector<int> members,
+std::unique_ptr<Collective> make_estimate_collective(FlowNetwork& network, EventQueue& queue,
+                                                     std::vector<int> members,
                                                      std::vector<double> durations_ms,
                                                      CollectiveListener* listener, int64_t tag);
 

@@ -13,12 +13,14 @@ void EventQueue::schedule(double time, EventHandler* handler, int64_t a, int64_t
   if (!(time >= now_)) time = now_;
   heap_.push_back(Event{time, next_seq_++, handler, a, b});
   // A lambda, not &later: the heap algorithms inline it.
-  std::push_heap(heap_.begin(), heap_.end(), [](const Event& x, const Event& y) { return later(x, y); });
+  std::push_heap(heap_.begin(), heap_.end(),
+                 [](const Event& x, const Event& y) { return later(x, y); });
 }
 
 bool EventQueue::step() {
   if (heap_.empty()) return false;
-  std::pop_heap(heap_.begin(), heap_.end(), [](const Event& x, const Event& y) { return later(x, y); });
+  std::pop_heap(heap_.begin(), heap_.end(),
+                [](const Event& x, const Event& y) { return later(x, y); });
   const Event e = heap_.back();
   heap_.pop_back();
   now_ = e.time;

@@ -7,7 +7,8 @@
 namespace shardlab::sim::detail {
 namespace {
 
-constexpr int kPhases = static_cast<int>(Phase::kPrefetch) + 1;
+constexpr int kPhases = kNumPhases;
+constexpr int kParts = 2;  // CollectiveSpec::part
 
 int max_iteration(const Schedule& s) {
   int m = 0;
@@ -18,26 +19,34 @@ int max_iteration(const Schedule& s) {
 }  // namespace
 
 Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
-                   const std::vector<CollectiveSpec>& collectives, EventQueue& queue, FlowNetwork& network,
-                   const TopologyGraph& graph)
+                   const std::vector<CollectiveSpec>& collectives, EventQueue& queue,
+                   FlowNetwork& network, const TopologyGraph& graph, const CollectiveModel* model)
     : schedule_(schedule),
       traffic_(traffic),
       collectives_(collectives),
       queue_(queue),
       network_(network),
       graph_(graph),
+      model_(model),
       ranks_(static_cast<int>(traffic.ranks.size())) {
   timings_.resize(static_cast<size_t>(ranks_) * schedule_.tasks.size());
   state_.resize(static_cast<size_t>(ranks_));
   for (RankState& s : state_) {
     s.cursor.assign(schedule_.lanes.size(), 0);
     s.running_comm.assign(schedule_.lanes.size(), -1);
+    s.comm_position.assign(schedule_.lanes.size(), 0);
+    s.comm_join.assign(schedule_.lanes.size(), 0.0);
   }
-  memberships_.resize(static_cast<size_t>(ranks_) * kPhases);
+  for (const TaskTemplate& t : schedule_.tasks)
+    lane_of_phase_[static_cast<size_t>(t.phase)] = t.lane;
+  memberships_.resize(static_cast<size_t>(ranks_) * kPhases * kParts);
   for (int c = 0; c < static_cast<int>(collectives_.size()); ++c) {
     const CollectiveSpec& spec = collectives_[c];
     for (int m = 0; m < static_cast<int>(spec.members.size()); ++m) {
-      memberships_[static_cast<size_t>(spec.members[m]) * kPhases + static_cast<int>(spec.phase)].push_back({c, m});
+      const size_t at =
+          (static_cast<size_t>(spec.members[m]) * kPhases + static_cast<int>(spec.phase)) * kParts +
+          static_cast<size_t>(spec.part);
+      memberships_[at].push_back({c, m});
     }
   }
   const size_t instances = static_cast<size_t>(max_iteration(schedule_) + 1) * collectives_.size();
@@ -48,27 +57,43 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
 
 Executor::~Executor() = default;
 
-const std::vector<Executor::Membership>& Executor::memberships(int rank, Phase phase) const {
-  return memberships_[static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)];
+const std::vector<Executor::Membership>& Executor::memberships(int rank, Phase phase,
+                                                               int part) const {
+  return memberships_[(static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)) * kParts +
+                      static_cast<size_t>(part)];
 }
 
-bool Executor::has_collectives(int rank, Phase phase) const { return !memberships(rank, phase).empty(); }
+bool Executor::has_collectives(int rank, int task) const {
+  return !memberships(rank, schedule_.tasks[static_cast<size_t>(task)]).empty();
+}
 
-double Executor::phase_bytes(int rank, Phase phase) const {
+double Executor::task_bytes(int rank, int task) const {
   double bytes = 0.0;
-  for (const Membership& m : memberships(rank, phase)) bytes += collectives_[m.collective].bytes_sent(m.member);
+  for (const Membership& m : memberships(rank, schedule_.tasks[static_cast<size_t>(task)])) {
+    bytes += collectives_[m.collective].bytes_sent(m.member);
+  }
   return bytes;
 }
 
 double Executor::compute_duration(int rank, Phase phase) const {
   const RankWork& w = traffic_.ranks[static_cast<size_t>(rank)];
   switch (phase) {
-    case Phase::kPrefetch: return w.prefetch_ms;
-    case Phase::kFwdCompute: return w.fwd_ms;
-    case Phase::kDenseFwd: return w.dense_fwd_ms;
-    case Phase::kDenseBwd: return w.dense_bwd_ms;
-    case Phase::kBwdCompute: return w.bwd_ms;
-    default: return 0.0;
+    case Phase::kPrefetch:
+      return w.prefetch_ms;
+    case Phase::kFwdCompute:
+      return w.fwd_ms;
+    case Phase::kDenseFwd:
+      return w.dense_fwd_ms;
+    case Phase::kDenseBwd:
+      return w.dense_bwd_ms;
+    case Phase::kBwdCompute:
+      return w.bwd_ms;
+    case Phase::kIterationOverhead:
+      return w.iteration_overhead_ms;
+    case Phase::kDenseOptimizer:
+      return w.dense_optimizer_ms;
+    default:
+      return 0.0;
   }
 }
 
@@ -105,26 +130,33 @@ bool Executor::try_start(int rank, int lane) {
     if (!timings_[index(rank, previous)].done) return false;
     timing.start_gate = previous;
   }
-  const Phase phase = schedule_.tasks[static_cast<size_t>(task)].phase;
+  const TaskTemplate& tmpl = schedule_.tasks[static_cast<size_t>(task)];
+  const Phase phase = tmpl.phase;
   // A comm phase in which this rank runs no collective does not exist on its
   // stream: it waits for nothing (a stream does not wait for gradients that
   // no all-reduce needs).
-  const bool absent = is_comm_phase(phase) && memberships(rank, phase).empty();
+  const bool absent = is_comm_phase(phase) && memberships(rank, tmpl).empty();
   static const std::vector<int> kNoDeps;
-  for (int dep : absent ? kNoDeps : schedule_.tasks[static_cast<size_t>(task)].deps) {
+  for (int dep : absent ? kNoDeps : tmpl.deps) {
     const TaskTiming& d = timings_[index(rank, dep)];
     if (!d.done) return false;
-    if (timing.start_gate < 0 || d.end > timings_[index(rank, timing.start_gate)].end) timing.start_gate = dep;
+    if (timing.start_gate < 0 || d.end > timings_[index(rank, timing.start_gate)].end)
+      timing.start_gate = dep;
+  }
+  if (!absent && tmpl.anchor >= 0) {
+    if (!timings_[index(rank, tmpl.anchor)].started) return false;
+    timing.start_gate = tmpl.anchor;  // its buckets come from the anchor
   }
   ++s.cursor[lane];
   timing.start = queue_.now();
+  timing.started = true;
   if (absent) {
     complete(rank, task);
     return true;
   }
   if (is_comm_phase(phase)) {
     s.running_comm[lane] = task;
-    s.comm_position = 0;
+    s.comm_position[lane] = 0;
     join_next(rank, task);
     return false;
   }
@@ -142,35 +174,44 @@ Collective& Executor::instance(int iteration, int c) {
   if (!instances_[i]) {
     const CollectiveSpec& spec = collectives_[c];
     const int64_t tag = static_cast<int64_t>(i);
-    switch (spec.kind) {
-      case CollectiveKind::kAllToAll:
-        instances_[i] = make_all_to_all(
-            network_, spec.members, [&spec](int from, int to) { return spec.from_bytes[from] + spec.to_bytes[to]; },
-            this, tag);
-        break;
-      case CollectiveKind::kReduceScatter:
-        instances_[i] = make_ring_reduce_scatter(network_, spec.members, spec.chunks, this, tag);
-        break;
-      case CollectiveKind::kAllGather:
-        instances_[i] = make_ring_all_gather(network_, spec.members, spec.chunks, this, tag);
-        break;
-      case CollectiveKind::kAllReduce:
-        instances_[i] = make_hierarchical_all_reduce(network_, graph_, spec.members, spec.bytes, this, tag);
-        break;
-      case CollectiveKind::kEstimate:
-        instances_[i] = make_estimate_collective(network_, queue_, spec.members, spec.durations_ms, this, tag);
-        break;
+    if (spec.kind == CollectiveKind::kEstimate) {
+      instances_[i] =
+          make_estimate_collective(network_, queue_, spec.members, spec.durations_ms, this, tag);
+    } else {
+      instances_[i] = make_collective(network_, spec, model_, this, tag);
     }
   }
   return *instances_[i];
 }
 
+// Joins the task's next collective, or, for a DDP bucket not ready yet,
+// schedules the join for when the anchor task has produced it.
 void Executor::join_next(int rank, int task) {
   RankState& s = state_[static_cast<size_t>(rank)];
   const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
-  const Membership& m = memberships(rank, t.phase)[static_cast<size_t>(s.comm_position)];
+  const Membership& m = memberships(rank, t)[static_cast<size_t>(s.comm_position[t.lane])];
+  const CollectiveSpec& spec = collectives_[m.collective];
+  if (spec.ready_fraction >= 0.0 && t.anchor >= 0) {
+    const TaskTiming& anchor = timings_[index(rank, t.anchor)];
+    const double ready = anchor.start + spec.ready_fraction *
+                                            compute_duration(rank, schedule_.tasks[t.anchor].phase);
+    if (ready > queue_.now()) {
+      queue_.schedule(ready, this, rank, -1 - static_cast<int64_t>(task));
+      return;
+    }
+  }
+  join_now(rank, task);
+}
+
+void Executor::join_now(int rank, int task) {
+  RankState& s = state_[static_cast<size_t>(rank)];
+  const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
+  const Membership& m = memberships(rank, t)[static_cast<size_t>(s.comm_position[t.lane])];
   const size_t i = static_cast<size_t>(t.iteration) * collectives_.size() + m.collective;
-  s.comm_join = queue_.now();
+  // A task that waited for its first bucket starts when it joins it.
+  if (s.comm_position[t.lane] == 0 && t.anchor >= 0)
+    timings_[index(rank, task)].start = queue_.now();
+  s.comm_join[t.lane] = queue_.now();
   if (queue_.now() >= last_join_time_[i]) {
     last_join_time_[i] = queue_.now();
     last_join_rank_[i] = rank;
@@ -184,7 +225,13 @@ void Executor::complete(int rank, int task) {
   t.done = true;
 }
 
+// task >= 0: a compute task ends; task < 0: task -1 - task joins a bucket
+// that is ready now.
 void Executor::on_event(int64_t rank, int64_t task) {
+  if (task < 0) {
+    join_now(static_cast<int>(rank), static_cast<int>(-1 - task));
+    return;
+  }
   complete(static_cast<int>(rank), static_cast<int>(task));
   advance(static_cast<int>(rank));
 }
@@ -194,10 +241,10 @@ void Executor::on_member_done(int64_t tag, int member) {
   const int c = static_cast<int>(i % collectives_.size());
   const int rank = collectives_[c].members[static_cast<size_t>(member)];
   RankState& s = state_[static_cast<size_t>(rank)];
-  const int lane = static_cast<int>(schedule_.lanes.size()) - 1;  // comm tasks run on the last lane
+  const int lane = lane_of_phase_[static_cast<size_t>(collectives_[c].phase)];
   const int task = s.running_comm[lane];
   // A peer that arrived after this rank bounded when this rank could finish.
-  if (last_join_rank_[i] != rank && last_join_time_[i] > s.comm_join) {
+  if (last_join_rank_[i] != rank && last_join_time_[i] > s.comm_join[lane]) {
     timings_[index(rank, task)].end_gate_rank = last_join_rank_[i];
   } else {
     timings_[index(rank, task)].end_gate_rank = -1;
@@ -205,11 +252,12 @@ void Executor::on_member_done(int64_t tag, int member) {
   // An estimate collective keeps the rank busy only for its own estimate:
   // the wait for the last member is idle time, as in TorchRec's sum.
   if (collectives_[c].kind == CollectiveKind::kEstimate) {
-    timings_[index(rank, task)].start = queue_.now() - collectives_[c].durations_ms[static_cast<size_t>(member)];
+    timings_[index(rank, task)].start =
+        queue_.now() - collectives_[c].durations_ms[static_cast<size_t>(member)];
   }
-  ++s.comm_position;
-  const Phase phase = schedule_.tasks[static_cast<size_t>(task)].phase;
-  if (s.comm_position < static_cast<int>(memberships(rank, phase).size())) {
+  ++s.comm_position[lane];
+  if (s.comm_position[lane] <
+      static_cast<int>(memberships(rank, schedule_.tasks[static_cast<size_t>(task)]).size())) {
     join_next(rank, task);
     return;
   }

@@ -4,11 +4,13 @@
 // and end and what gated it, for the phase records and the critical path.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "schedule.h"
+#include "shardlab/sim/collective_model.h"
 #include "shardlab/sim/collectives.h"
 #include "shardlab/sim/event_queue.h"
 #include "shardlab/sim/flow_network.h"
@@ -21,13 +23,16 @@ struct TaskTiming {
   double end = 0.0;
   int start_gate = -1;     // task (same rank) whose end let this one start
   int end_gate_rank = -1;  // comm: the peer whose late arrival this task waited for
+  bool started = false;
   bool done = false;
 };
 
 class Executor final : private EventHandler, private CollectiveListener {
  public:
-  Executor(const Schedule& schedule, const IterationTraffic& traffic, const std::vector<CollectiveSpec>& collectives,
-           EventQueue& queue, FlowNetwork& network, const TopologyGraph& graph);
+  // `model` (may be null: plain flows) must outlive the executor.
+  Executor(const Schedule& schedule, const IterationTraffic& traffic,
+           const std::vector<CollectiveSpec>& collectives, EventQueue& queue, FlowNetwork& network,
+           const TopologyGraph& graph, const CollectiveModel* model);
   ~Executor();
 
   // Runs to completion; false if some task never ran (a schedule deadlock,
@@ -35,9 +40,9 @@ class Executor final : private EventHandler, private CollectiveListener {
   bool run();
 
   const TaskTiming& timing(int rank, int task) const { return timings_[index(rank, task)]; }
-  // Bytes `rank` sends in one iteration's `phase`.
-  double phase_bytes(int rank, Phase phase) const;
-  bool has_collectives(int rank, Phase phase) const;
+  // Bytes `rank` sends in task `task`'s collectives, and whether it has any.
+  double task_bytes(int rank, int task) const;
+  bool has_collectives(int rank, int task) const;
 
  private:
   struct Membership {
@@ -45,18 +50,24 @@ class Executor final : private EventHandler, private CollectiveListener {
     int member;
   };
   struct RankState {
-    std::vector<size_t> cursor;       // next task per lane
-    std::vector<int> running_comm;    // comm task running per lane, -1 if none
-    int comm_position = 0;            // collective of the running comm task
-    double comm_join = 0.0;           // when this rank joined it
+    std::vector<size_t> cursor;      // next task per lane
+    std::vector<int> running_comm;   // comm task running per lane, -1 if none
+    std::vector<int> comm_position;  // per lane: collective of the running comm task
+    std::vector<double> comm_join;   // per lane: when this rank joined it
   };
 
-  size_t index(int rank, int task) const { return static_cast<size_t>(rank) * schedule_.tasks.size() + task; }
-  const std::vector<Membership>& memberships(int rank, Phase phase) const;
+  size_t index(int rank, int task) const {
+    return static_cast<size_t>(rank) * schedule_.tasks.size() + task;
+  }
+  const std::vector<Membership>& memberships(int rank, Phase phase, int part) const;
+  const std::vector<Membership>& memberships(int rank, const TaskTemplate& t) const {
+    return memberships(rank, t.phase, t.part);
+  }
   double compute_duration(int rank, Phase phase) const;
   void advance(int rank);
   bool try_start(int rank, int lane);
   void join_next(int rank, int task);
+  void join_now(int rank, int task);
   void complete(int rank, int task);
   Collective& instance(int iteration, int collective);
   void on_event(int64_t rank, int64_t task) override;
@@ -68,10 +79,13 @@ class Executor final : private EventHandler, private CollectiveListener {
   EventQueue& queue_;
   FlowNetwork& network_;
   const TopologyGraph& graph_;
+  const CollectiveModel* model_;
   int ranks_;
+  std::array<int, kNumPhases> lane_of_phase_{};
   std::vector<TaskTiming> timings_;
   std::vector<RankState> state_;
-  // memberships_[rank * kPhases + phase]: the collectives the rank runs in that phase.
+  // memberships_[(rank * kPhases + phase) * kParts + part]: the collectives
+  // the rank runs in that phase's task `part`.
   std::vector<std::vector<Membership>> memberships_;
   // Per collective instance (iteration * collectives + c), created when the
   // first member joins and kept to the end: an instance may still be on the

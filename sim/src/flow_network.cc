@@ -29,7 +29,9 @@ constexpr double kRateSlack = 1e-12;
 
 enum class FlowPhase : uint8_t { kFree, kTransmitting, kArriving };
 
-int64_t pack(uint32_t generation, int64_t kind) { return (static_cast<int64_t>(generation) << 2) | kind; }
+int64_t pack(uint32_t generation, int64_t kind) {
+  return (static_cast<int64_t>(generation) << 2) | kind;
+}
 
 }  // namespace
 
@@ -39,18 +41,18 @@ struct FlowNetwork::State {
     int hops = 0;
     int slot[kMaxHops] = {};  // index in each route link's member list
     double bytes = 0.0;
-    double remaining = 0.0;   // bytes left at updated_at
-    double rate = 0.0;        // bytes/ms; 0 until first rated
+    double remaining = 0.0;  // bytes left at updated_at
+    double rate = 0.0;       // bytes/ms; 0 until first rated
     double updated_at = 0.0;
     double bottleneck = 0.0;  // standalone rate: the route's smallest capacity
     double latency = 0.0;
-    double new_rate = 0.0;    // filling scratch
+    double new_rate = 0.0;  // filling scratch
     FlowListener* listener = nullptr;
     int64_t token = 0;
-    uint64_t mark = 0;        // component epoch
+    uint64_t mark = 0;  // component epoch
     uint32_t generation = 0;
     FlowPhase phase = FlowPhase::kFree;
-    bool frozen = false;      // filling scratch
+    bool frozen = false;  // filling scratch
   };
   struct Member {
     int flow;
@@ -95,7 +97,9 @@ struct FlowNetwork::State {
   std::vector<int> fill_links;
   std::vector<Share> heap;
 
-  bool saturable(int link) const { return links[link].demand > capacity[link] * (1.0 + kSaturationSlack); }
+  bool saturable(int link) const {
+    return links[link].demand > capacity[link] * (1.0 + kSaturationSlack);
+  }
 
   int allocate() {
     if (!free_flows.empty()) {
@@ -220,7 +224,8 @@ void FlowNetwork::State::fill() {
   std::make_heap(heap.begin(), heap.end(), share_later);
   for (int f : component) flows[f].frozen = false;
   std::sort(component.begin(), component.end(), [this](int x, int y) {
-    return flows[x].bottleneck < flows[y].bottleneck || (flows[x].bottleneck == flows[y].bottleneck && x < y);
+    return flows[x].bottleneck < flows[y].bottleneck ||
+           (flows[x].bottleneck == flows[y].bottleneck && x < y);
   });
 
   size_t left = component.size();
@@ -232,7 +237,8 @@ void FlowNetwork::State::fill() {
       heap.pop_back();
     }
     while (next_flow < component.size() && flows[component[next_flow]].frozen) ++next_flow;
-    const double link_share = heap.empty() ? std::numeric_limits<double>::infinity() : heap.front().share;
+    const double link_share =
+        heap.empty() ? std::numeric_limits<double>::infinity() : heap.front().share;
     if (next_flow < component.size() && flows[component[next_flow]].bottleneck <= link_share) {
       const int f = component[next_flow];
       freeze(f, flows[f].bottleneck);
@@ -251,7 +257,8 @@ void FlowNetwork::State::fill() {
   }
 }
 
-FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention, bool allow_closed_form)
+FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention,
+                         bool allow_closed_form)
     : queue_(queue),
       graph_(graph),
       contention_(contention),
@@ -270,9 +277,11 @@ FlowNetwork::~FlowNetwork() = default;
 
 int FlowNetwork::active_flows() const { return state_->active; }
 
-void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* out) const {
+void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes,
+                                      ClosedFormMessage* out) const {
   ClosedFormMessage& m = *out;
   m.bytes = bytes;
+  m.bottleneck = 0.0;
   m.transmit_ms = 0.0;
   m.latency_ms = 0.0;
   m.hops = 0;
@@ -288,6 +297,7 @@ void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes, 
     bottleneck = std::min(bottleneck, links[l].capacity);
     latency += links[l].latency_ms;
   }
+  m.bottleneck = bottleneck;
   m.transmit_ms = bytes / bottleneck;
   m.latency_ms = latency;
   m.moves = true;
@@ -299,7 +309,17 @@ void FlowNetwork::account_closed_form(const ClosedFormMessage& m) {
   for (int h = 0; h < m.hops; ++h) link_bytes_[m.route[h]] += m.bytes;
 }
 
-void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token) {
+void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener,
+                             int64_t token, const FlowShape& shape) {
+  if (src_rank == dst_rank || !(bytes > 0.0)) {
+    start_route_flow({}, bytes, listener, token, shape);
+    return;
+  }
+  start_route_flow(graph_.route(src_rank, dst_rank), bytes, listener, token, shape);
+}
+
+void FlowNetwork::start_route_flow(std::span<const int> route, double bytes, FlowListener* listener,
+                                   int64_t token, const FlowShape& shape) {
   assert(listener != nullptr);
   State& s = *state_;
   const int f = s.allocate();
@@ -310,7 +330,7 @@ void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListe
   ++s.active;
   ++flows_started_;
   const double now = queue_.now();
-  if (src_rank == dst_rank || !(bytes > 0.0)) {
+  if (route.empty() || !(bytes > 0.0)) {
     // Nothing to transmit: delivered now, but through the queue so the
     // listener never runs inside start_flow.
     flow.hops = 0;
@@ -319,8 +339,7 @@ void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListe
     return;
   }
 
-  const std::span<const int> route = graph_.route(src_rank, dst_rank);
-  assert(!route.empty() && route.size() <= static_cast<size_t>(kMaxHops));
+  assert(route.size() <= static_cast<size_t>(kMaxHops));
   flow.route = route.data();
   flow.hops = static_cast<int>(route.size());
   flow.bottleneck = std::numeric_limits<double>::infinity();
@@ -329,6 +348,8 @@ void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListe
     flow.bottleneck = std::min(flow.bottleneck, s.capacity[l]);
     flow.latency += graph_.links()[l].latency_ms;
   }
+  if (shape.rate_cap < flow.bottleneck) flow.bottleneck = shape.rate_cap;
+  if (shape.latency_ms >= 0.0) flow.latency = shape.latency_ms;
   flow.remaining = bytes;
   flow.rate = 0.0;
   flow.updated_at = now;
@@ -393,7 +414,8 @@ void FlowNetwork::on_event(int64_t a, int64_t b) {
     listener->on_flow_done(token);  // last: it may start flows that reuse the slot
     return;
   }
-  if (flow.phase != FlowPhase::kTransmitting || pack(flow.generation, kTransmitted) != b) return;  // stale
+  if (flow.phase != FlowPhase::kTransmitting || pack(flow.generation, kTransmitted) != b)
+    return;  // stale
 
   const double now = queue_.now();
   for (int h = 0; h < flow.hops; ++h) link_bytes_[flow.route[h]] += flow.bytes;

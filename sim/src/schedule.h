@@ -14,6 +14,17 @@
 // Without overlap: one lane, per iteration input_dist prefetch fwd_compute
 // output_dist dense_fwd dense_bwd bwd_output_dist bwd_compute dp_allreduce.
 // Inference iterations stop after dense_fwd.
+//
+// Optional tasks (ScheduleShape): iteration_overhead(i) first on the compute
+// lane. With a dense model the comm lane runs, per iteration,
+//   output_dist(i) ddp_allreduce(i, part 0) bwd_output_dist(i)
+//   ddp_allreduce(i, part 1) dp_allreduce(i)
+// as one NCCL stream issues them in autograd's order: the buckets of the top
+// MLP and the interaction, the embedding gradients, the buckets holding the
+// bottom MLP. The three are anchored at dense_bwd(i): they may start once it
+// has started, and their collectives join at their ready times within it.
+// dense_optimizer(i) ends the compute lane, after bwd_compute(i) and the last
+// bucket. Without overlap they take the same places on the one lane.
 #pragma once
 
 #include <vector>
@@ -27,7 +38,18 @@ struct TaskTemplate {
   Stream stream = Stream::kCompute;  // the phase's natural stream (trace lane)
   int lane = 0;                      // execution lane: 0 compute, 1 comm (0 only without overlap)
   int iteration = 0;
-  std::vector<int> deps;             // indices of tasks (same rank) that must end first
+  std::vector<int> deps;  // indices of tasks (same rank) that must end first
+  int anchor = -1;        // task (same rank) that must have started; its start times the joins
+  int part = 0;           // which of a phase's tasks (CollectiveSpec::part)
+};
+
+struct ScheduleShape {
+  int iterations = 1;
+  bool overlap = true;
+  bool training = true;
+  bool iteration_overhead = false;  // iteration_overhead tasks
+  // ddp_allreduce and dense_optimizer tasks, anchored at the backward (training)
+  bool dense_model = false;
 };
 
 struct Schedule {
@@ -37,6 +59,6 @@ struct Schedule {
 
 bool is_comm_phase(Phase p);
 
-Schedule build_schedule(int iterations, bool overlap, bool training);
+Schedule build_schedule(const ScheduleShape& shape);
 
 }  // namespace shardlab::sim::detail

@@ -9,8 +9,9 @@ SimulatedPerfModel::SimulatedPerfModel(const planner::Scenario& scenario, SimOpt
   options_.record_phases = false;
 }
 
-double SimulatedPerfModel::rate(const planner::SearchSpace& space, const planner::PartitionedPlan& plan,
-                                const planner::Topology&, const std::vector<double>&) {
+double SimulatedPerfModel::rate(const planner::SearchSpace& space,
+                                const planner::PartitionedPlan& plan, const planner::Topology&,
+                                const std::vector<double>&) {
   ++simulations_;
   auto result = simulate(scenario_, space, plan, options_);
   // A plan the simulator cannot run (an invalid fabric) is never preferred;

@@ -15,6 +15,7 @@
 #include "shardlab/planner/limits.h"
 #include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/topology.h"
+#include "shardlab/sim/collective_model.h"
 #include "shardlab/sim/flow_network.h"
 #include "shardlab/sim/simulation_memory.h"
 #include "traffic.h"
@@ -26,8 +27,9 @@ Status check_workload(const planner::Scenario& s) {
   const size_t ranks = static_cast<size_t>(s.topology.world_size);
   auto check = [&](const std::vector<double>& v, const char* field) -> Status {
     if (v.size() > 1 && v.size() != ranks) {
-      return Status::invalid_scenario(std::string("workload.") + field + ": " + std::to_string(v.size()) +
-                                      " values but the topology has " + std::to_string(ranks) +
+      return Status::invalid_argument(std::string("workload.") + field + ": " +
+                                      std::to_string(v.size()) + " values but the topology has " +
+                                      std::to_string(ranks) +
                                       " ranks (give one value for all ranks, or one per rank)");
     }
     return Status::ok();
@@ -44,31 +46,38 @@ Status check_workload(const planner::Scenario& s) {
 // per-item cost is the size of the structures holding the item, rounded up.
 int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) {
   const int64_t ranks = s.topology.world_size;
-  const int64_t local = s.topology.local_world_size.value_or(0) > 0 ? *s.topology.local_world_size : ranks;
+  const int64_t local =
+      s.topology.local_world_size.value_or(0) > 0 ? *s.topology.local_world_size : ranks;
   const int64_t hosts = (ranks + local - 1) / local;
   int64_t nics = 0;
   for (int64_t h = 0; h < hosts; ++h) {
     const auto& over = s.fabric.hosts;
-    const bool own = static_cast<size_t>(h) < over.size() && over[static_cast<size_t>(h)].nics.has_value();
-    nics += own ? *over[static_cast<size_t>(h)].nics : (s.fabric.nics_per_host > 0 ? s.fabric.nics_per_host : local);
+    const bool own =
+        static_cast<size_t>(h) < over.size() && over[static_cast<size_t>(h)].nics.has_value();
+    nics += own ? *over[static_cast<size_t>(h)].nics
+                : (s.fabric.nics_per_host > 0 ? s.fabric.nics_per_host : local);
   }
   const bool network = hosts > 1;
   const int64_t vertices = ranks + hosts + (network ? nics + hosts + 1 : 0);
   const int64_t links = 2 * ranks + (network ? 2 * ranks + 2 * nics + 2 * hosts : 0);
   constexpr int64_t kVertexBytes = 160;  // Vertex, its name, the graph's vertex, BFS scratch
-  constexpr int64_t kLinkBytes = 256;    // Link, its name, the graph's edge, the flow network's link state
+  constexpr int64_t kLinkBytes =
+      256;  // Link, its name, the graph's edge, the flow network's link state
   constexpr int64_t kRouteBytes = TopologyGraph::kMaxRouteLinks * 4 + 1;
   // Tasks per rank: the schedule's phases for every iteration.
   const int64_t tasks = static_cast<int64_t>(std::max(options.iterations, 1)) * 10;
-  constexpr int64_t kTaskBytes = static_cast<int64_t>(sizeof(detail::TaskTiming)) + 64;  // timing, membership
-  const int64_t phase_bytes = options.record_phases ? static_cast<int64_t>(sizeof(PhaseRecord)) + 400 : 0;  // + JSON / trace
+  constexpr int64_t kTaskBytes =
+      static_cast<int64_t>(sizeof(detail::TaskTiming)) + 64;  // timing, membership
+  const int64_t phase_bytes = options.record_phases
+                                  ? static_cast<int64_t>(sizeof(PhaseRecord)) + 400
+                                  : 0;  // + JSON / trace
   return vertices * kVertexBytes + links * kLinkBytes + ranks * ranks * kRouteBytes +
          ranks * tasks * (kTaskBytes + phase_bytes);
 }
 
 // End of each iteration: the latest end of its tasks over all ranks.
-std::vector<double> iteration_ends(const detail::Schedule& schedule, const detail::Executor& ex, int ranks,
-                                   int iterations) {
+std::vector<double> iteration_ends(const detail::Schedule& schedule, const detail::Executor& ex,
+                                   int ranks, int iterations) {
   std::vector<double> ends(static_cast<size_t>(iterations), 0.0);
   for (int r = 0; r < ranks; ++r) {
     for (int t = 0; t < static_cast<int>(schedule.tasks.size()); ++t) {
@@ -79,8 +88,9 @@ std::vector<double> iteration_ends(const detail::Schedule& schedule, const detai
   return ends;
 }
 
-void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, const detail::IterationTraffic& traffic,
-                const TopologyGraph& graph, int iterations, bool record_phases, SimResult* out) {
+void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex,
+                const detail::IterationTraffic& traffic, const TopologyGraph& graph, int iterations,
+                bool record_phases, SimResult* out) {
   const int ranks = static_cast<int>(traffic.ranks.size());
   out->ranks.resize(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
@@ -97,14 +107,14 @@ void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, co
         }
         if (!record_phases) continue;
         const bool comm = detail::is_comm_phase(task.phase);
-        if (duration <= 0.0 && !(comm && ex.has_collectives(r, task.phase))) continue;
+        if (duration <= 0.0 && !(comm && ex.has_collectives(r, t))) continue;
         PhaseRecord p;
         p.phase = task.phase;
         p.stream = task.stream;
         p.iteration = task.iteration;
         p.start_ms = timing.start;
         p.end_ms = timing.end;
-        p.bytes = comm ? ex.phase_bytes(r, task.phase) : 0.0;
+        p.bytes = comm ? ex.task_bytes(r, t) : 0.0;
         p.tables = traffic.ranks[static_cast<size_t>(r)].shards;
         rr.phases.push_back(p);
       }
@@ -112,7 +122,8 @@ void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex, co
   }
 }
 
-void fill_links(const TopologyGraph& graph, const FlowNetwork& network, double total_ms, SimResult* out) {
+void fill_links(const TopologyGraph& graph, const FlowNetwork& network, double total_ms,
+                SimResult* out) {
   const std::vector<Link>& links = graph.links();
   const std::vector<double>& bytes = network.link_bytes();
   for (size_t l = 0; l < links.size(); ++l) {
@@ -125,11 +136,14 @@ void fill_links(const TopologyGraph& graph, const FlowNetwork& network, double t
   }
 }
 
-Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                         const planner::PartitionedPlan& plan, const SimOptions& options) {
+Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
+                                         const planner::SearchSpace& space,
+                                         const planner::PartitionedPlan& plan,
+                                         const SimOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (options.iterations < 1) {
-    return Status::invalid_scenario("iterations: " + std::to_string(options.iterations) + " (expected >= 1)");
+    return Status::invalid_argument("iterations: " + std::to_string(options.iterations) +
+                                    " (expected >= 1)");
   }
   // Inside the limits every duration below is finite (planner/limits.h).
   if (Status st = planner::check_limits(scenario); !st) return st;
@@ -141,20 +155,41 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
   auto traffic = detail::build_traffic(scenario, space, plan, topology, *graph);
   if (!traffic) return traffic.status();
   const bool training = !scenario.planner.is_inference;
-  const std::vector<detail::CollectiveSpec> collectives =
-      options.comm_model == CommModel::kEstimates ? detail::estimate_collectives(traffic->ranks, training)
-                                                  : traffic->collectives;
+  std::vector<detail::CollectiveSpec> collectives = traffic->collectives;
+  const bool dense = training && scenario.workload.dense.has_value();
+  if (options.comm_model == CommModel::kEstimates) {
+    collectives = detail::estimate_collectives(traffic->ranks, training);
+    for (detail::CollectiveSpec& c : collectives) {
+      // The embedding gradients exist when the dense model says, as in the flows.
+      if (dense && c.phase == Phase::kBwdOutputDist)
+        c.ready_fraction = traffic->embedding_grad_fraction;
+    }
+    for (detail::CollectiveSpec& c : detail::ddp_collectives(traffic->collectives)) {
+      collectives.push_back(std::move(c));
+    }
+  }
 
   EventQueue queue;
-  FlowNetwork network(queue, *graph, options.contention);
-  const detail::Schedule schedule = detail::build_schedule(options.iterations, options.overlap, training);
-  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph);
-  if (!executor.run()) return Status::internal("simulation stalled: some phases never became ready");
+  FlowNetwork network(queue, *graph, options.contention, options.closed_form);
+  const CollectiveModel model(scenario, options.calibration);
+  const detail::Schedule schedule =
+      detail::build_schedule({.iterations = options.iterations,
+                              .overlap = options.overlap,
+                              .training = training,
+                              .iteration_overhead = scenario.workload.iteration_overhead_ms > 0.0,
+                              .dense_model = dense});
+  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model);
+  if (!executor.run())
+    return Status::internal("simulation stalled: some phases never became ready");
 
   SimResult out;
   out.scenario = scenario.name;
   out.iterations = options.iterations;
   out.local_world_size = graph->local_world_size();
+  out.dense_params = traffic->dense_params;
+  out.ddp_buckets = static_cast<int>(std::count_if(
+      collectives.begin(), collectives.end(),
+      [](const detail::CollectiveSpec& c) { return c.phase == Phase::kDdpAllreduce; }));
   const int ranks = static_cast<int>(traffic->ranks.size());
   const std::vector<double> ends = iteration_ends(schedule, executor, ranks, options.iterations);
   out.total_ms = ends.back();
@@ -162,17 +197,19 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario, cons
   if (!std::isfinite(out.total_ms) || !std::isfinite(out.iteration_ms)) {
     // Unreachable within the limits; a time that overflowed is still the
     // input's doing, never a result to print.
-    return Status::invalid_scenario("the simulated iteration time is not finite (" +
-                                    std::to_string(out.iteration_ms) +
-                                    " ms): a bandwidth, latency or dense time of the scenario is out of range");
+    return Status::invalid_argument(
+        "the simulated iteration time is not finite (" + std::to_string(out.iteration_ms) +
+        " ms): a bandwidth, latency or dense time of the scenario is out of range");
   }
   fill_ranks(schedule, executor, *traffic, *graph, options.iterations, options.record_phases, &out);
   const double window_start = ends.size() >= 2 ? ends[ends.size() - 2] : 0.0;
-  out.critical_path = detail::critical_path(schedule, executor, ranks, options.iterations - 1, window_start);
+  out.critical_path =
+      detail::critical_path(schedule, executor, ranks, options.iterations - 1, window_start);
   fill_links(*graph, network, out.total_ms, &out);
   out.events = queue.events_processed();
   out.flows = network.flows_started();
-  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  out.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return out;
 }
 
@@ -191,9 +228,11 @@ Result<SimResult> simulate(const planner::Scenario& scenario, const planner::Sea
     return simulate_within_memory(scenario, space, plan, options);
   } catch (const std::bad_alloc&) {
     // The estimate keeps this rare; the simulation's structures are freed by now.
-    return Status::invalid_scenario(
-        "the simulation ran out of memory (the memory budget is checked before it starts, but the machine had "
-        "less to give); simulate fewer ranks, or set " + std::string(planner::kMemoryBudgetVariable));
+    return Status::invalid_argument(
+        "the simulation ran out of memory (the memory budget is checked before it starts, but the "
+        "machine had "
+        "less to give); simulate fewer ranks, or set " +
+        std::string(planner::kMemoryBudgetVariable));
   }
 }
 

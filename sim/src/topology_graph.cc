@@ -1,14 +1,13 @@
 #include "shardlab/sim/topology_graph.h"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
 #include <cassert>
 #include <cstdint>
 #include <limits>
 #include <sstream>
 #include <utility>
-
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
 
 namespace shardlab::sim {
 
@@ -40,12 +39,12 @@ std::string num(double v) {
 
 Status must_be_positive(const std::string& field, double v) {
   if (v > 0.0) return Status::ok();
-  return Status::invalid_scenario(field + ": must be > 0, got " + num(v));
+  return Status::invalid_argument(field + ": must be > 0, got " + num(v));
 }
 
 Status must_be_non_negative(const std::string& field, double v) {
   if (v >= 0.0) return Status::ok();
-  return Status::invalid_scenario(field + ": must be >= 0, got " + num(v));
+  return Status::invalid_argument(field + ": must be >= 0, got " + num(v));
 }
 
 // What one host looks like once the fabric-wide values and its overrides are
@@ -64,35 +63,42 @@ int local_world_size_of(const planner::TopologySpec& topology) {
 
 Status validate(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
   if (topology.world_size < 1) {
-    return Status::invalid_scenario("topology.world_size: must be >= 1, got " + std::to_string(topology.world_size));
+    return Status::invalid_argument("topology.world_size: must be >= 1, got " +
+                                    std::to_string(topology.world_size));
   }
   const int local = local_world_size_of(topology);
   if (local < 1) {
-    return Status::invalid_scenario("topology.local_world_size: must be >= 1, got " + std::to_string(local));
+    return Status::invalid_argument("topology.local_world_size: must be >= 1, got " +
+                                    std::to_string(local));
   }
   const int hosts = (topology.world_size + local - 1) / local;
   if (Status s = must_be_positive("topology.intra_host_bw", topology.intra_host_bw); !s) return s;
   if (Status s = must_be_positive("topology.inter_host_bw", topology.inter_host_bw); !s) return s;
   if (fabric.nics_per_host < 0) {
-    return Status::invalid_scenario("topology.fabric.nics_per_host: must be >= 0, got " +
+    return Status::invalid_argument("topology.fabric.nics_per_host: must be >= 0, got " +
                                     std::to_string(fabric.nics_per_host));
   }
   if (fabric.nic_bw) {
     if (Status s = must_be_positive("topology.fabric.nic_bw", *fabric.nic_bw); !s) return s;
   }
   if (!(fabric.oversubscription >= 1.0)) {
-    return Status::invalid_scenario("topology.fabric.oversubscription: must be >= 1, got " +
+    return Status::invalid_argument("topology.fabric.oversubscription: must be >= 1, got " +
                                     num(fabric.oversubscription));
   }
-  if (Status s = must_be_non_negative("topology.fabric.intra_host_latency_ms", fabric.intra_host_latency_ms); !s) {
+  if (Status s = must_be_non_negative("topology.fabric.intra_host_latency_ms",
+                                      fabric.intra_host_latency_ms);
+      !s) {
     return s;
   }
-  if (Status s = must_be_non_negative("topology.fabric.inter_host_latency_ms", fabric.inter_host_latency_ms); !s) {
+  if (Status s = must_be_non_negative("topology.fabric.inter_host_latency_ms",
+                                      fabric.inter_host_latency_ms);
+      !s) {
     return s;
   }
   if (!fabric.hosts.empty() && static_cast<int>(fabric.hosts.size()) != hosts) {
-    return Status::invalid_scenario("topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
-                                    " entries but the topology has " + std::to_string(hosts) + " hosts");
+    return Status::invalid_argument(
+        "topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
+        " entries but the topology has " + std::to_string(hosts) + " hosts");
   }
   for (size_t h = 0; h < fabric.hosts.size(); ++h) {
     const planner::HostFabricSpec& host = fabric.hosts[h];
@@ -104,13 +110,15 @@ Status validate(const planner::TopologySpec& topology, const planner::FabricSpec
       if (Status s = must_be_positive(field + ".nic_bw", *host.nic_bw); !s) return s;
     }
     if (host.nics && *host.nics < 1) {
-      return Status::invalid_scenario(field + ".nics: must be >= 1, got " + std::to_string(*host.nics));
+      return Status::invalid_argument(field + ".nics: must be >= 1, got " +
+                                      std::to_string(*host.nics));
     }
   }
   return Status::ok();
 }
 
-std::vector<HostPlan> plan_hosts(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
+std::vector<HostPlan> plan_hosts(const planner::TopologySpec& topology,
+                                 const planner::FabricSpec& fabric) {
   const int local = local_world_size_of(topology);
   const int num_hosts = (topology.world_size + local - 1) / local;
   std::vector<HostPlan> plans(num_hosts);
@@ -121,7 +129,8 @@ std::vector<HostPlan> plan_hosts(const planner::TopologySpec& topology, const pl
     p.gpus = std::min(local, topology.world_size - p.first_rank);
     // A short last host is a host of the same build with fewer GPUs in use, so
     // its NIC count and bandwidth follow local_world_size, not its GPU count.
-    p.nics = (over && over->nics) ? *over->nics : (fabric.nics_per_host > 0 ? fabric.nics_per_host : local);
+    p.nics = (over && over->nics) ? *over->nics
+                                  : (fabric.nics_per_host > 0 ? fabric.nics_per_host : local);
     p.intra_bw = (over && over->intra_host_bw) ? *over->intra_host_bw : topology.intra_host_bw;
     if (over && over->nic_bw) {
       p.nic_bw = *over->nic_bw;
@@ -142,6 +151,9 @@ struct TopologyGraph::Impl {
   std::vector<HostPlan> hosts;
   std::vector<Vertex> vertices;
   std::vector<Link> links;
+  std::vector<int> link_ids;     // link_ids[l] == l: one-link routes point here
+  std::vector<int> fabric_up;    // per rank: GPU -> host fabric link
+  std::vector<int> fabric_down;  // per rank: host fabric -> GPU link
   Graph graph;
 
   // Route cache, filled per source on its first query: kMaxRouteLinks link ids
@@ -159,7 +171,8 @@ struct TopologyGraph::Impl {
 
   void add_link(LinkKind kind, int from, int to, double capacity, double latency_ms) {
     const int id = static_cast<int>(links.size());
-    links.push_back(Link{kind, from, to, capacity, latency_ms, vertices[from].name + "->" + vertices[to].name});
+    links.push_back(
+        Link{kind, from, to, capacity, latency_ms, vertices[from].name + "->" + vertices[to].name});
     boost::add_edge(from, to, id, graph);
   }
 
@@ -185,15 +198,18 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
   }
   std::vector<int> fabric_vertex(num_hosts);
   for (int h = 0; h < num_hosts; ++h) {
-    fabric_vertex[h] = add_vertex(VertexKind::kHostFabric, h, 0, -1, "host" + std::to_string(h) + "/fabric");
+    fabric_vertex[h] =
+        add_vertex(VertexKind::kHostFabric, h, 0, -1, "host" + std::to_string(h) + "/fabric");
   }
   // GPU <-> fabric edges come before GPU <-> NIC edges: BFS explores a GPU's
   // out-edges in insertion order, so between two GPUs sharing a NIC the
   // equally short path through the fabric wins.
   for (int h = 0; h < num_hosts; ++h) {
     for (int k = 0; k < hosts[h].gpus; ++k) {
-      add_duplex(LinkKind::kGpuFabric, LinkKind::kFabricGpu, hosts[h].first_rank + k, fabric_vertex[h],
-                 hosts[h].intra_bw, fabric.intra_host_latency_ms);
+      fabric_up.push_back(static_cast<int>(links.size()));
+      fabric_down.push_back(static_cast<int>(links.size()) + 1);
+      add_duplex(LinkKind::kGpuFabric, LinkKind::kFabricGpu, hosts[h].first_rank + k,
+                 fabric_vertex[h], hosts[h].intra_bw, fabric.intra_host_latency_ms);
     }
   }
   if (num_hosts <= 1) return;
@@ -204,7 +220,8 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
   for (int h = 0; h < num_hosts; ++h) {
     first_nic[h] = static_cast<int>(vertices.size());
     for (int n = 0; n < hosts[h].nics; ++n) {
-      add_vertex(VertexKind::kNic, h, n, -1, "host" + std::to_string(h) + "/nic" + std::to_string(n));
+      add_vertex(VertexKind::kNic, h, n, -1,
+                 "host" + std::to_string(h) + "/nic" + std::to_string(n));
     }
     leaf[h] = add_vertex(VertexKind::kLeaf, h, 0, -1, "host" + std::to_string(h) + "/leaf");
   }
@@ -218,14 +235,15 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
     for (int n = 0; n < p.nics; ++n) {
       add_duplex(LinkKind::kNicLeaf, LinkKind::kLeafNic, first_nic[h] + n, leaf[h], p.nic_bw, lat);
     }
-    add_duplex(LinkKind::kLeafCore, LinkKind::kCoreLeaf, leaf[h], core, p.nics * p.nic_bw / fabric.oversubscription,
-               lat);
+    add_duplex(LinkKind::kLeafCore, LinkKind::kCoreLeaf, leaf[h], core,
+               p.nics * p.nic_bw / fabric.oversubscription, lat);
   }
 }
 
 void TopologyGraph::Impl::fill_routes(int src) const {
   pred_link.assign(vertices.size(), -1);
-  boost::breadth_first_search(graph, boost::vertex(src, graph), boost::visitor(PredecessorLinkRecorder(pred_link)));
+  boost::breadth_first_search(graph, boost::vertex(src, graph),
+                              boost::visitor(PredecessorLinkRecorder(pred_link)));
 
   std::vector<int>& out = route_links[src];
   std::vector<uint8_t>& len = route_len[src];
@@ -254,13 +272,16 @@ std::span<const int> TopologyGraph::Impl::route(int src, int dst) const {
   return {route_links[src].data() + static_cast<size_t>(dst) * kMaxRouteLinks, route_len[src][dst]};
 }
 
-Result<TopologyGraph> TopologyGraph::build(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
+Result<TopologyGraph> TopologyGraph::build(const planner::TopologySpec& topology,
+                                           const planner::FabricSpec& fabric) {
   if (Status s = validate(topology, fabric); !s) return s;
   auto impl = std::make_unique<Impl>();
   impl->num_ranks = topology.world_size;
   impl->local_world_size = local_world_size_of(topology);
   impl->hosts = plan_hosts(topology, fabric);
   impl->build(fabric);
+  impl->link_ids.resize(impl->links.size());
+  for (size_t l = 0; l < impl->links.size(); ++l) impl->link_ids[l] = static_cast<int>(l);
   impl->route_links.resize(impl->num_ranks);
   impl->route_len.resize(impl->num_ranks);
   return TopologyGraph(std::move(impl));
@@ -291,13 +312,29 @@ bool TopologyGraph::non_blocking() const {
   }
   constexpr double kSlack = 1e-12;  // the uplink is a product of the same numbers
   for (const Link& l : links) {
-    if (l.kind == LinkKind::kLeafCore && l.capacity < up_demand[l.from] * (1 - kSlack)) return false;
-    if (l.kind == LinkKind::kCoreLeaf && l.capacity < down_demand[l.to] * (1 - kSlack)) return false;
+    if (l.kind == LinkKind::kLeafCore && l.capacity < up_demand[l.from] * (1 - kSlack))
+      return false;
+    if (l.kind == LinkKind::kCoreLeaf && l.capacity < down_demand[l.to] * (1 - kSlack))
+      return false;
   }
   return true;
 }
 
-std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const { return impl_->route(src_rank, dst_rank); }
+std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const {
+  return impl_->route(src_rank, dst_rank);
+}
+
+std::span<const int> TopologyGraph::link_route(int link) const {
+  assert(link >= 0 && link < static_cast<int>(impl_->link_ids.size()));
+  return {impl_->link_ids.data() + link, 1};
+}
+
+int TopologyGraph::fabric_uplink(int rank) const {
+  return impl_->fabric_up[static_cast<size_t>(rank)];
+}
+int TopologyGraph::fabric_downlink(int rank) const {
+  return impl_->fabric_down[static_cast<size_t>(rank)];
+}
 
 double TopologyGraph::route_latency(int src_rank, int dst_rank) const {
   double total = 0.0;
@@ -308,7 +345,8 @@ double TopologyGraph::route_latency(int src_rank, int dst_rank) const {
 double TopologyGraph::route_bottleneck(int src_rank, int dst_rank) const {
   // Empty route (src == dst): nothing limits it.
   double bottleneck = std::numeric_limits<double>::infinity();
-  for (int link : route(src_rank, dst_rank)) bottleneck = std::min(bottleneck, impl_->links[link].capacity);
+  for (int link : route(src_rank, dst_rank))
+    bottleneck = std::min(bottleneck, impl_->links[link].capacity);
   return bottleneck;
 }
 

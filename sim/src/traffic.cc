@@ -5,6 +5,7 @@
 #include <string>
 
 #include "shardlab/planner/estimators.h"
+#include "shardlab/sim/dense_model.h"
 
 namespace shardlab::sim::detail {
 namespace {
@@ -66,7 +67,8 @@ std::vector<int> all_ranks(int n) {
   return r;
 }
 
-CollectiveSpec all_to_all(Phase phase, std::vector<int> members, std::vector<double> from, std::vector<double> to) {
+CollectiveSpec all_to_all(Phase phase, std::vector<int> members, std::vector<double> from,
+                          std::vector<double> to) {
   CollectiveSpec c;
   c.phase = phase;
   c.kind = CollectiveKind::kAllToAll;
@@ -95,9 +97,9 @@ bool any_positive(const std::vector<double>& v) {
 
 // Adds one placed shard's traffic to its sharding type's group.
 // `first` marks the option's first shard, for traffic counted once per table.
-void add_shard(const ShardingOption& o, const planner::BatchSums& b, const planner::Shard& shard, bool first,
-               int rank, const planner::Topology& topo, const planner::CommElementSizes& c,
-               const TopologyGraph& graph, GroupTraffic* g) {
+void add_shard(const ShardingOption& o, const planner::BatchSums& b, const planner::Shard& shard,
+               bool first, int rank, const planner::Topology& topo,
+               const planner::CommElementSizes& c, const TopologyGraph& graph, GroupTraffic* g) {
   const double rows_per_rank = o.is_pooled ? b.pooled : b.inputs;  // output rows per rank's batch
   const double id_bytes = planner::kIndexBytes + (o.is_weighted ? kWeightBytes : 0.0);
   const double lengths = b.pooled * kLengthBytes;
@@ -106,13 +108,15 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
   // Ids of a row-sharded table spread over its row shards in proportion to
   // their rows (ids uniform over rows); every bucket carries all lengths.
   const double row_share =
-      o.tensor_rows > 0 ? static_cast<double>(shard.rows) / static_cast<double>(o.tensor_rows) : 0.0;
+      o.tensor_rows > 0 ? static_cast<double>(shard.rows) / static_cast<double>(o.tensor_rows)
+                        : 0.0;
   switch (o.sharding_type) {
     case ShardingType::kDataParallel:
       // Replicas: no input or output dist; gradients all-reduced. One replica
       // per rank: count the table once.
       if (first) {
-        g->allreduce_bytes += static_cast<double>(o.tensor_rows) * static_cast<double>(o.tensor_cols) * o.element_size;
+        g->allreduce_bytes += static_cast<double>(o.tensor_rows) *
+                              static_cast<double>(o.tensor_cols) * o.element_size;
       }
       return;
     case ShardingType::kTableWise:
@@ -148,7 +152,8 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
         // Inside the host: partial sums for every rank's batch, reduce-
         // scattered so local rank k holds the rows of the ranks with local
         // index k; then each sends them across hosts.
-        const double ranks_per_local_index = static_cast<double>(topo.world_size) / topo.local_world_size;
+        const double ranks_per_local_index =
+            static_cast<double>(topo.world_size) / topo.local_world_size;
         g->host_rs_chunk[host] += rows_per_rank * ranks_per_local_index * d * c.fwd_rs;
         g->host_ag_chunk[host] += rows_per_rank * ranks_per_local_index * d * c.bwd_rs;
         g->host_out_from[host] += rows_per_rank * d * c.fwd_a2a;
@@ -188,7 +193,8 @@ void emit_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout
   if (type == ShardingType::kTableRowWise) {
     for (size_t h = 0; h < hosts.host_ranks.size(); ++h) {
       if (g.host_rs_chunk[h] > 0) {
-        out->push_back(ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, hosts.host_ranks[h], g.host_rs_chunk[h]));
+        out->push_back(ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, hosts.host_ranks[h],
+                            g.host_rs_chunk[h]));
       }
     }
     if (hosts.host_ranks.size() > 1) {
@@ -201,14 +207,16 @@ void emit_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout
     return;
   }
   if (g.rs_chunk > 0) {
-    out->push_back(ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, all_ranks(ranks), g.rs_chunk));
+    out->push_back(
+        ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, all_ranks(ranks), g.rs_chunk));
   }
-  if (any_positive(g.out_from)) out->push_back(all_to_all(Phase::kOutputDist, all_ranks(ranks), g.out_from, {}));
+  if (any_positive(g.out_from))
+    out->push_back(all_to_all(Phase::kOutputDist, all_ranks(ranks), g.out_from, {}));
 }
 
 // Backward mirrors the forward output dist in reverse.
-void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout& hosts, int ranks,
-                          std::vector<CollectiveSpec>* out) {
+void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout& hosts,
+                          int ranks, std::vector<CollectiveSpec>* out) {
   if (type == ShardingType::kTableRowWise) {
     if (hosts.host_ranks.size() > 1) {
       for (const std::vector<int>& members : hosts.local_index_ranks) {
@@ -219,20 +227,69 @@ void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLa
     }
     for (size_t h = 0; h < hosts.host_ranks.size(); ++h) {
       if (g.host_ag_chunk[h] > 0) {
-        out->push_back(ring(Phase::kBwdOutputDist, CollectiveKind::kAllGather, hosts.host_ranks[h], g.host_ag_chunk[h]));
+        out->push_back(ring(Phase::kBwdOutputDist, CollectiveKind::kAllGather, hosts.host_ranks[h],
+                            g.host_ag_chunk[h]));
       }
     }
     return;
   }
-  if (any_positive(g.bwd_to)) out->push_back(all_to_all(Phase::kBwdOutputDist, all_ranks(ranks), {}, g.bwd_to));
+  if (any_positive(g.bwd_to))
+    out->push_back(all_to_all(Phase::kBwdOutputDist, all_ranks(ranks), {}, g.bwd_to));
   if (g.ag_chunk > 0) {
-    out->push_back(ring(Phase::kBwdOutputDist, CollectiveKind::kAllGather, all_ranks(ranks), g.ag_chunk));
+    out->push_back(
+        ring(Phase::kBwdOutputDist, CollectiveKind::kAllGather, all_ranks(ranks), g.ag_chunk));
+  }
+}
+
+// The dense model's times on the scenario's GPU. Without a GPU preset (the
+// loader then requires dense_fwd_ms and dense_bwd_ms) only the buckets are
+// needed: they become ready in proportion to each layer's backward FLOPs and
+// bytes, and the optimizer step costs nothing.
+DenseTimes dense_timing(const DenseArchitecture& arch, const planner::Scenario& scenario) {
+  const planner::DenseSpec& spec = *scenario.workload.dense;
+  if (scenario.gpu) {
+    return dense_times(arch, spec, *scenario.gpu, scenario.topology.hbm_mem_bw,
+                       scenario.workload.ddp_first_bucket_bytes,
+                       scenario.workload.ddp_bucket_bytes);
+  }
+  std::vector<double> weights;
+  for (const DenseLayer& l : arch.layers) weights.push_back(l.bwd_flops() + l.bwd_bytes);
+  DenseTimes t;
+  t.buckets =
+      gradient_buckets(arch, weights, spec.gradient_bytes, scenario.workload.ddp_first_bucket_bytes,
+                       scenario.workload.ddp_bucket_bytes);
+  t.embedding_grad_fraction = embedding_grad_fraction(arch, weights);
+  return t;
+}
+
+// One all-reduce per DDP bucket, in bucket order; those holding bottom MLP
+// gradients go after the embedding gradients' all-to-all (part 1).
+void append_ddp_buckets(const DenseTimes& dense, int ranks, std::vector<CollectiveSpec>* out) {
+  if (ranks < 2) return;
+  for (const GradientBucket& b : dense.buckets) {
+    CollectiveSpec ar;
+    ar.phase = Phase::kDdpAllreduce;
+    ar.kind = CollectiveKind::kAllReduce;
+    ar.members = all_ranks(ranks);
+    ar.bytes = b.bytes;
+    ar.ready_fraction = b.ready_fraction;
+    ar.part = b.after_embeddings ? 1 : 0;
+    out->push_back(std::move(ar));
   }
 }
 
 }  // namespace
 
-std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ranks, bool training) {
+std::vector<CollectiveSpec> ddp_collectives(const std::vector<CollectiveSpec>& collectives) {
+  std::vector<CollectiveSpec> out;
+  for (const CollectiveSpec& c : collectives) {
+    if (c.phase == Phase::kDdpAllreduce) out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ranks,
+                                                 bool training) {
   std::vector<CollectiveSpec> out;
   auto add = [&](Phase phase, double RankWork::*field) {
     CollectiveSpec c;
@@ -249,8 +306,10 @@ std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ra
   return out;
 }
 
-Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                       const planner::PartitionedPlan& plan, const planner::Topology& topology,
+Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
+                                       const planner::SearchSpace& space,
+                                       const planner::PartitionedPlan& plan,
+                                       const planner::Topology& topology,
                                        const TopologyGraph& graph) {
   const int ranks = topology.world_size;
   const bool training = !scenario.planner.is_inference;
@@ -268,14 +327,15 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
       if (rank < 0 || rank >= ranks) {
-        return Status::invalid_scenario("plan: shard " + std::to_string(s) + " of " + o.fqn + " is on rank " +
-                                        std::to_string(rank) + ", but the topology has ranks 0.." +
-                                        std::to_string(ranks - 1));
+        return Status::invalid_argument(
+            "plan: shard " + std::to_string(s) + " of " + o.fqn + " is on rank " +
+            std::to_string(rank) + ", but the topology has ranks 0.." + std::to_string(ranks - 1));
       }
       RankWork& w = t.ranks[static_cast<size_t>(rank)];
       const planner::Perf& p = o.shard_perf;
       ++w.shards;
-      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph, &g);
+      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph,
+                &g);
       w.prefetch_ms += p.prefetch_compute;
       w.fwd_ms += p.fwd_compute;
       w.output_dist_estimate_ms += p.fwd_comms;
@@ -290,10 +350,25 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
       }
     }
   }
+  const planner::WorkloadSpec& workload = scenario.workload;
+  DenseTimes dense;
+  if (workload.dense) {
+    auto arch = dense_architecture(*workload.dense, feature_dims(scenario), scenario.batch_size);
+    if (!arch) return arch.status();
+    dense = dense_timing(*arch, scenario);
+    t.dense_layers = static_cast<int>(arch->layers.size());
+    t.dense_params = arch->params;
+  }
   for (int r = 0; r < ranks; ++r) {
     RankWork& w = t.ranks[static_cast<size_t>(r)];
-    w.dense_fwd_ms = dense_time(scenario.workload.dense_fwd_ms, r);
-    w.dense_bwd_ms = training ? dense_time(scenario.workload.dense_bwd_ms, r) : 0.0;
+    // Given times override the model's.
+    w.dense_fwd_ms =
+        workload.dense_fwd_ms.empty() ? dense.fwd_ms : dense_time(workload.dense_fwd_ms, r);
+    w.dense_bwd_ms = !training                       ? 0.0
+                     : workload.dense_bwd_ms.empty() ? dense.bwd_ms
+                                                     : dense_time(workload.dense_bwd_ms, r);
+    w.dense_optimizer_ms = training ? dense.optimizer_ms : 0.0;
+    w.iteration_overhead_ms = workload.iteration_overhead_ms;
   }
 
   // Issue order: sharding types in the sharder's order; backward reversed.
@@ -312,7 +387,8 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
   if (!training) return t;
   for (int type = kNumShardingTypes - 1; type >= 0; --type) {
     if (groups[type].present) {
-      emit_bwd_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks, &t.collectives);
+      emit_bwd_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks,
+                           &t.collectives);
     }
   }
   const GroupTraffic& dp = groups[static_cast<size_t>(ShardingType::kDataParallel)];
@@ -324,6 +400,14 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const 
     ar.bytes = dp.allreduce_bytes;
     t.collectives.push_back(std::move(ar));
   }
+  if (workload.dense) {
+    // The embedding gradients leave once the dense model has produced them.
+    t.embedding_grad_fraction = dense.embedding_grad_fraction;
+    for (CollectiveSpec& c : t.collectives) {
+      if (c.phase == Phase::kBwdOutputDist) c.ready_fraction = t.embedding_grad_fraction;
+    }
+    append_ddp_buckets(dense, ranks, &t.collectives);
+  }
   return t;
 }
 
@@ -333,11 +417,16 @@ namespace shardlab::sim {
 
 std::string_view to_string(CollectiveKind k) {
   switch (k) {
-    case CollectiveKind::kAllToAll: return "all_to_all";
-    case CollectiveKind::kReduceScatter: return "reduce_scatter";
-    case CollectiveKind::kAllGather: return "all_gather";
-    case CollectiveKind::kAllReduce: return "all_reduce";
-    case CollectiveKind::kEstimate: return "estimate";
+    case CollectiveKind::kAllToAll:
+      return "all_to_all";
+    case CollectiveKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::kAllGather:
+      return "all_gather";
+    case CollectiveKind::kAllReduce:
+      return "all_reduce";
+    case CollectiveKind::kEstimate:
+      return "estimate";
   }
   return "?";
 }
@@ -360,7 +449,8 @@ double CollectiveSpec::bytes_sent(int m) const {
   return 0.0;
 }
 
-Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
+Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario,
+                                           const planner::SearchSpace& space,
                                            const planner::PartitionedPlan& plan) {
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();

@@ -18,10 +18,15 @@ using sim::RankWork;
 // The collectives of CommModel::kEstimates: one barrier per comm phase with
 // each rank's summed shard estimates (input dist has none in TorchRec's model).
 std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ranks, bool training);
+// The DDP bucket all-reduces among `collectives` (TorchRec's model has no
+// estimate for them: they stay flows under CommModel::kEstimates).
+std::vector<CollectiveSpec> ddp_collectives(const std::vector<CollectiveSpec>& collectives);
 
 // Fails when a shard is unplaced or placed on a rank outside the topology.
-Result<IterationTraffic> build_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                       const planner::PartitionedPlan& plan, const planner::Topology& topology,
+Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
+                                       const planner::SearchSpace& space,
+                                       const planner::PartitionedPlan& plan,
+                                       const planner::Topology& topology,
                                        const TopologyGraph& graph);
 
 }  // namespace shardlab::sim::detail

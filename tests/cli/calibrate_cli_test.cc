@@ -35,8 +35,8 @@ std::vector<Json> shard_perfs(const Json& options) {
 TEST_F(CliTest, CalibrateACpuReplayAndPlanWithIt) {
   const std::string db = path("runs.db");
   ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "--db", db, "-q"}).exit_code, 0);
-  const CliRun replay = run({"replay", kTiny, path("plan.json"), "--iterations", "3", "--warmup", "1", "--db", db,
-                             "-q"});
+  const CliRun replay = run(
+      {"replay", kTiny, path("plan.json"), "--iterations", "3", "--warmup", "1", "--db", db, "-q"});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
 
   const CliRun cal = run({"calibrate", "--db", db, "-o", path("cal.json"), "--name", "tiny-cpu"});
@@ -74,12 +74,14 @@ TEST_F(CliTest, CalibrateACpuReplayAndPlanWithIt) {
   EXPECT_EQ(calibrated->inputs, (std::vector<int64_t>{2}));
   ASSERT_TRUE(calibrated->calibration.has_value());
   EXPECT_EQ(calibrated->calibration->name, "tiny-cpu");
-  EXPECT_EQ(Json::parse(calibrated->calibration->profile_json)["parameters"], profile["parameters"]);
+  EXPECT_EQ(Json::parse(calibrated->calibration->profile_json)["parameters"],
+            profile["parameters"]);
   EXPECT_DOUBLE_EQ(calibrated->calibration->mape_after, fit["mape_after"].get<double>());
 
   // Planning with the profile rates the shards with the fitted constants.
   const CliRun plain = run({"options", kTiny, "-o", path("plain.json"), "-q"});
-  const CliRun with = run({"options", kTiny, "--calibration", path("cal.json"), "-o", path("with.json"), "-q"});
+  const CliRun with =
+      run({"options", kTiny, "--calibration", path("cal.json"), "-o", path("with.json"), "-q"});
   ASSERT_EQ(plain.exit_code, 0);
   ASSERT_EQ(with.exit_code, 0) << with.err;
   const std::vector<Json> a = shard_perfs(Json::parse(read_file(path("plain.json"))));
@@ -97,15 +99,16 @@ TEST_F(CliTest, CalibrateACpuReplayAndPlanWithIt) {
   const Json p1 = Json::parse(read_file(path("plan_cal.json")));
   EXPECT_NE(p0["perf_rating_ms"], p1["perf_rating_ms"]);
 
-  const CliRun sim = run({"simulate", kTiny, "--plan", path("plan.json"), "--calibration", path("cal.json"),
-                          "--no-record"});
+  const CliRun sim = run({"simulate", kTiny, "--plan", path("plan.json"), "--calibration",
+                          path("cal.json"), "--no-record"});
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  EXPECT_NE(sim.out.find("calibrated (" + path("cal.json") + ") rating"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find("calibrated (" + path("cal.json") + ") rating"), std::string::npos)
+      << sim.out;
 }
 
 // A replay-shaped measurement of a fused or dense lookup, or a collective.
-kernels::Measurement lookup(planner::ComputeKernel k, int64_t dim, shardlab::sim::Phase phase, double bytes,
-                            double ms) {
+kernels::Measurement lookup(planner::ComputeKernel k, int64_t dim, shardlab::sim::Phase phase,
+                            double bytes, double ms) {
   kernels::Measurement m;
   m.rank = 0;
   m.phase = phase;
@@ -136,7 +139,8 @@ kernels::Measurement collective(double bytes, double ms) {
 }
 
 // Constants of the synthetic device (bytes/ms, ms).
-constexpr double kFusedHalfBw = 4.0e7, kFusedNarrowBw = 2.5e7, kDenseHalfBw = 1.5e7, kFusedOverhead = 0.02;
+constexpr double kFusedHalfBw = 4.0e7, kFusedNarrowBw = 2.5e7, kDenseHalfBw = 1.5e7,
+                 kFusedOverhead = 0.02;
 constexpr double kBwdMultiplier = 3.0, kIntraBw = 5.0e6, kIntraLatency = 0.04;
 
 // Noiseless measurements: 12 per group, bytes spread over two decades.
@@ -147,11 +151,14 @@ std::vector<kernels::Measurement> synthetic(int part) {
     const double half = kFusedOverhead + bytes / kFusedHalfBw;
     const double narrow = kFusedOverhead + bytes / kFusedNarrowBw;
     const double dense = bytes / kDenseHalfBw;
-    out.push_back(lookup(planner::ComputeKernel::kFused, 64, shardlab::sim::Phase::kFwdCompute, bytes, half));
-    out.push_back(lookup(planner::ComputeKernel::kFused, 64, shardlab::sim::Phase::kBwdCompute, bytes,
-                         kBwdMultiplier * half));
-    out.push_back(lookup(planner::ComputeKernel::kFused, 32, shardlab::sim::Phase::kFwdCompute, bytes, narrow));
-    out.push_back(lookup(planner::ComputeKernel::kDense, 64, shardlab::sim::Phase::kFwdCompute, bytes, dense));
+    out.push_back(
+        lookup(planner::ComputeKernel::kFused, 64, shardlab::sim::Phase::kFwdCompute, bytes, half));
+    out.push_back(lookup(planner::ComputeKernel::kFused, 64, shardlab::sim::Phase::kBwdCompute,
+                         bytes, kBwdMultiplier * half));
+    out.push_back(lookup(planner::ComputeKernel::kFused, 32, shardlab::sim::Phase::kFwdCompute,
+                         bytes, narrow));
+    out.push_back(lookup(planner::ComputeKernel::kDense, 64, shardlab::sim::Phase::kFwdCompute,
+                         bytes, dense));
     out.push_back(collective(bytes, kIntraLatency + bytes / kIntraBw));
   }
   return out;
@@ -178,12 +185,14 @@ TEST_F(CliTest, CalibrateRecoversSyntheticConstantsIntoTheEstimates) {
     ASSERT_EQ(add_synthetic_run(*store, 0), 1);
     ASSERT_EQ(add_synthetic_run(*store, 1), 2);
   }
-  const CliRun cal = run({"calibrate", "--db", db, "--runs", "1-2", "--holdout", "0.25", "--seed", "9", "-o",
-                          path("p.json")});
+  const CliRun cal = run({"calibrate", "--db", db, "--runs", "1-2", "--holdout", "0.25", "--seed",
+                          "9", "-o", path("p.json")});
   ASSERT_EQ(cal.exit_code, 0) << cal.err;
-  EXPECT_NE(cal.out.find("calibrated from runs 1-2 on cpu: synthetic device: 120 measurements, 90 fitted, 30 held "
-                         "out, 0 skipped"),
-            std::string::npos)
+  EXPECT_NE(
+      cal.out.find(
+          "calibrated from runs 1-2 on cpu: synthetic device: 120 measurements, 90 fitted, 30 held "
+          "out, 0 skipped"),
+      std::string::npos)
       << cal.out;
 
   const Json profile = Json::parse(read_file(path("p.json")));
@@ -216,12 +225,14 @@ TEST_F(CliTest, CalibrateRecoversSyntheticConstantsIntoTheEstimates) {
   // The options' estimates follow the calibrated formulas: for every fused
   // option of a dim-64 table, fwd = overhead + fwd_bytes / bw and bwd = 3·fwd
   // (plus TorchRec's weighted term).
-  const CliRun opts = run({"options", kTiny, "--calibration", path("p.json"), "-o", path("opts.json"), "-q"});
+  const CliRun opts =
+      run({"options", kTiny, "--calibration", path("p.json"), "-o", path("opts.json"), "-q"});
   ASSERT_EQ(opts.exit_code, 0) << opts.err;
   const Json options = Json::parse(read_file(path("opts.json")));
   auto scenario = data::load_scenario_file(kTiny);
   ASSERT_TRUE(scenario.is_ok());
-  const planner::PlannerResult space = planner::plan(*scenario, planner::PlannerOptions{.enumerate_only = true});
+  const planner::PlannerResult space =
+      planner::plan(*scenario, planner::PlannerOptions{.enumerate_only = true});
   ASSERT_TRUE(space.search_space.has_value());
   const planner::EstimatorContext ctx = planner::estimator_context(*scenario, space.topology);
   ASSERT_EQ(options["options"].size(), space.search_space->options.size());
@@ -244,14 +255,17 @@ TEST_F(CliTest, CalibrateErrors) {
   // No store at all.
   CliRun r = run({"calibrate", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(db + ": no run store here; run `shardlab replay` first"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(db + ": no run store here; run `shardlab replay` first"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(db)) << "calibrate must not create a store";
 
   // A store with a plan run only.
   ASSERT_EQ(run({"plan", kTiny, "-o", path("plan.json"), "--db", db, "-q"}).exit_code, 0);
   r = run({"calibrate", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no replay runs to calibrate from; run `shardlab replay` first"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no replay runs to calibrate from; run `shardlab replay` first"),
+            std::string::npos)
+      << r.err;
   r = run({"calibrate", "--db", db, "--runs", "1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("run 1 (plan) has no measurements"), std::string::npos) << r.err;
@@ -262,7 +276,8 @@ TEST_F(CliTest, CalibrateErrors) {
     r = run({"calibrate", "--db", db, "--runs", bad});
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find("--runs: \""), std::string::npos) << bad << ": " << r.err;
-    EXPECT_NE(r.err.find("is not a run id or a range FIRST-LAST of run ids >= 1"), std::string::npos)
+    EXPECT_NE(r.err.find("is not a run id or a range FIRST-LAST of run ids >= 1"),
+              std::string::npos)
         << bad << ": " << r.err;
   }
   r = run({"calibrate", "--db", db, "--holdout", "1.5"});
@@ -299,8 +314,8 @@ TEST_F(CliTest, CalibrateErrors) {
   for (const std::string verb : {"plan", "options", "simulate"}) {
     r = run({verb, kTiny, "--calibration", path("bad.json")});
     EXPECT_EQ(r.exit_code, 2) << verb;
-    EXPECT_NE(r.err.find(path("bad.json") +
-                         ": parameters.comm.intra_host.bandwidth_bytes_per_ms: must be a number in [0.001, 1e+15]: got 0"),
+    EXPECT_NE(r.err.find(path("bad.json") + ": parameters.comm.intra_host.bandwidth_bytes_per_ms: "
+                                            "must be a number in [0.001, 1e+15]: got 0"),
               std::string::npos)
         << verb << ": " << r.err;
   }

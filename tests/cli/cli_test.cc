@@ -52,16 +52,20 @@ constexpr const char* kBadScenario = R"({
 })";
 
 TEST_F(CliTest, HelpOfEveryVerbHasAnExample) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--help"}, {"plan", "--help"}, {"options", "--help"}, {"validate", "--help"},
-        {"simulate", "--help"}, {"compare", "--help"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"},
+                                               {"plan", "--help"},
+                                               {"options", "--help"},
+                                               {"validate", "--help"},
+                                               {"simulate", "--help"},
+                                               {"compare", "--help"}}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 0) << args[0];
     EXPECT_NE(r.out.find("Example"), std::string::npos) << args[0] << ":\n" << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
   }
   const CliRun plan_help = run({"plan", "--help"});
-  for (const char* option : {"--output", "--stats", "--format", "--from-plan", "--perf-model", "default"}) {
+  for (const char* option :
+       {"--output", "--stats", "--format", "--from-plan", "--perf-model", "default"}) {
     EXPECT_NE(plan_help.out.find(option), std::string::npos) << option;
   }
 }
@@ -73,9 +77,11 @@ TEST_F(CliTest, Version) {
 }
 
 TEST_F(CliTest, UsageErrorsExit2) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{}, {"frobnicate"}, {"plan"}, {"plan", "x.json", "--format", "yaml"},
-        {"validate", "x.json", "--no-such-flag"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{},
+                                               {"frobnicate"},
+                                               {"plan"},
+                                               {"plan", "x.json", "--format", "yaml"},
+                                               {"validate", "x.json", "--no-such-flag"}}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << (args.empty() ? "<none>" : args[0]);
     EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos) << r.err;
@@ -146,7 +152,8 @@ TEST_F(CliTest, InvalidScenarioWritesTheErrorJson) {
   const std::string out = path("plan.json");
   std::ofstream(out) << "previous contents";
   for (const std::string& scenario :
-       {write("bad.json", kBadScenario), write("malformed.json", "{\"name\": "), path("missing.json")}) {
+       {write("bad.json", kBadScenario), write("malformed.json", "{\"name\": "),
+        path("missing.json")}) {
     const CliRun r = run({"plan", scenario, "-o", out});
     EXPECT_EQ(r.exit_code, 2) << scenario;
     EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos);
@@ -176,8 +183,8 @@ TEST_F(CliTest, PlanWritesThePlan) {
   EXPECT_NE(r.err.find("planned 2 tables on 2 ranks"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-> " + out), std::string::npos) << r.err;
   const Json j = Json::parse(read_file(out));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "perf_rating_ms", "num_proposals", "num_plans",
-                           "tables", "devices", "reserved"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "perf_rating_ms", "num_proposals",
+                           "num_plans", "tables", "devices", "reserved"}));
   EXPECT_EQ(j["scenario"], "cli-small");
   EXPECT_EQ(j["tables"].size(), 2u);
   EXPECT_TRUE(j["tables"].contains("t0"));
@@ -206,7 +213,8 @@ TEST_F(CliTest, PlanFailureExits3WithTheErrorShape) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("shardlab: error:"), std::string::npos);
   Json j = Json::parse(read_file(out));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "error", "num_proposals", "num_plans", "reserved"})) << j.dump();
+  EXPECT_EQ(keys(j), (Keys{"scenario", "error", "num_proposals", "num_plans", "reserved"}))
+      << j.dump();
   EXPECT_EQ(j["scenario"], "cli-too-big");
   EXPECT_EQ(j["error"]["type"], "insufficient_storage");
   EXPECT_GT(j["num_proposals"].get<int>(), 0);
@@ -272,7 +280,8 @@ TEST_F(CliTest, TorchRecVersionChoosesTheModel) {
   pinned["planner"]["torchrec_version"] = "2025-01";
   r = run({"validate", write("bad_version.json", pinned.dump())});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("planner.torchrec_version: unknown TorchRec version"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("planner.torchrec_version: unknown TorchRec version"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("2024-02, 2026-08"), std::string::npos) << r.err;
 }
 
@@ -282,8 +291,9 @@ TEST_F(CliTest, Options) {
   Json j = Json::parse(r.out);
   EXPECT_EQ(keys(j), (Keys{"scenario", "torchrec_version", "options"}));
   ASSERT_FALSE(j["options"].empty());
-  for (const char* k : {"name", "fqn", "sharding_type", "compute_kernel", "partition_by", "is_pooled", "is_weighted",
-                        "input_lengths", "cache_params", "total_perf", "total_storage", "shards"}) {
+  for (const char* k :
+       {"name", "fqn", "sharding_type", "compute_kernel", "partition_by", "is_pooled",
+        "is_weighted", "input_lengths", "cache_params", "total_perf", "total_storage", "shards"}) {
     EXPECT_TRUE(j["options"][0].contains(k)) << k;
   }
   // weighted_ebc is enumerated before ebc.

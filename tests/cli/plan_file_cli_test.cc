@@ -19,7 +19,8 @@ constexpr const char* kScenario = R"({
 })";
 
 // The commands that read PLAN for the scenario at `scenario`.
-std::vector<std::vector<std::string>> readers(const std::string& scenario, const std::string& plan) {
+std::vector<std::vector<std::string>> readers(const std::string& scenario,
+                                              const std::string& plan) {
   return {{"plan", scenario, "--from-plan", plan, "--no-record", "-q", "-o", "-"},
           {"simulate", scenario, "--plan", plan, "--no-record", "-q"},
           {"replay", scenario, plan, "--iterations", "1", "--warmup", "0", "--no-record", "-q"}};
@@ -27,7 +28,8 @@ std::vector<std::vector<std::string>> readers(const std::string& scenario, const
 
 TEST_F(CliTest, PlanFileReadersRefuseLayoutsTorchRecWouldNotBuild) {
   const std::string scenario = write("s.json", kScenario);
-  CliRun r = run({"plan", scenario, "--format", "torchrec", "-o", path("plan.json"), "-q", "--no-record"});
+  CliRun r =
+      run({"plan", scenario, "--format", "torchrec", "-o", path("plan.json"), "-q", "--no-record"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json plan = Json::parse(read_file(path("plan.json")));
   ASSERT_EQ(plan["plan"]["ebc"]["t0"]["sharding_type"], "row_wise");
@@ -50,8 +52,9 @@ TEST_F(CliTest, PlanFileReadersRefuseLayoutsTorchRecWouldNotBuild) {
   for (const auto& args : readers(scenario, permuted_path)) {
     r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
-    EXPECT_NE(r.err.find(permuted_path + ": plan.ebc.t0.ranks[0]: TorchRec's row-wise sharding sends the ids of "
-                                         "row block 0 to rank 0, so shard 0 must be there: got 1, expected rank 0"),
+    EXPECT_NE(r.err.find(permuted_path +
+                         ": plan.ebc.t0.ranks[0]: TorchRec's row-wise sharding sends the ids of "
+                         "row block 0 to rank 0, so shard 0 must be there: got 1, expected rank 0"),
               std::string::npos)
         << args[0] << ": " << r.err;
   }
@@ -62,14 +65,16 @@ TEST_F(CliTest, PlanFileReadersRefuseLayoutsTorchRecWouldNotBuild) {
     for (const auto& args : readers(scenario, bad)) {
       r = run(args);
       EXPECT_EQ(r.exit_code, 2) << args[0] << " " << bad << ": " << r.err;
-      EXPECT_NE(r.err.find(bad + ": cannot read plan file: "), std::string::npos) << args[0] << ": " << r.err;
+      EXPECT_NE(r.err.find(bad + ": cannot read plan file: "), std::string::npos)
+          << args[0] << ": " << r.err;
     }
   }
 }
 
 TEST_F(CliTest, PlanFileReadersWarnWhereTheFileDiffersFromTheScenario) {
   const std::string scenario = write("s.json", kScenario);
-  CliRun r = run({"plan", scenario, "--format", "torchrec", "-o", path("plan.json"), "-q", "--no-record"});
+  CliRun r =
+      run({"plan", scenario, "--format", "torchrec", "-o", path("plan.json"), "-q", "--no-record"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json plan = Json::parse(read_file(path("plan.json")));
   plan["plan"]["ebc"]["t1"]["enforce_hbm"] = true;
@@ -78,12 +83,14 @@ TEST_F(CliTest, PlanFileReadersWarnWhereTheFileDiffersFromTheScenario) {
   for (const auto& args : readers(scenario, file)) {
     r = run(args);
     EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
-    EXPECT_NE(r.err.find("shardlab: warning: " + file + ": plan.ebc.t0.sharding_spec[0].placement: places the "
-                                                         "shard on \"rank:0/cpu\""),
+    EXPECT_NE(r.err.find("shardlab: warning: " + file +
+                         ": plan.ebc.t0.sharding_spec[0].placement: places the "
+                         "shard on \"rank:0/cpu\""),
               std::string::npos)
         << args[0] << ": " << r.err;
-    EXPECT_NE(r.err.find("shardlab: warning: " + file + ": plan.ebc.t1.enforce_hbm: is true but the scenario's "
-                                                         "constraint says null"),
+    EXPECT_NE(r.err.find("shardlab: warning: " + file +
+                         ": plan.ebc.t1.enforce_hbm: is true but the scenario's "
+                         "constraint says null"),
               std::string::npos)
         << args[0] << ": " << r.err;
   }

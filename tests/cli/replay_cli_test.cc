@@ -24,8 +24,8 @@ class ReplayCliTest : public CliTest {
 
 TEST_F(ReplayCliTest, ReplaysTiny2GpuAndWritesTheResultJson) {
   const std::string plan = plan_tiny();
-  const CliRun r = run({"replay", kTiny, plan, "--iterations", "3", "--warmup", "1", "--max-rows", "5000", "-o",
-                        path("replay.json"), "--db", path("runs.db")});
+  const CliRun r = run({"replay", kTiny, plan, "--iterations", "3", "--warmup", "1", "--max-rows",
+                        "5000", "-o", path("replay.json"), "--db", path("runs.db")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_no_temp_files();
   // The table: every rank's forward and backward next to the models.
@@ -57,7 +57,8 @@ TEST_F(ReplayCliTest, ReplaysTiny2GpuAndWritesTheResultJson) {
     EXPECT_EQ(p["measured"]["samples"], 3);
   }
   for (int rank : {0, 1}) {
-    for (const char* phase : {"input_dist", "fwd_compute", "output_dist", "bwd_output_dist", "bwd_compute"}) {
+    for (const char* phase :
+         {"input_dist", "fwd_compute", "output_dist", "bwd_output_dist", "bwd_compute"}) {
       EXPECT_TRUE(phases.count({rank, phase})) << rank << " " << phase;
     }
   }
@@ -94,8 +95,9 @@ TEST_F(ReplayCliTest, ReplaysTiny2GpuAndWritesTheResultJson) {
 
 TEST_F(ReplayCliTest, ReplaysARankSubset) {
   const std::string plan = plan_tiny();
-  const CliRun r = run({"replay", kTiny, plan, "--ranks", "1", "--iterations", "2", "--warmup", "0", "--max-rows",
-                        "1000", "--ids", "zipf", "--pooling", "poisson", "-o", "-", "-q", "--no-record"});
+  const CliRun r = run({"replay", kTiny, plan, "--ranks", "1", "--iterations", "2", "--warmup", "0",
+                        "--max-rows", "1000", "--ids", "zipf", "--pooling", "poisson", "-o", "-",
+                        "-q", "--no-record"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = Json::parse(r.out);
   EXPECT_EQ(j["ranks"], Json::parse("[1]"));
@@ -114,7 +116,8 @@ TEST_F(ReplayCliTest, RefusesBadInput) {
   EXPECT_NE(bad_list.err.find("0-x"), std::string::npos) << bad_list.err;
   const CliRun no_plan = run({"replay", kTiny, path("missing.json"), "--no-record"});
   EXPECT_EQ(no_plan.exit_code, 2);
-  const CliRun alpha = run({"replay", kTiny, plan, "--ids", "zipf", "--zipf-alpha", "1", "--no-record"});
+  const CliRun alpha =
+      run({"replay", kTiny, plan, "--ids", "zipf", "--zipf-alpha", "1", "--no-record"});
   EXPECT_EQ(alpha.exit_code, 2);
   EXPECT_NE(alpha.err.find("zipf-alpha"), std::string::npos) << alpha.err;
   // Ranges are checked against the world size before they are expanded.
@@ -137,8 +140,7 @@ TEST_F(ReplayCliTest, RefusesBadInput) {
   EXPECT_NE(inf.err.find("--zipf-alpha: inf is not a finite number"), std::string::npos) << inf.err;
   const CliRun rows = run({"replay", kTiny, plan, "--max-rows", "-1", "--no-record"});
   EXPECT_EQ(rows.exit_code, 2);
-  EXPECT_NE(rows.err.find("--max-rows: -1 is below 0"), std::string::npos)
-      << rows.err;
+  EXPECT_NE(rows.err.find("--max-rows: -1 is below 0"), std::string::npos) << rows.err;
   EXPECT_LT(rows.err.size(), 200u) << rows.err;
 #if !defined(SHARDLAB_HAVE_CUDA)
   const CliRun cuda = run({"replay", kTiny, plan, "--backend", "cuda", "--no-record"});
@@ -155,12 +157,13 @@ TEST_F(ReplayCliTest, TheCudaBackendIsUnavailableWithoutItsModule) {
   const std::string missing = path("no/libshardlab_cuda_backend.so");
   ::setenv("SHARDLAB_CUDA_BACKEND", missing.c_str(), 1);
   const CliRun cuda = run({"replay", kTiny, plan, "--backend", "cuda", "--no-record"});
-  const CliRun cpu = run({"replay", kTiny, plan, "--iterations", "1", "--warmup", "0", "--max-rows", "1000",
-                          "--no-record"});
+  const CliRun cpu = run({"replay", kTiny, plan, "--iterations", "1", "--warmup", "0", "--max-rows",
+                          "1000", "--no-record"});
   ::unsetenv("SHARDLAB_CUDA_BACKEND");
   EXPECT_EQ(cuda.exit_code, 2) << cuda.err;
 #if defined(SHARDLAB_HAVE_CUDA)
-  EXPECT_NE(cuda.err.find("backend 'cuda': cannot load " + missing + ": "), std::string::npos) << cuda.err;
+  EXPECT_NE(cuda.err.find("backend 'cuda': cannot load " + missing + ": "), std::string::npos)
+      << cuda.err;
   EXPECT_NE(cuda.err.find("No such file"), std::string::npos) << cuda.err;
 #else
   EXPECT_NE(cuda.err.find("without CUDA"), std::string::npos) << cuda.err;
@@ -172,8 +175,8 @@ TEST_F(ReplayCliTest, TheCudaBackendIsUnavailableWithoutItsModule) {
 // The module built beside the CLI loads; on a machine without a GPU the
 // backend then says so (exit 2), on one with a GPU the sweep runs.
 TEST_F(ReplayCliTest, TheBuiltCudaModuleLoads) {
-  const CliRun r = run({"bench-kernels", "--backend", "cuda", "--rows", "1k", "--dims", "16", "--pooling", "1",
-                        "--bags", "64", "--iterations", "1", "--warmup", "0"});
+  const CliRun r = run({"bench-kernels", "--backend", "cuda", "--rows", "1k", "--dims", "16",
+                        "--pooling", "1", "--bags", "64", "--iterations", "1", "--warmup", "0"});
   if (r.exit_code == 0) return;  // a GPU ran it
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("no CUDA device found"), std::string::npos) << r.err;
@@ -181,8 +184,9 @@ TEST_F(ReplayCliTest, TheBuiltCudaModuleLoads) {
 #endif
 
 TEST_F(ReplayCliTest, BenchKernelsWritesEveryShape) {
-  const CliRun r = run({"bench-kernels", "--rows", "2k,5000", "--dims", "16,64", "--pooling", "2", "--bags", "128",
-                        "--iterations", "2", "--warmup", "0", "-o", path("bench.json")});
+  const CliRun r =
+      run({"bench-kernels", "--rows", "2k,5000", "--dims", "16,64", "--pooling", "2", "--bags",
+           "128", "--iterations", "2", "--warmup", "0", "-o", path("bench.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("copy:"), std::string::npos) << r.out;
   const Json j = Json::parse(read_file(path("bench.json")));
@@ -197,7 +201,8 @@ TEST_F(ReplayCliTest, BenchKernelsWritesEveryShape) {
     EXPECT_GT(row["backward_bytes_per_s"].get<double>(), 0.0);
     EXPECT_EQ(row["forward"]["samples"], 2);
   }
-  EXPECT_EQ(shapes, (std::set<std::tuple<int64_t, int64_t>>{{2000, 16}, {2000, 64}, {5000, 16}, {5000, 64}}));
+  EXPECT_EQ(shapes, (std::set<std::tuple<int64_t, int64_t>>{
+                        {2000, 16}, {2000, 64}, {5000, 16}, {5000, 64}}));
   const CliRun bad = run({"bench-kernels", "--rows", "lots"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("lots"), std::string::npos) << bad.err;

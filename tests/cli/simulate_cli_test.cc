@@ -14,8 +14,9 @@ using namespace shardlab_cli_test;
 
 const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
 
-const std::set<std::string> kPhases = {"input_dist", "fwd_compute",     "output_dist", "dense_fwd", "dense_bwd",
-                                       "bwd_output_dist", "bwd_compute", "dp_allreduce", "prefetch"};
+const std::set<std::string> kPhases = {"input_dist",  "fwd_compute",  "output_dist",
+                                       "dense_fwd",   "dense_bwd",    "bwd_output_dist",
+                                       "bwd_compute", "dp_allreduce", "prefetch"};
 
 // Two tables on four ranks in two hosts, with a fabric and a dense workload.
 constexpr const char* kTwoHostScenario = R"({
@@ -33,8 +34,8 @@ constexpr const char* kTwoHostScenario = R"({
 
 // The result document of docs/simulation.md "The result file", checked in depth.
 void check_result(const Json& j, const std::string& scenario, int iterations, int ranks) {
-  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks", "critical_path", "links",
-                           "events", "flows"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks",
+                           "critical_path", "links", "events", "flows"}));
   EXPECT_EQ(j["scenario"], scenario);
   EXPECT_EQ(j["iterations"], iterations);
   EXPECT_GT(j["iteration_ms"].get<double>(), 0.0);
@@ -50,7 +51,8 @@ void check_result(const Json& j, const std::string& scenario, int iterations, in
     ASSERT_FALSE(rank["phases"].empty());
     std::set<int> seen_iterations;
     for (const Json& p : rank["phases"]) {
-      EXPECT_EQ(keys(p), (Keys{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}));
+      EXPECT_EQ(keys(p),
+                (Keys{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}));
       EXPECT_TRUE(kPhases.count(p["phase"].get<std::string>())) << p.dump();
       EXPECT_TRUE(p["stream"] == "compute" || p["stream"] == "comm") << p.dump();
       EXPECT_LE(p["start_ms"].get<double>(), p["end_ms"].get<double>()) << p.dump();
@@ -79,7 +81,8 @@ TEST_F(CliTest, SimulateWritesResultAndTrace) {
   const std::string trace = path("trace.json");
   const CliRun r = run({"simulate", kTiny, "-o", out, "--trace", trace});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* piece : {"iteration time:", "busy per iteration", "critical path", "busiest links"}) {
+  for (const char* piece :
+       {"iteration time:", "busy per iteration", "critical path", "busiest links"}) {
     EXPECT_NE(r.out.find(piece), std::string::npos) << piece << " in:\n" << r.out;
   }
   const Json result = Json::parse(read_file(out));
@@ -91,13 +94,15 @@ TEST_F(CliTest, SimulateWritesResultAndTrace) {
   size_t complete = 0;
   std::set<std::string> thread_names;
   for (const Json& e : t["traceEvents"]) {
-    if (e["ph"] == "M" && e["name"] == "thread_name") thread_names.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      thread_names.insert(e["args"]["name"].get<std::string>());
     if (e["ph"] != "X") continue;
     ++complete;
     EXPECT_EQ(e["pid"], 0);
     EXPECT_LT(e["tid"].get<int>(), 4);
   }
-  EXPECT_EQ(thread_names, (std::set<std::string>{"gpu0 compute", "gpu0 comm", "gpu1 compute", "gpu1 comm"}));
+  EXPECT_EQ(thread_names,
+            (std::set<std::string>{"gpu0 compute", "gpu0 comm", "gpu1 compute", "gpu1 comm"}));
   size_t phases = 0;
   for (const Json& rank : result["ranks"]) phases += rank["phases"].size();
   EXPECT_EQ(complete, phases);
@@ -106,12 +111,13 @@ TEST_F(CliTest, SimulateWritesResultAndTrace) {
 
 TEST_F(CliTest, SimulateOptions) {
   // -o - takes stdout: the JSON alone goes there, the summary to stderr.
-  CliRun r = run({"simulate", kTiny, "-o", "-", "--iterations", "2", "--no-overlap", "--no-contention",
-                  "--comm-model", "estimates", "--compact"});
+  CliRun r = run({"simulate", kTiny, "-o", "-", "--iterations", "2", "--no-overlap",
+                  "--no-contention", "--comm-model", "estimates", "--compact"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   check_result(Json::parse(r.out), "tiny_2gpu", 2, 2);
-  EXPECT_NE(r.err.find("overlap off, contention off, comm model estimates"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("overlap off, contention off, comm model estimates"), std::string::npos)
+      << r.err;
 
   // -q: nothing printed.
   r = run({"simulate", kTiny, "-q", "-o", path("r.json")});
@@ -120,13 +126,15 @@ TEST_F(CliTest, SimulateOptions) {
   EXPECT_TRUE(r.err.empty()) << r.err;
 
   // Fabric and workload sections are simulated.
-  r = run({"simulate", write("two_hosts.json", kTwoHostScenario), "-o", path("two.json"), "--iterations", "3"});
+  r = run({"simulate", write("two_hosts.json", kTwoHostScenario), "-o", path("two.json"),
+           "--iterations", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json two = Json::parse(read_file(path("two.json")));
   check_result(two, "cli-two-hosts", 3, 4);
   std::set<std::string> phases;
   for (const Json& p : two["ranks"][2]["phases"]) phases.insert(p["phase"].get<std::string>());
-  EXPECT_TRUE(phases.count("dense_fwd") && phases.count("dense_bwd")) << two["ranks"][2]["phases"].dump();
+  EXPECT_TRUE(phases.count("dense_fwd") && phases.count("dense_bwd"))
+      << two["ranks"][2]["phases"].dump();
 }
 
 TEST_F(CliTest, SimulateUsageErrorsExit2) {
@@ -225,14 +233,16 @@ TEST_F(CliTest, CompareEachTorchRecVersionPutsTheVersionsSideBySide) {
                                 "-o", path(std::string("plan-") + version + ".json")});
     ASSERT_EQ(planned.exit_code, 0) << planned.err;
     const size_t row = std::string(version) == "2024-02" ? 0 : 1;
-    EXPECT_EQ(j["rows"][row]["perf_rating_ms"].get<double>(),
-              Json::parse(read_file(path(std::string("plan-") + version + ".json")))["perf_rating_ms"]
-                  .get<double>());
+    EXPECT_EQ(
+        j["rows"][row]["perf_rating_ms"].get<double>(),
+        Json::parse(read_file(path(std::string("plan-") + version + ".json")))["perf_rating_ms"]
+            .get<double>());
   }
   // Without the flag every row is the scenario's own version.
   const CliRun own = run({"compare", kTiny, "-o", "-", "--iterations", "1", "-q", "--no-record"});
   ASSERT_EQ(own.exit_code, 0) << own.err;
-  for (const Json& row : Json::parse(own.out)["rows"]) EXPECT_EQ(row["torchrec_version"], "2026-08");
+  for (const Json& row : Json::parse(own.out)["rows"])
+    EXPECT_EQ(row["torchrec_version"], "2026-08");
 }
 
 TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
@@ -262,13 +272,32 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   std::set<std::string> configurations;
   int ok = 0;
   for (const Json& row : j["rows"]) {
-    EXPECT_EQ(keys(row), (Keys{"label", "proposer", "partitioner", "perf_model", "torchrec_version", "axes", "ok", "error",
-                               "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance", "num_proposals",
-                               "num_plans", "simulations", "plan_seconds", "winner", "iteration_vs_winner",
-                               "rating_vs_winner", "moved_vs_winner", "ranks"}));
-    configurations.insert(row["proposer"].get<std::string>() + "/" + row["partitioner"].get<std::string>() + "/" +
+    EXPECT_EQ(keys(row), (Keys{"label",
+                               "proposer",
+                               "partitioner",
+                               "perf_model",
+                               "torchrec_version",
+                               "axes",
+                               "ok",
+                               "error",
+                               "perf_rating_ms",
+                               "iteration_ms",
+                               "peak_hbm_bytes",
+                               "imbalance",
+                               "num_proposals",
+                               "num_plans",
+                               "simulations",
+                               "plan_seconds",
+                               "winner",
+                               "iteration_vs_winner",
+                               "rating_vs_winner",
+                               "moved_vs_winner",
+                               "ranks"}));
+    configurations.insert(row["proposer"].get<std::string>() + "/" +
+                          row["partitioner"].get<std::string>() + "/" +
                           row["perf_model"].get<std::string>());
-    EXPECT_EQ(row["simulations"].get<int>() > 0, row["perf_model"] == "simulated" && row["num_plans"] > 0)
+    EXPECT_EQ(row["simulations"].get<int>() > 0,
+              row["perf_model"] == "simulated" && row["num_plans"] > 0)
         << row.dump();
     if (row["ok"] == true) {
       ++ok;
@@ -279,7 +308,8 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
       EXPECT_GE(row["imbalance"].get<double>(), 1.0);
       EXPECT_GE(row["iteration_ms"].get<double>(), winner["iteration_ms"].get<double>());
       const double w = winner["iteration_ms"].get<double>();
-      EXPECT_NEAR(row["iteration_vs_winner"].get<double>(), (row["iteration_ms"].get<double>() - w) / w, 1e-12);
+      EXPECT_NEAR(row["iteration_vs_winner"].get<double>(),
+                  (row["iteration_ms"].get<double>() - w) / w, 1e-12);
       ASSERT_EQ(row["ranks"].size(), 2u);
       double max_perf = 0.0;
       for (const Json& rank : row["ranks"]) {

@@ -21,7 +21,8 @@ constexpr double kSlackUs = 1e-6;
 
 std::vector<fs::path> bundled_scenarios() {
   std::vector<fs::path> out;
-  for (const auto& entry : fs::directory_iterator(fs::path(SHARDLAB_SOURCE_DIR) / "data" / "scenarios")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(SHARDLAB_SOURCE_DIR) / "data" / "scenarios")) {
     if (entry.path().extension() == ".json") out.push_back(entry.path());
   }
   std::sort(out.begin(), out.end());
@@ -30,7 +31,8 @@ std::vector<fs::path> bundled_scenarios() {
 
 void check_trace(const Json& trace) {
   ASSERT_TRUE(trace.contains("traceEvents"));
-  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;  // (pid, tid) -> (ts, dur)
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>
+      tracks;  // (pid, tid) -> (ts, dur)
   for (const Json& e : trace["traceEvents"]) {
     ASSERT_TRUE(e.contains("ph")) << e.dump();
     if (e["ph"] != "X") continue;
@@ -41,7 +43,8 @@ void check_trace(const Json& trace) {
     ASSERT_TRUE(e["ts"].is_number() && e["dur"].is_number()) << e.dump();
     ASSERT_TRUE(e["pid"].is_number_integer() && e["tid"].is_number_integer()) << e.dump();
     EXPECT_GE(e["dur"].get<double>(), 0.0) << e.dump();
-    tracks[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(), e["dur"].get<double>());
+    tracks[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(),
+                                                                    e["dur"].get<double>());
   }
   EXPECT_FALSE(tracks.empty());
   for (auto& [track, events] : tracks) {
@@ -61,7 +64,8 @@ TEST_F(CliTest, TraceOfEveryBundledScenarioIsWellFormed) {
   for (const fs::path& scenario : scenarios) {
     SCOPED_TRACE(scenario.filename().string());
     const std::string trace = path("trace.json");
-    const CliRun r = run({"simulate", scenario.string(), "--iterations", "2", "--trace", trace, "-q"});
+    const CliRun r =
+        run({"simulate", scenario.string(), "--iterations", "2", "--trace", trace, "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     check_trace(Json::parse(read_file(trace)));
   }

@@ -1,16 +1,16 @@
 // Calibration profiles: write then read gives every value back bit for bit;
 // every bad field is refused with the file, the JSON path and the value.
 
+#include "shardlab/data/calibration_json.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
-
-#include "shardlab/data/calibration_json.h"
 
 namespace shardlab::data {
 namespace {
@@ -42,8 +42,13 @@ CalibrationProfile sample() {
   p.mape_after = 3.25;
   p.fit_mape_before = 790.0;
   p.fit_mape_after = 2.75;
-  p.groups.push_back({.name = "fwd fused/narrow", .fit_count = 40, .held_out = 10, .fitted = true,
-                      .mape_before = 93.0, .mape_after = 1.0 / 3.0, .fit_mape_before = 91.5,
+  p.groups.push_back({.name = "fwd fused/narrow",
+                      .fit_count = 40,
+                      .held_out = 10,
+                      .fitted = true,
+                      .mape_before = 93.0,
+                      .mape_after = 1.0 / 3.0,
+                      .fit_mape_before = 91.5,
                       .fit_mape_after = 0.25});
   p.groups.push_back({.name = "comm inter_host", .fit_count = 1, .held_out = 0, .fitted = false});
   p.notes = {"comm inter_host: 1 fit record, too few; TorchRec's bandwidth kept"};
@@ -59,9 +64,11 @@ void expect_same(const CalibrationProfile& a, const CalibrationProfile& b) {
   EXPECT_EQ(a.parameters.overhead_ms, b.parameters.overhead_ms);
   EXPECT_EQ(a.parameters.bwd_multiplier, b.parameters.bwd_multiplier);
   EXPECT_EQ(a.parameters.kernel_bwd_multiplier, b.parameters.kernel_bwd_multiplier);
-  EXPECT_EQ(a.parameters.intra_host.bandwidth_bytes_per_ms, b.parameters.intra_host.bandwidth_bytes_per_ms);
+  EXPECT_EQ(a.parameters.intra_host.bandwidth_bytes_per_ms,
+            b.parameters.intra_host.bandwidth_bytes_per_ms);
   EXPECT_EQ(a.parameters.intra_host.latency_ms, b.parameters.intra_host.latency_ms);
-  EXPECT_EQ(a.parameters.inter_host.bandwidth_bytes_per_ms, b.parameters.inter_host.bandwidth_bytes_per_ms);
+  EXPECT_EQ(a.parameters.inter_host.bandwidth_bytes_per_ms,
+            b.parameters.inter_host.bandwidth_bytes_per_ms);
   EXPECT_EQ(a.parameters.inter_host.latency_ms, b.parameters.inter_host.latency_ms);
   EXPECT_EQ(a.fit_count, b.fit_count);
   EXPECT_EQ(a.held_out, b.held_out);
@@ -98,22 +105,30 @@ TEST(CalibrationJson, RoundTripIndentedAndCompact) {
 
 TEST(CalibrationJson, DocumentShape) {
   const std::string text = calibration_to_json(sample(), -1);
-  EXPECT_EQ(text.rfind("{\"format\":\"shardlab-calibration\",\"version\":1,\"name\":\"h100 \\\"lab\\\"\"", 0), 0u)
+  EXPECT_EQ(
+      text.rfind("{\"format\":\"shardlab-calibration\",\"version\":1,\"name\":\"h100 \\\"lab\\\"\"",
+                 0),
+      0u)
       << text;
   // fused has two classes (each carrying the kernel's overhead), fused_uvm an
   // overhead-only entry, dense one class without overhead.
-  EXPECT_NE(text.find("{\"kernel\":\"dense\",\"dim_class\":\"half\",\"bandwidth_bytes_per_ms\":0.001}"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("{\"kernel\":\"dense\",\"dim_class\":\"half\",\"bandwidth_bytes_per_ms\":0.001}"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("{\"kernel\":\"fused\",\"dim_class\":\"narrow\",\"bandwidth_bytes_per_ms\":123456789.123,"
-                      "\"overhead_ms\":0.30000000000000004,\"bwd_multiplier\":9.25}"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "{\"kernel\":\"fused\",\"dim_class\":\"narrow\",\"bandwidth_bytes_per_ms\":123456789.123,"
+          "\"overhead_ms\":0.30000000000000004,\"bwd_multiplier\":9.25}"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("{\"kernel\":\"fused_uvm\",\"overhead_ms\":0.0}"), std::string::npos) << text;
   EXPECT_NE(text.find("{\"kernel\":\"quant\",\"bwd_multiplier\":1.5}"), std::string::npos) << text;
-  EXPECT_NE(text.find("\"comm\":{\"intra_host\":{\"bandwidth_bytes_per_ms\":150000000.0,\"latency_ms\":1e-05},"
-                      "\"inter_host\":{\"latency_ms\":0.07}}"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "\"comm\":{\"intra_host\":{\"bandwidth_bytes_per_ms\":150000000.0,\"latency_ms\":1e-05},"
+          "\"inter_host\":{\"latency_ms\":0.07}}"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("\"fit_mape_after\":null}"), std::string::npos) << text;
 }
@@ -144,7 +159,7 @@ std::string error_of(const std::string& text) {
   auto p = parse_calibration(text, "bad.json");
   EXPECT_FALSE(p.is_ok()) << text;
   if (p.is_ok()) return "";
-  EXPECT_EQ(p.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   return p.status().message();
 }
 
@@ -153,42 +168,59 @@ TEST(CalibrationJson, BadFieldsAreNamedWithFilePathAndValue) {
     std::string from, to, message;
   } cases[] = {
       {"\"format\":\"shardlab-calibration\"", "\"format\":\"scenario\"",
-       "bad.json: format: not a calibration profile: got \"scenario\", expected \"shardlab-calibration\""},
-      {"\"version\":1", "\"version\":2", "bad.json: version: unsupported profile version: got 2, expected 1"},
-      {"\"name\":\"h100 \\\"lab\\\"\"", "\"name\":\"\"", "bad.json: name: must be a non-empty string: got \"\""},
-      {"\"source_runs\":[3", "\"source_runs\":[0", "bad.json: source_runs[0]: must be an integer >= 1: got 0"},
+       "bad.json: format: not a calibration profile: got \"scenario\", expected "
+       "\"shardlab-calibration\""},
+      {"\"version\":1", "\"version\":2",
+       "bad.json: version: unsupported profile version: got 2, expected 1"},
+      {"\"name\":\"h100 \\\"lab\\\"\"", "\"name\":\"\"",
+       "bad.json: name: must be a non-empty string: got \"\""},
+      {"\"source_runs\":[3", "\"source_runs\":[0",
+       "bad.json: source_runs[0]: must be an integer >= 1: got 0"},
       {"\"bandwidth_bytes_per_ms\":0.001", "\"bandwidth_bytes_per_ms\":-4",
-       "bad.json: parameters.compute[0].bandwidth_bytes_per_ms: must be a number in [0.001, 1e+15]: got -4"},
+       "bad.json: parameters.compute[0].bandwidth_bytes_per_ms: must be a number in [0.001, "
+       "1e+15]: got -4"},
       {"\"kernel\":\"dense\"", "\"kernel\":\"sparse\"",
-       "bad.json: parameters.compute[0].kernel: unknown compute kernel: got \"sparse\", expected one of dense, "
+       "bad.json: parameters.compute[0].kernel: unknown compute kernel: got \"sparse\", expected "
+       "one of dense, "
        "fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching"},
       {"\"dim_class\":\"half\"", "\"dim_class\":\"wide\"",
-       "bad.json: parameters.compute[0].dim_class: unknown dim class: got \"wide\", expected one of narrow, half, "
+       "bad.json: parameters.compute[0].dim_class: unknown dim class: got \"wide\", expected one "
+       "of narrow, half, "
        "full"},
       {"\"dim_class\":\"full\"", "\"dim_class\":\"narrow\"",
-       "bad.json: parameters.compute[2].dim_class: a second entry for fused/narrow: got \"narrow\""},
+       "bad.json: parameters.compute[2].dim_class: a second entry for fused/narrow: got "
+       "\"narrow\""},
       {"\"overhead_ms\":0.30000000000000004,\"bwd_multiplier\":9.25},{\"kernel\":\"fused_uvm\"",
        "\"overhead_ms\":0.5,\"bwd_multiplier\":9.25},{\"kernel\":\"fused_uvm\"",
-       "bad.json: parameters.compute[2].overhead_ms: differs from an earlier fused entry's overhead_ms: got 0.5, "
+       "bad.json: parameters.compute[2].overhead_ms: differs from an earlier fused entry's "
+       "overhead_ms: got 0.5, "
        "expected 0.30000000000000004"},
-      {"\"bwd_multiplier\":9.25},{\"kernel\":\"fused_uvm\"", "\"bwd_multiplier\":9.5},{\"kernel\":\"fused_uvm\"",
-       "bad.json: parameters.compute[2].bwd_multiplier: differs from an earlier fused entry's bwd_multiplier: got 9.5, "
+      {"\"bwd_multiplier\":9.25},{\"kernel\":\"fused_uvm\"",
+       "\"bwd_multiplier\":9.5},{\"kernel\":\"fused_uvm\"",
+       "bad.json: parameters.compute[2].bwd_multiplier: differs from an earlier fused entry's "
+       "bwd_multiplier: got 9.5, "
        "expected 9.25"},
       {"{\"kernel\":\"quant\",\"bwd_multiplier\":1.5}", "{\"kernel\":\"quant\"}",
-       "bad.json: parameters.compute[4].overhead_ms: missing required key, expected ms >= 0, or bwd_multiplier, in an "
+       "bad.json: parameters.compute[4].overhead_ms: missing required key, expected ms >= 0, or "
+       "bwd_multiplier, in an "
        "entry without dim_class"},
       {"\"bwd_multiplier\":0.6666666666666666", "\"bwd_multiplier\":-1",
        "bad.json: parameters.bwd_multiplier: must be a number in [0, 1000000]: got -1"},
       {"\"latency_ms\":0.07", "\"latency_ms\":\"fast\"",
-       "bad.json: parameters.comm.inter_host.latency_ms: must be a number in [0, 1000000000]: got \"fast\""},
+       "bad.json: parameters.comm.inter_host.latency_ms: must be a number in [0, 1000000000]: got "
+       "\"fast\""},
       {"\"intra_host\":{", "\"intra_host\":{\"jitter\":1,",
-       "bad.json: parameters.comm.intra_host: unknown key: got \"jitter\", expected one of bandwidth_bytes_per_ms, "
+       "bad.json: parameters.comm.intra_host: unknown key: got \"jitter\", expected one of "
+       "bandwidth_bytes_per_ms, "
        "latency_ms"},
       {"{\"kernel\":\"dense\",\"dim_class\":\"half\",", "{\"kernel\":\"dense\",",
-       "bad.json: parameters.compute[0].dim_class: missing required key, expected narrow, half or full for the "
+       "bad.json: parameters.compute[0].dim_class: missing required key, expected narrow, half or "
+       "full for the "
        "entry's bandwidth"},
-      {"\"count\":120", "\"count\":-1", "bad.json: fit.count: must be an integer in [0, 2147483647]: got -1"},
-      {"\"mape_after\":3.25", "\"mape_after\":true", "bad.json: fit.mape_after: must be a number >= 0: got true"},
+      {"\"count\":120", "\"count\":-1",
+       "bad.json: fit.count: must be an integer in [0, 2147483647]: got -1"},
+      {"\"mape_after\":3.25", "\"mape_after\":true",
+       "bad.json: fit.mape_after: must be a number >= 0: got true"},
       {"\"groups\":[{\"name\":\"fwd fused/narrow\"", "\"groups\":[{\"name\":7",
        "bad.json: fit.groups[0].name: must be a non-empty string: got 7"},
   };
@@ -196,17 +228,23 @@ TEST(CalibrationJson, BadFieldsAreNamedWithFilePathAndValue) {
     EXPECT_EQ(error_of(sample_with(c.from, c.to)), c.message) << c.from << " -> " << c.to;
   }
   EXPECT_EQ(error_of(R"({"format": "shardlab-calibration", "version": 1, "name": "x"})"),
-            "bad.json: parameters: missing required key, expected an object with compute, bwd_multiplier and comm");
-  EXPECT_EQ(error_of(R"({"format": "shardlab-calibration", "version": 1, "name": "x", "parameters": {}, "x": 1})"),
-            "bad.json: <root>: unknown key: got \"x\", expected one of format, version, name, created, device, "
-            "source_runs, parameters, fit");
-  EXPECT_NE(error_of("{\"format\": ").find("bad.json: malformed JSON at line 1"), std::string::npos);
+            "bad.json: parameters: missing required key, expected an object with compute, "
+            "bwd_multiplier and comm");
+  EXPECT_EQ(
+      error_of(
+          R"({"format": "shardlab-calibration", "version": 1, "name": "x", "parameters": {}, "x": 1})"),
+      "bad.json: <root>: unknown key: got \"x\", expected one of format, version, name, created, "
+      "device, "
+      "source_runs, parameters, fit");
+  EXPECT_NE(error_of("{\"format\": ").find("bad.json: malformed JSON at line 1"),
+            std::string::npos);
 }
 
 TEST(CalibrationJson, LoadsFilesAndNamesMissingOnes) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("shardlab_calibration_json_test_" + std::to_string(::getpid()) + ".json"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("shardlab_calibration_json_test_" + std::to_string(::getpid()) + ".json"))
+          .string();
   std::ofstream(path) << calibration_to_json(sample());
   auto p = load_calibration_file(path);
   std::remove(path.c_str());
@@ -215,7 +253,7 @@ TEST(CalibrationJson, LoadsFilesAndNamesMissingOnes) {
 
   auto missing = load_calibration_file(path);
   ASSERT_FALSE(missing.is_ok());
-  EXPECT_EQ(missing.status().code(), StatusCode::kIo);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message().rfind(path + ": cannot read calibration profile: ", 0), 0u)
       << missing.status().message();
 }

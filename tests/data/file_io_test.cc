@@ -185,7 +185,7 @@ TEST(CheckDistinctFiles, AnOutputThatIsAnInputByAnyNameIsRefused) {
                                  (fs::path(dir.file("")) / "." / "s.json").string()}) {
     const Status st = check_distinct_files(inputs, {{out, "the plan output"}});
     ASSERT_FALSE(st.is_ok()) << out;
-    EXPECT_EQ(st.code(), StatusCode::kInvalidScenario);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(st.message(),
               out + " (the plan output) is the same file as " + scenario +
                   " (the scenario); writing it would destroy the input. Nothing was written: "

@@ -2,10 +2,10 @@
 // or one that must fail, and get the error message to assert on.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <string_view>
-
-#include <gtest/gtest.h>
 
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
@@ -26,7 +26,7 @@ inline std::string error_of(const std::string& text) {
   auto r = parse_scenario(text, std::string(kOrigin));
   EXPECT_FALSE(r.is_ok()) << "unexpectedly loaded: " << text;
   if (r.is_ok()) return "<loaded>";
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario) << r.status().message();
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().message();
   const std::string& msg = r.status().message();
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_TRUE(msg.starts_with(std::string(kOrigin) + ": ")) << msg;
@@ -36,8 +36,8 @@ inline std::string error_of(const std::string& text) {
 }  // namespace shardlab::data::testing
 
 #define EXPECT_ERROR(text, expected) EXPECT_EQ(::shardlab::data::testing::error_of(text), expected)
-#define EXPECT_ERROR_CONTAINS(text, needle)                                  \
-  do {                                                                       \
+#define EXPECT_ERROR_CONTAINS(text, needle)                                 \
+  do {                                                                      \
     const std::string msg_ = ::shardlab::data::testing::error_of(text);     \
     EXPECT_NE(msg_.find(needle), std::string::npos) << "message: " << msg_; \
   } while (false)

@@ -8,8 +8,6 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -257,10 +255,10 @@ TEST(RunStore, DeleteCascadesAndMissingIdsAreErrors) {
   ASSERT_TRUE(store.delete_run(gone).is_ok());
   Result<StoredRun> missing = store.get_run(gone);
   ASSERT_FALSE(missing.is_ok());
-  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message(), ":memory:: no run " + std::to_string(gone));
   Status again = store.delete_run(gone);
-  EXPECT_EQ(again.code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(again.code(), StatusCode::kNotFound);
   EXPECT_NE(again.message().find("no run"), std::string::npos);
   // The kept run is whole; the child rows of the deleted one are gone (the
   // count check would report rows of a missing run through foreign_key_check).
@@ -358,7 +356,7 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   set_header_field(path, 60, 7);
   Result<RunStore> refused = RunStore::open(path);
   ASSERT_FALSE(refused.is_ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
                                             "version this ShardLab supports (3); use a "
@@ -426,7 +424,7 @@ TEST(RunStoreFile, RandomBytesAreAnErrorNamingTheFile) {
   }
   Result<RunStore> store = RunStore::open(path);
   ASSERT_FALSE(store.is_ok());
-  EXPECT_EQ(store.status().code(), StatusCode::kIo);
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(store.status().message().starts_with(path + ": ")) << store.status().message();
   EXPECT_NE(store.status().message().find("not a ShardLab run store or is damaged"),
             std::string::npos)
@@ -500,7 +498,7 @@ TEST(RunStoreFile, DamagedPagesAreReportedByTheIntegrityCheck) {
   for (const StoreAccess access : {StoreAccess::kWrite, StoreAccess::kCreate}) {
     Result<RunStore> writer = RunStore::open(path, access);
     ASSERT_FALSE(writer.is_ok());
-    EXPECT_EQ(writer.status().code(), StatusCode::kIo);
+    EXPECT_EQ(writer.status().code(), StatusCode::kCorrupt);
     EXPECT_TRUE(writer.status().message().starts_with(
         path + ": the run store is damaged (SQLite's quick check: "))
         << writer.status().message();
@@ -581,7 +579,7 @@ TEST(RunStoreFile, OnlyCreatingMakesAStoreOfAnEmptyOrMissingFile) {
   for (const StoreAccess access : {StoreAccess::kRead, StoreAccess::kWrite}) {
     Result<RunStore> store = RunStore::open(empty, access);
     ASSERT_FALSE(store.is_ok());
-    EXPECT_EQ(store.status().code(), StatusCode::kInvalidScenario);
+    EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
     EXPECT_NE(store.status().message().find("no run store here"), std::string::npos)
         << store.status().message();
     EXPECT_EQ(std::filesystem::file_size(empty), 0u);

@@ -1,11 +1,11 @@
 // The simulator's sections of a scenario (docs/scenario-format.md "For the
 // simulator"): topology.fabric and workload. Defaults, accepted forms, and each
 // validation rule with its message.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loader_test_helpers.h"
 #include "shardlab/data/scenario_loader.h"
@@ -28,12 +28,12 @@ std::string scenario_text(std::string_view fabric, std::string_view extra = "",
   std::string s = "{\"topology\": {";
   s += sizes;
   s += fabric;
-  s += R"(}, "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8, "feature_names": ["f0"]}])";
+  s +=
+      R"(}, "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8, "feature_names": ["f0"]}])";
   s += extra;
   s += "}";
   return s;
 }
-
 
 TEST(ScenarioFabric, AbsentMeansDefaults) {
   const Scenario s = load_ok(scenario_text(""));
@@ -77,68 +77,82 @@ TEST(ScenarioFabric, EveryField) {
 
 TEST(ScenarioFabric, HostCountFollowsTheTopology) {
   // local_world_size absent: one host.
-  EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"hosts": [{"nics": 1}]})", "", R"("world_size": 6)"))
-                .fabric.hosts.size(),
-            1u);
+  EXPECT_EQ(
+      load_ok(scenario_text(R"(, "fabric": {"hosts": [{"nics": 1}]})", "", R"("world_size": 6)"))
+          .fabric.hosts.size(),
+      1u);
   // 8 ranks on hosts of 4: exactly two.
   EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"hosts": [{}, {}]})", "",
                                   R"("world_size": 8, "local_world_size": 4)"))
                 .fabric.hosts.size(),
             2u);
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}]})"),
-               "s.json: topology.fabric.hosts: must have one entry per host (2), not 1: got [{}], expected a "
+               "s.json: topology.fabric.hosts: must have one entry per host (2), not 1: got [{}], "
+               "expected a "
                "list of 2 host objects, ceil(world_size / local_world_size)");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {}, {}]})"),
                         "topology.fabric.hosts: must have one entry per host (2), not 3");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": []})"),
                         "topology.fabric.hosts: must have one entry per host (2), not 0");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": {"0": {}}})"),
-               "s.json: topology.fabric.hosts: must be a list of host objects: got {\"0\":{}}, expected a list "
+               "s.json: topology.fabric.hosts: must be a list of host objects: got {\"0\":{}}, "
+               "expected a list "
                "of 2 host objects, ceil(world_size / local_world_size)");
 }
 
 TEST(ScenarioFabric, Validation) {
-  EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics": 2})"),
-               "s.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
-               "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts");
-  EXPECT_ERROR(scenario_text(R"(, "fabric": [])"), "s.json: topology.fabric: must be a fabric object: got []");
+  EXPECT_ERROR(
+      scenario_text(R"(, "fabric": {"nics": 2})"),
+      "s.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
+      "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts");
+  EXPECT_ERROR(scenario_text(R"(, "fabric": [])"),
+               "s.json: topology.fabric: must be a fabric object: got []");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics_per_host": 0})"),
                "s.json: topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": 1.5})"),
                         "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got 1.5");
-  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nics_per_host": null})"),
-                        "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got null");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text(R"(, "fabric": {"nics_per_host": null})"),
+      "topology.fabric.nics_per_host: must be an integer in [1, 65536]: got null");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nic_bw": 0})"),
-               "s.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms in [0.001, 1e+15] "
+               "s.json: topology.fabric.nic_bw: bandwidth must be > 0: got 0, expected bytes/ms in "
+               "[0.001, 1e+15] "
                "(1 B/s to 1 EB/s) or a string such as \"897 GiB/s\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nic_bw": "50 GB"})"),
                         "topology.fabric.nic_bw: invalid bandwidth: ");
-  EXPECT_ERROR(scenario_text(R"(, "fabric": {"oversubscription": 0.5})"),
-               "s.json: topology.fabric.oversubscription: must be a number in [1, 1000000]: got 0.5");
-  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"oversubscription": "2"})"),
-                        "topology.fabric.oversubscription: must be a number in [1, 1000000]: got \"2\"");
+  EXPECT_ERROR(
+      scenario_text(R"(, "fabric": {"oversubscription": 0.5})"),
+      "s.json: topology.fabric.oversubscription: must be a number in [1, 1000000]: got 0.5");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text(R"(, "fabric": {"oversubscription": "2"})"),
+      "topology.fabric.oversubscription: must be a number in [1, 1000000]: got \"2\"");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"intra_host_latency_ms": -0.001})"),
-               "s.json: topology.fabric.intra_host_latency_ms: must be a number in [0, 1000000000]: got -0.001");
+               "s.json: topology.fabric.intra_host_latency_ms: must be a number in [0, "
+               "1000000000]: got -0.001");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"inter_host_latency_ms": true})"),
-               "s.json: topology.fabric.inter_host_latency_ms: must be a number in [0, 1000000000]: got true");
+               "s.json: topology.fabric.inter_host_latency_ms: must be a number in [0, "
+               "1000000000]: got true");
   // JSON has no infinity, but an overflowing literal is refused by the parser with a position.
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"inter_host_latency_ms": 1e400})"), "line 1");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"nics": 0}]})"),
                "s.json: topology.fabric.hosts[1].nics: must be an integer in [1, 65536]: got 0");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{"intra_host_bw": -1}, {}]})"),
-               "s.json: topology.fabric.hosts[0].intra_host_bw: bandwidth must be > 0: got -1, expected bytes/ms "
+               "s.json: topology.fabric.hosts[0].intra_host_bw: bandwidth must be > 0: got -1, "
+               "expected bytes/ms "
                "in [0.001, 1e+15] (1 B/s to 1 EB/s) or a string such as \"897 GiB/s\"");
   EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"hosts": [{}, {"nic_bw": "fast"}]})"),
                         "topology.fabric.hosts[1].nic_bw: invalid bandwidth");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [{}, {"gpus": 2}]})"),
-               "s.json: topology.fabric.hosts[1]: unknown key: got \"gpus\", expected one of intra_host_bw, nic_bw, "
+               "s.json: topology.fabric.hosts[1]: unknown key: got \"gpus\", expected one of "
+               "intra_host_bw, nic_bw, "
                "nics");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [1, {}]})"),
                "s.json: topology.fabric.hosts[0]: must be a host object: got 1");
 }
 
 TEST(ScenarioWorkload, NumbersAndPerRankLists) {
-  Scenario s = load_ok(scenario_text("", R"(, "workload": {"dense_fwd_ms": 0.5, "dense_bwd_ms": 0})"));
+  Scenario s =
+      load_ok(scenario_text("", R"(, "workload": {"dense_fwd_ms": 0.5, "dense_bwd_ms": 0})"));
   EXPECT_EQ(s.workload.dense_fwd_ms, std::vector<double>{0.5});
   EXPECT_EQ(s.workload.dense_bwd_ms, std::vector<double>{0.0});
   s = load_ok(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 1.5, 2, 2.5, 3, 3.5]})"));
@@ -151,33 +165,41 @@ TEST(ScenarioWorkload, NumbersAndPerRankLists) {
 
 TEST(ScenarioWorkload, Validation) {
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_ms": 1})"),
-               "s.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, dense_bwd_ms");
-  EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"), "s.json: workload: must be a workload object: got 1");
+               "s.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, "
+               "dense_bwd_ms, dense, "
+               "iteration_overhead_ms, ddp_bucket_cap, ddp_first_bucket_cap");
+  EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"),
+               "s.json: workload: must be a workload object: got 1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": -1})"),
                "s.json: workload.dense_fwd_ms: must be a number in [0, 1000000000]: got -1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": "1 ms"})"),
-               "s.json: workload.dense_fwd_ms: must be a time in ms: got \"1 ms\", expected a number of ms >= 0, "
+               "s.json: workload.dense_fwd_ms: must be a time in ms: got \"1 ms\", expected a "
+               "number of ms >= 0, "
                "or a list of 6 (one per rank)");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2]})"),
-               "s.json: workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 2: got [1,2], "
+               "s.json: workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 2: "
+               "got [1,2], "
                "expected a number of ms >= 0, or a list of 6 (one per rank)");
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"(, "workload": {"dense_bwd_ms": []})"),
-                        "workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 0");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text("", R"(, "workload": {"dense_bwd_ms": []})"),
+      "workload.dense_bwd_ms: must have one entry per rank (world_size 6), not 0");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, -5, 6]})"),
                "s.json: workload.dense_bwd_ms[4]: must be a number in [0, 1000000000]: got -5");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_bwd_ms": [1, 2, 3, 4, null, 6]})"),
                "s.json: workload.dense_bwd_ms[4]: must be a number in [0, 1000000000]: got null");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": null})"),
-               "s.json: workload.dense_fwd_ms: must be a time in ms: got null, expected a number of ms >= 0, or a "
+               "s.json: workload.dense_fwd_ms: must be a time in ms: got null, expected a number "
+               "of ms >= 0, or a "
                "list of 6 (one per rank)");
 }
 
 // The bundled scenarios and the unknown-key message still list the old keys
 // first, so existing files and messages are unchanged.
 TEST(ScenarioWorkload, UnknownTopLevelKeyListsWorkload) {
-  EXPECT_ERROR_CONTAINS(scenario_text("", R"(, "work_load": {})"),
-                        "<root>: unknown key: got \"work_load\", expected one of name, topology, batch_size, module, "
-                        "tables, constraints, sharder, planner, workload");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text("", R"(, "work_load": {})"),
+      "<root>: unknown key: got \"work_load\", expected one of name, topology, batch_size, module, "
+      "tables, constraints, sharder, planner, workload");
 }
 
 }  // namespace

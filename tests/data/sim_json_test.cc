@@ -1,16 +1,17 @@
 // simulation_to_json and chrome_trace_json on a hand-built SimResult: the
 // output parses, has exactly the documented shape, and gives every value back.
+#include "shardlab/data/sim_json.h"
+
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
-#include "shardlab/data/sim_json.h"
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::data {
@@ -48,13 +49,27 @@ SimResult sample_result() {
     rr.busy_comm_ms = 0.3 / (rank + 1);
     for (int it = 0; it < 2; ++it) {
       const double base = it * 1.25 + rank * 1e-3;
-      rr.phases.push_back({.phase = Phase::kFwdCompute, .stream = Stream::kCompute, .iteration = it,
-                           .start_ms = base, .end_ms = base + 0.1, .bytes = 0.0, .tables = 3});
-      rr.phases.push_back({.phase = Phase::kOutputDist, .stream = Stream::kComm, .iteration = it,
-                           .start_ms = base + 0.1, .end_ms = base + 0.35, .bytes = 1048576.0 + rank,
+      rr.phases.push_back({.phase = Phase::kFwdCompute,
+                           .stream = Stream::kCompute,
+                           .iteration = it,
+                           .start_ms = base,
+                           .end_ms = base + 0.1,
+                           .bytes = 0.0,
+                           .tables = 3});
+      rr.phases.push_back({.phase = Phase::kOutputDist,
+                           .stream = Stream::kComm,
+                           .iteration = it,
+                           .start_ms = base + 0.1,
+                           .end_ms = base + 0.35,
+                           .bytes = 1048576.0 + rank,
                            .tables = 2});
-      rr.phases.push_back({.phase = Phase::kDpAllreduce, .stream = Stream::kComm, .iteration = it,
-                           .start_ms = base + 0.4, .end_ms = base + 0.5, .bytes = 1536.25, .tables = 1});
+      rr.phases.push_back({.phase = Phase::kDpAllreduce,
+                           .stream = Stream::kComm,
+                           .iteration = it,
+                           .start_ms = base + 0.4,
+                           .end_ms = base + 0.5,
+                           .bytes = 1536.25,
+                           .tables = 1});
     }
     r.ranks.push_back(std::move(rr));
   }
@@ -62,8 +77,9 @@ SimResult sample_result() {
       {.rank = 2, .phase = Phase::kFwdCompute, .iteration = 1, .start_ms = 1.252, .end_ms = 1.352},
       {.rank = 2, .phase = Phase::kOutputDist, .iteration = 1, .start_ms = 1.352, .end_ms = 1.602},
   };
-  r.links = {{.name = "host0/gpu1->host0/fabric", .bytes = 4194304.0, .utilization = 0.4200000000000001},
-             {.name = "host1/nic0->host1/leaf", .bytes = 0.5, .utilization = 0.0}};
+  r.links = {
+      {.name = "host0/gpu1->host0/fabric", .bytes = 4194304.0, .utilization = 0.4200000000000001},
+      {.name = "host1/nic0->host1/leaf", .bytes = 0.5, .utilization = 0.0}};
   return r;
 }
 
@@ -74,8 +90,8 @@ TEST(SimulationJson, ShapeAndEveryValue) {
     const std::string text = simulation_to_json(r, compact);
     EXPECT_EQ(text.find('\n') == std::string::npos, compact);
     const Json j = Json::parse(text);
-    EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks", "critical_path",
-                             "links", "events", "flows"}));
+    EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks",
+                             "critical_path", "links", "events", "flows"}));
     EXPECT_EQ(j["scenario"], r.scenario);
     EXPECT_EQ(j["iterations"], 2);
     EXPECT_EQ(j["iteration_ms"].get<double>(), r.iteration_ms);
@@ -96,7 +112,8 @@ TEST(SimulationJson, ShapeAndEveryValue) {
       for (std::size_t p = 0; p < rr.phases.size(); ++p) {
         const PhaseRecord& pr = rr.phases[p];
         const Json& jp = jr["phases"][p];
-        EXPECT_EQ(keys(jp), (Keys{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}));
+        EXPECT_EQ(keys(jp),
+                  (Keys{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}));
         EXPECT_EQ(jp["phase"], std::string(sim::to_string(pr.phase)));
         EXPECT_EQ(jp["stream"], std::string(sim::to_string(pr.stream)));
         EXPECT_EQ(jp["iteration"], pr.iteration);
@@ -178,7 +195,7 @@ TEST(ChromeTrace, ProcessesThreadsAndCompleteEvents) {
   }
   EXPECT_EQ(process_names, (std::map<int, std::string>{{0, "host0"}, {1, "host1"}}));
   const std::map<std::pair<int, int>, std::string> expected_threads = {
-      {{0, 0}, "gpu0 compute"}, {{0, 1}, "gpu0 comm"}, {{0, 2}, "gpu1 compute"},
+      {{0, 0}, "gpu0 compute"}, {{0, 1}, "gpu0 comm"},    {{0, 2}, "gpu1 compute"},
       {{0, 3}, "gpu1 comm"},    {{1, 0}, "gpu2 compute"}, {{1, 1}, "gpu2 comm"}};
   EXPECT_EQ(thread_names, expected_threads);
   for (const auto& [pt, name] : expected_threads) EXPECT_EQ(thread_sort[pt], pt.second) << name;
@@ -190,7 +207,8 @@ TEST(ChromeTrace, ProcessesThreadsAndCompleteEvents) {
     for (const PhaseRecord& p : rr.phases) {
       ASSERT_LT(next, complete.size());
       const Json& e = complete[next++];
-      EXPECT_EQ(keys(e), (Keys{"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"})) << e.dump();
+      EXPECT_EQ(keys(e), (Keys{"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}))
+          << e.dump();
       EXPECT_EQ(e["name"], std::string(sim::to_string(p.phase)));
       EXPECT_EQ(e["cat"], std::string(sim::to_string(p.stream)));
       EXPECT_EQ(e["ts"].get<double>(), p.start_ms * 1000.0);

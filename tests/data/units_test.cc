@@ -6,11 +6,11 @@
 // correctly rounded, so it equals the correctly rounded exact quotient. The
 // loops below use that; the literal cases pin values where multiplying in
 // doubles first would be off by a bit.
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <cstdint>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
@@ -34,7 +34,7 @@ std::string size_error(const std::string& s) {
   auto r = parse_size_string(s);
   EXPECT_FALSE(r.is_ok()) << '"' << s << "\" parsed as " << (r.is_ok() ? *r : 0);
   if (r.is_ok()) return "";
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   return r.status().message();
 }
 
@@ -164,9 +164,15 @@ TEST(BandwidthString, ExactWhereDoubleArithmeticIsNot) {
 }
 
 TEST(BandwidthString, IntegerCountsOfBinaryUnitsMatchOneDivision) {
-  const struct { const char* unit; double bytes; int64_t max_count; } kUnits[] = {
-      {"KiB", 1024.0, 1 << 22}, {"MiB", 1048576.0, 1 << 22},
-      {"GiB", 1073741824.0, 1 << 22}, {"TiB", 1099511627776.0, 1 << 12},
+  const struct {
+    const char* unit;
+    double bytes;
+    int64_t max_count;
+  } kUnits[] = {
+      {"KiB", 1024.0, 1 << 22},
+      {"MiB", 1048576.0, 1 << 22},
+      {"GiB", 1073741824.0, 1 << 22},
+      {"TiB", 1099511627776.0, 1 << 12},
   };
   for (const auto& u : kUnits) {
     for (int64_t a = 1; a < u.max_count; a = a * 3 + 1) {
@@ -181,8 +187,14 @@ TEST(BandwidthString, IntegerCountsOfBinaryUnitsMatchOneDivision) {
 
 TEST(BandwidthString, HundredthsMatchOneDivision) {
   // "i/100 <unit>/s" is exactly i * unit / 10^5.
-  const struct { const char* unit; double bytes; } kUnits[] = {
-      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1000.0},
+  const struct {
+    const char* unit;
+    double bytes;
+  } kUnits[] = {
+      {"KiB", 1024.0},
+      {"MiB", 1048576.0},
+      {"GiB", 1073741824.0},
+      {"KB", 1000.0},
   };
   for (const auto& u : kUnits) {
     for (int64_t i = 1; i < 30000; i += 7) {
@@ -214,7 +226,8 @@ TEST(BandwidthString, ZeroParsesAndIsLeftToTheLoader) {
 
 TEST(BandwidthString, LongMantissaIsRoundedOnce) {
   // 17+ significant digits: the exact decimal decides, not a pre-rounded double.
-  expect_same_double(bandwidth_of("963146416128.0000000000000000001 B/s"), 963146416.128, "long mantissa");
+  expect_same_double(bandwidth_of("963146416128.0000000000000000001 B/s"), 963146416.128,
+                     "long mantissa");
   expect_same_double(bandwidth_of("0.963146416128 TB/s"), 963146416.128, "0.963146416128 TB/s");
 }
 

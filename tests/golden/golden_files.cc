@@ -32,22 +32,25 @@ std::string id_of(planner::TorchRecVersion v, const std::string& name) {
   return id;
 }
 
-void collect(const std::filesystem::path& dir, planner::TorchRecVersion version, uintmax_t max_bytes,
-             std::set<std::string>* seen, std::vector<GoldenPair>* out) {
+void collect(const std::filesystem::path& dir, planner::TorchRecVersion version,
+             uintmax_t max_bytes, std::set<std::string>* seen, std::vector<GoldenPair>* out) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return;
   std::vector<GoldenPair> found;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string file = entry.path().filename().string();
     const std::string suffix = ".golden.json";
-    if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (file.size() <= suffix.size() ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
     const std::string name = file.substr(0, file.size() - suffix.size());
     const auto scenario = dir / (name + ".json");
     if (!std::filesystem::exists(scenario) || seen->count(name)) continue;
     if (std::filesystem::file_size(entry.path(), ec) > max_bytes) continue;
     found.push_back({name, scenario, entry.path(), version, id_of(version, name)});
   }
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   for (auto& p : found) {
     seen->insert(p.name);
     out->push_back(std::move(p));
@@ -55,7 +58,8 @@ void collect(const std::filesystem::path& dir, planner::TorchRecVersion version,
 }
 
 std::filesystem::path shared_root() {
-  if (const char* env = std::getenv("SHARDLAB_SHARED_DIR"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv("SHARDLAB_SHARED_DIR"); env != nullptr && *env != '\0')
+    return env;
   return std::filesystem::path(SHARDLAB_SOURCE_DIR) / "../shared";
 }
 
@@ -65,7 +69,8 @@ std::vector<GoldenPair> find_golden_pairs(uintmax_t max_golden_bytes) {
   std::vector<GoldenPair> pairs;
   for (const GoldenSet& set : kSets) {
     std::set<std::string> seen;
-    collect(std::filesystem::path(SHARDLAB_SOURCE_DIR) / set.bundled, set.version, max_golden_bytes, &seen, &pairs);
+    collect(std::filesystem::path(SHARDLAB_SOURCE_DIR) / set.bundled, set.version, max_golden_bytes,
+            &seen, &pairs);
     collect(shared_root() / set.shared, set.version, max_golden_bytes, &seen, &pairs);
   }
   return pairs;
@@ -73,7 +78,8 @@ std::vector<GoldenPair> find_golden_pairs(uintmax_t max_golden_bytes) {
 
 uintmax_t golden_max_bytes() {
   uintmax_t max_mb = 20;
-  if (const char* env = std::getenv("SHARDLAB_GOLDEN_MAX_MB")) max_mb = std::strtoull(env, nullptr, 10);
+  if (const char* env = std::getenv("SHARDLAB_GOLDEN_MAX_MB"))
+    max_mb = std::strtoull(env, nullptr, 10);
   return max_mb << 20;
 }
 

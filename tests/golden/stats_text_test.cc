@@ -14,19 +14,19 @@
 // T.TT in place of our own wall time, so that line (and its centring) must
 // match too.
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "golden_files.h"
 #include "shardlab/data/scenario_loader.h"
@@ -35,7 +35,6 @@
 
 namespace shardlab {
 namespace {
-
 
 using GoldenCase = testing::GoldenPair;
 
@@ -56,7 +55,6 @@ std::string trimmed(const std::string& s) {
   return s.substr(0, end) + "...#";
 }
 
-
 class StatsTextGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(StatsTextGolden, MatchesTorchRec) {
@@ -75,7 +73,8 @@ TEST_P(StatsTextGolden, MatchesTorchRec) {
     EXPECT_FALSE(data::load_scenario_file(c.scenario.string()).is_ok());
     return;
   }
-  ASSERT_TRUE(golden.contains("stats_text") && golden["stats_text"].is_string()) << "no stats_text in " << c.golden;
+  ASSERT_TRUE(golden.contains("stats_text") && golden["stats_text"].is_string())
+      << "no stats_text in " << c.golden;
   const std::vector<std::string> expected = split_lines(golden["stats_text"].get<std::string>());
 
   Result<planner::Scenario> scenario = data::load_scenario_file(c.scenario.string());
@@ -111,14 +110,14 @@ TEST_P(StatsTextGolden, MatchesTorchRec) {
              << "  actual:   " << trimmed(actual[i]);
     }
   }
-  EXPECT_EQ(actual.size(), expected.size())
-      << c.name << ": line counts differ; first extra line: "
-      << trimmed(actual.size() > n ? actual[n] : expected[n]);
+  EXPECT_EQ(actual.size(), expected.size()) << c.name << ": line counts differ; first extra line: "
+                                            << trimmed(actual.size() > n ? actual[n] : expected[n]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Goldens, StatsTextGolden,
-                         ::testing::ValuesIn(testing::find_golden_pairs(testing::golden_max_bytes())),
-                         [](const auto& info) { return info.param.id; });
+INSTANTIATE_TEST_SUITE_P(
+    Goldens, StatsTextGolden,
+    ::testing::ValuesIn(testing::find_golden_pairs(testing::golden_max_bytes())),
+    [](const auto& info) { return info.param.id; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(StatsTextGolden);
 
 }  // namespace

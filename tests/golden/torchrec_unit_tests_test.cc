@@ -26,15 +26,18 @@ int64_t test_sparse_nn_dense_bytes(int64_t sum_dims) {
 }
 
 // TestEmbeddingShardingPlanner's topology and sharder around `tables`.
-std::string planner_test_scenario(const std::string& tables, const std::string& constraints, int64_t sum_dims) {
+std::string planner_test_scenario(const std::string& tables, const std::string& constraints,
+                                  int64_t sum_dims) {
   return R"({"name": "torchrec_unit", "topology": {"world_size": 2, "compute_device": "cuda", "hbm_cap": 2097152},
              "module": {"dense_param_bytes": )" +
          std::to_string(test_sparse_nn_dense_bytes(sum_dims)) + R"(},
-             "tables": [)" + tables + R"(], "constraints": {)" + constraints + "}}";
+             "tables": [)" +
+         tables + R"(], "constraints": {)" + constraints + "}}";
 }
 
 std::string tw_vs_rw(const std::string& table) {
-  return "\"" + table + R"(": {"sharding_types": ["row_wise", "table_wise"], "compute_kernels": ["fused"]})";
+  return "\"" + table +
+         R"(": {"sharding_types": ["row_wise", "table_wise"], "compute_kernels": ["fused"]})";
 }
 
 // test_never_fit: two 10,000,000 x 10,000,000 tables. TorchRec raises
@@ -52,7 +55,8 @@ TEST(TorchRecUnitTests, NeverFitIsInsufficientStorageWithNoProposals) {
   const planner::PlannerResult result = planner::plan(*scenario);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error.code(), StatusCode::kPlanner) << result.error.message();
-  EXPECT_EQ(result.error.planner_error(), PlannerErrorType::kInsufficientStorage) << result.error.message();
+  EXPECT_EQ(result.error.planner_error(), PlannerErrorType::kInsufficientStorage)
+      << result.error.message();
   EXPECT_EQ(result.num_proposals, 0);
   EXPECT_EQ(result.num_plans, 0);
 }
@@ -85,7 +89,8 @@ TEST(TorchRecUnitTests, NeverFitTablesAreEnumeratedExactlyAndNeverFit) {
 
   const planner::PlannerResult result = planner::plan(*scenario);
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error.planner_error(), PlannerErrorType::kInsufficientStorage) << result.error.message();
+  EXPECT_EQ(result.error.planner_error(), PlannerErrorType::kInsufficientStorage)
+      << result.error.message();
   EXPECT_GT(result.num_proposals, 0);
   EXPECT_EQ(result.num_plans, 0);
 }

@@ -1,5 +1,6 @@
 // The application's widgets: the main window's actions, every view, the
 // screenshot mode, exports, and the timeline's painting and hover text.
+#include <QAction>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -11,7 +12,6 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QAction>
 
 #include "app/command_line.h"
 #include "app/main_window.h"
@@ -60,14 +60,15 @@ class AppTest : public QObject {
              static_cast<int>(sim::default_compare_grid().size()) + 1);
     QVERIFY(window.workbench().comparison()->optimizer != nullptr);
     QString error;
-    QVERIFY(!take_screenshot(window, QStringLiteral("nonsense"), dir.filePath(QStringLiteral("x.png")), QSize(100, 100),
-                             &error));
+    QVERIFY(!take_screenshot(window, QStringLiteral("nonsense"),
+                             dir.filePath(QStringLiteral("x.png")), QSize(100, 100), &error));
     QVERIFY(error.contains(QStringLiteral("nonsense")));
 
     const auto* plan = static_cast<PlanView*>(window.view(QStringLiteral("plan")));
     QVERIFY(plan->header_text().contains(QStringLiteral("773 proposals")));
     // The planner model is named (scenario default: the newest).
-    QVERIFY(plan->header_text().contains(QStringLiteral("TorchRec 2026-08 (commit 376cac6a) model")));
+    QVERIFY(
+        plan->header_text().contains(QStringLiteral("TorchRec 2026-08 (commit 376cac6a) model")));
   }
 
   void exports_charts_as_svg_and_the_timeline_as_chrome_trace() {
@@ -84,7 +85,8 @@ class AppTest : public QObject {
     const QByteArray svg_text = svg_file.readAll();
     QVERIFY(svg_text.contains("<svg"));
     QVERIFY(svg_text.contains("r1"));  // a rank label of the matrix, painted as text
-    QVERIFY(!window.export_view(QStringLiteral("plan"), dir.filePath(QStringLiteral("plan.bmpx")), &error));
+    QVERIFY(!window.export_view(QStringLiteral("plan"), dir.filePath(QStringLiteral("plan.bmpx")),
+                                &error));
     QVERIFY(error.contains(QStringLiteral(".bmpx")));
 
     const auto* timeline = static_cast<TimelineView*>(window.view(QStringLiteral("timeline")));
@@ -110,11 +112,13 @@ class AppTest : public QObject {
     // Hover over the first phase of the first lane.
     const TimelineLane& lane = models.timeline.lanes().front();
     const sim::PhaseRecord& first = lane.phases.front().record;
-    const int x = TimelineWidget::kLabelWidth +
-                  static_cast<int>(((first.start_ms + first.end_ms) / 2 - w.start_ms()) / w.ms_per_pixel());
+    const int x =
+        TimelineWidget::kLabelWidth +
+        static_cast<int>(((first.start_ms + first.end_ms) / 2 - w.start_ms()) / w.ms_per_pixel());
     const int y = TimelineWidget::kAxisHeight + TimelineWidget::kLaneHeight / 2;
     const QString tip = w.describe_at(QPoint(x, y));
-    QVERIFY2(tip.contains(QString::fromUtf8(std::string(sim::to_string(first.phase)).c_str())), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::fromUtf8(std::string(sim::to_string(first.phase)).c_str())),
+             qPrintable(tip));
     QVERIFY(tip.contains(QStringLiteral("rank %1").arg(lane.rank)));
     QVERIFY(w.describe_at(QPoint(5, 5)).isEmpty());
     // Wheel zoom in keeps the time under the cursor.
@@ -149,23 +153,28 @@ class AppTest : public QObject {
     QVERIFY(open_and_plan(window.workbench(), "tiny_2gpu.json"));
     auto* view = static_cast<ScenarioView*>(window.view(QStringLiteral("scenario")));
     QAbstractItemModel* m = view->tables_view()->model();
-    QVERIFY(!m->setData(m->index(0, ScenarioTablesModel::kRows), QStringLiteral("-5"), Qt::EditRole));
-    QVERIFY2(view->message().contains(QStringLiteral("tables[0].num_embeddings")), qPrintable(view->message()));
+    QVERIFY(
+        !m->setData(m->index(0, ScenarioTablesModel::kRows), QStringLiteral("-5"), Qt::EditRole));
+    QVERIFY2(view->message().contains(QStringLiteral("tables[0].num_embeddings")),
+             qPrintable(view->message()));
   }
 
   void command_line_is_checked() {
     CommandLine cl;
     QString error;
     bool help = false;
-    QVERIFY(parse_command_line({"shardlab-gui", "s.json", "--screenshot", "a.png", "--view", "plan"}, &cl, &error, &help));
+    QVERIFY(parse_command_line(
+        {"shardlab-gui", "s.json", "--screenshot", "a.png", "--view", "plan"}, &cl, &error, &help));
     QCOMPARE(cl.scenario, QStringLiteral("s.json"));
     QCOMPARE(cl.view, QStringLiteral("plan"));
-    QVERIFY(!parse_command_line({"shardlab-gui", "s.json", "--screenshot", "a.png"}, &cl, &error, &help));
+    QVERIFY(!parse_command_line({"shardlab-gui", "s.json", "--screenshot", "a.png"}, &cl, &error,
+                                &help));
     QVERIFY(error.contains(QStringLiteral("--view")));
     QVERIFY(!parse_command_line({"shardlab-gui", "--view", "gantt"}, &cl, &error, &help));
     QVERIFY(error.contains(QStringLiteral("gantt")));
     QVERIFY(!parse_command_line({"shardlab-gui", "--plan", "p.json"}, &cl, &error, &help));
-    QVERIFY(!parse_command_line({"shardlab-gui", "--size", "10by10", "s.json"}, &cl, &error, &help));
+    QVERIFY(
+        !parse_command_line({"shardlab-gui", "--size", "10by10", "s.json"}, &cl, &error, &help));
     QVERIFY(!parse_command_line({"shardlab-gui", "--help"}, &cl, &error, &help));
     QVERIFY(help);
   }

@@ -2,11 +2,10 @@
 //   gui_tests                 every class
 //   gui_tests CLASS [ARGS]    one class, with QTest's arguments (-v2, function names, ...)
 // Set QT_QPA_PLATFORM=offscreen where there is no display (ctest does).
-#include <cstdio>
-#include <cstring>
-
 #include <QApplication>
 #include <QTest>
+#include <cstdio>
+#include <cstring>
 
 #include "test_registry.h"
 

@@ -2,15 +2,14 @@
 // the background planner, and a QAbstractItemModelTester on every model.
 #pragma once
 
-#include <memory>
-#include <vector>
-
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QString>
 #include <QTest>
+#include <memory>
+#include <vector>
 
 #include "models/workbench_models.h"
 
@@ -23,7 +22,8 @@ inline QString scenario_path(const char* file) {
 // Every warning fails the test, except the offscreen platform's note that it
 // cannot propagate size hints (printed whenever a top-level window shows).
 inline void fail_on_warnings() {
-  QTest::failOnWarning(QRegularExpression(QStringLiteral("^(?!This plugin does not support propagateSizeHints).*")));
+  QTest::failOnWarning(
+      QRegularExpression(QStringLiteral("^(?!This plugin does not support propagateSizeHints).*")));
 }
 
 // Waits for `signal` of `object` (already spied by `spy`) up to `ms`.
@@ -68,11 +68,10 @@ inline bool open_and_plan(Workbench& wb, const char* file) {
 // test runs, and report through QTest.
 inline std::vector<std::unique_ptr<QAbstractItemModelTester>> attach_testers(WorkbenchModels& m) {
   std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
-  for (QAbstractItemModel* model :
-       std::initializer_list<QAbstractItemModel*>{&m.tables, &m.settings, &m.placement, &m.placement_filter, &m.ranks,
-                                                  &m.table_summary, &m.table_filter, &m.proposals, &m.compare,
-                                                  &m.compare_ranks, &m.timeline,
-                                                  &m.measured_phases}) {
+  for (QAbstractItemModel* model : std::initializer_list<QAbstractItemModel*>{
+           &m.tables, &m.settings, &m.placement, &m.placement_filter, &m.ranks, &m.table_summary,
+           &m.table_filter, &m.proposals, &m.compare, &m.compare_ranks, &m.timeline,
+           &m.measured_phases}) {
     testers.push_back(std::make_unique<QAbstractItemModelTester>(
         model, QAbstractItemModelTester::FailureReportingMode::QtTest));
   }

@@ -1,23 +1,22 @@
 // Planning and simulation through the workbench's own actions (the session
 // and its background worker), checking what the models hold against the
 // core's own numbers.
-#include <algorithm>
-#include <set>
-#include <string>
-#include <vector>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "gui_test_support.h"
 #include "models/model_roles.h"
 #include "shardlab/data/plan_json.h"
-#include "shardlab/sim/compare.h"
 #include "shardlab/planner/torchrec_version.h"
+#include "shardlab/sim/compare.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -83,7 +82,8 @@ class PlanningTest : public QObject {
     // Per-rank totals equal the plan JSON's (the CLI's numbers) and the
     // planner's per-rank perf, exactly.
     const QJsonObject plan =
-        QJsonDocument::fromJson(QByteArray::fromStdString(data::plan_to_json(*o->scenario, r))).object();
+        QJsonDocument::fromJson(QByteArray::fromStdString(data::plan_to_json(*o->scenario, r)))
+            .object();
     const QJsonArray devices = plan.value(QStringLiteral("devices")).toArray();
     QCOMPARE(models.ranks.rowCount(), devices.size());
     for (int rank = 0; rank < devices.size(); ++rank) {
@@ -113,7 +113,8 @@ class PlanningTest : public QObject {
     // Proposals: every evaluated proposal, the best among them.
     QCOMPARE(models.proposals.rowCount(), r.num_proposals);
     int partitioned = 0;
-    for (int i = 0; i < models.proposals.rowCount(); ++i) partitioned += models.proposals.record(i).partitioned;
+    for (int i = 0; i < models.proposals.rowCount(); ++i)
+      partitioned += models.proposals.record(i).partitioned;
     QCOMPARE(partitioned, r.num_plans);
     QVERIFY(models.proposals.best_row() >= 0);
     QCOMPARE(models.proposals.record(models.proposals.best_row()).rating, r.perf_rating);
@@ -168,8 +169,8 @@ class PlanningTest : public QObject {
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "dlrm_criteo_kaggle.json"));
     QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
-    const QModelIndex batch =
-        models.settings.index(models.settings.row_of(QStringLiteral("batch_size")), ScenarioSettingsModel::kValue);
+    const QModelIndex batch = models.settings.index(
+        models.settings.row_of(QStringLiteral("batch_size")), ScenarioSettingsModel::kValue);
     QVERIFY(models.settings.setData(batch, QStringLiteral("512"), Qt::EditRole));
     QVERIFY(models.settings.setData(batch, QStringLiteral("1024"), Qt::EditRole));
     QVERIFY(models.settings.setData(batch, QStringLiteral("4096"), Qt::EditRole));
@@ -206,10 +207,12 @@ class PlanningTest : public QObject {
     QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
     // 300 MiB per GPU and only HBM kernels for the 512 MB user_id table.
     QVERIFY(models.settings.setData(
-        models.settings.index(models.settings.row_of(QStringLiteral("topology.hbm_cap")), ScenarioSettingsModel::kValue),
+        models.settings.index(models.settings.row_of(QStringLiteral("topology.hbm_cap")),
+                              ScenarioSettingsModel::kValue),
         QStringLiteral("300 MiB"), Qt::EditRole));
     QVERIFY(models.tables.setData(
-        models.tables.index(table_row(models.tables, QStringLiteral("user_id")), ScenarioTablesModel::kComputeKernels),
+        models.tables.index(table_row(models.tables, QStringLiteral("user_id")),
+                            ScenarioTablesModel::kComputeKernels),
         QStringLiteral("fused"), Qt::EditRole));
     QVERIFY(wait_for(replanned));
     QTRY_VERIFY(!wb.busy());
@@ -237,8 +240,9 @@ class PlanningTest : public QObject {
     QCOMPARE(shown.count(), 1);
     QVERIFY(!wb.displayed()->fits);
     for (int rank = 0; rank < 2; ++rank) {
-      QCOMPARE(models.ranks.index(rank, RankUsageModel::kHbmOverflow).data(RawValueRole).toLongLong(),
-               failure.overflow[static_cast<size_t>(rank)].hbm);
+      QCOMPARE(
+          models.ranks.index(rank, RankUsageModel::kHbmOverflow).data(RawValueRole).toLongLong(),
+          failure.overflow[static_cast<size_t>(rank)].hbm);
     }
     bool any_red = false;
     for (int c = 0; c < models.placement.columnCount(); ++c) {
@@ -257,16 +261,19 @@ class PlanningTest : public QObject {
     // A partitioned proposal whose placement differs from the best plan's.
     int pick = -1;
     for (size_t i = 0; i < o->proposals.size() && pick < 0; ++i) {
-      if (o->proposals[i].rated() && o->proposals.proposal(i) != o->result.best->proposal) pick = static_cast<int>(i);
+      if (o->proposals[i].rated() && o->proposals.proposal(i) != o->result.best->proposal)
+        pick = static_cast<int>(i);
     }
     QVERIFY(pick >= 0);
     QSignalSpy simulated(&wb, &Workbench::simulationChanged);
     QVERIFY(wb.select_proposal(pick).is_ok());
     QCOMPARE(wb.selected_proposal(), pick);
-    auto placed = planner::place_proposal(*o->scenario, o->result, o->proposals.proposal(static_cast<size_t>(pick)));
+    auto placed = planner::place_proposal(*o->scenario, o->result,
+                                          o->proposals.proposal(static_cast<size_t>(pick)));
     QVERIFY(placed.is_ok());
     QVERIFY(placed->fits);
-    const planner::PlanSummary summary = planner::summarize_plan(*o->scenario, o->result, placed->plan);
+    const planner::PlanSummary summary =
+        planner::summarize_plan(*o->scenario, o->result, placed->plan);
     for (const planner::TableSummary& t : summary.tables) {
       std::vector<int> expected = t.ranks;
       std::sort(expected.begin(), expected.end());
@@ -295,7 +302,8 @@ class PlanningTest : public QObject {
     const std::vector<sim::CompareConfig> grid = sim::default_compare_grid();
     QCOMPARE(models.compare.rowCount(), static_cast<int>(grid.size()));
     const sim::Comparison core = sim::compare_configurations(
-        *wb.scenario(), grid, sim::CompareOptions{.sim = sim::SimOptions{.iterations = wb.settings().sim_iterations}});
+        *wb.scenario(), grid,
+        sim::CompareOptions{.sim = sim::SimOptions{.iterations = wb.settings().sim_iterations}});
     QCOMPARE(models.compare.winner(), core.winner);
     for (int i = 0; i < models.compare.rowCount(); ++i) {
       const sim::CompareRow& mine = *models.compare.row(i);
@@ -306,7 +314,8 @@ class PlanningTest : public QObject {
       QCOMPARE(mine.moved_vs_winner, theirs.moved_vs_winner);
       QCOMPARE(models.compare.index(i, CompareModel::kIterationMs).data(RawValueRole),
                theirs.iteration_ms ? QVariant(*theirs.iteration_ms) : QVariant());
-      QCOMPARE(models.compare.index(i, CompareModel::kStatus).data(WinnerRole).toBool(), i == core.winner);
+      QCOMPARE(models.compare.index(i, CompareModel::kStatus).data(WinnerRole).toBool(),
+               i == core.winner);
     }
     // The first row is the scenario as configured: the session's own plan.
     QCOMPARE(*models.compare.row(0)->torchrec_rating_ms, wb.outcome()->result.perf_rating);
@@ -314,7 +323,9 @@ class PlanningTest : public QObject {
     QCOMPARE(models.compare_ranks.rowCount(), 2);
     QCOMPARE(models.compare_ranks.first(), 0);
     QCOMPARE(models.compare_ranks.second(), core.winner);
-    QCOMPARE(models.compare_ranks.index(1, CompareRanksModel::kBusyCompute).data(RawValueRole).toDouble(),
+    QCOMPARE(models.compare_ranks.index(1, CompareRanksModel::kBusyCompute)
+                 .data(RawValueRole)
+                 .toDouble(),
              core.rows[0].ranks[1].busy_compute_ms);
     // Partial outcomes came first (one per row at least), the complete one last.
     QVERIFY(compared.count() >= static_cast<int>(grid.size()));
@@ -324,7 +335,8 @@ class PlanningTest : public QObject {
     QVERIFY(wb.open_compare_row(row).is_ok());
     QCOMPARE(wb.displayed()->base->source, PlanSource::kCompareRow);
     QCOMPARE(wb.displayed()->plan.ranks, core.rows[static_cast<size_t>(row)].plan->ranks);
-    QCOMPARE(wb.displayed()->summary.torchrec_rating, *core.rows[static_cast<size_t>(row)].torchrec_rating_ms);
+    QCOMPARE(wb.displayed()->summary.torchrec_rating,
+             *core.rows[static_cast<size_t>(row)].torchrec_rating_ms);
     QTRY_VERIFY(wb.simulation() != nullptr);
     QCOMPARE(wb.simulation()->iteration_ms, *core.rows[static_cast<size_t>(row)].iteration_ms);
   }
@@ -373,9 +385,9 @@ class PlanningTest : public QObject {
     // Unchecked, the comparison is the scenario's own version only.
     wb.set_compare_torchrec_versions(false);
     wb.compare();
-    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && wb.comparison()->complete &&
-                                 models.compare.rowCount() == configurations,
-                             120000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        wb.comparison() && wb.comparison()->complete && models.compare.rowCount() == configurations,
+        120000);
     QVERIFY(!models.compare.row(0)->config.torchrec_version.has_value());
   }
 };

@@ -1,16 +1,14 @@
 // The Runs and Calibration views' data: a run store written through data/'s
 // own API, listed, opened in the workbench, diffed, and a calibration's
 // predictions set against its measurements.
-#include <algorithm>
-#include <cmath>
-
 #include <QFile>
 #include <QObject>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <QPushButton>
+#include <algorithm>
+#include <cmath>
 
 #include "app/calibration_view.h"
 #include "app/main_window.h"
@@ -94,7 +92,8 @@ class RunsTest : public QObject {
     if (!store.is_ok()) qFatal("%s", store.status().message().c_str());
     auto tiny = data::load_scenario_file(scenario_path("tiny_2gpu.json").toStdString());
     st.plan_a = *store->add_run(plan_run(*tiny));
-    auto row_wise = data::edit_scenario(*tiny, {"constraints", "user_id", "sharding_types"}, "[\"row_wise\"]", "t");
+    auto row_wise = data::edit_scenario(*tiny, {"constraints", "user_id", "sharding_types"},
+                                        "[\"row_wise\"]", "t");
     st.plan_b = *store->add_run(plan_run(*row_wise));
     data::NewRun replay;
     replay.kind = data::RunKind::kReplay;
@@ -115,9 +114,8 @@ class RunsTest : public QObject {
     data::NewRun calibrate;
     calibrate.kind = data::RunKind::kCalibrate;
     calibrate.inputs = {st.replay};
-    calibrate.summary_json = data::summary_json({{"profile", std::string("test-fit")},
-                                                 {"holdout_fraction", 0.2},
-                                                 {"seed", int64_t{1}}});
+    calibrate.summary_json = data::summary_json(
+        {{"profile", std::string("test-fit")}, {"holdout_fraction", 0.2}, {"seed", int64_t{1}}});
     calibrate.calibration = data::CalibrationRow{.name = "test-fit",
                                                  .profile_json = data::calibration_to_json(profile),
                                                  .mape_before = profile.mape_before.value_or(0),
@@ -139,10 +137,12 @@ class RunsTest : public QObject {
     RunBrowser browser(&wb);
     RunsModel runs;
     QAbstractItemModelTester tester(&runs, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QObject::connect(&browser, &RunBrowser::runsChanged, &runs, [&]() { runs.reset(browser.runs()); });
+    QObject::connect(&browser, &RunBrowser::runsChanged, &runs,
+                     [&]() { runs.reset(browser.runs()); });
     QVERIFY(browser.open(st.path).is_ok());
     QCOMPARE(runs.rowCount(), 4);
-    QCOMPARE(runs.index(0, RunsModel::kId).data(RawValueRole).toLongLong(), st.calibrate);  // newest first
+    QCOMPARE(runs.index(0, RunsModel::kId).data(RawValueRole).toLongLong(),
+             st.calibrate);  // newest first
     QCOMPARE(runs.index(3, RunsModel::kKind).data().toString(), QStringLiteral("plan"));
 
     // Opening the row-wise plan run shows its stored plan, not a new one.
@@ -185,14 +185,16 @@ class RunsTest : public QObject {
     QVERIFY(plan_title(*wb.displayed()).contains(QStringLiteral("replay")));
     QTRY_VERIFY(wb.simulation() != nullptr);
     QVERIFY(models.measured_phases.rowCount() > 0);
-    const auto traffic = sim::iteration_traffic(*wb.scenario(), *wb.outcome()->result.search_space, wb.displayed()->plan);
+    const auto traffic = sim::iteration_traffic(*wb.scenario(), *wb.outcome()->result.search_space,
+                                                wb.displayed()->plan);
     QVERIFY(traffic.is_ok());
     const std::vector<kernels::PhaseComparison> expected =
         kernels::compare_phases(*wb.outcome()->replay, traffic->ranks, wb.simulation().get());
     QCOMPARE(models.measured_phases.rowCount(), static_cast<int>(expected.size()));
     for (int r = 0; r < models.measured_phases.rowCount(); ++r) {
       const kernels::PhaseComparison& e = expected[static_cast<size_t>(r)];
-      const QVariant measured = models.measured_phases.index(r, PhaseComparisonModel::kMeasured).data(RawValueRole);
+      const QVariant measured =
+          models.measured_phases.index(r, PhaseComparisonModel::kMeasured).data(RawValueRole);
       QCOMPARE(measured, e.measured.samples > 0 ? QVariant(e.measured.median_ms) : QVariant());
       QCOMPARE(models.measured_phases.index(r, PhaseComparisonModel::kSimulated).data(RawValueRole),
                e.simulated_ms ? QVariant(*e.simulated_ms) : QVariant());
@@ -228,7 +230,8 @@ class RunsTest : public QObject {
     QCOMPARE(wb.outcome()->settings.calibration, calibration->profile());
     // The planner's own run with those parameters gives the same plan.
     const planner::PlannerResult direct =
-        planner::plan(*wb.scenario(), planner::PlannerOptions{.calibration = &calibration->profile()->parameters});
+        planner::plan(*wb.scenario(),
+                      planner::PlannerOptions{.calibration = &calibration->profile()->parameters});
     QCOMPARE(wb.outcome()->result.perf_rating, direct.perf_rating);
   }
 
@@ -266,11 +269,14 @@ class RunsTest : public QObject {
       const auto before = kernels::predict_ms(m, nullptr, {});
       const auto after = kernels::predict_ms(m, &view->profile.parameters, {});
       if (!before || !after) continue;
-      const bool held_out = std::find(split.held_out.begin(), split.held_out.end(), i) != split.held_out.end();
+      const bool held_out =
+          std::find(split.held_out.begin(), split.held_out.end(), i) != split.held_out.end();
       held += held_out ? 1 : 0;
-      const auto found = std::find_if(view->points.begin(), view->points.end(), [&](const CalibrationPoint& p) {
-        return p.measured_ms == m.timing.median_ms && p.before_ms == *before && p.after_ms == *after;
-      });
+      const auto found =
+          std::find_if(view->points.begin(), view->points.end(), [&](const CalibrationPoint& p) {
+            return p.measured_ms == m.timing.median_ms && p.before_ms == *before &&
+                   p.after_ms == *after;
+          });
       QVERIFY(found != view->points.end());
       QCOMPARE(found->held_out, held_out);
     }
@@ -280,24 +286,28 @@ class RunsTest : public QObject {
                                 [](const CalibrationPoint& p) { return !p.held_out; }));
     // The fit recovers the lookups' line: calibrated within 1% where
     // TorchRec's GPU constants are far off.
-    const auto lookup = std::find_if(view->points.begin(), view->points.end(),
-                                     [](const CalibrationPoint& p) { return p.group.rfind("fwd ", 0) == 0; });
+    const auto lookup =
+        std::find_if(view->points.begin(), view->points.end(),
+                     [](const CalibrationPoint& p) { return p.group.rfind("fwd ", 0) == 0; });
     QVERIFY(lookup != view->points.end());
     QVERIFY(std::abs(lookup->after_ms / lookup->measured_ms - 1) < 0.01);
     QVERIFY(std::abs(lookup->before_ms / lookup->measured_ms - 1) > 0.5);
     // The fitted parameters beside TorchRec's are the core's table.
-    const auto expected = kernels::calibration_parameters(view->profile.parameters, view->profile.groups, {});
+    const auto expected =
+        kernels::calibration_parameters(view->profile.parameters, view->profile.groups, {});
     QCOMPARE(view->parameters.size(), expected.size());
     QVERIFY(!expected.empty());
     CalibrationParametersModel parameters;
-    QAbstractItemModelTester t0(&parameters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t0(&parameters,
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
     parameters.reset(view->parameters);
     for (int r = 0; r < parameters.rowCount(); ++r) {
       QCOMPARE(parameters.index(r, CalibrationParametersModel::kParameter).data().toString(),
                QString::fromStdString(expected[static_cast<size_t>(r)].name));
       QCOMPARE(parameters.index(r, CalibrationParametersModel::kFitted).data(RawValueRole),
-               expected[static_cast<size_t>(r)].fitted ? QVariant(*expected[static_cast<size_t>(r)].fitted)
-                                                      : QVariant());
+               expected[static_cast<size_t>(r)].fitted
+                   ? QVariant(*expected[static_cast<size_t>(r)].fitted)
+                   : QVariant());
     }
 
     CalibrationPointsModel points;
@@ -308,11 +318,13 @@ class RunsTest : public QObject {
     groups.reset(view->profile);
     QCOMPARE(points.rowCount(), static_cast<int>(view->points.size()));
     QCOMPARE(points.held_out_begin(), static_cast<int>(view->points.size()) - held);
-    QVERIFY(points.index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("measured")));
+    QVERIFY(
+        points.index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("measured")));
     QCOMPARE(groups.rowCount(), static_cast<int>(view->profile.groups.size()) + 1);
     const int all = groups.rowCount() - 1;
-    QCOMPARE(groups.index(all, CalibrationGroupsModel::kGroup).data().toString(), QStringLiteral("all"));
-    QCOMPARE(groups.index(all, CalibrationGroupsModel::kMapeAfter).data(RawValueRole), 
+    QCOMPARE(groups.index(all, CalibrationGroupsModel::kGroup).data().toString(),
+             QStringLiteral("all"));
+    QCOMPARE(groups.index(all, CalibrationGroupsModel::kMapeAfter).data(RawValueRole),
              view->profile.mape_after ? QVariant(*view->profile.mape_after) : QVariant());
     const auto [lo, hi] = points.range();
     QVERIFY(lo > 0 && lo <= hi);

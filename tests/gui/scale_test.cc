@@ -16,8 +16,8 @@
 #include "app/timeline_view.h"
 #include "app/timeline_widget.h"
 #include "app/topology_view.h"
-#include "models/model_roles.h"
 #include "gui_test_support.h"
+#include "models/model_roles.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -65,7 +65,8 @@ class ScaleTest : public QObject {
     QPainter p(&image);
     m->render_frame(p, image.rect());
     p.end();
-    QVERIFY(colours_in(image, QRect(m->name_width() + 2, m->header_height() + 2, view.width() - m->name_width() - 4,
+    QVERIFY(colours_in(image, QRect(m->name_width() + 2, m->header_height() + 2,
+                                    view.width() - m->name_width() - 4,
                                     view.height() - m->header_height() - 4)) > 3);
   }
 
@@ -91,22 +92,25 @@ class ScaleTest : public QObject {
     const QRgb header = m->palette().button().color().rgb();
     const QRgb names = m->palette().alternateBase().color().rgb();
     int header_px = 0;
-    for (int x = m->name_width() + 1; x < view.width(); x += 3) header_px += image.pixel(x, m->header_height() - 3) != 0;
+    for (int x = m->name_width() + 1; x < view.width(); x += 3)
+      header_px += image.pixel(x, m->header_height() - 3) != 0;
     QVERIFY(header_px > 0);
-    QVERIFY(colours_in(image, QRect(m->name_width() + 1, 1, view.width() - m->name_width() - 2, m->header_height() - 2)) > 1);
+    QVERIFY(colours_in(image, QRect(m->name_width() + 1, 1, view.width() - m->name_width() - 2,
+                                    m->header_height() - 2)) > 1);
     int name_px = 0;
-    for (int y = m->header_height() + 1; y < view.height(); y += 3) name_px += image.pixel(1, y) == names ? 1 : 0;
+    for (int y = m->header_height() + 1; y < view.height(); y += 3)
+      name_px += image.pixel(1, y) == names ? 1 : 0;
     QVERIFY(name_px > (view.height() - m->header_height()) / 6);
     QCOMPARE(image.pixel(m->name_width() + 5, 2), header);
     // Zooming about a point keeps the cell under it.
     m->horizontalScrollBar()->setValue(m->horizontalScrollBar()->maximum() / 2);
     const QPointF anchor(m->name_width() + 100.0, m->header_height() + 100.0);
-    const int rank_before = static_cast<int>((anchor.x() - m->name_width() + m->horizontalScrollBar()->value()) /
-                                             m->cell_width());
+    const int rank_before = static_cast<int>(
+        (anchor.x() - m->name_width() + m->horizontalScrollBar()->value()) / m->cell_width());
     m->zoom_by(1.5, anchor);
     QCOMPARE(m->cell_width(), 1.5 * PlacementMatrixWidget::kReadableWidth);
-    const int rank_after = static_cast<int>((anchor.x() - m->name_width() + m->horizontalScrollBar()->value()) /
-                                            m->cell_width());
+    const int rank_after = static_cast<int>(
+        (anchor.x() - m->name_width() + m->horizontalScrollBar()->value()) / m->cell_width());
     QVERIFY(std::abs(rank_after - rank_before) <= 1);
   }
 
@@ -122,10 +126,12 @@ class ScaleTest : public QObject {
     // Its row (in the matrix's order) is on screen.
     int row = -1;
     for (int r = 0; r < window_->models().placement_filter.rowCount(); ++r) {
-      if (window_->models().placement_filter.headerData(r, Qt::Vertical).toString() == name) row = r;
+      if (window_->models().placement_filter.headerData(r, Qt::Vertical).toString() == name)
+        row = r;
     }
     QVERIFY(row >= 0);
-    const int visible_rows = static_cast<int>((m->viewport()->height() - m->header_height()) / m->cell_height());
+    const int visible_rows =
+        static_cast<int>((m->viewport()->height() - m->header_height()) / m->cell_height());
     QVERIFY(row >= m->first_visible_row() && row < m->first_visible_row() + visible_rows);
     QVERIFY(!plan->find_table(QStringLiteral("no_such_table")));
   }
@@ -134,7 +140,7 @@ class ScaleTest : public QObject {
     auto* plan = static_cast<PlanView*>(window_->view(QStringLiteral("plan")));
     PlacementMatrixWidget* m = plan->matrix();
     const QSize saved = m->size();
-    m->resize(600, 300);  // 512 rows in under 300 px
+    m->resize(600, 300);              // 512 rows in under 300 px
     m->set_selection(-1, QString());  // no tint over the cells
     m->fit();
     QVERIFY(m->cell_height() < 1.0);
@@ -150,7 +156,8 @@ class ScaleTest : public QObject {
     QSet<QRgb> colours;
     for (int r = 0; r < rows.rowCount(); ++r) {
       colours.insert(
-          PlacementMatrixWidget::sharding_color(rows.index(r, 0).data(ShardingTypeRole).toString()).rgba());
+          PlacementMatrixWidget::sharding_color(rows.index(r, 0).data(ShardingTypeRole).toString())
+              .rgba());
     }
     QVERIFY(m->cell_width() > 4);  // columns wide enough to sample past the grid lines
     int checked = 0;
@@ -160,7 +167,8 @@ class ScaleTest : public QObject {
         ++checked;
         const int x = m->name_width() + static_cast<int>((c + 0.5) * m->cell_width());
         const int y = m->header_height() + static_cast<int>(r * m->cell_height());
-        QVERIFY2(colours.contains(image.pixel(x, y)), qPrintable(QStringLiteral("row %1, rank %2").arg(r).arg(c)));
+        QVERIFY2(colours.contains(image.pixel(x, y)),
+                 qPrintable(QStringLiteral("row %1, rank %2").arg(r).arg(c)));
       }
     }
     QVERIFY(checked > rows.rowCount());
@@ -195,7 +203,8 @@ class ScaleTest : public QObject {
     t->render_frame(p, QRect(QPoint(0, 0), t->size()));
     p.end();
     const int y0 = TimelineWidget::kAxisHeight + 2;
-    const int y1 = TimelineWidget::kAxisHeight + 16 * TimelineWidget::kLanePitch + 2;  // host 1's first lane
+    const int y1 =
+        TimelineWidget::kAxisHeight + 16 * TimelineWidget::kLanePitch + 2;  // host 1's first lane
     QVERIFY(image.pixel(2, y0) != image.pixel(2, y1));
   }
 
@@ -216,7 +225,8 @@ class ScaleTest : public QObject {
     // GPU labels: hidden in the overview, shown when readable.
     const auto label_visible = [scene]() {
       for (QGraphicsItem* item : scene->items()) {
-        if (item->data(0).isValid() && item->type() == QGraphicsSimpleTextItem::Type) return item->isVisible();
+        if (item->data(0).isValid() && item->type() == QGraphicsSimpleTextItem::Type)
+          return item->isVisible();
       }
       return false;
     };

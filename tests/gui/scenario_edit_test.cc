@@ -36,28 +36,42 @@ class ScenarioEditTest : public QObject {
     QCOMPARE(models.tables.rowCount(), 4);
     const int item = row_of(models.tables, QStringLiteral("item_id"));
     QVERIFY(item >= 0);
-    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kRows).data().toString(), QStringLiteral("500000"));
+    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kRows).data().toString(),
+             QStringLiteral("500000"));
     QCOMPARE(models.tables.index(item, ScenarioTablesModel::kFeatures).data().toString(),
              QStringLiteral("item_id, last_clicked_item"));
-    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kPoolingFactors).data().toString(), QStringLiteral("1, 1"));
+    QCOMPARE(models.tables.index(item, ScenarioTablesModel::kPoolingFactors).data().toString(),
+             QStringLiteral("1, 1"));
     const int category = row_of(models.tables, QStringLiteral("item_category"));
     QCOMPARE(models.tables.index(category, ScenarioTablesModel::kShardingTypes).data().toString(),
              QStringLiteral("data_parallel, table_wise"));
     const int world = models.settings.row_of(QStringLiteral("topology.world_size"));
     QVERIFY(world >= 0);
-    QCOMPARE(models.settings.index(world, ScenarioSettingsModel::kValue).data().toString(), QStringLiteral("2"));
+    QCOMPARE(models.settings.index(world, ScenarioSettingsModel::kValue).data().toString(),
+             QStringLiteral("2"));
     const int hbm = models.settings.row_of(QStringLiteral("topology.hbm_cap"));
     // Sizes and bandwidths show as unit strings the loader reads back exactly.
-    QCOMPARE(models.settings.index(hbm, ScenarioSettingsModel::kValue).data().toString(), QStringLiteral("16 GiB"));
+    QCOMPARE(models.settings.index(hbm, ScenarioSettingsModel::kValue).data().toString(),
+             QStringLiteral("16 GiB"));
     const int bw = models.settings.row_of(QStringLiteral("topology.hbm_mem_bw"));
-    const QString bw_text = models.settings.index(bw, ScenarioSettingsModel::kValue).data().toString();
+    const QString bw_text =
+        models.settings.index(bw, ScenarioSettingsModel::kValue).data().toString();
     QVERIFY2(bw_text.endsWith(QStringLiteral("/s")), qPrintable(bw_text));
-    QCOMPARE(*data::parse_bandwidth_string(bw_text.toStdString()), wb.scenario()->topology.hbm_mem_bw);
+    QCOMPARE(*data::parse_bandwidth_string(bw_text.toStdString()),
+             wb.scenario()->topology.hbm_mem_bw);
     // Enumerated fields offer their values.
-    QCOMPARE(models.tables.index(0, ScenarioTablesModel::kShardingTypes).data(ChoicesRole).toStringList().size(), 6);
-    QVERIFY(models.tables.index(0, ScenarioTablesModel::kComputeKernels).data(MultiChoiceRole).toBool());
-    QVERIFY(models.tables.index(0, ScenarioTablesModel::kDataType).data(ChoicesRole).toStringList().contains(
-        QStringLiteral("fp16")));
+    QCOMPARE(models.tables.index(0, ScenarioTablesModel::kShardingTypes)
+                 .data(ChoicesRole)
+                 .toStringList()
+                 .size(),
+             6);
+    QVERIFY(models.tables.index(0, ScenarioTablesModel::kComputeKernels)
+                .data(MultiChoiceRole)
+                .toBool());
+    QVERIFY(models.tables.index(0, ScenarioTablesModel::kDataType)
+                .data(ChoicesRole)
+                .toStringList()
+                .contains(QStringLiteral("fp16")));
     QVERIFY(!models.tables.index(0, ScenarioTablesModel::kDataType).data(MultiChoiceRole).toBool());
   }
 
@@ -108,24 +122,29 @@ class ScenarioEditTest : public QObject {
 
     // A constraint list with a negative entry.
     const int history = row_of(models.tables, QStringLiteral("user_history"));
-    QVERIFY(!models.tables.setData(models.tables.index(history, ScenarioTablesModel::kPoolingFactors),
-                                   QStringLiteral("-2"), Qt::EditRole));
+    QVERIFY(
+        !models.tables.setData(models.tables.index(history, ScenarioTablesModel::kPoolingFactors),
+                               QStringLiteral("-2"), Qt::EditRole));
     const QString pooling = refused.takeFirst().at(0).toString();
-    QVERIFY2(pooling.contains(QStringLiteral("constraints.user_history.pooling_factors")), qPrintable(pooling));
+    QVERIFY2(pooling.contains(QStringLiteral("constraints.user_history.pooling_factors")),
+             qPrintable(pooling));
     QVERIFY2(pooling.contains(QStringLiteral("-2")), qPrintable(pooling));
     // An unknown sharding type.
-    QVERIFY(!models.tables.setData(models.tables.index(history, ScenarioTablesModel::kShardingTypes),
-                                   QStringLiteral("diagonal_wise"), Qt::EditRole));
+    QVERIFY(
+        !models.tables.setData(models.tables.index(history, ScenarioTablesModel::kShardingTypes),
+                               QStringLiteral("diagonal_wise"), Qt::EditRole));
     QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("diagonal_wise")));
 
     // Settings: 0 ranks and a reservation above 100% are refused.
     const QModelIndex world =
-        models.settings.index(models.settings.row_of(QStringLiteral("topology.world_size")), ScenarioSettingsModel::kValue);
+        models.settings.index(models.settings.row_of(QStringLiteral("topology.world_size")),
+                              ScenarioSettingsModel::kValue);
     QVERIFY(!models.settings.setData(world, QStringLiteral("0"), Qt::EditRole));
     QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("topology.world_size")));
     QCOMPARE(world.data().toString(), QStringLiteral("2"));
     const QModelIndex pct = models.settings.index(
-        models.settings.row_of(QStringLiteral("planner.storage_reservation.percentage")), ScenarioSettingsModel::kValue);
+        models.settings.row_of(QStringLiteral("planner.storage_reservation.percentage")),
+        ScenarioSettingsModel::kValue);
     QVERIFY(!models.settings.setData(pct, QStringLiteral("1.5"), Qt::EditRole));
     QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("1.5")));
     QCOMPARE(pct.data().toString(), QStringLiteral("0.15"));
@@ -142,13 +161,14 @@ class ScenarioEditTest : public QObject {
     QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
     QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
     const int row = row_of(models.tables, QStringLiteral("user_id"));
-    QVERIFY(models.tables.setData(models.tables.index(row, ScenarioTablesModel::kDataType), QStringLiteral("fp16"),
-                                  Qt::EditRole));
+    QVERIFY(models.tables.setData(models.tables.index(row, ScenarioTablesModel::kDataType),
+                                  QStringLiteral("fp16"), Qt::EditRole));
     QCOMPARE(wb.scenario()->tables[0].data_type, planner::DataType::kFp16);
-    QCOMPARE(models.tables.index(row, ScenarioTablesModel::kDataType).data().toString(), QStringLiteral("fp16"));
+    QCOMPARE(models.tables.index(row, ScenarioTablesModel::kDataType).data().toString(),
+             QStringLiteral("fp16"));
     // Sizes take unit strings, as in a file.
-    const QModelIndex hbm =
-        models.settings.index(models.settings.row_of(QStringLiteral("topology.hbm_cap")), ScenarioSettingsModel::kValue);
+    const QModelIndex hbm = models.settings.index(
+        models.settings.row_of(QStringLiteral("topology.hbm_cap")), ScenarioSettingsModel::kValue);
     QVERIFY(models.settings.setData(hbm, QStringLiteral("8 GiB"), Qt::EditRole));
     QCOMPARE(wb.scenario()->topology.hbm_cap, int64_t{8} << 30);
     QVERIFY(wait_for(replanned));
@@ -157,16 +177,66 @@ class ScenarioEditTest : public QObject {
     QVERIFY(wb.outcome()->result.ok());
   }
 
+  void edits_the_gpu_preset_and_the_dense_model() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QSignalSpy refused(&wb, &Workbench::editRefused);
+    const QModelIndex gpu = models.settings.index(
+        models.settings.row_of(QStringLiteral("topology.gpu")), ScenarioSettingsModel::kValue);
+    QCOMPARE(gpu.data().toString(), QString());
+    // A preset fills the bandwidths the file leaves out (tiny_2gpu sets only hbm_cap).
+    QVERIFY(models.settings.setData(gpu, QStringLiteral("h100-sxm"), Qt::EditRole));
+    QVERIFY(wb.scenario()->gpu.has_value());
+    QCOMPARE(wb.scenario()->topology.hbm_mem_bw, 3.35e9);
+    QCOMPARE(wb.scenario()->topology.hbm_cap, int64_t{16} << 30);  // explicit in the file: kept
+    QVERIFY(!models.settings.setData(gpu, QStringLiteral("h1000"), Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(QStringLiteral("unknown GPU preset")));
+
+    const QModelIndex dense = models.settings.index(
+        models.settings.row_of(QStringLiteral("workload.dense")), ScenarioSettingsModel::kValue);
+    QVERIFY(models.settings.setData(
+        dense,
+        QStringLiteral(
+            R"({"dense_features": 13, "bottom_mlp": [64], "interaction": {"kind": "cat"}, "top_mlp": [32, 1]})"),
+        Qt::EditRole));
+    QVERIFY(wb.scenario()->workload.dense.has_value());
+    QCOMPARE(wb.scenario()->workload.dense->bottom_mlp, std::vector<int64_t>{64});
+    QVERIFY(dense.data().toString().contains(QStringLiteral("\"cat\"")));
+    // The loader judges the object: a DCN interaction needs its layer count.
+    QVERIFY(!models.settings.setData(
+        dense,
+        QStringLiteral(
+            R"({"dense_features": 13, "bottom_mlp": [32], "interaction": {"kind": "dcn"}})"),
+        Qt::EditRole));
+    QVERIFY(refused.takeFirst().at(0).toString().contains(
+        QStringLiteral("workload.dense.interaction.layers")));
+    // Empty removes both.
+    QVERIFY(models.settings.setData(dense, QString(), Qt::EditRole));
+    QVERIFY(!wb.scenario()->workload.dense.has_value());
+    QVERIFY(models.settings.setData(gpu, QString(), Qt::EditRole));
+    QVERIFY(!wb.scenario()->gpu.has_value());
+    QCOMPARE(wb.scenario()->topology.hbm_mem_bw, planner::kDefaultHbmMemBw);
+  }
+
   void field_values_are_typed_as_json_without_judging_them() {
     QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral(" 64 ")), QStringLiteral("64"));
-    QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral("32 GiB")), QStringLiteral("\"32 GiB\""));
+    QCOMPARE(field_json(FieldKind::kNumber, QStringLiteral("32 GiB")),
+             QStringLiteral("\"32 GiB\""));
     QCOMPARE(field_json(FieldKind::kNumber, QString()), QStringLiteral("null"));
-    QCOMPARE(field_json(FieldKind::kNumberList, QStringLiteral("1.5, x")), QStringLiteral("[1.5,\"x\"]"));
+    QCOMPARE(field_json(FieldKind::kNumberList, QStringLiteral("1.5, x")),
+             QStringLiteral("[1.5,\"x\"]"));
     QCOMPARE(field_json(FieldKind::kNumberList, QStringLiteral("[]")), QStringLiteral("[]"));
     QCOMPARE(field_json(FieldKind::kStringList, QStringLiteral("table_wise, row_wise")),
              QStringLiteral("[\"table_wise\",\"row_wise\"]"));
     QCOMPARE(field_json(FieldKind::kString, QStringLiteral("a\"b")), QStringLiteral("\"a\\\"b\""));
     QCOMPARE(field_json(FieldKind::kBool, QStringLiteral("yes")), QStringLiteral("true"));
+    QCOMPARE(field_json(FieldKind::kName, QStringLiteral(" b200 ")), QStringLiteral("\"b200\""));
+    QCOMPARE(field_json(FieldKind::kName, QString()), QStringLiteral("null"));
+    QCOMPARE(field_json(FieldKind::kJson, QStringLiteral("{\"a\": 1}")),
+             QStringLiteral("{\"a\": 1}"));
+    QCOMPARE(field_json(FieldKind::kJson, QStringLiteral("  ")), QStringLiteral("null"));
   }
 };
 

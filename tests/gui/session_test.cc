@@ -28,7 +28,8 @@ class SessionTest : public QObject {
 
  private:
   static QModelIndex setting(WorkbenchModels& m, const char* path) {
-    return m.settings.index(m.settings.row_of(QString::fromLatin1(path)), ScenarioSettingsModel::kValue);
+    return m.settings.index(m.settings.row_of(QString::fromLatin1(path)),
+                            ScenarioSettingsModel::kValue);
   }
 
  private slots:
@@ -47,7 +48,8 @@ class SessionTest : public QObject {
     QVERIFY(wb.compare_state().current());
     const PlanOutcomePtr before = wb.outcome();
 
-    QVERIFY(models.settings.setData(setting(models, "batch_size"), QStringLiteral("4096"), Qt::EditRole));
+    QVERIFY(models.settings.setData(setting(models, "batch_size"), QStringLiteral("4096"),
+                                    Qt::EditRole));
     // At once: the old plan is still shown, stale, with a re-plan running.
     QCOMPARE(wb.outcome(), before);
     QVERIFY(wb.plan_state().stale());
@@ -77,14 +79,15 @@ class SessionTest : public QObject {
     QVERIFY(open_and_plan(wb, "dlrm_criteo_kaggle.json"));
     auto* plan = static_cast<PlanView*>(window.view(QStringLiteral("plan")));
     QVERIFY(plan->banner()->text().isEmpty());
-    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"), QStringLiteral("1024"),
-                                             Qt::EditRole));
+    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"),
+                                             QStringLiteral("1024"), Qt::EditRole));
     window.cancel_action()->trigger();
     QTRY_VERIFY(!wb.busy());
     QTest::qWait(20);
     QVERIFY(wb.plan_state().stale());
     QVERIFY(!wb.plan_state().refreshing);
-    QVERIFY2(plan->banner()->text().contains(QStringLiteral("Out of date")), qPrintable(plan->banner()->text()));
+    QVERIFY2(plan->banner()->text().contains(QStringLiteral("Out of date")),
+             qPrintable(plan->banner()->text()));
     QVERIFY(plan->banner()->action_visible());
     QVERIFY(wb.outcome()->scenario != wb.scenario());
     window.replan_action()->trigger();
@@ -113,7 +116,8 @@ class SessionTest : public QObject {
     QCOMPARE(window.models().compare.rowCount(), 0);
     auto* plan = static_cast<PlanView*>(window.view(QStringLiteral("plan")));
     QVERIFY(!plan->header_text().contains(QStringLiteral("best plan")));
-    QVERIFY2(plan->banner()->text().contains(QStringLiteral("No plan")), qPrintable(plan->banner()->text()));
+    QVERIFY2(plan->banner()->text().contains(QStringLiteral("No plan")),
+             qPrintable(plan->banner()->text()));
     QVERIFY(plan->banner()->action_visible());
   }
 
@@ -141,9 +145,11 @@ class SessionTest : public QObject {
     QTest::qWait(20);
     if (wb.comparison()->complete) QSKIP("the comparison finished before the cancel");
     QVERIFY(wb.compare_state().stale());
-    QVERIFY2(wb.compare_state().reason.contains(QStringLiteral("cancelled")), qPrintable(wb.compare_state().reason));
+    QVERIFY2(wb.compare_state().reason.contains(QStringLiteral("cancelled")),
+             qPrintable(wb.compare_state().reason));
     const int done = static_cast<int>(wb.comparison()->comparison.rows.size());
-    QCOMPARE(models.compare.index(done, CompareModel::kStatus).data().toString(), QStringLiteral("cancelled"));
+    QCOMPARE(models.compare.index(done, CompareModel::kStatus).data().toString(),
+             QStringLiteral("cancelled"));
     QVERIFY(models.compare.row(done - 1) != nullptr);
   }
 
@@ -158,7 +164,8 @@ class SessionTest : public QObject {
     QUndoStack* undo = wb.document().undo_stack();
     QVERIFY(!undo->canUndo());
     QVERIFY(!wb.document().modified());
-    QVERIFY(models.settings.setData(setting(models, "batch_size"), QStringLiteral("2048"), Qt::EditRole));
+    QVERIFY(models.settings.setData(setting(models, "batch_size"), QStringLiteral("2048"),
+                                    Qt::EditRole));
     const ScenarioPtr edited = wb.scenario();
     QVERIFY(wb.document().modified());
     QVERIFY(undo->canUndo());
@@ -168,7 +175,9 @@ class SessionTest : public QObject {
     undo->undo();
     QCOMPARE(wb.scenario(), original);
     QVERIFY(!wb.document().modified());  // back where it was saved
-    QCOMPARE(models.settings.index(models.settings.row_of(QStringLiteral("batch_size")), ScenarioSettingsModel::kValue)
+    QCOMPARE(models.settings
+                 .index(models.settings.row_of(QStringLiteral("batch_size")),
+                        ScenarioSettingsModel::kValue)
                  .data()
                  .toString(),
              QString::number(original->batch_size));
@@ -194,7 +203,8 @@ class SessionTest : public QObject {
     Workbench wb;
     WorkbenchModels models(&wb);
     QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
-    QVERIFY(models.settings.setData(setting(models, "topology.hbm_cap"), QStringLiteral("8 GiB"), Qt::EditRole));
+    QVERIFY(models.settings.setData(setting(models, "topology.hbm_cap"), QStringLiteral("8 GiB"),
+                                    Qt::EditRole));
     QVERIFY(wb.document().modified());
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("edited.json"));
@@ -231,8 +241,8 @@ class SessionTest : public QObject {
     QVERIFY(wait_for_current_plan(wb));
     QVERIFY(window.windowTitle().contains(QStringLiteral("copy.json")));
     QVERIFY(!window.isWindowModified());
-    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"), QStringLiteral("64"),
-                                             Qt::EditRole));
+    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"),
+                                             QStringLiteral("64"), Qt::EditRole));
     QVERIFY(window.isWindowModified());
     QVERIFY(window.undo_action()->isEnabled());
     const ScenarioPtr edited = wb.scenario();
@@ -266,8 +276,8 @@ class SessionTest : public QObject {
     QCOMPARE(asked.size(), 3);
     QVERIFY(wait_for_current_plan(wb));
     // Discard: closes without saving.
-    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"), QStringLiteral("128"),
-                                             Qt::EditRole));
+    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"),
+                                             QStringLiteral("128"), Qt::EditRole));
     answer = MainWindow::UnsavedAnswer::kDiscard;
     QVERIFY(window.close());
     QCOMPARE(asked.size(), 4);
@@ -282,8 +292,8 @@ class SessionTest : public QObject {
     Workbench& wb = window.workbench();
     QVERIFY(open_and_plan(wb, "dlrm_criteo_kaggle.json"));
     const PlanOutcomePtr before = wb.outcome();
-    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"), QStringLiteral("8192"),
-                                             Qt::EditRole));
+    QVERIFY(window.models().settings.setData(setting(window.models(), "batch_size"),
+                                             QStringLiteral("8192"), Qt::EditRole));
     QVERIFY(wait_for_current_plan(wb));
     QVERIFY(wb.last_change().has_value());
     const PlanChange& c = *wb.last_change();
@@ -293,9 +303,11 @@ class SessionTest : public QObject {
     QCOMPARE(*c.iteration_before, before->simulation->iteration_ms);
     QCOMPARE(*c.iteration_after, wb.outcome()->simulation->iteration_ms);
     QCOMPARE(c.peak_hbm_after, wb.outcome()->summary->peak_shard_hbm);
-    QCOMPARE(c.moved_tables, planner::diff_plans(*before->summary, *wb.outcome()->summary).moved_tables);
+    QCOMPARE(c.moved_tables,
+             planner::diff_plans(*before->summary, *wb.outcome()->summary).moved_tables);
     auto* plan = static_cast<PlanView*>(window.view(QStringLiteral("plan")));
-    QVERIFY2(plan->change_text().contains(QStringLiteral("rating")), qPrintable(plan->change_text()));
+    QVERIFY2(plan->change_text().contains(QStringLiteral("rating")),
+             qPrintable(plan->change_text()));
     QVERIFY(plan->change_text().contains(QStringLiteral("simulated iteration")));
     QVERIFY(plan->change_text().contains(QStringLiteral("peak HBM")));
   }

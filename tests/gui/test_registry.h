@@ -3,12 +3,11 @@
 // one named on the command line (ctest runs one class per test).
 #pragma once
 
+#include <QObject>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <QObject>
 
 namespace shardlab::gui::test {
 
@@ -30,7 +29,6 @@ struct TestRegistrar {
 
 }  // namespace shardlab::gui::test
 
-#define SHARDLAB_REGISTER_GUI_TEST(Class)                                                 \
-  static const ::shardlab::gui::test::TestRegistrar kRegister##Class(#Class, []() { \
-    return std::unique_ptr<QObject>(new Class());                                          \
-  });
+#define SHARDLAB_REGISTER_GUI_TEST(Class)                             \
+  static const ::shardlab::gui::test::TestRegistrar kRegister##Class( \
+      #Class, []() { return std::unique_ptr<QObject>(new Class()); });

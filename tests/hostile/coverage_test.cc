@@ -15,7 +15,6 @@
 namespace shardlab::hostile {
 namespace {
 
-
 // Keys of `keys` with no field at `prefix` + key (prefix a JSON pointer to
 // the object, ending in '/'). `any_index` accepts the prefix's "#" at any
 // list index (proposer objects).
@@ -34,8 +33,10 @@ std::vector<std::string> uncovered(const std::vector<Field>& fields, const std::
       const std::string head = prefix.substr(0, hash);
       const std::string tail = prefix.substr(hash + 1) + std::string(key);
       if (!f.pointer.starts_with(head) || !f.pointer.ends_with(tail)) continue;
-      const std::string index = f.pointer.substr(head.size(), f.pointer.size() - head.size() - tail.size());
-      found = found || (!index.empty() && index.find_first_not_of("0123456789") == std::string::npos);
+      const std::string index =
+          f.pointer.substr(head.size(), f.pointer.size() - head.size() - tail.size());
+      found =
+          found || (!index.empty() && index.find_first_not_of("0123456789") == std::string::npos);
     }
     if (!found) missing.push_back(prefix + std::string(key));
   }
@@ -62,6 +63,8 @@ TEST(HostileCoverage, EveryScenarioKeyHasAField) {
       {"/planner/partitioner/", k::kAnyPartitionerKeys},
       {"/planner/storage_reservation/", k::kReservationKeys},
       {"/workload/", k::kWorkloadKeys},
+      {"/workload/dense/", k::kDenseKeys},
+      {"/workload/dense/interaction/", k::kInteractionKeys},
   };
   for (const auto& [prefix, keys] : objects) {
     for (const std::string& missing : uncovered(f, prefix, keys)) {

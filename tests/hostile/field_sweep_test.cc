@@ -25,7 +25,8 @@ class SuiteBudget : public testing::Environment {
     if (sanitized_build()) return;
     struct rusage ru {};
     ASSERT_EQ(::getrusage(RUSAGE_SELF, &ru), 0);
-    EXPECT_LE(ru.ru_maxrss * 1024L, kSuiteMemoryBudgetBytes) << "peak resident size past the suite's budget";
+    EXPECT_LE(ru.ru_maxrss * 1024L, kSuiteMemoryBudgetBytes)
+        << "peak resident size past the suite's budget";
   }
 };
 const testing::Environment* const kSuiteBudget = testing::AddGlobalTestEnvironment(new SuiteBudget);
@@ -50,7 +51,9 @@ std::string field_name(const testing::TestParamInfo<Field>& info) {
 }
 
 class ScenarioField : public testing::TestWithParam<Field> {};
-TEST_P(ScenarioField, EveryHostileValueEndsCleanly) { sweep(base_scenario(), GetParam(), check_scenario_text); }
+TEST_P(ScenarioField, EveryHostileValueEndsCleanly) {
+  sweep(base_scenario(), GetParam(), check_scenario_text);
+}
 INSTANTIATE_TEST_SUITE_P(Hostile, ScenarioField, testing::ValuesIn(scenario_fields()), field_name);
 
 // The plan documents: the planner's own files for plan_scenario().
@@ -81,15 +84,23 @@ TEST(HostilePlanBase, ThePlannersOwnFilesReadBack) {
 }
 
 class TorchrecPlanField : public testing::TestWithParam<Field> {};
-TEST_P(TorchrecPlanField, EveryHostileValueEndsCleanly) { sweep(torchrec_plan(), GetParam(), check_plan_text); }
-INSTANTIATE_TEST_SUITE_P(Hostile, TorchrecPlanField, testing::ValuesIn(torchrec_plan_fields()), field_name);
+TEST_P(TorchrecPlanField, EveryHostileValueEndsCleanly) {
+  sweep(torchrec_plan(), GetParam(), check_plan_text);
+}
+INSTANTIATE_TEST_SUITE_P(Hostile, TorchrecPlanField, testing::ValuesIn(torchrec_plan_fields()),
+                         field_name);
 
 class ShardlabPlanField : public testing::TestWithParam<Field> {};
-TEST_P(ShardlabPlanField, EveryHostileValueEndsCleanly) { sweep(shardlab_plan(), GetParam(), check_plan_text); }
-INSTANTIATE_TEST_SUITE_P(Hostile, ShardlabPlanField, testing::ValuesIn(shardlab_plan_fields()), field_name);
+TEST_P(ShardlabPlanField, EveryHostileValueEndsCleanly) {
+  sweep(shardlab_plan(), GetParam(), check_plan_text);
+}
+INSTANTIATE_TEST_SUITE_P(Hostile, ShardlabPlanField, testing::ValuesIn(shardlab_plan_fields()),
+                         field_name);
 
 class ProfileField : public testing::TestWithParam<Field> {};
-TEST_P(ProfileField, EveryHostileValueEndsCleanly) { sweep(base_profile(), GetParam(), check_profile_text); }
+TEST_P(ProfileField, EveryHostileValueEndsCleanly) {
+  sweep(base_profile(), GetParam(), check_profile_text);
+}
 INSTANTIATE_TEST_SUITE_P(Hostile, ProfileField, testing::ValuesIn(profile_fields()), field_name);
 
 // The base documents themselves load and run.

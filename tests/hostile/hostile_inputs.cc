@@ -21,7 +21,11 @@ bool printable_line(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x20 || b == 0x7F) return false;
-    const std::size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    const std::size_t len = b < 0x80             ? 1
+                            : (b & 0xE0) == 0xC0 ? 2
+                            : (b & 0xF0) == 0xE0 ? 3
+                            : (b & 0xF8) == 0xF0 ? 4
+                                                 : 0;
     if (len == 0 || i + len > s.size()) return false;
     for (std::size_t k = 1; k < len; ++k) {
       if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
@@ -54,7 +58,8 @@ void check_plan_result(const planner::Scenario& s, const planner::PlannerResult&
 
 void check_simulation(const planner::Scenario& s, const planner::SearchSpace& space,
                       const planner::PartitionedPlan& plan) {
-  const Result<sim::SimResult> run = sim::simulate(s, space, plan, sim::SimOptions{.iterations = 2});
+  const Result<sim::SimResult> run =
+      sim::simulate(s, space, plan, sim::SimOptions{.iterations = 2});
   if (!run) {
     expect_clean_error(run.status(), "");
     return;
@@ -104,19 +109,54 @@ const std::vector<std::string>& hostile_values() {
   static const std::vector<std::string> kValues = [] {
     std::vector<std::string> v = {
         // Wrong types and empties.
-        "null", "true", "false", R"("")", R"("x")", R"("\u0000\u001b")", "[]", "[null]", R"(["x"])", "{}",
+        "null",
+        "true",
+        "false",
+        R"("")",
+        R"("x")",
+        R"("\u0000\u001b")",
+        "[]",
+        "[null]",
+        R"(["x"])",
+        "{}",
         R"({"x": 1})",
         // Small numbers, signs, fractions, subnormals.
-        "0", "-1", "0.5", "1.5", "-0.0", "-1e-300", "4.9e-324", "1e-320", "2.2250738585072014e-308",
+        "0",
+        "-1",
+        "0.5",
+        "1.5",
+        "-0.0",
+        "-1e-300",
+        "4.9e-324",
+        "1e-320",
+        "2.2250738585072014e-308",
         // Counts at the edges of int32, int53, int64, uint64.
-        "65536", "65537", "2147483648", "9007199254740993", "9223372036854775807", "9223372036854775808",
-        "18446744073709551616", "-9223372036854775809",
+        "65536",
+        "65537",
+        "2147483648",
+        "9007199254740993",
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551616",
+        "-9223372036854775809",
         // Large doubles, and what JSON cannot hold (malformed).
-        "1e19", "1e300", "-1e300", "1.7976931348623157e308", "1e400", "NaN", "Infinity",
+        "1e19",
+        "1e300",
+        "-1e300",
+        "1.7976931348623157e308",
+        "1e400",
+        "NaN",
+        "Infinity",
         // Unit strings out of range.
-        R"("1e400 TB/s")", R"("9999999999 TiB")", R"("1e-320 GB/s")", R"("8 EiB")", R"("-1 GB")",
+        R"("1e400 TB/s")",
+        R"("9999999999 TiB")",
+        R"("1e-320 GB/s")",
+        R"("8 EiB")",
+        R"("-1 GB")",
         // Lists of hostile numbers.
-        "[1e19]", "[-1]", "[4.9e-324]",
+        "[1e19]",
+        "[-1]",
+        "[4.9e-324]",
     };
     // Huge: a long string, a long list, deep nesting.
     v.push_back("\"" + std::string(64 * 1024, 'k') + "\"");
@@ -164,7 +204,12 @@ const Json& base_scenario() {
                 "storage_reservation": {"kind": "heuristical", "percentage": 0.1, "parameter_multiplier": 4,
                                         "dense_tensor_estimate": "2 MiB"},
                 "is_inference": false, "torchrec_version": "2026-08"},
-    "workload": {"dense_fwd_ms": 1.5, "dense_bwd_ms": [1, 2, 3, 4]}
+    "workload": {"dense_fwd_ms": 1.5, "dense_bwd_ms": [1, 2, 3, 4],
+      "dense": {"dense_features": 13, "bottom_mlp": [64, 32],
+                "interaction": {"kind": "dcn", "layers": 2, "low_rank": 16}, "top_mlp": [64, 1],
+                "precision": "fp32", "optimizer": "adagrad", "gradient_precision": "fp32",
+                "fused_epilogues": false, "kernel_overhead_us": 5},
+      "iteration_overhead_ms": 0.5, "ddp_bucket_cap": "25 MiB", "ddp_first_bucket_cap": "1 MiB"}
   })");
   return kDoc;
 }
@@ -174,7 +219,8 @@ const Json& plan_scenario() {
     Json doc = base_scenario();
     doc["constraints"]["t0"]["sharding_types"] = Json::array({"row_wise"});
     doc["constraints"]["t0"]["compute_kernels"] = Json::array({"fused"});
-    doc["constraints"]["t1"] = Json::parse(R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused"]})");
+    doc["constraints"]["t1"] =
+        Json::parse(R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused"]})");
     return doc;
   }();
   return kDoc;
@@ -201,9 +247,11 @@ const Json& base_profile() {
 }
 
 const std::vector<Field>& scenario_fields() {
-  const std::vector<std::string> kSizes = {R"("16 GiB")", R"("64 TiB")", R"("65 TiB")", "70368744177664",
+  const std::vector<std::string> kSizes = {R"("16 GiB")",    R"("64 TiB")",
+                                           R"("65 TiB")",    "70368744177664",
                                            "70368744177665", "1152921504606846976"};
-  const std::vector<std::string> kBandwidths = {"0.001", "0.0009", "1e15", "1.1e15", R"("1 B/s")", R"("1 EB/s")"};
+  const std::vector<std::string> kBandwidths = {"0.001",  "0.0009",     "1e15",
+                                                "1.1e15", R"("1 B/s")", R"("1 EB/s")"};
   const std::vector<std::string> kTimes = {"1e9", "1.000001e9"};
   const std::string kMemoryBalanced =
       R"({"planner": {"partitioner": {"kind": "memory_balanced", "max_search_count": 10, "tolerance": 0.02,
@@ -217,6 +265,7 @@ const std::vector<Field>& scenario_fields() {
       {"/topology/compute_device", {R"("cpu")", R"("mtia")", R"("gpu")"}},
       {"/topology/hbm_cap", kSizes},
       {"/topology/ddr_cap", kSizes},
+      {"/topology/gpu", {R"("h100-sxm")", R"("b200")", R"("a100-sxm4-40gb")", R"("h100")"}},
       {"/topology/hbm_mem_bw", kBandwidths},
       {"/topology/ddr_mem_bw", kBandwidths},
       {"/topology/hbm_to_ddr_mem_bw", kBandwidths},
@@ -301,6 +350,27 @@ const std::vector<Field>& scenario_fields() {
       {"/planner/is_inference"},
       {"/planner/torchrec_version", {R"("2024-02")", R"("2026-09")"}},
       {"/workload"},
+      {"/workload/dense"},
+      {"/workload/dense/dense_features", {"16777216", "16777217"}},
+      {"/workload/dense/bottom_mlp", {"[16777216, 16777216, 16777216]", "[]"}},
+      {"/workload/dense/bottom_mlp/0", {"16777216", "16777217"}},
+      {"/workload/dense/interaction"},
+      {"/workload/dense/interaction/kind", {R"("dot")", R"("cat")", R"("none")"}},
+      {"/workload/dense/interaction/layers", {"1024", "1025"}},
+      {"/workload/dense/interaction/low_rank", {"16777216"}},
+      {"/workload/dense/interaction/self_interaction",
+       {"true"},
+       R"({"workload": {"dense": {"interaction": {"kind": "dot", "layers": null, "low_rank": null,
+                                                  "self_interaction": false}}}})"},
+      {"/workload/dense/top_mlp", {"[16777216, 16777216]", "[]"}},
+      {"/workload/dense/precision", {R"("bf16")", R"("fp8")", R"("int8")"}},
+      {"/workload/dense/optimizer", {R"("adam")", R"("lamb")"}},
+      {"/workload/dense/gradient_precision", {R"("fp16")", R"("fp8")"}},
+      {"/workload/dense/fused_epilogues"},
+      {"/workload/dense/kernel_overhead_us", {"1e6", "1000001"}},
+      {"/workload/iteration_overhead_ms", kTimes},
+      {"/workload/ddp_bucket_cap", kSizes},
+      {"/workload/ddp_first_bucket_cap", kSizes},
       {"/workload/dense_fwd_ms", kTimes},
       {"/workload/dense_bwd_ms", {"[1, 2, 3]"}},
       {"/workload/dense_bwd_ms/0", kTimes},
@@ -328,8 +398,8 @@ const std::vector<Field>& torchrec_plan_fields() {
       {"/plan/ebc/t0/sharding_spec/0/shard_sizes", {"[25000, 64]"}},
       {"/plan/ebc/t0/sharding_spec/0/shard_sizes/1"},
       {"/plan/ebc/t0/sharding_spec/0/placement",
-       {R"("rank:0/cuda:0")", R"("rank:0/cpu")", R"("rank:1/cuda:1")", R"("rank:99999999999999999999/cuda:0")",
-        R"("rank:")", R"("rank:0/")"}},
+       {R"("rank:0/cuda:0")", R"("rank:0/cpu")", R"("rank:1/cuda:1")",
+        R"("rank:99999999999999999999/cuda:0")", R"("rank:")", R"("rank:0/")"}},
       {"/plan/ebc/t0/cache_params"},
       {"/plan/ebc/t0/cache_params/algorithm", {R"("lfu")"}},
       {"/plan/ebc/t0/cache_params/load_factor", {"0.3"}},
@@ -453,7 +523,8 @@ void check_plan_text(const std::string& text) {
   static const planner::PlannerResult kSpace = planner::plan(s, {.enumerate_only = true});
   ASSERT_TRUE(kSpace.search_space.has_value()) << kSpace.error.message();
   std::vector<std::string> warnings;
-  const Result<planner::PartitionedPlan> plan = data::parse_plan(text, "p.json", s, *kSpace.search_space, &warnings);
+  const Result<planner::PartitionedPlan> plan =
+      data::parse_plan(text, "p.json", s, *kSpace.search_space, &warnings);
   for (const std::string& w : warnings) {
     EXPECT_TRUE(printable_line(w)) << w;
   }
@@ -463,8 +534,8 @@ void check_plan_text(const std::string& text) {
   }
   planner::PlannerResult rated = kSpace;
   rated.best = *plan;
-  planner::rate_plan(*rated.search_space, *rated.best, rated.topology.world_size, &rated.device_perf_total,
-                     &rated.perf_rating);
+  planner::rate_plan(*rated.search_space, *rated.best, rated.topology.world_size,
+                     &rated.device_perf_total, &rated.perf_rating);
   check_plan_result(s, rated);
   check_simulation(s, *rated.search_space, *rated.best);
 }

@@ -12,10 +12,9 @@
 // list (coverage_test.cc checks that every key the readers accept has one).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "shardlab/planner/status.h"
 
@@ -25,7 +24,7 @@ using Json = nlohmann::ordered_json;
 
 // A field of a document, set to each hostile value in turn.
 struct Field {
-  std::string pointer;              // JSON pointer into the base document, e.g. "/topology/world_size"
+  std::string pointer;  // JSON pointer into the base document, e.g. "/topology/world_size"
   std::vector<std::string> extras;  // values worth trying for this field only (JSON text)
   std::string patch;                // JSON merge patch applied to the base first ("" for none)
 };
@@ -40,8 +39,8 @@ const Json& plan_scenario();
 const Json& base_profile();
 
 const std::vector<Field>& scenario_fields();
-const std::vector<Field>& torchrec_plan_fields();   // against the TorchRec-shaped plan
-const std::vector<Field>& shardlab_plan_fields();   // against ShardLab's plan
+const std::vector<Field>& torchrec_plan_fields();  // against the TorchRec-shaped plan
+const std::vector<Field>& shardlab_plan_fields();  // against ShardLab's plan
 const std::vector<Field>& profile_fields();
 
 // `base` with `field` set to `value` (raw JSON text, spliced in as written).
@@ -50,8 +49,8 @@ std::string with_value(const Json& base, const Field& field, const std::string& 
 // Checks one document end to end with gtest expectations (callers add a
 // SCOPED_TRACE naming the field and value).
 void check_scenario_text(const std::string& text);
-void check_plan_text(const std::string& text);      // for plan_scenario()
-void check_profile_text(const std::string& text);   // planned with base_scenario()
+void check_plan_text(const std::string& text);     // for plan_scenario()
+void check_profile_text(const std::string& text);  // planned with base_scenario()
 
 // The memory budget every hostile run gets (SHARDLAB_MEMORY_BUDGET, set for
 // the suite's process unless already set): large enough for every run the

@@ -27,8 +27,8 @@ namespace {
 
 struct ChildOutcome {
   bool exited = false;
-  int code = -1;    // exit status, as the CLI maps Status codes: 0 ok, 1 internal, 2 input, 3 planner
-  int signal = 0;   // when killed
+  int code = -1;  // exit status, as the CLI maps Status codes: 0 ok, 1 internal, 2 input, 3 planner
+  int signal = 0;             // when killed
   int64_t peak_resident = 0;  // bytes
   int64_t resident_at_start = 0;
   std::string message;
@@ -36,11 +36,18 @@ struct ChildOutcome {
 
 int exit_code(const Status& s) {
   switch (s.code()) {
-    case StatusCode::kOk: return 0;
-    case StatusCode::kInvalidScenario:
-    case StatusCode::kIo: return 2;
-    case StatusCode::kPlanner: return 3;
-    case StatusCode::kInternal: return 1;
+    case StatusCode::kOk:
+      return 0;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kCorrupt:
+    case StatusCode::kUnavailable:
+    case StatusCode::kIo:
+      return 2;
+    case StatusCode::kPlanner:
+      return 3;
+    case StatusCode::kInternal:
+      return 1;
   }
   return 1;
 }
@@ -48,8 +55,8 @@ int exit_code(const Status& s) {
 int64_t statm_pages(int field) {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
   long long v[7] = {};
-  const int n = f ? std::fscanf(f, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                                &v[6])
+  const int n = f ? std::fscanf(f, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3],
+                                &v[4], &v[5], &v[6])
                   : 0;
   if (f) std::fclose(f);
   return n > field ? v[field] * ::sysconf(_SC_PAGE_SIZE) : 0;
@@ -70,7 +77,7 @@ ChildOutcome run_capped(int64_t budget, const std::function<Status()>& body) {
     } else {
       ::unsetenv("SHARDLAB_MEMORY_BUDGET");
       const rlim_t cap = static_cast<rlim_t>(statm_pages(0) + budget);
-      const struct rlimit rl {cap, cap};
+      const struct rlimit rl { cap, cap };
       if (::setrlimit(RLIMIT_AS, &rl) != 0) ::_exit(100);
     }
     Status st;
@@ -91,7 +98,8 @@ ChildOutcome run_capped(int64_t budget, const std::function<Status()>& body) {
   }
   ::close(pipe_fds[1]);
   char buf[4096];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) out.message.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;)
+    out.message.append(buf, static_cast<size_t>(n));
   ::close(pipe_fds[0]);
   int status = 0;
   struct rusage ru {};
@@ -142,30 +150,36 @@ planner::Scenario synthetic(int tables, int world_size, int local_world_size) {
 }
 
 TEST(HostileMemory, HugeJsonListStopsAtTheBudget) {
-  std::string text = R"({"topology": {"world_size": 2}, "tables": [{"name": "t", "num_embeddings": 10,
+  std::string text =
+      R"({"topology": {"world_size": 2}, "tables": [{"name": "t", "num_embeddings": 10,
       "embedding_dim": 4, "feature_names": ["f"]}], "constraints": {"t": {"pooling_factors": [)";
   for (int i = 0; i < 5000000; ++i) text += i == 0 ? "1" : ",1";
   text += "]}}}";
   const int64_t budget = 64 * kMiB;
-  const ChildOutcome o = run_capped(budget, [&] { return data::parse_scenario(text, "big.json").status(); });
+  const ChildOutcome o =
+      run_capped(budget, [&] { return data::parse_scenario(text, "big.json").status(); });
   expect_refused(o, budget, "big.json: constraints.t.pooling_factors[");
-  EXPECT_NE(o.message.find("reading this document needs more than"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("reading this document needs more than"), std::string::npos)
+      << o.message;
 }
 
 TEST(HostileMemory, UnknownKeyInALargeFileIsReported) {
   std::string tables;
   for (int i = 0; i < 100000; ++i) {
     tables += (i ? "," : "") + std::string(R"({"name": "table_)") + std::to_string(i) +
-              R"(", "num_embeddings": 1000, "embedding_dim": 64, "feature_names": ["f_)" + std::to_string(i) +
-              R"("]})";
+              R"(", "num_embeddings": 1000, "embedding_dim": 64, "feature_names": ["f_)" +
+              std::to_string(i) + R"("]})";
   }
-  const std::string at_end = R"({"topology": {"world_size": 8}, "tables": [)" + tables + R"(], "bogus": 1})";
-  const std::string at_start = R"({"bogus": 1, "topology": {"world_size": 8}, "tables": [)" + tables + "]}";
-  const std::string in_table = R"({"topology": {"world_size": 8}, "tables": [{"name": "t", "bogus": 1}, )" +
-                               tables + "]}";
+  const std::string at_end =
+      R"({"topology": {"world_size": 8}, "tables": [)" + tables + R"(], "bogus": 1})";
+  const std::string at_start =
+      R"({"bogus": 1, "topology": {"world_size": 8}, "tables": [)" + tables + "]}";
+  const std::string in_table =
+      R"({"topology": {"world_size": 8}, "tables": [{"name": "t", "bogus": 1}, )" + tables + "]}";
   const int64_t budget = 512 * kMiB;
   for (const std::string* text : {&at_end, &at_start, &in_table}) {
-    const ChildOutcome o = run_capped(budget, [&] { return data::parse_scenario(*text, "big.json").status(); });
+    const ChildOutcome o =
+        run_capped(budget, [&] { return data::parse_scenario(*text, "big.json").status(); });
     expect_refused(o, budget, "unknown key: got \"bogus\"");
   }
 }
@@ -196,8 +210,9 @@ Status simulate_status(const planner::Scenario& s) {
 
 planner::Scenario one_table(int world_size, int local_world_size) {
   planner::Scenario s = synthetic(1, world_size, local_world_size);
-  s.constraints[0] = planner::ConstraintSpec{.sharding_types = std::vector{planner::ShardingType::kTableWise},
-                                             .compute_kernels = std::vector{planner::ComputeKernel::kFused}};
+  s.constraints[0] =
+      planner::ConstraintSpec{.sharding_types = std::vector{planner::ShardingType::kTableWise},
+                              .compute_kernels = std::vector{planner::ComputeKernel::kFused}};
   return s;
 }
 
@@ -205,7 +220,8 @@ TEST(HostileMemory, SimulatingManyRanksIsRefused) {
   const int64_t budget = 1024 * kMiB;
   for (int local : {8, 1}) {
     SCOPED_TRACE(local);
-    const ChildOutcome o = run_capped(budget, [&] { return simulate_status(one_table(65536, local)); });
+    const ChildOutcome o =
+        run_capped(budget, [&] { return simulate_status(one_table(65536, local)); });
     expect_refused(o, budget, "simulating 65536 ranks needs about ");
   }
 }
@@ -223,7 +239,8 @@ TEST(HostileMemory, HugePlanFileStopsAtTheBudget) {
   std::string ranks;
   for (int i = 0; i < 5000000; ++i) ranks += i == 0 ? "0" : ",0";
   const std::string text =
-      R"({"tables": {"t0": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [)" + ranks + "]}}}";
+      R"({"tables": {"t0": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [)" +
+      ranks + "]}}}";
   const int64_t budget = 64 * kMiB;
   const ChildOutcome o = run_capped(budget, [&] {
     const planner::PlannerResult r = planner::plan(s, {.enumerate_only = true});

@@ -3,6 +3,8 @@
 // missing file are refused with the file's name and the loader's reason; and
 // how an mpirun launch is recognised without opening any module.
 
+#include "backend_module.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,7 +13,6 @@
 #include <fstream>
 #include <string>
 
-#include "backend_module.h"
 #include "process_launch.h"
 #include "shardlab/kernels/backend.h"
 
@@ -20,7 +21,9 @@ namespace {
 
 constexpr const char* kVariable = "SHARDLAB_TEST_BACKEND_MODULE";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 class BackendModuleTest : public ::testing::Test {
  protected:
@@ -46,7 +49,8 @@ TEST_F(BackendModuleTest, AModuleOfThisBuildCreatesItsBackend) {
 
 TEST_F(BackendModuleTest, TheVariableNamesTheModule) {
   setenv(kVariable, SHARDLAB_TEST_MODULE, 1);
-  EXPECT_EQ(backend_module_candidates("libx.so", kVariable), std::vector<std::string>{SHARDLAB_TEST_MODULE});
+  EXPECT_EQ(backend_module_candidates("libx.so", kVariable),
+            std::vector<std::string>{SHARDLAB_TEST_MODULE});
   Result<const BackendModuleInfo*> info = find_backend_module("test", "libx.so", kVariable);
   ASSERT_TRUE(info) << info.status().message();
   EXPECT_STREQ((*info)->backend, "test");
@@ -54,7 +58,8 @@ TEST_F(BackendModuleTest, TheVariableNamesTheModule) {
   Result<const BackendModuleInfo*> other = find_backend_module("cuda", "libx.so", kVariable);
   ASSERT_FALSE(other);
   EXPECT_EQ(other.status().code(), StatusCode::kUnavailable);
-  EXPECT_TRUE(contains(other.status().message(), "is the module of backend 'test'")) << other.status().message();
+  EXPECT_TRUE(contains(other.status().message(), "is the module of backend 'test'"))
+      << other.status().message();
 }
 
 TEST_F(BackendModuleTest, AModuleOfAnotherInterfaceIsRefused) {
@@ -63,13 +68,14 @@ TEST_F(BackendModuleTest, AModuleOfAnotherInterfaceIsRefused) {
   EXPECT_EQ(info.status().code(), StatusCode::kUnavailable);
   const std::string& m = info.status().message();
   EXPECT_TRUE(contains(m, SHARDLAB_TEST_MODULE_OLD)) << m;
-  EXPECT_TRUE(contains(m, "module interface " + std::to_string(kBackendModuleAbi + 1000) + ", expected " +
-                              std::to_string(kBackendModuleAbi)))
+  EXPECT_TRUE(contains(m, "module interface " + std::to_string(kBackendModuleAbi + 1000) +
+                              ", expected " + std::to_string(kBackendModuleAbi)))
       << m;
 }
 
 TEST_F(BackendModuleTest, AMissingFileIsUnavailableWithTheLoadersReason) {
-  const std::string path = (std::filesystem::temp_directory_path() / "shardlab_no_such_module.so").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "shardlab_no_such_module.so").string();
   setenv(kVariable, path.c_str(), 1);
   Result<const BackendModuleInfo*> info = find_backend_module("test", "libx.so", kVariable);
   ASSERT_FALSE(info);
@@ -80,20 +86,22 @@ TEST_F(BackendModuleTest, AMissingFileIsUnavailableWithTheLoadersReason) {
 }
 
 TEST_F(BackendModuleTest, AFileThatIsNotASharedLibraryIsRefused) {
-  const std::string path = (std::filesystem::temp_directory_path() / "shardlab_not_a_module.so").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "shardlab_not_a_module.so").string();
   std::ofstream(path) << "not an ELF file\n";
   Result<const BackendModuleInfo*> info = open_backend_module(path);
   std::remove(path.c_str());
   ASSERT_FALSE(info);
   EXPECT_EQ(info.status().code(), StatusCode::kUnavailable);
-  EXPECT_TRUE(contains(info.status().message(), "cannot load " + path + ": ")) << info.status().message();
+  EXPECT_TRUE(contains(info.status().message(), "cannot load " + path + ": "))
+      << info.status().message();
 }
 
 TEST_F(BackendModuleTest, ALibraryWithoutTheEntryPointIsRefused) {
   Result<const BackendModuleInfo*> info = open_backend_module("libm.so.6");
   ASSERT_FALSE(info);
   EXPECT_TRUE(contains(info.status().message(), "libm.so.6 is not a ShardLab backend module (no " +
-                                                     std::string(kBackendModuleSymbol)))
+                                                    std::string(kBackendModuleSymbol)))
       << info.status().message();
 }
 
@@ -106,8 +114,9 @@ TEST_F(BackendModuleTest, WithoutTheVariableTheModuleIsLookedForNextToTheExecuta
   Result<const BackendModuleInfo*> info = find_backend_module("test", "libx.so", kVariable);
   ASSERT_FALSE(info);
   EXPECT_EQ(info.status().code(), StatusCode::kUnavailable);
-  EXPECT_TRUE(contains(info.status().message(), "its module libx.so was not found (tried " + candidates[0] + ", " +
-                                                     candidates[1] + "; set " + kVariable + " to its path)"))
+  EXPECT_TRUE(contains(info.status().message(), "its module libx.so was not found (tried " +
+                                                    candidates[0] + ", " + candidates[1] +
+                                                    "; set " + kVariable + " to its path)"))
       << info.status().message();
 }
 
@@ -117,7 +126,8 @@ TEST_F(BackendModuleTest, TheCudaBackendIsUnavailableWhenItsModuleIsNot) {
   ASSERT_FALSE(backend);
   EXPECT_EQ(backend.status().code(), StatusCode::kUnavailable);
 #if defined(SHARDLAB_HAVE_CUDA)
-  EXPECT_TRUE(contains(backend.status().message(), "backend 'cuda': cannot load /nonexistent/libshardlab_cuda_backend.so: "))
+  EXPECT_TRUE(contains(backend.status().message(),
+                       "backend 'cuda': cannot load /nonexistent/libshardlab_cuda_backend.so: "))
       << backend.status().message();
 #else
   EXPECT_TRUE(contains(backend.status().message(), "without CUDA")) << backend.status().message();
@@ -129,8 +139,9 @@ class LaunchEnvironment : public ::testing::Test {
   void SetUp() override { clear(); }
   void TearDown() override { clear(); }
   static void clear() {
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_SIZE",
-                             "PMI_RANK", "MPI_LOCALRANKID"}) {
+    for (const char* name :
+         {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_SIZE",
+          "PMI_RANK", "MPI_LOCALRANKID"}) {
       unsetenv(name);
     }
   }

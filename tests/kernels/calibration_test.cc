@@ -2,6 +2,8 @@
 // measurements generated from chosen constants with 1% noise (every parameter
 // back within 2%), the holdout split, and the fallbacks when data is short.
 
+#include "shardlab/kernels/calibration.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "shardlab/kernels/calibration.h"
 #include "shardlab/planner/estimators.h"
 
 namespace shardlab::kernels {
@@ -25,7 +26,8 @@ using planner::DimClass;
 
 // ---- NNLS ------------------------------------------------------------------
 
-std::vector<double> solve(const std::vector<std::vector<double>>& rows, const std::vector<double>& b) {
+std::vector<double> solve(const std::vector<std::vector<double>>& rows,
+                          const std::vector<double>& b) {
   std::vector<double> a;
   for (const auto& r : rows) a.insert(a.end(), r.begin(), r.end());
   auto x = nnls(a, static_cast<int>(rows.size()), static_cast<int>(rows.front().size()), b);
@@ -62,7 +64,8 @@ TEST(Nnls, ActiveConstraints) {
 
 // The optimum by enumeration: least squares on every subset of columns, the
 // best feasible one wins (normal equations in long double; n is tiny).
-std::vector<double> brute_force(const std::vector<std::vector<double>>& a, const std::vector<double>& b) {
+std::vector<double> brute_force(const std::vector<std::vector<double>>& a,
+                                const std::vector<double>& b) {
   const size_t m = a.size(), n = a.front().size();
   double best = std::numeric_limits<double>::infinity();
   std::vector<double> best_x(n, 0.0);
@@ -75,7 +78,8 @@ std::vector<double> brute_force(const std::vector<std::vector<double>>& a, const
     std::vector<std::vector<long double>> g(k, std::vector<long double>(k + 1, 0.0L));
     for (size_t p = 0; p < k; ++p) {
       for (size_t q = 0; q < k; ++q) {
-        for (size_t i = 0; i < m; ++i) g[p][q] += static_cast<long double>(a[i][cols[p]]) * a[i][cols[q]];
+        for (size_t i = 0; i < m; ++i)
+          g[p][q] += static_cast<long double>(a[i][cols[p]]) * a[i][cols[q]];
       }
       for (size_t i = 0; i < m; ++i) g[p][k] += static_cast<long double>(a[i][cols[p]]) * b[i];
     }
@@ -177,8 +181,8 @@ class Generator {
   std::normal_distribution<double> noise_;
 };
 
-Measurement lookup(ComputeKernel k, int64_t dim, planner::ShardingType st, sim::Phase phase, double bytes,
-                   double ms) {
+Measurement lookup(ComputeKernel k, int64_t dim, planner::ShardingType st, sim::Phase phase,
+                   double bytes, double ms) {
   Measurement m;
   m.phase = phase;
   m.compute_kernel = k;
@@ -213,10 +217,11 @@ std::vector<Measurement> synthetic(const CostCalibration& c, uint64_t seed, doub
   const struct {
     int64_t dim;
     DimClass cls;
-  } dims[] = {{32, DimClass::kNarrow}, {16, DimClass::kNarrow}, {64, DimClass::kHalf}, {96, DimClass::kHalf},
-              {128, DimClass::kFull}, {256, DimClass::kFull}};
-  const planner::ShardingType types[] = {planner::ShardingType::kTableWise, planner::ShardingType::kRowWise,
-                                         planner::ShardingType::kColumnWise, planner::ShardingType::kTableRowWise};
+  } dims[] = {{32, DimClass::kNarrow}, {16, DimClass::kNarrow}, {64, DimClass::kHalf},
+              {96, DimClass::kHalf},   {128, DimClass::kFull},  {256, DimClass::kFull}};
+  const planner::ShardingType types[] = {
+      planner::ShardingType::kTableWise, planner::ShardingType::kRowWise,
+      planner::ShardingType::kColumnWise, planner::ShardingType::kTableRowWise};
   for (ComputeKernel k : {ComputeKernel::kFused, ComputeKernel::kDense}) {
     for (const auto& d : dims) {
       const auto& bw = c.bandwidth(k, d.cls);
@@ -235,7 +240,8 @@ std::vector<Measurement> synthetic(const CostCalibration& c, uint64_t seed, doub
     const planner::CommCalibration& s = c.comm(inter);
     for (int i = 0; i < 40; ++i) {
       const double bytes = gen.bytes(1e4, 1e9);
-      out.push_back(collective(inter, bytes, gen.noisy(*s.latency_ms + bytes / *s.bandwidth_bytes_per_ms)));
+      out.push_back(
+          collective(inter, bytes, gen.noisy(*s.latency_ms + bytes / *s.bandwidth_bytes_per_ms)));
     }
   }
   return out;
@@ -263,18 +269,21 @@ TEST(CalibrationFit, RecoversChosenConstantsWithin2Percent) {
         if (want.bandwidth(k, c)) {
           expect_within(got.bandwidth(k, c), want.bandwidth(k, c), 0.02, what);
         } else {
-          EXPECT_FALSE(got.bandwidth(k, c).has_value()) << what << ": no records, so TorchRec's is kept";
+          EXPECT_FALSE(got.bandwidth(k, c).has_value())
+              << what << ": no records, so TorchRec's is kept";
         }
       }
     }
-    expect_within(got.bwd_multiplier_of(ComputeKernel::kFused), want.bwd_multiplier_of(ComputeKernel::kFused), 0.02,
-                  "fused backward multiplier");
-    expect_within(got.bwd_multiplier_of(ComputeKernel::kDense), want.bwd_multiplier_of(ComputeKernel::kDense), 0.02,
-                  "dense backward multiplier");
+    expect_within(got.bwd_multiplier_of(ComputeKernel::kFused),
+                  want.bwd_multiplier_of(ComputeKernel::kFused), 0.02, "fused backward multiplier");
+    expect_within(got.bwd_multiplier_of(ComputeKernel::kDense),
+                  want.bwd_multiplier_of(ComputeKernel::kDense), 0.02, "dense backward multiplier");
     EXPECT_FALSE(got.bwd_multiplier.has_value()) << "the fit sets per-kernel multipliers only";
-    expect_within(got.intra_host.bandwidth_bytes_per_ms, want.intra_host.bandwidth_bytes_per_ms, 0.02, "intra bw");
+    expect_within(got.intra_host.bandwidth_bytes_per_ms, want.intra_host.bandwidth_bytes_per_ms,
+                  0.02, "intra bw");
     expect_within(got.intra_host.latency_ms, want.intra_host.latency_ms, 0.02, "intra latency");
-    expect_within(got.inter_host.bandwidth_bytes_per_ms, want.inter_host.bandwidth_bytes_per_ms, 0.02, "inter bw");
+    expect_within(got.inter_host.bandwidth_bytes_per_ms, want.inter_host.bandwidth_bytes_per_ms,
+                  0.02, "inter bw");
     expect_within(got.inter_host.latency_ms, want.inter_host.latency_ms, 0.02, "inter latency");
     // Parameters no record speaks to stay unset.
     EXPECT_FALSE(got.overhead(ComputeKernel::kFusedUvm).has_value());
@@ -303,7 +312,8 @@ TEST(CalibrationFit, NoiselessDataIsFittedExactly) {
   const CostCalibration want = truth();
   auto fit = fit_calibration(synthetic(want, 5, 0.0));
   ASSERT_TRUE(fit.is_ok());
-  EXPECT_NEAR(*fit->calibration.bandwidth(ComputeKernel::kFused, DimClass::kHalf), 3.4e8, 3.4e8 * 1e-9);
+  EXPECT_NEAR(*fit->calibration.bandwidth(ComputeKernel::kFused, DimClass::kHalf), 3.4e8,
+              3.4e8 * 1e-9);
   EXPECT_NEAR(*fit->calibration.overhead(ComputeKernel::kDense), 0.025, 0.025 * 1e-9);
   EXPECT_NEAR(*fit->calibration.bwd_multiplier_of(ComputeKernel::kFused), 2.7, 2.7 * 1e-9);
   EXPECT_NEAR(*fit->calibration.bwd_multiplier_of(ComputeKernel::kDense), 1.6, 1.6 * 1e-9);
@@ -324,13 +334,15 @@ TEST(CalibrationFit, PredictionsUseTorchRecFormulasBeforeAndTheCalibrationAfter)
   Measurement dense = rw;
   dense.compute_kernel = ComputeKernel::kDense;
   dense.phase = sim::Phase::kBwdCompute;
-  EXPECT_DOUBLE_EQ(*predict_ms(dense, nullptr, options), bytes / (0.5 * planner::kDefaultHbmMemBw) * 2.0);
+  EXPECT_DOUBLE_EQ(*predict_ms(dense, nullptr, options),
+                   bytes / (0.5 * planner::kDefaultHbmMemBw) * 2.0);
   const Measurement c = collective(true, 1e6, 1.0);
   EXPECT_DOUBLE_EQ(*predict_ms(c, nullptr, options), 1e6 / planner::kDefaultInterHostBw);
 
   const CostCalibration cal = truth();
   EXPECT_DOUBLE_EQ(*predict_ms(tw, &cal, options), 0.012 + bytes / 3.4e8);
-  EXPECT_DOUBLE_EQ(*predict_ms(dense, &cal, options), (0.025 + bytes / (0.5 * planner::kDefaultHbmMemBw)) * 1.6)
+  EXPECT_DOUBLE_EQ(*predict_ms(dense, &cal, options),
+                   (0.025 + bytes / (0.5 * planner::kDefaultHbmMemBw)) * 1.6)
       << "dense/half has no calibrated bandwidth: TorchRec's, plus the dense overhead";
   EXPECT_DOUBLE_EQ(*predict_ms(c, &cal, options), 0.085 + 1e6 / 1.05e7);
 
@@ -340,7 +352,8 @@ TEST(CalibrationFit, PredictionsUseTorchRecFormulasBeforeAndTheCalibrationAfter)
   // fused_uvm has no bandwidth on a CPU device.
   Measurement uvm = tw;
   uvm.compute_kernel = ComputeKernel::kFusedUvm;
-  EXPECT_FALSE(predict_ms(uvm, nullptr, CalibrationOptions{.compute_device = planner::ComputeDevice::kCpu}));
+  EXPECT_FALSE(
+      predict_ms(uvm, nullptr, CalibrationOptions{.compute_device = planner::ComputeDevice::kCpu}));
 }
 
 // ---- The split ---------------------------------------------------------------
@@ -357,13 +370,15 @@ TEST(HoldoutSplit, DeterministicDisjointAndPerGroup) {
   EXPECT_TRUE(std::is_sorted(a.held_out.begin(), a.held_out.end()));
 
   std::set<size_t> all(a.fit.begin(), a.fit.end());
-  for (size_t i : a.held_out) EXPECT_TRUE(all.insert(i).second) << "record " << i << " on both sides";
+  for (size_t i : a.held_out)
+    EXPECT_TRUE(all.insert(i).second) << "record " << i << " on both sides";
   EXPECT_EQ(all.size(), ms.size() - 1);
   EXPECT_EQ(all.count(ms.size() - 1), 0u);
   // 12 groups of 40 records (two dims of 20 per dim class), 10 held out of each.
   EXPECT_EQ(a.held_out.size(), 12u * 10);
 
-  const HoldoutSplit other = holdout_split(ms, CalibrationOptions{.holdout_fraction = 0.25, .seed = 43});
+  const HoldoutSplit other =
+      holdout_split(ms, CalibrationOptions{.holdout_fraction = 0.25, .seed = 43});
   EXPECT_EQ(other.held_out.size(), a.held_out.size());
   EXPECT_NE(other.held_out, a.held_out);
 
@@ -394,16 +409,16 @@ TEST(CalibrationFit, GroupsWithTooFewRecordsKeepTorchRecValues) {
   std::vector<Measurement> ms;
   // fused/full: bytes vary, so overhead and bandwidth are fitted.
   for (double bytes : {1e6, 5e6, 2e7, 8e7, 3e8}) {
-    ms.push_back(lookup(ComputeKernel::kFused, 128, planner::ShardingType::kTableWise, sim::Phase::kFwdCompute,
-                        bytes, 0.01 + bytes / 4e8));
+    ms.push_back(lookup(ComputeKernel::kFused, 128, planner::ShardingType::kTableWise,
+                        sim::Phase::kFwdCompute, bytes, 0.01 + bytes / 4e8));
   }
   // fused/narrow: one record only (held out is impossible, fit has 1 < 2).
-  ms.push_back(lookup(ComputeKernel::kFused, 32, planner::ShardingType::kTableWise, sim::Phase::kFwdCompute, 1e7,
-                      0.5));
+  ms.push_back(lookup(ComputeKernel::kFused, 32, planner::ShardingType::kTableWise,
+                      sim::Phase::kFwdCompute, 1e7, 0.5));
   // dense/half: three records of the same size: bandwidth only, no overhead.
   for (int i = 0; i < 3; ++i) {
-    ms.push_back(lookup(ComputeKernel::kDense, 64, planner::ShardingType::kRowWise, sim::Phase::kFwdCompute, 1e7,
-                        0.1));
+    ms.push_back(lookup(ComputeKernel::kDense, 64, planner::ShardingType::kRowWise,
+                        sim::Phase::kFwdCompute, 1e7, 0.1));
   }
   ms.push_back(collective(true, 1e6, 1.0));  // one inter-host record
   auto fit = fit_calibration(ms, CalibrationOptions{.holdout_fraction = 0.0});
@@ -426,20 +441,25 @@ TEST(CalibrationFit, GroupsWithTooFewRecordsKeepTorchRecValues) {
     return std::any_of(fit->notes.begin(), fit->notes.end(),
                        [&](const std::string& n) { return n.find(what) != std::string::npos; });
   };
-  EXPECT_TRUE(noted("fwd fused/narrow: 1 fit record, too few")) << testing::PrintToString(fit->notes);
+  EXPECT_TRUE(noted("fwd fused/narrow: 1 fit record, too few"))
+      << testing::PrintToString(fit->notes);
   EXPECT_TRUE(noted("fwd dense: bytes do not vary")) << testing::PrintToString(fit->notes);
-  EXPECT_TRUE(noted("comm inter_host: 1 fit record, too few")) << testing::PrintToString(fit->notes);
+  EXPECT_TRUE(noted("comm inter_host: 1 fit record, too few"))
+      << testing::PrintToString(fit->notes);
 }
 
 TEST(CalibrationFit, RefusesNothingToFitAndBadOptions) {
-  std::vector<Measurement> ms = {collective(false, 0.0, 1.0), lookup(ComputeKernel::kFused, 64,
-                                                                      planner::ShardingType::kTableWise,
-                                                                      sim::Phase::kFwdCompute, 1e6, 0.0)};
+  std::vector<Measurement> ms = {
+      collective(false, 0.0, 1.0),
+      lookup(ComputeKernel::kFused, 64, planner::ShardingType::kTableWise, sim::Phase::kFwdCompute,
+             1e6, 0.0)};
   auto fit = fit_calibration(ms);
   ASSERT_FALSE(fit.is_ok());
-  EXPECT_NE(fit.status().message().find("none of the 2 measurement records can be fitted"), std::string::npos)
+  EXPECT_NE(fit.status().message().find("none of the 2 measurement records can be fitted"),
+            std::string::npos)
       << fit.status().message();
-  EXPECT_FALSE(fit_calibration(synthetic(truth(), 1), CalibrationOptions{.holdout_fraction = 1.0}).is_ok());
+  EXPECT_FALSE(
+      fit_calibration(synthetic(truth(), 1), CalibrationOptions{.holdout_fraction = 1.0}).is_ok());
   EXPECT_FALSE(fit_calibration(synthetic(truth(), 1), CalibrationOptions{.hbm_bw = 0.0}).is_ok());
 }
 

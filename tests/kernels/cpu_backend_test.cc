@@ -2,6 +2,8 @@
 // phase and collective member, sane timings), a rank subset, and a small
 // bench-kernels sweep; plus the backend registry.
 
+#include "cpu_backend.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include "replay_test_helpers.h"
 #include "shardlab/kernels/backend.h"
 #include "shardlab/kernels/bytes.h"
-#include "shardlab/kernels/cpu_backend.h"
 
 namespace shardlab::kernels {
 namespace {
@@ -60,7 +61,8 @@ TEST(CpuBackendTest, ReplaysTiny2GpuEndToEnd) {
       EXPECT_EQ(m.collective_kind, spec.kind);
       EXPECT_EQ(m.members, static_cast<int>(spec.members.size()));
       EXPECT_FALSE(m.inter_host);
-      const auto member = std::find(spec.members.begin(), spec.members.end(), m.rank) - spec.members.begin();
+      const auto member =
+          std::find(spec.members.begin(), spec.members.end(), m.rank) - spec.members.begin();
       EXPECT_EQ(m.bytes, spec.bytes_sent(static_cast<int>(member)));
       continue;
     }
@@ -81,7 +83,8 @@ TEST(CpuBackendTest, ReplaysTiny2GpuEndToEnd) {
   EXPECT_EQ(static_cast<int>(lookups.size()), 2 * shards);
   for (size_t c = 0; c < w.collectives.size(); ++c) {
     for (int member : w.collectives[c].members) {
-      EXPECT_TRUE(collectives.count({static_cast<int>(c), member})) << "collective " << c << " rank " << member;
+      EXPECT_TRUE(collectives.count({static_cast<int>(c), member}))
+          << "collective " << c << " rank " << member;
     }
   }
 }
@@ -101,9 +104,14 @@ TEST(CpuBackendTest, ForwardBytesFollowBytesH) {
     }
     ASSERT_NE(s, nullptr);
     // Fixed pooling: the ids are floor(bags · pooling) exactly.
-    const auto ids = static_cast<int64_t>(std::floor(static_cast<double>(s->bags) * s->pooling_factor));
-    const LookupShape shape{.ids = ids, .bags = s->bags, .dim = s->dim, .precision = s->precision,
-                            .pooling = s->pooling, .weighted = s->weighted};
+    const auto ids =
+        static_cast<int64_t>(std::floor(static_cast<double>(s->bags) * s->pooling_factor));
+    const LookupShape shape{.ids = ids,
+                            .bags = s->bags,
+                            .dim = s->dim,
+                            .precision = s->precision,
+                            .pooling = s->pooling,
+                            .weighted = s->weighted};
     EXPECT_DOUBLE_EQ(m.bytes, forward_bytes(shape)) << m.table;
   }
 }
@@ -161,7 +169,8 @@ TEST(CpuBackendTest, BenchKernelsSweepsEveryShape) {
     const LookupShape s{.ids = ids, .bags = 256, .dim = row.dim};
     EXPECT_DOUBLE_EQ(row.forward_bytes, forward_bytes(s));
     // Unique rows lie between 1 and min(ids, rows).
-    EXPECT_LE(row.backward_bytes, backward_bytes(s, unique_rows_upper_bound(ids, row.rows), o.optimizer));
+    EXPECT_LE(row.backward_bytes,
+              backward_bytes(s, unique_rows_upper_bound(ids, row.rows), o.optimizer));
     EXPECT_GE(row.backward_bytes, backward_bytes(s, 1, o.optimizer));
     EXPECT_NEAR(row.forward_bytes_per_s, row.forward_bytes / (row.forward.median_ms * 1e-3),
                 1e-9 * row.forward_bytes_per_s);

@@ -2,19 +2,22 @@
 // with uneven and empty splits; and the mapping from a CollectiveSpec's bytes
 // to element counts.
 
+#include "shardlab/kernels/cpu_collectives.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <thread>
 #include <vector>
 
-#include "shardlab/kernels/cpu_collectives.h"
 #include "shardlab/kernels/id_stream.h"
 
 namespace shardlab::kernels {
 namespace {
 
-float value(int member, int64_t i) { return draw_value(1, static_cast<uint64_t>(member), static_cast<uint64_t>(i), 1.0f); }
+float value(int member, int64_t i) {
+  return draw_value(1, static_cast<uint64_t>(member), static_cast<uint64_t>(i), 1.0f);
+}
 
 // Runs fn(member) on n threads at once.
 template <typename Fn>
@@ -137,7 +140,8 @@ TEST(CollectiveBuffersTest, AllToAllCountsFollowTheSpecsBytes) {
   // Every member's receive counts are the others' send counts.
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) {
-      EXPECT_EQ(collective_buffers(spec, i).send_counts[j], collective_buffers(spec, j).recv_counts[i]);
+      EXPECT_EQ(collective_buffers(spec, i).send_counts[j],
+                collective_buffers(spec, j).recv_counts[i]);
     }
   }
 }

@@ -2,6 +2,8 @@
 // weighted, fp16, empty bags, sequence), gradients against finite differences
 // of L = sum(out · g) in double, and the optimizers against their formulas.
 
+#include "shardlab/kernels/embedding_bag.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,20 +11,20 @@
 #include <cstdint>
 #include <vector>
 
-#include "shardlab/kernels/embedding_bag.h"
-
 namespace shardlab::kernels {
 namespace {
 
 // A batch from bag lengths, with ids and weights drawn from the replay streams.
-BagBatch make_batch(const std::vector<int64_t>& lengths, int64_t rows, bool weighted, uint64_t key) {
+BagBatch make_batch(const std::vector<int64_t>& lengths, int64_t rows, bool weighted,
+                    uint64_t key) {
   BagBatch b;
   b.offsets.push_back(0);
   for (int64_t len : lengths) b.offsets.push_back(b.offsets.back() + len);
   const InputDraw draw{.seed = 3};
   for (int64_t j = 0; j < b.offsets.back(); ++j) b.ids.push_back(draw_shard_id(draw, key, j, rows));
   if (weighted) {
-    for (int64_t j = 0; j < b.offsets.back(); ++j) b.weights.push_back(draw_shard_weight(3, key, j));
+    for (int64_t j = 0; j < b.offsets.back(); ++j)
+      b.weights.push_back(draw_shard_weight(3, key, j));
   }
   return b;
 }
@@ -66,8 +68,8 @@ std::vector<float> naive_forward(const EmbeddingTable& t, const BagBatch& b, Poo
 }
 
 // The same in double, for a tolerance check that does not share fp32 rounding.
-std::vector<double> forward_double(const std::vector<std::vector<double>>& e, const BagBatch& b, PoolingMode mode,
-                                   int64_t dim) {
+std::vector<double> forward_double(const std::vector<std::vector<double>>& e, const BagBatch& b,
+                                   PoolingMode mode, int64_t dim) {
   std::vector<double> out;
   if (mode == PoolingMode::kNone) {
     for (int64_t j = 0; j < b.num_ids(); ++j) {
@@ -79,7 +81,8 @@ std::vector<double> forward_double(const std::vector<std::vector<double>>& e, co
     const int64_t first = b.offsets[bag], last = b.offsets[bag + 1];
     for (int64_t d = 0; d < dim; ++d) {
       double acc = 0.0;
-      for (int64_t j = first; j < last; ++j) acc += (b.weights.empty() ? 1.0 : b.weights[j]) * e[b.ids[j]][d];
+      for (int64_t j = first; j < last; ++j)
+        acc += (b.weights.empty() ? 1.0 : b.weights[j]) * e[b.ids[j]][d];
       if (mode == PoolingMode::kMean && last > first) acc /= static_cast<double>(last - first);
       out.push_back(acc);
     }
@@ -120,10 +123,12 @@ TEST_P(ForwardTest, MatchesTheNaiveLoopExactlyAndDoubleWithinTolerance) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "element " << i;
   const std::vector<double> exact = forward_double(as_double(t), b, c.mode, c.dim);
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], exact[i], 1e-6 * (1.0 + std::abs(exact[i]))) << i;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], exact[i], 1e-6 * (1.0 + std::abs(exact[i]))) << i;
   if (c.mode != PoolingMode::kNone) {
     for (int64_t bag : {0, 3, 7}) {
-      for (int64_t d = 0; d < c.dim; ++d) EXPECT_EQ(got[static_cast<size_t>(bag * c.dim + d)], 0.0f);
+      for (int64_t d = 0; d < c.dim; ++d)
+        EXPECT_EQ(got[static_cast<size_t>(bag * c.dim + d)], 0.0f);
     }
   }
 }
@@ -151,8 +156,8 @@ TEST(EmbeddingTableTest, Fp16TablesHoldTheInitialWeightsExactly) {
 }
 
 // L(E) = Σ out·g in double, for finite differences.
-double loss(const std::vector<std::vector<double>>& e, const BagBatch& b, PoolingMode mode, int64_t dim,
-            const std::vector<float>& g) {
+double loss(const std::vector<std::vector<double>>& e, const BagBatch& b, PoolingMode mode,
+            int64_t dim, const std::vector<float>& g) {
   const std::vector<double> out = forward_double(e, b, mode, dim);
   double l = 0.0;
   for (size_t i = 0; i < out.size(); ++i) l += out[i] * g[i];
@@ -178,9 +183,9 @@ TEST_P(GradientTest, SgdUpdateIsMinusTheFiniteDifferenceGradient) {
   const auto before = as_double(t);
 
   RowGradients scratch;
-  const int64_t unique =
-      embedding_bag_backward(t, b, c.mode, g, OptimizerConfig{.kind = OptimizerKind::kSgd, .learning_rate = 1.0f},
-                             scratch);
+  const int64_t unique = embedding_bag_backward(
+      t, b, c.mode, g, OptimizerConfig{.kind = OptimizerKind::kSgd, .learning_rate = 1.0f},
+      scratch);
   std::vector<bool> used(kRows, false);
   for (int64_t id : b.ids) used[id] = true;
   EXPECT_EQ(unique, std::count(used.begin(), used.end(), true));
@@ -191,7 +196,8 @@ TEST_P(GradientTest, SgdUpdateIsMinusTheFiniteDifferenceGradient) {
       auto plus = before, minus = before;
       plus[r][d] += kH;
       minus[r][d] -= kH;
-      const double numerical = (loss(plus, b, c.mode, kDim, g) - loss(minus, b, c.mode, kDim, g)) / (2 * kH);
+      const double numerical =
+          (loss(plus, b, c.mode, kDim, g) - loss(minus, b, c.mode, kDim, g)) / (2 * kH);
       const double implied = before[r][d] - t.get(r, d);  // lr = 1
       EXPECT_NEAR(implied, numerical, 1e-7) << "row " << r << " col " << d;
       if (!used[r]) {
@@ -202,13 +208,16 @@ TEST_P(GradientTest, SgdUpdateIsMinusTheFiniteDifferenceGradient) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, GradientTest,
-                         ::testing::Values(GradCase{PoolingMode::kSum, false}, GradCase{PoolingMode::kMean, false},
-                                           GradCase{PoolingMode::kSum, true}, GradCase{PoolingMode::kMean, true},
+                         ::testing::Values(GradCase{PoolingMode::kSum, false},
+                                           GradCase{PoolingMode::kMean, false},
+                                           GradCase{PoolingMode::kSum, true},
+                                           GradCase{PoolingMode::kMean, true},
                                            GradCase{PoolingMode::kNone, false}));
 
 // The row gradients written as the header defines them: ascending rows, each
 // a left-to-right fp32 sum over its occurrences in position order.
-RowGradients naive_row_gradients(const BagBatch& b, PoolingMode mode, int64_t dim, const std::vector<float>& g) {
+RowGradients naive_row_gradients(const BagBatch& b, PoolingMode mode, int64_t dim,
+                                 const std::vector<float>& g) {
   RowGradients out;
   std::vector<int64_t> rows(b.ids.begin(), b.ids.end());
   std::sort(rows.begin(), rows.end());
@@ -225,7 +234,8 @@ RowGradients naive_row_gradients(const BagBatch& b, PoolingMode mode, int64_t di
         }
         const int64_t bag = bag_of(b, j);
         float go = g[bag * dim + d];
-        if (mode == PoolingMode::kMean) go = go / static_cast<float>(b.offsets[bag + 1] - b.offsets[bag]);
+        if (mode == PoolingMode::kMean)
+          go = go / static_cast<float>(b.offsets[bag + 1] - b.offsets[bag]);
         const float w = b.weights.empty() ? 1.0f : b.weights[j];
         const float prod = w * go;
         acc = acc + prod;
@@ -255,7 +265,8 @@ TEST(OptimizerTest, RowwiseAdagradFollowsItsFormulaOverTwoSteps) {
   constexpr int64_t kRows = 40, kDim = 21;
   for (Precision p : {Precision::kFp32, Precision::kFp16}) {
     EmbeddingTable t = make_table(kRows, kDim, p);
-    EmbeddingTable expect = make_table(kRows, kDim, p);  // updated by the formula, one value at a time
+    EmbeddingTable expect =
+        make_table(kRows, kDim, p);  // updated by the formula, one value at a time
     std::vector<float> m(kRows, 0.0f);
     const OptimizerConfig opt{.kind = OptimizerKind::kRowwiseAdagrad, .learning_rate = 0.05f};
     RowGradients scratch;
@@ -283,7 +294,8 @@ TEST(OptimizerTest, RowwiseAdagradFollowsItsFormulaOverTwoSteps) {
     }
     for (int64_t r = 0; r < kRows; ++r) {
       EXPECT_EQ(t.momentum()[r], m[r]) << "row " << r;
-      for (int64_t d = 0; d < kDim; ++d) ASSERT_EQ(t.get(r, d), expect.get(r, d)) << to_string(p) << " " << r;
+      for (int64_t d = 0; d < kDim; ++d)
+        ASSERT_EQ(t.get(r, d), expect.get(r, d)) << to_string(p) << " " << r;
     }
   }
 }
@@ -297,7 +309,8 @@ TEST(OptimizerTest, Fp16SgdRoundsTheFp32UpdateToNearestEven) {
   std::vector<float> g;
   draw_gradient(9, 9, b.bags(), kDim, g);
   RowGradients scratch;
-  embedding_bag_backward(t, b, PoolingMode::kSum, g, OptimizerConfig{.learning_rate = 0.3f}, scratch);
+  embedding_bag_backward(t, b, PoolingMode::kSum, g, OptimizerConfig{.learning_rate = 0.3f},
+                         scratch);
   const RowGradients rg = naive_row_gradients(b, PoolingMode::kSum, kDim, g);
   int changed = 0;
   for (size_t i = 0; i < rg.rows.size(); ++i) {

@@ -2,6 +2,8 @@
 // round-to-nearest-even), exhaustively for half -> float and on every float
 // class plus random bit patterns for float -> half.
 
+#include "shardlab/kernels/half.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "shardlab/kernels/embedding_bag.h"
-#include "shardlab/kernels/half.h"
 
 namespace shardlab::kernels {
 namespace {
@@ -44,11 +45,26 @@ TEST(HalfTest, EveryHalfConvertsToTheSameFloatAsTheCompiler) {
 }
 
 TEST(HalfTest, FloatToHalfRoundsToNearestEvenLikeTheCompiler) {
-  const float cases[] = {0.0f, -0.0f, 1.0f, 65504.0f, 65519.99f, 65520.0f, 1e9f, -1e9f,
-                         std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                         std::ldexp(1.0f, -24), std::ldexp(1.0f, -25), std::ldexp(1.5f, -25), std::ldexp(1.0f, -26),
-                         std::ldexp(1.0f, -14), std::ldexp(1023.5f, -24), 1.0f + std::ldexp(1.0f, -11),
-                         1.0f + std::ldexp(3.0f, -11), 2049.0f, 2051.0f};
+  const float cases[] = {0.0f,
+                         -0.0f,
+                         1.0f,
+                         65504.0f,
+                         65519.99f,
+                         65520.0f,
+                         1e9f,
+                         -1e9f,
+                         std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(),
+                         std::ldexp(1.0f, -24),
+                         std::ldexp(1.0f, -25),
+                         std::ldexp(1.5f, -25),
+                         std::ldexp(1.0f, -26),
+                         std::ldexp(1.0f, -14),
+                         std::ldexp(1023.5f, -24),
+                         1.0f + std::ldexp(1.0f, -11),
+                         1.0f + std::ldexp(3.0f, -11),
+                         2049.0f,
+                         2051.0f};
   for (float f : cases) EXPECT_EQ(float_to_half_bits(f), reference_half_bits(f)) << f;
   EXPECT_TRUE(is_nan_half(float_to_half_bits(std::numeric_limits<float>::quiet_NaN())));
 
@@ -71,7 +87,8 @@ TEST(HalfTest, VectorisedRoundingEqualsTheScalarConversion) {
   std::uniform_int_distribution<uint32_t> near(0x30000000u, 0x48000000u);
   std::vector<float> in;
   for (int i = 0; i < 1 << 21; ++i) {
-    const float f = (i % 3 == 0) ? bits_float(rng()) : bits_float(near(rng)) * ((i & 1) ? -1.0f : 1.0f);
+    const float f =
+        (i % 3 == 0) ? bits_float(rng()) : bits_float(near(rng)) * ((i & 1) ? -1.0f : 1.0f);
     in.push_back(std::isnan(f) ? 0.0f : f);
   }
   std::vector<Half> out(in.size());

@@ -1,9 +1,9 @@
 // compare_phases: measured phase times per rank next to TorchRec's estimates
 // and the simulator's last iteration.
 
-#include <gtest/gtest.h>
-
 #include "shardlab/kernels/phase_report.h"
+
+#include <gtest/gtest.h>
 
 namespace shardlab::kernels {
 namespace {
@@ -18,7 +18,8 @@ Measurement lookup(int rank, sim::Phase phase, double median, double p90) {
 
 TEST(PhaseReportTest, SumsRecordsWhenTheBackendGaveNoPhaseTimings) {
   ReplayResult r;
-  r.measurements = {lookup(0, sim::Phase::kFwdCompute, 1.0, 2.0), lookup(0, sim::Phase::kFwdCompute, 0.5, 0.75),
+  r.measurements = {lookup(0, sim::Phase::kFwdCompute, 1.0, 2.0),
+                    lookup(0, sim::Phase::kFwdCompute, 0.5, 0.75),
                     lookup(1, sim::Phase::kBwdCompute, 3.0, 4.0)};
   std::vector<sim::RankWork> estimates(2);
   estimates[0].fwd_ms = 0.25;
@@ -28,8 +29,9 @@ TEST(PhaseReportTest, SumsRecordsWhenTheBackendGaveNoPhaseTimings) {
   simulated.iterations = 2;
   simulated.ranks.resize(2);
   simulated.ranks[0].rank = 0;
-  simulated.ranks[0].phases = {{.phase = sim::Phase::kFwdCompute, .iteration = 0, .start_ms = 0, .end_ms = 9},
-                               {.phase = sim::Phase::kFwdCompute, .iteration = 1, .start_ms = 10, .end_ms = 10.5}};
+  simulated.ranks[0].phases = {
+      {.phase = sim::Phase::kFwdCompute, .iteration = 0, .start_ms = 0, .end_ms = 9},
+      {.phase = sim::Phase::kFwdCompute, .iteration = 1, .start_ms = 10, .end_ms = 10.5}};
   simulated.ranks[1].rank = 1;
 
   const auto rows = compare_phases(r, estimates, &simulated);
@@ -53,8 +55,10 @@ TEST(PhaseReportTest, SumsRecordsWhenTheBackendGaveNoPhaseTimings) {
 TEST(PhaseReportTest, PrefersTheBackendsPerIterationPhaseTimings) {
   ReplayResult r;
   r.measurements = {lookup(0, sim::Phase::kFwdCompute, 1.0, 2.0)};
-  r.phase_timings = {{.rank = 0, .phase = sim::Phase::kFwdCompute,
-                      .timing = TimingSummary{.median_ms = 0.9, .p90_ms = 1.5, .min_ms = 0.8, .samples = 5}}};
+  r.phase_timings = {
+      {.rank = 0,
+       .phase = sim::Phase::kFwdCompute,
+       .timing = TimingSummary{.median_ms = 0.9, .p90_ms = 1.5, .min_ms = 0.8, .samples = 5}}};
   const auto rows = compare_phases(r, {}, nullptr);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_DOUBLE_EQ(rows[0].measured.median_ms, 0.9);

@@ -1,6 +1,8 @@
 // The replay's input streams: fixed and Poisson bag lengths, uniform and Zipf
 // ids, and the keys that keep shards and iterations apart.
 
+#include "shardlab/kernels/replay_inputs.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "shardlab/kernels/embedding_bag.h"
-#include "shardlab/kernels/replay_inputs.h"
 
 namespace shardlab::kernels {
 namespace {
@@ -23,7 +24,8 @@ TEST(ReplayInputsTest, FixedPoolingGivesLengthsWithinOneThatSumToTheTotal) {
     EXPECT_EQ(b.offsets.back(), static_cast<int64_t>(std::floor(1000 * pooling))) << pooling;
     for (int64_t i = 0; i < b.bags(); ++i) {
       const int64_t len = b.offsets[i + 1] - b.offsets[i];
-      EXPECT_TRUE(len == static_cast<int64_t>(std::floor(pooling)) || len == static_cast<int64_t>(std::ceil(pooling)))
+      EXPECT_TRUE(len == static_cast<int64_t>(std::floor(pooling)) ||
+                  len == static_cast<int64_t>(std::ceil(pooling)))
           << pooling << " bag " << i << " len " << len;
     }
   }

@@ -2,27 +2,29 @@
 // field, malformed bytes are refused, and records in any order become a
 // result in the one order both backends return.
 
+#include "replay_records.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "replay_records.h"
+#include "backend_common.h"
 #include "replay_test_helpers.h"
-#include "shardlab/kernels/backend_common.h"
 
 namespace shardlab::kernels {
 namespace {
 
 TimingSummary timing(double base, int samples) {
-  return TimingSummary{.median_ms = base, .p90_ms = base * 2, .min_ms = base / 2, .samples = samples};
+  return TimingSummary{
+      .median_ms = base, .p90_ms = base * 2, .min_ms = base / 2, .samples = samples};
 }
 
 bool same(const ReplayRecord& a, const ReplayRecord& b) {
   return a.kind == b.kind && a.rank == b.rank && a.index == b.index && a.members == b.members &&
          a.forward == b.forward && a.inter_host == b.inter_host && a.bytes == b.bytes &&
-         a.wrong_elements == b.wrong_elements && a.median_ms == b.median_ms && a.p90_ms == b.p90_ms &&
-         a.min_ms == b.min_ms && a.samples == b.samples;
+         a.wrong_elements == b.wrong_elements && a.median_ms == b.median_ms &&
+         a.p90_ms == b.p90_ms && a.min_ms == b.min_ms && a.samples == b.samples;
 }
 
 TEST(ReplayRecordsTest, BytesRoundTripEveryField) {
@@ -49,17 +51,21 @@ TEST(ReplayRecordsTest, BytesRoundTripEveryField) {
 }
 
 TEST(ReplayRecordsTest, MalformedBytesAreRefused) {
-  std::vector<std::byte> bytes = encode_records(std::vector<ReplayRecord>{phase_record(0, 0, timing(1, 1))});
+  std::vector<std::byte> bytes =
+      encode_records(std::vector<ReplayRecord>{phase_record(0, 0, timing(1, 1))});
   bytes.pop_back();
   Result<std::vector<ReplayRecord>> cut = decode_records(bytes);
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.status().code(), StatusCode::kInternal);
-  EXPECT_NE(cut.status().message().find("not a multiple of 72"), std::string::npos) << cut.status().message();
+  EXPECT_NE(cut.status().message().find("not a multiple of 72"), std::string::npos)
+      << cut.status().message();
   ReplayRecord odd = phase_record(0, 0, timing(1, 1));
   odd.kind = static_cast<RecordKind>(9);
-  Result<std::vector<ReplayRecord>> unknown = decode_records(encode_records(std::vector<ReplayRecord>{odd}));
+  Result<std::vector<ReplayRecord>> unknown =
+      decode_records(encode_records(std::vector<ReplayRecord>{odd}));
   ASSERT_FALSE(unknown);
-  EXPECT_NE(unknown.status().message().find("unknown kind 9"), std::string::npos) << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("unknown kind 9"), std::string::npos)
+      << unknown.status().message();
 }
 
 TEST(ReplayRecordsTest, RecordsInAnyOrderAssembleInTheResultsOrder) {
@@ -74,12 +80,14 @@ TEST(ReplayRecordsTest, RecordsInAnyOrderAssembleInTheResultsOrder) {
       records.push_back(lookup_record(rank, s, true, 1.0, 0, timing(0.1, 3)));
     }
     records.push_back(collective_record(rank, 0, 2, false, 64.0, timing(0.3, 3)));
-    for (int p = 0; p < kNumReplayPhases; ++p) records.push_back(phase_record(rank, p, timing(0.4, 3)));
+    for (int p = 0; p < kNumReplayPhases; ++p)
+      records.push_back(phase_record(rank, p, timing(0.4, 3)));
   }
   std::shuffle(records.begin(), records.end(), std::mt19937(7));
   ReplayResult result;
   ASSERT_TRUE(assemble_records(w, records, result));
-  // Lookups: by rank, forward before backward, shards in plan order; then collectives by index, members by rank.
+  // Lookups: by rank, forward before backward, shards in plan order; then collectives by index,
+  // members by rank.
   size_t i = 0;
   for (int rank = 0; rank < 2; ++rank) {
     const auto& shards = w.ranks[static_cast<size_t>(rank)].shards;
@@ -119,15 +127,17 @@ TEST(ReplayRecordsTest, RecordsInAnyOrderAssembleInTheResultsOrder) {
 TEST(ReplayRecordsTest, RecordsTheWorkloadLacksAreRefused) {
   const ReplayWorkload w = testing::tiny_workload(1000);
   ASSERT_EQ(w.world_size, 2);
-  for (const ReplayRecord& bad : {lookup_record(2, 0, true, 0, 0, timing(1, 1)),
-                                  lookup_record(0, 999, true, 0, 0, timing(1, 1)),
-                                  collective_record(0, static_cast<int>(w.collectives.size()), 2, false, 0, timing(1, 1)),
-                                  phase_record(1, kNumReplayPhases, timing(1, 1))}) {
+  for (const ReplayRecord& bad :
+       {lookup_record(2, 0, true, 0, 0, timing(1, 1)),
+        lookup_record(0, 999, true, 0, 0, timing(1, 1)),
+        collective_record(0, static_cast<int>(w.collectives.size()), 2, false, 0, timing(1, 1)),
+        phase_record(1, kNumReplayPhases, timing(1, 1))}) {
     ReplayResult result;
     const Status st = assemble_records(w, std::vector<ReplayRecord>{bad}, result);
     ASSERT_FALSE(st);
     EXPECT_EQ(st.code(), StatusCode::kInternal);
-    EXPECT_NE(st.message().find("which the workload does not have"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("which the workload does not have"), std::string::npos)
+        << st.message();
   }
 }
 

@@ -18,13 +18,15 @@ namespace shardlab::kernels::testing {
 // tiny_2gpu.json planned, as a workload of at most `max_rows` rows per shard
 // (an empty workload, with a failed expectation, when any step fails).
 inline ReplayWorkload tiny_workload(int64_t max_rows) {
-  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json");
+  auto scenario =
+      data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json");
   EXPECT_TRUE(scenario) << scenario.status().message();
   if (!scenario) return {};
   const planner::PlannerResult planned = planner::plan(*scenario);
   EXPECT_TRUE(planned.ok());
   if (!planned.ok()) return {};
-  auto w = build_workload(*scenario, *planned.search_space, *planned.best, WorkloadOptions{.max_rows = max_rows});
+  auto w = build_workload(*scenario, *planned.search_space, *planned.best,
+                          WorkloadOptions{.max_rows = max_rows});
   EXPECT_TRUE(w) << w.status().message();
   return w ? std::move(w).value() : ReplayWorkload{};
 }

@@ -3,6 +3,8 @@
 // type from the cost model's batch sums, TorchRec's estimates carried over,
 // and the collectives of sim::iteration_traffic.
 
+#include "shardlab/kernels/workload.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 #include <utility>
 
 #include "shardlab/data/scenario_loader.h"
-#include "shardlab/kernels/workload.h"
 #include "shardlab/planner/estimators.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/topology.h"
@@ -35,7 +36,8 @@ Planned plan_file(const std::string& relative) {
 }
 
 // Checks a workload against its plan; returns the sharding types seen.
-std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWorkload& w, int64_t max_rows) {
+std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWorkload& w,
+                                               int64_t max_rows) {
   const planner::SearchSpace& space = *p.result.search_space;
   const planner::PartitionedPlan& plan = *p.result.best;
   const planner::Topology topo = planner::make_topology(p.scenario);
@@ -50,10 +52,11 @@ std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWor
     EXPECT_EQ(rw.rank, &rw - w.ranks.data());
     int last_option_pos = -1;
     for (const ShardWork& s : rw.shards) {
-      EXPECT_TRUE(seen.emplace(std::make_pair(s.option, s.shard), rw.rank).second) << s.table << " shard " << s.shard;
+      EXPECT_TRUE(seen.emplace(std::make_pair(s.option, s.shard), rw.rank).second)
+          << s.table << " shard " << s.shard;
       // Plan order on each rank: options in proposal order.
-      const int pos = static_cast<int>(std::find(plan.proposal.begin(), plan.proposal.end(), s.option) -
-                                       plan.proposal.begin());
+      const int pos = static_cast<int>(
+          std::find(plan.proposal.begin(), plan.proposal.end(), s.option) - plan.proposal.begin());
       EXPECT_GE(pos, last_option_pos);
       last_option_pos = pos;
       const planner::ShardingOption& o = space.options[s.option];
@@ -76,10 +79,17 @@ std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWor
       double bags = sums.pooled * W;
       double pooling = per_bag;
       switch (o.sharding_type) {
-        case planner::ShardingType::kDataParallel: bags = sums.pooled; break;
-        case planner::ShardingType::kRowWise: pooling = per_bag / W; break;
-        case planner::ShardingType::kTableRowWise: pooling = per_bag / topo.local_world_size; break;
-        default: break;
+        case planner::ShardingType::kDataParallel:
+          bags = sums.pooled;
+          break;
+        case planner::ShardingType::kRowWise:
+          pooling = per_bag / W;
+          break;
+        case planner::ShardingType::kTableRowWise:
+          pooling = per_bag / topo.local_world_size;
+          break;
+        default:
+          break;
       }
       EXPECT_EQ(s.bags, std::llround(bags)) << s.table;
       if (s.rows > 0) {
@@ -88,7 +98,8 @@ std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWor
       // Ids per shard and iteration: the global batch's S_in·W for TW/CW, a
       // W-th of it for RW, an Lw-th for TWRW, the rank's S_in for a replica.
       double ids = sums.inputs * W;
-      if (o.sharding_type == planner::ShardingType::kDataParallel || o.sharding_type == planner::ShardingType::kRowWise) {
+      if (o.sharding_type == planner::ShardingType::kDataParallel ||
+          o.sharding_type == planner::ShardingType::kRowWise) {
         ids = sums.inputs;
       } else if (o.sharding_type == planner::ShardingType::kTableRowWise) {
         ids = sums.inputs * W / topo.local_world_size;
@@ -100,13 +111,13 @@ std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWor
       EXPECT_EQ(s.estimated_fwd_ms, o.shard_perf.fwd_compute);
       EXPECT_EQ(s.estimated_bwd_ms, o.shard_perf.bwd_compute);
       // TorchRec's forward term is these bytes over the kernel's bandwidth, with the block penalty.
-      const auto bw = planner::kernel_bandwidth(topo.compute_device, o.compute_kernel, topo.hbm_mem_bw,
-                                                topo.ddr_mem_bw, o.cache_load_factor, o.prefetch_pipeline,
-                                                topo.hbm_to_ddr_mem_bw, p.scenario.behaviour());
+      const auto bw = planner::kernel_bandwidth(
+          topo.compute_device, o.compute_kernel, topo.hbm_mem_bw, topo.ddr_mem_bw,
+          o.cache_load_factor, o.prefetch_pipeline, topo.hbm_to_ddr_mem_bw, p.scenario.behaviour());
       EXPECT_TRUE(bw.has_value());
       if (bw) {
-        EXPECT_NEAR(s.model_fwd_bytes * planner::block_penalty(o.sharding_type, s.dim) / *bw, s.estimated_fwd_ms,
-                    1e-9 * s.estimated_fwd_ms)
+        EXPECT_NEAR(s.model_fwd_bytes * planner::block_penalty(o.sharding_type, s.dim) / *bw,
+                    s.estimated_fwd_ms, 1e-9 * s.estimated_fwd_ms)
             << s.table;
       }
       EXPECT_EQ(s.model_fwd_bytes, planner::fwd_compute_bytes(ctx, o));
@@ -138,7 +149,8 @@ std::set<planner::ShardingType> check_workload(const Planned& p, const ReplayWor
 TEST(WorkloadTest, Tiny2GpuHasEveryShardWithItsLookups) {
   const Planned p = plan_file("data/scenarios/tiny_2gpu.json");
   ASSERT_TRUE(p.result.ok());
-  auto w = build_workload(p.scenario, *p.result.search_space, *p.result.best, WorkloadOptions{.max_rows = 1000});
+  auto w = build_workload(p.scenario, *p.result.search_space, *p.result.best,
+                          WorkloadOptions{.max_rows = 1000});
   ASSERT_TRUE(w) << w.status().message();
   check_workload(p, *w, 1000);
   EXPECT_EQ(w->optimizer, OptimizerKind::kRowwiseAdagrad);  // sharder.optimizer rowwise_adagrad
@@ -168,20 +180,23 @@ TEST(WorkloadTest, DlrmCriteoKaggleMatchesItsPlan) {
 
 TEST(WorkloadTest, EveryShardingTypeGetsItsBagsAndPooling) {
   std::set<planner::ShardingType> types;
-  for (const char* name : {"constraint_force_table_wise.json", "constraint_force_row_wise_ws8_uneven_and_tiny.json",
-                           "constraint_force_table_row_wise_16_2x8.json", "constraint_force_data_parallel.json",
-                           "constraint_force_column_wise_min_partition.json"}) {
+  for (const char* name :
+       {"constraint_force_table_wise.json", "constraint_force_row_wise_ws8_uneven_and_tiny.json",
+        "constraint_force_table_row_wise_16_2x8.json", "constraint_force_data_parallel.json",
+        "constraint_force_column_wise_min_partition.json"}) {
     SCOPED_TRACE(name);
     const Planned p = plan_file(std::string("tests/golden/data/") + name);
     if (!p.result.ok()) continue;
-    auto w = build_workload(p.scenario, *p.result.search_space, *p.result.best, WorkloadOptions{.max_rows = 64});
+    auto w = build_workload(p.scenario, *p.result.search_space, *p.result.best,
+                            WorkloadOptions{.max_rows = 64});
     ASSERT_TRUE(w) << w.status().message();
     const auto seen = check_workload(p, *w, 64);
     types.insert(seen.begin(), seen.end());
   }
-  for (planner::ShardingType t : {planner::ShardingType::kTableWise, planner::ShardingType::kRowWise,
-                                  planner::ShardingType::kTableRowWise, planner::ShardingType::kDataParallel,
-                                  planner::ShardingType::kColumnWise}) {
+  for (planner::ShardingType t :
+       {planner::ShardingType::kTableWise, planner::ShardingType::kRowWise,
+        planner::ShardingType::kTableRowWise, planner::ShardingType::kDataParallel,
+        planner::ShardingType::kColumnWise}) {
     EXPECT_TRUE(types.count(t)) << planner::to_string(t);
   }
 }

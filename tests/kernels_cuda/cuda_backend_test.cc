@@ -2,6 +2,8 @@
 // CPU reference (verify), rank subsets and input distributions, a small
 // bench-kernels sweep, and the clear failure when no GPU is present.
 
+#include "cuda_backend.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "replay_test_helpers.h"
 #include "shardlab/kernels/backend.h"
 #include "shardlab/kernels/bytes.h"
-#include "cuda_backend.h"
 
 namespace shardlab::kernels {
 namespace {
@@ -27,7 +28,8 @@ TEST(CudaBackendTest, WithoutAGpuTheBackendFailsSayingWhy) {
   auto backend = make_cuda_backend();
   ASSERT_FALSE(backend);
   EXPECT_EQ(backend.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(backend.status().message().find("no CUDA device found (cudaGetDeviceCount: "), std::string::npos)
+  EXPECT_NE(backend.status().message().find("no CUDA device found (cudaGetDeviceCount: "),
+            std::string::npos)
       << backend.status().message();
   // Through the registry: the module next to this binary's build tree loads, then finds no device.
   auto via_registry = make_backend("cuda");
@@ -75,13 +77,16 @@ TEST(CudaBackendTest, ReplaysTiny2GpuAndMatchesTheCpuReference) {
       EXPECT_FALSE(m.inter_host);  // one process, one host
       continue;
     }
-    EXPECT_EQ(m.wrong_elements, 0) << m.table << " rank " << m.rank << " phase " << sim::to_string(m.phase);
+    EXPECT_EQ(m.wrong_elements, 0)
+        << m.table << " rank " << m.rank << " phase " << sim::to_string(m.phase);
     EXPECT_GT(m.bytes, 0.0);
     const auto& shards = w.ranks[static_cast<size_t>(m.rank)].shards;
-    const auto at = std::find_if(shards.begin(), shards.end(),
-                                 [&](const ShardWork& s) { return s.option == m.option && s.shard == m.shard; });
+    const auto at = std::find_if(shards.begin(), shards.end(), [&](const ShardWork& s) {
+      return s.option == m.option && s.shard == m.shard;
+    });
     ASSERT_NE(at, shards.end());
-    lookups.insert({m.rank, static_cast<int>(at - shards.begin()), m.phase == sim::Phase::kFwdCompute});
+    lookups.insert(
+        {m.rank, static_cast<int>(at - shards.begin()), m.phase == sim::Phase::kFwdCompute});
   }
   size_t expected_lookups = 0;
   for (const RankWorkload& rank : w.ranks) expected_lookups += 2 * rank.shards.size();
@@ -89,8 +94,10 @@ TEST(CudaBackendTest, ReplaysTiny2GpuAndMatchesTheCpuReference) {
   // Collectives run among the GPUs present: both ranks with two GPUs, none with one.
   size_t expected_collectives = 0;
   for (const sim::CollectiveSpec& c : w.collectives) {
-    const bool forward_phase = c.phase == sim::Phase::kInputDist || c.phase == sim::Phase::kOutputDist;
-    const bool backward_phase = c.phase == sim::Phase::kBwdOutputDist || c.phase == sim::Phase::kDpAllreduce;
+    const bool forward_phase =
+        c.phase == sim::Phase::kInputDist || c.phase == sim::Phase::kOutputDist;
+    const bool backward_phase =
+        c.phase == sim::Phase::kBwdOutputDist || c.phase == sim::Phase::kDpAllreduce;
     if (c.kind == sim::CollectiveKind::kEstimate || c.members.size() < 2) continue;
     if (forward_phase || (backward_phase && w.training)) expected_collectives += c.members.size();
   }
@@ -155,12 +162,15 @@ TEST(CudaBackendTest, BenchKernelsSweepsEveryShapeBesideACopy) {
     expect_sane(row.forward, options.iterations);
     expect_sane(row.backward, options.iterations);
     // Fixed pooling: exactly bags · pooling ids every call.
-    const LookupShape shape{.ids = static_cast<int64_t>(row.pooling_factor) * row.bags, .bags = row.bags,
-                            .dim = row.dim, .precision = row.precision};
+    const LookupShape shape{.ids = static_cast<int64_t>(row.pooling_factor) * row.bags,
+                            .bags = row.bags,
+                            .dim = row.dim,
+                            .precision = row.precision};
     EXPECT_DOUBLE_EQ(row.forward_bytes, forward_bytes(shape));
     EXPECT_GT(row.backward_bytes, 0.0);
-    EXPECT_LE(row.backward_bytes, backward_bytes(shape, unique_rows_upper_bound(shape.ids, row.rows),
-                                                 OptimizerKind::kRowwiseAdagrad));
+    EXPECT_LE(row.backward_bytes,
+              backward_bytes(shape, unique_rows_upper_bound(shape.ids, row.rows),
+                             OptimizerKind::kRowwiseAdagrad));
     EXPECT_GT(row.forward_bytes_per_s, 0.0);
     EXPECT_GT(row.backward_bytes_per_s, 0.0);
   }

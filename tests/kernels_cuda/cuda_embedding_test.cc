@@ -30,23 +30,29 @@ enum class Lookup { kSum, kMean, kWeightedSum, kWeightedMean, kSequence };
 
 std::string lookup_name(Lookup l) {
   switch (l) {
-    case Lookup::kSum: return "Sum";
-    case Lookup::kMean: return "Mean";
-    case Lookup::kWeightedSum: return "WeightedSum";
-    case Lookup::kWeightedMean: return "WeightedMean";
-    case Lookup::kSequence: return "Sequence";
+    case Lookup::kSum:
+      return "Sum";
+    case Lookup::kMean:
+      return "Mean";
+    case Lookup::kWeightedSum:
+      return "WeightedSum";
+    case Lookup::kWeightedMean:
+      return "WeightedMean";
+    case Lookup::kSequence:
+      return "Sequence";
   }
   return "?";
 }
 
-ShardShape make_shape(Precision precision, int64_t dim, Lookup lookup, int64_t rows, int64_t bags, double pooling) {
+ShardShape make_shape(Precision precision, int64_t dim, Lookup lookup, int64_t rows, int64_t bags,
+                      double pooling) {
   ShardShape s;
   s.rows = rows;
   s.dim = dim;
   s.precision = precision;
-  s.pooling = lookup == Lookup::kSequence                                   ? PoolingMode::kNone
+  s.pooling = lookup == Lookup::kSequence                                  ? PoolingMode::kNone
               : lookup == Lookup::kMean || lookup == Lookup::kWeightedMean ? PoolingMode::kMean
-                                                                             : PoolingMode::kSum;
+                                                                           : PoolingMode::kSum;
   s.weighted = lookup == Lookup::kWeightedSum || lookup == Lookup::kWeightedMean;
   s.bags = bags;
   s.pooling_factor = pooling;
@@ -61,7 +67,8 @@ struct DeviceForward {
   std::vector<float> out;
 };
 
-DeviceForward device_forward(const ShardShape& shape, const InputDraw& draw, uint64_t table, uint64_t key) {
+DeviceForward device_forward(const ShardShape& shape, const InputDraw& draw, uint64_t table,
+                             uint64_t key) {
   DeviceForward r;
   auto shard = DeviceShard::create(shape, OptimizerKind::kSgd);
   EXPECT_TRUE(shard) << shard.status().message();
@@ -109,18 +116,19 @@ TEST_P(CudaForwardTest, MatchesTheCpuReference) {
   EXPECT_EQ(count_outside(device.out, expected, tolerance(precision)), 0);
   int64_t nonzero = 0;
   for (float v : expected) nonzero += v != 0.0f;
-  EXPECT_GT(nonzero, static_cast<int64_t>(expected.size()) / 2);  // a check of real values, not zeros
+  EXPECT_GT(nonzero,
+            static_cast<int64_t>(expected.size()) / 2);  // a check of real values, not zeros
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CudaForwardTest,
     ::testing::Combine(::testing::Values(Precision::kFp32, Precision::kFp16),
                        ::testing::Values<int64_t>(4, 7, 32, 128, 1024),
-                       ::testing::Values(Lookup::kSum, Lookup::kMean, Lookup::kWeightedSum, Lookup::kWeightedMean,
-                                         Lookup::kSequence)),
+                       ::testing::Values(Lookup::kSum, Lookup::kMean, Lookup::kWeightedSum,
+                                         Lookup::kWeightedMean, Lookup::kSequence)),
     [](const auto& info) {
-      return std::string(to_string(std::get<0>(info.param))) + "_dim" + std::to_string(std::get<1>(info.param)) +
-             "_" + lookup_name(std::get<2>(info.param));
+      return std::string(to_string(std::get<0>(info.param))) + "_dim" +
+             std::to_string(std::get<1>(info.param)) + "_" + lookup_name(std::get<2>(info.param));
     });
 
 TEST(CudaForwardEdgeTest, EmptyBagsGiveZerosForSumAndMean) {
@@ -133,9 +141,12 @@ TEST(CudaForwardEdgeTest, EmptyBagsGiveZerosForSumAndMean) {
     ASSERT_EQ(device.batch.offsets.size(), 201u);
     int empty = 0;
     for (int64_t b = 0; b < shape.bags; ++b) {
-      if (device.batch.offsets[static_cast<size_t>(b) + 1] != device.batch.offsets[static_cast<size_t>(b)]) continue;
+      if (device.batch.offsets[static_cast<size_t>(b) + 1] !=
+          device.batch.offsets[static_cast<size_t>(b)])
+        continue;
       ++empty;
-      for (int64_t d = 0; d < shape.dim; ++d) EXPECT_EQ(device.out[static_cast<size_t>(b * shape.dim + d)], 0.0f);
+      for (int64_t d = 0; d < shape.dim; ++d)
+        EXPECT_EQ(device.out[static_cast<size_t>(b * shape.dim + d)], 0.0f);
     }
     EXPECT_GT(empty, 100) << lookup_name(lookup);
   }
@@ -144,7 +155,8 @@ TEST(CudaForwardEdgeTest, EmptyBagsGiveZerosForSumAndMean) {
 TEST(CudaForwardEdgeTest, ABatchWithoutIdsWritesZeroRows) {
   SHARDLAB_REQUIRE_GPU();
   const ShardShape shape = make_shape(Precision::kFp16, 16, Lookup::kSum, 10, 8, 0.0);
-  const DeviceForward device = device_forward(shape, InputDraw{}, table_key(0, 0), shard_key(0, 0, 0));
+  const DeviceForward device =
+      device_forward(shape, InputDraw{}, table_key(0, 0), shard_key(0, 0, 0));
   EXPECT_TRUE(device.batch.ids.empty());
   ASSERT_EQ(device.out.size(), 8u * 16u);
   for (float v : device.out) EXPECT_EQ(v, 0.0f);
@@ -158,7 +170,8 @@ TEST(CudaInputsTest, DeviceDrawsEqualTheHostsForEveryDistribution) {
     for (bool poisson : {false, true}) {
       for (double pooling : {0.7, 3.0, 80.0}) {
         const InputDraw draw{.seed = 3, .zipf = zipf, .alpha = 1.2, .poisson = poisson};
-        const ShardShape shape = make_shape(Precision::kFp32, 8, Lookup::kWeightedSum, 100000, 300, pooling);
+        const ShardShape shape =
+            make_shape(Precision::kFp32, 8, Lookup::kWeightedSum, 100000, 300, pooling);
         auto shard = DeviceShard::create(shape, OptimizerKind::kSgd);
         ASSERT_TRUE(shard) << shard.status().message();
         Stream stream;
@@ -169,8 +182,8 @@ TEST(CudaInputsTest, DeviceDrawsEqualTheHostsForEveryDistribution) {
         ASSERT_TRUE((*shard)->copy_batch(device, stream.get()).is_ok());
         BagBatch host;
         draw_batch(draw, key, shape.bags, shape.pooling_factor, shape.rows, true, host);
-        SCOPED_TRACE("zipf " + std::to_string(zipf) + " poisson " + std::to_string(poisson) + " pooling " +
-                     std::to_string(pooling));
+        SCOPED_TRACE("zipf " + std::to_string(zipf) + " poisson " + std::to_string(poisson) +
+                     " pooling " + std::to_string(pooling));
         expect_same_batch(device, host);
         EXPECT_EQ((*shard)->num_ids(), host.num_ids());
       }
@@ -181,7 +194,8 @@ TEST(CudaInputsTest, DeviceDrawsEqualTheHostsForEveryDistribution) {
 // ---- Backward with the fused optimizer.
 
 class CudaBackwardTest
-    : public ::testing::TestWithParam<std::tuple<Precision, int64_t, Lookup, OptimizerKind, bool>> {};
+    : public ::testing::TestWithParam<std::tuple<Precision, int64_t, Lookup, OptimizerKind, bool>> {
+};
 
 TEST_P(CudaBackwardTest, UpdatedTablesEqualTheCpuReferenceBitForBit) {
   SHARDLAB_REQUIRE_GPU();
@@ -221,8 +235,9 @@ TEST_P(CudaBackwardTest, UpdatedTablesEqualTheCpuReferenceBitForBit) {
   }
 
   const size_t bytes = static_cast<size_t>(table.storage_bytes());
-  const void* expected_bits = precision == Precision::kFp32 ? static_cast<const void*>(table.fp32_data().data())
-                                                            : static_cast<const void*>(table.fp16_data().data());
+  const void* expected_bits = precision == Precision::kFp32
+                                  ? static_cast<const void*>(table.fp32_data().data())
+                                  : static_cast<const void*>(table.fp16_data().data());
   const void* actual_bits = precision == Precision::kFp32
                                 ? static_cast<const void*>(device->table.fp32_data().data())
                                 : static_cast<const void*>(device->table.fp16_data().data());
@@ -246,13 +261,14 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, CudaBackwardTest,
     ::testing::Combine(::testing::Values(Precision::kFp32, Precision::kFp16),
                        ::testing::Values<int64_t>(4, 7, 32, 128, 1024),
-                       ::testing::Values(Lookup::kSum, Lookup::kMean, Lookup::kWeightedSum, Lookup::kSequence),
+                       ::testing::Values(Lookup::kSum, Lookup::kMean, Lookup::kWeightedSum,
+                                         Lookup::kSequence),
                        ::testing::Values(OptimizerKind::kSgd, OptimizerKind::kRowwiseAdagrad),
                        ::testing::Bool()),
     [](const auto& info) {
-      return std::string(to_string(std::get<0>(info.param))) + "_dim" + std::to_string(std::get<1>(info.param)) +
-             "_" + lookup_name(std::get<2>(info.param)) + "_" +
-             (std::get<3>(info.param) == OptimizerKind::kSgd ? "Sgd" : "Adagrad") +
+      return std::string(to_string(std::get<0>(info.param))) + "_dim" +
+             std::to_string(std::get<1>(info.param)) + "_" + lookup_name(std::get<2>(info.param)) +
+             "_" + (std::get<3>(info.param) == OptimizerKind::kSgd ? "Sgd" : "Adagrad") +
              (std::get<4>(info.param) ? "_Zipf" : "_Uniform");
     });
 
@@ -270,8 +286,8 @@ TEST(CudaBackwardDeterminismTest, TwoRunsGiveIdenticalTables) {
                         static_cast<size_t>(a->table.storage_bytes())),
             0);
   const ShardDifferences d = compare_runs(*a, run_shard_on_cpu(shape, draw, optimizer, 0, 0, 3));
-  EXPECT_EQ(d.total(), 0) << "inputs " << d.inputs << " forward " << d.forward << " table " << d.table << " state "
-                          << d.state;
+  EXPECT_EQ(d.total(), 0) << "inputs " << d.inputs << " forward " << d.forward << " table "
+                          << d.table << " state " << d.state;
 }
 
 // Host-only: the comparison behind ReplayOptions::verify counts each kind of difference.

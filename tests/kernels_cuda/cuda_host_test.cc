@@ -22,8 +22,7 @@ TEST(LaneLayoutTest, PicksVectorsGroupsAndPassesForTypicalDims) {
       {1024, Precision::kFp32, 4, 32, 8},  // eight float4 per lane
       {7, Precision::kFp32, 1, 8, 1},      // not a multiple of 4: scalar
       {64, Precision::kFp16, 8, 8, 1},     // 8 halves per 16-byte load
-      {1024, Precision::kFp16, 8, 32, 4},
-      {4, Precision::kFp16, 1, 4, 1},      // fp16 below 8: scalar
+      {1024, Precision::kFp16, 8, 32, 4}, {4, Precision::kFp16, 1, 4, 1},  // fp16 below 8: scalar
   };
   for (const Case& c : cases) {
     const LaneLayout l = choose_layout(c.dim, c.precision);

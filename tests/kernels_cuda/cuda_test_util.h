@@ -13,22 +13,24 @@
 
 #include "cuda_backend.h"
 
-#define SHARDLAB_REQUIRE_GPU()                                                     \
-  do {                                                                             \
+#define SHARDLAB_REQUIRE_GPU()                                                           \
+  do {                                                                                   \
     if (::shardlab::kernels::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device"; \
   } while (0)
 
-#define SHARDLAB_REQUIRE_GPUS(n)                                                                      \
-  do {                                                                                                \
-    const int shardlab_gpus_ = ::shardlab::kernels::cuda_device_count();                              \
-    if (shardlab_gpus_ == 0) GTEST_SKIP() << "no CUDA device";                                        \
-    if (shardlab_gpus_ < (n)) GTEST_SKIP() << "needs " << (n) << " GPUs, " << shardlab_gpus_ << " present"; \
+#define SHARDLAB_REQUIRE_GPUS(n)                                                    \
+  do {                                                                              \
+    const int shardlab_gpus_ = ::shardlab::kernels::cuda_device_count();            \
+    if (shardlab_gpus_ == 0) GTEST_SKIP() << "no CUDA device";                      \
+    if (shardlab_gpus_ < (n))                                                       \
+      GTEST_SKIP() << "needs " << (n) << " GPUs, " << shardlab_gpus_ << " present"; \
   } while (0)
 
 namespace shardlab::kernels::cuda_test {
 
 // Elements of `actual` outside a relative tolerance of `expected` (sizes must match).
-inline int64_t count_outside(const std::vector<float>& actual, const std::vector<float>& expected, float relative) {
+inline int64_t count_outside(const std::vector<float>& actual, const std::vector<float>& expected,
+                             float relative) {
   int64_t wrong = 0;
   for (size_t i = 0; i < expected.size(); ++i) {
     const float a = actual[i];

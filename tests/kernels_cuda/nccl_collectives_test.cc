@@ -3,6 +3,8 @@
 // them all. Inputs are small integers, so every fp32 sum is exact and results
 // compare with ==. Cases needing more GPUs than present are skipped.
 
+#include "nccl_collectives.h"
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +15,6 @@
 
 #include "cuda_test_util.h"
 #include "device_buffer.h"
-#include "nccl_collectives.h"
 
 namespace shardlab::kernels::cuda {
 namespace {
@@ -24,7 +25,10 @@ struct Participants {
   std::vector<Stream> streams;
   std::vector<DeviceBuffer<float>> send, recv;
 
-  explicit Participants(int n) : streams(static_cast<size_t>(n)), send(static_cast<size_t>(n)), recv(static_cast<size_t>(n)) {
+  explicit Participants(int n)
+      : streams(static_cast<size_t>(n)),
+        send(static_cast<size_t>(n)),
+        recv(static_cast<size_t>(n)) {
     std::vector<int> devices(static_cast<size_t>(n));
     std::iota(devices.begin(), devices.end(), 0);
     auto g = NcclGroup::create_local(devices);
@@ -44,9 +48,12 @@ struct Participants {
     ASSERT_TRUE(s.reserve(std::max<int64_t>(static_cast<int64_t>(input.size()), 1)).is_ok());
     ASSERT_TRUE(r.reserve(std::max<int64_t>(outputs, 1)).is_ok());
     if (!input.empty()) {
-      ASSERT_EQ(cudaMemcpy(s.data(), input.data(), input.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(
+          cudaMemcpy(s.data(), input.data(), input.size() * sizeof(float), cudaMemcpyHostToDevice),
+          cudaSuccess);
     }
-    ASSERT_EQ(cudaMemset(r.data(), 0xFF, static_cast<size_t>(std::max<int64_t>(outputs, 1)) * sizeof(float)),
+    ASSERT_EQ(cudaMemset(r.data(), 0xFF,
+                         static_cast<size_t>(std::max<int64_t>(outputs, 1)) * sizeof(float)),
               cudaSuccess);
   }
 
@@ -54,7 +61,8 @@ struct Participants {
     std::vector<LocalBuffers> b;
     for (int l = 0; l < group->local_count(); ++l) {
       const auto i = static_cast<size_t>(group->rank_of(l));
-      b.push_back(LocalBuffers{.send = send[i].data(), .recv = recv[i].data(), .stream = streams[i].get()});
+      b.push_back(
+          LocalBuffers{.send = send[i].data(), .recv = recv[i].data(), .stream = streams[i].get()});
     }
     return b;
   }
@@ -64,8 +72,8 @@ struct Participants {
     EXPECT_EQ(cudaStreamSynchronize(streams[static_cast<size_t>(i)].get()), cudaSuccess);
     std::vector<float> out(static_cast<size_t>(count));
     if (count > 0) {
-      EXPECT_EQ(cudaMemcpy(out.data(), recv[static_cast<size_t>(i)].data(), out.size() * sizeof(float),
-                           cudaMemcpyDeviceToHost),
+      EXPECT_EQ(cudaMemcpy(out.data(), recv[static_cast<size_t>(i)].data(),
+                           out.size() * sizeof(float), cudaMemcpyDeviceToHost),
                 cudaSuccess);
     }
     return out;
@@ -80,11 +88,14 @@ TEST_P(NcclCollectivesTest, AllToAllDeliversUnevenSegments) {
   Participants p(n);
   ASSERT_TRUE(p.group);
   // Uneven, some empty: i sends j (i*3 + j*5) % 7 floats.
-  std::vector<std::vector<int64_t>> counts(static_cast<size_t>(n), std::vector<int64_t>(static_cast<size_t>(n), 0));
+  std::vector<std::vector<int64_t>> counts(static_cast<size_t>(n),
+                                           std::vector<int64_t>(static_cast<size_t>(n), 0));
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) counts[i][j] = i == j ? 0 : (i * 3 + j * 5) % 7;
   }
-  auto value = [](int from, int to, int k) { return static_cast<float>(from * 1000 + to * 100 + k); };
+  auto value = [](int from, int to, int k) {
+    return static_cast<float>(from * 1000 + to * 100 + k);
+  };
   for (int i = 0; i < n; ++i) {
     std::vector<float> input;
     int64_t outputs = 0;
@@ -112,7 +123,8 @@ TEST_P(NcclCollectivesTest, ReduceScatterSumsEachMembersSegment) {
     Participants p(n);
     ASSERT_TRUE(p.group);
     std::vector<int64_t> counts(static_cast<size_t>(n));
-    for (int m = 0; m < n; ++m) counts[m] = even ? 6 : (m * 7) % 5;  // uneven: member 0 gets nothing
+    for (int m = 0; m < n; ++m)
+      counts[m] = even ? 6 : (m * 7) % 5;  // uneven: member 0 gets nothing
     const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t{0});
     for (int i = 0; i < n; ++i) {
       std::vector<float> input(static_cast<size_t>(total));
@@ -124,7 +136,8 @@ TEST_P(NcclCollectivesTest, ReduceScatterSumsEachMembersSegment) {
     int64_t offset = 0;
     for (int m = 0; m < n; ++m) {
       std::vector<float> expected;
-      for (int64_t e = offset; e < offset + counts[m]; ++e) expected.push_back(static_cast<float>((e + 1) * n * (n + 1) / 2));
+      for (int64_t e = offset; e < offset + counts[m]; ++e)
+        expected.push_back(static_cast<float>((e + 1) * n * (n + 1) / 2));
       EXPECT_EQ(p.output(m, counts[m]), expected) << (even ? "even" : "uneven") << ", member " << m;
       offset += counts[m];
     }
@@ -149,7 +162,8 @@ TEST_P(NcclCollectivesTest, AllGatherConcatenatesInMemberOrder) {
     }
     const Status st = nccl_all_gather(*p.group, counts, p.buffers());
     ASSERT_TRUE(st) << st.message();
-    for (int m = 0; m < n; ++m) EXPECT_EQ(p.output(m, total), expected) << (even ? "even" : "uneven") << ", member " << m;
+    for (int m = 0; m < n; ++m)
+      EXPECT_EQ(p.output(m, total), expected) << (even ? "even" : "uneven") << ", member " << m;
   }
 }
 
@@ -167,7 +181,8 @@ TEST_P(NcclCollectivesTest, AllReduceLeavesTheSumEverywhere) {
   const Status st = nccl_all_reduce(*p.group, kCount, p.buffers());
   ASSERT_TRUE(st) << st.message();
   std::vector<float> expected(kCount);
-  for (int64_t e = 0; e < kCount; ++e) expected[e] = static_cast<float>(n * (n - 1) / 2 + n * (e % 97));
+  for (int64_t e = 0; e < kCount; ++e)
+    expected[e] = static_cast<float>(n * (n - 1) / 2 + n * (e % 97));
   for (int i = 0; i < n; ++i) EXPECT_EQ(p.output(i, kCount), expected) << "member " << i;
 }
 
@@ -185,8 +200,10 @@ TEST(NcclGroupTest, SubgroupRunsAmongItsMembersOnly) {
   p.set(0, {1.0f, 2.0f}, 2);
   p.set(2, {10.0f, 20.0f}, 2);
   const std::vector<LocalBuffers> buffers = {
-      LocalBuffers{.send = p.send[0].data(), .recv = p.recv[0].data(), .stream = p.streams[0].get()},
-      LocalBuffers{.send = p.send[2].data(), .recv = p.recv[2].data(), .stream = p.streams[2].get()}};
+      LocalBuffers{
+          .send = p.send[0].data(), .recv = p.recv[0].data(), .stream = p.streams[0].get()},
+      LocalBuffers{
+          .send = p.send[2].data(), .recv = p.recv[2].data(), .stream = p.streams[2].get()}};
   const Status st = nccl_all_reduce(**sub, 2, buffers);
   ASSERT_TRUE(st) << st.message();
   EXPECT_EQ(p.output(0, 2), (std::vector<float>{11.0f, 22.0f}));

@@ -4,17 +4,18 @@
 // missing parameters fall back term by term; the planner carries the
 // calibration into enumeration.
 
+#include "shardlab/planner/cost_calibration.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "shardlab/planner/cost_calibration.h"
-#include "shardlab/planner/enumerator.h"
+#include "enumerator.h"
 #include "shardlab/planner/estimators.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
@@ -25,7 +26,8 @@ namespace {
 
 // One table: 4 ids per bag, 512 bags per rank, fp32, `rows` x `dim`, a single
 // shard `dim` columns wide (all the formulas read).
-ShardingOption make_option(ShardingType type, ComputeKernel kernel, int64_t dim, int64_t rows = 1000) {
+ShardingOption make_option(ShardingType type, ComputeKernel kernel, int64_t dim,
+                           int64_t rows = 1000) {
   ShardingOption o;
   o.name = "t";
   o.fqn = "ebc.t";
@@ -43,7 +45,8 @@ ShardingOption make_option(ShardingType type, ComputeKernel kernel, int64_t dim,
 }
 
 Topology topology(int world_size, int local_world_size) {
-  return make_topology(TopologySpec{.world_size = world_size, .local_world_size = local_world_size});
+  return make_topology(
+      TopologySpec{.world_size = world_size, .local_world_size = local_world_size});
 }
 
 // The expected values below are TorchRec 2024-02's formulas unless a test
@@ -108,9 +111,10 @@ TEST(CostCalibration, TableWiseTwoHosts) {
   // I = ceil(S_in·W·8), K = S_in·W·max(d,32)·4, Of = Ob = S_pb·W·d·4.
   const double in = std::ceil(kIds * 4 * 8), k = kIds * 4 * d * 4, out = kBags * 4 * d * 4;
   const double fwd_bytes = in + k + out;
-  EXPECT_DOUBLE_EQ(fwd_compute_bytes(EstimatorContext{.topology = &t}, make_option(ShardingType::kTableWise,
-                                                                                   ComputeKernel::kFused, d)),
-                   fwd_bytes);
+  EXPECT_DOUBLE_EQ(
+      fwd_compute_bytes(EstimatorContext{.topology = &t},
+                        make_option(ShardingType::kTableWise, ComputeKernel::kFused, d)),
+      fwd_bytes);
 
   const Perf p = estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), &cal);
   const double fwd = 0.01 + fwd_bytes / 2.0e8;  // the half-class bandwidth replaces bw_dev / 1.15
@@ -121,7 +125,8 @@ TEST(CostCalibration, TableWiseTwoHosts) {
   EXPECT_EQ(p.prefetch_compute, 0.0);
 
   // TorchRec's terms without a calibration (§4.3).
-  const Perf q = estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), nullptr);
+  const Perf q =
+      estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), nullptr);
   EXPECT_DOUBLE_EQ(q.fwd_compute, fwd_bytes * 1.15 / kHbm);
   EXPECT_DOUBLE_EQ(q.bwd_compute, 2.0 * q.fwd_compute);
   EXPECT_DOUBLE_EQ(q.fwd_comms, out / kDefaultInterHostBw);
@@ -157,7 +162,8 @@ TEST(CostCalibration, RowWiseTwoHosts) {
   // The batched copy term stays TorchRec's (bw_dev = HBM for fused).
   EXPECT_DOUBLE_EQ(p.bwd_comms, 0.05 + out / 1.0e7 + out * 2.455 / kHbm);
 
-  const Perf q = estimate(t, make_option(ShardingType::kRowWise, ComputeKernel::kFused, d), nullptr);
+  const Perf q =
+      estimate(t, make_option(ShardingType::kRowWise, ComputeKernel::kFused, d), nullptr);
   EXPECT_DOUBLE_EQ(q.fwd_compute, (in + k + out) / kHbm);
   EXPECT_DOUBLE_EQ(q.bwd_comms, out / kDefaultInterHostBw + out * 2.455 / kHbm);
 }
@@ -170,25 +176,28 @@ TEST(CostCalibration, TableRowWiseTwoHosts) {
   const double s = kIds / 2;
   const double in = std::ceil(s * 4 * 8), k = s * 4 * d * 4, out = kBags * 4 * d * 4;
   const double inter = out * (2.0 / 4.0);
-  const Perf p = estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), &cal);
+  const Perf p =
+      estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), &cal);
   const double fwd = 0.01 + (in + k + out) / 1.0e8;
   EXPECT_DOUBLE_EQ(p.fwd_compute, fwd);
   EXPECT_DOUBLE_EQ(p.bwd_compute, 2.5 * fwd);
   EXPECT_DOUBLE_EQ(p.fwd_comms, (0.03 + out / 1.5e8) + (0.05 + inter / 1.0e7));
   EXPECT_DOUBLE_EQ(p.bwd_comms, 0.03 + out / 1.5e8 + out * 2.455 / kHbm);
 
-  const Perf q = estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), nullptr);
+  const Perf q =
+      estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), nullptr);
   EXPECT_DOUBLE_EQ(q.fwd_compute, (in + k + out) / kHbm);  // TWRW has no block penalty
   EXPECT_DOUBLE_EQ(q.fwd_comms, out / kDefaultIntraHostBw + inter / kDefaultInterHostBw);
 
   // 2026-08: the hosts exchange So·hosts·d·4 bytes both ways, each with the
   // inter-host scope's latency and bandwidth.
   const double between_hosts = kBags * 2 * d * 4;
-  const Perf r =
-      estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d), &cal, TorchRecVersion::k2026_08);
+  const Perf r = estimate(t, make_option(ShardingType::kTableRowWise, ComputeKernel::kFused, d),
+                          &cal, TorchRecVersion::k2026_08);
   EXPECT_DOUBLE_EQ(r.fwd_compute, fwd);
   EXPECT_DOUBLE_EQ(r.fwd_comms, (0.03 + out / 1.5e8) + (0.05 + between_hosts / 1.0e7));
-  EXPECT_DOUBLE_EQ(r.bwd_comms, ((0.05 + between_hosts / 1.0e7) + (0.03 + out / 1.5e8)) + out * 2.455 / kHbm);
+  EXPECT_DOUBLE_EQ(r.bwd_comms,
+                   ((0.05 + between_hosts / 1.0e7) + (0.03 + out / 1.5e8)) + out * 2.455 / kHbm);
 }
 
 TEST(CostCalibration, DataParallelIsARingAllReduce) {
@@ -200,19 +209,23 @@ TEST(CostCalibration, DataParallelIsARingAllReduce) {
   for (const auto& [w, lw] : {std::pair{4, 2}, std::pair{2, 2}}) {
     SCOPED_TRACE("W=" + std::to_string(w) + " Lw=" + std::to_string(lw));
     const Topology t = topology(w, lw);
-    const Perf p = estimate(t, make_option(ShardingType::kDataParallel, ComputeKernel::kDense, d, rows), &cal);
+    const Perf p =
+        estimate(t, make_option(ShardingType::kDataParallel, ComputeKernel::kDense, d, rows), &cal);
     const double fwd = 0.02 + (in + k + out) / 0.5e8;
     EXPECT_DOUBLE_EQ(p.fwd_compute, fwd);
     EXPECT_DOUBLE_EQ(p.bwd_compute, 1.5 * fwd);  // dense's own multiplier
     EXPECT_EQ(p.fwd_comms, 0.0);
     const planner::CommCalibration& scope = w > lw ? cal.inter_host : cal.intra_host;
-    const double ring = *scope.latency_ms + 2.0 * (w - 1) / w * table / *scope.bandwidth_bytes_per_ms;
+    const double ring =
+        *scope.latency_ms + 2.0 * (w - 1) / w * table / *scope.bandwidth_bytes_per_ms;
     EXPECT_DOUBLE_EQ(p.bwd_comms, ring + table * 9.22 / bw_dev);
 
     // TorchRec (§4.6): ((T·(2nn-1))/nn) / (bw_inter·Lw), always inter-host.
-    const Perf q = estimate(t, make_option(ShardingType::kDataParallel, ComputeKernel::kDense, d, rows), nullptr);
+    const Perf q = estimate(
+        t, make_option(ShardingType::kDataParallel, ComputeKernel::kDense, d, rows), nullptr);
     const double nn = std::min(static_cast<double>(w) / lw, 2.0);
-    EXPECT_DOUBLE_EQ(q.bwd_comms, table * (2 * nn - 1) / nn / (kDefaultInterHostBw * lw) + table * 9.22 / bw_dev);
+    EXPECT_DOUBLE_EQ(q.bwd_comms, table * (2 * nn - 1) / nn / (kDefaultInterHostBw * lw) +
+                                      table * 9.22 / bw_dev);
     EXPECT_DOUBLE_EQ(q.fwd_compute, (in + k + out) / bw_dev);
   }
 }
@@ -220,27 +233,32 @@ TEST(CostCalibration, DataParallelIsARingAllReduce) {
 TEST(CostCalibration, MissingParametersFallBackTermByTerm) {
   const Topology t = topology(4, 2);
   CostCalibration cal;
-  cal.overhead(ComputeKernel::kFused) = 0.01;   // no bandwidth for any class
-  cal.inter_host.latency_ms = 0.05;             // no inter-host bandwidth
+  cal.overhead(ComputeKernel::kFused) = 0.01;  // no bandwidth for any class
+  cal.inter_host.latency_ms = 0.05;            // no inter-host bandwidth
   const int64_t d = 64;
   const double in = std::ceil(kIds * 4 * 8), k = kIds * 4 * d * 4, out = kBags * 4 * d * 4;
   const Perf p = estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), &cal);
-  EXPECT_DOUBLE_EQ(p.fwd_compute, 0.01 + (in + k + out) * 1.15 / kHbm);  // TorchRec's bw_dev / penalty
-  EXPECT_DOUBLE_EQ(p.bwd_compute, 2.0 * p.fwd_compute);                   // topology multiplier
-  cal.bwd_multiplier = 3.0;  // for kernels without their own
-  const Perf with_global = estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), &cal);
+  EXPECT_DOUBLE_EQ(p.fwd_compute,
+                   0.01 + (in + k + out) * 1.15 / kHbm);  // TorchRec's bw_dev / penalty
+  EXPECT_DOUBLE_EQ(p.bwd_compute, 2.0 * p.fwd_compute);   // topology multiplier
+  cal.bwd_multiplier = 3.0;                               // for kernels without their own
+  const Perf with_global =
+      estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), &cal);
   EXPECT_DOUBLE_EQ(with_global.bwd_compute, 3.0 * with_global.fwd_compute);
   cal.bwd_multiplier_of(ComputeKernel::kFused) = 4.0;
-  const Perf with_own = estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), &cal);
+  const Perf with_own =
+      estimate(t, make_option(ShardingType::kTableWise, ComputeKernel::kFused, d), &cal);
   EXPECT_DOUBLE_EQ(with_own.bwd_compute, 4.0 * with_own.fwd_compute);
   cal.bwd_multiplier.reset();
   cal.bwd_multiplier_of(ComputeKernel::kFused).reset();
   EXPECT_DOUBLE_EQ(p.fwd_comms, 0.05 + out / kDefaultInterHostBw);
 
   // DP without a calibrated bandwidth: TorchRec's all-reduce plus the latency.
-  const Perf dp = estimate(t, make_option(ShardingType::kDataParallel, ComputeKernel::kDense, d), &cal);
+  const Perf dp =
+      estimate(t, make_option(ShardingType::kDataParallel, ComputeKernel::kDense, d), &cal);
   const double table = 1000 * d * 4.0;
-  EXPECT_DOUBLE_EQ(dp.bwd_comms, 0.05 + table * 3 / 2 / (kDefaultInterHostBw * 2) + table * 9.22 / (0.5 * kHbm));
+  EXPECT_DOUBLE_EQ(dp.bwd_comms,
+                   0.05 + table * 3 / 2 / (kDefaultInterHostBw * 2) + table * 9.22 / (0.5 * kHbm));
 }
 
 // A scenario with every sharding type and kernel on two hosts, weighted and
@@ -279,7 +297,8 @@ TEST(CostCalibration, EmptyCalibrationKeepsTorchRecBitsForEveryOption) {
   ASSERT_EQ(plain->options.size(), calibrated->options.size());
   ASSERT_GT(plain->options.size(), 30u);
   for (size_t i = 0; i < plain->options.size(); ++i) {
-    EXPECT_EQ(plain->options[i].shard_perf, calibrated->options[i].shard_perf) << plain->options[i].fqn;
+    EXPECT_EQ(plain->options[i].shard_perf, calibrated->options[i].shard_perf)
+        << plain->options[i].fqn;
     EXPECT_EQ(plain->options[i].total_perf, calibrated->options[i].total_perf);
   }
 }
@@ -288,7 +307,8 @@ TEST(CostCalibration, PlannerCarriesTheCalibrationIntoEnumeration) {
   const Scenario s = mixed_scenario();
   const CostCalibration cal = full_calibration();
   const PlannerResult plain = plan(s, PlannerOptions{.enumerate_only = true});
-  const PlannerResult calibrated = plan(s, PlannerOptions{.enumerate_only = true, .calibration = &cal});
+  const PlannerResult calibrated =
+      plan(s, PlannerOptions{.enumerate_only = true, .calibration = &cal});
   ASSERT_TRUE(plain.search_space && calibrated.search_space);
   const Topology t = make_topology(s.topology);
   EstimatorContext ctx = estimator_context(s, t);

@@ -11,8 +11,8 @@
 #include <limits>
 #include <string>
 
+#include "shard_layout.h"
 #include "shardlab/planner/planner.h"
-#include "shardlab/planner/shard_layout.h"
 
 namespace shardlab::planner {
 namespace {
@@ -21,7 +21,8 @@ Scenario one_table(int world_size, int64_t rows, int64_t dim) {
   Scenario s;
   s.name = "limits";
   s.topology.world_size = world_size;
-  s.tables.push_back(TableSpec{.name = "t0", .num_embeddings = rows, .embedding_dim = dim, .feature_names = {"f0"}});
+  s.tables.push_back(TableSpec{
+      .name = "t0", .num_embeddings = rows, .embedding_dim = dim, .feature_names = {"f0"}});
   s.constraints.resize(1);
   s.planner.proposers = default_proposers();
   return s;
@@ -30,7 +31,7 @@ Scenario one_table(int world_size, int64_t rows, int64_t dim) {
 std::string error_of(const Scenario& s) {
   const Status st = check_limits(s);
   EXPECT_FALSE(st.is_ok());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   return st.message();
 }
 
@@ -47,13 +48,16 @@ TEST(Limits, HugePoolingFactorIsRefusedNamingIt) {
   Scenario s = one_table(8, 100000, 64);
   s.constraints[0] = ConstraintSpec{.pooling_factors = std::vector<double>{1e19}};
   const std::string msg = error_of(s);
-  EXPECT_TRUE(msg.starts_with("constraints.t0.pooling_factors[0]: makes table \"t0\" need up to ")) << msg;
-  EXPECT_NE(msg.find("beyond the limit of 2^61 bytes: got 1e+19, expected at most "), std::string::npos) << msg;
+  EXPECT_TRUE(msg.starts_with("constraints.t0.pooling_factors[0]: makes table \"t0\" need up to "))
+      << msg;
+  EXPECT_NE(msg.find("beyond the limit of 2^61 bytes: got 1e+19, expected at most "),
+            std::string::npos)
+      << msg;
 
   // plan() refuses it too, before any arithmetic.
   const PlannerResult r = plan(s);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error.code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(r.error.code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(r.search_space.has_value());
 }
 
@@ -87,8 +91,10 @@ TEST(Limits, ProductFieldsFrom2To53To2To64) {
 
 TEST(Limits, WeightsBlameTheLargerCount) {
   // 2^40 rows x 2^20 columns x 4 bytes = 2^62: rows are the larger count.
-  EXPECT_TRUE(error_of(one_table(1, int64_t{1} << 40, int64_t{1} << 20)).starts_with("tables[0].num_embeddings: "));
-  EXPECT_TRUE(error_of(one_table(1, 1000, int64_t{1} << 60)).starts_with("tables[0].embedding_dim: "));
+  EXPECT_TRUE(error_of(one_table(1, int64_t{1} << 40, int64_t{1} << 20))
+                  .starts_with("tables[0].num_embeddings: "));
+  EXPECT_TRUE(
+      error_of(one_table(1, 1000, int64_t{1} << 60)).starts_with("tables[0].embedding_dim: "));
   // An optimizer with state triples the weights.
   Scenario s = one_table(1, int64_t{1} << 40, int64_t{1} << 18);  // 2^60 bytes of weights
   EXPECT_TRUE(check_limits(s).is_ok());
@@ -128,16 +134,19 @@ TEST(Limits, SumOfTablesAndReservations) {
   s = one_table(1, 1000, 4);
   // 4e13 ids per sample x 512: inside the table's footprint, not the KJT's.
   s.constraints[0] = ConstraintSpec{.pooling_factors = std::vector<double>{4e13}};
-  EXPECT_TRUE(error_of(s).starts_with("constraints.t0.pooling_factors[0]: makes the KJT storage reservation"))
+  EXPECT_TRUE(error_of(s).starts_with(
+      "constraints.t0.pooling_factors[0]: makes the KJT storage reservation"))
       << error_of(s);
-  s.planner.storage_reservation.kind = ReservationKind::kFixedPercentage;  // computes no KJT reservation
+  s.planner.storage_reservation.kind =
+      ReservationKind::kFixedPercentage;  // computes no KJT reservation
   EXPECT_TRUE(check_limits(s).is_ok());
 
   // Dense reservation: the multiplier times the dense and table bytes.
   s = one_table(1, 1000, 4);
   s.module.dense_param_bytes = int64_t{1} << 50;
   s.planner.storage_reservation.parameter_multiplier = 1e6;
-  EXPECT_TRUE(error_of(s).starts_with("planner.storage_reservation.parameter_multiplier: ")) << error_of(s);
+  EXPECT_TRUE(error_of(s).starts_with("planner.storage_reservation.parameter_multiplier: "))
+      << error_of(s);
 }
 
 TEST(Limits, SingleValuesOfScenariosBuiltInCode) {
@@ -157,7 +166,8 @@ TEST(Limits, SingleValuesOfScenariosBuiltInCode) {
   s = one_table(1, 1, 1);
   s.tables[0].name = "a.b";
   s.constraints[0] = ConstraintSpec{.pooling_factors = std::vector<double>{-1}};
-  EXPECT_TRUE(error_of(s).starts_with("constraints[\"a.b\"].pooling_factors[0]: out of range")) << error_of(s);
+  EXPECT_TRUE(error_of(s).starts_with("constraints[\"a.b\"].pooling_factors[0]: out of range"))
+      << error_of(s);
 }
 
 // At the edge of the limits an option's total over thousands of shards passes
@@ -165,7 +175,8 @@ TEST(Limits, SingleValuesOfScenariosBuiltInCode) {
 // storage), and no byte count comes out negative.
 TEST(Limits, TotalsSaturateInsteadOfWrapping) {
   Scenario s = one_table(4096, int64_t{1} << 53, 16);  // 2^59 bytes of weights
-  s.constraints[0] = ConstraintSpec{.sharding_types = std::vector{ShardingType::kDataParallel, ShardingType::kRowWise}};
+  s.constraints[0] = ConstraintSpec{
+      .sharding_types = std::vector{ShardingType::kDataParallel, ShardingType::kRowWise}};
   s.planner.proposers = {ProposerSpec{.kind = ProposerKind::kGreedy}};
   ASSERT_TRUE(check_limits(s).is_ok()) << check_limits(s).message();
   const PlannerResult r = plan(s);
@@ -193,11 +204,13 @@ int64_t scanned_block(int64_t cols, std::optional<int64_t> min_partition) {
 
 TEST(ColumnWiseBlock, MatchesTorchRecsScan) {
   for (int64_t cols = 1; cols <= 3000; ++cols) {
-    for (std::optional<int64_t> mp : {std::optional<int64_t>{}, std::optional<int64_t>{0}, std::optional<int64_t>{1},
-                                      std::optional<int64_t>{3}, std::optional<int64_t>{4}, std::optional<int64_t>{5},
-                                      std::optional<int64_t>{33}, std::optional<int64_t>{128},
-                                      std::optional<int64_t>{1000}, std::optional<int64_t>{5000}}) {
-      ASSERT_EQ(column_wise_block(cols, mp), scanned_block(cols, mp)) << cols << " " << mp.value_or(-1);
+    for (std::optional<int64_t> mp :
+         {std::optional<int64_t>{}, std::optional<int64_t>{0}, std::optional<int64_t>{1},
+          std::optional<int64_t>{3}, std::optional<int64_t>{4}, std::optional<int64_t>{5},
+          std::optional<int64_t>{33}, std::optional<int64_t>{128}, std::optional<int64_t>{1000},
+          std::optional<int64_t>{5000}}) {
+      ASSERT_EQ(column_wise_block(cols, mp), scanned_block(cols, mp))
+          << cols << " " << mp.value_or(-1);
     }
   }
   EXPECT_EQ(column_wise_block(10000000, std::nullopt), 128);  // TorchRec's test_never_fit dim

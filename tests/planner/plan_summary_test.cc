@@ -2,12 +2,13 @@
 // planner's own (storage per rank, device perf totals, reservations), the
 // memory stack adds up to capacity, and diff_plans finds moved tables.
 
-#include <string>
-#include <vector>
+#include "shardlab/planner/plan_summary.h"
 
 #include <gtest/gtest.h>
 
-#include "shardlab/planner/plan_summary.h"
+#include <string>
+#include <vector>
+
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/proposal_log.h"
 
@@ -55,7 +56,8 @@ TEST(PlanSummaryTest, NumbersAgreeWithThePlanner) {
     EXPECT_EQ(rs.dense, r.reserved->dense.value_or(Storage{}));
     EXPECT_EQ(rs.overflow(), Storage{});
     // The HBM stack of the Plan view adds up to the raw capacity.
-    EXPECT_EQ(rs.shards.hbm + rs.dense.hbm + rs.kjt.hbm + rs.free().hbm + rs.margin().hbm, rs.capacity.hbm);
+    EXPECT_EQ(rs.shards.hbm + rs.dense.hbm + rs.kjt.hbm + rs.free().hbm + rs.margin().hbm,
+              rs.capacity.hbm);
     shards += rs.num_shards;
   }
   EXPECT_EQ(shards, static_cast<int>(r.best->ranks.size()));

@@ -3,16 +3,17 @@
 // proposals rebuilt exactly, why-not overflow for proposals that do not fit,
 // placing a logged proposal again, progress reports, and cancellation.
 
+#include "shardlab/planner/proposal_log.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "shardlab/planner/planner.h"
-#include "shardlab/planner/proposal_log.h"
 
 namespace shardlab::planner {
 namespace {
@@ -76,9 +77,11 @@ TEST(ProposalLogTest, LogsEveryEvaluatedProposalWithoutChangingThePlan) {
   EXPECT_EQ(partitioned, logged.num_plans);
   EXPECT_EQ(best, logged.perf_rating);
   // The first record with the best rating is the best plan (strict <).
-  const auto first_best = std::find_if(log.records().begin(), log.records().end(),
-                                       [&](const ProposalRecord& r) { return r.rated() && r.rating == best; });
-  EXPECT_EQ(log.proposal(static_cast<size_t>(first_best - log.records().begin())), logged.best->proposal);
+  const auto first_best =
+      std::find_if(log.records().begin(), log.records().end(),
+                   [&](const ProposalRecord& r) { return r.rated() && r.rating == best; });
+  EXPECT_EQ(log.proposal(static_cast<size_t>(first_best - log.records().begin())),
+            logged.best->proposal);
 }
 
 // Records whose rating was skipped could not have beaten the best plan: their
@@ -114,8 +117,8 @@ TEST(ProposalLogTest, RebuildsEveryProposal) {
   std::vector<Proposal> appended;
   Proposal p = {0, 1, 2, 3, 4, 5, 6, 7};
   for (int i = 0; i < 3 * static_cast<int>(ProposalLog::kCheckpointEvery) + 5; ++i) {
-    p[static_cast<size_t>(i % 8)] += 8;         // one change
-    if (i % 7 == 0) p[(i / 7) % 8] += 16;       // sometimes two
+    p[static_cast<size_t>(i % 8)] += 8;                 // one change
+    if (i % 7 == 0) p[(i / 7) % 8] += 16;               // sometimes two
     if (i % 50 == 0) std::reverse(p.begin(), p.end());  // sometimes all
     log.append(i % 3, p, i % 2 == 0, i % 4 == 0 ? std::optional<double>(i * 0.5) : std::nullopt);
     appended.push_back(p);
@@ -177,7 +180,8 @@ TEST(ProposalLogTest, PlacingALoggedProposalAgainGivesItsPlanAndRating) {
       EXPECT_EQ(placed->torchrec_rating, rec.rating);
     }
     int64_t peak = 0;
-    for (const Storage& st : shard_storage_per_rank(*r.search_space, placed->plan, 2)) peak = std::max(peak, st.hbm);
+    for (const Storage& st : shard_storage_per_rank(*r.search_space, placed->plan, 2))
+      peak = std::max(peak, st.hbm);
     EXPECT_EQ(peak, placed->peak_hbm);
     EXPECT_GT(placed->peak_hbm, 0);
   }

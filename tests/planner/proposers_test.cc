@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "shardlab/planner/proposer.h"
+#include "proposer.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 

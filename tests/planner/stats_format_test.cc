@@ -1,14 +1,15 @@
 // Number and layout helpers of the stats printout (docs/cost-model.md §10.1,
 // §10.5). Expected strings were printed by CPython 3 for the same inputs.
 
+#include "../../planner/src/stats_format.h"
+
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "../../planner/src/stats_format.h"
-#include "shardlab/planner/py_format.h"
+#include "py_format.h"
 
 namespace shardlab::planner {
 namespace {
@@ -115,7 +116,8 @@ TEST(StatsFormat, ReduceIntList) {
 }
 
 TEST(StatsFormat, TableAndJustification) {
-  const std::vector<std::string> t = format_table({{"Rank", "Shards"}, {"------", "--------"}, {"0", "TW: 13"}});
+  const std::vector<std::string> t =
+      format_table({{"Rank", "Shards"}, {"------", "--------"}, {"0", "TW: 13"}});
   ASSERT_EQ(t.size(), 3u);
   EXPECT_EQ(t[0], "     Rank     Shards");
   EXPECT_EQ(t[1], "   ------   --------");

@@ -1,14 +1,15 @@
 // format_stats on hand-built planner results (docs/cost-model.md §10): the
 // parts of the layout the goldens do not pin down on their own.
 
+#include "shardlab/planner/stats.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "shardlab/planner/planner.h"
-#include "shardlab/planner/stats.h"
 #include "shardlab/planner/topology.h"
 
 namespace shardlab::planner {
@@ -97,7 +98,8 @@ TEST(FormatStats, FailureWithoutDebugHasNoTables) {
   Fixture f(Perf{0.001, 0.001, 0.002, 0.001, 0.0}, Storage{1000, 0}, false);
   f.result.last_proposal = f.plan_on(-1);
   f.result.error = Status::planner(PlannerErrorType::kInsufficientStorage, "no");
-  const std::vector<std::string> lines = format_stats(f.scenario, f.result, StatsOptions{.debug = false});
+  const std::vector<std::string> lines =
+      format_stats(f.scenario, f.result, StatsOptions{.debug = false});
   // Without a plan the rank table is not printed, but it is still formatted
   // and sets the width: 9 + 13 + 13 + 36 + 15 + 16 + 11 characters of
   // columns ("0.004 (0.001,0.001,0.002,0.001,0)" is the widest cell), + 8.
@@ -139,7 +141,8 @@ TEST(FormatStats, FailedShardsWidenTheTableFromTheLastRank) {
   ASSERT_FALSE(failed_lines.empty());
   ASSERT_FALSE(placed_lines.empty());
   EXPECT_GT(placed_lines[0].size(), 90u);
-  // docs/cost-model.md O28: rank -1 is Python's last rank; the table is not printed but sets the width.
+  // docs/cost-model.md O28: rank -1 is Python's last rank; the table is not printed but sets the
+  // width.
   EXPECT_EQ(failed_lines[0].size(), placed_lines[0].size());
   EXPECT_FALSE(has_line_starting(failed_lines, "#      Rank"));
   EXPECT_TRUE(has_line_starting(placed_lines, "#      Rank"));
@@ -165,7 +168,8 @@ TEST(FormatStats, InferenceBackwardMaximaAreFloatsIn2026) {
   // TorchRec 2026-08's inference evaluators return 0.0 backward terms: only
   // rank 1, which holds nothing, keeps int accumulators, and Python's max
   // returns rank 0's float.
-  Fixture f(Perf{0.004, 0.0005, 0.0, 0.0, 0.0}, Storage{1 << 20, 0}, true, TorchRecVersion::k2026_08);
+  Fixture f(Perf{0.004, 0.0005, 0.0, 0.0, 0.0}, Storage{1 << 20, 0}, true,
+            TorchRecVersion::k2026_08);
   f.result.best = f.plan_on(0);
   f.result.num_plans = 1;
   const std::vector<std::string> lines = format_stats(f.scenario, f.result);
@@ -180,10 +184,12 @@ TEST(FormatStats, InferenceBackwardMaximaAreFloatsIn2026) {
 }
 
 TEST(FormatStats, FailureSectionsIn2026) {
-  Fixture f(Perf{0.001, 0.001, 0.002, 0.001, 0.0}, Storage{1000, 0}, false, TorchRecVersion::k2026_08);
+  Fixture f(Perf{0.001, 0.001, 0.002, 0.001, 0.0}, Storage{1000, 0}, false,
+            TorchRecVersion::k2026_08);
   f.result.last_proposal = f.plan_on(-1);
   f.result.error = Status::planner(PlannerErrorType::kInsufficientStorage, "no");
-  const std::vector<std::string> lines = format_stats(f.scenario, f.result, StatsOptions{.debug = false});
+  const std::vector<std::string> lines =
+      format_stats(f.scenario, f.result, StatsOptions{.debug = false});
   ASSERT_GE(lines.size(), 2u);
   const int w = static_cast<int>(lines.front().size());
   const std::vector<std::string> tail = {
@@ -209,7 +215,8 @@ TEST(FormatStats, FailureSectionsIn2026) {
       std::string(w, '#'),
   };
   ASSERT_GE(lines.size(), tail.size());
-  EXPECT_EQ(std::vector<std::string>(lines.end() - static_cast<long>(tail.size()), lines.end()), tail);
+  EXPECT_EQ(std::vector<std::string>(lines.end() - static_cast<long>(tail.size()), lines.end()),
+            tail);
 }
 
 TEST(FormatStats, NothingWithoutAProposal) {

@@ -5,6 +5,8 @@
 // computes it, so a test fails when its field is switched to the other
 // version's rule.
 
+#include "shardlab/planner/torchrec_version.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,12 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "shardlab/planner/enumerator.h"
+#include "enumerator.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/stats.h"
 #include "shardlab/planner/storage_reservation.h"
 #include "shardlab/planner/topology.h"
-#include "shardlab/planner/torchrec_version.h"
 
 namespace shardlab::planner {
 namespace {
@@ -106,17 +107,21 @@ TEST(TorchRecVersionTest, MtiaHasHbmIn2026) {
 
   const SearchSpace old_space = options_of(s, k2024);
   const SearchSpace new_space = options_of(s, k2026);
-  const ShardingOption& old_tw = option(old_space, "t0", ShardingType::kTableWise, ComputeKernel::kFused);
-  const ShardingOption& new_tw = option(new_space, "t0", ShardingType::kTableWise, ComputeKernel::kFused);
+  const ShardingOption& old_tw =
+      option(old_space, "t0", ShardingType::kTableWise, ComputeKernel::kFused);
+  const ShardingOption& new_tw =
+      option(new_space, "t0", ShardingType::kTableWise, ComputeKernel::kFused);
   // The table and its I/O buffers move from DDR to HBM, same bytes.
   EXPECT_EQ(old_tw.total_storage.hbm, 0);
   EXPECT_GT(old_tw.total_storage.ddr, 0);
   EXPECT_EQ(new_tw.total_storage, (Storage{old_tw.total_storage.ddr, 0}));
   // The kernel runs at HBM instead of DDR bandwidth.
-  EXPECT_NEAR(new_tw.shard_perf.fwd_compute * kDefaultHbmMemBw, old_tw.shard_perf.fwd_compute * kDefaultDdrMemBw,
+  EXPECT_NEAR(new_tw.shard_perf.fwd_compute * kDefaultHbmMemBw,
+              old_tw.shard_perf.fwd_compute * kDefaultDdrMemBw,
               1e-9 * old_tw.shard_perf.fwd_compute * kDefaultDdrMemBw);
   // The reservation's KJT storage moves to HBM as well.
-  const PlannerResult reserved = plan(with_version(s, k2026), PlannerOptions{.enumerate_only = true});
+  const PlannerResult reserved =
+      plan(with_version(s, k2026), PlannerOptions{.enumerate_only = true});
   ASSERT_TRUE(reserved.reserved.has_value());
   EXPECT_GT(reserved.reserved->kjt->hbm, 0);
   EXPECT_EQ(reserved.reserved->kjt->ddr, 0);
@@ -132,9 +137,10 @@ TEST(TorchRecVersionTest, MtiaOffersFiveShardingTypesIn2026) {
     return out;
   };
   EXPECT_EQ(types(k2024), std::vector<ShardingType>{ShardingType::kTableWise});
-  EXPECT_EQ(types(k2026), (std::vector<ShardingType>{ShardingType::kTableWise, ShardingType::kColumnWise,
-                                                     ShardingType::kTableColumnWise, ShardingType::kRowWise,
-                                                     ShardingType::kTableRowWise}));
+  EXPECT_EQ(types(k2026),
+            (std::vector<ShardingType>{ShardingType::kTableWise, ShardingType::kColumnWise,
+                                       ShardingType::kTableColumnWise, ShardingType::kRowWise,
+                                       ShardingType::kTableRowWise}));
 }
 
 // TorchRecBehaviour::uvm_over_hbm_to_ddr_link
@@ -154,8 +160,10 @@ TEST(TorchRecVersionTest, UvmKernelsUseTheHbmToDdrLinkIn2026) {
       option(options_of(same, k2026), "t0", ShardingType::kTableWise, ComputeKernel::kFusedUvm);
   EXPECT_EQ(at_ddr.shard_perf.fwd_compute, old_uvm.shard_perf.fwd_compute);
   // Only UVM kernels change.
-  EXPECT_EQ(option(options_of(s, k2026), "t0", ShardingType::kTableWise, ComputeKernel::kFused).shard_perf,
-            option(options_of(s, k2024), "t0", ShardingType::kTableWise, ComputeKernel::kFused).shard_perf);
+  EXPECT_EQ(option(options_of(s, k2026), "t0", ShardingType::kTableWise, ComputeKernel::kFused)
+                .shard_perf,
+            option(options_of(s, k2024), "t0", ShardingType::kTableWise, ComputeKernel::kFused)
+                .shard_perf);
 }
 
 // TorchRecBehaviour::zero_load_factor_kept_in_perf
@@ -170,7 +178,8 @@ TEST(TorchRecVersionTest, ZeroLoadFactorIsKeptByThe2026PerfEstimator) {
       option(options_of(s, k2026), "t0", ShardingType::kTableWise, ComputeKernel::kFusedUvmCaching);
   const double old_bw = (0.2 * kDefaultHbmMemBw + (1 - 0.2) * kDefaultDdrMemBw) / 10;
   const double new_bw = (0.0 * kDefaultHbmMemBw + (1 - 0.0) * kDefaultDdrMemBw) / 10;
-  EXPECT_NEAR(new_cached.shard_perf.fwd_compute / old_cached.shard_perf.fwd_compute, old_bw / new_bw, 1e-12);
+  EXPECT_NEAR(new_cached.shard_perf.fwd_compute / old_cached.shard_perf.fwd_compute,
+              old_bw / new_bw, 1e-12);
   // The storage estimator replaces 0 by 0.2 in both versions.
   const int64_t table = 100000 * 128 * 4;
   EXPECT_EQ(new_cached.total_storage.ddr, table);
@@ -184,8 +193,10 @@ TEST(TorchRecVersionTest, InferenceHasNoBackwardForAnyShardingTypeIn2026) {
   s.tables[0].data_type = DataType::kInt8;
   const SearchSpace old_space = options_of(s, k2024);
   const SearchSpace new_space = options_of(s, k2026);
-  const Perf old_rw = option(old_space, "t0", ShardingType::kRowWise, ComputeKernel::kQuant).shard_perf;
-  const Perf new_rw = option(new_space, "t0", ShardingType::kRowWise, ComputeKernel::kQuant).shard_perf;
+  const Perf old_rw =
+      option(old_space, "t0", ShardingType::kRowWise, ComputeKernel::kQuant).shard_perf;
+  const Perf new_rw =
+      option(new_space, "t0", ShardingType::kRowWise, ComputeKernel::kQuant).shard_perf;
   EXPECT_GT(old_rw.bwd_compute, 0.0);
   EXPECT_GT(old_rw.bwd_comms, 0.0);
   EXPECT_EQ(new_rw.bwd_compute, 0.0);
@@ -193,8 +204,10 @@ TEST(TorchRecVersionTest, InferenceHasNoBackwardForAnyShardingTypeIn2026) {
   EXPECT_EQ(new_rw.fwd_compute, old_rw.fwd_compute);
   EXPECT_EQ(new_rw.fwd_comms, old_rw.fwd_comms);
   // Table-wise had none in either version.
-  const Perf old_tw = option(old_space, "t0", ShardingType::kTableWise, ComputeKernel::kQuant).shard_perf;
-  EXPECT_EQ(old_tw, option(new_space, "t0", ShardingType::kTableWise, ComputeKernel::kQuant).shard_perf);
+  const Perf old_tw =
+      option(old_space, "t0", ShardingType::kTableWise, ComputeKernel::kQuant).shard_perf;
+  EXPECT_EQ(old_tw,
+            option(new_space, "t0", ShardingType::kTableWise, ComputeKernel::kQuant).shard_perf);
   EXPECT_EQ(old_tw.bwd_compute, 0.0);
 }
 
@@ -203,9 +216,11 @@ TEST(TorchRecVersionTest, TableRowWiseCommsAreTwoLevelIn2026) {
   // 2 hosts of 4: W = 8, Lw = 4, two host groups.
   const Scenario s = scenario(8, 4, 1, 100000, 128, 2.0);
   const Perf old_p =
-      option(options_of(s, k2024), "t0", ShardingType::kTableRowWise, ComputeKernel::kFused).shard_perf;
+      option(options_of(s, k2024), "t0", ShardingType::kTableRowWise, ComputeKernel::kFused)
+          .shard_perf;
   const Perf new_p =
-      option(options_of(s, k2026), "t0", ShardingType::kTableRowWise, ComputeKernel::kFused).shard_perf;
+      option(options_of(s, k2026), "t0", ShardingType::kTableRowWise, ComputeKernel::kFused)
+          .shard_perf;
   const double batch = 512;  // one pooled output per sample
   const double d = 128;
   const double w = 8;
@@ -213,10 +228,13 @@ TEST(TorchRecVersionTest, TableRowWiseCommsAreTwoLevelIn2026) {
   const double hosts = 2;
   const double out = batch * w * d * 4;  // reduce-scatter bytes inside the host
   const double copy = out * 2.455 / kDefaultHbmMemBw;
-  EXPECT_EQ(old_p.fwd_comms, out / kDefaultIntraHostBw + ((batch * w * d * 4) * (lw / w)) / kDefaultInterHostBw);
-  EXPECT_EQ(new_p.fwd_comms, out / kDefaultIntraHostBw + (batch * hosts * d * 4) / kDefaultInterHostBw);
+  EXPECT_EQ(old_p.fwd_comms,
+            out / kDefaultIntraHostBw + ((batch * w * d * 4) * (lw / w)) / kDefaultInterHostBw);
+  EXPECT_EQ(new_p.fwd_comms,
+            out / kDefaultIntraHostBw + (batch * hosts * d * 4) / kDefaultInterHostBw);
   EXPECT_EQ(old_p.bwd_comms, out / kDefaultIntraHostBw + copy);
-  EXPECT_EQ(new_p.bwd_comms, ((batch * hosts * d * 4) / kDefaultInterHostBw + out / kDefaultIntraHostBw) + copy);
+  EXPECT_EQ(new_p.bwd_comms,
+            ((batch * hosts * d * 4) / kDefaultInterHostBw + out / kDefaultIntraHostBw) + copy);
   EXPECT_EQ(new_p.fwd_compute, old_p.fwd_compute);
 }
 
@@ -234,8 +252,10 @@ TEST(TorchRecVersionTest, PooledOutputsCountMinOfOneAndThePoolingFactorIn2026) {
   EXPECT_EQ(old_tw.total_storage.hbm - new_tw.total_storage.hbm, full_output - full_output / 4);
   // Pooling factors of 1 or more are unchanged.
   const Scenario dense = scenario(2, 2, 1, 100000, 128, 3.0);
-  EXPECT_EQ(option(options_of(dense, k2024), "t0", ShardingType::kTableWise, ComputeKernel::kFused).shard_perf,
-            option(options_of(dense, k2026), "t0", ShardingType::kTableWise, ComputeKernel::kFused).shard_perf);
+  EXPECT_EQ(option(options_of(dense, k2024), "t0", ShardingType::kTableWise, ComputeKernel::kFused)
+                .shard_perf,
+            option(options_of(dense, k2026), "t0", ShardingType::kTableWise, ComputeKernel::kFused)
+                .shard_perf);
 }
 
 // TorchRecBehaviour::cache_aux_state_in_hbm
@@ -254,15 +274,18 @@ TEST(TorchRecVersionTest, CachingKernelsAddAuxiliaryCacheStateIn2026) {
     EXPECT_EQ(new_rw.shards[j].storage.ddr, old_rw.shards[j].storage.ddr);
   }
   // Fused options carry no cache.
-  EXPECT_EQ(option(options_of(s, k2024), "t0", ShardingType::kRowWise, ComputeKernel::kFused).total_storage,
-            option(options_of(s, k2026), "t0", ShardingType::kRowWise, ComputeKernel::kFused).total_storage);
+  EXPECT_EQ(option(options_of(s, k2024), "t0", ShardingType::kRowWise, ComputeKernel::kFused)
+                .total_storage,
+            option(options_of(s, k2026), "t0", ShardingType::kRowWise, ComputeKernel::kFused)
+                .total_storage);
 }
 
 // TorchRecBehaviour::fixed_percentage_estimates_kjt
 TEST(TorchRecVersionTest, FixedPercentageEstimatesKjtStorageIn2026) {
   Scenario s = scenario(2, 2, 2, 1000, 64, 3.0);
   s.batch_size = 65536;
-  s.planner.storage_reservation = StorageReservationSpec{.kind = ReservationKind::kFixedPercentage, .percentage = 0.3};
+  s.planner.storage_reservation =
+      StorageReservationSpec{.kind = ReservationKind::kFixedPercentage, .percentage = 0.3};
   const PlannerResult old_r = plan(with_version(s, k2024));
   const PlannerResult new_r = plan(with_version(s, k2026));
   ASSERT_TRUE(old_r.ok() && new_r.ok());
@@ -274,8 +297,9 @@ TEST(TorchRecVersionTest, FixedPercentageEstimatesKjtStorageIn2026) {
   EXPECT_EQ(new_r.reserved->devices, old_r.reserved->devices);
   // The stats print it (and add it to every rank's HBM).
   const std::vector<std::string> new_stats = format_stats(with_version(s, k2026), new_r);
-  const auto kjt = std::find_if(new_stats.begin(), new_stats.end(),
-                                [](const std::string& l) { return l.find("KJT Storage") != std::string::npos; });
+  const auto kjt = std::find_if(new_stats.begin(), new_stats.end(), [](const std::string& l) {
+    return l.find("KJT Storage") != std::string::npos;
+  });
   ASSERT_NE(kjt, new_stats.end());
   ASSERT_NE(kjt + 1, new_stats.end());
   EXPECT_NE((kjt + 1)->find("HBM: 0.059 GB, DDR: 0.0 GB"), std::string::npos) << *(kjt + 1);
@@ -306,7 +330,8 @@ TEST(TorchRecVersionTest, ScaleupStartsFromCachingOptionsIn2026) {
   Scenario narrow = scenario(2, 2, 1, 2000000, 4, 1.0);
   narrow.planner.proposers = s.planner.proposers;
   narrow.constraints[0]->cache_params = CacheParams{.load_factor = 0.9};
-  narrow.constraints[0]->compute_kernels = std::vector<ComputeKernel>{ComputeKernel::kFusedUvmCaching};
+  narrow.constraints[0]->compute_kernels =
+      std::vector<ComputeKernel>{ComputeKernel::kFusedUvmCaching};
   const PlannerResult promoted = plan(with_version(narrow, k2026));
   ASSERT_TRUE(promoted.ok()) << promoted.error.message();
   const ShardingOption& chosen = promoted.search_space->options[promoted.best->proposal[0]];
@@ -316,13 +341,15 @@ TEST(TorchRecVersionTest, ScaleupStartsFromCachingOptionsIn2026) {
   EXPECT_EQ(promoted.search_space->num_derived, 1u);
   const PlannerResult kept = plan(with_version(narrow, k2024));
   ASSERT_TRUE(kept.ok());
-  EXPECT_EQ(kept.search_space->options[kept.best->proposal[0]].compute_kernel, ComputeKernel::kFusedUvmCaching);
+  EXPECT_EQ(kept.search_space->options[kept.best->proposal[0]].compute_kernel,
+            ComputeKernel::kFusedUvmCaching);
 
   // A cached starting option without cache parameters is TorchRec's
   // assertion failure, before any proposal.
   Scenario bare = scenario(2, 2, 1, 2000000, 128, 1.0);
   bare.planner.proposers = s.planner.proposers;
-  bare.constraints[0]->compute_kernels = std::vector<ComputeKernel>{ComputeKernel::kFusedUvmCaching};
+  bare.constraints[0]->compute_kernels =
+      std::vector<ComputeKernel>{ComputeKernel::kFusedUvmCaching};
   const PlannerResult failed = plan(with_version(bare, k2026));
   EXPECT_EQ(failed.error.code(), StatusCode::kPlanner);
   EXPECT_EQ(failed.error.planner_error(), PlannerErrorType::kOther);
@@ -340,22 +367,25 @@ TEST(TorchRecVersionTest, MemoryBalancedSearchStartsFromTheDefaultPlanIn2026) {
   Scenario s = scenario(4, 4, 8, 1000, 64, 1.0);
   const int64_t sizes[] = {4000000, 3000000, 2500000, 2000000, 1500000, 1000000, 500000, 250000};
   for (int i = 0; i < 8; ++i) s.tables[i].num_embeddings = sizes[i];
-  for (auto& c : s.constraints) c->sharding_types = std::vector<ShardingType>{ShardingType::kTableWise};
+  for (auto& c : s.constraints)
+    c->sharding_types = std::vector<ShardingType>{ShardingType::kTableWise};
   s.topology.hbm_cap = int64_t{1} << 40;
   s.planner.proposers = {ProposerSpec{.kind = ProposerKind::kUniform}};
-  s.planner.partitioner = PartitionerSpec{.kind = PartitionerKind::kMemoryBalanced, .max_search_count = 1,
-                                          .tolerance = 100.0};
+  s.planner.partitioner = PartitionerSpec{
+      .kind = PartitionerKind::kMemoryBalanced, .max_search_count = 1, .tolerance = 100.0};
   auto max_rank_hbm = [](const PlannerResult& r) {
     std::vector<int64_t> per_rank(4, 0);
     const PartitionedPlan& p = *r.best;
     for (size_t i = 0; i < p.proposal.size(); ++i) {
       const ShardingOption& o = r.search_space->options[p.proposal[i]];
-      for (int j = 0; j < o.num_shards(); ++j) per_rank[p.ranks[p.first_shard[i] + j]] += o.shards[j].storage.hbm;
+      for (int j = 0; j < o.num_shards(); ++j)
+        per_rank[p.ranks[p.first_shard[i] + j]] += o.shards[j].storage.hbm;
     }
     return *std::max_element(per_rank.begin(), per_rank.end());
   };
   Scenario greedy = s;
-  greedy.planner.partitioner = PartitionerSpec{.kind = PartitionerKind::kGreedyPerf, .sort_by = SortBy::kPerf};
+  greedy.planner.partitioner =
+      PartitionerSpec{.kind = PartitionerKind::kGreedyPerf, .sort_by = SortBy::kPerf};
   const PlannerResult base = plan(with_version(greedy, k2024));
   const PlannerResult old_r = plan(with_version(s, k2024));
   const PlannerResult new_r = plan(with_version(s, k2026));

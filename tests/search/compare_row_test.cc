@@ -38,8 +38,8 @@ TEST(CompareRow, TheRowIsTheSearchFromTorchRecsPlan) {
             std::string::npos);
   std::vector<OptimizerRun> runs;
   sim::CompareOptions options{.sim = sim_options};
-  options.plan_row = optimizer_row_planner(search, sim_options,
-                                           [&](const OptimizerRun& r) { runs.push_back(r); });
+  options.plan_row =
+      optimizer_row_planner(search, sim_options, [&](const OptimizerRun& r) { runs.push_back(r); });
   const sim::Comparison c = sim::compare_configurations(
       p->scenario, {sim::default_compare_grid().front(), config}, options);
   ASSERT_EQ(c.rows.size(), 2u);
@@ -97,8 +97,8 @@ TEST(CompareRow, AStopKeepsTheBestPlanSoFar) {
   EXPECT_EQ(runs.front().result.stop, StopReason::kCancelled);
   ASSERT_TRUE(c.rows[0].plan.has_value());
   EXPECT_EQ(*c.rows[0].iteration_ms, runs.front().result.best_value);
-  EXPECT_TRUE(planner::check_plan_fits(p->problem->space(), *c.rows[0].plan,
-                                       p->problem->topology(), p->problem->capacity())
+  EXPECT_TRUE(planner::check_plan_fits(p->problem->space(), *c.rows[0].plan, p->problem->topology(),
+                                       p->problem->capacity())
                   .is_ok());
 }
 
@@ -114,8 +114,8 @@ TEST(Report, Texts) {
   EXPECT_EQ(count_text(1.5e6), "1.50M");
   EXPECT_EQ(percent_text(2.0, 1.5), "-25.0%");
   EXPECT_EQ(percent_text(0.0, 1.5), "n/a");
-  const Progress progress{.elapsed_s = 2.0, .moves = 20000, .evaluations = 7, .start_value = 4.0,
-                          .best_value = 3.0};
+  const Progress progress{
+      .elapsed_s = 2.0, .moves = 20000, .evaluations = 7, .start_value = 4.0, .best_value = 3.0};
   EXPECT_EQ(progress_text(progress),
             "   2.0 s  20k moves (10k/s)  7 evaluations  best 3 ms (-25.0% vs start)");
 }

@@ -1,11 +1,12 @@
 #include "shardlab/sim/collectives.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace shardlab::sim {
 namespace {
@@ -34,7 +35,8 @@ class Harness : public CollectiveListener, public EventHandler {
  public:
   // Flows by default: these tests pin down the flow model itself; the
   // closed-form all-to-all is compared against it separately.
-  explicit Harness(const TopologyGraph& graph, bool contention = true, bool allow_closed_form = false)
+  explicit Harness(const TopologyGraph& graph, bool contention = true,
+                   bool allow_closed_form = false)
       : net(queue, graph, contention, allow_closed_form) {}
 
   void on_member_done(int64_t tag, int member) override {
@@ -97,13 +99,14 @@ TEST(CollectivesTest, RingReduceScatterAndAllGatherOnOneHost) {
   const double expected = (n - 1.0) / n * S / B + (n - 1) * (2 * link_lat);
   {
     Harness h(g);
-    const auto& done =
-        h.run(make_ring_reduce_scatter(h.net, iota(n), std::vector<double>(n, S / n), &h, Harness::kTag));
+    const auto& done = h.run(
+        make_ring_reduce_scatter(h.net, iota(n), std::vector<double>(n, S / n), &h, Harness::kTag));
     for (int i = 0; i < n; ++i) expect_close(done[i], expected);
   }
   {
     Harness h(g);
-    const auto& done = h.run(make_ring_all_gather(h.net, iota(n), std::vector<double>(n, S / n), &h, Harness::kTag));
+    const auto& done = h.run(
+        make_ring_all_gather(h.net, iota(n), std::vector<double>(n, S / n), &h, Harness::kTag));
     for (int i = 0; i < n; ++i) expect_close(done[i], expected);
   }
 }
@@ -118,7 +121,8 @@ TEST(CollectivesTest, RingReduceScatterWithUnevenChunks) {
   // Done: 0 = max(6.0, recv 4.0) = 6; 1 = max(7.0, 6.0) = 7; 2 = max(4.0, 7.0) = 7.
   const TopologyGraph g = single_host(3, 1000.0, 0.25);
   Harness h(g);
-  const auto& done = h.run(make_ring_reduce_scatter(h.net, iota(3), {1000.0, 2000.0, 3000.0}, &h, Harness::kTag));
+  const auto& done =
+      h.run(make_ring_reduce_scatter(h.net, iota(3), {1000.0, 2000.0, 3000.0}, &h, Harness::kTag));
   expect_close(done[0], 6.0);
   expect_close(done[1], 7.0);
   expect_close(done[2], 7.0);
@@ -128,7 +132,8 @@ TEST(CollectivesTest, RingReduceScatterWithUnevenChunks) {
   //         2 at max(3.5, 2.5) sends c1 -> 6.0.
   // Done: 0 = max(7, 6) = 7; 1 = max(4, 7) = 7; 2 = max(6, 4) = 6.
   Harness h2(g);
-  const auto& done2 = h2.run(make_ring_all_gather(h2.net, iota(3), {1000.0, 2000.0, 3000.0}, &h2, Harness::kTag));
+  const auto& done2 =
+      h2.run(make_ring_all_gather(h2.net, iota(3), {1000.0, 2000.0, 3000.0}, &h2, Harness::kTag));
   expect_close(done2[0], 7.0);
   expect_close(done2[1], 7.0);
   expect_close(done2[2], 6.0);
@@ -141,8 +146,9 @@ TEST(CollectivesTest, RingWaitsForLateMembers) {
   // own sends) and ends at 9.
   const TopologyGraph g = single_host(3, 1000.0, 0.5);
   Harness h(g);
-  const auto& done =
-      h.run(make_ring_reduce_scatter(h.net, iota(3), std::vector<double>(3, 1000.0), &h, Harness::kTag), {0, 0, 5});
+  const auto& done = h.run(
+      make_ring_reduce_scatter(h.net, iota(3), std::vector<double>(3, 1000.0), &h, Harness::kTag),
+      {0, 0, 5});
   for (int i = 0; i < 3; ++i) expect_close(done[i], 9.0);
 }
 
@@ -159,12 +165,15 @@ TEST(CollectivesTest, RingUsesMemberOrderNotRankOrder) {
   Harness h(g);
   const auto& done = h.run(make_ring_all_reduce(h.net, {0, 2, 1, 3}, 4000.0, &h, Harness::kTag));
   // 6 steps of 1000 bytes at 100 bytes/ms plus 6 link latencies.
-  for (int i = 0; i < 4; ++i) expect_close(done[i], 6 * (1000.0 / 100.0 + 6 * f.inter_host_latency_ms));
+  for (int i = 0; i < 4; ++i)
+    expect_close(done[i], 6 * (1000.0 / 100.0 + 6 * f.inter_host_latency_ms));
   for (size_t l = 0; l < g.links().size(); ++l) {
     const LinkKind kind = g.links()[l].kind;
     const bool fabric = kind == LinkKind::kGpuFabric || kind == LinkKind::kFabricGpu;
-    const bool uplink = kind == LinkKind::kLeafCore || kind == LinkKind::kCoreLeaf;  // both GPUs of a host
-    EXPECT_EQ(h.net.link_bytes()[l], fabric ? 0.0 : (uplink ? 12000.0 : 6000.0)) << g.links()[l].name;
+    const bool uplink =
+        kind == LinkKind::kLeafCore || kind == LinkKind::kCoreLeaf;  // both GPUs of a host
+    EXPECT_EQ(h.net.link_bytes()[l], fabric ? 0.0 : (uplink ? 12000.0 : 6000.0))
+        << g.links()[l].name;
   }
 }
 
@@ -173,11 +182,13 @@ TEST(CollectivesTest, AllToAllUniformMatchesAlphaBeta) {
   for (int n : {2, 4, 8}) {
     const TopologyGraph g = single_host(n, B, link_lat);
     Harness h(g);
-    const auto& done = h.run(make_all_to_all(h.net, iota(n), [m](int, int) { return m; }, &h, Harness::kTag));
+    const auto& done = h.run(make_all_to_all(
+        h.net, iota(n), [m](int, int) { return m; }, &h, Harness::kTag));
     const double expected = (n - 1) * (2 * link_lat + m / B);
     for (int i = 0; i < n; ++i) expect_close(done[i], expected);
     EXPECT_EQ(h.net.flows_started(), static_cast<uint64_t>(n * (n - 1)));
-    for (int r = 0; r < n; ++r) EXPECT_EQ(h.net.link_bytes()[g.route(r, (r + 1) % n)[0]], (n - 1) * m);
+    for (int r = 0; r < n; ++r)
+      EXPECT_EQ(h.net.link_bytes()[g.route(r, (r + 1) % n)[0]], (n - 1) * m);
   }
 }
 
@@ -231,7 +242,8 @@ TEST(CollectivesTest, AllToAllLateJoinDelaysOnlyDependentMessages) {
   h.queue.schedule(2.4, &probe);  // nothing started: every message needs member 1 or is empty
   h.queue.schedule(4.0, &probe);  // 0->1 and 1->2 started at the join; 1->2 transmitted
                                   // (2.5 + 1 ms), 0->1 still transmitting (until 4.5)
-  const auto& done = h.run(make_all_to_all(h.net, iota(3), uneven, &h, Harness::kTag), {0.0, 2.5, 0.0});
+  const auto& done =
+      h.run(make_all_to_all(h.net, iota(3), uneven, &h, Harness::kTag), {0.0, 2.5, 0.0});
   expect_close(done[0], 9.5);
   expect_close(done[1], 10.5);
   expect_close(done[2], 10.5);
@@ -254,7 +266,8 @@ TEST(CollectivesTest, AllToAllAcrossHostsOnNonBlockingFabric) {
   Harness without(g, false);
   const auto split = [](int i, int j) { return 1000.0 * (1 + (i * 7 + j) % 5); };
   const auto done = with.run(make_all_to_all(with.net, iota(16), split, &with, Harness::kTag));
-  const auto reference = without.run(make_all_to_all(without.net, iota(16), split, &without, Harness::kTag));
+  const auto reference =
+      without.run(make_all_to_all(without.net, iota(16), split, &without, Harness::kTag));
   for (int i = 0; i < 16; ++i) expect_close(done[i], reference[i]);
   EXPECT_EQ(with.net.flows_started(), 16u * 15u);
 }
@@ -268,28 +281,183 @@ TEST(CollectivesTest, AllToAllClosedFormEqualsFlowModel) {
   t.local_world_size = 4;
   const TopologyGraph graph = std::move(TopologyGraph::build(t, FabricSpec{})).value();
   ASSERT_TRUE(graph.non_blocking());
-  auto split = [](int i, int j) { return (i * 7 + j * 3) % 5 == 0 ? 0.0 : 1e5 * (1 + (i * 31 + j * 17) % 13); };
-  const std::vector<double> joins = {0.0, 0.3, 0.01, 0.0, 1.2, 0.05, 0.0, 0.7, 0.02, 0.0, 0.4, 0.09};
+  auto split = [](int i, int j) {
+    return (i * 7 + j * 3) % 5 == 0 ? 0.0 : 1e5 * (1 + (i * 31 + j * 17) % 13);
+  };
+  const std::vector<double> joins = {0.0, 0.3, 0.01, 0.0, 1.2, 0.05,
+                                     0.0, 0.7, 0.02, 0.0, 0.4, 0.09};
   Harness closed(graph, true, true);
   Harness flows(graph);
   ASSERT_TRUE(closed.net.closed_form_exact());
   ASSERT_FALSE(flows.net.closed_form_exact());
-  const auto done = closed.run(make_all_to_all(closed.net, iota(12), split, &closed, Harness::kTag), joins);
-  const auto reference = flows.run(make_all_to_all(flows.net, iota(12), split, &flows, Harness::kTag), joins);
+  const auto done =
+      closed.run(make_all_to_all(closed.net, iota(12), split, &closed, Harness::kTag), joins);
+  const auto reference =
+      flows.run(make_all_to_all(flows.net, iota(12), split, &flows, Harness::kTag), joins);
   for (int i = 0; i < 12; ++i) expect_close(done[i], reference[i]);
   EXPECT_EQ(closed.net.link_bytes(), flows.net.link_bytes());
   EXPECT_EQ(closed.net.flows_started(), flows.net.flows_started());
 }
 
-// Sharing a NIC between two GPUs can make links saturate: no closed form.
-TEST(CollectivesTest, SharedNicsRuleOutTheClosedForm) {
+// Runs the collective `make` builds once in closed form and once as flows,
+// with members joining at `joins`, and expects the same member completion
+// times, link bytes and flow count, bit for bit.
+using MakeCollective =
+    std::function<std::unique_ptr<Collective>(FlowNetwork&, CollectiveListener*)>;
+void expect_closed_form_exact(const TopologyGraph& graph, bool contention,
+                              const MakeCollective& make, const std::vector<double>& joins) {
+  Harness closed(graph, contention, true);
+  Harness flows(graph, contention, false);
+  ASSERT_TRUE(closed.net.closed_form_exact());
+  ASSERT_FALSE(flows.net.closed_form_exact());
+  const std::vector<double> done = closed.run(make(closed.net, &closed), joins);
+  const std::vector<double>& reference = flows.run(make(flows.net, &flows), joins);
+  EXPECT_EQ(done, reference);
+  EXPECT_EQ(closed.net.link_bytes(), flows.net.link_bytes());
+  EXPECT_EQ(closed.net.flows_started(), flows.net.flows_started());
+  EXPECT_GT(flows.net.flows_started(), 0u);
+  // No flow ran: the closed form did the work.
+  EXPECT_LT(closed.queue.events_processed(), flows.queue.events_processed());
+}
+
+// Three hosts of four GPUs, one NIC each: non-blocking.
+TopologyGraph three_hosts_of_four() {
+  TopologySpec t;
+  t.world_size = 12;
+  t.local_world_size = 4;
+  t.intra_host_bw = 3e5;
+  t.inter_host_bw = 5e4;
+  return std::move(TopologyGraph::build(t, FabricSpec{})).value();
+}
+
+// An NCCL-like shape: a fraction of line rate, a cap, own latencies or the
+// route's, small messages slower, and a base latency per member.
+CollectiveShape nccl_like_shape() {
+  CollectiveShape shape;
+  shape.intra = {.fraction = 0.8, .cap = 2e5, .latency_ms = 0.004};
+  shape.inter = {.fraction = 0.7, .latency_ms = -1.0};
+  shape.small_bytes = 3e4;
+  shape.small_intra = {.fraction = 0.3, .latency_ms = 0.001};
+  shape.small_inter = {.fraction = 0.25, .cap = 1e4, .latency_ms = 0.0015};
+  shape.base_ms = 0.007;
+  return shape;
+}
+
+// Join patterns: all at once; scattered; the last member first and the rest
+// later; one member's successor (member 6) joining long after everyone else.
+std::vector<std::vector<double>> join_patterns(int n) {
+  std::vector<double> scattered(n), last_first(n), late_successor(n);
+  for (int i = 0; i < n; ++i) {
+    scattered[i] = 0.013 * ((i * 7) % 5) + 0.002 * (i % 3);
+    last_first[i] = i == n - 1 ? 0.0 : 0.05 + 0.001 * i;
+    late_successor[i] = i == 6 % n ? 1.5 : 0.001 * ((i * 5) % 3);
+  }
+  return {std::vector<double>(n, 0.0), scattered, last_first, late_successor};
+}
+
+// A ring that crosses hosts at most of its hops, some inside a host.
+const std::vector<int> kRingOrder = {0, 5, 1, 4, 8, 2, 11, 3, 9, 6, 10, 7};
+
+// Uneven whole-byte chunks with empty ones and some under the shape's
+// small-message threshold.
+std::vector<double> uneven_chunks(int n) {
+  std::vector<double> chunks(n);
+  for (int i = 0; i < n; ++i) chunks[i] = i % 5 == 3 ? 0.0 : 7919.0 * (1 + (i * 13) % 11);
+  return chunks;
+}
+
+TEST(CollectivesTest, RingClosedFormEqualsFlowModel) {
+  const TopologyGraph graph = three_hosts_of_four();
+  ASSERT_TRUE(graph.non_blocking());
+  const int n = static_cast<int>(kRingOrder.size());
+  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
+    for (const std::vector<double>& joins : join_patterns(n)) {
+      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
+      expect_closed_form_exact(
+          graph, true,
+          [&](FlowNetwork& net, CollectiveListener* l) {
+            return make_ring_reduce_scatter(net, kRingOrder, uneven_chunks(n), l, Harness::kTag,
+                                            shape);
+          },
+          joins);
+      expect_closed_form_exact(
+          graph, true,
+          [&](FlowNetwork& net, CollectiveListener* l) {
+            return make_ring_all_gather(net, kRingOrder, uneven_chunks(n), l, Harness::kTag, shape);
+          },
+          joins);
+      // 1e6 / 12 is no whole number of bytes; every chunk has the same size.
+      for (const double bytes : {1e6, 12.0 * 2e3}) {
+        expect_closed_form_exact(
+            graph, true,
+            [&](FlowNetwork& net, CollectiveListener* l) {
+              return make_ring_all_reduce(net, kRingOrder, bytes, l, Harness::kTag, shape);
+            },
+            joins);
+      }
+    }
+  }
+}
+
+// The hierarchical all-reduce composes rings whose members join as their
+// previous phase ends, each ring in closed form.
+TEST(CollectivesTest, HierarchicalAllReduceClosedFormEqualsFlowModel) {
+  const TopologyGraph graph = three_hosts_of_four();
+  const int n = static_cast<int>(kRingOrder.size());
+  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
+    for (const std::vector<double>& joins : join_patterns(n)) {
+      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
+      for (const double bytes : {1e6, 4.8e4}) {
+        expect_closed_form_exact(
+            graph, true,
+            [&](FlowNetwork& net, CollectiveListener* l) {
+              return make_hierarchical_all_reduce(net, net.graph(), kRingOrder, bytes, l,
+                                                  Harness::kTag, shape);
+            },
+            joins);
+      }
+    }
+  }
+}
+
+// Two hosts of four GPUs sharing two NICs each: links can saturate.
+TopologyGraph two_hosts_sharing_nics() {
   TopologySpec t;
   t.world_size = 8;
   t.local_world_size = 4;
   FabricSpec f;
   f.nics_per_host = 2;
-  const TopologyGraph graph = std::move(TopologyGraph::build(t, f)).value();
-  EXPECT_FALSE(graph.non_blocking());
+  return std::move(TopologyGraph::build(t, f)).value();
+}
+
+// With contention off every flow runs at its bottleneck on any fabric, so a
+// ring over shared NICs is solved in closed form too.
+TEST(CollectivesTest, RingClosedFormWithoutContention) {
+  const TopologyGraph graph = two_hosts_sharing_nics();
+  ASSERT_FALSE(graph.non_blocking());
+  const std::vector<int> order = {0, 4, 1, 5, 2, 6, 3, 7};
+  for (const std::vector<double>& joins : join_patterns(8)) {
+    expect_closed_form_exact(
+        graph, false,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_ring_all_reduce(net, order, 1e6, l, Harness::kTag, nccl_like_shape());
+        },
+        joins);
+    expect_closed_form_exact(
+        graph, false,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_hierarchical_all_reduce(net, net.graph(), order, 1e6, l, Harness::kTag);
+        },
+        joins);
+  }
+}
+
+// Sharing a NIC between two GPUs can make links saturate: no closed form.
+TEST(CollectivesTest, SharedNicsRuleOutTheClosedForm) {
+  EXPECT_FALSE(two_hosts_sharing_nics().non_blocking());
+  TopologySpec t;
+  t.world_size = 8;
+  t.local_world_size = 4;
   FabricSpec over;
   over.oversubscription = 2.0;
   EXPECT_FALSE(std::move(TopologyGraph::build(t, over)).value().non_blocking());
@@ -311,7 +479,8 @@ TEST(CollectivesTest, HierarchicalAllReduceOnTwoHostsOfTwo) {
   f.inter_host_latency_ms = 0.05;
   const TopologyGraph g = std::move(TopologyGraph::build(t, f)).value();
   Harness h(g);
-  const auto& done = h.run(make_hierarchical_all_reduce(h.net, g, iota(4), 4000.0, &h, Harness::kTag));
+  const auto& done =
+      h.run(make_hierarchical_all_reduce(h.net, g, iota(4), 4000.0, &h, Harness::kTag));
   for (int i = 0; i < 4; ++i) expect_close(done[i], 2.2 + 20.6 + 2.2);
   // 2 + 4 + 2 messages per host pair... : 4 intra RS, 8 inter AR, 4 intra AG.
   EXPECT_EQ(h.net.flows_started(), 16u);
@@ -320,7 +489,8 @@ TEST(CollectivesTest, HierarchicalAllReduceOnTwoHostsOfTwo) {
   // host 1's reduce-scatter ends at 3.2, so does the inter all-reduce start for both rings.
   Harness late(g);
   const auto& done_late =
-      late.run(make_hierarchical_all_reduce(late.net, g, iota(4), 4000.0, &late, Harness::kTag), {0, 0, 0, 1});
+      late.run(make_hierarchical_all_reduce(late.net, g, iota(4), 4000.0, &late, Harness::kTag),
+               {0, 0, 0, 1});
   for (int i = 0; i < 4; ++i) expect_close(done_late[i], 1.0 + 2.2 + 20.6 + 2.2);
 }
 
@@ -331,10 +501,12 @@ TEST(CollectivesTest, HierarchicalFallsBackToTheRing) {
   t.intra_host_bw = 1000.0;
   t.inter_host_bw = 100.0;
   const TopologyGraph g = std::move(TopologyGraph::build(t, FabricSpec{})).value();
-  for (const std::vector<int>& members : {std::vector<int>{0, 1}, std::vector<int>{0, 1, 2}, std::vector<int>{1, 3}}) {
+  for (const std::vector<int>& members :
+       {std::vector<int>{0, 1}, std::vector<int>{0, 1, 2}, std::vector<int>{1, 3}}) {
     Harness hier(g);
     Harness ring(g);
-    const auto a = hier.run(make_hierarchical_all_reduce(hier.net, g, members, 3000.0, &hier, Harness::kTag));
+    const auto a =
+        hier.run(make_hierarchical_all_reduce(hier.net, g, members, 3000.0, &hier, Harness::kTag));
     const auto b = ring.run(make_ring_all_reduce(ring.net, members, 3000.0, &ring, Harness::kTag));
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) expect_close(a[i], b[i]);
@@ -348,11 +520,22 @@ TEST(CollectivesTest, SingleMemberIsDoneAtJoin) {
     Harness h(g);
     std::unique_ptr<Collective> c;
     switch (kind) {
-      case 0: c = make_all_to_all(h.net, {1}, [](int, int) { return 1.0; }, &h, Harness::kTag); break;
-      case 1: c = make_ring_all_reduce(h.net, {1}, 100.0, &h, Harness::kTag); break;
-      case 2: c = make_ring_reduce_scatter(h.net, {1}, {100.0}, &h, Harness::kTag); break;
-      case 3: c = make_ring_all_gather(h.net, {1}, {100.0}, &h, Harness::kTag); break;
-      default: c = make_hierarchical_all_reduce(h.net, g, {1}, 100.0, &h, Harness::kTag); break;
+      case 0:
+        c = make_all_to_all(
+            h.net, {1}, [](int, int) { return 1.0; }, &h, Harness::kTag);
+        break;
+      case 1:
+        c = make_ring_all_reduce(h.net, {1}, 100.0, &h, Harness::kTag);
+        break;
+      case 2:
+        c = make_ring_reduce_scatter(h.net, {1}, {100.0}, &h, Harness::kTag);
+        break;
+      case 3:
+        c = make_ring_all_gather(h.net, {1}, {100.0}, &h, Harness::kTag);
+        break;
+      default:
+        c = make_hierarchical_all_reduce(h.net, g, {1}, 100.0, &h, Harness::kTag);
+        break;
     }
     const auto& done = h.run(std::move(c), {3.0});
     EXPECT_EQ(done[0], 3.0) << kind;
@@ -363,8 +546,9 @@ TEST(CollectivesTest, SingleMemberIsDoneAtJoin) {
 TEST(CollectivesTest, AllEmptyMessagesCompleteWithoutFlows) {
   const TopologyGraph g = single_host(4, 1000.0, 0.25);
   Harness h(g);
-  const auto& done =
-      h.run(make_all_to_all(h.net, iota(4), [](int, int) { return 0.0; }, &h, Harness::kTag), {0.0, 1.0, 2.0, 0.5});
+  const auto& done = h.run(make_all_to_all(
+                               h.net, iota(4), [](int, int) { return 0.0; }, &h, Harness::kTag),
+                           {0.0, 1.0, 2.0, 0.5});
   // Nothing to send, but each member still waits for the others to join.
   for (int i = 0; i < 4; ++i) EXPECT_EQ(done[i], 2.0);
   EXPECT_EQ(h.net.flows_started(), 0u);

@@ -3,6 +3,8 @@
 // difference to it, progress per row, extra rows through a RowPlanner, and
 // cancellation.
 
+#include "shardlab/sim/compare.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,13 +16,13 @@
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/planner/planner.h"
-#include "shardlab/sim/compare.h"
 
 namespace shardlab::sim {
 namespace {
 
 planner::Scenario bundled(const std::string& name) {
-  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/" + name);
+  auto scenario =
+      data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/" + name);
   EXPECT_TRUE(scenario) << scenario.status().message();
   return *scenario;
 }
@@ -70,7 +72,8 @@ TEST(Compare, RowsAreMeasuredAlikeAndTheWinnerIsTheFastestSimulation) {
     EXPECT_EQ(r.config, grid[i]);
     if (!r.iteration_ms) continue;
     // Every row: TorchRec's rating of its plan, whatever model chose it.
-    const planner::PlannerResult space = planner::plan(configure(s, r.config), {.enumerate_only = true});
+    const planner::PlannerResult space =
+        planner::plan(configure(s, r.config), {.enumerate_only = true});
     std::vector<double> perf;
     double rating = 0.0;
     planner::rate_plan(*space.search_space, *r.plan, 2, &perf, &rating);
@@ -88,7 +91,8 @@ TEST(Compare, RowsAreMeasuredAlikeAndTheWinnerIsTheFastestSimulation) {
     // No row beats the winner; each states its difference.
     EXPECT_GE(*r.iteration_ms, *w.iteration_ms);
     EXPECT_EQ(*r.iteration_vs_winner, (*r.iteration_ms - *w.iteration_ms) / *w.iteration_ms);
-    EXPECT_EQ(*r.rating_vs_winner, (*r.torchrec_rating_ms - *w.torchrec_rating_ms) / *w.torchrec_rating_ms);
+    EXPECT_EQ(*r.rating_vs_winner,
+              (*r.torchrec_rating_ms - *w.torchrec_rating_ms) / *w.torchrec_rating_ms);
     if (*r.iteration_ms == *w.iteration_ms) {
       EXPECT_GE(*r.torchrec_rating_ms, *w.torchrec_rating_ms);
     }
@@ -117,7 +121,8 @@ TEST(Compare, RowsAreMeasuredAlikeAndTheWinnerIsTheFastestSimulation) {
 TEST(Compare, ExtraRowsComeFromARowPlannerAndCancellingStopsBetweenRows) {
   const planner::Scenario s = bundled("tiny_2gpu.json");
   // A row on an extra axis: the RowPlanner reads it and plans as it likes.
-  std::vector<CompareConfig> grid = {CompareConfig{}, CompareConfig{.extra_axes = {{"method", "fixed"}}}};
+  std::vector<CompareConfig> grid = {CompareConfig{},
+                                     CompareConfig{.extra_axes = {{"method", "fixed"}}}};
   EXPECT_EQ(label(grid[1], s), "scenario + greedy_perf + torchrec + fixed");
   int extra_rows = 0;
   CompareOptions options;

@@ -1,9 +1,9 @@
 #include "shardlab/sim/event_queue.h"
 
+#include <gtest/gtest.h>
+
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace shardlab::sim {
 namespace {
@@ -76,8 +76,8 @@ TEST(EventQueueTest, HandlersScheduleMoreEvents) {
   EventQueue queue;
   Chain chain(queue);
   Recorder rec(queue);
-  queue.schedule(1.0, &chain, 0, 2);   // 0 at 1, 1 at 3, 2 at 5, 3 at 7
-  queue.schedule(3.0, &rec, 100);      // scheduled before chain's event at 3: runs first
+  queue.schedule(1.0, &chain, 0, 2);  // 0 at 1, 1 at 3, 2 at 5, 3 at 7
+  queue.schedule(3.0, &rec, 100);     // scheduled before chain's event at 3: runs first
   queue.schedule(10.0, &chain, 10, 0);
   queue.run();
   ASSERT_EQ(chain.order.size(), 5u);

@@ -1,12 +1,12 @@
 #include "shardlab/sim/flow_network.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace shardlab::sim {
 namespace {
@@ -58,7 +58,8 @@ class Starter : public EventHandler {
   Starter(FlowNetwork& net, Arrivals& arrivals, std::vector<FlowSpec> specs)
       : net_(net), arrivals_(arrivals), specs_(std::move(specs)) {}
   void schedule_all(EventQueue& queue) {
-    for (size_t i = 0; i < specs_.size(); ++i) queue.schedule(specs_[i].start, this, static_cast<int64_t>(i));
+    for (size_t i = 0; i < specs_.size(); ++i)
+      queue.schedule(specs_[i].start, this, static_cast<int64_t>(i));
   }
   void on_event(int64_t a, int64_t) override {
     const FlowSpec& s = specs_[a];
@@ -73,8 +74,8 @@ class Starter : public EventHandler {
   std::vector<FlowSpec> specs_;
 };
 
-std::vector<double> run_flows(const TopologyGraph& g, const std::vector<FlowSpec>& specs, bool contention = true,
-                              std::vector<double>* link_bytes = nullptr) {
+std::vector<double> run_flows(const TopologyGraph& g, const std::vector<FlowSpec>& specs,
+                              bool contention = true, std::vector<double>* link_bytes = nullptr) {
   EventQueue queue;
   FlowNetwork net(queue, g, contention);
   Arrivals arrivals(queue);
@@ -150,7 +151,7 @@ TEST(FlowNetworkTest, FlowThatStartsLaterSlowsTheRunningOne) {
   const auto at = run_flows(g, {{0.0, 0, 2, S}, {T, 1, 2, S}});
   // Flow 0 alone until T (B·T sent), then both at B/2 until flow 0 is done;
   // flow 1 then finishes alone.
-  const double t0 = T + (S - B * T) / (B / 2);       // 5
+  const double t0 = T + (S - B * T) / (B / 2);        // 5
   const double t1 = t0 + (S - (t0 - T) * B / 2) / B;  // 5 + (3000 - 2000) / 1000 = 6
   expect_close(at[0], t0);
   expect_close(at[1], t1);
@@ -215,7 +216,8 @@ std::vector<double> reference(const TopologyGraph& g, const std::vector<FlowSpec
   size_t started = 0;
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return specs[a].start < specs[b].start; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return specs[a].start < specs[b].start; });
   const size_t links = g.links().size();
   for (;;) {
     // Rates.
@@ -253,7 +255,8 @@ std::vector<double> reference(const TopologyGraph& g, const std::vector<FlowSpec
       }
     }
     // Next event.
-    double next = started < n ? specs[order[started]].start : std::numeric_limits<double>::infinity();
+    double next =
+        started < n ? specs[order[started]].start : std::numeric_limits<double>::infinity();
     int ending = -1;
     for (size_t i = 0; i < n; ++i) {
       if (active[i] && now + remaining[i] / rate[i] < next) {
@@ -299,14 +302,16 @@ TEST(FlowNetworkTest, MatchesFromScratchMaxMinOnRandomTraffic) {
       const int src = static_cast<int>(rng() % 12);
       int dst = static_cast<int>(rng() % 11);
       if (dst >= src) ++dst;
-      specs.push_back({static_cast<double>(rng() % 50) * 0.1, src, dst, 100.0 + static_cast<double>(rng() % 5000)});
+      specs.push_back({static_cast<double>(rng() % 50) * 0.1, src, dst,
+                       100.0 + static_cast<double>(rng() % 5000)});
     }
     const auto expected = reference(g, specs);
     const auto actual = run_flows(g, specs);
     for (size_t i = 0; i < specs.size(); ++i) {
       EXPECT_NEAR(actual[i], expected[i], 1e-9 * expected[i]) << "round " << round << " flow " << i;
       const FlowSpec& s = specs[i];
-      const double alone = s.start + s.bytes / g.route_bottleneck(s.src, s.dst) + g.route_latency(s.src, s.dst);
+      const double alone =
+          s.start + s.bytes / g.route_bottleneck(s.src, s.dst) + g.route_latency(s.src, s.dst);
       slowed += actual[i] > alone * (1 + 1e-6);
     }
   }

@@ -28,8 +28,8 @@ double phase_ms(const SimResult& r, int rank, Phase phase) {
 }
 
 TEST(RealEffect, TorchRecAndTheSimulatorRankTwoHostPlansDifferently) {
-  auto scenario =
-      data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/two_host_criteo_kaggle.json");
+  auto scenario = data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) +
+                                           "/data/scenarios/two_host_criteo_kaggle.json");
   ASSERT_TRUE(scenario) << scenario.status().message();
   ASSERT_EQ(scenario->topology.world_size, 8);
   ASSERT_EQ(scenario->topology.local_world_size.value_or(8), 4);
@@ -61,8 +61,10 @@ TEST(RealEffect, TorchRecAndTheSimulatorRankTwoHostPlansDifferently) {
   EXPECT_GT(phase_ms(*sim_a, 0, Phase::kOutputDist), 1.5 * phase_ms(*sim_b, 0, Phase::kOutputDist));
   double bytes_a = 0.0;
   double bytes_b = 0.0;
-  for (const PhaseRecord& p : sim_a->ranks[0].phases) bytes_a += p.phase == Phase::kOutputDist ? p.bytes : 0.0;
-  for (const PhaseRecord& p : sim_b->ranks[0].phases) bytes_b += p.phase == Phase::kOutputDist ? p.bytes : 0.0;
+  for (const PhaseRecord& p : sim_a->ranks[0].phases)
+    bytes_a += p.phase == Phase::kOutputDist ? p.bytes : 0.0;
+  for (const PhaseRecord& p : sim_b->ranks[0].phases)
+    bytes_b += p.phase == Phase::kOutputDist ? p.bytes : 0.0;
   EXPECT_GT(bytes_b, bytes_a);  // more bytes, yet faster
 }
 

@@ -69,7 +69,7 @@ TEST(TrafficBuilder, RefusesAFabricThatDoesNotFit) {
   s.fabric.hosts.resize(3);  // two hosts
   Result<TrafficBuilder> builder = TrafficBuilder::create(s);
   ASSERT_FALSE(builder.is_ok());
-  EXPECT_EQ(builder.status().code(), StatusCode::kInvalidScenario);
+  EXPECT_EQ(builder.status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -3,12 +3,11 @@
 // qt_stacked_bar_chart.cc, so swapping the chart library touches no view.
 #pragma once
 
+#include <QString>
+#include <QWidget>
 #include <functional>
 #include <utility>
 #include <vector>
-
-#include <QString>
-#include <QWidget>
 
 class QAbstractItemModel;
 
@@ -60,9 +59,11 @@ class ChartView : public QWidget {
 };
 
 // A stacked bar chart of `model` (not owned; must outlive the chart).
-ChartView* make_stacked_bar_chart(QAbstractItemModel* model, const StackedBarSpec& spec, QWidget* parent = nullptr);
+ChartView* make_stacked_bar_chart(QAbstractItemModel* model, const StackedBarSpec& spec,
+                                  QWidget* parent = nullptr);
 
 // A scatter chart of `model` (not owned; must outlive the chart).
-ChartView* make_scatter_chart(QAbstractItemModel* model, const ScatterSpec& spec, QWidget* parent = nullptr);
+ChartView* make_scatter_chart(QAbstractItemModel* model, const ScatterSpec& spec,
+                              QWidget* parent = nullptr);
 
 }  // namespace shardlab::gui

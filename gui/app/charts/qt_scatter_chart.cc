@@ -1,10 +1,6 @@
 // ChartView on QtCharts: QScatterSeries fed by QVXYModelMapper (one per y
 // column, or two when the rows are split), linear or log axes, and a y = x
 // QLineSeries over the data's range.
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include <QAbstractItemModel>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -15,6 +11,9 @@
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QVXYModelMapper>
 #include <QtCharts/QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "app/charts/chart_view.h"
 
@@ -59,12 +58,14 @@ class QtScatterChart : public ChartView {
       identity_->attachAxis(x_axis_);
       identity_->attachAxis(y_axis_);
     }
-    const std::vector<bool> halves = spec.split_row ? std::vector<bool>{false, true} : std::vector<bool>{false};
+    const std::vector<bool> halves =
+        spec.split_row ? std::vector<bool>{false, true} : std::vector<bool>{false};
     for (const bool second : halves) {
       for (size_t k = 0; k < spec.y_columns.size(); ++k) {
         const auto& [column, name] = spec.y_columns[k];
         auto* series = new QScatterSeries(chart_);
-        series->setName(name + (spec.split_row ? (second ? spec.second_suffix : spec.first_suffix) : QString()));
+        series->setName(name + (spec.split_row ? (second ? spec.second_suffix : spec.first_suffix)
+                                               : QString()));
         series->setMarkerSize(second ? 9 : 7);
         if (second) {
           // Hollow markers in the colour of the first half's series.
@@ -112,7 +113,8 @@ class QtScatterChart : public ChartView {
 
  private:
   void refresh() {
-    const int split = spec_.split_row ? std::clamp(spec_.split_row(), 0, model_->rowCount()) : model_->rowCount();
+    const int split =
+        spec_.split_row ? std::clamp(spec_.split_row(), 0, model_->rowCount()) : model_->rowCount();
     for (MappedSeries& m : series_) {
       const int first = m.second ? split : 0;
       const int count = m.second ? model_->rowCount() - split : split;
@@ -152,10 +154,12 @@ class QtScatterChart : public ChartView {
     for (int r = 0; r < model_->rowCount(); ++r) {
       take(model_->index(r, spec_.x_column).data().toDouble(), &x_lo, &x_hi);
       for (size_t k = 0; k < spec_.y_columns.size(); ++k) {
-        const bool visible = std::any_of(series_.begin(), series_.end(), [k](const MappedSeries& m) {
-          return m.y_index == static_cast<int>(k) && m.series->isVisible();
-        });
-        if (visible) take(model_->index(r, spec_.y_columns[k].first).data().toDouble(), &y_lo, &y_hi);
+        const bool visible =
+            std::any_of(series_.begin(), series_.end(), [k](const MappedSeries& m) {
+              return m.y_index == static_cast<int>(k) && m.series->isVisible();
+            });
+        if (visible)
+          take(model_->index(r, spec_.y_columns[k].first).data().toDouble(), &y_lo, &y_hi);
       }
     }
     if (y_hi <= 0.0) {

@@ -1,7 +1,5 @@
 // ChartView on QtCharts: a QStackedBarSeries fed by a QVBarModelMapper (one
 // bar set per model column), categories from the model's vertical header.
-#include <algorithm>
-
 #include <QAbstractItemModel>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
@@ -11,6 +9,7 @@
 #include <QtCharts/QStackedBarSeries>
 #include <QtCharts/QVBarModelMapper>
 #include <QtCharts/QValueAxis>
+#include <algorithm>
 
 #include "app/charts/chart_view.h"
 
@@ -52,9 +51,11 @@ class QtStackedBarChart : public ChartView {
     connect(model, &QAbstractItemModel::modelReset, this, [this]() { refresh(); });
     // Columns outside the stack (e.g. the simulation's busy time) do not
     // change the chart.
-    connect(model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
-      if (to.column() >= spec_.first_column && from.column() <= spec_.last_column) refresh();
-    });
+    connect(model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex& from, const QModelIndex& to) {
+              if (to.column() >= spec_.first_column && from.column() <= spec_.last_column)
+                refresh();
+            });
     refresh();
   }
 
@@ -75,7 +76,8 @@ class QtStackedBarChart : public ChartView {
     for (int r = 0; r < model_->rowCount(); ++r) {
       names << model_->headerData(r, Qt::Vertical, Qt::DisplayRole).toString();
       double stack = 0.0;
-      for (int c = spec_.first_column; c <= spec_.last_column; ++c) stack += model_->index(r, c).data().toDouble();
+      for (int c = spec_.first_column; c <= spec_.last_column; ++c)
+        stack += model_->index(r, c).data().toDouble();
       top = std::max(top, stack);
     }
     if (names != categories_->categories()) {
@@ -104,7 +106,8 @@ class QtStackedBarChart : public ChartView {
 
 }  // namespace
 
-ChartView* make_stacked_bar_chart(QAbstractItemModel* model, const StackedBarSpec& spec, QWidget* parent) {
+ChartView* make_stacked_bar_chart(QAbstractItemModel* model, const StackedBarSpec& spec,
+                                  QWidget* parent) {
   return new QtStackedBarChart(model, spec, parent);
 }
 

@@ -9,7 +9,7 @@
 
 #include "../planner_messages.h"
 #include "../proposal_diff.h"
-#include "shardlab/planner/py_format.h"
+#include "py_format.h"
 
 namespace shardlab::planner {
 namespace {
@@ -71,7 +71,8 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
   }
 }
 
-const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uniform_runs(int option_index) {
+const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uniform_runs(
+    int option_index) {
   std::vector<StorageRun>& runs = runs_[option_index];
   if (runs.empty()) {
     const auto& shards = space_->options[option_index].shards;
@@ -151,7 +152,8 @@ bool GreedyPerfPartitioner::uniform_options_fit(const Topology& topology) const 
   const Device* devices = topology.devices.data();
   bool fits = true;
   for (int r = 0; r < world_size_; ++r) {
-    fits &= (uniform_hbm_[r] <= devices[r].storage.hbm) & (uniform_ddr_[r] <= devices[r].storage.ddr);
+    fits &=
+        (uniform_hbm_[r] <= devices[r].storage.hbm) & (uniform_ddr_[r] <= devices[r].storage.ddr);
   }
   return fits;
 }
@@ -214,8 +216,9 @@ Status GreedyPerfPartitioner::uniform_failure(const Proposal& proposal, const To
     for (int i = 0; i < o.num_shards(); ++i) {
       const Storage& s = o.shards[i].storage;
       if (!s.fits_in(free[i])) {
-        return partition_error("Shard of size " + storage_repr(s) +
-                               " bytes does not fit on any rank. Device memory cap: " + storage_repr(free[i]) + ".");
+        return partition_error(
+            "Shard of size " + storage_repr(s) +
+            " bytes does not fit on any rank. Device memory cap: " + storage_repr(free[i]) + ".");
       }
       free[i] -= s;
     }
@@ -229,8 +232,8 @@ std::optional<double> GreedyPerfPartitioner::max_device_perf() const {
   return largest;
 }
 
-Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
-                                        PartitionedPlan* out) {
+Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal& proposal,
+                                        const Topology& topology, PartitionedPlan* out) {
   reset(space, topology);
   const bool full = out != nullptr;
   if (!full) out = &scratch_;
@@ -272,8 +275,8 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
       Storage largest = free_storage(0);
       for (int r = 1; r < world_size_; ++r) largest = std::max(largest, free_storage(r));
       return partition_error("Device partition failed. Couldn't find a rank for shard " +
-                             shard_repr(option, option.shards[failed]) + " of table " + option.name +
-                             ", largest device storage: " + storage_repr(largest));
+                             shard_repr(option, option.shards[failed]) + " of table " +
+                             option.name + ", largest device storage: " + storage_repr(largest));
     }
   }
   return Status::ok();

@@ -42,7 +42,7 @@
 #include "../saturating.h"
 #include "device_perfs.h"
 #include "min_key_tree.h"
-#include "shardlab/planner/partitioner.h"
+#include "partitioner.h"
 
 namespace shardlab::planner {
 
@@ -68,8 +68,8 @@ class GreedyPerfPartitioner final : public Partitioner {
     Perf shard_perf;
     Storage total_storage;
     int num_shards = 0;
-    bool by_host = false;    // partition_by == kHost
-    bool row_wise = false;   // table-row-wise (else, by host: table-column-wise)
+    bool by_host = false;   // partition_by == kHost
+    bool row_wise = false;  // table-row-wise (else, by host: table-column-wise)
     // By host (table-row-wise, table-column-wise): shards 0..n-2 all have
     // storage `head`, shard n-1 `tail` (row or column blocks of equal size,
     // the last one smaller); false: read the shards.
@@ -123,7 +123,8 @@ class GreedyPerfPartitioner final : public Partitioner {
   void refresh_hosts();
   void refresh_groups();
   TreeKey device_key(int rank) const {
-    return TreeKey{key_total_[rank], (static_cast<uint64_t>(local_rank_[rank]) << 32) | static_cast<uint32_t>(rank)};
+    return TreeKey{key_total_[rank],
+                   (static_cast<uint64_t>(local_rank_[rank]) << 32) | static_cast<uint32_t>(rank)};
   }
   Storage free_storage(int rank) const { return Storage{free_hbm_[rank], free_ddr_[rank]}; }
 
@@ -132,7 +133,9 @@ class GreedyPerfPartitioner final : public Partitioner {
   static bool is_small(int64_t v) { return v > -kSmallStorage && v < kSmallStorage; }
   // A need that is small and non-negative: placing it only lowers free
   // storage, towards 0, so free storage stays small.
-  static bool small_need(const Storage& s) { return s.hbm >= 0 && s.ddr >= 0 && is_small(s.hbm) && is_small(s.ddr); }
+  static bool small_need(const Storage& s) {
+    return s.hbm >= 0 && s.ddr >= 0 && is_small(s.hbm) && is_small(s.ddr);
+  }
 
   SortBy sort_by_;
   bool balance_modules_;
@@ -187,11 +190,11 @@ class GreedyPerfPartitioner final : public Partitioner {
   Proposal last_proposal_;
   std::vector<int64_t> uniform_hbm_;
   std::vector<int64_t> uniform_ddr_;
-  int num_uniform_ = 0;          // uniform options in last_proposal_
+  int num_uniform_ = 0;               // uniform options in last_proposal_
   internal::WideStorage total_need_;  // Σ total storage of last_proposal_'s options, exact
-  Perf uniform_perf_;            // their shard perfs summed in proposal order
+  Perf uniform_perf_;                 // their shard perfs summed in proposal order
   bool uniform_perf_valid_ = false;
-  std::vector<int> iota_;        // 0, 1, 2, ...: the ranks of a uniform option
+  std::vector<int> iota_;  // 0, 1, 2, ...: the ranks of a uniform option
 
   // Per proposal position p, for the proposal of the last call that got past
   // the uniform phase: hot_[proposal[p]] (the options of one proposal fit in

@@ -5,8 +5,8 @@
 
 #include "../planner_messages.h"
 #include "greedy_perf_partitioner.h"
+#include "py_format.h"
 #include "row_wise_storage.h"
-#include "shardlab/planner/py_format.h"
 
 namespace shardlab::planner {
 
@@ -22,7 +22,8 @@ void GreedyPerfPartitioner::start_placement() {
   // placements keep it (their needs are small and non-negative, and placed
   // only where they fit, so free storage stays between its value and 0).
   small_frees_ = true;
-  for (int r = 0; r < world_size_; ++r) small_frees_ &= is_small(free_hbm_[r]) & is_small(free_ddr_[r]);
+  for (int r = 0; r < world_size_; ++r)
+    small_frees_ &= is_small(free_hbm_[r]) & is_small(free_ddr_[r]);
   num_groups_ = (world_size_ + lw - 1) / lw;
   device_tree_.reset(num_groups_);
   group_dirty_.assign(num_groups_, 1);
@@ -85,11 +86,13 @@ void GreedyPerfPartitioner::refresh_groups() {
   dirty_groups_.clear();
 }
 
-int GreedyPerfPartitioner::place_on_all_devices(const HotOption& h, int first_shard, PartitionedPlan* out) {
+int GreedyPerfPartitioner::place_on_all_devices(const HotOption& h, int first_shard,
+                                                PartitionedPlan* out) {
   for (int j = 0; j < h.num_shards; ++j) {
     // A single shard's storage is the option's total: no need to visit the
     // option's shards (another cache miss) for table-wise options.
-    const Storage& need = h.num_shards == 1 ? h.total_storage : space_->options[h.option].shards[j].storage;
+    const Storage& need =
+        h.num_shards == 1 ? h.total_storage : space_->options[h.option].shards[j].storage;
     refresh_groups();
     int chosen = device_tree_.min().item();
     if (!(need.hbm <= free_hbm_[chosen] && need.ddr <= free_ddr_[chosen])) {
@@ -123,7 +126,8 @@ int GreedyPerfPartitioner::smallest_fitting_device(const Storage& need) const {
   int chosen = -1;
   for (int r = first; r < world_size_; ++r) {
     if (totals[r] != best || !(need.hbm <= free_hbm[r] && need.ddr <= free_ddr[r])) continue;
-    if (chosen < 0 || local_rank_[r] < local_rank_[chosen]) chosen = r;  // ranks ascend: ties keep the lower
+    if (chosen < 0 || local_rank_[r] < local_rank_[chosen])
+      chosen = r;  // ranks ascend: ties keep the lower
   }
   return chosen;
 }
@@ -160,7 +164,8 @@ bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int 
     const Storage& need = h.total_storage;
     int chosen = -1;
     for (int r = base; r < base + lw; ++r) {
-      if (need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r] && (chosen < 0 || key_total_[r] < key_total_[chosen])) {
+      if (need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r] &&
+          (chosen < 0 || key_total_[r] < key_total_[chosen])) {
         chosen = r;
       }
     }
@@ -181,7 +186,8 @@ bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int 
     const Storage& need = host_shard_storage(h, j);
     int chosen = -1;
     for (int i = 0; i < lw; ++i) {
-      if (need.fits_in(local_free_[i]) && (chosen < 0 || local_total_[i] < local_total_[chosen])) chosen = i;
+      if (need.fits_in(local_free_[i]) && (chosen < 0 || local_total_[i] < local_total_[chosen]))
+        chosen = i;
     }
     if (chosen < 0) return false;
     local_free_[chosen] -= need;
@@ -197,7 +203,8 @@ bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int 
 
 // Table-row-wise on one host: shard i on the host's i-th device. Commits
 // and returns true when every shard fits.
-bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first_shard,
+                                         PartitionedPlan* out) {
   const int o = h.option;
   const int lw = local_world_size_;
   const int base = host * lw;
@@ -222,8 +229,9 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
     }
     const int64_t* need_hbm = need_hbm_.data() + row_wise_need_[o];
     const int64_t* need_ddr = need_ddr_.data() + row_wise_need_[o];
-    const bool fits = small_frees_ && small_needs_ ? row_wise_fits_small(need_hbm, need_ddr, n, free_hbm, free_ddr)
-                                                   : row_wise_fits(need_hbm, need_ddr, n, free_hbm, free_ddr);
+    const bool fits = small_frees_ && small_needs_
+                          ? row_wise_fits_small(need_hbm, need_ddr, n, free_hbm, free_ddr)
+                          : row_wise_fits(need_hbm, need_ddr, n, free_hbm, free_ddr);
     if (!fits) return false;
     row_wise_take(need_hbm, need_ddr, n, base, free_hbm, free_ddr, ranks);
   }
@@ -244,7 +252,8 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
 }
 
 // One host of the host strategy: commits and returns true when the option fits.
-bool GreedyPerfPartitioner::try_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out) {
+bool GreedyPerfPartitioner::try_host(const HotOption& h, int host, int first_shard,
+                                     PartitionedPlan* out) {
   if (!h.total_storage.fits_in(host_free_[host])) return false;
   if (h.row_wise) return try_row_wise(h, host, first_shard, out);
   return place_within_host(h, host, first_shard, out);
@@ -252,7 +261,8 @@ bool GreedyPerfPartitioner::try_host(const HotOption& h, int host, int first_sha
 
 // Hosts are tried in (total, host) order: the tree's root, then the root
 // once the hosts tried so far are taken out, which is the next in order.
-Status GreedyPerfPartitioner::place_on_host(const HotOption& h, int first_shard, PartitionedPlan* out) {
+Status GreedyPerfPartitioner::place_on_host(const HotOption& h, int first_shard,
+                                            PartitionedPlan* out) {
   refresh_hosts();
   const int first = host_tree_.min().item();
   if (first < 0) return host_failure(space_->options[h.option]);
@@ -279,12 +289,13 @@ Status GreedyPerfPartitioner::place_on_host(const HotOption& h, int first_shard,
 
 Status GreedyPerfPartitioner::host_failure(const ShardingOption& option) const {
   if (!detailed_errors_) return Status::planner(PlannerErrorType::kPartition, "");
-  return Status::planner(
-      PlannerErrorType::kPartition,
-      "can't find a host for sharding option group ShardingOptionGroup(sharding_options=[<torchrec.distributed."
-      "planner.types.ShardingOption object at 0x?>], storage_sum=" + storage_repr(option.total_storage) +
-      ", perf_sum=" + py_float_repr(option.total_perf) + ", param_count=" +
-      std::to_string(param_counts_[option.module]) + ")");
+  return Status::planner(PlannerErrorType::kPartition,
+                         "can't find a host for sharding option group "
+                         "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
+                         "planner.types.ShardingOption object at 0x?>], storage_sum=" +
+                             storage_repr(option.total_storage) +
+                             ", perf_sum=" + py_float_repr(option.total_perf) +
+                             ", param_count=" + std::to_string(param_counts_[option.module]) + ")");
 }
 
 }  // namespace shardlab::planner

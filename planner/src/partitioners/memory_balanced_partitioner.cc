@@ -35,7 +35,8 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
       }
     }
     hi = *std::max_element(per_rank.begin(), per_rank.end());
-    lo = std::max(static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size), largest_shard);
+    lo = std::max(static_cast<int64_t>(static_cast<double>(total_hbm) / topology.world_size),
+                  largest_shard);
   } else {
     // 2024-02 starts the search from the reserved capacity, not from the
     // default plan's usage (docs/cost-model.md O26).

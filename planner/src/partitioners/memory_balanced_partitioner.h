@@ -31,7 +31,7 @@ class MemoryBalancedPartitioner final : public Partitioner {
   PartitionedPlan candidate_;
   PartitionedPlan result_;  // the plan when the caller passes no `out`
   Topology capped_;
-  double rating_ = 0.0;     // rating of the plan returned last
+  double rating_ = 0.0;  // rating of the plan returned last
 };
 
 }  // namespace shardlab::planner

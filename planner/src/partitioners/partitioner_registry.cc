@@ -3,14 +3,15 @@
 
 namespace shardlab::planner {
 
-std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec, const TorchRecBehaviour& behaviour) {
+std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec,
+                                              const TorchRecBehaviour& behaviour) {
   switch (spec.kind) {
     case PartitionerKind::kGreedyPerf:
       return std::make_unique<GreedyPerfPartitioner>(spec.sort_by, spec.balance_modules);
     case PartitionerKind::kMemoryBalanced:
-      return std::make_unique<MemoryBalancedPartitioner>(spec.max_search_count, spec.tolerance,
-                                                         spec.balance_modules,
-                                                         behaviour.memory_balanced_bounds_from_default_plan);
+      return std::make_unique<MemoryBalancedPartitioner>(
+          spec.max_search_count, spec.tolerance, spec.balance_modules,
+          behaviour.memory_balanced_bounds_from_default_plan);
   }
   return nullptr;
 }

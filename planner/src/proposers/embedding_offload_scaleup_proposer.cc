@@ -2,12 +2,13 @@
 
 #include <utility>
 
+#include "enumerator.h"
 #include "proposer_common.h"
-#include "shardlab/planner/enumerator.h"
 
 namespace shardlab::planner {
 
-EmbeddingOffloadScaleupProposer::EmbeddingOffloadScaleupProposer(bool use_depth, bool starts_from_caching_options)
+EmbeddingOffloadScaleupProposer::EmbeddingOffloadScaleupProposer(bool use_depth,
+                                                                 bool starts_from_caching_options)
     : use_depth_(use_depth), starts_from_caching_options_(starts_from_caching_options) {}
 
 Proposal EmbeddingOffloadScaleupProposer::starting_options(const SearchSpace& space) const {
@@ -30,7 +31,8 @@ Proposal EmbeddingOffloadScaleupProposer::starting_options(const SearchSpace& sp
   return start;
 }
 
-Status EmbeddingOffloadScaleupProposer::prepare(SearchSpace* space, const OptionEstimator& estimator) {
+Status EmbeddingOffloadScaleupProposer::prepare(SearchSpace* space,
+                                                const OptionEstimator& estimator) {
   prepared_.reset();
   if (!starts_from_caching_options_ || space->fqns.empty()) return Status::ok();
   Proposal start = starting_options(*space);
@@ -45,7 +47,8 @@ Status EmbeddingOffloadScaleupProposer::prepare(SearchSpace* space, const Option
           PlannerErrorType::kOther,
           "EmbeddingOffloadScaleupProposer: table " + cached.name +
               " starts from a fused_uvm_caching option without cache parameters, which TorchRec "
-              "2026-08 refuses (an AssertionError in the proposer's load); give the table a constraint "
+              "2026-08 refuses (an AssertionError in the proposer's load); give the table a "
+              "constraint "
               "with cache_params, or compute_kernels without fused_uvm_caching");
     }
   }

@@ -44,7 +44,8 @@ void GreedyProposer::load(const SearchSpace& space) {
   const int num_fqns = static_cast<int>(groups.size());
   walk_.build(num_fqns, WalkLess{this});
   for (int f = 0; f < num_fqns; ++f) {
-    if (group_begin_[f] + 1 >= group_begin_[f + 1]) walk_.exclude(f);  // a single option never advances
+    if (group_begin_[f] + 1 >= group_begin_[f + 1])
+      walk_.exclude(f);  // a single option never advances
   }
   // TorchRec proposes nothing when its pointer map is empty (no tables).
   active_ = !groups.empty();
@@ -86,7 +87,8 @@ void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*p
   // The tree's minimum is the first fqn with the largest key among those
   // that can advance: the scan's winner, provided its key beats zeros.
   const int f = walk_.min(WalkLess{this});
-  if (f == static_cast<int>(pos_.size()) || !(keys_[group_begin_[f] + pos_[f]] > StorageKey{0, 0, 0, 0})) {
+  if (f == static_cast<int>(pos_.size()) ||
+      !(keys_[group_begin_[f] + pos_[f]] > StorageKey{0, 0, 0, 0})) {
     stop();
     return;
   }

@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "proposer.h"
 #include "tournament_tree.h"
-#include "shardlab/planner/proposer.h"
 
 namespace shardlab::planner {
 
@@ -57,7 +57,7 @@ class GreedyProposer final : public Proposer {
   Proposal current_;      // sorted_[group_begin_[f] + pos_[f]] for every fqn f
   // Fqns that can still advance (not at their last option), by WalkLess.
   TournamentTree<WalkLess> walk_;
-  bool active_ = false;   // false: propose() returns nullopt
+  bool active_ = false;  // false: propose() returns nullopt
 
   double best_rating_ = 0.0;  // best truthy rating seen (starts at +inf)
   int64_t num_inferior_ = 0;  // consecutive ratings not improving on it

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "shardlab/planner/proposer.h"
+#include "proposer.h"
 
 namespace shardlab::planner {
 

@@ -7,13 +7,14 @@
 #include "embedding_offload_scaleup_proposer.h"
 #include "greedy_proposer.h"
 #include "grid_search_proposer.h"
+#include "proposer.h"
 #include "proposer_common.h"
-#include "shardlab/planner/proposer.h"
 #include "uniform_proposer.h"
 
 namespace shardlab::planner {
 
-std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec, const TorchRecBehaviour& behaviour) {
+std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec,
+                                        const TorchRecBehaviour& behaviour) {
   switch (spec.kind) {
     case ProposerKind::kGreedy: {
       // TorchRec stores `threshold if threshold else None`: 0 means no
@@ -27,8 +28,8 @@ std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec, const TorchRec
     case ProposerKind::kGridSearch:
       return std::make_unique<GridSearchProposer>(spec.max_proposals);
     case ProposerKind::kEmbeddingOffloadScaleup:
-      return std::make_unique<EmbeddingOffloadScaleupProposer>(spec.use_depth,
-                                                               behaviour.scaleup_starts_from_caching_options);
+      return std::make_unique<EmbeddingOffloadScaleupProposer>(
+          spec.use_depth, behaviour.scaleup_starts_from_caching_options);
   }
   return nullptr;
 }

@@ -56,8 +56,6 @@ std::optional<Proposal> UniformProposer::propose() {
   return std::nullopt;
 }
 
-void UniformProposer::advance() {
-  ++next_;
-}
+void UniformProposer::advance() { ++next_; }
 
 }  // namespace shardlab::planner

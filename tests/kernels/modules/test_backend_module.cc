@@ -18,7 +18,8 @@ class TestBackend final : public ReplayBackend {
  public:
   std::string_view name() const override { return "test"; }
   std::string device_name() const override { return "test module"; }
-  Result<ReplayResult> replay(const ReplayWorkload&, const ReplayOptions&, const ProgressFn&) override {
+  Result<ReplayResult> replay(const ReplayWorkload&, const ReplayOptions&,
+                              const ProgressFn&) override {
     return Status::unavailable("the test module replays nothing");
   }
   Result<KernelBenchResult> bench_kernels(const KernelBenchOptions&, const ProgressFn&) override {
@@ -26,22 +27,22 @@ class TestBackend final : public ReplayBackend {
   }
 };
 
-Result<std::unique_ptr<ReplayBackend>> create() { return std::unique_ptr<ReplayBackend>(new TestBackend()); }
+Result<std::unique_ptr<ReplayBackend>> create() {
+  return std::unique_ptr<ReplayBackend>(new TestBackend());
+}
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const BackendModuleInfo* shardlab_backend_module_v1() {
-  static const BackendModuleInfo info{
+extern "C" __attribute__((visibility("default"))) const BackendModuleInfo*
+shardlab_backend_module_v1() {
+  static const BackendModuleInfo info {
 #if defined(SHARDLAB_TEST_MODULE_OLD_ABI)
-      .abi = kBackendModuleAbi + 1000,
+    .abi = kBackendModuleAbi + 1000,
 #else
-      .abi = kBackendModuleAbi,
+    .abi = kBackendModuleAbi,
 #endif
-      .layout = backend_layout_fingerprint(),
-      .shardlab_version = SHARDLAB_VERSION,
-      .compiler = __VERSION__,
-      .backend = "test",
-      .create = &create,
+    .layout = backend_layout_fingerprint(), .shardlab_version = SHARDLAB_VERSION,
+    .compiler = __VERSION__, .backend = "test", .create = &create,
   };
   return &info;
 }

@@ -5,9 +5,11 @@
 //   {"format": "shardlab-calibration", "version": 1,
 //    "name", "created", "device", "source_runs": [run ids],
 //    "parameters": {
-//      "compute": [{"kernel", "dim_class", "bandwidth_bytes_per_ms", "overhead_ms", "bwd_multiplier"}],
+//      "compute": [{"kernel", "dim_class", "bandwidth_bytes_per_ms", "overhead_ms",
+//                   "bwd_multiplier"}],
 //      "bwd_multiplier",
-//      "comm": {"intra_host": {"bandwidth_bytes_per_ms", "latency_ms"}, "inter_host": {...}}},
+//      "comm": {"intra_host": {"bandwidth_bytes_per_ms", "latency_ms"},
+//               "inter_host": {...}}},
 //    "fit": {"count", "held_out", "mape_before", "mape_after", "fit_mape_before", "fit_mape_after",
 //            "groups": [{"name", "count", "held_out", "fitted", "mape_before", "mape_after",
 //                        "fit_mape_before", "fit_mape_after"}],
@@ -58,8 +60,9 @@ struct CalibrationProfile {
 };
 
 // The profile of a fit: parameters, counts, errors, groups and notes.
-CalibrationProfile make_profile(const kernels::CalibrationFit& fit, std::string name, std::string created,
-                                std::string device, std::vector<int64_t> source_runs);
+CalibrationProfile make_profile(const kernels::CalibrationFit& fit, std::string name,
+                                std::string created, std::string device,
+                                std::vector<int64_t> source_runs);
 
 // The profile document, without a trailing newline. `indent` spaces per level,
 // or < 0 for one line. Doubles in their shortest round-trip form.

@@ -20,7 +20,8 @@ namespace shardlab::data {
 //            "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance",
 //            "num_proposals", "num_plans", "simulations", "plan_seconds",
 //            "winner", "iteration_vs_winner", "rating_vs_winner", "moved_vs_winner": [table],
-//            "ranks": [{"rank", "perf_ms", "shard_hbm_bytes", "busy_compute_ms", "busy_comm_ms"}]}]}
+//            "ranks": [{"rank", "perf_ms", "shard_hbm_bytes",
+//                       "busy_compute_ms", "busy_comm_ms"}]}]}
 // "perf_rating_ms" is TorchRec's rating of the row's plan, whatever model chose
 // it; "perf_model" is the model that chose it. The "_vs_winner" values are
 // relative ((row - winner) / winner). Unset values are null. The error type is

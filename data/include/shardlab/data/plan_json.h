@@ -58,7 +58,7 @@ std::string options_to_json(const planner::Scenario& scenario, const planner::Pl
 //    "num_proposals", "num_plans", "reserved"}, with type to_string(planner_error()),
 //    counters from `result` (0 when `result` is null) and reserved the device
 //    list [{rank, hbm, ddr}] or null when the reservation did not complete;
-//  - kInvalidScenario and kIo give {"scenario", "error": {"type": "invalid_scenario",
+//  - kInvalidArgument and kIo give {"scenario", "error": {"type": "invalid_scenario",
 //    "message"}} (exit status 2 at the CLI);
 //  - kInternal gives the same short shape with type "internal".
 // REQUIRES: !status.is_ok()

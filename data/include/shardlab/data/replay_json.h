@@ -16,10 +16,10 @@ namespace shardlab::data {
 
 // What a replay was asked to do, echoed in its JSON.
 struct ReplaySettings {
-  std::string scenario;             // scenario name
-  std::string plan_path;            // the plan file as given
-  std::vector<int> ranks;           // replayed ranks (ascending)
-  int64_t max_rows = 0;             // rows per shard cap (0: none)
+  std::string scenario;    // scenario name
+  std::string plan_path;   // the plan file as given
+  std::vector<int> ranks;  // replayed ranks (ascending)
+  int64_t max_rows = 0;    // rows per shard cap (0: none)
   kernels::OptimizerKind optimizer = kernels::OptimizerKind::kSgd;
   kernels::ReplayOptions options;
 };

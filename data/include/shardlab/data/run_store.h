@@ -158,7 +158,7 @@ struct RunSummary {
   std::string device;
   std::string backend;
   std::string torchrec_version;  // "2024-02", "2026-08", or empty (see NewRun)
-  std::string summary_json;  // always a JSON object ("{}" at least)
+  std::string summary_json;      // always a JSON object ("{}" at least)
   int64_t estimate_count = 0;
   int64_t sim_phase_count = 0;
   int64_t measurement_count = 0;

@@ -23,5 +23,8 @@ Result<planner::Scenario> parse_scenario(const std::string& text, const std::str
 // Errors are plain messages saying what was expected.
 Result<int64_t> parse_size_string(const std::string& text);
 Result<double> parse_bandwidth_string(const std::string& text);
+// The other way, for people: "512 B", "1.50 KiB", "3.20 GiB" (binary units,
+// two decimals), "-" for NaN and infinities.
+std::string format_bytes(double bytes);
 
 }  // namespace shardlab::data

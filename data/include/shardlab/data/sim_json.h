@@ -11,14 +11,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "shardlab/sim/collective_model.h"
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::data {
 
 // {"scenario", "iterations", "iteration_ms", "total_ms",
 //  "ranks": [{"rank", "busy_ms": {"compute", "comm"},
-//             "phases": [{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}]}],
+//             "phases": [{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes",
+//             "tables"}]}],
 //  "critical_path": [{"rank", "phase", "iteration", "start_ms", "end_ms"}],
 //  "links": [{"name", "bytes", "utilization"}],
 //  "events", "flows"}
@@ -36,5 +39,12 @@ std::string simulation_to_json(const sim::SimResult& result, bool compact = fals
 // plus "critical": true for the phases on the critical path.
 // local_rank is rank mod result.local_world_size.
 std::string chrome_trace_json(const sim::SimResult& result);
+
+// An nccl-tests-style sweep (sim/collective_model.h collective_sweep):
+//   {"scenario", "collective", "ranks",
+//    "points": [{"bytes", "time_us", "algbw_gbps", "busbw_gbps", "algorithm", "protocol"}]}
+// Bandwidths in GB/s (10^9 bytes per second), as nccl-tests prints them.
+std::string sweep_to_json(const std::string& scenario, sim::CollectiveKind kind, int ranks,
+                          const std::vector<sim::SweepPoint>& points, int indent = 2);
 
 }  // namespace shardlab::data

@@ -31,9 +31,9 @@ struct ReplayOptions {
   IdDistribution ids = IdDistribution::kUniform;
   double zipf_alpha = 1.05;  // popularity exponent for kZipf
   PoolingDistribution pooling = PoolingDistribution::kFixed;
-  uint64_t seed = 1;          // ids and initial weights; same seed, same ids on every backend
+  uint64_t seed = 1;  // ids and initial weights; same seed, same ids on every backend
   float learning_rate = 0.01f;
-  bool verify = false;        // backends that can check against the CPU reference fill wrong_elements
+  bool verify = false;  // backends that can check against the CPU reference fill wrong_elements
 };
 
 // Called as work progresses: done of total steps, and what is running.
@@ -69,7 +69,8 @@ struct KernelBenchRow {
 struct KernelBenchResult {
   std::string backend;
   std::string device_name;
-  double copy_bytes_per_s = 0.0;  // device-to-device copy (memcpy on the CPU) measured in the same run
+  double copy_bytes_per_s =
+      0.0;  // device-to-device copy (memcpy on the CPU) measured in the same run
   std::vector<KernelBenchRow> rows;
 };
 

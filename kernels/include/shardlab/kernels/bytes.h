@@ -36,7 +36,9 @@ struct LookupShape {
   bool weighted = false;
 };
 
-inline int64_t lookup_output_rows(const LookupShape& s) { return s.pooling == PoolingMode::kNone ? s.ids : s.bags; }
+inline int64_t lookup_output_rows(const LookupShape& s) {
+  return s.pooling == PoolingMode::kNone ? s.ids : s.bags;
+}
 
 inline double forward_bytes(const LookupShape& s) {
   const double ids = static_cast<double>(s.ids);

@@ -34,7 +34,8 @@ namespace shardlab::kernels {
 // Lawson and Hanson's active-set method. `a` is row-major, rows × cols.
 // Fails (invalid_scenario) when sizes disagree or a value is not finite, and
 // (internal) when the active set does not settle within 3·cols + 30 steps.
-Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int cols, const std::vector<double>& b);
+Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int cols,
+                                 const std::vector<double>& b);
 
 struct CalibrationOptions {
   // Share of each group's records held out of the fit to measure its error,
@@ -66,26 +67,27 @@ struct CalibrationGroup {
   std::string name;
   int fit_count = 0;
   int held_out = 0;
-  bool fitted = false;  // false: TorchRec's values kept (see the notes)
-  std::optional<double> mape_before;  // held-out records, TorchRec's defaults
-  std::optional<double> mape_after;   // held-out records, the fitted model
+  bool fitted = false;                    // false: TorchRec's values kept (see the notes)
+  std::optional<double> mape_before;      // held-out records, TorchRec's defaults
+  std::optional<double> mape_after;       // held-out records, the fitted model
   std::optional<double> fit_mape_before;  // the fit's own records, TorchRec's defaults
   std::optional<double> fit_mape_after;   // the fit's own records: the training residual
 };
 
 struct CalibrationFit {
   planner::CostCalibration calibration;  // only fitted parameters are set
-  int fit_count = 0;       // records the fit used
-  int held_out_count = 0;  // records held out to measure the error
-  int skipped = 0;         // records that carry nothing to fit (see notes)
+  int fit_count = 0;                     // records the fit used
+  int held_out_count = 0;                // records held out to measure the error
+  int skipped = 0;                       // records that carry nothing to fit (see notes)
   // Over all held-out records, percent; nullopt when nothing was held out.
   std::optional<double> mape_before;
   std::optional<double> mape_after;
   // The same over the fit's own records (the training residual after).
   std::optional<double> fit_mape_before;
   std::optional<double> fit_mape_after;
-  std::vector<CalibrationGroup> groups;  // fwd groups by kernel then class, bwd likewise, comm intra then inter
-  std::vector<std::string> notes;        // what was skipped or kept at TorchRec's value, and why
+  std::vector<CalibrationGroup>
+      groups;  // fwd groups by kernel then class, bwd likewise, comm intra then inter
+  std::vector<std::string> notes;  // what was skipped or kept at TorchRec's value, and why
 };
 
 // Which records the fit uses and which it holds out, as indices into the
@@ -95,7 +97,8 @@ struct HoldoutSplit {
   std::vector<size_t> fit;
   std::vector<size_t> held_out;
 };
-HoldoutSplit holdout_split(const std::vector<Measurement>& measurements, const CalibrationOptions& options);
+HoldoutSplit holdout_split(const std::vector<Measurement>& measurements,
+                           const CalibrationOptions& options);
 
 // Fits the calibration. Fails (invalid_scenario) when the options are out of
 // range or no record can be fitted (no lookups or collectives with positive
@@ -110,18 +113,18 @@ Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& measureme
 // scope, bandwidth and latency.
 struct CalibrationParameter {
   enum class Unit { kBandwidth, kMs, kRatio };  // bytes/ms, ms, dimensionless
-  std::string name;                 // "fwd fused/wide bandwidth", "fused overhead", "intra_host latency"
+  std::string name;  // "fwd fused/wide bandwidth", "fused overhead", "intra_host latency"
   Unit unit = Unit::kMs;
   // TorchRec's value: for a forward bandwidth, the device's bandwidth for the
   // kernel over the table-wise block penalty of a representative dim of the
   // class (row-wise, table-row-wise and data-parallel shards take none);
   // nullopt when the kernel has no bandwidth on the device.
   std::optional<double> torchrec;
-  std::optional<double> fitted;     // nullopt: the fit kept TorchRec's value
+  std::optional<double> fitted;  // nullopt: the fit kept TorchRec's value
 };
-std::vector<CalibrationParameter> calibration_parameters(const planner::CostCalibration& fitted,
-                                                         const std::vector<CalibrationGroup>& groups,
-                                                         const CalibrationOptions& options);
+std::vector<CalibrationParameter> calibration_parameters(
+    const planner::CostCalibration& fitted, const std::vector<CalibrationGroup>& groups,
+    const CalibrationOptions& options);
 
 // The time, ms, that TorchRec's defaults (calibration == nullptr) or a
 // calibration predicts for a record, or nullopt when the record carries

@@ -41,17 +41,19 @@ class CpuGroup {
   // `recv`, in member order (its own segment is copied locally).
   // REQUIRES: send_counts.size() == recv_counts.size() == size(), recv_counts[i]
   // equals member i's send_counts[m], and the buffers hold the summed counts.
-  void all_to_all(int m, std::span<const float> send, std::span<const int64_t> send_counts, std::span<float> recv,
-                  std::span<const int64_t> recv_counts);
+  void all_to_all(int m, std::span<const float> send, std::span<const int64_t> send_counts,
+                  std::span<float> recv, std::span<const int64_t> recv_counts);
 
   // Member m ends with recv = sum over members i of send_i[offset_m, offset_m + counts[m]),
   // offset_m = counts[0] + ... + counts[m-1]. REQUIRES: every member passes the
   // same counts; send holds their sum, recv counts[m].
-  void reduce_scatter(int m, std::span<const float> send, std::span<const int64_t> counts, std::span<float> recv);
+  void reduce_scatter(int m, std::span<const float> send, std::span<const int64_t> counts,
+                      std::span<float> recv);
 
   // Member m ends with recv = send_0 ++ send_1 ++ ... ++ send_{n-1}, send_i
   // holding counts[i] elements. REQUIRES: same counts on every member.
-  void all_gather(int m, std::span<const float> send, std::span<const int64_t> counts, std::span<float> recv);
+  void all_gather(int m, std::span<const float> send, std::span<const int64_t> counts,
+                  std::span<float> recv);
 
   // Every member ends with data = the element-wise sum of all members' data.
   // REQUIRES: the same data.size() on every member.
@@ -74,7 +76,8 @@ int64_t collective_floats(double bytes);
 // index m in spec.members). All-to-all: i sends j ceil((from_bytes[i] + to_bytes[j]) / 4)
 // elements for i != j and nothing to itself.
 struct CollectiveBuffers {
-  std::vector<int64_t> send_counts;  // all-to-all: per peer; reduce-scatter / all-gather: chunk per member
+  std::vector<int64_t>
+      send_counts;  // all-to-all: per peer; reduce-scatter / all-gather: chunk per member
   std::vector<int64_t> recv_counts;  // all-to-all: per peer
   int64_t send_elements = 0;
   int64_t recv_elements = 0;
@@ -84,7 +87,8 @@ CollectiveBuffers collective_buffers(const sim::CollectiveSpec& spec, int m);
 // The spec restricted to `ranks` (global ranks, ascending): members outside
 // are dropped with their sizes; the others keep theirs. Used when only some
 // ranks are replayed.
-sim::CollectiveSpec restrict_collective(const sim::CollectiveSpec& spec, const std::vector<int>& ranks);
+sim::CollectiveSpec restrict_collective(const sim::CollectiveSpec& spec,
+                                        const std::vector<int>& ranks);
 
 // The index of `rank` among spec.members, or -1 when it is not a member.
 int member_index(const sim::CollectiveSpec& spec, int rank);

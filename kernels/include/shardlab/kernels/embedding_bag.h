@@ -55,7 +55,9 @@ struct TableAllocator {
   T* allocate(size_t n) { return static_cast<T*>(allocate_table_memory(n * sizeof(T))); }
   void deallocate(T* p, size_t n) { free_table_memory(p, n * sizeof(T)); }
   template <typename U>
-  bool operator==(const TableAllocator<U>&) const { return true; }
+  bool operator==(const TableAllocator<U>&) const {
+    return true;
+  }
 };
 
 // A [rows x dim] table in fp32 or fp16, row-major, with its row-wise Adagrad
@@ -125,11 +127,12 @@ struct BagBatch {
 // Draws a shard's batch for one iteration (replay_inputs.h): `bags` bag lengths
 // around `pooling_factor`, ids over [0, rows_used), weights when `weighted`.
 // Reuses `batch`'s storage.
-void draw_batch(const InputDraw& draw, uint64_t shard, int64_t bags, double pooling_factor, int64_t rows_used,
-                bool weighted, BagBatch& batch);
+void draw_batch(const InputDraw& draw, uint64_t shard, int64_t bags, double pooling_factor,
+                int64_t rows_used, bool weighted, BagBatch& batch);
 // The output gradient of that batch: out_rows x dim values (out_rows = bags, or
 // ids for sequence lookups).
-void draw_gradient(uint64_t seed, uint64_t shard, int64_t out_rows, int64_t dim, std::vector<float>& grad);
+void draw_gradient(uint64_t seed, uint64_t shard, int64_t out_rows, int64_t dim,
+                   std::vector<float>& grad);
 
 // Rows of the forward output: bags, or ids for sequence lookups.
 int64_t output_rows(const BagBatch& batch, PoolingMode mode);

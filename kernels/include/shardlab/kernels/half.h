@@ -29,24 +29,28 @@ SHARDLAB_HD inline uint16_t float_to_half_bits(float value) {
   const uint32_t x = float_bits(value);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7FFFFFFFu;
-  if (abs >= 0x7F800000u) return static_cast<uint16_t>(sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u));
+  if (abs >= 0x7F800000u)
+    return static_cast<uint16_t>(sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u));
   // 65520 (halfway between 65504 and the next binade) ties to the even side: infinity.
   if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);
   if (abs < 0x38800000u) {  // below 2^-14: a subnormal half (units of 2^-24) or zero
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // <= 2^-25 rounds to zero (the tie is even)
-    const uint32_t exponent = abs >> 23;                        // 102 .. 112
+    if (abs < 0x33000000u)
+      return static_cast<uint16_t>(sign);  // <= 2^-25 rounds to zero (the tie is even)
+    const uint32_t exponent = abs >> 23;   // 102 .. 112
     const uint32_t mantissa = (abs & 0x7FFFFFu) | 0x800000u;
-    const uint32_t shift = 126u - exponent;                     // 14 .. 24
+    const uint32_t shift = 126u - exponent;  // 14 .. 24
     uint32_t q = mantissa >> shift;
     const uint32_t rem = mantissa & ((1u << shift) - 1u);
     const uint32_t halfway = 1u << (shift - 1u);
-    if (rem > halfway || (rem == halfway && (q & 1u))) ++q;  // may carry into the smallest normal: still right
+    if (rem > halfway || (rem == halfway && (q & 1u)))
+      ++q;  // may carry into the smallest normal: still right
     return static_cast<uint16_t>(sign | q);
   }
   const uint32_t rebased = abs - ((127u - 15u) << 23);
   uint32_t q = rebased >> 13;
   const uint32_t rem = rebased & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ++q;  // a carry bumps the exponent, as it should
+  if (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))
+    ++q;  // a carry bumps the exponent, as it should
   return static_cast<uint16_t>(sign | q);
 }
 

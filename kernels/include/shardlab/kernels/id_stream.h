@@ -39,7 +39,13 @@ SHARDLAB_HD inline double stream_uniform(uint64_t seed, uint64_t stream, uint64_
 // Streams of one shard's inputs: the stream key is (shard key, purpose).
 // shard_key is unique per (rank, shard) of a workload and per iteration; see
 // input_stream_key.
-enum class InputPurpose : uint64_t { kLength = 1, kId = 2, kWeight = 3, kGradient = 4, kInitialWeights = 5 };
+enum class InputPurpose : uint64_t {
+  kLength = 1,
+  kId = 2,
+  kWeight = 3,
+  kGradient = 4,
+  kInitialWeights = 5
+};
 
 SHARDLAB_HD inline uint64_t input_stream_key(uint64_t shard_key, InputPurpose purpose) {
   return mix64(shard_key * 8 + static_cast<uint64_t>(purpose));
@@ -49,8 +55,8 @@ SHARDLAB_HD inline uint64_t input_stream_key(uint64_t shard_key, InputPurpose pu
 // exponent alpha (> 0, != 1) by inverting the continuous power-law CDF over
 // [1, rows + 1), then scattering ranks over rows with a multiplicative hash so
 // hot rows are not adjacent. REQUIRES: rows > 0.
-SHARDLAB_HD inline int64_t draw_row(uint64_t seed, uint64_t stream, uint64_t counter, int64_t rows, bool zipf,
-                                    double alpha) {
+SHARDLAB_HD inline int64_t draw_row(uint64_t seed, uint64_t stream, uint64_t counter, int64_t rows,
+                                    bool zipf, double alpha) {
   const double u = stream_uniform(seed, stream, counter);
   if (!zipf) {
     const auto r = static_cast<int64_t>(u * static_cast<double>(rows));
@@ -70,8 +76,8 @@ SHARDLAB_HD inline int64_t draw_row(uint64_t seed, uint64_t stream, uint64_t cou
 // lengths of a run of bags differ by at most one and sum to round(bags·pooling)
 // (floor((b+1)·L) - floor(b·L)). Poisson: a Poisson(pooling) draw by
 // inversion, with a normal approximation above mean 64.
-SHARDLAB_HD inline int64_t draw_bag_length(uint64_t seed, uint64_t stream, int64_t bag, double pooling,
-                                           bool poisson) {
+SHARDLAB_HD inline int64_t draw_bag_length(uint64_t seed, uint64_t stream, int64_t bag,
+                                           double pooling, bool poisson) {
   if (!poisson) {
     return static_cast<int64_t>(floor(static_cast<double>(bag + 1) * pooling)) -
            static_cast<int64_t>(floor(static_cast<double>(bag) * pooling));
@@ -79,7 +85,8 @@ SHARDLAB_HD inline int64_t draw_bag_length(uint64_t seed, uint64_t stream, int64
   const double u = stream_uniform(seed, stream, static_cast<uint64_t>(bag));
   if (pooling > 64.0) {
     // Box-Muller with a second word for the angle.
-    const double v = stream_uniform(seed, stream ^ 0x5555555555555555ull, static_cast<uint64_t>(bag));
+    const double v =
+        stream_uniform(seed, stream ^ 0x5555555555555555ull, static_cast<uint64_t>(bag));
     const double z = sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
     const double n = floor(pooling + z * sqrt(pooling) + 0.5);
     return n < 0 ? 0 : static_cast<int64_t>(n);
@@ -99,7 +106,8 @@ SHARDLAB_HD inline int64_t draw_bag_length(uint64_t seed, uint64_t stream, int64
 // rounded to a multiple of 2^-12 · scale so sums of a few thousand stay exact
 // in fp32 (exact-answer inputs, as nccl-tests' verifiable data).
 SHARDLAB_HD inline float draw_value(uint64_t seed, uint64_t stream, uint64_t counter, float scale) {
-  const int64_t k = static_cast<int64_t>(stream_word(seed, stream, counter) >> 52) - 2048;  // [-2048, 2048)
+  const int64_t k =
+      static_cast<int64_t>(stream_word(seed, stream, counter) >> 52) - 2048;  // [-2048, 2048)
   return static_cast<float>(k) * (scale / 2048.0f);
 }
 

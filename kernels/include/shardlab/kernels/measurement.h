@@ -52,7 +52,8 @@ struct Measurement {
   // formula charges (model_fwd_bytes for lookups, sent bytes for collectives).
   double bytes = 0.0;
   double model_bytes = 0.0;
-  double estimated_ms = 0.0;  // TorchRec's estimate of this phase for this shard (0 for collectives)
+  double estimated_ms =
+      0.0;  // TorchRec's estimate of this phase for this shard (0 for collectives)
   TimingSummary timing;
   // Elements that differed from the reference check, when the backend checks (else 0).
   int64_t wrong_elements = 0;
@@ -71,7 +72,7 @@ struct ReplayResult {
   std::string backend;      // "cpu", "cuda"
   std::string device_name;  // e.g. "NVIDIA H100 80GB HBM3", or the CPU model
   int world_size = 0;
-  int devices_used = 0;     // GPUs (or threads) the ranks ran on
+  int devices_used = 0;  // GPUs (or threads) the ranks ran on
   int warmup = 0;
   int iterations = 0;
   std::vector<Measurement> measurements;

@@ -32,7 +32,8 @@ struct PhaseComparison {
 // dist, forward, output dist, backward output dist, backward, all-reduce),
 // for phases measured on the rank or estimated non-zero. `estimates` is
 // sim::iteration_traffic's per-rank work (indexed by rank); `simulated` may be null.
-std::vector<PhaseComparison> compare_phases(const ReplayResult& result, const std::vector<sim::RankWork>& estimates,
+std::vector<PhaseComparison> compare_phases(const ReplayResult& result,
+                                            const std::vector<sim::RankWork>& estimates,
                                             const sim::SimResult* simulated);
 
 }  // namespace shardlab::kernels

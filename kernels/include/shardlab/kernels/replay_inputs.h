@@ -36,33 +36,37 @@ struct InputDraw {
 // Length of bag `bag` (offsets are the exclusive prefix sum of these, int64).
 SHARDLAB_HD inline int64_t draw_shard_bag_length(const InputDraw& draw, uint64_t shard, int64_t bag,
                                                  double pooling_factor) {
-  return draw_bag_length(draw.seed, input_stream_key(shard, InputPurpose::kLength), bag, pooling_factor,
-                         draw.poisson);
+  return draw_bag_length(draw.seed, input_stream_key(shard, InputPurpose::kLength), bag,
+                         pooling_factor, draw.poisson);
 }
 
 // Row of the id at global position j of the shard's id array. REQUIRES: rows_used > 0.
-SHARDLAB_HD inline int64_t draw_shard_id(const InputDraw& draw, uint64_t shard, int64_t j, int64_t rows_used) {
-  return draw_row(draw.seed, input_stream_key(shard, InputPurpose::kId), static_cast<uint64_t>(j), rows_used,
-                  draw.zipf, draw.alpha);
+SHARDLAB_HD inline int64_t draw_shard_id(const InputDraw& draw, uint64_t shard, int64_t j,
+                                         int64_t rows_used) {
+  return draw_row(draw.seed, input_stream_key(shard, InputPurpose::kId), static_cast<uint64_t>(j),
+                  rows_used, draw.zipf, draw.alpha);
 }
 
 // Per-sample weight of the id at position j (weighted shards only), in [-1, 1).
 SHARDLAB_HD inline float draw_shard_weight(uint64_t seed, uint64_t shard, int64_t j) {
-  return draw_value(seed, input_stream_key(shard, InputPurpose::kWeight), static_cast<uint64_t>(j), 1.0f);
+  return draw_value(seed, input_stream_key(shard, InputPurpose::kWeight), static_cast<uint64_t>(j),
+                    1.0f);
 }
 
 // Output gradient element (b, d) of a [out_rows x dim] gradient, in [-1/64, 1/64).
 // Pooled shards: b is the bag; sequence shards: b is the id position j.
-SHARDLAB_HD inline float draw_shard_gradient(uint64_t seed, uint64_t shard, int64_t b, int64_t d, int64_t dim) {
-  return draw_value(seed, input_stream_key(shard, InputPurpose::kGradient), static_cast<uint64_t>(b * dim + d),
-                    1.0f / 64);
+SHARDLAB_HD inline float draw_shard_gradient(uint64_t seed, uint64_t shard, int64_t b, int64_t d,
+                                             int64_t dim) {
+  return draw_value(seed, input_stream_key(shard, InputPurpose::kGradient),
+                    static_cast<uint64_t>(b * dim + d), 1.0f / 64);
 }
 
 // Initial weight of table row r, column d, in [-1/16, 1/16): multiples of 2^-15
 // with at most 12 significant bits, so fp16 tables hold it exactly.
-SHARDLAB_HD inline float draw_initial_weight(uint64_t seed, uint64_t table, int64_t r, int64_t d, int64_t dim) {
-  return draw_value(seed, input_stream_key(table, InputPurpose::kInitialWeights), static_cast<uint64_t>(r * dim + d),
-                    1.0f / 16);
+SHARDLAB_HD inline float draw_initial_weight(uint64_t seed, uint64_t table, int64_t r, int64_t d,
+                                             int64_t dim) {
+  return draw_value(seed, input_stream_key(table, InputPurpose::kInitialWeights),
+                    static_cast<uint64_t>(r * dim + d), 1.0f / 16);
 }
 
 }  // namespace shardlab::kernels

@@ -44,9 +44,9 @@ struct ShardWork {
   int64_t dim = 0;        // the shard's columns
   Precision precision = Precision::kFp32;
   PoolingMode pooling = PoolingMode::kSum;
-  bool weighted = false;       // per-sample weights
-  int64_t bags = 0;            // bags per iteration
-  double pooling_factor = 0;   // mean ids per bag
+  bool weighted = false;      // per-sample weights
+  int64_t bags = 0;           // bags per iteration
+  double pooling_factor = 0;  // mean ids per bag
   // TorchRec's estimates of this shard (docs/cost-model.md §4), ms.
   double estimated_fwd_ms = 0.0;
   double estimated_bwd_ms = 0.0;
@@ -82,7 +82,9 @@ struct WorkloadOptions {
 // Fails when the plan leaves a shard unplaced or the table's data type has no
 // replay kernel (only fp32 and fp16 tables replay; others are refused, naming
 // the table).
-Result<ReplayWorkload> build_workload(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                      const planner::PartitionedPlan& plan, const WorkloadOptions& options = {});
+Result<ReplayWorkload> build_workload(const planner::Scenario& scenario,
+                                      const planner::SearchSpace& space,
+                                      const planner::PartitionedPlan& plan,
+                                      const WorkloadOptions& options = {});
 
 }  // namespace shardlab::kernels

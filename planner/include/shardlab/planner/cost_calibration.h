@@ -72,8 +72,12 @@ struct CostCalibration {
     return fwd_bandwidth[static_cast<size_t>(k)][static_cast<size_t>(c)];
   }
   std::optional<double>& overhead(ComputeKernel k) { return overhead_ms[static_cast<size_t>(k)]; }
-  const std::optional<double>& overhead(ComputeKernel k) const { return overhead_ms[static_cast<size_t>(k)]; }
-  std::optional<double>& bwd_multiplier_of(ComputeKernel k) { return kernel_bwd_multiplier[static_cast<size_t>(k)]; }
+  const std::optional<double>& overhead(ComputeKernel k) const {
+    return overhead_ms[static_cast<size_t>(k)];
+  }
+  std::optional<double>& bwd_multiplier_of(ComputeKernel k) {
+    return kernel_bwd_multiplier[static_cast<size_t>(k)];
+  }
   const std::optional<double>& bwd_multiplier_of(ComputeKernel k) const {
     return kernel_bwd_multiplier[static_cast<size_t>(k)];
   }
@@ -92,8 +96,8 @@ struct CostCalibration {
 // count: overhead + fwd_bytes / calibrated bandwidth, or, without a calibrated
 // bandwidth, overhead + fwd_bytes · penalty / torchrec_bw (TorchRec's
 // expression, penalty 1 where TorchRec applies none).
-double calibrated_fwd_compute(const CostCalibration& c, ComputeKernel kernel, int64_t dim, double fwd_bytes,
-                              double penalty, double torchrec_bw);
+double calibrated_fwd_compute(const CostCalibration& c, ComputeKernel kernel, int64_t dim,
+                              double fwd_bytes, double penalty, double torchrec_bw);
 
 // Time, ms, of `bytes` sent in scope `comm`: latency + bytes / bandwidth, with
 // `torchrec_bw` for a missing bandwidth and 0 for a missing latency.

@@ -24,7 +24,7 @@ struct EstimatorContext {
   std::optional<CommPrecision> qcomm_forward;
   std::optional<CommPrecision> qcomm_backward;
   OptimizerKind optimizer = OptimizerKind::kNone;
-  bool quant_sharder = false;           // storage adds 4 bytes per row
+  bool quant_sharder = false;  // storage adds 4 bytes per row
   // Fitted parameters that replace TorchRec's constants in the perf terms
   // (cost_calibration.h); null: TorchRec's model, untouched. Not owned.
   const CostCalibration* calibration = nullptr;
@@ -75,7 +75,7 @@ struct ShardBytes {
   bool inter_host = false;
   double fwd_inter = 0.0;
   double bwd_inter = 0.0;
-  double table = 0.0;       // DP: T, the whole table; else 0
+  double table = 0.0;  // DP: T, the whole table; else 0
 
   // TorchRec's forward compute numerator, (I + K) + Of.
   double fwd_compute_bytes() const { return input_read + lookup + fwd_out; }
@@ -92,10 +92,11 @@ double block_penalty(ShardingType type, int64_t dim);
 // Device bandwidth of TorchRec's kernel_bw_lookup (docs/cost-model.md §1.3) under
 // `behaviour`'s rules, or nullopt for an unknown pair. `hbm_to_ddr_bw` is the
 // device-host link the 2026-08 model charges UVM kernels with.
-std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
-                                       double ddr_bw, std::optional<double> cache_load_factor,
-                                       bool prefetch_pipeline, double hbm_to_ddr_bw = kDefaultHbmToDdrMemBw,
-                                       const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
+std::optional<double> kernel_bandwidth(
+    ComputeDevice device, ComputeKernel kernel, double hbm_bw, double ddr_bw,
+    std::optional<double> cache_load_factor, bool prefetch_pipeline,
+    double hbm_to_ddr_bw = kDefaultHbmToDdrMemBw,
+    const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
 
 // Fills option.shard_perf and option.total_perf. Fails when the kernel has no
 // bandwidth on this device.

@@ -61,11 +61,11 @@ struct LimitViolation {
   // The field's JSON path from the root: keys and list indices, e.g.
   // {"constraints", "t0", "pooling_factors", 0}.
   std::vector<std::variant<std::string, size_t>> path;
-  std::string what;      // what is wrong, one line
-  bool has_got = false;  // false when the path names a whole object or list
-  double got = 0.0;      // the field's value
-  bool integral = false; // `got` is an integer (print without exponent)
-  std::string expected;  // the range that would be accepted
+  std::string what;       // what is wrong, one line
+  bool has_got = false;   // false when the path names a whole object or list
+  double got = 0.0;       // the field's value
+  bool integral = false;  // `got` is an integer (print without exponent)
+  std::string expected;   // the range that would be accepted
 };
 
 // The first violation in file order (topology, batch_size, module, tables,

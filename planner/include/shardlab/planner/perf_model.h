@@ -25,8 +25,8 @@ class PerfModel {
   // Rating of `plan` (every shard placed) in the perf model's unit, lower is
   // better. `device_perf_total` is TorchRec's per-rank sum of shard perf for
   // the same plan, already computed by the planner, for models that need it.
-  virtual double rate(const SearchSpace& space, const PartitionedPlan& plan, const Topology& topology,
-                      const std::vector<double>& device_perf_total) = 0;
+  virtual double rate(const SearchSpace& space, const PartitionedPlan& plan,
+                      const Topology& topology, const std::vector<double>& device_perf_total) = 0;
 };
 
 // TorchRec's NoopPerfModel: max over ranks of the summed shard perf.

@@ -23,13 +23,13 @@ inline constexpr int kNumShardingTypes = 6;  // ShardingType values
 
 struct RankSummary {
   int rank = 0;
-  Storage shards;     // the plan's shards on this rank (the plan JSON's hbm_used / ddr_used)
-  Storage dense;      // per-rank dense reservation (heuristical, inference), else 0
-  Storage kjt;        // per-rank KJT reservation (heuristical, inference), else 0;
-                      // 2026-08 fixed percentage: the KJT estimate
-  Storage capacity;   // raw device capacity (hbm_cap / ddr_cap)
-  Storage available;  // capacity left after the storage reservation
-  Perf perf;          // component-wise sum of the rank's shard perfs
+  Storage shards;           // the plan's shards on this rank (the plan JSON's hbm_used / ddr_used)
+  Storage dense;            // per-rank dense reservation (heuristical, inference), else 0
+  Storage kjt;              // per-rank KJT reservation (heuristical, inference), else 0;
+                            // 2026-08 fixed percentage: the KJT estimate
+  Storage capacity;         // raw device capacity (hbm_cap / ddr_cap)
+  Storage available;        // capacity left after the storage reservation
+  Perf perf;                // component-wise sum of the rank's shard perfs
   double perf_total = 0.0;  // TorchRec's per-rank total (rate_plan), in plan order
   double input_mb = 0.0;    // stats table "Input (MB)"
   double output_mb = 0.0;   // stats table "Output (MB)"
@@ -50,17 +50,17 @@ struct RankSummary {
 
 // One row of the stats table's parameter table.
 struct TableSummary {
-  int table = -1;    // index into Scenario::tables
-  int option = -1;   // index into SearchSpace::options
+  int table = -1;   // index into Scenario::tables
+  int option = -1;  // index into SearchSpace::options
   std::string name;
   std::string fqn;
   ShardingType sharding_type = ShardingType::kTableWise;
   ComputeKernel compute_kernel = ComputeKernel::kFused;
-  Perf perf;         // component-wise sum over the option's shards
-  Storage storage;   // the option's total storage
+  Perf perf;                                // component-wise sum over the option's shards
+  Storage storage;                          // the option's total storage
   std::optional<double> cache_load_factor;  // the option's, else the sharder's fused params
-  double pooling_factor = 0.0;   // sum over inputs
-  double num_poolings = 0.0;     // sum over inputs (1 each when not given)
+  double pooling_factor = 0.0;              // sum over inputs
+  double num_poolings = 0.0;                // sum over inputs (1 each when not given)
   bool pooled = true;
   bool weighted = false;
   std::string sharder;
@@ -68,29 +68,30 @@ struct TableSummary {
   int64_t embedding_dim = 0;
   std::optional<int64_t> column_shard_dim;  // column-wise kinds
   int64_t hash_size = 0;
-  std::vector<int> ranks;        // rank of each shard, shard order
-  std::vector<Shard> shards;     // offsets, sizes, storage, shard order
+  std::vector<int> ranks;     // rank of each shard, shard order
+  std::vector<Shard> shards;  // offsets, sizes, storage, shard order
 };
 
 struct PlanSummary {
-  std::vector<RankSummary> ranks;   // rank order
-  std::vector<TableSummary> tables; // plan order (SearchSpace::fqns)
-  double torchrec_rating = 0.0;     // max of perf_total
-  int64_t peak_shard_hbm = 0;       // max over ranks of shards.hbm
+  std::vector<RankSummary> ranks;    // rank order
+  std::vector<TableSummary> tables;  // plan order (SearchSpace::fqns)
+  double torchrec_rating = 0.0;      // max of perf_total
+  int64_t peak_shard_hbm = 0;        // max over ranks of shards.hbm
 };
 
 // Summarises `plan` (a placement in result.search_space; every rank in
 // [0, world_size)) for `scenario`, with the reservation of `result`.
 // REQUIRES: result.search_space set.
-PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result, const PartitionedPlan& plan);
+PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result,
+                           const PartitionedPlan& plan);
 
 struct PlanDiff {
   // Tables (by name, in `a`'s order) whose sharding type, kernel or shard
   // ranks differ between the plans; tables missing from either are listed too.
   std::vector<std::string> moved_tables;
   // Per rank: b minus a (ranks beyond either plan's world count as 0).
-  std::vector<int64_t> hbm_delta;      // shard HBM, bytes
-  std::vector<double> perf_delta;      // perf_total, ms
+  std::vector<int64_t> hbm_delta;  // shard HBM, bytes
+  std::vector<double> perf_delta;  // perf_total, ms
 };
 
 PlanDiff diff_plans(const PlanSummary& a, const PlanSummary& b);

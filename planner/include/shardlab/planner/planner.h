@@ -22,33 +22,38 @@
 namespace shardlab::planner {
 
 struct PlannerResult {
-  Topology topology;                         // raw (unreserved) topology
-  std::optional<ReservationResult> reserved; // null if the reservation failed
-  std::optional<SearchSpace> search_space;   // null if reservation or enumeration failed
-  int num_proposals = 0;                     // proposals partitioned (cache hits not counted)
-  int num_plans = 0;                         // proposals that partitioned
+  Topology topology;                          // raw (unreserved) topology
+  std::optional<ReservationResult> reserved;  // null if the reservation failed
+  std::optional<SearchSpace> search_space;    // null if reservation or enumeration failed
+  int num_proposals = 0;                      // proposals partitioned (cache hits not counted)
+  int num_plans = 0;                          // proposals that partitioned
 
   // Set when planning succeeded.
   std::optional<PartitionedPlan> best;
-  double perf_rating = 0.0;                  // the perf model's rating of `best`
-  std::vector<double> device_perf_total;     // per rank, summed in plan order
+  double perf_rating = 0.0;               // the perf model's rating of `best`
+  std::vector<double> device_perf_total;  // per rank, summed in plan order
 
   // Set when planning failed. For failures inside the proposal loop,
   // `last_proposal` holds the last failed proposal with every rank -1.
   Status error;
   std::optional<PartitionedPlan> last_proposal;
 
-  double wall_seconds = 0.0;                 // time spent in plan()
+  double wall_seconds = 0.0;  // time spent in plan()
 
   bool ok() const { return error.is_ok() && best.has_value(); }
+  // Why there is no plan: `error`, or an internal error when planning left
+  // neither a plan nor an error. REQUIRES: !ok().
+  Status failure() const {
+    return error.is_ok() ? Status::internal("the planner returned no plan") : error;
+  }
 };
 
 // Where plan() is, for progress reports (PlannerOptions::progress).
 struct PlannerProgress {
-  int proposer = 0;       // index into Scenario::planner.proposers of the running proposer
+  int proposer = 0;  // index into Scenario::planner.proposers of the running proposer
   int num_proposers = 0;
-  int proposals = 0;      // proposals evaluated so far (PlannerResult::num_proposals)
-  int plans = 0;          // of which partitioned (PlannerResult::num_plans)
+  int proposals = 0;  // proposals evaluated so far (PlannerResult::num_proposals)
+  int plans = 0;      // of which partitioned (PlannerResult::num_plans)
 };
 
 struct PlannerOptions {

@@ -76,15 +76,16 @@ class ProposalLog {
   // Appends the next evaluated proposal (plan() calls this). `rating`: the
   // perf model's rating when the loop rated it; a partitioned proposal
   // without one is recorded as skipped.
-  void append(int proposer, const Proposal& proposal, bool partitioned, std::optional<double> rating);
+  void append(int proposer, const Proposal& proposal, bool partitioned,
+              std::optional<double> rating);
 
   // Bytes held, for diagnostics.
   size_t memory_bytes() const;
 
  private:
   std::vector<ProposalRecord> records_;
-  size_t width_ = 0;                // options per proposal
-  std::vector<int> checkpoints_;    // whole proposals of records 0, K, 2K, ... back to back
+  size_t width_ = 0;              // options per proposal
+  std::vector<int> checkpoints_;  // whole proposals of records 0, K, 2K, ... back to back
   // Per record, its first entry in deltas_ (size() + 1 entries): the (fqn,
   // option) pairs where it differs from the record before (none at a checkpoint).
   std::vector<uint32_t> delta_begin_{0};
@@ -94,14 +95,14 @@ class ProposalLog {
 
 // A proposal placed again, as plan() placed it.
 struct ProposalPlacement {
-  PartitionedPlan plan;           // every shard placed (relaxed when !fits)
-  bool fits = false;              // the partitioner placed it within the reserved capacity
+  PartitionedPlan plan;  // every shard placed (relaxed when !fits)
+  bool fits = false;     // the partitioner placed it within the reserved capacity
   // Per rank, bytes of the relaxed placement beyond the reserved capacity (0
   // where it fits); empty when fits.
   std::vector<Storage> overflow;
   std::vector<double> device_perf_total;  // per rank, TorchRec's summed shard perf
-  double torchrec_rating = 0.0;   // max of device_perf_total
-  int64_t peak_hbm = 0;           // largest HBM of one rank's shards (reservations not included)
+  double torchrec_rating = 0.0;           // max of device_perf_total
+  int64_t peak_hbm = 0;  // largest HBM of one rank's shards (reservations not included)
 
   // Sum of the HBM / DDR overflow over every rank.
   int64_t total_hbm_overflow() const;
@@ -120,10 +121,12 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
                                          const Proposal& proposal);
 
 // Per rank, bytes of `used` beyond `capacity` (0 where it fits).
-std::vector<Storage> storage_overflow(const std::vector<Storage>& used, const std::vector<Storage>& capacity);
+std::vector<Storage> storage_overflow(const std::vector<Storage>& used,
+                                      const std::vector<Storage>& capacity);
 
 // Storage of the plan's shards on each rank (no reservations); shards with a
 // rank outside [0, world_size) are skipped.
-std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const PartitionedPlan& plan, int world_size);
+std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const PartitionedPlan& plan,
+                                            int world_size);
 
 }  // namespace shardlab::planner

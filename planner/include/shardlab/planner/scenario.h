@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
+#include "shardlab/planner/hardware_spec.h"
 #include "shardlab/planner/torchrec_version.h"
 #include "shardlab/planner/types.h"
 
@@ -21,34 +23,34 @@ namespace shardlab::planner {
 // TorchRec defaults (docs/cost-model.md §1.1). Bandwidths in bytes/ms.
 inline constexpr int64_t kDefaultHbmCap = int64_t{32} << 30;
 inline constexpr int64_t kDefaultDdrCap = int64_t{128} << 30;
-inline constexpr double kDefaultHbmMemBw = 897.0 * 1024 * 1024 * 1024 / 1000;       // 963146416.128
-inline constexpr double kDefaultDdrMemBw = 51.0 * 1024 * 1024 * 1024 / 1000;        // 54760833.024
-inline constexpr double kDefaultIntraHostBw = 600.0 * 1024 * 1024 * 1024 / 1000;    // 644245094.4
-inline constexpr double kDefaultInterHostBw = 12.5 * 1024 * 1024 * 1024 / 1000;     // 13421772.8
+inline constexpr double kDefaultHbmMemBw = 897.0 * 1024 * 1024 * 1024 / 1000;     // 963146416.128
+inline constexpr double kDefaultDdrMemBw = 51.0 * 1024 * 1024 * 1024 / 1000;      // 54760833.024
+inline constexpr double kDefaultIntraHostBw = 600.0 * 1024 * 1024 * 1024 / 1000;  // 644245094.4
+inline constexpr double kDefaultInterHostBw = 12.5 * 1024 * 1024 * 1024 / 1000;   // 13421772.8
 // HBM_TO_DDR_MEM_BW of TorchRec 2026-08 (constants.py): 32 GiB/s, the PCIe link
 // UVM kernels read host memory through.
-inline constexpr double kDefaultHbmToDdrMemBw = 32.0 * 1024 * 1024 * 1024 / 1000;   // 34359738.368
+inline constexpr double kDefaultHbmToDdrMemBw = 32.0 * 1024 * 1024 * 1024 / 1000;  // 34359738.368
 inline constexpr double kDefaultBwdComputeMultiplier = 2.0;
 inline constexpr int64_t kDefaultBatchSize = 512;
 inline constexpr double kDefaultCacheLoadFactor = 0.2;  // UVM_CACHING_RATIO
-inline constexpr int64_t kDefaultMinPartition = 128;     // MIN_CW_DIM
+inline constexpr int64_t kDefaultMinPartition = 128;    // MIN_CW_DIM
 
 struct TopologySpec {
-  int world_size = 1;                       // required, >= 1
-  std::optional<int> local_world_size;      // absent: world_size
+  int world_size = 1;                   // required, >= 1
+  std::optional<int> local_world_size;  // absent: world_size
   ComputeDevice compute_device = ComputeDevice::kCuda;
   // Bytes per device; absent: 32 GiB / 128 GiB. An explicit 0 also means the
   // default in the 2024-02 model (TorchRec's falsy rule) but 0 bytes in
   // 2026-08 (TorchRecBehaviour::explicit_zero_capacity_kept).
   std::optional<int64_t> hbm_cap;
   std::optional<int64_t> ddr_cap;
-  double hbm_mem_bw = kDefaultHbmMemBw;     // bytes/ms, > 0
-  double ddr_mem_bw = kDefaultDdrMemBw;     // bytes/ms, > 0
+  double hbm_mem_bw = kDefaultHbmMemBw;  // bytes/ms, > 0
+  double ddr_mem_bw = kDefaultDdrMemBw;  // bytes/ms, > 0
   // bytes/ms, > 0: device <-> host memory link UVM kernels use (2026-08 model
   // only; TorchRec's Topology.hbm_to_ddr_mem_bw).
   double hbm_to_ddr_mem_bw = kDefaultHbmToDdrMemBw;
-  double intra_host_bw = kDefaultIntraHostBw;  // bytes/ms, > 0
-  double inter_host_bw = kDefaultInterHostBw;  // bytes/ms, > 0
+  double intra_host_bw = kDefaultIntraHostBw;                    // bytes/ms, > 0
+  double inter_host_bw = kDefaultInterHostBw;                    // bytes/ms, > 0
   double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;  // >= 0, used verbatim
 };
 
@@ -57,13 +59,15 @@ enum class ModuleKind { kEmbeddingBagCollection, kEmbeddingCollection };
 struct ModuleSpec {
   ModuleKind kind = ModuleKind::kEmbeddingBagCollection;
   int64_t dense_param_bytes = 0;  // bytes of non-embedding parameters
+  // dense_param_bytes was computed from workload.dense (the file leaves it out).
+  bool dense_param_bytes_derived = false;
 };
 
 struct TableSpec {
-  std::string name;                       // unique
-  int64_t num_embeddings = 0;             // rows, >= 1
-  int64_t embedding_dim = 0;              // columns, >= 1
-  std::vector<std::string> feature_names; // at least one
+  std::string name;                        // unique
+  int64_t num_embeddings = 0;              // rows, >= 1
+  int64_t embedding_dim = 0;               // columns, >= 1
+  std::vector<std::string> feature_names;  // at least one
   DataType data_type = DataType::kFp32;
   bool is_weighted = false;
 };
@@ -74,7 +78,7 @@ enum class CacheAlgorithm { kLru, kLfu };
 struct CacheParams {
   std::optional<CacheAlgorithm> algorithm;
   std::optional<double> load_factor;
-  std::optional<double> reserved_memory;   // TorchRec: Optional[float]; passed through to the plan
+  std::optional<double> reserved_memory;  // TorchRec: Optional[float]; passed through to the plan
   std::optional<DataType> precision;
   std::optional<bool> prefetch_pipeline;
   bool operator==(const CacheParams&) const = default;
@@ -86,7 +90,7 @@ enum class BoundsCheckMode { kFatal, kWarning, kIgnore, kNone };
 struct ConstraintSpec {
   std::optional<std::vector<ShardingType>> sharding_types;
   std::optional<std::vector<ComputeKernel>> compute_kernels;
-  std::optional<int64_t> min_partition;          // >= 1
+  std::optional<int64_t> min_partition;                // >= 1
   std::optional<std::vector<double>> pooling_factors;  // entries >= 0; may be empty (n = 0)
   std::optional<std::vector<double>> num_poolings;     // empty means not given
   std::optional<std::vector<int64_t>> batch_sizes;     // empty means not given; entries >= 1
@@ -104,10 +108,10 @@ struct SharderSpec {
   // fused_params: TorchRec's sharder fused params. `has_fused_params` is false
   // when neither key was given (null counts as not given).
   bool has_fused_params = false;
-  std::optional<double> cache_load_factor;   // >= 0
+  std::optional<double> cache_load_factor;  // >= 0
   std::optional<bool> prefetch_pipeline;
   OptimizerKind optimizer = OptimizerKind::kNone;
-  std::string optimizer_name = "none";       // as written (any string is accepted)
+  std::string optimizer_name = "none";  // as written (any string is accepted)
   CommPrecision qcomm_forward = CommPrecision::kFp32;
   CommPrecision qcomm_backward = CommPrecision::kFp32;
 };
@@ -116,9 +120,9 @@ enum class ProposerKind { kGreedy, kUniform, kGridSearch, kEmbeddingOffloadScale
 
 struct ProposerSpec {
   ProposerKind kind = ProposerKind::kGreedy;
-  bool use_depth = true;          // greedy, uniform, scale-up
+  bool use_depth = true;             // greedy, uniform, scale-up
   std::optional<int64_t> threshold;  // greedy; 0 or absent means none
-  int64_t max_proposals = 10000;  // grid search
+  int64_t max_proposals = 10000;     // grid search
 };
 
 enum class PartitionerKind { kGreedyPerf, kMemoryBalanced };
@@ -128,16 +132,16 @@ struct PartitionerSpec {
   PartitionerKind kind = PartitionerKind::kGreedyPerf;
   SortBy sort_by = SortBy::kStorage;  // greedy_perf only; memory_balanced always sorts by perf
   bool balance_modules = false;
-  int64_t max_search_count = 10;      // memory_balanced
-  double tolerance = 0.02;            // memory_balanced
+  int64_t max_search_count = 10;  // memory_balanced
+  double tolerance = 0.02;        // memory_balanced
 };
 
 enum class ReservationKind { kHeuristical, kFixedPercentage, kInference };
 
 struct StorageReservationSpec {
   ReservationKind kind = ReservationKind::kHeuristical;
-  double percentage = 0.15;                    // in [0, 1]; 0 is honoured
-  double parameter_multiplier = 6.0;           // heuristical only; 0 is honoured
+  double percentage = 0.15;                      // in [0, 1]; 0 is honoured
+  double parameter_multiplier = 6.0;             // heuristical only; 0 is honoured
   std::optional<int64_t> dense_tensor_estimate;  // bytes; 0 is ignored (falsy rule)
 };
 
@@ -179,12 +183,71 @@ struct FabricSpec {
   std::vector<HostFabricSpec> hosts;
 };
 
+// Optional `workload.dense`: the dense architecture of a DLRM-family model
+// (docs/scenario-format.md "The dense model"), which the simulator turns into
+// per-layer times and DDP gradient buckets (sim/dense_model.h).
+enum class InteractionKind { kDot, kDcn, kCat, kNone };
+
+struct InteractionSpec {
+  InteractionKind kind = InteractionKind::kDot;
+  int layers = 0;                   // dcn: cross layers, >= 1
+  std::optional<int64_t> low_rank;  // dcn: rank of each layer's weight; absent: full rank
+  bool self_interaction = false;    // dot: also each vector with itself
+};
+
+struct DenseSpec {
+  int64_t dense_features = 0;       // inputs of the bottom MLP, >= 0
+  std::vector<int64_t> bottom_mlp;  // layer widths, each >= 1
+  InteractionSpec interaction;
+  std::vector<int64_t> top_mlp;  // layer widths, each >= 1
+  Precision precision = Precision::kFp32;
+  // Optimizer of the dense parameters (its step reads and writes their
+  // state); kNone: plain SGD without momentum.
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  // Element size of the gradients DDP all-reduces, bytes (fp32 master
+  // weights: 4 whatever the compute precision).
+  int gradient_bytes = 4;
+  // Bias, activation and their gradients run in the GEMMs' epilogues
+  // (cuBLASLt, HugeCTR's MLP layers) instead of as separate kernels.
+  bool fused_epilogues = false;
+  // GPU time between two kernels of the dense model, microseconds (launch
+  // gaps of an eager framework; ~0 under CUDA graphs).
+  double kernel_overhead_us = 0.0;
+};
+
+// PyTorch DDP's default bucket caps (bucket_cap_mb = 25; the first bucket
+// 1 MiB, torch.distributed's _DEFAULT_FIRST_BUCKET_BYTES).
+inline constexpr int64_t kDefaultDdpBucketBytes = int64_t{25} << 20;
+inline constexpr int64_t kDefaultDdpFirstBucketBytes = int64_t{1} << 20;
+
 // Optional `workload`: the dense part of the model, for the simulator.
 struct WorkloadSpec {
   // Dense forward / backward time per iteration in ms: empty means 0, one
-  // value applies to every rank, otherwise one value per rank.
+  // value applies to every rank, otherwise one value per rank. With `dense`
+  // they override the model's times.
   std::vector<double> dense_fwd_ms;
   std::vector<double> dense_bwd_ms;
+  std::optional<DenseSpec> dense;
+  // Host-side work per iteration (data loading, launches), ms >= 0: its own
+  // phase at the start of every iteration.
+  double iteration_overhead_ms = 0.0;
+  // DDP gradient bucket caps, bytes >= 1: the first bucket's (the last
+  // layers' gradients, ready first) and every other one's.
+  int64_t ddp_first_bucket_bytes = kDefaultDdpFirstBucketBytes;
+  int64_t ddp_bucket_bytes = kDefaultDdpBucketBytes;
+};
+
+// Topology fields the file left out (preset or not): a GPU preset fills them;
+// a scenario written with a preset, and an edit, keep them implicit.
+struct PresetFills {
+  bool hbm_cap = false;
+  bool ddr_cap = false;
+  bool hbm_mem_bw = false;
+  bool ddr_mem_bw = false;
+  bool hbm_to_ddr_mem_bw = false;
+  bool intra_host_bw = false;
+  bool inter_host_bw = false;
+  bool bwd_compute_multiplier = false;
 };
 
 struct Scenario {
@@ -192,7 +255,7 @@ struct Scenario {
   TopologySpec topology;
   int64_t batch_size = kDefaultBatchSize;  // per-rank, >= 1
   ModuleSpec module;
-  std::vector<TableSpec> tables;           // file order, non-empty
+  std::vector<TableSpec> tables;  // file order, non-empty
   // One entry per table (same index as `tables`); nullopt when the table has
   // no constraint entry.
   std::vector<std::optional<ConstraintSpec>> constraints;
@@ -200,11 +263,20 @@ struct Scenario {
   PlannerSpec planner;
   FabricSpec fabric;      // topology.fabric (defaults when absent)
   WorkloadSpec workload;  // workload (defaults when absent)
+  // topology.gpu: the preset's device numbers for the simulator; absent
+  // without a preset. `preset_fills`: the topology fields the file left out.
+  std::optional<GpuSpec> gpu;
+  PresetFills preset_fills;
+  // The GPU preset's default calibration profile (docs/presets.md): the cost
+  // model parameters used when no calibration is given. Absent without a preset.
+  std::optional<CostCalibration> preset_calibration;
 
   // Index of the table named `name`, or -1.
   int table_index(const std::string& name) const;
   // The planner rules of planner.torchrec_version.
-  const TorchRecBehaviour& behaviour() const { return torchrec_behaviour(planner.torchrec_version); }
+  const TorchRecBehaviour& behaviour() const {
+    return torchrec_behaviour(planner.torchrec_version);
+  }
 };
 
 // TorchRec's default proposer list.

@@ -30,20 +30,20 @@ struct Shard {
 // A module of the scenario as TorchRec would build it (docs/cost-model.md §2.7,
 // "Modules built from a scenario").
 struct ModuleInfo {
-  std::string path;           // "ebc", "weighted_ebc" or "ec"
-  std::string class_key;      // e.g. "torchrec.modules.embedding_modules.EmbeddingBagCollection"
-  std::string sharder_name;   // e.g. "EmbeddingBagCollectionSharder"
-  bool is_weighted = false;   // module-level is_weighted() (EBC family)
-  bool is_pooled = true;      // false for embedding collections
-  bool is_quant = false;      // inference (quantized) module
-  std::vector<int> tables;    // indices into Scenario::tables, in the sharder's order
+  std::string path;          // "ebc", "weighted_ebc" or "ec"
+  std::string class_key;     // e.g. "torchrec.modules.embedding_modules.EmbeddingBagCollection"
+  std::string sharder_name;  // e.g. "EmbeddingBagCollectionSharder"
+  bool is_weighted = false;  // module-level is_weighted() (EBC family)
+  bool is_pooled = true;     // false for embedding collections
+  bool is_quant = false;     // inference (quantized) module
+  std::vector<int> tables;   // indices into Scenario::tables, in the sharder's order
 };
 
 struct ShardingOption {
-  int table = -1;             // index into Scenario::tables
-  int module = -1;            // index into the module list
-  std::string name;           // table name
-  std::string fqn;            // "<module path>.<table name>"
+  int table = -1;    // index into Scenario::tables
+  int module = -1;   // index into the module list
+  std::string name;  // table name
+  std::string fqn;   // "<module path>.<table name>"
   ShardingType sharding_type = ShardingType::kTableWise;
   ComputeKernel compute_kernel = ComputeKernel::kFused;
   PartitionBy partition_by = PartitionBy::kDevice;
@@ -56,9 +56,9 @@ struct ShardingOption {
   int element_size = 4;
   int64_t tensor_bytes = 0;  // rows·cols·element_size; rows·row_bytes for quantized tables
 
-  std::vector<double> input_lengths;   // pooling factors, one per input
-  std::vector<double> num_poolings;    // same length
-  std::vector<int64_t> batch_sizes;    // same length
+  std::vector<double> input_lengths;  // pooling factors, one per input
+  std::vector<double> num_poolings;   // same length
+  std::vector<int64_t> batch_sizes;   // same length
 
   std::optional<int64_t> col_wise_shard_dim;  // constraint min_partition
   std::optional<CacheParams> cache_params;    // constraint cache_params, passed through
@@ -71,14 +71,14 @@ struct ShardingOption {
   Perf shard_perf;
   std::vector<Shard> shards;
 
-  double total_perf = 0.0;   // running sum of shard_perf.total() over shards
-  Storage total_storage;     // component-wise sum of shard storages
+  double total_perf = 0.0;  // running sum of shard_perf.total() over shards
+  Storage total_storage;    // component-wise sum of shard storages
 
   int num_shards() const { return static_cast<int>(shards.size()); }
 };
 
 struct SearchSpace {
-  std::vector<ModuleInfo> modules;      // declaration order
+  std::vector<ModuleInfo> modules;  // declaration order
   // Enumeration order. A proposer may append options of its own before the
   // proposal loop (2026-08's scale-up proposer turns cached tables into fused
   // ones): the last `num_derived` options, which are in no options_by_fqn
@@ -109,10 +109,12 @@ struct PartitionedPlan {
 };
 
 // Builds first_shard for `proposal` and sizes `ranks` (all -1).
-void init_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan);
+void init_partitioned_plan(const SearchSpace& space, const Proposal& proposal,
+                           PartitionedPlan* plan);
 
 // As init_partitioned_plan, but leaves the content of `ranks` unspecified
 // (for a caller that writes every rank).
-void layout_partitioned_plan(const SearchSpace& space, const Proposal& proposal, PartitionedPlan* plan);
+void layout_partitioned_plan(const SearchSpace& space, const Proposal& proposal,
+                             PartitionedPlan* plan);
 
 }  // namespace shardlab::planner

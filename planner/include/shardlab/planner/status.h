@@ -4,13 +4,19 @@
 // Result<T> holds either a T or a non-ok Status. Both are cheap to move and
 // [[nodiscard]], so an ignored failure is a compiler warning.
 //
-// Error codes mirror the outcomes a user sees at the command line:
-//   kInvalidScenario  unreadable or invalid input (CLI exit status 2)
-//   kPlanner          a planning failure; the PlannerErrorType says which kind
-//                     (CLI exit status 3)
-//   kIo               a file could not be read or written
-//   kUnavailable      something this host lacks: a device, a driver, a library
-//                     (e.g. the CUDA backend on a machine without a GPU)
+// Error codes say what failed; front ends decide what each means to their
+// user (the command line maps them to exit statuses once, in cli/):
+//   kInvalidArgument  an input breaks a rule: a scenario, plan or profile
+//                     field, an option value, a limit or a memory budget
+//   kNotFound         what was asked for is not there: a file, a run, an
+//                     open scenario
+//   kCorrupt          stored data ShardLab wrote is damaged (a run store
+//                     that fails its checks)
+//   kPlanner          planning failed; the PlannerErrorType says how
+//   kIo               a file or stream could not be read or written
+//   kUnavailable      something this host or build lacks: a device, a driver,
+//                     a library, support for a newer run store schema
+//   kInternal         a broken invariant: a bug in ShardLab
 #pragma once
 
 #include <cassert>
@@ -21,11 +27,26 @@
 
 namespace shardlab {
 
-enum class StatusCode { kOk, kInvalidScenario, kPlanner, kIo, kInternal, kUnavailable };
+enum class StatusCode {
+  kOk,
+  kInvalidArgument,
+  kNotFound,
+  kCorrupt,
+  kPlanner,
+  kIo,
+  kInternal,
+  kUnavailable
+};
 
 // TorchRec's PlannerErrorType values, plus kNoOptions: a table left with no
 // sharding option after constraints (TorchRec raises a plain RuntimeError).
-enum class PlannerErrorType { kInsufficientStorage, kStrictConstraints, kPartition, kOther, kNoOptions };
+enum class PlannerErrorType {
+  kInsufficientStorage,
+  kStrictConstraints,
+  kPartition,
+  kOther,
+  kNoOptions
+};
 
 // "insufficient_storage", "strict_constraints", "partition", "other", "no_options".
 const char* to_string(PlannerErrorType t);
@@ -35,19 +56,21 @@ class [[nodiscard]] Status {
   Status() = default;  // ok
 
   static Status ok() { return Status(); }
-  static Status invalid_scenario(std::string msg) {
-    return Status(StatusCode::kInvalidScenario, std::move(msg));
+  static Status invalid_argument(std::string msg) {
+    return Status(StatusCode::kInvalidArgument, std::move(msg));
   }
   static Status planner(PlannerErrorType type, std::string msg) {
     Status s(StatusCode::kPlanner, std::move(msg));
     s.planner_error_ = type;
     return s;
   }
+  static Status not_found(std::string msg) { return Status(StatusCode::kNotFound, std::move(msg)); }
+  static Status corrupt(std::string msg) { return Status(StatusCode::kCorrupt, std::move(msg)); }
   static Status io_error(std::string msg) { return Status(StatusCode::kIo, std::move(msg)); }
-  static Status internal(std::string msg) {
-    return Status(StatusCode::kInternal, std::move(msg));
+  static Status internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
+  static Status unavailable(std::string msg) {
+    return Status(StatusCode::kUnavailable, std::move(msg));
   }
-  static Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -76,8 +99,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}              // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {       // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.is_ok() && "a Result built from a Status must carry an error");
   }
 
@@ -86,9 +109,18 @@ class [[nodiscard]] Result {
   const Status& status() const { return status_; }
 
   // REQUIRES: is_ok()
-  T& value() & { assert(is_ok()); return *value_; }
-  const T& value() const& { assert(is_ok()); return *value_; }
-  T&& value() && { assert(is_ok()); return std::move(*value_); }
+  T& value() & {
+    assert(is_ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(is_ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(is_ok());
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -100,3 +132,11 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace shardlab
+
+// Returns `expr` (a Status) from the enclosing function when it is an error.
+#define SHARDLAB_RETURN_IF_ERROR(expr)                                     \
+  do {                                                                     \
+    if (::shardlab::Status shardlab_status_ = (expr); !shardlab_status_) { \
+      return shardlab_status_;                                             \
+    }                                                                      \
+  } while (false)

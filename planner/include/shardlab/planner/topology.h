@@ -35,8 +35,8 @@ struct Topology {
 // Applies TorchRec's defaults and falsy rules (docs/cost-model.md §1.2) as the
 // TorchRec version of `behaviour` applies them (device HBM on MTIA, explicit
 // zero capacities).
-Topology make_topology(const TopologySpec& spec,
-                       const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
+Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behaviour =
+                                                     torchrec_behaviour(kLatestTorchRecVersion));
 // The topology of `scenario` under its planner.torchrec_version.
 Topology make_topology(const Scenario& scenario);
 

@@ -15,8 +15,23 @@ namespace shardlab::planner {
 
 // Declaration order is the order TorchRec's EmbeddingBagCollectionSharder
 // returns sharding types on cuda (DP, TW, CW, TWCW, RW, TWRW).
-enum class ShardingType { kDataParallel, kTableWise, kColumnWise, kTableColumnWise, kRowWise, kTableRowWise };
-enum class ComputeKernel { kDense, kFused, kFusedUvm, kFusedUvmCaching, kQuant, kQuantUvm, kQuantUvmCaching };
+enum class ShardingType {
+  kDataParallel,
+  kTableWise,
+  kColumnWise,
+  kTableColumnWise,
+  kRowWise,
+  kTableRowWise
+};
+enum class ComputeKernel {
+  kDense,
+  kFused,
+  kFusedUvm,
+  kFusedUvmCaching,
+  kQuant,
+  kQuantUvm,
+  kQuantUvmCaching
+};
 enum class ComputeDevice { kCuda, kCpu, kMtia };
 enum class DataType { kFp32, kFp16, kBf16, kInt8, kInt4, kInt2 };
 // Element type of pooled all-to-all / reduce-scatter payloads (qcomm).
@@ -24,13 +39,13 @@ enum class CommPrecision { kFp32, kFp16, kBf16, kFp8, kInt8 };
 // How the partitioner places an option's shards.
 enum class PartitionBy { kUniform, kDevice, kHost };
 
-std::string_view to_string(ShardingType t);       // "table_wise", ...
-std::string_view abbreviation(ShardingType t);    // "TW", ...
-std::string_view to_string(ComputeKernel k);      // "fused_uvm_caching", ...
-std::string_view to_string(ComputeDevice d);      // "cuda", ...
-std::string_view to_string(DataType t);           // "fp32", ...
-std::string_view to_string(CommPrecision p);      // "fp32", ...
-std::string_view to_string(PartitionBy p);        // "uniform", "device", "host"
+std::string_view to_string(ShardingType t);     // "table_wise", ...
+std::string_view abbreviation(ShardingType t);  // "TW", ...
+std::string_view to_string(ComputeKernel k);    // "fused_uvm_caching", ...
+std::string_view to_string(ComputeDevice d);    // "cuda", ...
+std::string_view to_string(DataType t);         // "fp32", ...
+std::string_view to_string(CommPrecision p);    // "fp32", ...
+std::string_view to_string(PartitionBy p);      // "uniform", "device", "host"
 
 std::optional<ShardingType> parse_sharding_type(std::string_view s);
 std::optional<ComputeKernel> parse_compute_kernel(std::string_view s);
@@ -70,8 +85,16 @@ struct Storage {
   int64_t hbm = 0;
   int64_t ddr = 0;
 
-  Storage& operator+=(const Storage& o) { hbm += o.hbm; ddr += o.ddr; return *this; }
-  Storage& operator-=(const Storage& o) { hbm -= o.hbm; ddr -= o.ddr; return *this; }
+  Storage& operator+=(const Storage& o) {
+    hbm += o.hbm;
+    ddr += o.ddr;
+    return *this;
+  }
+  Storage& operator-=(const Storage& o) {
+    hbm -= o.hbm;
+    ddr -= o.ddr;
+    return *this;
+  }
   friend Storage operator+(Storage a, const Storage& b) { return a += b; }
   friend Storage operator-(Storage a, const Storage& b) { return a -= b; }
   // True when both components fit (<=) into `capacity`.

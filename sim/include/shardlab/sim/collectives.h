@@ -24,16 +24,61 @@
 //                   each host, ring all-reduce of each 1/L share across hosts
 //                   among members with the same local index, ring all-gather
 //                   inside each host.
+//   NvlsAllReduce   members of one host whose switch reduces (NVLink SHARP):
+//                   once every member joined, each sends S·(n+1)/n bytes
+//                   into the host fabric and receives as much from it (the
+//                   switch reduces and multicasts), both at once.
+//
+// Where every flow runs at its route's bottleneck (FlowNetwork::
+// closed_form_exact()), the all-to-all and the rings start no flows: once the
+// last member has joined they solve their step schedule in closed form, with
+// the flows' arithmetic, so member completion times, link bytes and the flow
+// count come out as the flows' would (tests/sim/collectives_test.cc).
+//
+// A CollectiveShape (from the NCCL-like layer, collective_model.h) caps each
+// message's rate and sets its latency, by scope (inside a host or across
+// hosts) and, for all-to-all messages, by size; `base_ms` delays each
+// member's completion once. The default shape is the plain flow model: line
+// rate and the route's link latencies.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "shardlab/sim/flow_network.h"
 
 namespace shardlab::sim {
+
+// How messages of one scope use their route.
+struct MessageShape {
+  double fraction = 1.0;                                 // of the route's bottleneck, in (0, 1]
+  double cap = std::numeric_limits<double>::infinity();  // bytes/ms, > 0
+  double latency_ms = -1.0;  // per message; < 0: the route's link latencies
+};
+
+struct CollectiveShape {
+  MessageShape intra;  // both ends on one host
+  MessageShape inter;  // ends on different hosts
+  // All-to-all messages of at most `small_bytes` use these instead (NCCL's
+  // LL protocol for small point-to-point messages); < 0: none.
+  double small_bytes = -1.0;
+  MessageShape small_intra;
+  MessageShape small_inter;
+  double base_ms = 0.0;  // added once to every member's completion
+
+  // The flow a message of `bytes` between these ranks gets.
+  FlowShape flow(const TopologyGraph& graph, int src_rank, int dst_rank, double bytes) const;
+  // The same for a message whose ends are on different hosts or not, on a
+  // route whose bottleneck is known (the graph's route_bottleneck).
+  FlowShape flow(bool across_hosts, double route_bottleneck, double bytes) const;
+  bool plain() const;
+
+ private:
+  const MessageShape& message(bool across_hosts, double bytes) const;
+};
 
 class CollectiveListener {
  public:
@@ -52,37 +97,56 @@ class Collective {
   const std::vector<int>& members() const { return members_; }
 
  protected:
-  Collective(FlowNetwork& network, std::vector<int> members, CollectiveListener* listener, int64_t tag)
-      : network_(network), members_(std::move(members)), listener_(listener), tag_(tag) {}
+  Collective(FlowNetwork& network, std::vector<int> members, CollectiveListener* listener,
+             int64_t tag, const CollectiveShape& shape = {})
+      : network_(network),
+        members_(std::move(members)),
+        listener_(listener),
+        tag_(tag),
+        shape_(shape),
+        plain_(shape.plain()) {}
   FlowNetwork& network_;
   std::vector<int> members_;
   CollectiveListener* listener_;
   int64_t tag_;
+  CollectiveShape shape_;
+  bool plain_;  // shape_ is the default: skip computing flow shapes
 };
 
 // bytes(i, j): bytes member i sends member j (i != j asked only), >= 0.
 using SplitFn = std::function<double(int from_member, int to_member)>;
 
-std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
-                                            CollectiveListener* listener, int64_t tag);
+std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
+                                            SplitFn bytes, CollectiveListener* listener,
+                                            int64_t tag, const CollectiveShape& shape = {});
 
 // chunk_bytes[i]: size of the chunk member i ends with (reduce-scatter) or
 // contributes (all-gather). Every member's buffer is the sum of all chunks.
 std::unique_ptr<Collective> make_ring_reduce_scatter(FlowNetwork& network, std::vector<int> members,
                                                      std::vector<double> chunk_bytes,
-                                                     CollectiveListener* listener, int64_t tag);
+                                                     CollectiveListener* listener, int64_t tag,
+                                                     const CollectiveShape& shape = {});
 std::unique_ptr<Collective> make_ring_all_gather(FlowNetwork& network, std::vector<int> members,
-                                                 std::vector<double> chunk_bytes, CollectiveListener* listener,
-                                                 int64_t tag);
+                                                 std::vector<double> chunk_bytes,
+                                                 CollectiveListener* listener, int64_t tag,
+                                                 const CollectiveShape& shape = {});
 
 // Every member holds `bytes`; equal shares of bytes / n.
-std::unique_ptr<Collective> make_ring_all_reduce(FlowNetwork& network, std::vector<int> members, double bytes,
-                                                 CollectiveListener* listener, int64_t tag);
+std::unique_ptr<Collective> make_ring_all_reduce(FlowNetwork& network, std::vector<int> members,
+                                                 double bytes, CollectiveListener* listener,
+                                                 int64_t tag, const CollectiveShape& shape = {});
 
 // `members` grouped by graph.host_of(); falls back to the ring when all
 // members share one host or hosts hold different numbers of members.
-std::unique_ptr<Collective> make_hierarchical_all_reduce(FlowNetwork& network, const TopologyGraph& graph,
+std::unique_ptr<Collective> make_hierarchical_all_reduce(FlowNetwork& network,
+                                                         const TopologyGraph& graph,
                                                          std::vector<int> members, double bytes,
-                                                         CollectiveListener* listener, int64_t tag);
+                                                         CollectiveListener* listener, int64_t tag,
+                                                         const CollectiveShape& shape = {});
+
+// REQUIRES: every member on one host.
+std::unique_ptr<Collective> make_nvls_all_reduce(FlowNetwork& network, std::vector<int> members,
+                                                 double bytes, CollectiveListener* listener,
+                                                 int64_t tag, const CollectiveShape& shape = {});
 
 }  // namespace shardlab::sim

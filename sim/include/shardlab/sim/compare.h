@@ -55,8 +55,9 @@ std::string_view to_string(RatingModel m);  // "torchrec", "simulated"
 
 struct CompareConfig {
   // Unset: as the scenario gives them (its proposer list, its partitioner).
-  std::optional<planner::ProposerKind> proposer;        // one proposer, TorchRec's default arguments
-  std::optional<planner::PartitionerKind> partitioner;  // the file's other partitioner settings stay
+  std::optional<planner::ProposerKind> proposer;  // one proposer, TorchRec's default arguments
+  std::optional<planner::PartitionerKind>
+      partitioner;  // the file's other partitioner settings stay
   RatingModel rating = RatingModel::kTorchRec;
   // The TorchRec model that plans (docs/torchrec-versions.md); unset: the
   // scenario's planner.torchrec_version.
@@ -116,8 +117,8 @@ struct CompareRow {
   std::vector<CompareRank> ranks;  // per rank, when the row has a plan
   int num_proposals = 0;
   int num_plans = 0;
-  int simulations = 0;         // simulations the perf model ran while planning
-  double plan_seconds = 0.0;   // wall time of planning
+  int simulations = 0;        // simulations the perf model ran while planning
+  double plan_seconds = 0.0;  // wall time of planning
   // Against the winner (set for rows with a simulated time, the winner's own
   // are 0 and empty): iteration_ms / winner's - 1, torchrec_rating_ms /
   // winner's - 1, and the tables (by name, plan order) whose sharding type,
@@ -128,7 +129,7 @@ struct CompareRow {
 };
 
 struct CompareProgress {
-  int row = 0;       // the row being computed
+  int row = 0;  // the row being computed
   int rows = 0;
   enum class Stage { kPlanning, kSimulating, kDone } stage = Stage::kPlanning;
   planner::PlannerProgress planner;  // while planning
@@ -155,9 +156,9 @@ struct CompareOptions {
   // Plans a row's configured scenario; empty: planner::plan with the row's
   // rating model. A replacement must honour `base` (cancel, calibration,
   // progress) and may read the row's extra axes.
-  using RowPlanner = std::function<planner::PlannerResult(const planner::Scenario& configured,
-                                                          const CompareConfig& config,
-                                                          const planner::PlannerOptions& base, int* simulations)>;
+  using RowPlanner = std::function<planner::PlannerResult(
+      const planner::Scenario& configured, const CompareConfig& config,
+      const planner::PlannerOptions& base, int* simulations)>;
   RowPlanner plan_row;
 };
 
@@ -165,13 +166,14 @@ struct Comparison {
   std::string scenario;  // Scenario::name
   int iterations = 0;    // simulated per row
   std::vector<CompareRow> rows;
-  int winner = -1;       // index into rows, -1 when no row has a simulated time
+  int winner = -1;  // index into rows, -1 when no row has a simulated time
   bool cancelled = false;
 };
 
 // Runs `grid` on `scenario`. A row whose planning or simulation fails keeps
 // its error in CompareRow::status; the others still run.
-Comparison compare_configurations(const planner::Scenario& scenario, const std::vector<CompareConfig>& grid,
+Comparison compare_configurations(const planner::Scenario& scenario,
+                                  const std::vector<CompareConfig>& grid,
                                   const CompareOptions& options);
 
 // The default RowPlanner: planner::plan of `configured` with the row's

@@ -17,10 +17,17 @@
 //
 // With contention off, every flow gets its route's bottleneck bandwidth as if
 // it were alone (the alpha-beta view).
+//
+// A flow may carry a FlowShape: a rate cap below its route's bottleneck (what
+// a collective's protocol achieves of the line rate) and its own latency in
+// place of the route's summed link latencies. The cap is the flow's
+// standalone rate: max-min sharing treats it as the flow's own bottleneck.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "shardlab/sim/event_queue.h"
@@ -37,11 +44,17 @@ class FlowListener {
   ~FlowListener() = default;
 };
 
+struct FlowShape {
+  double rate_cap = std::numeric_limits<double>::infinity();  // bytes/ms, > 0
+  double latency_ms = -1.0;  // < 0: the route's summed link latencies
+};
+
 class FlowNetwork : private EventHandler {
  public:
   // `allow_closed_form` false makes collectives always start flows (tests
   // compare the two paths on the same input).
-  FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention = true, bool allow_closed_form = true);
+  FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention = true,
+              bool allow_closed_form = true);
   ~FlowNetwork();
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
@@ -49,7 +62,13 @@ class FlowNetwork : private EventHandler {
   // Starts a flow now. `listener->on_flow_done(token)` runs when it has
   // arrived. src == dst or bytes <= 0 completes at now() through the queue
   // (never re-entrantly).
-  void start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token);
+  void start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener, int64_t token,
+                  const FlowShape& shape = {});
+  // Starts a flow over the given links (ids of graph().links(), in path
+  // order), e.g. one GPU's link into its host fabric. `links` must stay valid
+  // until the flow is done (TopologyGraph::link_route()).
+  void start_route_flow(std::span<const int> links, double bytes, FlowListener* listener,
+                        int64_t token, const FlowShape& shape = {});
 
   // True when every flow runs at its route's bottleneck whatever else is in
   // flight (contention off, or a non-blocking graph): a collective may then
@@ -61,7 +80,8 @@ class FlowNetwork : private EventHandler {
   // `moves` is false for an empty message or src == dst, which take no time.
   struct ClosedFormMessage {
     double bytes = 0.0;
-    double transmit_ms = 0.0;
+    double bottleneck = 0.0;   // bytes/ms, the route's narrowest link
+    double transmit_ms = 0.0;  // bytes / bottleneck
     double latency_ms = 0.0;
     int route[TopologyGraph::kMaxRouteLinks] = {};  // link ids, `hops` of them
     int hops = 0;

@@ -27,6 +27,8 @@ struct RankWork {
   double bwd_ms = 0.0;
   double dense_fwd_ms = 0.0;
   double dense_bwd_ms = 0.0;
+  double dense_optimizer_ms = 0.0;
+  double iteration_overhead_ms = 0.0;
   // TorchRec's comm estimates of the rank's shards (CommModel::kEstimates).
   double output_dist_estimate_ms = 0.0;
   double bwd_output_dist_estimate_ms = 0.0;
@@ -52,6 +54,13 @@ struct CollectiveSpec {
   double bytes = 0.0;
   // Estimate: each member's duration after the barrier.
   std::vector<double> durations_ms;
+  // A member joins no earlier than this fraction of its dense_bwd into that
+  // phase (DDP buckets, and the embedding gradients when a dense model
+  // produces them mid-backward); < 0: when its stream reaches it.
+  double ready_fraction = -1.0;
+  // Which of a phase's tasks runs it: DDP's buckets are issued in two groups,
+  // before (0) and after (1) the embedding gradients' all-to-all.
+  int part = 0;
 
   // Bytes member `m` sends in this collective.
   double bytes_sent(int m) const;
@@ -59,6 +68,12 @@ struct CollectiveSpec {
 
 struct IterationTraffic {
   std::vector<RankWork> ranks;
+  // The dense model's layer count and parameters (0 without workload.dense).
+  int dense_layers = 0;
+  int64_t dense_params = 0;
+  // When in the dense backward the embedding gradients exist (after the top
+  // MLP and the interaction), as a fraction of dense_bwd; 1 without a model.
+  double embedding_grad_fraction = 1.0;
   // Collectives in issue order; those of one phase are run one after the
   // other by every member.
   std::vector<CollectiveSpec> collectives;
@@ -68,7 +83,8 @@ struct IterationTraffic {
 // fabric: what the simulator runs, and what the replay backends execute for
 // real, so measured and simulated phases describe the same collectives.
 // Fails on a bad fabric or a shard placed outside the topology.
-Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario, const planner::SearchSpace& space,
+Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario,
+                                           const planner::SearchSpace& space,
                                            const planner::PartitionedPlan& plan);
 
 }  // namespace shardlab::sim

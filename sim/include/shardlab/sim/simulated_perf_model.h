@@ -18,7 +18,8 @@ class SimulatedPerfModel final : public planner::PerfModel {
 
   std::string_view name() const override { return "simulated"; }
   double rate(const planner::SearchSpace& space, const planner::PartitionedPlan& plan,
-              const planner::Topology& topology, const std::vector<double>& device_perf_total) override;
+              const planner::Topology& topology,
+              const std::vector<double>& device_perf_total) override;
 
   int simulations() const { return simulations_; }
 

@@ -3,11 +3,19 @@
 // the topology graph, compute from the planner's per-shard cost model.
 //
 // Per rank and iteration i (phase names as in docs/simulation.md "The result file"):
-//   compute stream: prefetch(i), fwd_compute(i), dense_fwd(i), dense_bwd(i),
-//                   bwd_compute(i)
+//   compute stream: iteration_overhead(i), prefetch(i), fwd_compute(i),
+//                   dense_fwd(i), dense_bwd(i), bwd_compute(i),
+//                   dense_optimizer(i)
 //   comm stream:    input_dist(i+1) (issued before this iteration's forward, so
 //                   it runs under this iteration's compute), output_dist(i),
-//                   bwd_output_dist(i), dp_allreduce(i)
+//                   ddp_allreduce(i) (DDP's buckets of the top MLP and the
+//                   interaction), bwd_output_dist(i), ddp_allreduce(i) (the
+//                   buckets holding the bottom MLP), dp_allreduce(i)
+// A bucket is all-reduced once the dense backward has produced it, and the
+// embedding gradients leave once the interaction's backward is done
+// (docs/simulation.md "DDP's all-reduce"). iteration_overhead, dense_optimizer
+// and ddp_allreduce exist only when the workload asks for them
+// (workload.iteration_overhead_ms, workload.dense).
 // Without overlap everything runs on one stream, in iteration order.
 #pragma once
 
@@ -16,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -32,7 +41,11 @@ enum class Phase {
   kBwdCompute,
   kDpAllreduce,
   kPrefetch,
+  kIterationOverhead,
+  kDdpAllreduce,
+  kDenseOptimizer,
 };
+inline constexpr int kNumPhases = static_cast<int>(Phase::kDenseOptimizer) + 1;
 enum class Stream { kCompute, kComm };
 
 std::string_view to_string(Phase p);   // "input_dist", ...
@@ -45,11 +58,20 @@ enum class CommModel {
 };
 
 struct SimOptions {
-  int iterations = 4;         // >= 1; steady state needs >= 2
-  bool overlap = true;        // separate compute and comm streams, pipelined input dist
-  bool contention = true;     // max-min sharing of links (else alpha-beta per flow)
+  int iterations = 4;      // >= 1; steady state needs >= 2
+  bool overlap = true;     // separate compute and comm streams, pipelined input dist
+  bool contention = true;  // max-min sharing of links (else alpha-beta per flow)
+  // Collectives on a fabric where every flow runs at its route's bottleneck
+  // (contention off, or a non-blocking graph) are solved in closed form, to
+  // the same result as their flows; false starts every flow (a check of the
+  // closed forms, and the flow model's own speed).
+  bool closed_form = true;
   CommModel comm_model = CommModel::kFlows;
   bool record_phases = true;  // false: only totals (for the perf model)
+  // Calibrated communication (comm.intra_host / inter_host) for the flows:
+  // messages capped at the calibrated bandwidth, the calibrated latency once
+  // per collective (collective_model.h). Null: none. Must outlive simulate().
+  const planner::CostCalibration* calibration = nullptr;
 };
 
 struct PhaseRecord {
@@ -58,8 +80,8 @@ struct PhaseRecord {
   int iteration = 0;
   double start_ms = 0.0;
   double end_ms = 0.0;
-  double bytes = 0.0;         // bytes this rank sends in a comm phase
-  int tables = 0;             // shards of this rank the phase covers
+  double bytes = 0.0;  // bytes this rank sends in a comm phase
+  int tables = 0;      // shards of this rank the phase covers
 };
 
 struct RankResult {
@@ -82,22 +104,24 @@ struct CriticalStep {
 
 struct LinkResult {
   std::string name;
-  double bytes = 0.0;         // over the whole simulation
-  double utilization = 0.0;   // bytes / (capacity · simulated time)
+  double bytes = 0.0;        // over the whole simulation
+  double utilization = 0.0;  // bytes / (capacity · simulated time)
 };
 
 struct SimResult {
   std::string scenario;
   int iterations = 0;
   int local_world_size = 1;
+  int64_t dense_params = 0;   // parameters of workload.dense (0 without)
+  int ddp_buckets = 0;        // DDP buckets all-reduced per iteration
   double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before
   double total_ms = 0.0;      // end of the last iteration
   std::vector<RankResult> ranks;
   // From the first phase that bounds the last iteration to its last phase.
   std::vector<CriticalStep> critical_path;
   std::vector<LinkResult> links;
-  uint64_t events = 0;        // events the engine processed
-  uint64_t flows = 0;         // point-to-point flows started
+  uint64_t events = 0;  // events the engine processed
+  uint64_t flows = 0;   // point-to-point flows started
   double wall_seconds = 0.0;
 };
 
@@ -105,6 +129,6 @@ struct SimResult {
 // Fails with invalid_scenario when the fabric or workload do not fit the
 // topology (e.g. `fabric.hosts` of the wrong length).
 Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                                    const planner::PartitionedPlan& plan, const SimOptions& options = {});
+                           const planner::PartitionedPlan& plan, const SimOptions& options = {});
 
 }  // namespace shardlab::sim

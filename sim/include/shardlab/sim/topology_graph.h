@@ -27,23 +27,32 @@
 namespace shardlab::sim {
 
 enum class VertexKind { kGpu, kHostFabric, kNic, kLeaf, kCore };
-enum class LinkKind { kGpuFabric, kFabricGpu, kGpuNic, kNicGpu, kNicLeaf, kLeafNic, kLeafCore, kCoreLeaf };
+enum class LinkKind {
+  kGpuFabric,
+  kFabricGpu,
+  kGpuNic,
+  kNicGpu,
+  kNicLeaf,
+  kLeafNic,
+  kLeafCore,
+  kCoreLeaf
+};
 
 struct Vertex {
   VertexKind kind = VertexKind::kGpu;
-  int host = -1;    // -1 for the core
-  int index = 0;    // GPU: local rank; NIC: NIC index; else 0
-  int rank = -1;    // GPU: global rank
-  std::string name; // "host0/gpu3", "host0/fabric", "host0/nic1", "host0/leaf", "core"
+  int host = -1;     // -1 for the core
+  int index = 0;     // GPU: local rank; NIC: NIC index; else 0
+  int rank = -1;     // GPU: global rank
+  std::string name;  // "host0/gpu3", "host0/fabric", "host0/nic1", "host0/leaf", "core"
 };
 
 struct Link {
   LinkKind kind = LinkKind::kGpuFabric;
-  int from = 0;            // vertex ids
+  int from = 0;  // vertex ids
   int to = 0;
-  double capacity = 0.0;   // bytes/ms
+  double capacity = 0.0;  // bytes/ms
   double latency_ms = 0.0;
-  std::string name;        // "host0/gpu3->host0/fabric"
+  std::string name;  // "host0/gpu3->host0/fabric"
 };
 
 class TopologyGraph {
@@ -54,7 +63,7 @@ class TopologyGraph {
   // Ranks: topology.world_size; hosts of local_world_size GPUs (the last host
   // holds the remainder when world_size is not a multiple).
   static Result<TopologyGraph> build(const planner::TopologySpec& topology,
-                                              const planner::FabricSpec& fabric);
+                                     const planner::FabricSpec& fabric);
 
   TopologyGraph(TopologyGraph&&) noexcept;
   TopologyGraph& operator=(TopologyGraph&&) noexcept;
@@ -79,6 +88,11 @@ class TopologyGraph {
   // The span stays valid while the graph lives. Routes from a source are found
   // on its first query and cached, so route() mutates a cache: not thread-safe.
   std::span<const int> route(int src_rank, int dst_rank) const;
+  // A route of the single link `link` (a link id), valid while the graph lives.
+  std::span<const int> link_route(int link) const;
+  // The link from rank's GPU into its host fabric, and back.
+  int fabric_uplink(int rank) const;
+  int fabric_downlink(int rank) const;
   // Sum of the route's link latencies, and its smallest capacity.
   double route_latency(int src_rank, int dst_rank) const;
   double route_bottleneck(int src_rank, int dst_rank) const;

@@ -27,7 +27,9 @@ class Proposer {
   // enumerator did not produce appends them to `space` (SearchSpace::
   // num_derived), estimated with `estimator`. Fails where TorchRec's load()
   // raises. Default: nothing to add.
-  virtual Status prepare(SearchSpace* /*space*/, const OptionEstimator& /*estimator*/) { return Status::ok(); }
+  virtual Status prepare(SearchSpace* /*space*/, const OptionEstimator& /*estimator*/) {
+    return Status::ok();
+  }
 
   // REQUIRES: `space` outlives the proposer.
   virtual void load(const SearchSpace& space) = 0;
@@ -52,8 +54,8 @@ class Proposer {
 // its next proposal, whatever the plan, rating or storage.
 class StaticProposer : public Proposer {
  public:
-  void feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/, std::optional<double> /*rating*/,
-                const std::vector<Storage>& /*reserved*/) final {
+  void feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/,
+                std::optional<double> /*rating*/, const std::vector<Storage>& /*reserved*/) final {
     advance();
   }
   bool reads_plan_or_rating() const final { return false; }
@@ -63,8 +65,9 @@ class StaticProposer : public Proposer {
 };
 
 // The proposer `spec` names, as the TorchRec version of `behaviour` runs it.
-std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec,
-                                        const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
+std::unique_ptr<Proposer> make_proposer(
+    const ProposerSpec& spec,
+    const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
 
 // Scores an option for proposer sorting: max shard total (depth) or the sum.
 double option_score(const ShardingOption& option, bool use_depth);

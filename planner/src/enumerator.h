@@ -33,19 +33,21 @@ std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& module,
 struct EnumerationSize {
   int64_t options = 0;
   int64_t shards = 0;
-  int64_t inputs = 0;          // Σ over options of the option's inputs
-  int64_t widest_shards = 0;   // Σ over tables of the shards of its option with the most
+  int64_t inputs = 0;         // Σ over options of the option's inputs
+  int64_t widest_shards = 0;  // Σ over tables of the shards of its option with the most
 };
 EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
                                  const std::vector<ModuleInfo>& modules);
 
 // Estimates options as enumerate_options() does: TorchRec's perf and storage
 // estimators for one scenario, topology, version and calibration. Proposers
-// use it for options they derive from enumerated ones.
-// REQUIRES: `topology` and `calibration` outlive the estimator.
+// use it for options they derive from enumerated ones. Without
+// `calibration`, the scenario's GPU preset profile applies, if it has one.
+// REQUIRES: `scenario`, `topology` and `calibration` outlive the estimator.
 class OptionEstimator {
  public:
-  OptionEstimator(const Scenario& scenario, const Topology& topology, const CostCalibration* calibration);
+  OptionEstimator(const Scenario& scenario, const Topology& topology,
+                  const CostCalibration* calibration);
   // Fills the option's shard perf and storage and its totals. Fails when its
   // kernel has no bandwidth on the device.
   Status estimate(ShardingOption* option) const;
@@ -56,7 +58,8 @@ class OptionEstimator {
 
 // Enumerates and estimates every option. Fails with kNoOptions when a table
 // has no option left after constraints. `calibration` (not owned, may be
-// null) replaces TorchRec's perf constants (cost_calibration.h).
+// null) replaces TorchRec's perf constants (cost_calibration.h); null uses
+// the scenario's preset_calibration when it has one.
 Result<SearchSpace> enumerate_options(const Scenario& scenario, const Topology& topology,
                                       std::vector<ModuleInfo> modules,
                                       const CostCalibration* calibration = nullptr);

@@ -47,7 +47,9 @@ inline constexpr std::array<sim::Phase, kNumReplayPhases> kReplayPhases = [] {
 int replay_phase_index(sim::Phase p);
 
 // Whether a workload's iteration runs step `step` (training-only steps only when it trains).
-inline bool runs_step(const ReplayStep& step, bool training) { return training || !step.training_only; }
+inline bool runs_step(const ReplayStep& step, bool training) {
+  return training || !step.training_only;
+}
 
 // Whether an iteration runs collective `spec`: not an estimate, and in a
 // communication step the iteration runs.
@@ -68,6 +70,9 @@ std::vector<ReplayedCollective> replayed_collectives(
 
 // Fails on options no backend can run: iterations, warm-up, Zipf exponent, ranks.
 Status check_replay_options(const ReplayWorkload& workload, const ReplayOptions& options);
+// Fails on kernel benchmark options no backend can run: an empty shape list,
+// rows, dims or bags below 1, negative or non-finite pooling, iterations.
+Status check_bench_options(const KernelBenchOptions& options);
 
 // The ranks to replay, ascending and distinct: options.ranks, or every rank of
 // the workload when it is empty.
@@ -107,7 +112,7 @@ struct BenchSamples {
 
 // The row of a shape: summaries, bytes per call, and bytes per second over
 // the median (0 when the median is 0). REQUIRES: both sample lists non-empty.
-KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim, double pooling,
-                         const BenchSamples& samples);
+KernelBenchRow bench_row(const KernelBenchOptions& options, int64_t rows, int64_t dim,
+                         double pooling, const BenchSamples& samples);
 
 }  // namespace shardlab::kernels

@@ -21,7 +21,8 @@ int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition);
 // Column-wise split into equal blocks: the smallest block >= min_partition
 // (128 when absent or 0) that divides cols and is a multiple of 4, else one
 // block of all columns. The count does not depend on the world size.
-std::vector<Shard> column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition);
+std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
+                                     std::optional<int64_t> min_partition);
 
 // Shards of `type` for a rows x cols tensor (storage left zero).
 std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,

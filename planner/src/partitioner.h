@@ -38,6 +38,7 @@ class Partitioner {
 };
 
 // The partitioner `spec` names, as the TorchRec version of `behaviour` runs it.
-std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec, const TorchRecBehaviour& behaviour);
+std::unique_ptr<Partitioner> make_partitioner(const PartitionerSpec& spec,
+                                              const TorchRecBehaviour& behaviour);
 
 }  // namespace shardlab::planner

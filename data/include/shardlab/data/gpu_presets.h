@@ -1,0 +1,100 @@
+// GPU presets (docs/presets.md): named devices whose numbers a scenario's
+// `topology.gpu` brings in. The presets are one data file, data/presets/gpus.json,
+// compiled into the library, so no tool needs a path at run time; every number
+// in it names its public source.
+//
+// A preset fills the topology fields a scenario leaves out (explicit fields
+// always win; without `topology.gpu` nothing changes) and gives the simulator
+// its GpuSpec (peak FLOP rates, GEMM and HBM efficiencies, NCCL constants).
+// Its default calibration profile (embedding lookups at the preset's achievable
+// HBM bandwidth) has the format `shardlab calibrate` writes, and a measured
+// profile replaces it.
+//
+// Errors are invalid_scenario naming the origin, the JSON path and the value.
+// Thread safety: builtin_gpu_presets() parses once (a function-local static)
+// and is safe to call from any thread; the rest is reentrant.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardlab/data/calibration_json.h"
+#include "shardlab/planner/hardware_spec.h"
+#include "shardlab/planner/scenario.h"
+#include "shardlab/planner/status.h"
+
+namespace shardlab::data {
+
+inline constexpr int kGpuPresetsFormatVersion = 1;
+
+struct PresetSource {
+  std::string id;
+  std::string title;
+  std::string url;
+};
+
+// One number of a preset as written, with its source: what `shardlab presets
+// show` prints and docs/presets.md tabulates.
+struct PresetValue {
+  std::string field;   // JSON path inside the preset, e.g. "peak_tflops.bf16"
+  std::string value;   // as written ("3.35 TB/s", "989.4", "true")
+  std::string source;  // a PresetSource id
+  std::string note;    // may be empty
+};
+
+struct GpuPreset {
+  std::string name;
+  std::string description;
+  // Topology fields the preset fills (bytes, bytes/ms).
+  int64_t hbm_cap = 0;
+  double hbm_mem_bw = 0.0;
+  double intra_host_bw = 0.0;  // GPU link per direction: NVLink, or PCIe
+  double inter_host_bw = 0.0;  // NIC bandwidth per GPU in the usual 8-GPU system
+  double host_link_bw = 0.0;   // PCIe to the host per direction: UVM (ddr_mem_bw)
+  // Fraction of hbm_mem_bw embedding lookups reach (default calibration).
+  double embedding_efficiency = 0.0;
+  planner::GpuSpec spec;
+  std::vector<PresetValue> values;  // every number, in file order
+};
+
+struct PresetCatalog {
+  std::vector<PresetSource> sources;
+  std::vector<GpuPreset> gpus;  // file order
+
+  const GpuPreset* find(std::string_view name) const;
+  const PresetSource* source(std::string_view id) const;
+  // "a100-sxm4-40gb, a100-sxm4-80gb, ..." for messages.
+  std::string names() const;
+};
+
+// Parses and validates a presets document: every number carries a source
+// that the document lists; units as in scenario files.
+Result<PresetCatalog> parse_gpu_presets(const std::string& text, const std::string& origin);
+
+// The presets compiled into the library (data/presets/gpus.json).
+const Result<PresetCatalog>& builtin_gpu_presets();
+
+// The catalog as JSON for `shardlab presets --json`:
+//   {"format": "shardlab-gpu-presets", "version": 1,
+//    "sources": [{"id", "title", "url"}],
+//    "gpus": [{"name", "description", "values": [{"field", "value", "source", "note"}]}]}
+// `only` set: just that preset (and the sources it cites). `indent` < 0: one line.
+std::string presets_to_json(const PresetCatalog& catalog, const GpuPreset* only = nullptr,
+                            int indent = 2);
+
+// The preset's default calibration profile: dense and fused embedding
+// lookups at embedding_efficiency of `hbm_mem_bw` (the scenario's, which may
+// override the preset's), divided by TorchRec's block
+// penalty for narrow rows; no backward multipliers (the topology's, which the
+// preset derives from the optimizer) and no communication parameters (the
+// NCCL-like layer has them). Marked as derived from public benchmarks.
+CalibrationProfile preset_calibration(const GpuPreset& preset, double hbm_mem_bw);
+
+// The profile `plan`, `options` and `simulate` use without --calibration: the
+// preset's for a scenario with topology.gpu, none otherwise.
+std::optional<CalibrationProfile> default_calibration(const planner::Scenario& scenario);
+
+}  // namespace shardlab::data

@@ -1,0 +1,116 @@
+// DDP's gradient all-reduce in the simulated iteration: buckets are reduced
+// on the comm stream while the dense backward runs, the optimizer step waits
+// for the last one, so an all-reduce that fits under the backward costs
+// nothing and one that does not ends the iteration.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/sim/simulation.h"
+
+namespace shardlab::sim {
+namespace {
+
+// Two H100s; one table looked up `pooling` times per sample; an MLP of
+// `layers` x `width`.
+planner::Scenario scenario(double pooling, int width, int layers, const std::string& extra = "") {
+  std::string mlp;
+  for (int i = 0; i < layers; ++i) mlp += (i ? ", " : "") + std::to_string(width);
+  const std::string text =
+      R"({"name": "ddp", "batch_size": 4096,
+    "topology": {"world_size": 2, "gpu": "h100-sxm"},
+    "tables": [{"name": "t", "num_embeddings": 4000000, "embedding_dim": 128, "feature_names": ["f"]}],
+    "constraints": {"t": {"pooling_factors": [)" +
+      std::to_string(pooling) +
+      R"(], "sharding_types": ["table_wise"]}},
+    "sharder": {"optimizer": "adam"},
+    "workload": {"dense": {"dense_features": 16, "bottom_mlp": [)" +
+      mlp + R"(, 128], "interaction": {"kind": "cat"}, "top_mlp": [64, 1], "precision": "bf16"})" +
+      extra + "}}";
+  auto s = data::parse_scenario(text, "ddp.json");
+  EXPECT_TRUE(s.is_ok()) << s.status().message();
+  return *s;
+}
+
+struct Phases {
+  PhaseRecord dense_bwd, bwd_compute, ddp, optimizer;
+  double iteration_end = 0.0;
+};
+
+// The last iteration's phases on the rank whose embedding backward ends last.
+Phases run(const planner::Scenario& s, int* buckets = nullptr) {
+  planner::PlannerResult p = planner::plan(s);
+  EXPECT_TRUE(p.ok()) << p.error.message();
+  SimOptions o;
+  o.iterations = 3;
+  auto r = simulate(s, *p.search_space, *p.best, o);
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  Phases best;
+  for (const RankResult& rr : r->ranks) {
+    Phases mine;
+    for (const PhaseRecord& ph : rr.phases) {
+      if (ph.iteration != o.iterations - 1) continue;
+      mine.iteration_end = std::max(mine.iteration_end, ph.end_ms);
+      if (ph.phase == Phase::kBwdCompute) mine.bwd_compute = ph;
+      if (ph.phase == Phase::kDenseBwd) mine.dense_bwd = ph;
+      // The buckets run in two tasks (before and after the embedding
+      // gradients' all-to-all): one record from the first's start to the last's end.
+      if (ph.phase == Phase::kDdpAllreduce) {
+        if (mine.ddp.end_ms == 0.0) mine.ddp = ph;
+        mine.ddp.start_ms = std::min(mine.ddp.start_ms, ph.start_ms);
+        mine.ddp.end_ms = std::max(mine.ddp.end_ms, ph.end_ms);
+      }
+      if (ph.phase == Phase::kDenseOptimizer) mine.optimizer = ph;
+    }
+    if (mine.bwd_compute.end_ms >= best.bwd_compute.end_ms) best = mine;
+  }
+  for (const RankResult& rr : r->ranks) {
+    for (const PhaseRecord& ph : rr.phases) {
+      if (ph.iteration == o.iterations - 1)
+        best.iteration_end = std::max(best.iteration_end, ph.end_ms);
+    }
+  }
+  if (buckets != nullptr) *buckets = r->ddp_buckets;
+  return best;
+}
+
+TEST(Ddp, AllReduceUnderTheBackwardCostsNothing) {
+  // Heavy lookups (pooling 400, Adam): the embedding backward outlasts the
+  // small dense model's all-reduce.
+  const Phases p = run(scenario(400, 256, 2));
+  ASSERT_GT(p.ddp.end_ms, 0.0);
+  EXPECT_LT(p.ddp.end_ms, p.bwd_compute.end_ms);
+  // The optimizer step starts when the backward ends, and ends the iteration.
+  EXPECT_DOUBLE_EQ(p.optimizer.start_ms, p.bwd_compute.end_ms);
+  EXPECT_DOUBLE_EQ(p.iteration_end, p.optimizer.end_ms);
+}
+
+TEST(Ddp, AllReduceLongerThanTheBackwardEndsTheIteration) {
+  // A wide MLP (8 x 4096 x 4096 weights, ~0.5 GB of fp32 gradients) and a
+  // light table: the last bucket's all-reduce ends after the backward.
+  int buckets = 0;
+  const Phases p = run(scenario(1, 4096, 8), &buckets);
+  // A parameter never straddles buckets: each 64 MiB weight closes its own.
+  EXPECT_GE(buckets, 8);
+  // The first buckets are reduced while the dense backward still runs.
+  EXPECT_LT(p.ddp.start_ms, p.dense_bwd.end_ms);
+  EXPECT_GT(p.ddp.end_ms, p.bwd_compute.end_ms);
+  EXPECT_DOUBLE_EQ(p.optimizer.start_ms, p.ddp.end_ms);
+  EXPECT_DOUBLE_EQ(p.iteration_end, p.optimizer.end_ms);
+}
+
+TEST(Ddp, OneBucketWaitsForTheWholeBackward) {
+  // Caps above the gradients' size: one bucket, ready when the backward ends.
+  int buckets = 0;
+  const Phases p =
+      run(scenario(1, 4096, 8, R"(, "ddp_bucket_cap": "4 GiB", "ddp_first_bucket_cap": "4 GiB")"),
+          &buckets);
+  EXPECT_EQ(buckets, 1);
+  EXPECT_DOUBLE_EQ(p.ddp.start_ms, p.dense_bwd.end_ms);
+}
+
+}  // namespace
+}  // namespace shardlab::sim
