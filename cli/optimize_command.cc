@@ -3,12 +3,10 @@
 // say what it beats and what moved.
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -26,7 +24,7 @@
 #include "shardlab/search/objective.h"
 #include "shardlab/search/optimizer.h"
 #include "shardlab/search/problem.h"
-#include "shardlab/sim/simulation.h"
+#include "shardlab/search/report.h"
 
 namespace shardlab::cli {
 namespace {
@@ -35,7 +33,7 @@ struct OptimizeArgs {
   std::string scenario;
   std::string output;  // empty: stdout
   std::string format = "shardlab";
-  double time_limit = 30.0;
+  double time_limit = search::OptimizeOptions{}.time_limit_s;
   uint64_t seed = 1;
   int64_t max_evaluations = 0;
   std::string from_plan;
@@ -84,32 +82,17 @@ int report_failure(const OptimizeArgs& args, const planner::Scenario& scenario,
   return exit_status(status);
 }
 
-std::string count_text(double n) {
-  if (n >= 1e6) return fmt::format("{:.2f}M", n / 1e6);
-  if (n >= 1e4) return fmt::format("{:.0f}k", n / 1e3);
-  return fmt::format("{:.0f}", n);
-}
-
-std::string percent(double from, double to) {
-  if (!(from > 0.0)) return "n/a";
-  return fmt::format("{:+.1f}%", (to - from) / from * 100.0);
-}
-
 // Progress on stderr: one line rewritten in place on a terminal, a line
 // every few seconds otherwise.
 class ProgressPrinter {
  public:
-  ProgressPrinter(std::string unit) : unit_(std::move(unit)), tty_(isatty(STDERR_FILENO) == 1) {}
+  ProgressPrinter() : tty_(isatty(STDERR_FILENO) == 1) {}
   double interval() const { return tty_ ? 0.25 : 5.0; }
   void print(const search::Progress& p) {
     // Not a terminal: a line per periodic report only (the search reports
     // every interval(), and at every new best, which would flood a log).
     if (p.improved && !tty_) return;
-    const double rate = p.elapsed_s > 0 ? static_cast<double>(p.moves) / p.elapsed_s : 0.0;
-    const std::string line = fmt::format(
-        "optimize: {:6.1f} s  {} moves ({}/s)  {} evaluations  best {:.6g} {} ({} vs start)",
-        p.elapsed_s, count_text(static_cast<double>(p.moves)), count_text(rate), p.evaluations,
-        p.best_value, unit_, percent(p.start_value, p.best_value));
+    const std::string line = "optimize: " + search::progress_text(p);
     if (tty_) {
       std::cerr << '\r' << line << "\x1b[K" << std::flush;
       open_line_ = true;
@@ -123,60 +106,9 @@ class ProgressPrinter {
   }
 
  private:
-  std::string unit_;
   bool tty_;
   bool open_line_ = false;
 };
-
-// A plan's numbers in both measures.
-struct Rated {
-  double simulated_ms = 0.0;
-  double torchrec_ms = 0.0;
-};
-
-Result<Rated> rate_both(const planner::Scenario& scenario, const planner::SearchSpace& space,
-                        const planner::PartitionedPlan& plan, int world_size) {
-  Rated r;
-  std::vector<double> device_perf;
-  planner::rate_plan(space, plan, world_size, &device_perf, &r.torchrec_ms);
-  Result<sim::SimResult> simulated =
-      sim::simulate(scenario, space, plan, sim::SimOptions{.record_phases = false});
-  if (!simulated.is_ok()) return simulated.status();
-  r.simulated_ms = simulated->iteration_ms;
-  return r;
-}
-
-// "table_wise/fused on rank 3", "row_wise/fused on ranks 0-15".
-std::string placement_text(const planner::ShardingOption& o, const std::vector<int>& ranks) {
-  std::string where;
-  bool consecutive = ranks.size() > 2;
-  for (size_t i = 1; i < ranks.size() && consecutive; ++i)
-    consecutive = ranks[i] == ranks[i - 1] + 1;
-  if (consecutive) {
-    where = fmt::format("ranks {}-{}", ranks.front(), ranks.back());
-  } else {
-    where = fmt::format("rank{} {}", ranks.size() == 1 ? "" : "s", fmt::join(ranks, ","));
-  }
-  return fmt::format("{}/{} on {}", planner::to_string(o.sharding_type),
-                     planner::to_string(o.compute_kernel), where);
-}
-
-// The optimized plan as a planner result, for the plan writers.
-planner::PlannerResult as_planner_result(const planner::PlannerResult& base,
-                                         const search::OptimizeResult& r, double wall_seconds) {
-  planner::PlannerResult out = base;
-  out.best = r.best;
-  out.num_proposals = 0;
-  out.num_plans = 0;
-  double rating = 0.0;
-  planner::rate_plan(*out.search_space, r.best, out.topology.world_size, &out.device_perf_total,
-                     &rating);
-  out.perf_rating = r.best_value;
-  out.error = Status::ok();
-  out.last_proposal.reset();
-  out.wall_seconds = wall_seconds;
-  return out;
-}
 
 // A run of `kind` holding `result`'s plan, its estimates and `summary`.
 data::NewRun plan_run(data::RunKind kind, const OptimizeArgs& args,
@@ -190,9 +122,10 @@ data::NewRun plan_run(data::RunKind kind, const OptimizeArgs& args,
 }
 
 int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scenario& scenario,
-           const planner::PlannerResult& start, const Rated& start_rated,
-           const planner::PlannerResult& best, const Rated& best_rated,
-           const std::optional<Rated>& torchrec, const search::OptimizeResult& r) {
+           const planner::PlannerResult& start, const planner::PlannerResult& best,
+           const search::OptimizeSummary& rated, const search::OptimizeResult& r) {
+  const search::PlanRating& start_rated = rated.start;
+  const search::PlanRating& best_rated = rated.best;
   std::vector<std::pair<std::string, data::SummaryValue>> start_summary = {
       {"rating_ms", start_rated.torchrec_ms},
       {"perf_model", std::string("torchrec")},
@@ -209,8 +142,7 @@ int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scena
       {"start_iteration_ms", start_rated.simulated_ms},
       {"objective", args.objective},
       {"objective_ms", r.best_value},
-      {"gain_pct",
-       (start_rated.simulated_ms - best_rated.simulated_ms) / start_rated.simulated_ms * 100.0},
+      {"gain_pct", rated.gain_pct()},
       {"tables_moved", static_cast<int64_t>(r.moved.size())},
       {"method", r.method},
       {"stop", std::string(search::to_string(r.stop))},
@@ -219,9 +151,9 @@ int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scena
       {"moves", r.moves},
       {"evaluations", r.evaluations},
       {"wall_ms", r.wall_seconds * 1e3}};
-  if (torchrec) {
-    summary.emplace_back("torchrec_iteration_ms", torchrec->simulated_ms);
-    summary.emplace_back("torchrec_rating_ms", torchrec->torchrec_ms);
+  if (rated.torchrec) {
+    summary.emplace_back("torchrec_iteration_ms", rated.torchrec->simulated_ms);
+    summary.emplace_back("torchrec_rating_ms", rated.torchrec->torchrec_ms);
   }
   if (args.max_evaluations > 0) summary.emplace_back("max_evaluations", args.max_evaluations);
   return recorder.record_derived(
@@ -231,25 +163,26 @@ int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scena
 
 void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
                    const search::Problem& problem, const search::OptimizeResult& r,
-                   const Rated& start, const Rated& best, const std::optional<Rated>& torchrec) {
+                   const search::OptimizeSummary& rated) {
   const double rate = r.wall_seconds > 0 ? static_cast<double>(r.moves) / r.wall_seconds : 0.0;
   std::cerr << fmt::format(
       "optimized {} ({} tables on {} ranks) in {:.1f} s: {}, stopped on {}; {} moves ({}/s), "
       "{} evaluations, objective {}, seed {}\n",
       scenario.name, scenario.tables.size(), problem.world_size(), r.wall_seconds, r.method,
-      search::to_string(r.stop), count_text(static_cast<double>(r.moves)), count_text(rate),
-      r.evaluations, args.objective, args.seed);
-  const Rated& base = torchrec ? *torchrec : start;
-  const char* against = torchrec ? "TorchRec's plan" : "the start plan";
+      search::to_string(r.stop), search::count_text(static_cast<double>(r.moves)),
+      search::count_text(rate), r.evaluations, args.objective, args.seed);
+  const search::PlanRating& base = rated.reference();
+  const search::PlanRating& best = rated.best;
+  const char* against = rated.torchrec ? "TorchRec's plan" : "the start plan";
   std::cerr << fmt::format("  simulated iteration: {:.6g} ms -> {:.6g} ms ({} vs {})\n",
                            base.simulated_ms, best.simulated_ms,
-                           percent(base.simulated_ms, best.simulated_ms), against);
+                           search::percent_text(base.simulated_ms, best.simulated_ms), against);
   std::cerr << fmt::format("  TorchRec rating:     {:.6g} ms -> {:.6g} ms ({} vs {})\n",
                            base.torchrec_ms, best.torchrec_ms,
-                           percent(base.torchrec_ms, best.torchrec_ms), against);
-  if (torchrec && !args.from_plan.empty()) {
+                           search::percent_text(base.torchrec_ms, best.torchrec_ms), against);
+  if (rated.torchrec && !args.from_plan.empty()) {
     std::cerr << fmt::format("  start plan ({}):     {:.6g} ms simulated, {:.6g} ms rating\n",
-                             args.from_plan, start.simulated_ms, start.torchrec_ms);
+                             args.from_plan, rated.start.simulated_ms, rated.start.torchrec_ms);
   }
   std::cerr << fmt::format("  tables moved: {} of {}{}\n", r.moved.size(), problem.num_tables(),
                            r.moved.empty() ? "" : " (from -> to)");
@@ -260,9 +193,7 @@ void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
                                r.moved.size() - static_cast<size_t>(args.show_moves));
       break;
     }
-    std::cerr << fmt::format("    {}: {} -> {}\n", m.name,
-                             placement_text(problem.option(m.from_option), m.from_ranks),
-                             placement_text(problem.option(m.to_option), m.to_ranks));
+    std::cerr << "    " << search::move_text(problem, m) << '\n';
   }
   if (args.destination() != "-") std::cerr << "  -> " << args.destination() << '\n';
 }
@@ -313,7 +244,7 @@ int run_optimize(const OptimizeArgs& args) {
     objective = std::move(made).value();
   }
 
-  ProgressPrinter printer("ms");
+  ProgressPrinter printer;
   search::OptimizeOptions options;
   options.seed = args.seed;
   options.time_limit_s = args.time_limit;
@@ -329,18 +260,11 @@ int run_optimize(const OptimizeArgs& args) {
   printer.finish();
   if (!result.is_ok()) return report_failure(args, *scenario, nullptr, result.status());
 
-  const int world = start.topology.world_size;
-  Result<Rated> start_rated = rate_both(*scenario, *start.search_space, *start.best, world);
-  Result<Rated> best_rated = rate_both(*scenario, *start.search_space, result->best, world);
-  if (!start_rated.is_ok()) return report_failure(args, *scenario, nullptr, start_rated.status());
-  if (!best_rated.is_ok()) return report_failure(args, *scenario, nullptr, best_rated.status());
-  std::optional<Rated> torchrec_rated;
-  if (torchrec.ok()) {
-    Result<Rated> t = rate_both(*scenario, *torchrec.search_space, *torchrec.best, world);
-    if (t.is_ok()) torchrec_rated = *t;
-  }
+  Result<search::OptimizeSummary> rated =
+      search::summarize(*problem, *result, torchrec.ok() ? &torchrec : nullptr);
+  if (!rated.is_ok()) return report_failure(args, *scenario, nullptr, rated.status());
 
-  const planner::PlannerResult written = as_planner_result(start, *result, result->wall_seconds);
+  const planner::PlannerResult written = search::as_planner_result(start, *result);
   const std::string json = args.format == "torchrec"
                                ? data::plan_to_torchrec_json(*scenario, written, args.indent())
                                : data::plan_to_json(*scenario, written, args.indent());
@@ -348,10 +272,8 @@ int run_optimize(const OptimizeArgs& args) {
     print_error(w.message());
     return exit_status(w);
   }
-  if (!args.quiet)
-    print_summary(args, *scenario, *problem, *result, *start_rated, *best_rated, torchrec_rated);
-  return record(*recorder, args, *scenario, start, *start_rated, written, *best_rated,
-                torchrec_rated, *result);
+  if (!args.quiet) print_summary(args, *scenario, *problem, *result, *rated);
+  return record(*recorder, args, *scenario, start, written, *rated, *result);
 }
 
 }  // namespace

@@ -1,15 +1,18 @@
 #include "app/compare_view.h"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <limits>
 
 #include "app/stale_banner.h"
 #include "models/units.h"
@@ -34,6 +37,28 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
       QStringLiteral("Plan each configuration with the TorchRec 2024-02 and 2026-08 models, "
                      "side by side (docs/torchrec-versions.md)"));
   run_ = new QPushButton(QStringLiteral("Run comparison"), this);
+  optimize_ = new QPushButton(QStringLiteral("Optimize"), this);
+  optimize_->setToolTip(QStringLiteral(
+      "Search for a plan faster than TorchRec's by simulated iteration time, in the same memory "
+      "(shardlab optimize, docs/optimize.md), and add it as a row. Cancel stops the search and "
+      "keeps the best plan so far."));
+  const OptimizeRequest defaults;
+  time_limit_ = new QDoubleSpinBox(this);
+  time_limit_->setRange(0.0, 3600.0);
+  time_limit_->setDecimals(1);
+  time_limit_->setSuffix(QStringLiteral(" s"));
+  time_limit_->setSpecialValueText(QStringLiteral("no limit"));
+  time_limit_->setValue(defaults.time_limit_s);
+  time_limit_->setToolTip(
+      QStringLiteral("The optimizer's time limit (shardlab optimize --time-limit); no limit: "
+                     "until it converges"));
+  seed_ = new QSpinBox(this);
+  seed_->setRange(0, std::numeric_limits<int>::max());
+  seed_->setValue(static_cast<int>(defaults.seed));
+  seed_->setPrefix(QStringLiteral("seed "));
+  seed_->setToolTip(
+      QStringLiteral("Seed of the search's random choices (shardlab optimize --seed): the same "
+                     "seed walks the same path"));
   cancel_ = new QPushButton(QStringLiteral("Cancel"), this);
   cancel_->setEnabled(false);
   open_ = new QPushButton(QStringLiteral("Open as plan"), this);
@@ -67,6 +92,9 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
   bar->addWidget(versions_);
   bar->addWidget(progress_);
   bar->addWidget(run_);
+  bar->addWidget(time_limit_);
+  bar->addWidget(seed_);
+  bar->addWidget(optimize_);
   bar->addWidget(cancel_);
   bar->addWidget(open_);
   auto* split = new QSplitter(Qt::Vertical, this);
@@ -89,6 +117,7 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
   versions_->setChecked(wb->compare_torchrec_versions());
   connect(versions_, &QCheckBox::toggled, wb, &Workbench::set_compare_torchrec_versions);
   connect(run_, &QPushButton::clicked, wb, &Workbench::compare);
+  connect(optimize_, &QPushButton::clicked, this, &CompareView::optimize);
   connect(cancel_, &QPushButton::clicked, wb, &Workbench::cancel_compare);
   connect(open_, &QPushButton::clicked, this, &CompareView::open_selected);
   connect(rows_, &QTableView::doubleClicked, this, &CompareView::open_selected);
@@ -119,6 +148,11 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
 
 QString CompareView::summary_text() const { return summary_->text(); }
 
+void CompareView::optimize() {
+  models_->workbench()->optimize(OptimizeRequest{.seed = static_cast<uint64_t>(seed_->value()),
+                                                 .time_limit_s = time_limit_->value()});
+}
+
 bool CompareView::open_selected() {
   const QModelIndex i = rows_->currentIndex();
   if (!i.isValid()) return false;
@@ -141,6 +175,7 @@ void CompareView::refresh() {
   progress_->setVisible(running);
   cancel_->setEnabled(running);
   run_->setEnabled(wb->scenario() != nullptr);
+  optimize_->setEnabled(wb->scenario() != nullptr);
   const CompareOutcomePtr& c = wb->comparison();
   const QModelIndex current = rows_->currentIndex();
   open_->setEnabled(state.current() && current.isValid() && models_->compare.row(current.row()) &&
@@ -171,6 +206,36 @@ void CompareView::refresh() {
       text += QStringLiteral("; the scenario as configured (#1) is the winner");
     }
     text += QStringLiteral(". Ties go to the lower TorchRec rating, then the earlier row.");
+    if (c->optimizer) {
+      const search::OptimizerRun& run = *c->optimizer;
+      const search::OptimizeSummary& s = run.summary;
+      const double rate = run.result.wall_seconds > 0
+                              ? static_cast<double>(run.result.moves) / run.result.wall_seconds
+                              : 0.0;
+      text += QStringLiteral(
+                  "<br><b>Optimizer (#%1)</b>: simulated iteration %2 \u2192 %3 ms (%4), "
+                  "TorchRec rating %5 \u2192 %6 ms (%7) against %8; %9 of %10 tables moved (open "
+                  "the row to see them); stopped on %11 after %12 s, %13 moves (%14/s), %15 "
+                  "evaluations.")
+                  .arg(c->optimizer_row + 1)
+                  .arg(s.reference().simulated_ms, 0, 'f', 5)
+                  .arg(s.best.simulated_ms, 0, 'f', 5)
+                  .arg(format_percent(s.simulated_change()))
+                  .arg(s.reference().torchrec_ms, 0, 'f', 5)
+                  .arg(s.best.torchrec_ms, 0, 'f', 5)
+                  .arg(format_percent(s.rating_change()))
+                  .arg(s.torchrec ? QStringLiteral("TorchRec's plan")
+                                  : QStringLiteral("the start plan"))
+                  .arg(run.result.moved.size())
+                  .arg(wb->scenario() ? static_cast<int>(wb->scenario()->tables.size()) : 0)
+                  .arg(QString::fromStdString(std::string(search::to_string(run.result.stop)))
+                           .replace(QLatin1Char('_'), QLatin1Char(' ')))
+                  .arg(run.result.wall_seconds, 0, 'f', 1)
+                  .arg(QString::fromStdString(
+                      search::count_text(static_cast<double>(run.result.moves))))
+                  .arg(QString::fromStdString(search::count_text(rate)))
+                  .arg(run.result.evaluations);
+    }
   } else if (c->complete) {
     text = QStringLiteral("No row has a simulated plan.");
   } else {

@@ -6,11 +6,16 @@
 // as configured against the winner) that explains the difference. Any row
 // opens as the plan shown in the Plan, Topology and Timeline views. "Both TorchRec
 // versions" plans each configuration with both TorchRec models, next to each other.
+// "Optimize" runs the plan search of `shardlab optimize` from TorchRec's plan
+// for the time limit chosen, showing its progress, and adds its plan as a
+// row (Cancel stops it and keeps its best plan so far).
 #pragma once
 
 #include "app/workbench_view.h"
 
 class QCheckBox;
+class QDoubleSpinBox;
+class QSpinBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -35,6 +40,11 @@ class CompareView : public WorkbenchView {
   StaleBanner* banner() const { return banner_; }
   // Opens the selected row as the plan; false when none is selected or it has no plan.
   bool open_selected();
+  QPushButton* optimize_button() const { return optimize_; }
+  QDoubleSpinBox* time_limit() const { return time_limit_; }
+  QSpinBox* seed() const { return seed_; }
+  // Runs the optimizer with the time limit and seed chosen.
+  void optimize();
 
  signals:
   // A row was opened as the plan (the main window raises the Plan view).
@@ -48,6 +58,9 @@ class CompareView : public WorkbenchView {
   QLabel* summary_ = nullptr;
   QCheckBox* versions_ = nullptr;
   QPushButton* run_ = nullptr;
+  QPushButton* optimize_ = nullptr;
+  QDoubleSpinBox* time_limit_ = nullptr;
+  QSpinBox* seed_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QPushButton* open_ = nullptr;
   QProgressBar* progress_ = nullptr;

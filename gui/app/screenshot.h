@@ -1,6 +1,7 @@
 // --screenshot: renders one view of the real application to a PNG. The
-// session plans (and for "compare" compares) the scenario first, waiting for
-// the background work, so the image shows finished results.
+// session plans (and for "compare" compares the scenario and adds the
+// optimizer's row, searching 10 s) first, waiting for the background work, so
+// the image shows finished results.
 #pragma once
 
 #include <QSize>

@@ -190,8 +190,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
   static const char* const kTips[] = {
       "Row of the comparison (the same numbering as shardlab compare)",
       "The planner configuration: proposer ('scenario': the scenario's own list), partitioner, and "
-      "the model "
-      "that rated the plans it chose between",
+      "the model that rated the plans it chose between; 'optimized': the optimizer's plan, "
+      "searched from that configuration's plan (Optimize)",
       "ok, or why the row has no plan or no simulated time",
       "TorchRec's rating of the row's plan (max over ranks of summed shard perf), whatever model "
       "chose it",

@@ -19,6 +19,9 @@ void report(const ProgressFn& progress, int percent, const std::string& stage) {
   if (progress) progress(percent, stage);
 }
 
+// Partial comparison outcomes at most this often while a row runs.
+constexpr double kPartialEveryMs = 150.0;
+
 std::string thousands(int n) {
   std::string digits = std::to_string(n);
   for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
@@ -129,24 +132,38 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
   return out;
 }
 
-CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& settings,
-                               std::vector<sim::CompareConfig> grid,
-                               const std::atomic<bool>& cancel, const ProgressFn& progress,
-                               const ComparePartialFn& partial) {
-  CompareOutcome out;
-  out.scenario = scenario;
-  out.settings = settings;
-  out.grid = std::move(grid);
+namespace {
+
+// Shows `status` as row `row`'s while it runs, sending a partial outcome at
+// most every kPartialEveryMs.
+void show_running(CompareOutcome& out, int row, const std::string& status,
+                  const ComparePartialFn& partial, Clock::time_point& last_partial) {
+  out.running_row = row;
+  out.running_status = status;
+  if (partial && ms_since(last_partial) >= kPartialEveryMs) {
+    last_partial = Clock::now();
+    partial(out);
+  }
+}
+
+// Runs the rows of out.grid from out.comparison.rows.size() on (the rows
+// before it are kept), reporting progress and partial outcomes, then ranks
+// all rows (sim::rank_rows). `plan_row` (may be empty) plans the rows.
+void run_rows(CompareOutcome& out, const std::atomic<bool>& cancel, const ProgressFn& progress,
+              const ComparePartialFn& partial, sim::CompareOptions::RowPlanner plan_row) {
+  const ScenarioPtr& scenario = out.scenario;
+  const PlanSettings& settings = out.settings;
+  const int kept = static_cast<int>(out.comparison.rows.size());
+  const int rows = static_cast<int>(out.grid.size());
+  const std::vector<sim::CompareConfig> to_run(out.grid.begin() + kept, out.grid.end());
   out.comparison.scenario = scenario->name;
   out.comparison.iterations = settings.sim_iterations;
-  const int rows = static_cast<int>(out.grid.size());
-  // Partial outcomes at most this often while a row plans (every row's end is sent).
-  constexpr double kPartialEveryMs = 150.0;
   auto last_partial = Clock::now();
   sim::CompareOptions options{
       .sim = sim::SimOptions{.iterations = settings.sim_iterations, .record_phases = false},
       .calibration = settings.parameters(),
       .cancel = &cancel};
+  options.plan_row = std::move(plan_row);
   options.progress = [&](const sim::CompareProgress& p) {
     std::string status;
     switch (p.stage) {
@@ -161,16 +178,11 @@ CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& 
       case sim::CompareProgress::Stage::kDone:
         return;
     }
-    const int percent = 100 * p.row / std::max(1, p.rows);
-    report(progress, percent,
-           "compare: row " + std::to_string(p.row + 1) + " of " + std::to_string(p.rows) + ", " +
-               status);
-    out.running_row = p.row;
-    out.running_status = status;
-    if (partial && ms_since(last_partial) >= kPartialEveryMs) {
-      last_partial = Clock::now();
-      partial(out);
-    }
+    const int row = kept + p.row;
+    report(
+        progress, 100 * row / std::max(1, rows),
+        "compare: row " + std::to_string(row + 1) + " of " + std::to_string(rows) + ", " + status);
+    show_running(out, row, status, partial, last_partial);
   };
   options.row_done = [&](int, const sim::CompareRow& row) {
     out.comparison.rows.push_back(row);
@@ -181,13 +193,82 @@ CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& 
     last_partial = Clock::now();
     if (partial) partial(out);
   };
-  sim::Comparison done = sim::compare_configurations(*scenario, out.grid, options);
+  sim::Comparison done = sim::compare_configurations(*scenario, to_run, options);
   out.running_row = -1;
   out.running_status.clear();
   out.cancelled = done.cancelled || cancel.load();
-  out.comparison = std::move(done);
+  out.comparison.rows.resize(static_cast<size_t>(kept));
+  for (sim::CompareRow& r : done.rows) out.comparison.rows.push_back(std::move(r));
+  out.comparison.cancelled = out.cancelled;
+  sim::rank_rows(out.comparison);
   out.complete = !out.cancelled;
   report(progress, 100, "compare: done");
+}
+
+}  // namespace
+
+CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& settings,
+                               std::vector<sim::CompareConfig> grid,
+                               const std::atomic<bool>& cancel, const ProgressFn& progress,
+                               const ComparePartialFn& partial) {
+  CompareOutcome out;
+  out.scenario = scenario;
+  out.settings = settings;
+  out.grid = std::move(grid);
+  run_rows(out, cancel, progress, partial, nullptr);
+  return out;
+}
+
+CompareOutcome run_optimize_job(const ScenarioPtr& scenario, const PlanSettings& settings,
+                                const std::shared_ptr<const CompareOutcome>& previous,
+                                const OptimizeRequest& request, const std::atomic<bool>& cancel,
+                                const std::atomic<bool>& stop, const ProgressFn& progress,
+                                const ComparePartialFn& partial) {
+  CompareOutcome out;
+  out.scenario = scenario;
+  out.settings = settings;
+  if (previous) {
+    for (size_t i = 0; i < previous->grid.size() && i < previous->comparison.rows.size(); ++i) {
+      if (search::is_optimizer_config(previous->grid[i])) continue;
+      out.grid.push_back(previous->grid[i]);
+      out.comparison.rows.push_back(previous->comparison.rows[i]);
+    }
+  } else {
+    out.grid.push_back(sim::default_compare_grid().front());
+  }
+  search::OptimizeOptions options{.seed = request.seed,
+                                  .time_limit_s = request.time_limit_s,
+                                  .max_evaluations = request.max_evaluations,
+                                  .cancel = &stop};
+  out.grid.push_back(search::optimizer_config(options));
+  const int row = static_cast<int>(out.grid.size()) - 1;
+  const int rows = static_cast<int>(out.grid.size());
+  auto last_partial = Clock::now();
+  options.progress_interval_s = 0.25;
+  options.on_progress = [&](const search::Progress& p) {
+    double done = 0.0;
+    if (request.time_limit_s > 0) {
+      done = p.elapsed_s / request.time_limit_s;
+    } else if (request.max_evaluations > 0) {
+      done = static_cast<double>(p.evaluations) / static_cast<double>(request.max_evaluations);
+    }
+    const std::string status = "optimizing: " + search::progress_text(p);
+    report(
+        progress, static_cast<int>(100 * std::clamp(done, 0.0, 0.99)),
+        "optimize: row " + std::to_string(row + 1) + " of " + std::to_string(rows) + ", " + status);
+    show_running(out, row, status, partial, last_partial);
+  };
+  std::shared_ptr<const search::OptimizerRun> run;
+  const sim::SimOptions sim_options{.iterations = settings.sim_iterations, .record_phases = false};
+  run_rows(out, cancel, progress, partial,
+           search::optimizer_row_planner(std::move(options), sim_options,
+                                         [&run](const search::OptimizerRun& r) {
+                                           run = std::make_shared<const search::OptimizerRun>(r);
+                                         }));
+  if (run && static_cast<int>(out.comparison.rows.size()) > row) {
+    out.optimizer_row = row;
+    out.optimizer = std::move(run);
+  }
   return out;
 }
 

@@ -27,6 +27,8 @@
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/proposal_log.h"
 #include "shardlab/planner/scenario.h"
+#include "shardlab/search/compare_row.h"
+#include "shardlab/search/optimizer.h"
 #include "shardlab/sim/compare.h"
 #include "shardlab/sim/simulation.h"
 
@@ -103,7 +105,8 @@ SimulationOutcome run_simulation_job(const PlanOutcome& base, const planner::Par
                                      const std::atomic<bool>& cancel);
 
 // A comparison (sim/compare.h) of one scenario: complete, or the rows done
-// so far while it runs.
+// so far while it runs. It may end with the optimizer's row
+// (search/compare_row.h).
 struct CompareOutcome {
   ScenarioPtr scenario;
   PlanSettings settings;  // its calibration and sim_iterations apply
@@ -114,6 +117,10 @@ struct CompareOutcome {
   // While running: the row being computed and a short status of it.
   int running_row = -1;
   std::string running_status;
+  // The optimizer's row and what its search did, once done (-1 and null
+  // when the comparison has no optimizer row or it failed).
+  int optimizer_row = -1;
+  std::shared_ptr<const search::OptimizerRun> optimizer;
 };
 
 // Reports each finished row (and progress within a row) as a partial
@@ -125,5 +132,27 @@ CompareOutcome run_compare_job(const ScenarioPtr& scenario, const PlanSettings& 
                                std::vector<sim::CompareConfig> grid,
                                const std::atomic<bool>& cancel, const ProgressFn& progress,
                                const ComparePartialFn& partial);
+
+// What the Compare view's "Optimize" runs: `shardlab optimize`'s search
+// (search/optimizer.h) with its defaults.
+struct OptimizeRequest {
+  uint64_t seed = search::OptimizeOptions{}.seed;
+  double time_limit_s = search::OptimizeOptions{}.time_limit_s;  // <= 0: none
+  int64_t max_evaluations = 0;                                   // 0: none
+};
+
+// Adds the optimizer's row (search/compare_row.h) to `previous` (a complete
+// comparison of the same scenario and settings, whose rows are kept; an
+// optimizer row of it is replaced), or, when `previous` is null, to the
+// comparison's first row alone (the scenario as configured: TorchRec's
+// plan, the search's start). `cancel` drops the run as for any comparison;
+// `stop` ends the search and keeps its best plan so far, measured as a row.
+// Progress reports the search's (elapsed, moves per second, best simulated
+// time and its gain) as the running row's status.
+CompareOutcome run_optimize_job(const ScenarioPtr& scenario, const PlanSettings& settings,
+                                const std::shared_ptr<const CompareOutcome>& previous,
+                                const OptimizeRequest& request, const std::atomic<bool>& cancel,
+                                const std::atomic<bool>& stop, const ProgressFn& progress,
+                                const ComparePartialFn& partial);
 
 }  // namespace shardlab::gui

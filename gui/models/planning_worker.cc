@@ -18,6 +18,7 @@ PlanningWorker::PlanningWorker(QObject* parent) : QObject(parent) {
 PlanningWorker::~PlanningWorker() {
   for (Slot& s : slots_) {
     if (s.cancel) s.cancel->store(true);
+    if (s.stop) s.stop->store(true);
   }
   pool_.waitForDone();
 }
@@ -25,8 +26,10 @@ PlanningWorker::~PlanningWorker() {
 PlanningWorker::Slot& PlanningWorker::open(Channel c) {
   Slot& s = slots_[c];
   if (s.cancel) s.cancel->store(true);
+  if (s.stop) s.stop->store(true);
   ++s.generation;
   s.cancel = std::make_shared<std::atomic<bool>>(false);
+  s.stop.reset();
   return s;
 }
 
@@ -95,55 +98,86 @@ uint64_t PlanningWorker::submit_simulation(PlanOutcomePtr base, planner::Partiti
 
 uint64_t PlanningWorker::submit_compare(ScenarioPtr scenario, PlanSettings settings,
                                         std::vector<sim::CompareConfig> grid) {
+  return run_compare(
+      open(kCompare),
+      [scenario = std::move(scenario), settings = std::move(settings), grid = std::move(grid)](
+          const std::atomic<bool>& cancel, const ProgressFn& progress,
+          const ComparePartialFn& partial) {
+        return run_compare_job(scenario, settings, grid, cancel, progress, partial);
+      });
+}
+
+uint64_t PlanningWorker::submit_optimize(ScenarioPtr scenario, PlanSettings settings,
+                                         CompareOutcomePtr previous, OptimizeRequest request) {
   Slot& s = open(kCompare);
+  s.stop = std::make_shared<std::atomic<bool>>(false);
+  return run_compare(s, [scenario = std::move(scenario), settings = std::move(settings),
+                         previous = std::move(previous), request,
+                         stop = s.stop](const std::atomic<bool>& cancel, const ProgressFn& progress,
+                                        const ComparePartialFn& partial) {
+    return run_optimize_job(scenario, settings, previous, request, cancel, *stop, progress,
+                            partial);
+  });
+}
+
+uint64_t PlanningWorker::run_compare(
+    Slot& s, std::function<CompareOutcome(const std::atomic<bool>&, const ProgressFn&,
+                                          const ComparePartialFn&)>
+                 job) {
   const uint64_t generation = s.generation;
   std::shared_ptr<std::atomic<bool>> cancel = s.cancel;
   PlanningWorker* self = this;
   started(kCompare);
-  (void)QtConcurrent::run(
-      &pool_, [self, scenario = std::move(scenario), settings = std::move(settings),
-               grid = std::move(grid), cancel, generation]() {
-        ProgressFn progress = [self, generation](int percent, const std::string& stage) {
-          const QString text = QString::fromStdString(stage);
-          QMetaObject::invokeMethod(
-              self,
-              [self, generation, percent, text]() {
-                if (self->current(kCompare, generation)) emit self->compareProgress(percent, text);
-              },
-              Qt::QueuedConnection);
-        };
-        ComparePartialFn partial = [self, generation](const CompareOutcome& so_far) {
-          auto copy = std::make_shared<const CompareOutcome>(so_far);
-          QMetaObject::invokeMethod(
-              self,
-              [self, copy, generation]() {
-                if (self->current(kCompare, generation)) emit self->compared(copy);
-              },
-              Qt::QueuedConnection);
-        };
-        auto outcome = std::make_shared<const CompareOutcome>(
-            run_compare_job(scenario, settings, grid, *cancel, progress, partial));
-        QMetaObject::invokeMethod(
-            self,
-            [self, outcome, generation]() {
-              self->finished(kCompare);
-              if (self->current(kCompare, generation) && !outcome->cancelled)
-                emit self->compared(outcome);
-            },
-            Qt::QueuedConnection);
-      });
+  (void)QtConcurrent::run(&pool_, [self, job = std::move(job), cancel, generation]() {
+    ProgressFn progress = [self, generation](int percent, const std::string& stage) {
+      const QString text = QString::fromStdString(stage);
+      QMetaObject::invokeMethod(
+          self,
+          [self, generation, percent, text]() {
+            if (self->current(kCompare, generation)) emit self->compareProgress(percent, text);
+          },
+          Qt::QueuedConnection);
+    };
+    ComparePartialFn partial = [self, generation](const CompareOutcome& so_far) {
+      auto copy = std::make_shared<const CompareOutcome>(so_far);
+      QMetaObject::invokeMethod(
+          self,
+          [self, copy, generation]() {
+            if (self->current(kCompare, generation)) emit self->compared(copy);
+          },
+          Qt::QueuedConnection);
+    };
+    auto outcome = std::make_shared<const CompareOutcome>(job(*cancel, progress, partial));
+    QMetaObject::invokeMethod(
+        self,
+        [self, outcome, generation]() {
+          self->finished(kCompare);
+          if (self->current(kCompare, generation) && !outcome->cancelled)
+            emit self->compared(outcome);
+        },
+        Qt::QueuedConnection);
+  });
   return generation;
+}
+
+bool PlanningWorker::stop_optimize() {
+  if (!optimizing()) return false;
+  slots_[kCompare].stop->store(true);
+  return true;
 }
 
 void PlanningWorker::cancel(bool announce) {
   const bool any = announce && running_ > 0;
-  for (int c = 0; c < kNumChannels; ++c) open(static_cast<Channel>(c));
+  const bool optimization = announce && stop_optimize();
+  for (int c = 0; c < kNumChannels; ++c) {
+    if (c != kCompare || !optimization) open(static_cast<Channel>(c));
+  }
   if (any) emit cancelled();
 }
 
 void PlanningWorker::cancel_compare() {
   const bool any = in_flight_[kCompare] > 0;
-  open(kCompare);
+  if (!stop_optimize()) open(kCompare);
   if (any) emit cancelled();
 }
 

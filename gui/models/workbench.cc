@@ -8,9 +8,17 @@
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
+#include "shardlab/search/report.h"
 
 namespace shardlab::gui {
 namespace {
+
+// "time limit", "cancelled", ...
+QString stop_text(search::StopReason stop) {
+  const std::string_view s = search::to_string(stop);
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()))
+      .replace(QLatin1Char('_'), QLatin1Char(' '));
+}
 
 QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
   if (a.perf_model != b.perf_model) return QStringLiteral("the rating model changed");
@@ -68,11 +76,16 @@ QString describe_change(const PlanChange& c) {
   if (c.moved_tables.empty()) {
     moved = QStringLiteral("no table moved");
   } else {
+    // Names, or from what to what where known.
+    const std::vector<std::string>& items =
+        c.moved_details.empty() ? c.moved_tables : c.moved_details;
     QStringList names;
-    for (size_t i = 0; i < c.moved_tables.size() && i < 12; ++i) {
-      names << QString::fromStdString(c.moved_tables[i]).toHtmlEscaped();
+    for (size_t i = 0; i < items.size() && i < 12; ++i) {
+      names << QString::fromStdString(items[i])
+                   .replace(QStringLiteral("->"), QStringLiteral("\u2192"))
+                   .toHtmlEscaped();
     }
-    if (c.moved_tables.size() > 12) names << QStringLiteral("...");
+    if (items.size() > 12) names << QStringLiteral("...");
     moved = QStringLiteral("%1 table(s) moved: %2")
                 .arg(c.moved_tables.size())
                 .arg(names.join(QStringLiteral(", ")));
@@ -211,15 +224,23 @@ void Workbench::compare() {
   emit freshnessChanged();
 }
 
+void Workbench::optimize(const OptimizeRequest& request) {
+  if (!scenario()) return;
+  const bool keep = comparison_ && comparison_->complete && compare_state().current();
+  worker_.submit_optimize(scenario(), settings_, keep ? comparison_ : nullptr, request);
+  emit freshnessChanged();
+}
+
 void Workbench::cancel() {
-  const bool comparing = worker_.comparing();
+  // An optimization stops and delivers its best plan: its rows are not cancelled.
+  const bool comparing = worker_.comparing() && !worker_.optimizing();
   worker_.cancel();
   if (comparing) mark_compare_cancelled();
   emit freshnessChanged();
 }
 
 void Workbench::cancel_compare() {
-  const bool comparing = worker_.comparing();
+  const bool comparing = worker_.comparing() && !worker_.optimizing();
   worker_.cancel_compare();
   if (comparing) mark_compare_cancelled();
   emit freshnessChanged();
@@ -290,7 +311,8 @@ Status Workbench::open_compare_row(int row) {
   if (!r.plan)
     return Status::invalid_argument("comparison row " + std::to_string(row + 1) + " has no plan");
   const planner::PartitionedPlan plan = *r.plan;
-  return show_plan(
+  const CompareOutcomePtr comparison = comparison_;
+  const Status shown = show_plan(
       [&](const planner::SearchSpace& space) -> Result<planner::PartitionedPlan> {
         // Every row plans in the same search space as the scenario's own
         // (only proposers and partitioner differ); check before trusting it.
@@ -308,6 +330,27 @@ Status Workbench::open_compare_row(int row) {
         return plan;
       },
       PlanSource::kCompareRow, "#" + std::to_string(row + 1) + " " + r.label);
+  if (!shown.is_ok() || row != comparison->optimizer_row || !comparison->optimizer) return shown;
+  // The optimizer's plan against TorchRec's, its start, as an edit's change is shown.
+  const search::OptimizerRun& run = *comparison->optimizer;
+  const search::PlanRating& before = run.summary.reference();
+  PlanChange c;
+  c.cause = QStringLiteral("optimizing TorchRec's plan (stopped on %1 after %2 s, %3 evaluations)")
+                .arg(stop_text(run.result.stop))
+                .arg(run.result.wall_seconds, 0, 'f', 1)
+                .arg(run.result.evaluations);
+  c.rating_before = before.torchrec_ms;
+  c.rating_after = run.summary.best.torchrec_ms;
+  c.iteration_before = before.simulated_ms;
+  c.iteration_after = run.summary.best.simulated_ms;
+  c.peak_hbm_before =
+      planner::summarize_plan(*scenario(), outcome_->result, run.result.start).peak_shard_hbm;
+  c.peak_hbm_after = outcome_->summary->peak_shard_hbm;
+  for (const search::TableMove& m : run.result.moved) c.moved_tables.push_back(m.name);
+  c.moved_details = run.moves;
+  change_ = std::move(c);
+  emit changeExplained();
+  return shown;
 }
 
 Status Workbench::show_plan(

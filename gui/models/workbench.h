@@ -80,7 +80,10 @@ struct PlanChange {
   int64_t peak_hbm_before = 0;
   int64_t peak_hbm_after = 0;
   std::vector<std::string> moved_tables;  // planner::diff_plans
-  bool same_rating_model = true;          // the ratings compare
+  // Each moved table from what to what ("t: table_wise/fused on rank 3 ->
+  // ..."), when known (the optimizer's plan against TorchRec's).
+  std::vector<std::string> moved_details;
+  bool same_rating_model = true;  // the ratings compare
 };
 
 class Workbench : public QObject {
@@ -122,6 +125,11 @@ class Workbench : public QObject {
   // set_compare_torchrec_versions(true).
   void compare();
   void set_compare_torchrec_versions(bool each_version) { compare_versions_ = each_version; }
+  // Runs the plan search of `shardlab optimize` (search/optimizer.h) from
+  // TorchRec's plan and adds it as a row of the comparison on screen (when
+  // it is current and complete; else next to the scenario as configured).
+  // cancel_compare() stops it and keeps its best plan so far.
+  void optimize(const OptimizeRequest& request = {});
   bool compare_torchrec_versions() const { return compare_versions_; }
   // Shows a plan file (either format of data/plan_json.h) for the current
   // scenario instead of the planner's, rated and simulated.
@@ -132,7 +140,10 @@ class Workbench : public QObject {
   // measurements when it has them.
   Status open_run_plan(const QString& text, const QString& origin, const QString& name,
                        std::shared_ptr<const kernels::ReplayResult> replay);
-  // Shows row `row` of the current comparison as the plan, rated and simulated.
+  // Shows row `row` of the current comparison as the plan, rated and
+  // simulated. For the optimizer's row, last_change() then states its plan
+  // against TorchRec's (the search's start): tables moved from what to
+  // what, simulated time and rating before and after.
   Status open_compare_row(int row);
   void cancel();
   void cancel_compare();

@@ -54,19 +54,6 @@ void report(const CompareOptions& o, int row, int rows, CompareProgress::Stage s
     o.progress(CompareProgress{.row = row, .rows = rows, .stage = stage, .planner = planner});
 }
 
-planner::PlannerResult plan_row(const planner::Scenario& configured, const CompareConfig& config,
-                                const planner::PlannerOptions& base, int* simulations) {
-  planner::PlannerOptions options = base;
-  std::unique_ptr<SimulatedPerfModel> model;
-  if (config.rating == RatingModel::kSimulated) {
-    model = std::make_unique<SimulatedPerfModel>(configured);
-    options.perf_model = model.get();
-  }
-  planner::PlannerResult result = planner::plan(configured, options);
-  *simulations = model ? model->simulations() : 0;
-  return result;
-}
-
 // Fills the plan's numbers of `row` from a successful planning run.
 void describe_plan(const planner::PlannerResult& result, CompareRow& row) {
   const planner::SearchSpace& space = *result.search_space;
@@ -95,6 +82,20 @@ void describe_plan(const planner::PlannerResult& result, CompareRow& row) {
 }
 
 }  // namespace
+
+planner::PlannerResult plan_configuration(const planner::Scenario& configured,
+                                          const CompareConfig& config,
+                                          const planner::PlannerOptions& base, int* simulations) {
+  planner::PlannerOptions options = base;
+  std::unique_ptr<SimulatedPerfModel> model;
+  if (config.rating == RatingModel::kSimulated) {
+    model = std::make_unique<SimulatedPerfModel>(configured);
+    options.perf_model = model.get();
+  }
+  planner::PlannerResult result = planner::plan(configured, options);
+  *simulations = model ? model->simulations() : 0;
+  return result;
+}
 
 std::string_view to_string(RatingModel m) {
   return m == RatingModel::kTorchRec ? "torchrec" : "simulated";
@@ -166,7 +167,6 @@ Comparison compare_configurations(const planner::Scenario& scenario,
   SimOptions sim_options = options.sim;
   sim_options.record_phases = false;
   const int rows = static_cast<int>(grid.size());
-  std::vector<std::optional<planner::PlanSummary>> summaries;
   for (int i = 0; i < rows; ++i) {
     if (cancelled(options)) {
       out.cancelled = true;
@@ -187,7 +187,7 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     }
     const planner::PlannerResult result =
         options.plan_row ? options.plan_row(configured, config, base, &row.simulations)
-                         : plan_row(configured, config, base, &row.simulations);
+                         : plan_configuration(configured, config, base, &row.simulations);
     if (cancelled(options)) {
       out.cancelled = true;
       return out;
@@ -195,12 +195,12 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     row.num_proposals = result.num_proposals;
     row.num_plans = result.num_plans;
     row.plan_seconds = result.wall_seconds;
-    summaries.emplace_back();
     if (!result.ok()) {
       row.status = result.failure();
     } else {
       describe_plan(result, row);
-      summaries.back() = planner::summarize_plan(configured, result, *result.best);
+      row.summary = std::make_shared<const planner::PlanSummary>(
+          planner::summarize_plan(configured, result, *result.best));
       report(options, i, rows, CompareProgress::Stage::kSimulating);
       Result<SimResult> simulated =
           simulate(configured, *result.search_space, *result.best, sim_options);
@@ -220,32 +220,40 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     out.rows.push_back(std::move(row));
   }
 
+  rank_rows(out);
+  return out;
+}
+
+void rank_rows(Comparison& c) {
+  c.winner = -1;
   // The winner: lowest simulated time, then lowest TorchRec rating, then first.
-  for (int i = 0; i < rows; ++i) {
-    const CompareRow& r = out.rows[static_cast<size_t>(i)];
+  for (int i = 0; i < static_cast<int>(c.rows.size()); ++i) {
+    const CompareRow& r = c.rows[static_cast<size_t>(i)];
     if (!r.iteration_ms) continue;
-    if (out.winner < 0) {
-      out.winner = i;
+    if (c.winner < 0) {
+      c.winner = i;
       continue;
     }
-    const CompareRow& w = out.rows[static_cast<size_t>(out.winner)];
+    const CompareRow& w = c.rows[static_cast<size_t>(c.winner)];
     if (*r.iteration_ms < *w.iteration_ms ||
         (*r.iteration_ms == *w.iteration_ms && *r.torchrec_rating_ms < *w.torchrec_rating_ms)) {
-      out.winner = i;
+      c.winner = i;
     }
   }
-  if (out.winner >= 0) {
-    const CompareRow& w = out.rows[static_cast<size_t>(out.winner)];
-    const planner::PlanSummary& ws = *summaries[static_cast<size_t>(out.winner)];
-    for (size_t i = 0; i < out.rows.size(); ++i) {
-      CompareRow& r = out.rows[i];
-      if (!r.iteration_ms) continue;
-      r.iteration_vs_winner = relative_change(*w.iteration_ms, *r.iteration_ms);
-      r.rating_vs_winner = relative_change(*w.torchrec_rating_ms, *r.torchrec_rating_ms);
-      r.moved_vs_winner = planner::diff_plans(ws, *summaries[i]).moved_tables;
-    }
+  for (CompareRow& r : c.rows) {
+    r.iteration_vs_winner.reset();
+    r.rating_vs_winner.reset();
+    r.moved_vs_winner.clear();
   }
-  return out;
+  if (c.winner < 0) return;
+  const CompareRow w = c.rows[static_cast<size_t>(c.winner)];
+  for (CompareRow& r : c.rows) {
+    if (!r.iteration_ms) continue;
+    r.iteration_vs_winner = relative_change(*w.iteration_ms, *r.iteration_ms);
+    r.rating_vs_winner = relative_change(*w.torchrec_rating_ms, *r.torchrec_rating_ms);
+    if (w.summary && r.summary)
+      r.moved_vs_winner = planner::diff_plans(*w.summary, *r.summary).moved_tables;
+  }
 }
 
 }  // namespace shardlab::sim

@@ -46,6 +46,17 @@ inline bool wait_for_current_plan(Workbench& wb, int ms = 60000) {
   return true;
 }
 
+// Waits until the session holds a complete comparison and none runs.
+inline bool wait_for_compare(Workbench& wb, int ms = 60000) {
+  QElapsedTimer clock;
+  clock.start();
+  while (!(wb.comparison() && wb.comparison()->complete && !wb.worker().comparing())) {
+    if (clock.elapsed() > ms) return false;
+    QTest::qWait(5);
+  }
+  return true;
+}
+
 // Opens `file` and waits for its planning outcome (and the best plan's
 // simulation, which comes with it).
 inline bool open_and_plan(Workbench& wb, const char* file) {

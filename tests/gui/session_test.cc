@@ -32,16 +32,6 @@ class SessionTest : public QObject {
                             ScenarioSettingsModel::kValue);
   }
 
-  static bool wait_for_compare(Workbench& wb, int ms = 60000) {
-    QElapsedTimer clock;
-    clock.start();
-    while (!(wb.comparison() && wb.comparison()->complete && !wb.worker().comparing())) {
-      if (clock.elapsed() > ms) return false;
-      QTest::qWait(5);
-    }
-    return true;
-  }
-
  private slots:
   void init() { fail_on_warnings(); }
 

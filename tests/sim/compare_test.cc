@@ -148,6 +148,36 @@ TEST(Compare, ExtraRowsComeFromARowPlannerAndCancellingStopsBetweenRows) {
   EXPECT_EQ(c.winner, -1);
 }
 
+// Rows of two comparisons put together and ranked again are the rows of
+// one comparison of both grids: same winner, same differences to it.
+TEST(Compare, RankingRowsOfTwoRunsEqualsOneRun) {
+  const planner::Scenario s = bundled("tiny_2gpu.json");
+  const CompareOptions options{.sim = SimOptions{.iterations = 2}};
+  const std::vector<CompareConfig> grid = default_compare_grid();
+  const Comparison whole = compare_configurations(s, grid, options);
+  const size_t half = grid.size() / 2;
+  Comparison joined = compare_configurations(s, {grid.begin(), grid.begin() + half}, options);
+  const Comparison rest = compare_configurations(s, {grid.begin() + half, grid.end()}, options);
+  joined.rows.insert(joined.rows.end(), rest.rows.begin(), rest.rows.end());
+  rank_rows(joined);
+  ASSERT_EQ(joined.rows.size(), whole.rows.size());
+  ASSERT_GE(whole.winner, 0);
+  EXPECT_EQ(joined.winner, whole.winner);
+  bool some_moved = false;
+  for (size_t i = 0; i < whole.rows.size(); ++i) {
+    EXPECT_EQ(joined.rows[i].iteration_vs_winner, whole.rows[i].iteration_vs_winner) << i;
+    EXPECT_EQ(joined.rows[i].rating_vs_winner, whole.rows[i].rating_vs_winner) << i;
+    EXPECT_EQ(joined.rows[i].moved_vs_winner, whole.rows[i].moved_vs_winner) << i;
+    some_moved = some_moved || !whole.rows[i].moved_vs_winner.empty();
+  }
+  EXPECT_TRUE(some_moved);
+  // A row without a simulated time is never the winner and has no difference.
+  joined.rows[static_cast<size_t>(whole.winner)].iteration_ms.reset();
+  rank_rows(joined);
+  EXPECT_NE(joined.winner, whole.winner);
+  EXPECT_FALSE(joined.rows[static_cast<size_t>(whole.winner)].iteration_vs_winner.has_value());
+}
+
 TEST(Compare, RelativeChange) {
   EXPECT_EQ(relative_change(2.0, 3.0), 0.5);
   EXPECT_EQ(relative_change(4.0, 3.0), -0.25);

@@ -29,12 +29,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "shardlab/planner/cost_calibration.h"
+#include "shardlab/planner/plan_summary.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
@@ -103,6 +105,9 @@ struct CompareRow {
   // (the simulation failed).
   Status status;
   std::optional<planner::PartitionedPlan> plan;  // in the scenario's search space
+  // The plan in numbers (planner/plan_summary.h), set with `plan`: what the
+  // differences to the winner are computed from.
+  std::shared_ptr<const planner::PlanSummary> summary;
   // Set when the row has a plan.
   std::optional<double> torchrec_rating_ms;
   std::optional<int64_t> peak_hbm_bytes;
@@ -170,6 +175,18 @@ struct Comparison {
 Comparison compare_configurations(const planner::Scenario& scenario,
                                   const std::vector<CompareConfig>& grid,
                                   const CompareOptions& options);
+
+// The default RowPlanner: planner::plan of `configured` with the row's
+// rating model (SimulatedPerfModel for RatingModel::kSimulated); counts the
+// simulations that model ran in *simulations.
+planner::PlannerResult plan_configuration(const planner::Scenario& configured,
+                                          const CompareConfig& config,
+                                          const planner::PlannerOptions& base, int* simulations);
+
+// Sets c.winner and every row's differences to it (the rules above) from the
+// rows' simulated times, ratings and summaries, e.g. after rows of two runs
+// of compare_configurations() on the same scenario were put together.
+void rank_rows(Comparison& c);
 
 // (to - from) / from; 0 when both are 0, +-inf when only `from` is.
 double relative_change(double from, double to);
