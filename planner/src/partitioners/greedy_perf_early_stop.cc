@@ -58,24 +58,21 @@ double mean_total_bound(double uniform_total, double others, int world_size, int
 // device with room, the host strategy a host that takes the option, and the
 // placement succeeds.
 bool GreedyPerfPartitioner::settled_at_start(const Topology& topology) {
-  const int n = static_cast<int>(pos_perf_.size());
-  // Four independent sums (the bound holds for any order) so the additions
-  // pipeline; the largest storage per component in the same pass.
-  double sums[4] = {0.0, 0.0, 0.0, 0.0};
-  int64_t shards = 0;
+  // The options to place: their perfs in two independent sums (the bound
+  // holds for any order) so the additions pipeline, and their largest
+  // storage per component.
+  const int* order = order_.data();
+  const int n = static_cast<int>(order_.size());
+  double sums[2] = {0.0, 0.0};
   Storage largest;
-  int p = 0;
-  for (; p + 4 <= n; p += 4) {
-    for (int j = 0; j < 4; ++j) sums[j] += pos_perf_[p + j];
+  for (int k = 0; k < n; ++k) {
+    const int p = order[k];
+    sums[k & 1] += pos_perf_[p];
+    largest.hbm = std::max(largest.hbm, pos_storage_[p].hbm);
+    largest.ddr = std::max(largest.ddr, pos_storage_[p].ddr);
   }
-  for (; p < n; ++p) sums[0] += pos_perf_[p];
-  for (int q = 0; q < n; ++q) {
-    shards += pos_shards_[q];
-    largest.hbm = std::max(largest.hbm, pos_storage_[q].hbm);
-    largest.ddr = std::max(largest.ddr, pos_storage_[q].ddr);
-  }
-  perf_bound_ = mean_total_bound(uniform_perf().total(), (sums[0] + sums[1]) + (sums[2] + sums[3]),
-                                 world_size_, n, shards);
+  perf_bound_ = mean_total_bound(uniform_perf().total(), sums[0] + sums[1], world_size_,
+                                 static_cast<int64_t>(pos_perf_.size()), num_shards_);
   if (!(perf_bound_ >= early_stop_)) return false;
 
   // Hosts, with each device's free storage after the uniform options.

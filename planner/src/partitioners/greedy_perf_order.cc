@@ -43,8 +43,8 @@ void GreedyPerfPartitioner::sync_position(const Proposal& proposal, int p) {
   pos_shards_[p] = pos_hot_[p].num_shards;
   pos_uniform_[p] = is_uniform_[proposal[p]];
   const HotOption& h = pos_hot_[p];
-  pos_perf_[p] = pos_uniform_[p] ? 0.0 : h.shard_perf.total() * h.num_shards;
-  pos_storage_[p] = pos_uniform_[p] ? Storage{} : h.total_storage;
+  pos_perf_[p] = h.shard_perf.total() * h.num_shards;
+  pos_storage_[p] = h.total_storage;
 }
 
 void GreedyPerfPartitioner::sync_positions(const Proposal& proposal) {

@@ -102,6 +102,7 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   auto apply = [&](int option_index, int64_t sign) {
     const Storage& total = hot_[option_index].total_storage;
     total_need_.add(total, static_cast<int>(sign));
+    num_shards_ += sign * hot_[option_index].num_shards;
     if (!is_uniform_[option_index]) {
       placed_need_.add(total, static_cast<int>(sign));
       return;
@@ -125,6 +126,7 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     num_uniform_ = 0;
     total_need_ = internal::WideStorage{};
     placed_need_ = internal::WideStorage{};
+    num_shards_ = 0;
     for (int idx : proposal) apply(idx, +1);
     uniform_perf_valid_ = false;
     positions_valid_ = false;  // rebuilt from scratch, so nothing is pending

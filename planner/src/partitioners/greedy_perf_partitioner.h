@@ -212,6 +212,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<int64_t> uniform_hbm_;
   std::vector<int64_t> uniform_ddr_;
   int num_uniform_ = 0;                // uniform options in last_proposal_
+  int64_t num_shards_ = 0;             // shards of last_proposal_'s options
   internal::WideStorage total_need_;   // Σ total storage of last_proposal_'s options, exact
   internal::WideStorage placed_need_;  // the same over its non-uniform options
   Perf uniform_perf_;                  // their shard perfs summed in proposal order
@@ -227,8 +228,8 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<HotOption> pos_hot_;
   std::vector<int> pos_shards_;
   std::vector<char> pos_uniform_;
-  std::vector<double> pos_perf_;      // shard perf total × shard count; 0 if uniform
-  std::vector<Storage> pos_storage_;  // total storage; 0 if uniform
+  std::vector<double> pos_perf_;      // shard perf total × shard count
+  std::vector<Storage> pos_storage_;  // total storage
   std::vector<int> order_;
   std::vector<int> pending_;
   std::vector<char> is_pending_;
