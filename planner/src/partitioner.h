@@ -35,6 +35,17 @@ class Partitioner {
   // rating. nullopt when the partitioner does not know it. The planner uses
   // it to skip exact ratings (and building plans) that provably cannot win.
   virtual std::optional<double> max_device_perf() const { return std::nullopt; }
+
+  // Lets later partition() calls without `out` stop placing once the outcome
+  // the caller reads is settled: the largest device perf total has reached
+  // `perf` and every shard left provably fits wherever the placement would
+  // put it. Such a call returns success, and max_device_perf() the largest
+  // total so far: at least `perf` and at most the full placement's. Only
+  // valid where a placement's device totals never decrease (no negative
+  // perf); a partitioner that cannot prove both conditions places
+  // everything. +infinity (the default) turns it off; calls with `out`
+  // always place everything.
+  virtual void set_early_stop(double perf) { (void)perf; }
 };
 
 // The partitioner `spec` names, as the TorchRec version of `behaviour` runs it.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -42,6 +43,9 @@ bool perfs_non_negative(const SearchSpace& space) {
   return true;
 }
 
+// The relative margin of cannot_beat for a plan of `num_shards` shards.
+double rating_margin(int64_t num_shards) { return static_cast<double>(num_shards + 16) * 0x1p-50; }
+
 // Proves that a plan's NoopPerfModel rating is not below `best` from the
 // partitioner's max_device_perf(), without building the plan or the
 // per-shard rating pass. Both numbers sum the same non-negative shard perfs
@@ -52,8 +56,26 @@ bool perfs_non_negative(const SearchSpace& space) {
 // and is twice that, which also covers the rounding of the product and
 // difference. The result equals `!(rating < best)` whenever it returns true.
 bool cannot_beat(double partitioner_max, int64_t num_shards, double best) {
-  const double margin = static_cast<double>(num_shards + 16) * 0x1p-50;
+  const double margin = rating_margin(num_shards);
   return partitioner_max - partitioner_max * margin >= best;
+}
+
+// A device total from which cannot_beat holds: the partitioner may stop a
+// lazy placement there (Partitioner::set_early_stop). cannot_beat is
+// monotone in partitioner_max (with a margin below 1/4, so x - x·margin
+// grows with x even after rounding), so a placement whose largest total
+// reaches this value cannot beat `best`, however it ends; +infinity where
+// no such value is found.
+double cannot_beat_from(int64_t num_shards, double best) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double margin = rating_margin(num_shards);
+  if (!(margin < 0.25)) return kInf;
+  double x = best + 2 * margin * best;
+  for (int step = 0; step < 4 && x < kInf; ++step) {
+    if (cannot_beat(x, num_shards, best)) return x;
+    x = std::nextafter(x, kInf);
+  }
+  return kInf;
 }
 
 std::string gb(int64_t bytes) { return py_round(static_cast<double>(bytes) / (1 << 30), 3); }
@@ -255,6 +277,7 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
       if (options.progress && result.num_proposals % PlannerOptions::kProgressEvery == 0) {
         report(static_cast<int>(proposer_index));
       }
+      if (lazy) partitioner->set_early_stop(cannot_beat_from(tracker.num_shards(), best_rating));
       if (Status st =
               partitioner->partition(ss, *proposal, reserved_topology, lazy ? nullptr : &candidate);
           st) {

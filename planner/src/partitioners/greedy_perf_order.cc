@@ -42,6 +42,9 @@ void GreedyPerfPartitioner::sync_position(const Proposal& proposal, int p) {
   pos_hot_[p] = hot_[proposal[p]];
   pos_shards_[p] = pos_hot_[p].num_shards;
   pos_uniform_[p] = is_uniform_[proposal[p]];
+  const HotOption& h = pos_hot_[p];
+  pos_perf_[p] = h.shard_perf.total() * h.num_shards;
+  pos_storage_[p] = h.total_storage;
 }
 
 void GreedyPerfPartitioner::sync_positions(const Proposal& proposal) {
@@ -62,6 +65,8 @@ void GreedyPerfPartitioner::sync_positions(const Proposal& proposal) {
     pos_hot_.resize(n);
     pos_shards_.resize(n);
     pos_uniform_.resize(n);
+    pos_perf_.resize(n);
+    pos_storage_.resize(n);
     order_.clear();
     for (int p = 0; p < n; ++p) {
       sync_position(proposal, p);

@@ -50,8 +50,16 @@ void GreedyPerfPartitioner::reset(const SearchSpace& space, const Topology& topo
 void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
   hot_.assign(space.options.size(), HotOption{});
   small_needs_ = true;
+  early_stop_allowed_ = true;
   for (size_t i = 0; i < space.options.size(); ++i) {
     const ShardingOption& o = space.options[i];
+    const Perf& p = o.shard_perf;
+    early_stop_allowed_ &= p.fwd_compute >= 0 && p.fwd_comms >= 0 && p.bwd_compute >= 0 &&
+                           p.bwd_comms >= 0 && p.prefetch_compute >= 0;
+    for (const Shard& shard : o.shards) {
+      early_stop_allowed_ &= shard.storage.hbm >= 0 && shard.storage.ddr >= 0 &&
+                             shard.storage.fits_in(o.total_storage);
+    }
     HotOption& h = hot_[i];
     h.shard_perf = o.shard_perf;
     h.total_storage = o.total_storage;
@@ -94,7 +102,11 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   auto apply = [&](int option_index, int64_t sign) {
     const Storage& total = hot_[option_index].total_storage;
     total_need_.add(total, static_cast<int>(sign));
-    if (!is_uniform_[option_index]) return;
+    num_shards_ += sign * hot_[option_index].num_shards;
+    if (!is_uniform_[option_index]) {
+      placed_need_.add(total, static_cast<int>(sign));
+      return;
+    }
     num_uniform_ += static_cast<int>(sign);
     uniform_perf_valid_ = false;  // the uniform options changed
     for (const StorageRun& run : uniform_runs(option_index)) {
@@ -113,6 +125,8 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     uniform_ddr_.assign(world_size_, 0);
     num_uniform_ = 0;
     total_need_ = internal::WideStorage{};
+    placed_need_ = internal::WideStorage{};
+    num_shards_ = 0;
     for (int idx : proposal) apply(idx, +1);
     uniform_perf_valid_ = false;
     positions_valid_ = false;  // rebuilt from scratch, so nothing is pending
@@ -164,8 +178,12 @@ void GreedyPerfPartitioner::place_uniform_options(const Topology& topology) {
     free_hbm_[r] = devices[r].storage.hbm - uniform_hbm_[r];
     free_ddr_[r] = devices[r].storage.ddr - uniform_ddr_[r];
   }
-  // The per-rank perf is the uniform options' shard perf summed in proposal
-  // order: unchanged while the uniform options are.
+  perf_.assign(world_size_, uniform_perf());
+}
+
+// The per-rank perf is the uniform options' shard perf summed in proposal
+// order: unchanged while the uniform options are.
+const Perf& GreedyPerfPartitioner::uniform_perf() {
   if (!uniform_perf_valid_) {
     uniform_perf_ = Perf{};
     for (size_t p = 0; p < pos_uniform_.size(); ++p) {
@@ -173,7 +191,7 @@ void GreedyPerfPartitioner::place_uniform_options(const Topology& topology) {
     }
     uniform_perf_valid_ = true;
   }
-  perf_.assign(world_size_, uniform_perf_);
+  return uniform_perf_;
 }
 
 // `full`: the caller wants the plan, so it gets the proposal and the uniform
@@ -227,6 +245,7 @@ Status GreedyPerfPartitioner::uniform_failure(const Proposal& proposal, const To
 }
 
 std::optional<double> GreedyPerfPartitioner::max_device_perf() const {
+  if (stopped_) return stopped_at_;
   double largest = 0.0;
   for (int r = 0; r < perf_.size(); ++r) largest = std::max(largest, perf_.total(r));
   return largest;
@@ -237,6 +256,9 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
   reset(space, topology);
   const bool full = out != nullptr;
   if (!full) out = &scratch_;
+  track_stop_ = !full && early_stop_allowed_ && world_size_ > 0 &&
+                early_stop_ < std::numeric_limits<double>::infinity();
+  stopped_ = false;
 
   // 1. Uniform options, in proposal order. Most proposals stop here.
   advance(proposal);
@@ -246,6 +268,7 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
     return detailed_errors_ ? uniform_failure(proposal, topology) : partition_error("");
   }
   sync_positions(proposal);
+  if (track_stop_ && settled_at_start(topology)) return Status::ok();
   place_uniform_options(topology);
   layout(proposal, full, out);
 
@@ -267,9 +290,7 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
     const int first = out->first_shard[i];
     if (h.by_host) {
       if (Status st = place_on_host(h, first, out); !st) return st;
-      continue;
-    }
-    if (const int failed = place_on_all_devices(h, first, out); failed >= 0) {
+    } else if (const int failed = place_on_all_devices(h, first, out); failed >= 0) {
       if (!detailed_errors_) return partition_error("");
       const ShardingOption& option = space.options[h.option];
       Storage largest = free_storage(0);
@@ -278,6 +299,7 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
                              shard_repr(option, option.shards[failed]) + " of table " +
                              option.name + ", largest device storage: " + storage_repr(largest));
     }
+    if (track_stop_ && settled(h)) return Status::ok();
   }
   return Status::ok();
 }

@@ -29,13 +29,17 @@
 //     additions are vector instructions (same additions, same results);
 //   * host totals, recomputed only for hosts whose devices changed (the
 //     recomputation is exact: same additions, same order).
-// Without `out` the plan is not built, only decided. Results are identical to
-// the straightforward algorithm; the golden tests check that.
+// Without `out` the plan is not built, only decided, and with an early stop
+// set (set_early_stop) the placement ends as soon as the caller's answer is
+// settled, often before it starts (greedy_perf_early_stop.cc). Results are
+// identical to the straightforward algorithm; the golden tests check that.
 //
 // Not thread-safe: an instance keeps scratch state between calls.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -58,6 +62,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
   std::optional<double> max_device_perf() const override;
+  void set_early_stop(double perf) override { early_stop_ = perf; }
 
  private:
   // What placing an option reads, packed into two cache lines. The
@@ -119,6 +124,18 @@ class GreedyPerfPartitioner final : public Partitioner {
     return space_->options[h.option].shards[j].storage;
   }
   void commit_device(int rank, const Storage& storage, const Perf& perf);
+
+  // greedy_perf_early_stop.cc: whether the outcome is settled before the
+  // placement, or once `placed` has been placed; note_device(r) after
+  // device r changed.
+  bool settled_at_start(const Topology& topology);
+  bool settled(const HotOption& placed);
+  void note_device(int r) {
+    max_total_ = std::max(max_total_, key_total_[r]);
+    min_free_hbm_ = std::min(min_free_hbm_, free_hbm_[r]);
+    min_free_ddr_ = std::min(min_free_ddr_, free_ddr_[r]);
+  }
+  const Perf& uniform_perf();
   void mark_host(int host);  // its devices changed
   void refresh_hosts();
   void refresh_groups();
@@ -154,6 +171,10 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<int64_t> need_hbm_;
   std::vector<int64_t> need_ddr_;
   bool small_needs_ = true;  // every table-row-wise need lies in [0, 2^62)
+  // Every shard perf component and shard storage is non-negative, and no
+  // shard's storage exceeds its option's total: device totals only grow and
+  // free storage only shrinks, the premises of the early stop.
+  bool early_stop_allowed_ = false;
   bool small_frees_ = true;  // every free storage now lies in (-2^62, 2^62)
 
   // Per topology shape.
@@ -190,9 +211,11 @@ class GreedyPerfPartitioner final : public Partitioner {
   Proposal last_proposal_;
   std::vector<int64_t> uniform_hbm_;
   std::vector<int64_t> uniform_ddr_;
-  int num_uniform_ = 0;               // uniform options in last_proposal_
-  internal::WideStorage total_need_;  // Σ total storage of last_proposal_'s options, exact
-  Perf uniform_perf_;                 // their shard perfs summed in proposal order
+  int num_uniform_ = 0;                // uniform options in last_proposal_
+  int64_t num_shards_ = 0;             // shards of last_proposal_'s options
+  internal::WideStorage total_need_;   // Σ total storage of last_proposal_'s options, exact
+  internal::WideStorage placed_need_;  // the same over its non-uniform options
+  Perf uniform_perf_;                  // their shard perfs summed in proposal order
   bool uniform_perf_valid_ = false;
   std::vector<int> iota_;  // 0, 1, 2, ...: the ranks of a uniform option
 
@@ -205,11 +228,29 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<HotOption> pos_hot_;
   std::vector<int> pos_shards_;
   std::vector<char> pos_uniform_;
+  std::vector<double> pos_perf_;      // shard perf total × shard count
+  std::vector<Storage> pos_storage_;  // total storage
   std::vector<int> order_;
   std::vector<int> pending_;
   std::vector<char> is_pending_;
 
   PartitionedPlan scratch_;  // placement target when the caller wants no plan
+
+  // Early stop (set_early_stop): the threshold (+inf: off); whether this
+  // call may stop; a lower bound of the full placement's largest device
+  // total; whether the call stopped, and the bound it stopped at; and while
+  // it places: the largest device total, the least free storage of any
+  // device (per component), and the total storage of the options not placed
+  // yet.
+  double early_stop_ = std::numeric_limits<double>::infinity();
+  bool track_stop_ = false;
+  double perf_bound_ = 0.0;
+  bool stopped_ = false;
+  double stopped_at_ = 0.0;
+  double max_total_ = 0.0;
+  int64_t min_free_hbm_ = 0;
+  int64_t min_free_ddr_ = 0;
+  internal::WideStorage unplaced_;
 
   // Scratch for the within-host device strategy: the host's devices' free
   // storage, perf and perf total.

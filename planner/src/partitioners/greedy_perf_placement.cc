@@ -24,6 +24,13 @@ void GreedyPerfPartitioner::start_placement() {
   small_frees_ = true;
   for (int r = 0; r < world_size_; ++r)
     small_frees_ &= is_small(free_hbm_[r]) & is_small(free_ddr_[r]);
+  if (track_stop_) {
+    max_total_ = key_total_[0];
+    min_free_hbm_ = free_hbm_[0];
+    min_free_ddr_ = free_ddr_[0];
+    for (int r = 1; r < world_size_; ++r) note_device(r);
+    unplaced_ = placed_need_;
+  }
   num_groups_ = (world_size_ + lw - 1) / lw;
   device_tree_.reset(num_groups_);
   group_dirty_.assign(num_groups_, 1);
@@ -66,6 +73,7 @@ void GreedyPerfPartitioner::commit_device(int rank, const Storage& storage, cons
   const int host = rank / local_world_size_;
   if (host < num_hosts_) host_free_[host] -= storage;
   mark_host(host);
+  if (track_stop_) note_device(rank);
 }
 
 // A group's leaf is its smallest device key; only changed groups are redone.
@@ -236,6 +244,9 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
     row_wise_take(need_hbm, need_ddr, n, base, free_hbm, free_ddr, ranks);
   }
   perf_.add(base, n, h.shard_perf, key_total_.data());
+  if (track_stop_) {
+    for (int r = base; r < base + n; ++r) note_device(r);
+  }
   // The host's bookkeeping is updated at once (integer sums: the option
   // total equals the shards' sum; the host total is redone as in
   // refresh_hosts()).
