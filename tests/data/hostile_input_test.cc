@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../printable_text.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
 
@@ -25,26 +26,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kOrigin = "s.json";
 
-// True when `s` is valid UTF-8 without control characters: safe to print and
-// to embed in a JSON error object.
-bool is_printable_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x20 || b == 0x7F) return false;
-    std::size_t len = b < 0x80             ? 1
-                      : (b & 0xE0) == 0xC0 ? 2
-                      : (b & 0xF0) == 0xE0 ? 3
-                      : (b & 0xF8) == 0xF0 ? 4
-                                           : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
 // Checks the invariants every outcome must have; returns the error message, or
 // "" when the scenario loaded.
 std::string outcome(const std::string& text) {
@@ -53,7 +34,7 @@ std::string outcome(const std::string& text) {
   const std::string& msg = r.status().message();
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << msg;
   EXPECT_TRUE(msg.starts_with("s.json: ")) << msg;
-  EXPECT_TRUE(is_printable_utf8(msg)) << msg;
+  EXPECT_TRUE(testing_support::is_printable_utf8_line(msg)) << msg;
   EXPECT_LT(msg.size(), 600u) << msg;
   return msg.empty() ? "<empty message>" : msg;
 }
@@ -551,14 +532,16 @@ TEST_F(ScenarioFiles, EmptyAndBinaryFilesAreInvalid) {
   r = load_scenario_file(write("garbage.bin", garbage));
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(is_printable_utf8(r.status().message())) << r.status().message();
+  EXPECT_TRUE(testing_support::is_printable_utf8_line(r.status().message()))
+      << r.status().message();
 }
 
 TEST_F(ScenarioFiles, NonUtf8PathIsPrintedSafely) {
   auto r = load_scenario_file((dir_ / "bad\xff\x01name.json").string());
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
-  EXPECT_TRUE(is_printable_utf8(r.status().message())) << r.status().message();
+  EXPECT_TRUE(testing_support::is_printable_utf8_line(r.status().message()))
+      << r.status().message();
 }
 
 // ---- Scale. ----------------------------------------------------------------

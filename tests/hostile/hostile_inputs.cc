@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "../printable_text.h"
 #include "shardlab/data/calibration_json.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
@@ -15,25 +16,6 @@ namespace shardlab::hostile {
 namespace {
 
 constexpr std::string_view kMarker = "\"@@hostile@@\"";
-
-// Valid UTF-8 without control characters, on one line.
-bool printable_line(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x20 || b == 0x7F) return false;
-    const std::size_t len = b < 0x80             ? 1
-                            : (b & 0xE0) == 0xC0 ? 2
-                            : (b & 0xF0) == 0xE0 ? 3
-                            : (b & 0xF8) == 0xF0 ? 4
-                                                 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += len;
-  }
-  return true;
-}
 
 // Every number of a plan result: finite, and no byte count below zero.
 void check_plan_result(const planner::Scenario& s, const planner::PlannerResult& r) {
@@ -101,7 +83,7 @@ void expect_clean_error(const Status& status, const std::string& origin) {
   if (!origin.empty()) {
     EXPECT_TRUE(msg.starts_with(origin + ": ")) << msg;
   }
-  EXPECT_TRUE(printable_line(msg)) << msg;
+  EXPECT_TRUE(testing_support::is_printable_utf8_line(msg)) << msg;
   EXPECT_LT(msg.size(), 2000u) << msg.substr(0, 300);
 }
 
@@ -526,7 +508,7 @@ void check_plan_text(const std::string& text) {
   const Result<planner::PartitionedPlan> plan =
       data::parse_plan(text, "p.json", s, *kSpace.search_space, &warnings);
   for (const std::string& w : warnings) {
-    EXPECT_TRUE(printable_line(w)) << w;
+    EXPECT_TRUE(testing_support::is_printable_utf8_line(w)) << w;
   }
   if (!plan) {
     expect_clean_error(plan.status(), "p.json");
