@@ -69,6 +69,10 @@ int64_t proposal_bound(const Scenario& s, const EnumerationSize& size, int64_t f
 
 }  // namespace
 
+int64_t PlanningMemory::total() const {
+  return saturating_add(saturating_add(search_space_bytes, proposal_bytes), output_bytes);
+}
+
 std::string PlanningMemory::describe() const {
   return std::to_string(size.options) + " sharding options with " + std::to_string(size.shards) +
          " shards, up to " + std::to_string(proposals) + " proposals";

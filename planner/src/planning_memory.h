@@ -28,7 +28,8 @@ struct PlanningMemory {
   int64_t search_space_bytes = 0;  // options and shards, with per-option and per-shard state
   int64_t proposal_bytes = 0;      // outcome cache (and proposal log)
   int64_t output_bytes = 0;        // the result's JSON
-  int64_t total() const { return search_space_bytes + proposal_bytes + output_bytes; }
+  // Saturates: each part may already be held at INT64_MAX.
+  int64_t total() const;
   // "12 tables x 18 options, 4,096 shards, 300 proposals".
   std::string describe() const;
 };

@@ -104,8 +104,20 @@ Result<DenseArchitecture> dense_architecture(const DenseSpec& spec,
 
   // The interaction reads the bottom MLP's output and every pooled embedding.
   a.interaction_vectors = static_cast<int64_t>(feature_dims.size()) + (dense_out > 0 ? 1 : 0);
-  a.interaction_width =
-      dense_out + std::accumulate(feature_dims.begin(), feature_dims.end(), int64_t{0});
+  // As wide as an MLP layer may be, so every GEMM's dimensions stay small
+  // enough for their products (FLOPs, bytes) to be exact.
+  constexpr int64_t kMaxInteractionWidth = int64_t{1} << 24;
+  a.interaction_width = dense_out;  // <= 2^24, an MLP width
+  for (const int64_t dim : feature_dims) {
+    // Checked before the sum grows past 2^25: no overflow.
+    if (dim <= kMaxInteractionWidth) a.interaction_width += dim;
+    if (dim > kMaxInteractionWidth || a.interaction_width > kMaxInteractionWidth) {
+      return invalid("interaction",
+                     "its input (the pooled embeddings of every feature and the bottom MLP's "
+                     "output) is wider than " +
+                         std::to_string(kMaxInteractionWidth) + " values");
+    }
+  }
   const int64_t n = a.interaction_vectors;
   const int64_t w = a.interaction_width;
   switch (spec.interaction.kind) {

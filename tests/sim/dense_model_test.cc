@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "shardlab/data/gpu_presets.h"
 
@@ -88,6 +90,25 @@ TEST(DenseModel, DcnFullAndLowRank) {
   auto three = dense_architecture(spec, {4, 4}, 2);
   ASSERT_TRUE(three.is_ok());
   EXPECT_EQ(three->params, 3 * (2 * 8 * 2 + 8));
+}
+
+// Embedding dims have no cap of their own (their byte products do), so the
+// interaction's width is bounded where it is summed: no overflow, a message
+// naming the field.
+TEST(DenseModel, InteractionWiderThanAnMlpLayerIsRefused) {
+  DenseSpec spec;
+  spec.interaction.kind = InteractionKind::kCat;
+  auto fits = dense_architecture(spec, {int64_t{1} << 23, int64_t{1} << 23}, 2);
+  ASSERT_TRUE(fits.is_ok()) << fits.status().message();
+  EXPECT_EQ(fits->interaction_width, int64_t{1} << 24);
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{int64_t{1} << 24, 1}, std::vector<int64_t>{INT64_MAX, INT64_MAX}}) {
+    auto wide = dense_architecture(spec, dims, 2);
+    ASSERT_FALSE(wide.is_ok());
+    EXPECT_EQ(wide.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(wide.status().message().starts_with("workload.dense.interaction: "))
+        << wide.status().message();
+  }
 }
 
 TEST(DenseModel, DotInteraction) {
