@@ -254,24 +254,6 @@ std::string to_string(planner::ModuleKind kind) {
                                                               : "embedding_collection";
 }
 
-std::string to_string(planner::ProposerKind kind) {
-  switch (kind) {
-    case planner::ProposerKind::kGreedy:
-      return "greedy";
-    case planner::ProposerKind::kUniform:
-      return "uniform";
-    case planner::ProposerKind::kGridSearch:
-      return "grid_search";
-    case planner::ProposerKind::kEmbeddingOffloadScaleup:
-      return "embedding_offload_scaleup";
-  }
-  return "greedy";
-}
-
-std::string to_string(planner::PartitionerKind kind) {
-  return kind == planner::PartitionerKind::kGreedyPerf ? "greedy_perf" : "memory_balanced";
-}
-
 std::string to_string(planner::BoundsCheckMode m) {
   switch (m) {
     case planner::BoundsCheckMode::kFatal:

@@ -20,7 +20,7 @@ void ProposalsModel::reset(const PlanOutcome& outcome) {
   records_ = outcome.proposals.records();
   proposer_names_.clear();
   for (const planner::ProposerSpec& p : outcome.scenario->planner.proposers) {
-    QString name = QString::fromStdString(data::to_string(p.kind));
+    QString name = QString::fromStdString(std::string(planner::to_string(p.kind)));
     if (p.kind != planner::ProposerKind::kGridSearch && !p.use_depth)
       name += QStringLiteral(" (sum)");
     proposer_names_.push_back(name);

@@ -181,9 +181,7 @@ const std::vector<Field>& fields() {
       {"Partitioner",
        {"planner", "partitioner"},
        FieldKind::kString,
-       [](const Scenario& s) {
-         return QString::fromStdString(data::to_string(s.planner.partitioner.kind));
-       },
+       [](const Scenario& s) { return str(planner::to_string(s.planner.partitioner.kind)); },
        [](const Scenario&) {
          return QStringLiteral("greedy_perf or memory_balanced (their default settings)");
        }},

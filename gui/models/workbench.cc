@@ -47,7 +47,8 @@ QString plan_title(const DisplayedPlan& shown) {
   const std::vector<planner::ProposerSpec>& proposers = o.scenario->planner.proposers;
   const QString proposer =
       r.proposer >= 0 && r.proposer < static_cast<int>(proposers.size())
-          ? QString::fromStdString(data::to_string(proposers[static_cast<size_t>(r.proposer)].kind))
+          ? QString::fromStdString(
+                std::string(planner::to_string(proposers[static_cast<size_t>(r.proposer)].kind)))
           : QString::number(r.proposer);
   return QStringLiteral("proposal #%1 (%2)").arg(r.index).arg(proposer);
 }

@@ -9,6 +9,24 @@ int Scenario::table_index(const std::string& table_name) const {
   return -1;
 }
 
+std::string_view to_string(ProposerKind k) {
+  switch (k) {
+    case ProposerKind::kGreedy:
+      return "greedy";
+    case ProposerKind::kUniform:
+      return "uniform";
+    case ProposerKind::kGridSearch:
+      return "grid_search";
+    case ProposerKind::kEmbeddingOffloadScaleup:
+      return "embedding_offload_scaleup";
+  }
+  return "greedy";
+}
+
+std::string_view to_string(PartitionerKind k) {
+  return k == PartitionerKind::kGreedyPerf ? "greedy_perf" : "memory_balanced";
+}
+
 std::vector<ProposerSpec> default_proposers() {
   // TorchRec's EmbeddingShardingPlanner default list.
   return {

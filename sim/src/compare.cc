@@ -20,30 +20,6 @@ constexpr planner::PartitionerKind kPartitioners[] = {planner::PartitionerKind::
                                                       planner::PartitionerKind::kMemoryBalanced};
 constexpr RatingModel kRatings[] = {RatingModel::kTorchRec, RatingModel::kSimulated};
 
-std::string_view name_of(planner::ProposerKind k) {
-  switch (k) {
-    case planner::ProposerKind::kGreedy:
-      return "greedy";
-    case planner::ProposerKind::kUniform:
-      return "uniform";
-    case planner::ProposerKind::kGridSearch:
-      return "grid_search";
-    case planner::ProposerKind::kEmbeddingOffloadScaleup:
-      return "embedding_offload_scaleup";
-  }
-  return "?";
-}
-
-std::string_view name_of(planner::PartitionerKind k) {
-  switch (k) {
-    case planner::PartitionerKind::kGreedyPerf:
-      return "greedy_perf";
-    case planner::PartitionerKind::kMemoryBalanced:
-      return "memory_balanced";
-  }
-  return "?";
-}
-
 bool cancelled(const CompareOptions& o) {
   return o.cancel != nullptr && o.cancel->load(std::memory_order_relaxed);
 }
@@ -102,11 +78,11 @@ std::string_view to_string(RatingModel m) {
 }
 
 std::string proposer_name(const CompareConfig& c) {
-  return c.proposer ? std::string(name_of(*c.proposer)) : std::string("scenario");
+  return c.proposer ? std::string(planner::to_string(*c.proposer)) : std::string("scenario");
 }
 
 std::string partitioner_name(const CompareConfig& c, const planner::Scenario& scenario) {
-  return std::string(name_of(c.partitioner.value_or(scenario.planner.partitioner.kind)));
+  return std::string(planner::to_string(c.partitioner.value_or(scenario.planner.partitioner.kind)));
 }
 
 std::string label(const CompareConfig& c, const planner::Scenario& scenario) {

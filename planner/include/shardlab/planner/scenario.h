@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardlab/planner/cost_calibration.h"
@@ -126,6 +127,11 @@ struct ProposerSpec {
 };
 
 enum class PartitionerKind { kGreedyPerf, kMemoryBalanced };
+
+// docs/scenario-format.md names: "greedy", "uniform", "grid_search",
+// "embedding_offload_scaleup"; "greedy_perf", "memory_balanced".
+std::string_view to_string(ProposerKind k);
+std::string_view to_string(PartitionerKind k);
 enum class SortBy { kStorage, kPerf };
 
 struct PartitionerSpec {
