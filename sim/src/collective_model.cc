@@ -285,10 +285,8 @@ std::unique_ptr<Collective> make_collective(FlowNetwork& network, const Collecti
   if (choice_out != nullptr) *choice_out = choice;
   switch (spec.kind) {
     case CollectiveKind::kAllToAll:
-      return make_all_to_all(
-          network, spec.members,
-          [&spec](int from, int to) { return spec.from_bytes[from] + spec.to_bytes[to]; }, listener,
-          tag, choice.shape);
+      return make_all_to_all(network, spec.members, spec.from_bytes, spec.to_bytes, listener, tag,
+                             choice.shape);
     case CollectiveKind::kReduceScatter:
       return make_ring_reduce_scatter(network, spec.members, spec.chunks, listener, tag,
                                       choice.shape);

@@ -11,10 +11,15 @@ namespace {
 
 class AllToAll final : public detail::CollectiveBase {
  public:
-  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn bytes,
-           CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
+  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn split,
+           std::vector<double> from, std::vector<double> to, CollectiveListener* listener,
+           int64_t tag, const CollectiveShape& shape)
       : CollectiveBase(network, std::move(members), listener, tag, shape),
-        bytes_(std::move(bytes)) {
+        split_(std::move(split)),
+        from_(std::move(from)),
+        to_(std::move(to)) {
+    assert((split_ || (from_.size() == members_.size() && to_.size() == members_.size())) &&
+           "a split function, or one from and to value per member");
     const size_t n = members_.size();
     progress_.assign(n, -1);
     started_.assign(n, 0);
@@ -49,7 +54,7 @@ class AllToAll final : public detail::CollectiveBase {
     const int receiver = detail::wrap(sender + step, n);
     if (progress_[receiver] < step - 1) return;
     started_[sender] = step;
-    send(sender, receiver, bytes_(sender, receiver), sender);
+    send(sender, receiver, bytes(sender, receiver), sender);
   }
 
   // Each member has at most one message in flight, so the token is its sender.
@@ -81,13 +86,9 @@ class AllToAll final : public detail::CollectiveBase {
   // flows would produce is a recurrence over the members' join times, solved
   // once the last member joins (each member's end depends on every join).
   // Same arithmetic, same order as the flow path: start + bytes / bottleneck,
-  // then + latency; empty messages complete at their start.
-  //
-  // The messages are looked up kStepBlock steps at a time, source by source
-  // (a source's routes to consecutive destinations are adjacent in the
-  // graph's route cache; step by step they are a cache miss each), then
-  // accounted and scheduled in step order, so link bytes add up in the
-  // order the flow path adds them.
+  // then + latency; empty messages complete at their start. Messages are
+  // accounted step by step, member by member, so a link that one member's
+  // messages cross adds them in the flow path's order.
   void join_closed_form(int member) {
     joined_at_.resize(members_.size(), 0.0);
     joined_at_[member] = network_.queue().now();
@@ -95,48 +96,34 @@ class AllToAll final : public detail::CollectiveBase {
     const int n = size();
     std::vector<double> ready = joined_at_;  // end of the member's previous step
     std::vector<double> arrival(static_cast<size_t>(n));
-    constexpr int kStepBlock = 16;
-    std::vector<FlowNetwork::ClosedFormMessage> block(
-        static_cast<size_t>(std::min(kStepBlock, n - 1)) * static_cast<size_t>(n));
-    for (int first = 1; first < n; first += kStepBlock) {
-      const int steps = std::min(kStepBlock, n - first);
+    FlowNetwork::ClosedFormMessage m;
+    for (int step = 1; step < n; ++step) {
       for (int i = 0; i < n; ++i) {
-        for (int s = 0; s < steps; ++s) {
-          const int j = detail::wrap(i + first + s, n);
-          network_.closed_form_message(members_[i], members_[j], bytes_(i, j),
-                                       &block[static_cast<size_t>(s) * n + i]);
+        const int j = detail::wrap(i + step, n);
+        network_.send_closed_form(members_[i], members_[j], bytes(i, j), &m);
+        const double start = std::max(ready[i], ready[j]);
+        if (!m.moves) {
+          arrival[i] = start;
+        } else if (plain_) {
+          arrival[i] = start + m.transmit_ms + m.latency_ms;
+        } else {
+          // The flow path's arithmetic with the message's shape.
+          const FlowShape f = shape_.flow(m.across, m.bottleneck, m.bytes);
+          const double rate = std::min(m.bottleneck, f.rate_cap);
+          const double latency = f.latency_ms >= 0.0 ? f.latency_ms : m.latency_ms;
+          arrival[i] = start + m.bytes / rate + latency;
         }
       }
-      for (int s = 0; s < steps; ++s) {
-        const int step = first + s;
-        for (int i = 0; i < n; ++i) {
-          const FlowNetwork::ClosedFormMessage& m = block[static_cast<size_t>(s) * n + i];
-          network_.account_closed_form(m);
-          const double start = std::max(ready[i], ready[detail::wrap(i + step, n)]);
-          if (!m.moves) {
-            arrival[i] = start;
-          } else if (plain_) {
-            arrival[i] = start + m.transmit_ms + m.latency_ms;
-          } else {
-            // The flow path's arithmetic with the message's shape (on the
-            // bottleneck the message already holds: no second route walk).
-            const int j = detail::wrap(i + step, n);
-            const TopologyGraph& graph = network_.graph();
-            const FlowShape f = shape_.flow(
-                graph.host_of(members_[i]) != graph.host_of(members_[j]), m.bottleneck, m.bytes);
-            const double rate = std::min(m.bottleneck, f.rate_cap);
-            const double latency = f.latency_ms >= 0.0 ? f.latency_ms : m.latency_ms;
-            arrival[i] = start + m.bytes / rate + latency;
-          }
-        }
-        for (int i = 0; i < n; ++i)
-          ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
-      }
+      for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
     }
     for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i] + shape_.base_ms, this, i);
   }
 
-  SplitFn bytes_;
+  double bytes(int from, int to) const { return split_ ? split_(from, to) : from_[from] + to_[to]; }
+
+  SplitFn split_;  // or, when empty, from_[i] + to_[j]
+  std::vector<double> from_;
+  std::vector<double> to_;
   int joined_ = 0;
   std::vector<double> joined_at_;
   std::vector<int> progress_;  // last step finished (send and receive); -1 before joining
@@ -150,8 +137,18 @@ class AllToAll final : public detail::CollectiveBase {
 std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
                                             SplitFn bytes, CollectiveListener* listener,
                                             int64_t tag, const CollectiveShape& shape) {
-  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes), listener, tag,
+  return std::make_unique<AllToAll>(network, std::move(members), std::move(bytes),
+                                    std::vector<double>{}, std::vector<double>{}, listener, tag,
                                     shape);
+}
+
+std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
+                                            std::vector<double> from_bytes,
+                                            std::vector<double> to_bytes,
+                                            CollectiveListener* listener, int64_t tag,
+                                            const CollectiveShape& shape) {
+  return std::make_unique<AllToAll>(network, std::move(members), SplitFn{}, std::move(from_bytes),
+                                    std::move(to_bytes), listener, tag, shape);
 }
 
 }  // namespace shardlab::sim

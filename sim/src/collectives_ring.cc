@@ -127,10 +127,9 @@ class Ring final : public detail::CollectiveBase {
       const int src = members_[i];
       const int dst = members_[next(i)];
       network_.closed_form_message(src, dst, 1.0, &h.route);
-      const bool across = network_.graph().host_of(src) != network_.graph().host_of(dst);
       for (int small = 0; small < (sized ? 2 : 1); ++small) {
-        const FlowShape f =
-            shape_.flow(across, h.route.bottleneck, small ? shape_.small_bytes : kInfiniteBytes);
+        const FlowShape f = shape_.flow(h.route.across, h.route.bottleneck,
+                                        small ? shape_.small_bytes : kInfiniteBytes);
         h.rate[small] = std::min(h.route.bottleneck, f.rate_cap);
         h.latency[small] = f.latency_ms >= 0.0 ? f.latency_ms : h.route.latency_ms;
       }

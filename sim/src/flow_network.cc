@@ -271,6 +271,39 @@ FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool con
   for (size_t l = 0; l < links.size(); ++l) state_->capacity[l] = links[l].capacity;
   state_->queue = &queue;
   state_->handler = this;
+  if (!closed_form_exact_) return;
+  // Two entries per rank, [2 * rank + across]; on one host the second is
+  // empty and never read (no message crosses hosts).
+  const int ranks = graph.num_ranks();
+  const bool hosts = graph.num_hosts() > 1;
+  climbs_.reserve(2 * static_cast<size_t>(ranks));
+  descents_.reserve(2 * static_cast<size_t>(ranks));
+  host_.resize(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    host_[r] = graph.host_of(r);
+    for (const bool across : {false, true}) {
+      climbs_.emplace_back(across && !hosts ? std::span<const int>{} : graph.climb(r, across),
+                           links);
+      descents_.emplace_back(across && !hosts ? std::span<const int>{} : graph.descent(r, across),
+                             links);
+    }
+  }
+  // Where every climb of a direction sums its latencies to the same value
+  // (one latency per fabric level: always, today), each descent's route
+  // latency is that sum continued over its links, the same additions.
+  for (const bool across : {false, true}) {
+    const double first = climbs_[across].latency_sum;
+    bool uniform = true;
+    for (int r = 0; r < ranks && uniform; ++r)
+      uniform = climbs_[2 * static_cast<size_t>(r) + across].latency_sum == first;
+    uniform_climb_latency_[across] = uniform;
+    if (!uniform) continue;
+    for (int r = 0; r < ranks; ++r) {
+      HalfRoute& down = descents_[2 * static_cast<size_t>(r) + across];
+      down.route_latency = first;
+      for (int h = 0; h < down.hops; ++h) down.route_latency += down.latency[h];
+    }
+  }
 }
 
 FlowNetwork::~FlowNetwork() = default;
@@ -278,35 +311,21 @@ FlowNetwork::~FlowNetwork() = default;
 int FlowNetwork::active_flows() const { return state_->active; }
 
 void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes,
-                                      ClosedFormMessage* out) const {
-  ClosedFormMessage& m = *out;
-  m.bytes = bytes;
-  m.bottleneck = 0.0;
-  m.transmit_ms = 0.0;
-  m.latency_ms = 0.0;
-  m.hops = 0;
-  m.moves = false;
+                                      ClosedFormMessage* m) const {
+  assert(closed_form_exact_);
+  *m = ClosedFormMessage{.bytes = bytes, .src = src_rank, .dst = dst_rank};
   if (!(bytes > 0.0) || src_rank == dst_rank) return;
-  // One walk of the route for its bottleneck and latency (the same min and
-  // sum, in route order, as the graph's route_bottleneck and route_latency).
-  const std::vector<Link>& links = graph_.links();
-  double bottleneck = std::numeric_limits<double>::infinity();
-  double latency = 0.0;
-  for (int l : graph_.route(src_rank, dst_rank)) {
-    m.route[m.hops++] = l;
-    bottleneck = std::min(bottleneck, links[l].capacity);
-    latency += links[l].latency_ms;
-  }
-  m.bottleneck = bottleneck;
-  m.transmit_ms = bytes / bottleneck;
-  m.latency_ms = latency;
-  m.moves = true;
+  m->across = host_[src_rank] != host_[dst_rank];
+  fill_moving(climbs_[2 * static_cast<size_t>(src_rank) + m->across],
+              descents_[2 * static_cast<size_t>(dst_rank) + m->across], m->across, m);
 }
 
 void FlowNetwork::account_closed_form(const ClosedFormMessage& m) {
   if (!(m.bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
   ++flows_started_;
-  for (int h = 0; h < m.hops; ++h) link_bytes_[m.route[h]] += m.bytes;
+  if (!m.moves) return;
+  add_link_bytes(climbs_[2 * static_cast<size_t>(m.src) + m.across],
+                 descents_[2 * static_cast<size_t>(m.dst) + m.across], m.bytes);
 }
 
 void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener,

@@ -154,6 +154,11 @@ struct TopologyGraph::Impl {
   std::vector<int> link_ids;     // link_ids[l] == l: one-link routes point here
   std::vector<int> fabric_up;    // per rank: GPU -> host fabric link
   std::vector<int> fabric_down;  // per rank: host fabric -> GPU link
+  // Per rank, the climb and the descent across hosts (kHalfLinks link ids
+  // each; within a host they are fabric_up and fabric_down).
+  static constexpr int kHalfLinks = kMaxRouteLinks / 2;
+  std::vector<int> climb_across;
+  std::vector<int> descent_across;
   Graph graph;
 
   // Route cache, filled per source on its first query: kMaxRouteLinks link ids
@@ -184,6 +189,8 @@ struct TopologyGraph::Impl {
 
   void build(const planner::FabricSpec& fabric);
   void fill_routes(int src) const;
+  // Whether `path` (the breadth-first route) is src's climb then dst's descent.
+  bool splits_into_halves(int src, int dst, std::span<const int> path) const;
   std::span<const int> route(int src, int dst) const;
 };
 
@@ -226,17 +233,38 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
     leaf[h] = add_vertex(VertexKind::kLeaf, h, 0, -1, "host" + std::to_string(h) + "/leaf");
   }
   const int core = add_vertex(VertexKind::kCore, -1, 0, -1, "core");
+  climb_across.assign(static_cast<size_t>(num_ranks) * kHalfLinks, -1);
+  descent_across.assign(static_cast<size_t>(num_ranks) * kHalfLinks, -1);
   for (int h = 0; h < num_hosts; ++h) {
     const HostPlan& p = hosts[h];
+    const int first_link = static_cast<int>(links.size());
+    std::vector<int> gpu_nic(p.gpus);
     for (int k = 0; k < p.gpus; ++k) {
-      const int nic = first_nic[h] + static_cast<int>(int64_t{k} * p.nics / local_world_size);
-      add_duplex(LinkKind::kGpuNic, LinkKind::kNicGpu, p.first_rank + k, nic, p.nic_bw, lat);
+      gpu_nic[k] = static_cast<int>(int64_t{k} * p.nics / local_world_size);
+      add_duplex(LinkKind::kGpuNic, LinkKind::kNicGpu, p.first_rank + k, first_nic[h] + gpu_nic[k],
+                 p.nic_bw, lat);
     }
+    const int first_nic_link = static_cast<int>(links.size());
     for (int n = 0; n < p.nics; ++n) {
       add_duplex(LinkKind::kNicLeaf, LinkKind::kLeafNic, first_nic[h] + n, leaf[h], p.nic_bw, lat);
     }
+    const int uplink = static_cast<int>(links.size());
     add_duplex(LinkKind::kLeafCore, LinkKind::kCoreLeaf, leaf[h], core,
                p.nics * p.nic_bw / fabric.oversubscription, lat);
+    // gpu -> nic -> leaf -> core, and core -> leaf -> nic -> gpu (duplex
+    // links are added there-and-back, so a link's reverse is the next id).
+    for (int k = 0; k < p.gpus; ++k) {
+      int* up = climb_across.data() + static_cast<size_t>(p.first_rank + k) * kHalfLinks;
+      int* down = descent_across.data() + static_cast<size_t>(p.first_rank + k) * kHalfLinks;
+      const int to_nic = first_link + 2 * k;
+      const int nic_up = first_nic_link + 2 * gpu_nic[k];
+      up[0] = to_nic;
+      up[1] = nic_up;
+      up[2] = uplink;
+      down[0] = uplink + 1;
+      down[1] = nic_up + 1;
+      down[2] = to_nic + 1;
+    }
   }
 }
 
@@ -263,7 +291,19 @@ void TopologyGraph::Impl::fill_routes(int src) const {
     }
     std::reverse(path, path + hops);
     len[dst] = static_cast<uint8_t>(hops);
+    assert(splits_into_halves(src, dst, {path, static_cast<size_t>(hops)}));
   }
+}
+
+bool TopologyGraph::Impl::splits_into_halves(int src, int dst, std::span<const int> path) const {
+  const bool across = src / local_world_size != dst / local_world_size;
+  const size_t half = across ? kHalfLinks : 1;
+  const int* up = across ? climb_across.data() + static_cast<size_t>(src) * kHalfLinks
+                         : fabric_up.data() + src;
+  const int* down = across ? descent_across.data() + static_cast<size_t>(dst) * kHalfLinks
+                           : fabric_down.data() + dst;
+  return path.size() == 2 * half && std::equal(up, up + half, path.begin()) &&
+         std::equal(down, down + half, path.begin() + static_cast<std::ptrdiff_t>(half));
 }
 
 std::span<const int> TopologyGraph::Impl::route(int src, int dst) const {
@@ -322,6 +362,20 @@ bool TopologyGraph::non_blocking() const {
 
 std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const {
   return impl_->route(src_rank, dst_rank);
+}
+
+std::span<const int> TopologyGraph::climb(int rank, bool across) const {
+  assert(rank >= 0 && rank < impl_->num_ranks && (!across || !impl_->climb_across.empty()));
+  if (!across) return {impl_->fabric_up.data() + rank, 1};
+  return {impl_->climb_across.data() + static_cast<size_t>(rank) * Impl::kHalfLinks,
+          Impl::kHalfLinks};
+}
+
+std::span<const int> TopologyGraph::descent(int rank, bool across) const {
+  assert(rank >= 0 && rank < impl_->num_ranks && (!across || !impl_->descent_across.empty()));
+  if (!across) return {impl_->fabric_down.data() + rank, 1};
+  return {impl_->descent_across.data() + static_cast<size_t>(rank) * Impl::kHalfLinks,
+          Impl::kHalfLinks};
 }
 
 std::span<const int> TopologyGraph::link_route(int link) const {

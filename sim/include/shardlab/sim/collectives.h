@@ -119,6 +119,14 @@ using SplitFn = std::function<double(int from_member, int to_member)>;
 std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
                                             SplitFn bytes, CollectiveListener* listener,
                                             int64_t tag, const CollectiveShape& shape = {});
+// The same with bytes(i, j) = from_bytes[i] + to_bytes[j] (what member i
+// sends everyone plus what everyone sends member j, the traffic model's
+// splits), read without a call per message.
+std::unique_ptr<Collective> make_all_to_all(FlowNetwork& network, std::vector<int> members,
+                                            std::vector<double> from_bytes,
+                                            std::vector<double> to_bytes,
+                                            CollectiveListener* listener, int64_t tag,
+                                            const CollectiveShape& shape = {});
 
 // chunk_bytes[i]: size of the chunk member i ends with (reduce-scatter) or
 // contributes (all-gather). Every member's buffer is the sum of all chunks.

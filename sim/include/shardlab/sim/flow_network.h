@@ -24,6 +24,7 @@
 // standalone rate: max-min sharing treats it as the flow's own bottleneck.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -74,25 +75,29 @@ class FlowNetwork : private EventHandler {
   // flight (contention off, or a non-blocking graph): a collective may then
   // compute its messages in closed form instead of starting flows.
   bool closed_form_exact() const { return closed_form_exact_; }
-  // A message computed in closed form: its bytes, its route, and its times
-  // on the route: bytes / the route's bottleneck and the route's latency (the
-  // graph's route_bottleneck and route_latency, from one walk of the route).
-  // `moves` is false for an empty message or src == dst, which take no time.
+  // A message computed in closed form: its bytes, its ends, and its times
+  // on its route: bytes / the route's bottleneck and the route's latency
+  // (the graph's route_bottleneck and route_latency: the same min, and the
+  // same sum in route order). `moves` is false for an empty message or
+  // src == dst, which take no time.
   struct ClosedFormMessage {
     double bytes = 0.0;
     double bottleneck = 0.0;   // bytes/ms, the route's narrowest link
     double transmit_ms = 0.0;  // bytes / bottleneck
     double latency_ms = 0.0;
-    int route[TopologyGraph::kMaxRouteLinks] = {};  // link ids, `hops` of them
-    int hops = 0;
+    int src = 0;  // ranks
+    int dst = 0;
+    bool across = false;  // between hosts
     bool moves = false;
   };
-  // Writes the message from src to dst to *m; changes nothing but the
-  // graph's route cache.
+  // Writes the message from src to dst to *m, reading its route as the
+  // graph's climb and descent (no route cache, O(1) per message).
   void closed_form_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* m) const;
   // Accounts a message computed in closed form: its bytes on every link of
-  // the route, and one more flow (none for an empty message).
+  // the route, in route order, and one more flow (none for an empty message).
   void account_closed_form(const ClosedFormMessage& m);
+  // Both at once, inline: the all-to-all sends every pair of ranks through it.
+  void send_closed_form(int src_rank, int dst_rank, double bytes, ClosedFormMessage* m);
 
   // Bytes carried by each link so far (index = link id).
   const std::vector<double>& link_bytes() const { return link_bytes_; }
@@ -112,9 +117,85 @@ class FlowNetwork : private EventHandler {
   bool closed_form_exact_;
   std::vector<double> link_bytes_;
   uint64_t flows_started_ = 0;
+
+  // One half of a route (TopologyGraph::climb or descent) with what a closed
+  // form needs of it: its smallest capacity, and its link latencies summed
+  // from 0 in route order (a climb's sum starts its route's) or one by one (a
+  // descent's continue the climb's sum).
+  struct HalfRoute {
+    static constexpr int kMaxLinks = TopologyGraph::kMaxRouteLinks / 2;
+    int links[kMaxLinks] = {};
+    int hops = 0;
+    double capacity = std::numeric_limits<double>::infinity();
+    double latency_sum = 0.0;
+    double latency[kMaxLinks] = {};
+    // Descent: the whole route's latency, when every climb of its direction
+    // has the same latency_sum (uniform_climb_latency_).
+    double route_latency = 0.0;
+
+    HalfRoute(std::span<const int> route, const std::vector<Link>& all);
+  };
+  // The message's bottleneck, time and latency on the route up then down.
+  void fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
+                   ClosedFormMessage* m) const;
+  void add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes);
+
+  // Per rank and direction, [2 * rank + across]: its climb and descent
+  // (built only where closed forms are exact).
+  std::vector<HalfRoute> climbs_;
+  std::vector<HalfRoute> descents_;
+  std::vector<int> host_;  // per rank
+  bool uniform_climb_latency_[2] = {false, false};
   // Flows, per-link membership and free lists (flow_network.cc).
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// Inline: the all-to-all sends every pair of ranks through send_closed_form.
+inline FlowNetwork::HalfRoute::HalfRoute(std::span<const int> route, const std::vector<Link>& all) {
+  for (int l : route) {
+    links[hops] = l;
+    latency[hops++] = all[l].latency_ms;
+    capacity = std::min(capacity, all[l].capacity);
+    latency_sum += all[l].latency_ms;
+  }
+}
+
+// The route's smallest capacity is the smaller of its halves', and its
+// latency the climb's sum continued over the descent's links: the min and
+// the additions route_bottleneck and route_latency make, in their order.
+inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
+                                     ClosedFormMessage* m) const {
+  double latency;
+  if (uniform_climb_latency_[across]) {
+    latency = down.route_latency;
+  } else {
+    latency = up.latency_sum;
+    for (int h = 0; h < down.hops; ++h) latency += down.latency[h];
+  }
+  m->bottleneck = std::min(up.capacity, down.capacity);
+  m->transmit_ms = m->bytes / m->bottleneck;
+  m->latency_ms = latency;
+  m->moves = true;
+}
+
+// In route order.
+inline void FlowNetwork::add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes) {
+  for (int h = 0; h < up.hops; ++h) link_bytes_[up.links[h]] += bytes;
+  for (int h = 0; h < down.hops; ++h) link_bytes_[down.links[h]] += bytes;
+}
+
+inline void FlowNetwork::send_closed_form(int src_rank, int dst_rank, double bytes,
+                                          ClosedFormMessage* m) {
+  *m = ClosedFormMessage{.bytes = bytes, .src = src_rank, .dst = dst_rank};
+  if (!(bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
+  ++flows_started_;
+  if (src_rank == dst_rank) return;
+  m->across = host_[static_cast<size_t>(src_rank)] != host_[static_cast<size_t>(dst_rank)];
+  const HalfRoute& up = climbs_[2 * static_cast<size_t>(src_rank) + m->across];
+  const HalfRoute& down = descents_[2 * static_cast<size_t>(dst_rank) + m->across];
+  fill_moving(up, down, m->across, m);
+  add_link_bytes(up, down, bytes);
+}
 
 }  // namespace shardlab::sim

@@ -88,6 +88,15 @@ class TopologyGraph {
   // The span stays valid while the graph lives. Routes from a source are found
   // on its first query and cached, so route() mutates a cache: not thread-safe.
   std::span<const int> route(int src_rank, int dst_rank) const;
+  // Every route climbs from the source's GPU to its top (the host fabric
+  // within a host, the core between hosts) and descends from there to the
+  // destination's GPU: for src != dst, route(src, dst) is climb(src, across)
+  // followed by descent(dst, across), across = host_of(src) != host_of(dst).
+  // The halves are fixed when the graph is built (no cache, thread-safe), so
+  // a collective that walks every pair of ranks needs no route cache.
+  // `across` is false on a graph of one host.
+  std::span<const int> climb(int rank, bool across) const;
+  std::span<const int> descent(int rank, bool across) const;
   // A route of the single link `link` (a link id), valid while the graph lives.
   std::span<const int> link_route(int link) const;
   // The link from rank's GPU into its host fabric, and back.
