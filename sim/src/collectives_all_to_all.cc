@@ -11,9 +11,9 @@ namespace {
 
 class AllToAll final : public detail::CollectiveBase {
  public:
-  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn split,
-           std::vector<double> from, std::vector<double> to, CollectiveListener* listener,
-           int64_t tag, const CollectiveShape& shape)
+  AllToAll(FlowNetwork& network, std::vector<int> members, SplitFn split, std::vector<double> from,
+           std::vector<double> to, CollectiveListener* listener, int64_t tag,
+           const CollectiveShape& shape)
       : CollectiveBase(network, std::move(members), listener, tag, shape),
         split_(std::move(split)),
         from_(std::move(from)),
@@ -88,7 +88,8 @@ class AllToAll final : public detail::CollectiveBase {
   // Same arithmetic, same order as the flow path: start + bytes / bottleneck,
   // then + latency; empty messages complete at their start. Messages are
   // accounted step by step, member by member, so a link that one member's
-  // messages cross adds them in the flow path's order.
+  // messages cross adds them in the flow path's order (and one that several
+  // members' cross, in an order whose sums equal the flows' for whole bytes).
   void join_closed_form(int member) {
     joined_at_.resize(members_.size(), 0.0);
     joined_at_[member] = network_.queue().now();
@@ -96,16 +97,24 @@ class AllToAll final : public detail::CollectiveBase {
     const int n = size();
     std::vector<double> ready = joined_at_;  // end of the member's previous step
     std::vector<double> arrival(static_cast<size_t>(n));
-    FlowNetwork::ClosedFormMessage m;
+    // One step's messages: member i to member i + step.
+    std::vector<int> to(static_cast<size_t>(n));
+    std::vector<double> sizes(static_cast<size_t>(n));
+    std::vector<FlowNetwork::ClosedFormMessage> messages(static_cast<size_t>(n));
     for (int step = 1; step < n; ++step) {
       for (int i = 0; i < n; ++i) {
         const int j = detail::wrap(i + step, n);
-        network_.send_closed_form(members_[i], members_[j], bytes(i, j), &m);
-        const double start = std::max(ready[i], ready[j]);
+        to[i] = members_[j];
+        sizes[i] = bytes(i, j);
+      }
+      network_.send_closed_form(members_, to, sizes, messages);
+      for (int i = 0; i < n; ++i) {
+        const FlowNetwork::ClosedFormMessage& m = messages[i];
+        const double start = std::max(ready[i], ready[detail::wrap(i + step, n)]);
         if (!m.moves) {
           arrival[i] = start;
         } else if (plain_) {
-          arrival[i] = start + m.transmit_ms + m.latency_ms;
+          arrival[i] = start + m.bytes / m.bottleneck + m.latency_ms;
         } else {
           // The flow path's arithmetic with the message's shape.
           const FlowShape f = shape_.flow(m.across, m.bottleneck, m.bytes);
@@ -114,7 +123,8 @@ class AllToAll final : public detail::CollectiveBase {
           arrival[i] = start + m.bytes / rate + latency;
         }
       }
-      for (int i = 0; i < n; ++i) ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
+      for (int i = 0; i < n; ++i)
+        ready[i] = std::max(arrival[i], arrival[detail::wrap(i - step, n)]);
     }
     for (int i = 0; i < n; ++i) network_.queue().schedule(ready[i] + shape_.base_ms, this, i);
   }

@@ -304,6 +304,17 @@ FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool con
       for (int h = 0; h < down.hops; ++h) down.route_latency += down.latency[h];
     }
   }
+  // Each link's role in the halves: 1 a climb's top, 2 a descent's top, 4
+  // any other link. One role each lets send_closed_form hold the tops' sums.
+  std::vector<uint8_t> role(links.size(), 0);
+  for (const HalfRoute& up : climbs_) {
+    for (int h = 0; h < up.hops; ++h) role[up.links[h]] |= h == up.hops - 1 ? 1 : 4;
+  }
+  for (const HalfRoute& down : descents_) {
+    for (int h = 0; h < down.hops; ++h) role[down.links[h]] |= h == 0 ? 2 : 4;
+  }
+  tops_apart_ = std::all_of(role.begin(), role.end(),
+                            [](uint8_t r) { return r == 0 || r == 1 || r == 2 || r == 4; });
 }
 
 FlowNetwork::~FlowNetwork() = default;
@@ -326,6 +337,68 @@ void FlowNetwork::account_closed_form(const ClosedFormMessage& m) {
   if (!m.moves) return;
   add_link_bytes(climbs_[2 * static_cast<size_t>(m.src) + m.across],
                  descents_[2 * static_cast<size_t>(m.dst) + m.across], m.bytes);
+}
+
+namespace {
+
+// A link's bytes held in a register while successive messages cross it.
+class RunningSum {
+ public:
+  explicit RunningSum(std::vector<double>& link_bytes) : link_bytes_(link_bytes.data()) {}
+  void add(int link, double bytes) {
+    if (link != link_) {
+      flush();
+      link_ = link;
+      sum_ = link_bytes_[link];
+    }
+    sum_ += bytes;
+  }
+  void flush() {
+    if (link_ >= 0) link_bytes_[link_] = sum_;
+  }
+
+ private:
+  double* link_bytes_;
+  int link_ = -1;
+  double sum_ = 0.0;
+};
+
+}  // namespace
+
+void FlowNetwork::send_closed_form(std::span<const int> src, std::span<const int> dst,
+                                   std::span<const double> bytes,
+                                   std::span<ClosedFormMessage> out) {
+  assert(closed_form_exact_ && src.size() == dst.size() && src.size() == bytes.size() &&
+         src.size() == out.size());
+  if (!tops_apart_) {
+    for (size_t k = 0; k < src.size(); ++k) {
+      closed_form_message(src[k], dst[k], bytes[k], &out[k]);
+      account_closed_form(out[k]);
+    }
+    return;
+  }
+  RunningSum climb_top(link_bytes_);
+  RunningSum descent_top(link_bytes_);
+  double* link_bytes = link_bytes_.data();
+  for (size_t k = 0; k < src.size(); ++k) {
+    ClosedFormMessage& m = out[k];
+    const double b = bytes[k];
+    m = ClosedFormMessage{.bytes = b, .src = src[k], .dst = dst[k]};
+    if (!(b > 0.0)) continue;  // the flow path starts no flow for an empty message either
+    ++flows_started_;
+    if (m.src == m.dst) continue;
+    m.across = host_[static_cast<size_t>(m.src)] != host_[static_cast<size_t>(m.dst)];
+    const HalfRoute& up = climbs_[2 * static_cast<size_t>(m.src) + m.across];
+    const HalfRoute& down = descents_[2 * static_cast<size_t>(m.dst) + m.across];
+    fill_moving(up, down, m.across, &m);
+    // Route order on every link: the links are each in one role (tops_apart_).
+    for (int h = 0; h + 1 < up.hops; ++h) link_bytes[up.links[h]] += b;
+    climb_top.add(up.links[up.hops - 1], b);
+    descent_top.add(down.links[0], b);
+    for (int h = 1; h < down.hops; ++h) link_bytes[down.links[h]] += b;
+  }
+  climb_top.flush();
+  descent_top.flush();
 }
 
 void FlowNetwork::start_flow(int src_rank, int dst_rank, double bytes, FlowListener* listener,

@@ -41,7 +41,7 @@ Status check_workload(const planner::Scenario& s) {
 // Peak bytes a simulation holds, from counts alone (docs/simulation.md
 // "Memory"): the topology graph (every vertex and link with its name, the
 // flow network's state per link), the route cache (every source's route to
-// every rank, filled by the all-to-alls), the executor's timing per rank and
+// every rank, filled when the collectives run as flows), the executor's timing per rank and
 // task, the phase records, and the JSON and trace written from them. Each
 // per-item cost is the size of the structures holding the item, rounded up.
 int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) {

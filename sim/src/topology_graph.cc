@@ -298,8 +298,8 @@ void TopologyGraph::Impl::fill_routes(int src) const {
 bool TopologyGraph::Impl::splits_into_halves(int src, int dst, std::span<const int> path) const {
   const bool across = src / local_world_size != dst / local_world_size;
   const size_t half = across ? kHalfLinks : 1;
-  const int* up = across ? climb_across.data() + static_cast<size_t>(src) * kHalfLinks
-                         : fabric_up.data() + src;
+  const int* up =
+      across ? climb_across.data() + static_cast<size_t>(src) * kHalfLinks : fabric_up.data() + src;
   const int* down = across ? descent_across.data() + static_cast<size_t>(dst) * kHalfLinks
                            : fabric_down.data() + dst;
   return path.size() == 2 * half && std::equal(up, up + half, path.begin()) &&

@@ -200,6 +200,43 @@ TEST(TopologyGraphTest, EveryPairHasAShortestRouteAtScale) {
   EXPECT_EQ(g.links()[r.front()].from, g.gpu_vertex(3));
 }
 
+// Every route is the source's climb then the destination's descent, on
+// fabrics of every shape the graph builds: one host, a short last host,
+// shared NICs, more NICs than GPUs, per-host overrides, oversubscription.
+TEST(TopologyGraphTest, EveryRouteIsAClimbThenADescent) {
+  FabricSpec shared;
+  shared.nics_per_host = 2;
+  FabricSpec wide;
+  wide.nics_per_host = 6;
+  FabricSpec mixed;
+  mixed.oversubscription = 3.0;
+  mixed.hosts.resize(3);
+  mixed.hosts[0].nics = 1;
+  mixed.hosts[1].intra_host_bw = 250.0;
+  mixed.hosts[2].nic_bw = 70.0;
+  const struct {
+    TopologySpec topology;
+    FabricSpec fabric;
+  } cases[] = {{topology(4, 4), {}},   {topology(6, 4), {}},     {topology(8, 4), shared},
+               {topology(8, 4), wide}, {topology(12, 4), mixed}, {topology(7, 1), {}},
+               {topology(64, 8), {}}};
+  for (const auto& c : cases) {
+    const TopologyGraph g = build_ok(c.topology, c.fabric);
+    for (int src = 0; src < g.num_ranks(); ++src) {
+      for (int dst = 0; dst < g.num_ranks(); ++dst) {
+        if (src == dst) continue;
+        const bool across = g.host_of(src) != g.host_of(dst);
+        std::vector<int> halves;
+        for (int l : g.climb(src, across)) halves.push_back(l);
+        for (int l : g.descent(dst, across)) halves.push_back(l);
+        const auto route = g.route(src, dst);
+        ASSERT_EQ(halves, std::vector<int>(route.begin(), route.end()))
+            << c.topology.world_size << " ranks: " << src << "->" << dst;
+      }
+    }
+  }
+}
+
 std::string build_error(const TopologySpec& t, const FabricSpec& f) {
   Result<TopologyGraph> g = TopologyGraph::build(t, f);
   EXPECT_FALSE(g.is_ok());

@@ -75,15 +75,14 @@ class FlowNetwork : private EventHandler {
   // flight (contention off, or a non-blocking graph): a collective may then
   // compute its messages in closed form instead of starting flows.
   bool closed_form_exact() const { return closed_form_exact_; }
-  // A message computed in closed form: its bytes, its ends, and its times
-  // on its route: bytes / the route's bottleneck and the route's latency
-  // (the graph's route_bottleneck and route_latency: the same min, and the
-  // same sum in route order). `moves` is false for an empty message or
-  // src == dst, which take no time.
+  // A message computed in closed form: its bytes, its ends, and its route's
+  // bottleneck and latency (the graph's route_bottleneck and route_latency:
+  // the same min, and the same sum in route order); alone on its route it
+  // takes bytes / bottleneck + latency. `moves` is false for an empty message
+  // or src == dst, which take no time.
   struct ClosedFormMessage {
     double bytes = 0.0;
-    double bottleneck = 0.0;   // bytes/ms, the route's narrowest link
-    double transmit_ms = 0.0;  // bytes / bottleneck
+    double bottleneck = 0.0;  // bytes/ms, the route's narrowest link
     double latency_ms = 0.0;
     int src = 0;  // ranks
     int dst = 0;
@@ -96,8 +95,14 @@ class FlowNetwork : private EventHandler {
   // Accounts a message computed in closed form: its bytes on every link of
   // the route, in route order, and one more flow (none for an empty message).
   void account_closed_form(const ClosedFormMessage& m);
-  // Both at once, inline: the all-to-all sends every pair of ranks through it.
-  void send_closed_form(int src_rank, int dst_rank, double bytes, ClosedFormMessage* m);
+  // Both at once for messages k = 0, 1, ... in order, from src[k] to dst[k]
+  // of bytes[k], written to out[k]: the same messages and the same additions
+  // to each link in the same order as closed_form_message then
+  // account_closed_form one message at a time. The top link of a climb and
+  // of a descent, which successive messages from one host share, keeps its
+  // running sum in a register (one of an all-to-all step's costs).
+  void send_closed_form(std::span<const int> src, std::span<const int> dst,
+                        std::span<const double> bytes, std::span<ClosedFormMessage> out);
 
   // Bytes carried by each link so far (index = link id).
   const std::vector<double>& link_bytes() const { return link_bytes_; }
@@ -135,7 +140,7 @@ class FlowNetwork : private EventHandler {
 
     HalfRoute(std::span<const int> route, const std::vector<Link>& all);
   };
-  // The message's bottleneck, time and latency on the route up then down.
+  // The message's bottleneck and latency on the route up then down.
   void fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
                    ClosedFormMessage* m) const;
   void add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes);
@@ -146,12 +151,15 @@ class FlowNetwork : private EventHandler {
   std::vector<HalfRoute> descents_;
   std::vector<int> host_;  // per rank
   bool uniform_climb_latency_[2] = {false, false};
+  // No link is both the top of a half and another link of a half, or the top
+  // of a climb and of a descent: send_closed_form may hold the tops' sums.
+  bool tops_apart_ = false;
   // Flows, per-link membership and free lists (flow_network.cc).
   struct State;
   std::unique_ptr<State> state_;
 };
 
-// Inline: the all-to-all sends every pair of ranks through send_closed_form.
+// Inline: closed forms compute every message through them.
 inline FlowNetwork::HalfRoute::HalfRoute(std::span<const int> route, const std::vector<Link>& all) {
   for (int l : route) {
     links[hops] = l;
@@ -174,7 +182,6 @@ inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down,
     for (int h = 0; h < down.hops; ++h) latency += down.latency[h];
   }
   m->bottleneck = std::min(up.capacity, down.capacity);
-  m->transmit_ms = m->bytes / m->bottleneck;
   m->latency_ms = latency;
   m->moves = true;
 }
@@ -183,19 +190,6 @@ inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down,
 inline void FlowNetwork::add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes) {
   for (int h = 0; h < up.hops; ++h) link_bytes_[up.links[h]] += bytes;
   for (int h = 0; h < down.hops; ++h) link_bytes_[down.links[h]] += bytes;
-}
-
-inline void FlowNetwork::send_closed_form(int src_rank, int dst_rank, double bytes,
-                                          ClosedFormMessage* m) {
-  *m = ClosedFormMessage{.bytes = bytes, .src = src_rank, .dst = dst_rank};
-  if (!(bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
-  ++flows_started_;
-  if (src_rank == dst_rank) return;
-  m->across = host_[static_cast<size_t>(src_rank)] != host_[static_cast<size_t>(dst_rank)];
-  const HalfRoute& up = climbs_[2 * static_cast<size_t>(src_rank) + m->across];
-  const HalfRoute& down = descents_[2 * static_cast<size_t>(dst_rank) + m->across];
-  fill_moving(up, down, m->across, m);
-  add_link_bytes(up, down, bytes);
 }
 
 }  // namespace shardlab::sim
