@@ -203,6 +203,7 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   std::unique_ptr<Partitioner> partitioner =
       make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   partitioner->set_detailed_errors(false);  // the reported failure is re-run with details
+  partitioner->set_fixed_topology(&reserved_topology);  // unchanged from here on
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache;
   double best_rating = static_cast<double>(std::numeric_limits<int64_t>::max());
   Storage lowest_storage{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "../planner_messages.h"
@@ -109,6 +110,8 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     }
     num_uniform_ += static_cast<int>(sign);
     uniform_perf_valid_ = false;  // the uniform options changed
+    uniform_fit_valid_ = false;
+    host_least_free_valid_ = false;
     for (const StorageRun& run : uniform_runs(option_index)) {
       const int64_t hbm = sign * run.storage.hbm;
       const int64_t ddr = sign * run.storage.ddr;
@@ -129,6 +132,8 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     num_shards_ = 0;
     for (int idx : proposal) apply(idx, +1);
     uniform_perf_valid_ = false;
+    uniform_fit_valid_ = false;
+    host_least_free_valid_ = false;
     positions_valid_ = false;  // rebuilt from scratch, so nothing is pending
     pending_.clear();
     is_pending_.assign(proposal.size(), 0);
@@ -143,40 +148,79 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   });
 }
 
+// The devices' capacities as two compact arrays, which the checks below
+// read (a Device spreads them over a cache line each), and their sum. Kept
+// across calls for the topology the caller promised not to change.
+void GreedyPerfPartitioner::sync_topology(const Topology& topology) {
+  if (&topology == cached_topology_ && cap_hbm_.size() == static_cast<size_t>(world_size_)) return;
+  cached_topology_ = &topology == fixed_topology_ ? &topology : nullptr;
+  cap_hbm_.resize(world_size_);
+  cap_ddr_.resize(world_size_);
+  capacity_ = Storage{};
+  capacity_known_ = true;
+  for (int r = 0; r < world_size_; ++r) {
+    const Storage& d = topology.devices[r].storage;
+    cap_hbm_[r] = d.hbm;
+    cap_ddr_[r] = d.ddr;
+    capacity_known_ = capacity_known_ &&
+                      !__builtin_add_overflow(capacity_.hbm, d.hbm, &capacity_.hbm) &&
+                      !__builtin_add_overflow(capacity_.ddr, d.ddr, &capacity_.ddr);
+  }
+  uniform_fit_valid_ = false;
+  host_least_free_valid_ = false;
+}
+
 // Uniform options put shard i on rank i. Every rank receives one shard of
 // each, so all ranks end the phase with the same perf, summed in the same
 // order, and each rank's free storage only shrinks: checking the final free
 // storage is equivalent to checking every shard as it is placed.
 // Every placed shard takes its storage from a device with room, so a plan
 // exists only if the proposal's total storage fits in the devices' total:
-// when it does not, the greedy placement fails too, sooner or later.
-bool GreedyPerfPartitioner::may_fit(const Topology& topology) const {
-  Storage capacity;
-  for (const Device& d : topology.devices) {
-    if (__builtin_add_overflow(capacity.hbm, d.storage.hbm, &capacity.hbm) ||
-        __builtin_add_overflow(capacity.ddr, d.storage.ddr, &capacity.ddr)) {
-      return true;  // no conclusion
-    }
-  }
-  return total_need_.saturated().fits_in(capacity);
+// when it does not, the greedy placement fails too, sooner or later. When
+// that total passes int64, there is no conclusion.
+bool GreedyPerfPartitioner::may_fit() const {
+  return !capacity_known_ || total_need_.saturated().fits_in(capacity_);
 }
 
-bool GreedyPerfPartitioner::uniform_options_fit(const Topology& topology) const {
+bool GreedyPerfPartitioner::uniform_options_fit() {
   if (num_uniform_ == 0) return true;
-  const Device* devices = topology.devices.data();
-  bool fits = true;
-  for (int r = 0; r < world_size_; ++r) {
-    fits &=
-        (uniform_hbm_[r] <= devices[r].storage.hbm) & (uniform_ddr_[r] <= devices[r].storage.ddr);
+  if (!uniform_fit_valid_) {
+    const int64_t* cap_hbm = cap_hbm_.data();
+    const int64_t* cap_ddr = cap_ddr_.data();
+    const int64_t* hbm = uniform_hbm_.data();
+    const int64_t* ddr = uniform_ddr_.data();
+    bool fits = true;
+    for (int r = 0; r < world_size_; ++r) fits &= (hbm[r] <= cap_hbm[r]) & (ddr[r] <= cap_ddr[r]);
+    uniform_fit_ = fits;
+    uniform_fit_valid_ = true;
   }
-  return fits;
+  return uniform_fit_;
 }
 
-void GreedyPerfPartitioner::place_uniform_options(const Topology& topology) {
-  const Device* devices = topology.devices.data();
+// Each host's least free storage per component once the uniform options are
+// placed (the early stop's counting argument reads it).
+const std::vector<Storage>& GreedyPerfPartitioner::host_least_free() {
+  if (!host_least_free_valid_) {
+    const int lw = local_world_size_;
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    host_least_free_.resize(num_hosts_);
+    for (int h = 0; h < num_hosts_; ++h) {
+      Storage least{kMax, kMax};
+      for (int r = h * lw; r < (h + 1) * lw; ++r) {
+        least.hbm = std::min(least.hbm, cap_hbm_[r] - uniform_hbm_[r]);
+        least.ddr = std::min(least.ddr, cap_ddr_[r] - uniform_ddr_[r]);
+      }
+      host_least_free_[h] = least;
+    }
+    host_least_free_valid_ = true;
+  }
+  return host_least_free_;
+}
+
+void GreedyPerfPartitioner::place_uniform_options() {
   for (int r = 0; r < world_size_; ++r) {
-    free_hbm_[r] = devices[r].storage.hbm - uniform_hbm_[r];
-    free_ddr_[r] = devices[r].storage.ddr - uniform_ddr_[r];
+    free_hbm_[r] = cap_hbm_[r] - uniform_hbm_[r];
+    free_ddr_[r] = cap_ddr_[r] - uniform_ddr_[r];
   }
   perf_.assign(world_size_, uniform_perf());
 }
@@ -261,15 +305,16 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
   stopped_ = false;
 
   // 1. Uniform options, in proposal order. Most proposals stop here.
+  sync_topology(topology);
   advance(proposal);
   // The shortcut fails without TorchRec's message: only when none is wanted.
-  if (!detailed_errors_ && !may_fit(topology)) return partition_error("");
-  if (!uniform_options_fit(topology)) {
+  if (!detailed_errors_ && !may_fit()) return partition_error("");
+  if (!uniform_options_fit()) {
     return detailed_errors_ ? uniform_failure(proposal, topology) : partition_error("");
   }
   sync_positions(proposal);
-  if (track_stop_ && settled_at_start(topology)) return Status::ok();
-  place_uniform_options(topology);
+  if (track_stop_ && settled_at_start()) return Status::ok();
+  place_uniform_options();
   layout(proposal, full, out);
 
   // 2. The rest, one group per option, largest first.
