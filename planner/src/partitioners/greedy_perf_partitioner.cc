@@ -57,9 +57,19 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     const Perf& p = o.shard_perf;
     early_stop_allowed_ &= p.fwd_compute >= 0 && p.fwd_comms >= 0 && p.bwd_compute >= 0 &&
                            p.bwd_comms >= 0 && p.prefetch_compute >= 0;
-    for (const Shard& shard : o.shards) {
-      early_stop_allowed_ &= shard.storage.hbm >= 0 && shard.storage.ddr >= 0 &&
-                             shard.storage.fits_in(o.total_storage);
+    // One pass over the shards (a large space holds millions): the early
+    // stop's premises, and a uniform option's runs of equal storage.
+    std::vector<StorageRun>* runs = is_uniform_[i] ? &runs_[i] : nullptr;
+    for (int j = 0; j < static_cast<int>(o.shards.size()); ++j) {
+      const Storage& storage = o.shards[j].storage;
+      early_stop_allowed_ &=
+          storage.hbm >= 0 && storage.ddr >= 0 && storage.fits_in(o.total_storage);
+      if (runs == nullptr) continue;
+      if (!runs->empty() && runs->back().storage == storage) {
+        runs->back().end = j + 1;
+      } else {
+        runs->push_back(StorageRun{j, j + 1, storage});
+      }
     }
     HotOption& h = hot_[i];
     h.shard_perf = o.shard_perf;
@@ -80,22 +90,6 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
   }
 }
 
-const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uniform_runs(
-    int option_index) {
-  std::vector<StorageRun>& runs = runs_[option_index];
-  if (runs.empty()) {
-    const auto& shards = space_->options[option_index].shards;
-    for (int i = 0; i < static_cast<int>(shards.size()); ++i) {
-      if (!runs.empty() && runs.back().storage == shards[i].storage) {
-        runs.back().end = i + 1;
-      } else {
-        runs.push_back(StorageRun{i, i + 1, shards[i].storage});
-      }
-    }
-  }
-  return runs;
-}
-
 // Moves from last_proposal_ to `proposal`: patches the uniform options'
 // per-rank storage for the tables that changed, and records those tables as
 // pending for the position data and the order (greedy_perf_order.cc).
@@ -112,7 +106,7 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     uniform_perf_valid_ = false;  // the uniform options changed
     uniform_fit_valid_ = false;
     host_least_free_valid_ = false;
-    for (const StorageRun& run : uniform_runs(option_index)) {
+    for (const StorageRun& run : runs_[option_index]) {
       const int64_t hbm = sign * run.storage.hbm;
       const int64_t ddr = sign * run.storage.ddr;
       for (int r = run.begin; r < run.end; ++r) {

@@ -102,7 +102,6 @@ class GreedyPerfPartitioner final : public Partitioner {
   // greedy_perf_partitioner.cc: state, the uniform phase.
   void reset(const SearchSpace& space, const Topology& topology);
   void build_hot_options(const SearchSpace& space);
-  const std::vector<StorageRun>& uniform_runs(int option_index);
   void sync_topology(const Topology& topology);
   void advance(const Proposal& proposal);
   bool may_fit() const;
@@ -170,7 +169,7 @@ class GreedyPerfPartitioner final : public Partitioner {
 
   // Per search space (reset when the space changes).
   const SearchSpace* space_ = nullptr;
-  std::vector<std::vector<StorageRun>> runs_;  // by option index; empty = not built
+  std::vector<std::vector<StorageRun>> runs_;  // by uniform option index, built with hot_
   std::vector<int> param_counts_;              // by module: -(tables in the module)
   std::vector<char> is_uniform_;               // by option index; compact, read per proposal
   std::vector<HotOption> hot_;                 // by option index
