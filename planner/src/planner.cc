@@ -181,11 +181,13 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   // Every proposer is prepared before the first proposal (TorchRec 2026-08
   // loads them all up front; a failure there ends planning before any
   // proposal). Proposers may append the options they need to the space.
+  ProposerShared shared;  // outlives the proposers
   std::vector<std::unique_ptr<Proposer>> proposers;
   {
     const OptionEstimator estimator(scenario, result.topology, options.calibration);
     for (const ProposerSpec& spec : scenario.planner.proposers) {
       proposers.push_back(make_proposer(spec, scenario.behaviour()));
+      proposers.back()->set_shared(&shared);
       if (Status st = proposers.back()->prepare(&*result.search_space, estimator); !st) {
         result.error = st;
         return finish();
