@@ -46,6 +46,13 @@ class Partitioner {
   // everything. +infinity (the default) turns it off; calls with `out`
   // always place everything.
   virtual void set_early_stop(double perf) { (void)perf; }
+
+  // A promise from the caller: until the next call of this method, every
+  // partition() given `*topology` (the same object) finds its devices'
+  // storages unchanged, so what the partitioner derives from them (a
+  // compact copy, their sum) may be kept across calls. Calls given another
+  // topology are not affected. nullptr (the default) promises nothing.
+  virtual void set_fixed_topology(const Topology* topology) { (void)topology; }
 };
 
 // The partitioner `spec` names, as the TorchRec version of `behaviour` runs it.

@@ -181,11 +181,13 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   // Every proposer is prepared before the first proposal (TorchRec 2026-08
   // loads them all up front; a failure there ends planning before any
   // proposal). Proposers may append the options they need to the space.
+  ProposerShared shared;  // outlives the proposers
   std::vector<std::unique_ptr<Proposer>> proposers;
   {
     const OptionEstimator estimator(scenario, result.topology, options.calibration);
     for (const ProposerSpec& spec : scenario.planner.proposers) {
       proposers.push_back(make_proposer(spec, scenario.behaviour()));
+      proposers.back()->set_shared(&shared);
       if (Status st = proposers.back()->prepare(&*result.search_space, estimator); !st) {
         result.error = st;
         return finish();
@@ -203,6 +205,7 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   std::unique_ptr<Partitioner> partitioner =
       make_partitioner(scenario.planner.partitioner, scenario.behaviour());
   partitioner->set_detailed_errors(false);  // the reported failure is re-run with details
+  partitioner->set_fixed_topology(&reserved_topology);  // unchanged from here on
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache;
   double best_rating = static_cast<double>(std::numeric_limits<int64_t>::max());
   Storage lowest_storage{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};

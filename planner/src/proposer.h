@@ -7,6 +7,8 @@
 // (also for proposals the planner answered from its de-duplication cache).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -18,6 +20,24 @@
 namespace shardlab::planner {
 
 class OptionEstimator;  // enumerator.h
+
+// What more than one proposer derives from the search space, computed by
+// the first that asks and then shared: the planner gives all its proposers
+// one. The space must not change after the first question (proposers add
+// options in prepare(), before any load()).
+class ProposerShared {
+ public:
+  // Per option index: (largest shard hbm, Σ shard hbm, largest shard ddr,
+  // Σ shard ddr), sums saturated and in shard order; all zeros for an
+  // option without shards. Reading every shard of a large space (millions
+  // at 1,024 ranks) is the cost worth sharing.
+  using StorageKey = std::array<int64_t, 4>;
+  const std::vector<StorageKey>& storage_keys(const SearchSpace& space);
+
+ private:
+  bool have_storage_keys_ = false;
+  std::vector<StorageKey> storage_keys_;
+};
 
 class Proposer {
  public:
@@ -48,6 +68,10 @@ class Proposer {
   // a proposal it has proven cannot be the best, instead of building and
   // rating its plan.
   virtual bool reads_plan_or_rating() const { return true; }
+
+  // `shared` outlives the proposer and is given only proposers of the same
+  // space. Without it a proposer computes what it needs by itself.
+  virtual void set_shared(ProposerShared* shared) { (void)shared; }
 };
 
 // A proposer whose sequence is fixed at load(): feedback only moves it on to

@@ -3,7 +3,8 @@
 // (whether the proposal partitions) and a bound of its largest device perf
 // total that is at least the threshold and at most the full placement's, on
 // walks of proposals over tight and roomy devices, both sort orders, and
-// thresholds below, at and above the full placement's total.
+// thresholds below, at and above the full placement's total. And a
+// partitioner given a fixed topology answers as one that reads it each call.
 
 #include <gtest/gtest.h>
 
@@ -124,6 +125,62 @@ TEST(EarlyStop, AnswersAsTheFullPlacement) {
   EXPECT_GT(some_fail, 0);
   EXPECT_GT(all.fits, all.proposals / 4);
   EXPECT_GT(all.stopped, all.fits / 4);
+}
+
+// Partitioner::set_fixed_topology: a partitioner that keeps what it
+// derives from the promised topology answers as one that reads it on every
+// call, with and without a plan, and a new promise after the devices change
+// takes the change into account.
+TEST(FixedTopology, AnswersAsReadingTheTopologyEachCall) {
+  const Scenario s = scenario(int64_t{4800} << 20, SortBy::kStorage);
+  const PlannerResult r = plan(s, PlannerOptions{.enumerate_only = true});
+  ASSERT_TRUE(r.search_space.has_value() && r.reserved.has_value()) << r.error.message();
+  const SearchSpace& space = *r.search_space;
+  Topology reserved = r.topology;
+  for (size_t d = 0; d < reserved.devices.size(); ++d) {
+    reserved.devices[d].storage = r.reserved->devices[d];
+  }
+  std::unique_ptr<Partitioner> each = make_partitioner(s.planner.partitioner, s.behaviour());
+  std::unique_ptr<Partitioner> fixed = make_partitioner(s.planner.partitioner, s.behaviour());
+  each->set_detailed_errors(false);
+  fixed->set_detailed_errors(false);
+
+  std::mt19937 random(7);
+  const size_t num_fqns = space.options_by_fqn.size();
+  Proposal proposal(num_fqns);
+  auto pick = [&](size_t f) {
+    const std::vector<int>& options = space.options_by_fqn[f];
+    proposal[f] = options[random() % options.size()];
+  };
+  for (size_t f = 0; f < num_fqns; ++f) pick(f);
+  int fits[2] = {0, 0};  // per round: proposals that fit
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round == 0 ? "as reserved" : "every device's hbm halved");
+    if (round == 1) {
+      for (Device& d : reserved.devices) d.storage.hbm /= 2;
+    }
+    fixed->set_fixed_topology(&reserved);  // again after the change
+    for (int step = 0; step < 200; ++step) {
+      pick(random() % num_fqns);
+      PartitionedPlan a;
+      PartitionedPlan b;
+      const bool with_plan = step % 2 == 0;
+      const bool a_fits =
+          each->partition(space, proposal, reserved, with_plan ? &a : nullptr).is_ok();
+      const bool b_fits =
+          fixed->partition(space, proposal, reserved, with_plan ? &b : nullptr).is_ok();
+      ASSERT_EQ(a_fits, b_fits) << "step " << step;
+      if (!a_fits) continue;
+      ++fits[round];
+      EXPECT_EQ(each->max_device_perf(), fixed->max_device_perf()) << "step " << step;
+      if (with_plan) {
+        EXPECT_EQ(a.ranks, b.ranks) << "step " << step;
+      }
+    }
+  }
+  // Halving the devices changed which proposals fit (a stale copy would not).
+  EXPECT_GT(fits[0], 0);
+  EXPECT_LT(fits[1], fits[0]);
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ double mean_total_bound(double uniform_total, double others, int world_size, int
 // some host is safe whenever an option comes: the device strategy finds a
 // device with room, the host strategy a host that takes the option, and the
 // placement succeeds.
-bool GreedyPerfPartitioner::settled_at_start(const Topology& topology) {
+bool GreedyPerfPartitioner::settled_at_start() {
   // The options to place: their perfs in two independent sums (the bound
   // holds for any order) so the additions pipeline, and their largest
   // storage per component.
@@ -76,17 +76,12 @@ bool GreedyPerfPartitioner::settled_at_start(const Topology& topology) {
   if (!(perf_bound_ >= early_stop_)) return false;
 
   // Hosts, with each device's free storage after the uniform options.
-  const Device* devices = topology.devices.data();
-  const int lw = local_world_size_;
+  const std::vector<Storage>& host_free = host_least_free();
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t safe = 0;
   Storage least_slack{kMax, kMax};
   for (int h = 0; h < num_hosts_; ++h) {
-    Storage least_free{kMax, kMax};
-    for (int r = h * lw; r < (h + 1) * lw; ++r) {
-      least_free.hbm = std::min(least_free.hbm, devices[r].storage.hbm - uniform_hbm_[r]);
-      least_free.ddr = std::min(least_free.ddr, devices[r].storage.ddr - uniform_ddr_[r]);
-    }
+    const Storage& least_free = host_free[h];
     if (!largest.fits_in(least_free)) continue;
     ++safe;
     least_slack.hbm = std::min(least_slack.hbm, least_free.hbm - largest.hbm);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "../planner_messages.h"
@@ -56,9 +57,19 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     const Perf& p = o.shard_perf;
     early_stop_allowed_ &= p.fwd_compute >= 0 && p.fwd_comms >= 0 && p.bwd_compute >= 0 &&
                            p.bwd_comms >= 0 && p.prefetch_compute >= 0;
-    for (const Shard& shard : o.shards) {
-      early_stop_allowed_ &= shard.storage.hbm >= 0 && shard.storage.ddr >= 0 &&
-                             shard.storage.fits_in(o.total_storage);
+    // One pass over the shards (a large space holds millions): the early
+    // stop's premises, and a uniform option's runs of equal storage.
+    std::vector<StorageRun>* runs = is_uniform_[i] ? &runs_[i] : nullptr;
+    for (int j = 0; j < static_cast<int>(o.shards.size()); ++j) {
+      const Storage& storage = o.shards[j].storage;
+      early_stop_allowed_ &=
+          storage.hbm >= 0 && storage.ddr >= 0 && storage.fits_in(o.total_storage);
+      if (runs == nullptr) continue;
+      if (!runs->empty() && runs->back().storage == storage) {
+        runs->back().end = j + 1;
+      } else {
+        runs->push_back(StorageRun{j, j + 1, storage});
+      }
     }
     HotOption& h = hot_[i];
     h.shard_perf = o.shard_perf;
@@ -79,22 +90,6 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
   }
 }
 
-const std::vector<GreedyPerfPartitioner::StorageRun>& GreedyPerfPartitioner::uniform_runs(
-    int option_index) {
-  std::vector<StorageRun>& runs = runs_[option_index];
-  if (runs.empty()) {
-    const auto& shards = space_->options[option_index].shards;
-    for (int i = 0; i < static_cast<int>(shards.size()); ++i) {
-      if (!runs.empty() && runs.back().storage == shards[i].storage) {
-        runs.back().end = i + 1;
-      } else {
-        runs.push_back(StorageRun{i, i + 1, shards[i].storage});
-      }
-    }
-  }
-  return runs;
-}
-
 // Moves from last_proposal_ to `proposal`: patches the uniform options'
 // per-rank storage for the tables that changed, and records those tables as
 // pending for the position data and the order (greedy_perf_order.cc).
@@ -109,7 +104,9 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     }
     num_uniform_ += static_cast<int>(sign);
     uniform_perf_valid_ = false;  // the uniform options changed
-    for (const StorageRun& run : uniform_runs(option_index)) {
+    uniform_fit_valid_ = false;
+    host_least_free_valid_ = false;
+    for (const StorageRun& run : runs_[option_index]) {
       const int64_t hbm = sign * run.storage.hbm;
       const int64_t ddr = sign * run.storage.ddr;
       for (int r = run.begin; r < run.end; ++r) {
@@ -129,6 +126,8 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
     num_shards_ = 0;
     for (int idx : proposal) apply(idx, +1);
     uniform_perf_valid_ = false;
+    uniform_fit_valid_ = false;
+    host_least_free_valid_ = false;
     positions_valid_ = false;  // rebuilt from scratch, so nothing is pending
     pending_.clear();
     is_pending_.assign(proposal.size(), 0);
@@ -143,40 +142,79 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   });
 }
 
+// The devices' capacities as two compact arrays, which the checks below
+// read (a Device spreads them over a cache line each), and their sum. Kept
+// across calls for the topology the caller promised not to change.
+void GreedyPerfPartitioner::sync_topology(const Topology& topology) {
+  if (&topology == cached_topology_ && cap_hbm_.size() == static_cast<size_t>(world_size_)) return;
+  cached_topology_ = &topology == fixed_topology_ ? &topology : nullptr;
+  cap_hbm_.resize(world_size_);
+  cap_ddr_.resize(world_size_);
+  capacity_ = Storage{};
+  capacity_known_ = true;
+  for (int r = 0; r < world_size_; ++r) {
+    const Storage& d = topology.devices[r].storage;
+    cap_hbm_[r] = d.hbm;
+    cap_ddr_[r] = d.ddr;
+    capacity_known_ = capacity_known_ &&
+                      !__builtin_add_overflow(capacity_.hbm, d.hbm, &capacity_.hbm) &&
+                      !__builtin_add_overflow(capacity_.ddr, d.ddr, &capacity_.ddr);
+  }
+  uniform_fit_valid_ = false;
+  host_least_free_valid_ = false;
+}
+
 // Uniform options put shard i on rank i. Every rank receives one shard of
 // each, so all ranks end the phase with the same perf, summed in the same
 // order, and each rank's free storage only shrinks: checking the final free
 // storage is equivalent to checking every shard as it is placed.
 // Every placed shard takes its storage from a device with room, so a plan
 // exists only if the proposal's total storage fits in the devices' total:
-// when it does not, the greedy placement fails too, sooner or later.
-bool GreedyPerfPartitioner::may_fit(const Topology& topology) const {
-  Storage capacity;
-  for (const Device& d : topology.devices) {
-    if (__builtin_add_overflow(capacity.hbm, d.storage.hbm, &capacity.hbm) ||
-        __builtin_add_overflow(capacity.ddr, d.storage.ddr, &capacity.ddr)) {
-      return true;  // no conclusion
-    }
-  }
-  return total_need_.saturated().fits_in(capacity);
+// when it does not, the greedy placement fails too, sooner or later. When
+// that total passes int64, there is no conclusion.
+bool GreedyPerfPartitioner::may_fit() const {
+  return !capacity_known_ || total_need_.saturated().fits_in(capacity_);
 }
 
-bool GreedyPerfPartitioner::uniform_options_fit(const Topology& topology) const {
+bool GreedyPerfPartitioner::uniform_options_fit() {
   if (num_uniform_ == 0) return true;
-  const Device* devices = topology.devices.data();
-  bool fits = true;
-  for (int r = 0; r < world_size_; ++r) {
-    fits &=
-        (uniform_hbm_[r] <= devices[r].storage.hbm) & (uniform_ddr_[r] <= devices[r].storage.ddr);
+  if (!uniform_fit_valid_) {
+    const int64_t* cap_hbm = cap_hbm_.data();
+    const int64_t* cap_ddr = cap_ddr_.data();
+    const int64_t* hbm = uniform_hbm_.data();
+    const int64_t* ddr = uniform_ddr_.data();
+    bool fits = true;
+    for (int r = 0; r < world_size_; ++r) fits &= (hbm[r] <= cap_hbm[r]) & (ddr[r] <= cap_ddr[r]);
+    uniform_fit_ = fits;
+    uniform_fit_valid_ = true;
   }
-  return fits;
+  return uniform_fit_;
 }
 
-void GreedyPerfPartitioner::place_uniform_options(const Topology& topology) {
-  const Device* devices = topology.devices.data();
+// Each host's least free storage per component once the uniform options are
+// placed (the early stop's counting argument reads it).
+const std::vector<Storage>& GreedyPerfPartitioner::host_least_free() {
+  if (!host_least_free_valid_) {
+    const int lw = local_world_size_;
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    host_least_free_.resize(num_hosts_);
+    for (int h = 0; h < num_hosts_; ++h) {
+      Storage least{kMax, kMax};
+      for (int r = h * lw; r < (h + 1) * lw; ++r) {
+        least.hbm = std::min(least.hbm, cap_hbm_[r] - uniform_hbm_[r]);
+        least.ddr = std::min(least.ddr, cap_ddr_[r] - uniform_ddr_[r]);
+      }
+      host_least_free_[h] = least;
+    }
+    host_least_free_valid_ = true;
+  }
+  return host_least_free_;
+}
+
+void GreedyPerfPartitioner::place_uniform_options() {
   for (int r = 0; r < world_size_; ++r) {
-    free_hbm_[r] = devices[r].storage.hbm - uniform_hbm_[r];
-    free_ddr_[r] = devices[r].storage.ddr - uniform_ddr_[r];
+    free_hbm_[r] = cap_hbm_[r] - uniform_hbm_[r];
+    free_ddr_[r] = cap_ddr_[r] - uniform_ddr_[r];
   }
   perf_.assign(world_size_, uniform_perf());
 }
@@ -261,15 +299,16 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
   stopped_ = false;
 
   // 1. Uniform options, in proposal order. Most proposals stop here.
+  sync_topology(topology);
   advance(proposal);
   // The shortcut fails without TorchRec's message: only when none is wanted.
-  if (!detailed_errors_ && !may_fit(topology)) return partition_error("");
-  if (!uniform_options_fit(topology)) {
+  if (!detailed_errors_ && !may_fit()) return partition_error("");
+  if (!uniform_options_fit()) {
     return detailed_errors_ ? uniform_failure(proposal, topology) : partition_error("");
   }
   sync_positions(proposal);
-  if (track_stop_ && settled_at_start(topology)) return Status::ok();
-  place_uniform_options(topology);
+  if (track_stop_ && settled_at_start()) return Status::ok();
+  place_uniform_options();
   layout(proposal, full, out);
 
   // 2. The rest, one group per option, largest first.

@@ -14,6 +14,10 @@
 //     (integer sums, so exact): a proposal that does not fit usually stops
 //     at one O(world size) check;
 //   * the uniform options' perf sum, reused while they do not change;
+//   * the devices' capacities as compact arrays with their sum, copied once
+//     for a topology the caller promises not to change (set_fixed_topology),
+//     and what they give with the uniform options (whether those fit, each
+//     host's least free storage), reused while neither changes;
 //   * what the placement reads of each option, packed per proposal position,
 //     and the sorted order of the positions, repaired in place when few
 //     tables changed (sorting by (key desc, position asc) is the same order
@@ -63,6 +67,10 @@ class GreedyPerfPartitioner final : public Partitioner {
                    PartitionedPlan* out) override;
   std::optional<double> max_device_perf() const override;
   void set_early_stop(double perf) override { early_stop_ = perf; }
+  void set_fixed_topology(const Topology* topology) override {
+    fixed_topology_ = topology;
+    cached_topology_ = nullptr;  // a new promise: copy the devices again
+  }
 
  private:
   // What placing an option reads, packed into two cache lines. The
@@ -94,11 +102,12 @@ class GreedyPerfPartitioner final : public Partitioner {
   // greedy_perf_partitioner.cc: state, the uniform phase.
   void reset(const SearchSpace& space, const Topology& topology);
   void build_hot_options(const SearchSpace& space);
-  const std::vector<StorageRun>& uniform_runs(int option_index);
+  void sync_topology(const Topology& topology);
   void advance(const Proposal& proposal);
-  bool may_fit(const Topology& topology) const;
-  bool uniform_options_fit(const Topology& topology) const;
-  void place_uniform_options(const Topology& topology);
+  bool may_fit() const;
+  bool uniform_options_fit();
+  const std::vector<Storage>& host_least_free();
+  void place_uniform_options();
   void layout(const Proposal& proposal, bool full, PartitionedPlan* out);
   Status uniform_failure(const Proposal& proposal, const Topology& topology);
 
@@ -128,7 +137,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   // greedy_perf_early_stop.cc: whether the outcome is settled before the
   // placement, or once `placed` has been placed; note_device(r) after
   // device r changed.
-  bool settled_at_start(const Topology& topology);
+  bool settled_at_start();
   bool settled(const HotOption& placed);
   void note_device(int r) {
     max_total_ = std::max(max_total_, key_total_[r]);
@@ -160,7 +169,7 @@ class GreedyPerfPartitioner final : public Partitioner {
 
   // Per search space (reset when the space changes).
   const SearchSpace* space_ = nullptr;
-  std::vector<std::vector<StorageRun>> runs_;  // by option index; empty = not built
+  std::vector<std::vector<StorageRun>> runs_;  // by uniform option index, built with hot_
   std::vector<int> param_counts_;              // by module: -(tables in the module)
   std::vector<char> is_uniform_;               // by option index; compact, read per proposal
   std::vector<HotOption> hot_;                 // by option index
@@ -181,6 +190,23 @@ class GreedyPerfPartitioner final : public Partitioner {
   int world_size_ = 0;
   int local_world_size_ = 1;
   int num_hosts_ = 0;
+
+  // The devices' capacities (the topology's storages), copied once per call,
+  // or once for the topology of set_fixed_topology (cached_topology_), and
+  // their sum (unknown when it passes int64).
+  const Topology* fixed_topology_ = nullptr;
+  const Topology* cached_topology_ = nullptr;
+  std::vector<int64_t> cap_hbm_;
+  std::vector<int64_t> cap_ddr_;
+  Storage capacity_;
+  bool capacity_known_ = false;
+  // What the capacities and the uniform options' per-rank storage give,
+  // computed when first asked and kept while neither changes: whether the
+  // uniform options fit, and each host's least free storage after them.
+  bool uniform_fit_valid_ = false;
+  bool uniform_fit_ = true;
+  bool host_least_free_valid_ = false;
+  std::vector<Storage> host_least_free_;
 
   // Device state of the current partition.
   std::vector<int64_t> free_hbm_;

@@ -20,6 +20,11 @@ class MemoryBalancedPartitioner final : public Partitioner {
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
   void set_detailed_errors(bool on) override { inner_.set_detailed_errors(on); }
+  // The search places on a capped copy, another object: the inner
+  // partitioner copies its devices on every call.
+  void set_fixed_topology(const Topology* topology) override {
+    inner_.set_fixed_topology(topology);
+  }
   // The returned plan's exact rating: the search rates every plan it keeps.
   std::optional<double> max_device_perf() const override { return rating_; }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "../saturating.h"
 #include "proposer_common.h"
 
 namespace shardlab::planner {
@@ -13,6 +12,9 @@ GreedyProposer::GreedyProposer(bool use_depth, std::optional<int64_t> threshold)
 
 void GreedyProposer::load(const SearchSpace& space) {
   const std::vector<std::vector<int>> groups = options_by_fqn_sorted(space, use_depth_);
+  ProposerShared own;
+  const std::vector<StorageKey>& option_keys =
+      (shared_ != nullptr ? *shared_ : own).storage_keys(space);
 
   sorted_.clear();
   keys_.clear();
@@ -22,19 +24,9 @@ void GreedyProposer::load(const SearchSpace& space) {
   for (const auto& group : groups) {
     for (int o : group) {
       // The walk compares these keys after every proposal; they are
-      // computed once. An option without shards (never enumerated; TorchRec's max() would
-      // raise) gets the all-zero key.
-      StorageKey key{0, 0, 0, 0};
-      const std::vector<Shard>& shards = space.options[o].shards;
-      for (size_t j = 0; j < shards.size(); ++j) {
-        const Storage& s = shards[j].storage;
-        key[0] = j == 0 ? s.hbm : std::max(key[0], s.hbm);
-        key[1] = internal::saturating_add(key[1], s.hbm);
-        key[2] = j == 0 ? s.ddr : std::max(key[2], s.ddr);
-        key[3] = internal::saturating_add(key[3], s.ddr);
-      }
+      // computed once.
       sorted_.push_back(o);
-      keys_.push_back(key);
+      keys_.push_back(option_keys[o]);
     }
     group_begin_.push_back(static_cast<int>(sorted_.size()));
   }

@@ -25,11 +25,12 @@ class GreedyProposer final : public Proposer {
                 const std::vector<Storage>& reserved) override;
   // Only the threshold reads ratings (never plans); the walk is static.
   bool reads_plan_or_rating() const override { return threshold_.has_value(); }
+  void set_shared(ProposerShared* shared) override { shared_ = shared; }
 
  private:
   // (max shard hbm, sum hbm, max shard ddr, sum ddr), compared
   // lexicographically like the Python tuple TorchRec builds.
-  using StorageKey = std::array<int64_t, 4>;
+  using StorageKey = ProposerShared::StorageKey;
 
   // Walk order over fqns: larger current key first, then the earlier fqn;
   // the tree's minimum is the fqn the walk advances next.
@@ -47,6 +48,7 @@ class GreedyProposer final : public Proposer {
 
   bool use_depth_;
   std::optional<int64_t> threshold_;
+  ProposerShared* shared_ = nullptr;  // null: the keys are computed at each load
 
   // Each fqn's options sorted by score, groups concatenated in fqn order:
   // fqn f owns sorted_[group_begin_[f] .. group_begin_[f + 1]).

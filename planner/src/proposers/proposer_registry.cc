@@ -1,9 +1,10 @@
-// The proposer registry: maps a ProposerSpec to its implementation, and the
-// option score every proposer sorts by.
+// The proposer registry: maps a ProposerSpec to its implementation; the
+// option score every proposer sorts by; what the proposers share.
 
 #include <algorithm>
 #include <memory>
 
+#include "../saturating.h"
 #include "embedding_offload_scaleup_proposer.h"
 #include "greedy_proposer.h"
 #include "grid_search_proposer.h"
@@ -32,6 +33,27 @@ std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec,
           spec.use_depth, behaviour.scaleup_starts_from_caching_options);
   }
   return nullptr;
+}
+
+const std::vector<ProposerShared::StorageKey>& ProposerShared::storage_keys(
+    const SearchSpace& space) {
+  if (have_storage_keys_) return storage_keys_;
+  storage_keys_.assign(space.options.size(), StorageKey{0, 0, 0, 0});
+  for (size_t o = 0; o < space.options.size(); ++o) {
+    // An option without shards (never enumerated; TorchRec's max() would
+    // raise) keeps the all-zero key.
+    StorageKey& key = storage_keys_[o];
+    const std::vector<Shard>& shards = space.options[o].shards;
+    for (size_t j = 0; j < shards.size(); ++j) {
+      const Storage& s = shards[j].storage;
+      key[0] = j == 0 ? s.hbm : std::max(key[0], s.hbm);
+      key[1] = internal::saturating_add(key[1], s.hbm);
+      key[2] = j == 0 ? s.ddr : std::max(key[2], s.ddr);
+      key[3] = internal::saturating_add(key[3], s.ddr);
+    }
+  }
+  have_storage_keys_ = true;
+  return storage_keys_;
 }
 
 double option_score(const ShardingOption& option, bool use_depth) {
