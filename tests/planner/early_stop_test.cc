@@ -45,6 +45,22 @@ Scenario scenario(int64_t hbm_cap, SortBy sort_by) {
   return s;
 }
 
+// The topology the planner loop partitions on: storage after reservations.
+Topology reserved_topology(const PlannerResult& r) {
+  Topology reserved = r.topology;
+  for (size_t d = 0; d < reserved.devices.size(); ++d) {
+    reserved.devices[d].storage = r.reserved->devices[d];
+  }
+  return reserved;
+}
+
+// The scenario's partitioner, without the detailed errors a failure builds.
+std::unique_ptr<Partitioner> quiet_partitioner(const Scenario& s) {
+  std::unique_ptr<Partitioner> p = make_partitioner(s.planner.partitioner, s.behaviour());
+  p->set_detailed_errors(false);
+  return p;
+}
+
 struct Counts {
   int proposals = 0;
   int fits = 0;
@@ -60,14 +76,9 @@ Counts walk(const Scenario& s, uint32_t seed) {
   EXPECT_TRUE(r.search_space.has_value() && r.reserved.has_value()) << r.error.message();
   if (!r.search_space || !r.reserved) return counts;
   const SearchSpace& space = *r.search_space;
-  Topology reserved = r.topology;
-  for (size_t d = 0; d < reserved.devices.size(); ++d) {
-    reserved.devices[d].storage = r.reserved->devices[d];
-  }
-  std::unique_ptr<Partitioner> full = make_partitioner(s.planner.partitioner, s.behaviour());
-  std::unique_ptr<Partitioner> lazy = make_partitioner(s.planner.partitioner, s.behaviour());
-  full->set_detailed_errors(false);
-  lazy->set_detailed_errors(false);
+  Topology reserved = reserved_topology(r);
+  std::unique_ptr<Partitioner> full = quiet_partitioner(s);
+  std::unique_ptr<Partitioner> lazy = quiet_partitioner(s);
 
   std::mt19937 random(seed);
   const size_t num_fqns = space.options_by_fqn.size();
@@ -136,14 +147,9 @@ TEST(FixedTopology, AnswersAsReadingTheTopologyEachCall) {
   const PlannerResult r = plan(s, PlannerOptions{.enumerate_only = true});
   ASSERT_TRUE(r.search_space.has_value() && r.reserved.has_value()) << r.error.message();
   const SearchSpace& space = *r.search_space;
-  Topology reserved = r.topology;
-  for (size_t d = 0; d < reserved.devices.size(); ++d) {
-    reserved.devices[d].storage = r.reserved->devices[d];
-  }
-  std::unique_ptr<Partitioner> each = make_partitioner(s.planner.partitioner, s.behaviour());
-  std::unique_ptr<Partitioner> fixed = make_partitioner(s.planner.partitioner, s.behaviour());
-  each->set_detailed_errors(false);
-  fixed->set_detailed_errors(false);
+  Topology reserved = reserved_topology(r);
+  std::unique_ptr<Partitioner> each = quiet_partitioner(s);
+  std::unique_ptr<Partitioner> fixed = quiet_partitioner(s);
 
   std::mt19937 random(7);
   const size_t num_fqns = space.options_by_fqn.size();
