@@ -40,7 +40,7 @@ import os
 import random
 import sys
 
-from gen_synthetic_scenario import pick
+from gen_synthetic_scenario import bounded_pareto, pick
 
 DIMS = (32, 64, 128, 256)
 P_MULTI_FEATURE = 0.15
@@ -69,12 +69,6 @@ SUITE = [
 ]
 
 
-def pareto(u: float, alpha: float, lo: float, hi: float) -> float:
-    """Bounded Pareto with shape alpha on [lo, hi], by inverting its CDF at u in [0, 1)."""
-    la, ha = lo ** alpha, hi ** alpha
-    return (-(u * ha - u * la - ha) / (ha * la)) ** (-1.0 / alpha)
-
-
 def bytes_per_row(dim: int, data_type: str, optimizer: str) -> float:
     """fp32/fp16 weights plus optimizer state, for sizing the tight-HBM cap."""
     elem = 2 if data_type == "fp16" else 4
@@ -89,7 +83,7 @@ def make_tables(rng: random.Random, args: argparse.Namespace):
         # A fixed number of draws per table, whatever the branches take.
         u_rows, u_dim, u_hot, u_mix, u_multi, u_nfeat = (rng.random() for _ in range(6))
         u_pool = [rng.random() for _ in range(3)]
-        rows = int(round(pareto(u_rows, args.rows_alpha, args.min_rows, args.max_rows)))
+        rows = int(round(bounded_pareto(u_rows, args.min_rows, args.max_rows, args.rows_alpha)))
         # Size rank in [0, 1): 0 for the smallest tables, near 1 for the largest.
         size_q = 1.0 - (rows / args.min_rows) ** (-args.rows_alpha)
         # Wider dims for bigger tables: shift the dim draw by the size rank.
@@ -99,7 +93,7 @@ def make_tables(rng: random.Random, args: argparse.Namespace):
         pooling = []
         for u in u_pool[:num_features]:
             q = min(0.999, 0.5 * u + 0.5 * (size_q if u_mix < 0.7 else u_hot))
-            pooling.append(round(pareto(q, args.pooling_alpha, 1.0, args.max_pooling), 1))
+            pooling.append(round(bounded_pareto(q, 1.0, args.max_pooling, args.pooling_alpha), 1))
         name = f"t{i:0{width}d}"
         tables.append({
             "name": name,
