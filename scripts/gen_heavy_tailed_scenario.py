@@ -35,7 +35,6 @@ left to the scenario format's defaults, so TorchRec's planner runs as it would.
 
 import argparse
 import json
-import math
 import os
 import random
 import sys
