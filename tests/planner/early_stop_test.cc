@@ -61,6 +61,22 @@ std::unique_ptr<Partitioner> quiet_partitioner(const Scenario& s) {
   return p;
 }
 
+// A proposal of one random option per table, redrawn a table at a time.
+struct RandomProposal {
+  RandomProposal(const SearchSpace& s, uint32_t seed)
+      : space(s), random(seed), proposal(s.options_by_fqn.size()) {
+    for (size_t f = 0; f < num_fqns(); ++f) pick(f);
+  }
+  size_t num_fqns() const { return space.options_by_fqn.size(); }
+  void pick(size_t f) {
+    const std::vector<int>& options = space.options_by_fqn[f];
+    proposal[f] = options[random() % options.size()];
+  }
+  const SearchSpace& space;
+  std::mt19937 random;
+  Proposal proposal;
+};
+
 struct Counts {
   int proposals = 0;
   int fits = 0;
@@ -80,14 +96,11 @@ Counts walk(const Scenario& s, uint32_t seed) {
   std::unique_ptr<Partitioner> full = quiet_partitioner(s);
   std::unique_ptr<Partitioner> lazy = quiet_partitioner(s);
 
-  std::mt19937 random(seed);
-  const size_t num_fqns = space.options_by_fqn.size();
-  Proposal proposal(num_fqns);
-  auto pick = [&](size_t f) {
-    const std::vector<int>& options = space.options_by_fqn[f];
-    proposal[f] = options[random() % options.size()];
-  };
-  for (size_t f = 0; f < num_fqns; ++f) pick(f);
+  RandomProposal draw(space, seed);
+  const size_t num_fqns = draw.num_fqns();
+  Proposal& proposal = draw.proposal;
+  std::mt19937& random = draw.random;
+  auto pick = [&](size_t f) { draw.pick(f); };
   PartitionedPlan plan;
   for (int step = 0; step < 300; ++step) {
     if (step % 25 == 0) {
@@ -151,14 +164,11 @@ TEST(FixedTopology, AnswersAsReadingTheTopologyEachCall) {
   std::unique_ptr<Partitioner> each = quiet_partitioner(s);
   std::unique_ptr<Partitioner> fixed = quiet_partitioner(s);
 
-  std::mt19937 random(7);
-  const size_t num_fqns = space.options_by_fqn.size();
-  Proposal proposal(num_fqns);
-  auto pick = [&](size_t f) {
-    const std::vector<int>& options = space.options_by_fqn[f];
-    proposal[f] = options[random() % options.size()];
-  };
-  for (size_t f = 0; f < num_fqns; ++f) pick(f);
+  RandomProposal draw(space, 7);
+  const size_t num_fqns = draw.num_fqns();
+  Proposal& proposal = draw.proposal;
+  std::mt19937& random = draw.random;
+  auto pick = [&](size_t f) { draw.pick(f); };
   int fits[2] = {0, 0};  // per round: proposals that fit
   for (int round = 0; round < 2; ++round) {
     SCOPED_TRACE(round == 0 ? "as reserved" : "every device's hbm halved");

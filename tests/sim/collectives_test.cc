@@ -29,6 +29,17 @@ TopologyGraph single_host(int gpus, double bw, double link_latency) {
   return std::move(TopologyGraph::build(t, f)).value();
 }
 
+// Hosts of `local` GPUs, `world` in all, with the given bandwidths (bytes/ms).
+TopologyGraph hosts_of(int world, int local, double intra_bw, double inter_bw,
+                       const FabricSpec& fabric = {}) {
+  TopologySpec t;
+  t.world_size = world;
+  t.local_world_size = local;
+  t.intra_host_bw = intra_bw;
+  t.inter_host_bw = inter_bw;
+  return std::move(TopologyGraph::build(t, fabric)).value();
+}
+
 // Drives one collective: joins members at given times through the queue and
 // records when each member is reported done.
 class Harness : public CollectiveListener, public EventHandler {
@@ -155,18 +166,12 @@ TEST(CollectivesTest, RingWaitsForLateMembers) {
 TEST(CollectivesTest, RingUsesMemberOrderNotRankOrder) {
   // Ranks 0, 1 on host 0 and 2, 3 on host 1; the ring 0 -> 2 -> 1 -> 3 -> 0
   // crosses hosts at every hop, so no host-fabric link carries a byte.
-  TopologySpec t;
-  t.world_size = 4;
-  t.local_world_size = 2;
-  t.intra_host_bw = 1000.0;
-  t.inter_host_bw = 100.0;
-  const FabricSpec f;
-  const TopologyGraph g = std::move(TopologyGraph::build(t, f)).value();
+  const TopologyGraph g = hosts_of(4, 2, 1000.0, 100.0);
   Harness h(g);
   const auto& done = h.run(make_ring_all_reduce(h.net, {0, 2, 1, 3}, 4000.0, &h, Harness::kTag));
   // 6 steps of 1000 bytes at 100 bytes/ms plus 6 link latencies.
   for (int i = 0; i < 4; ++i)
-    expect_close(done[i], 6 * (1000.0 / 100.0 + 6 * f.inter_host_latency_ms));
+    expect_close(done[i], 6 * (1000.0 / 100.0 + 6 * FabricSpec{}.inter_host_latency_ms));
   for (size_t l = 0; l < g.links().size(); ++l) {
     const LinkKind kind = g.links()[l].kind;
     const bool fabric = kind == LinkKind::kGpuFabric || kind == LinkKind::kFabricGpu;
@@ -321,14 +326,7 @@ void expect_closed_form_exact(const TopologyGraph& graph, bool contention,
 }
 
 // Three hosts of four GPUs, one NIC each: non-blocking.
-TopologyGraph three_hosts_of_four() {
-  TopologySpec t;
-  t.world_size = 12;
-  t.local_world_size = 4;
-  t.intra_host_bw = 3e5;
-  t.inter_host_bw = 5e4;
-  return std::move(TopologyGraph::build(t, FabricSpec{})).value();
-}
+TopologyGraph three_hosts_of_four() { return hosts_of(12, 4, 3e5, 5e4); }
 
 // An NCCL-like shape: a fraction of line rate, a cap, own latencies or the
 // route's, small messages slower, and a base latency per member.
@@ -355,6 +353,18 @@ std::vector<std::vector<double>> join_patterns(int n) {
   return {std::vector<double>(n, 0.0), scattered, last_first, late_successor};
 }
 
+// Runs `check` with the plain and the NCCL-like shape, under every join
+// pattern of n members.
+void for_each_shape_and_joins(
+    int n, const std::function<void(const CollectiveShape&, const std::vector<double>&)>& check) {
+  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
+    for (const std::vector<double>& joins : join_patterns(n)) {
+      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
+      check(shape, joins);
+    }
+  }
+}
+
 // A ring that crosses hosts at most of its hops, some inside a host.
 const std::vector<int> kRingOrder = {0, 5, 1, 4, 8, 2, 11, 3, 9, 6, 10, 7};
 
@@ -370,33 +380,30 @@ TEST(CollectivesTest, RingClosedFormEqualsFlowModel) {
   const TopologyGraph graph = three_hosts_of_four();
   ASSERT_TRUE(graph.non_blocking());
   const int n = static_cast<int>(kRingOrder.size());
-  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
-    for (const std::vector<double>& joins : join_patterns(n)) {
-      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
+  for_each_shape_and_joins(n, [&](const CollectiveShape& shape, const std::vector<double>& joins) {
+    expect_closed_form_exact(
+        graph, true,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_ring_reduce_scatter(net, kRingOrder, uneven_chunks(n), l, Harness::kTag,
+                                          shape);
+        },
+        joins);
+    expect_closed_form_exact(
+        graph, true,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_ring_all_gather(net, kRingOrder, uneven_chunks(n), l, Harness::kTag, shape);
+        },
+        joins);
+    // 1e6 / 12 is no whole number of bytes; every chunk has the same size.
+    for (const double bytes : {1e6, 12.0 * 2e3}) {
       expect_closed_form_exact(
           graph, true,
           [&](FlowNetwork& net, CollectiveListener* l) {
-            return make_ring_reduce_scatter(net, kRingOrder, uneven_chunks(n), l, Harness::kTag,
-                                            shape);
+            return make_ring_all_reduce(net, kRingOrder, bytes, l, Harness::kTag, shape);
           },
           joins);
-      expect_closed_form_exact(
-          graph, true,
-          [&](FlowNetwork& net, CollectiveListener* l) {
-            return make_ring_all_gather(net, kRingOrder, uneven_chunks(n), l, Harness::kTag, shape);
-          },
-          joins);
-      // 1e6 / 12 is no whole number of bytes; every chunk has the same size.
-      for (const double bytes : {1e6, 12.0 * 2e3}) {
-        expect_closed_form_exact(
-            graph, true,
-            [&](FlowNetwork& net, CollectiveListener* l) {
-              return make_ring_all_reduce(net, kRingOrder, bytes, l, Harness::kTag, shape);
-            },
-            joins);
-      }
     }
-  }
+  });
 }
 
 // The hierarchical all-reduce composes rings whose members join as their
@@ -404,20 +411,17 @@ TEST(CollectivesTest, RingClosedFormEqualsFlowModel) {
 TEST(CollectivesTest, HierarchicalAllReduceClosedFormEqualsFlowModel) {
   const TopologyGraph graph = three_hosts_of_four();
   const int n = static_cast<int>(kRingOrder.size());
-  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
-    for (const std::vector<double>& joins : join_patterns(n)) {
-      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
-      for (const double bytes : {1e6, 4.8e4}) {
-        expect_closed_form_exact(
-            graph, true,
-            [&](FlowNetwork& net, CollectiveListener* l) {
-              return make_hierarchical_all_reduce(net, net.graph(), kRingOrder, bytes, l,
-                                                  Harness::kTag, shape);
-            },
-            joins);
-      }
+  for_each_shape_and_joins(n, [&](const CollectiveShape& shape, const std::vector<double>& joins) {
+    for (const double bytes : {1e6, 4.8e4}) {
+      expect_closed_form_exact(
+          graph, true,
+          [&](FlowNetwork& net, CollectiveListener* l) {
+            return make_hierarchical_all_reduce(net, net.graph(), kRingOrder, bytes, l,
+                                                Harness::kTag, shape);
+          },
+          joins);
     }
-  }
+  });
 }
 
 // Two hosts of four GPUs sharing two NICs each: links can saturate.
@@ -458,18 +462,13 @@ TEST(CollectivesTest, RingClosedFormWithoutContention) {
 // shape: closed form and flows agree bit for bit, and the separable form
 // agrees with the same split given as a function.
 TEST(CollectivesTest, SeparableAllToAllClosedFormEqualsFlowModel) {
-  TopologySpec t;
-  t.world_size = 12;
-  t.local_world_size = 4;
-  t.intra_host_bw = 3e5;
-  t.inter_host_bw = 5e4;
   FabricSpec f;
   f.intra_host_latency_ms = 0.0011;
   f.inter_host_latency_ms = 0.0037;
   f.hosts.resize(3);
   f.hosts[1].intra_host_bw = 1.7e5;
   f.hosts[2].nic_bw = 2.3e4;
-  const TopologyGraph graph = std::move(TopologyGraph::build(t, f)).value();
+  const TopologyGraph graph = hosts_of(12, 4, 3e5, 5e4, f);
   ASSERT_TRUE(graph.non_blocking());
   const int n = static_cast<int>(kRingOrder.size());
   std::vector<double> from(n), to(n);
@@ -478,29 +477,26 @@ TEST(CollectivesTest, SeparableAllToAllClosedFormEqualsFlowModel) {
     to[i] = i % 5 == 2 ? 0.0 : 1009.0 * (1 + (i * 5) % 7);
   }
   from[3] = to[3] = 0.0;  // member 3 exchanges nothing
-  for (const CollectiveShape& shape : {CollectiveShape{}, nccl_like_shape()}) {
-    for (const std::vector<double>& joins : join_patterns(n)) {
-      SCOPED_TRACE(shape.plain() ? "plain" : "nccl-like");
-      expect_closed_form_exact(
-          graph, true,
-          [&](FlowNetwork& net, CollectiveListener* l) {
-            return make_all_to_all(net, kRingOrder, from, to, l, Harness::kTag, shape);
-          },
-          joins);
-      Harness separable(graph, true, true);
-      Harness split(graph, true, true);
-      const std::vector<double> a = separable.run(
-          make_all_to_all(separable.net, kRingOrder, from, to, &separable, Harness::kTag, shape),
-          joins);
-      const std::vector<double>& b =
-          split.run(make_all_to_all(
-                        split.net, kRingOrder, [&](int i, int j) { return from[i] + to[j]; },
-                        &split, Harness::kTag, shape),
-                    joins);
-      EXPECT_EQ(a, b);
-      EXPECT_EQ(separable.net.link_bytes(), split.net.link_bytes());
-    }
-  }
+  for_each_shape_and_joins(n, [&](const CollectiveShape& shape, const std::vector<double>& joins) {
+    expect_closed_form_exact(
+        graph, true,
+        [&](FlowNetwork& net, CollectiveListener* l) {
+          return make_all_to_all(net, kRingOrder, from, to, l, Harness::kTag, shape);
+        },
+        joins);
+    Harness separable(graph, true, true);
+    Harness split(graph, true, true);
+    const std::vector<double> a = separable.run(
+        make_all_to_all(separable.net, kRingOrder, from, to, &separable, Harness::kTag, shape),
+        joins);
+    const std::vector<double>& b =
+        split.run(make_all_to_all(
+                      split.net, kRingOrder, [&](int i, int j) { return from[i] + to[j]; }, &split,
+                      Harness::kTag, shape),
+                  joins);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(separable.net.link_bytes(), split.net.link_bytes());
+  });
 }
 
 // Sharing a NIC between two GPUs can make links saturate: no closed form.
@@ -520,15 +516,10 @@ TEST(CollectivesTest, HierarchicalAllReduceOnTwoHostsOfTwo) {
   //   intra reduce-scatter, 2 shares of 2000: 1 step of 2000/1000 + 0.2 = 2.2
   //   inter all-reduce of 2000 between 2 hosts: 2 steps of 1000/100 + 0.3 = 20.6
   //   intra all-gather of 2 shares of 2000: 2.2
-  TopologySpec t;
-  t.world_size = 4;
-  t.local_world_size = 2;
-  t.intra_host_bw = 1000.0;
-  t.inter_host_bw = 100.0;
   FabricSpec f;
   f.intra_host_latency_ms = 0.1;
   f.inter_host_latency_ms = 0.05;
-  const TopologyGraph g = std::move(TopologyGraph::build(t, f)).value();
+  const TopologyGraph g = hosts_of(4, 2, 1000.0, 100.0, f);
   Harness h(g);
   const auto& done =
       h.run(make_hierarchical_all_reduce(h.net, g, iota(4), 4000.0, &h, Harness::kTag));
@@ -546,12 +537,7 @@ TEST(CollectivesTest, HierarchicalAllReduceOnTwoHostsOfTwo) {
 }
 
 TEST(CollectivesTest, HierarchicalFallsBackToTheRing) {
-  TopologySpec t;
-  t.world_size = 4;
-  t.local_world_size = 2;
-  t.intra_host_bw = 1000.0;
-  t.inter_host_bw = 100.0;
-  const TopologyGraph g = std::move(TopologyGraph::build(t, FabricSpec{})).value();
+  const TopologyGraph g = hosts_of(4, 2, 1000.0, 100.0);
   for (const std::vector<int>& members :
        {std::vector<int>{0, 1}, std::vector<int>{0, 1, 2}, std::vector<int>{1, 3}}) {
     Harness hier(g);
