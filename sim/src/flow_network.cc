@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <utility>
 
 namespace shardlab::sim {
 
@@ -257,6 +258,56 @@ void FlowNetwork::State::fill() {
   }
 }
 
+// One half of a route (TopologyGraph::climb or descent) with what a closed
+// form needs of it: its smallest capacity, and its link latencies summed
+// from 0 in route order (a climb's sum starts its route's) or one by one (a
+// descent's continue the climb's sum).
+struct FlowNetwork::HalfRoute {
+  static constexpr int kMaxLinks = TopologyGraph::kMaxRouteLinks / 2;
+  int links[kMaxLinks] = {};
+  int hops = 0;
+  double capacity = std::numeric_limits<double>::infinity();
+  double latency_sum = 0.0;
+  double latency[kMaxLinks] = {};
+  // Descent: the whole route's latency, when every climb of its direction
+  // has the same latency_sum (uniform_climb_latency_).
+  double route_latency = 0.0;
+
+  HalfRoute(std::span<const int> route, const std::vector<Link>& all);
+};
+
+FlowNetwork::HalfRoute::HalfRoute(std::span<const int> route, const std::vector<Link>& all) {
+  for (int l : route) {
+    links[hops] = l;
+    latency[hops++] = all[l].latency_ms;
+    capacity = std::min(capacity, all[l].capacity);
+    latency_sum += all[l].latency_ms;
+  }
+}
+
+// The route's smallest capacity is the smaller of its halves', and its
+// latency the climb's sum continued over the descent's links: the min and
+// the additions route_bottleneck and route_latency make, in their order.
+inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
+                                     ClosedFormMessage* m) const {
+  double latency;
+  if (uniform_climb_latency_[across]) {
+    latency = down.route_latency;
+  } else {
+    latency = up.latency_sum;
+    for (int h = 0; h < down.hops; ++h) latency += down.latency[h];
+  }
+  m->bottleneck = std::min(up.capacity, down.capacity);
+  m->latency_ms = latency;
+  m->moves = true;
+}
+
+// In route order.
+void FlowNetwork::add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes) {
+  for (int h = 0; h < up.hops; ++h) link_bytes_[up.links[h]] += bytes;
+  for (int h = 0; h < down.hops; ++h) link_bytes_[down.links[h]] += bytes;
+}
+
 FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool contention,
                          bool allow_closed_form)
     : queue_(queue),
@@ -321,22 +372,36 @@ FlowNetwork::~FlowNetwork() = default;
 
 int FlowNetwork::active_flows() const { return state_->active; }
 
-void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes,
-                                      ClosedFormMessage* m) const {
+inline const FlowNetwork::HalfRoute& FlowNetwork::climb(const ClosedFormMessage& m) const {
+  return climbs_[2 * static_cast<size_t>(m.src) + m.across];
+}
+
+inline const FlowNetwork::HalfRoute& FlowNetwork::descent(const ClosedFormMessage& m) const {
+  return descents_[2 * static_cast<size_t>(m.dst) + m.across];
+}
+
+// Writes the message to *m; returns its route's halves when it moves.
+inline std::pair<const FlowNetwork::HalfRoute*, const FlowNetwork::HalfRoute*>
+FlowNetwork::fill_message(int src_rank, int dst_rank, double bytes, ClosedFormMessage* m) const {
   assert(closed_form_exact_);
   *m = ClosedFormMessage{.bytes = bytes, .src = src_rank, .dst = dst_rank};
-  if (!(bytes > 0.0) || src_rank == dst_rank) return;
-  m->across = host_[src_rank] != host_[dst_rank];
-  fill_moving(climbs_[2 * static_cast<size_t>(src_rank) + m->across],
-              descents_[2 * static_cast<size_t>(dst_rank) + m->across], m->across, m);
+  if (!(bytes > 0.0) || src_rank == dst_rank) return {nullptr, nullptr};
+  m->across = host_[static_cast<size_t>(src_rank)] != host_[static_cast<size_t>(dst_rank)];
+  const HalfRoute& up = climb(*m);
+  const HalfRoute& down = descent(*m);
+  fill_moving(up, down, m->across, m);
+  return {&up, &down};
+}
+
+void FlowNetwork::closed_form_message(int src_rank, int dst_rank, double bytes,
+                                      ClosedFormMessage* m) const {
+  fill_message(src_rank, dst_rank, bytes, m);
 }
 
 void FlowNetwork::account_closed_form(const ClosedFormMessage& m) {
   if (!(m.bytes > 0.0)) return;  // the flow path starts no flow for an empty message either
   ++flows_started_;
-  if (!m.moves) return;
-  add_link_bytes(climbs_[2 * static_cast<size_t>(m.src) + m.across],
-                 descents_[2 * static_cast<size_t>(m.dst) + m.across], m.bytes);
+  if (m.moves) add_link_bytes(climb(m), descent(m), m.bytes);
 }
 
 namespace {
@@ -382,20 +447,15 @@ void FlowNetwork::send_closed_form(std::span<const int> src, std::span<const int
   double* link_bytes = link_bytes_.data();
   for (size_t k = 0; k < src.size(); ++k) {
     ClosedFormMessage& m = out[k];
-    const double b = bytes[k];
-    m = ClosedFormMessage{.bytes = b, .src = src[k], .dst = dst[k]};
-    if (!(b > 0.0)) continue;  // the flow path starts no flow for an empty message either
+    const auto [up, down] = fill_message(src[k], dst[k], bytes[k], &m);
+    if (!(m.bytes > 0.0)) continue;  // as account_closed_form
     ++flows_started_;
-    if (m.src == m.dst) continue;
-    m.across = host_[static_cast<size_t>(m.src)] != host_[static_cast<size_t>(m.dst)];
-    const HalfRoute& up = climbs_[2 * static_cast<size_t>(m.src) + m.across];
-    const HalfRoute& down = descents_[2 * static_cast<size_t>(m.dst) + m.across];
-    fill_moving(up, down, m.across, &m);
+    if (up == nullptr) continue;
     // Route order on every link: the links are each in one role (tops_apart_).
-    for (int h = 0; h + 1 < up.hops; ++h) link_bytes[up.links[h]] += b;
-    climb_top.add(up.links[up.hops - 1], b);
-    descent_top.add(down.links[0], b);
-    for (int h = 1; h < down.hops; ++h) link_bytes[down.links[h]] += b;
+    for (int h = 0; h + 1 < up->hops; ++h) link_bytes[up->links[h]] += m.bytes;
+    climb_top.add(up->links[up->hops - 1], m.bytes);
+    descent_top.add(down->links[0], m.bytes);
+    for (int h = 1; h < down->hops; ++h) link_bytes[down->links[h]] += m.bytes;
   }
   climb_top.flush();
   descent_top.flush();

@@ -189,6 +189,8 @@ struct TopologyGraph::Impl {
 
   void build(const planner::FabricSpec& fabric);
   void fill_routes(int src) const;
+  std::span<const int> climb(int rank, bool across) const;
+  std::span<const int> descent(int rank, bool across) const;
   // Whether `path` (the breadth-first route) is src's climb then dst's descent.
   bool splits_into_halves(int src, int dst, std::span<const int> path) const;
   std::span<const int> route(int src, int dst) const;
@@ -295,15 +297,25 @@ void TopologyGraph::Impl::fill_routes(int src) const {
   }
 }
 
+std::span<const int> TopologyGraph::Impl::climb(int rank, bool across) const {
+  assert(rank >= 0 && rank < num_ranks && (!across || !climb_across.empty()));
+  if (!across) return {fabric_up.data() + rank, 1};
+  return {climb_across.data() + static_cast<size_t>(rank) * kHalfLinks, kHalfLinks};
+}
+
+std::span<const int> TopologyGraph::Impl::descent(int rank, bool across) const {
+  assert(rank >= 0 && rank < num_ranks && (!across || !descent_across.empty()));
+  if (!across) return {fabric_down.data() + rank, 1};
+  return {descent_across.data() + static_cast<size_t>(rank) * kHalfLinks, kHalfLinks};
+}
+
 bool TopologyGraph::Impl::splits_into_halves(int src, int dst, std::span<const int> path) const {
-  const bool across = src / local_world_size != dst / local_world_size;
-  const size_t half = across ? kHalfLinks : 1;
-  const int* up =
-      across ? climb_across.data() + static_cast<size_t>(src) * kHalfLinks : fabric_up.data() + src;
-  const int* down = across ? descent_across.data() + static_cast<size_t>(dst) * kHalfLinks
-                           : fabric_down.data() + dst;
-  return path.size() == 2 * half && std::equal(up, up + half, path.begin()) &&
-         std::equal(down, down + half, path.begin() + static_cast<std::ptrdiff_t>(half));
+  const bool across = src / local_world_size != dst / local_world_size;  // host_of
+  const std::span<const int> up = climb(src, across);
+  const std::span<const int> down = descent(dst, across);
+  return path.size() == up.size() + down.size() && std::equal(up.begin(), up.end(), path.begin()) &&
+         std::equal(down.begin(), down.end(),
+                    path.begin() + static_cast<std::ptrdiff_t>(up.size()));
 }
 
 std::span<const int> TopologyGraph::Impl::route(int src, int dst) const {
@@ -365,17 +377,11 @@ std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const {
 }
 
 std::span<const int> TopologyGraph::climb(int rank, bool across) const {
-  assert(rank >= 0 && rank < impl_->num_ranks && (!across || !impl_->climb_across.empty()));
-  if (!across) return {impl_->fabric_up.data() + rank, 1};
-  return {impl_->climb_across.data() + static_cast<size_t>(rank) * Impl::kHalfLinks,
-          Impl::kHalfLinks};
+  return impl_->climb(rank, across);
 }
 
 std::span<const int> TopologyGraph::descent(int rank, bool across) const {
-  assert(rank >= 0 && rank < impl_->num_ranks && (!across || !impl_->descent_across.empty()));
-  if (!across) return {impl_->fabric_down.data() + rank, 1};
-  return {impl_->descent_across.data() + static_cast<size_t>(rank) * Impl::kHalfLinks,
-          Impl::kHalfLinks};
+  return impl_->descent(rank, across);
 }
 
 std::span<const int> TopologyGraph::link_route(int link) const {

@@ -24,11 +24,11 @@
 // standalone rate: max-min sharing treats it as the flow's own bottleneck.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "shardlab/sim/event_queue.h"
@@ -123,26 +123,15 @@ class FlowNetwork : private EventHandler {
   std::vector<double> link_bytes_;
   uint64_t flows_started_ = 0;
 
-  // One half of a route (TopologyGraph::climb or descent) with what a closed
-  // form needs of it: its smallest capacity, and its link latencies summed
-  // from 0 in route order (a climb's sum starts its route's) or one by one (a
-  // descent's continue the climb's sum).
-  struct HalfRoute {
-    static constexpr int kMaxLinks = TopologyGraph::kMaxRouteLinks / 2;
-    int links[kMaxLinks] = {};
-    int hops = 0;
-    double capacity = std::numeric_limits<double>::infinity();
-    double latency_sum = 0.0;
-    double latency[kMaxLinks] = {};
-    // Descent: the whole route's latency, when every climb of its direction
-    // has the same latency_sum (uniform_climb_latency_).
-    double route_latency = 0.0;
-
-    HalfRoute(std::span<const int> route, const std::vector<Link>& all);
-  };
-  // The message's bottleneck and latency on the route up then down.
+  // One half of a route with what a closed form needs of it (flow_network.cc).
+  struct HalfRoute;
+  const HalfRoute& climb(const ClosedFormMessage& m) const;
+  const HalfRoute& descent(const ClosedFormMessage& m) const;
   void fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
                    ClosedFormMessage* m) const;
+  std::pair<const HalfRoute*, const HalfRoute*> fill_message(int src_rank, int dst_rank,
+                                                             double bytes,
+                                                             ClosedFormMessage* m) const;
   void add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes);
 
   // Per rank and direction, [2 * rank + across]: its climb and descent
@@ -158,38 +147,5 @@ class FlowNetwork : private EventHandler {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// Inline: closed forms compute every message through them.
-inline FlowNetwork::HalfRoute::HalfRoute(std::span<const int> route, const std::vector<Link>& all) {
-  for (int l : route) {
-    links[hops] = l;
-    latency[hops++] = all[l].latency_ms;
-    capacity = std::min(capacity, all[l].capacity);
-    latency_sum += all[l].latency_ms;
-  }
-}
-
-// The route's smallest capacity is the smaller of its halves', and its
-// latency the climb's sum continued over the descent's links: the min and
-// the additions route_bottleneck and route_latency make, in their order.
-inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
-                                     ClosedFormMessage* m) const {
-  double latency;
-  if (uniform_climb_latency_[across]) {
-    latency = down.route_latency;
-  } else {
-    latency = up.latency_sum;
-    for (int h = 0; h < down.hops; ++h) latency += down.latency[h];
-  }
-  m->bottleneck = std::min(up.capacity, down.capacity);
-  m->latency_ms = latency;
-  m->moves = true;
-}
-
-// In route order.
-inline void FlowNetwork::add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes) {
-  for (int h = 0; h < up.hops; ++h) link_bytes_[up.links[h]] += bytes;
-  for (int h = 0; h < down.hops; ++h) link_bytes_[down.links[h]] += bytes;
-}
 
 }  // namespace shardlab::sim
