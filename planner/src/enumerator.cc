@@ -15,28 +15,10 @@ namespace {
 using ST = ShardingType;
 using CK = ComputeKernel;
 
-// Row bytes of a quantized table: FBGEMM pads rows to 16 bytes; integer
-// types add an fp16 scale and bias (4 bytes). bf16 is refused by the loader.
+// Row bytes of a quantized table (quantized_row): padded to 16 bytes.
 int64_t quantized_row_bytes(DataType type, int64_t dim) {
-  int64_t unpadded = 0;
-  switch (type) {
-    case DataType::kFp32:
-      unpadded = 4 * dim;
-      break;
-    case DataType::kFp16:
-    case DataType::kBf16:
-      unpadded = 2 * dim;
-      break;
-    case DataType::kInt8:
-      unpadded = dim + 4;
-      break;
-    case DataType::kInt4:
-      unpadded = dim / 2 + 4;
-      break;
-    case DataType::kInt2:
-      unpadded = dim / 4 + 4;
-      break;
-  }
+  const QuantizedRow q = quantized_row(type);
+  const int64_t unpadded = q.element_bytes * dim / q.cols_per_byte + q.scale_bias;
   return (unpadded + 15) / 16 * 16;
 }
 
@@ -250,9 +232,8 @@ void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleI
 // Columns the enumerator gives table `table` (quantized rows are wider).
 int64_t tensor_cols(const TableSpec& table, bool quant) {
   if (!quant) return table.embedding_dim;
-  const int64_t w = quantized_row_bytes(table.data_type, table.embedding_dim);
-  return table.data_type == DataType::kInt4 ? 2 * w
-                                            : (table.data_type == DataType::kInt2 ? 4 * w : w);
+  return quantized_row_bytes(table.data_type, table.embedding_dim) *
+         quantized_row(table.data_type).cols_per_byte;
 }
 
 }  // namespace

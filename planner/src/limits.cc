@@ -450,31 +450,11 @@ class LimitFinder {
       m.col_bytes = dim * element;
       return;
     }
-    double unpadded = 0;
-    double cols_per_byte = 1;
-    switch (t.data_type) {
-      case DataType::kFp32:
-        unpadded = 4 * dim;
-        break;
-      case DataType::kFp16:
-      case DataType::kBf16:
-        unpadded = 2 * dim;
-        break;
-      case DataType::kInt8:
-        unpadded = dim + 4;
-        break;
-      case DataType::kInt4:
-        unpadded = std::floor(dim / 2) + 4;
-        cols_per_byte = 2;
-        break;
-      case DataType::kInt2:
-        unpadded = std::floor(dim / 4) + 4;
-        cols_per_byte = 4;
-        break;
-    }
+    const QuantizedRow q = quantized_row(t.data_type);
+    const double unpadded = std::floor(q.element_bytes * dim / q.cols_per_byte) + q.scale_bias;
     const double padded = std::ceil(unpadded / 16) * 16;
     m.row_bytes = padded + 4;  // the quant sharder's fp16 scale and bias per row
-    m.col_bytes = padded * cols_per_byte;
+    m.col_bytes = padded * q.cols_per_byte;
   }
 
   // A factor of a table's footprint that a field supplies: its path, value,

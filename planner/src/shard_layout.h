@@ -10,6 +10,32 @@
 
 namespace shardlab::planner {
 
+// A row of a table quantized for inference, as FBGEMM lays it out: `dim`
+// columns of `element_bytes` each, packed `cols_per_byte` to a byte for int4
+// and int2, then `scale_bias` bytes (the integer types' fp16 scale and bias),
+// padded to 16 bytes. bf16 is refused by the loader.
+struct QuantizedRow {
+  int element_bytes;
+  int cols_per_byte;
+  int scale_bias;
+};
+constexpr QuantizedRow quantized_row(DataType type) {
+  switch (type) {
+    case DataType::kFp32:
+      return {4, 1, 0};
+    case DataType::kFp16:
+    case DataType::kBf16:
+      return {2, 1, 0};
+    case DataType::kInt8:
+      return {1, 1, 4};
+    case DataType::kInt4:
+      return {1, 2, 4};
+    case DataType::kInt2:
+      return {1, 4, 4};
+  }
+  return {4, 1, 0};
+}
+
 // Row-wise split of `rows` into `n` shards of ceil(rows / n) rows; trailing
 // shards may be short or empty (they are kept). REQUIRES: rows >= 1, n >= 1.
 std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n);

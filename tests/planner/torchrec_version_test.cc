@@ -211,6 +211,33 @@ TEST(TorchRecVersionTest, InferenceHasNoBackwardForAnyShardingTypeIn2026) {
   EXPECT_EQ(old_tw.bwd_compute, 0.0);
 }
 
+// FBGEMM's quantized rows, in both versions: columns packed per byte, an
+// fp16 scale and bias for the integer types, padded to 16 bytes; the tensor
+// is as many columns wide as the padded row has bytes times columns per byte.
+TEST(TorchRecVersionTest, QuantizedRowsArePaddedAndPacked) {
+  const struct {
+    DataType type;
+    int64_t dim;
+    int64_t cols;
+  } cases[] = {
+      {DataType::kFp16, 100, 208},  // 200 bytes -> 208
+      {DataType::kInt8, 128, 144},  // 128 + 4 -> 144
+      {DataType::kInt4, 128, 160},  // 64 + 4 -> 80, 2 columns a byte
+      {DataType::kInt2, 128, 192},  // 32 + 4 -> 48, 4 columns a byte
+      {DataType::kInt4, 30, 64},    // 15 + 4 -> 32
+  };
+  for (const auto& c : cases) {
+    Scenario s = scenario(2, 2, 1, 100000, c.dim);
+    s.planner.is_inference = true;
+    s.tables[0].data_type = c.type;
+    for (const TorchRecVersion version : {k2024, k2026}) {
+      const ShardingOption o =
+          option(options_of(s, version), "t0", ShardingType::kTableWise, ComputeKernel::kQuant);
+      EXPECT_EQ(o.tensor_cols, c.cols) << static_cast<int>(c.type) << " dim " << c.dim;
+    }
+  }
+}
+
 // TorchRecBehaviour::twrw_two_level_comms
 TEST(TorchRecVersionTest, TableRowWiseCommsAreTwoLevelIn2026) {
   // 2 hosts of 4: W = 8, Lw = 4, two host groups.
