@@ -168,6 +168,14 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::S
                      model, planned.perf_rating);
   out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n",
                      r.iteration_ms, r.iterations, r.total_ms);
+  // What the iteration leaves out unless the scenario says it: the host's own
+  // work (docs/validation.md: an eager PyTorch loop spends milliseconds there).
+  const double host_ms = scenario.workload.iteration_overhead_ms;
+  out << (host_ms > 0.0
+              ? fmt::format("host side: {:.6g} ms per iteration (workload.iteration_overhead_ms)\n",
+                            host_ms)
+              : std::string("host side: not included (workload.iteration_overhead_ms is 0): "
+                            "data loading, Python, launches\n"));
   if (r.dense_params > 0) {
     out << fmt::format("dense model: {} parameters ({}), {} DDP bucket{}\n", r.dense_params,
                        format_bytes(static_cast<double>(r.dense_params) * 4.0), r.ddp_buckets,

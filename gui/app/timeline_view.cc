@@ -47,6 +47,18 @@ QWidget* legend(QWidget* parent) {
   return w;
 }
 
+// What the simulated iteration includes of the host's own work, as the CLI's
+// summary says it (docs/simulation.md "Reading the summary").
+QString host_side_note(const ScenarioPtr& scenario) {
+  const double host_ms = scenario ? scenario->workload.iteration_overhead_ms : 0.0;
+  return host_ms > 0.0
+             ? QStringLiteral("; host side %1 ms per iteration (workload.iteration_overhead_ms)")
+                   .arg(host_ms)
+             : QStringLiteral(
+                   "; host side not included (workload.iteration_overhead_ms is 0): "
+                   "data loading, Python, launches");
+}
+
 }  // namespace
 
 TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
@@ -208,7 +220,8 @@ void TimelineView::refresh() {
           .arg(s->iteration_ms, 0, 'f', 4)
           .arg(s->total_ms, 0, 'f', 4)
           .arg(s->critical_path.size())
-          .arg(m.critical_lanes().size()));
+          .arg(m.critical_lanes().size()) +
+      host_side_note(d ? d->base->scenario : wb->scenario()));
 }
 
 }  // namespace shardlab::gui

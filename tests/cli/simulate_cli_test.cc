@@ -76,6 +76,26 @@ void check_result(const Json& j, const std::string& scenario, int iterations, in
   }
 }
 
+// The summary says whether the host's own work is in the iteration: absent
+// unless workload.iteration_overhead_ms gives it, then as that phase.
+TEST_F(CliTest, SimulateSaysWhetherTheHostSideIsIncluded) {
+  const CliRun without = run({"simulate", kTiny, "--no-record"});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.out.find("host side: not included (workload.iteration_overhead_ms is 0)"),
+            std::string::npos)
+      << without.out;
+
+  std::string text = kTwoHostScenario;
+  const std::string workload = R"("workload": {)";
+  text.insert(text.find(workload) + workload.size(), R"("iteration_overhead_ms": 0.75, )");
+  const CliRun with = run({"simulate", write("overhead.json", text), "--no-record"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_NE(with.out.find("host side: 0.75 ms per iteration (workload.iteration_overhead_ms)"),
+            std::string::npos)
+      << with.out;
+  EXPECT_EQ(with.out.find("host side: not included"), std::string::npos) << with.out;
+}
+
 TEST_F(CliTest, SimulateWritesResultAndTrace) {
   const std::string out = path("result.json");
   const std::string trace = path("trace.json");

@@ -90,6 +90,10 @@ class AppTest : public QObject {
     QVERIFY(error.contains(QStringLiteral(".bmpx")));
 
     const auto* timeline = static_cast<TimelineView*>(window.view(QStringLiteral("timeline")));
+    // As the CLI's summary: the scenario has no iteration_overhead_ms.
+    QVERIFY2(timeline->header_text().contains(
+                 QStringLiteral("host side not included (workload.iteration_overhead_ms is 0)")),
+             qPrintable(timeline->header_text()));
     const QString trace = dir.filePath(QStringLiteral("trace.json"));
     QVERIFY2(timeline->export_chrome_trace(trace, &error), qPrintable(error));
     QFile trace_file(trace);
