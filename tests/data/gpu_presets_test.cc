@@ -40,7 +40,7 @@ TEST(GpuPresets, BuiltInFileHasEveryPresetWithSourcedNumbers) {
     }
   }
   const GpuPreset& h100 = *c.find("h100-sxm");
-  EXPECT_EQ(h100.hbm_cap, int64_t{80} * 1000 * 1000 * 1000);
+  EXPECT_EQ(h100.hbm_cap, int64_t{81559} << 20);  // driver-reported, not the data sheet's 80 GB
   EXPECT_DOUBLE_EQ(h100.hbm_mem_bw, 3.35e12 / 1e3);
   EXPECT_DOUBLE_EQ(h100.intra_host_bw, 450 * kGBps);
   EXPECT_DOUBLE_EQ(h100.inter_host_bw, 50 * kGBps);
