@@ -25,8 +25,11 @@ Result<CalibrationChoice> CalibrationChoice::load(const std::string& path) {
   return choice;
 }
 
-std::string CalibrationChoice::note() const {
-  return profile_ ? "; calibration " + profile_->name : std::string();
+std::string CalibrationChoice::note(const planner::Scenario& scenario) const {
+  if (profile_) return "; calibration " + profile_->name;
+  if (scenario.gpu && scenario.preset_calibration)
+    return "; preset " + scenario.gpu->name + " default profile";
+  return std::string();
 }
 
 void CalibrationChoice::warn_uncalibrated(const planner::PlannerResult& result) const {

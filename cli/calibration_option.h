@@ -27,8 +27,10 @@ class CalibrationChoice {
   // The parameters for PlannerOptions::calibration; null without a profile.
   // Valid while this object lives.
   const planner::CostCalibration* get() const { return profile_ ? &profile_->parameters : nullptr; }
-  // "; calibration NAME" for summary lines, or "" without a profile.
-  std::string note() const;
+  // What rates the shards, for summary lines: "; calibration NAME" with a
+  // profile, "; preset NAME default profile" under a GPU preset that brings
+  // one (docs/presets.md), else "" (TorchRec's constants).
+  std::string note(const planner::Scenario& scenario) const;
 
   // Warns (stderr) when the planned shards use (kernel, dim class) pairs the
   // profile has no bandwidth for: those keep TorchRec's figures, which can

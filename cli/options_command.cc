@@ -72,7 +72,7 @@ int run_options(const OptionsArgs& args) {
   if (!args.quiet) {
     std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}{}\n",
                              result.search_space->options.size(), scenario->tables.size(),
-                             result.wall_seconds * 1e3, calibration->note(),
+                             result.wall_seconds * 1e3, calibration->note(*scenario),
                              args.output == "-" ? std::string() : " -> " + shown(args.output));
   }
   return kExitOk;

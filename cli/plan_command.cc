@@ -50,24 +50,29 @@ std::string destination_label(const std::string& dest) {
 }
 
 // TorchRec's stats table, under a line naming the TorchRec model that planned
-// (the table itself is TorchRec's, line for line).
-void print_stats(const planner::Scenario& scenario, const planner::PlannerResult& result) {
+// and what rated the shards when it is not TorchRec's constants (`rated_with`,
+// CalibrationChoice::note). The table itself is TorchRec's, line for line. On
+// stdout, or on stderr when the plan JSON goes to stdout (-o -).
+void print_stats(const PlanArgs& args, const planner::Scenario& scenario,
+                 const planner::PlannerResult& result, const std::string& rated_with) {
   const std::vector<std::string> lines = planner::format_stats(scenario, result);
   if (lines.empty()) return;
-  std::cout << "Planned as TorchRec " << planner::model_name(scenario.planner.torchrec_version)
-            << '\n';
-  for (const std::string& line : lines) std::cout << line << '\n';
-  std::cout.flush();
+  std::ostream& out = args.json_destination() == "-" ? std::cerr : std::cout;
+  out << "Planned as TorchRec " << planner::model_name(scenario.planner.torchrec_version)
+      << rated_with << '\n';
+  for (const std::string& line : lines) out << line << '\n';
+  out.flush();
 }
 
 // Reports a failed run: message to stderr, error JSON to the destination,
 // stats (TorchRec prints them on planner failures too) when asked.
 int report_failure(const PlanArgs& args, const planner::Scenario& scenario,
-                   const planner::PlannerResult* result, const Status& status) {
+                   const planner::PlannerResult* result, const Status& status,
+                   const std::string& rated_with = {}) {
   print_error(status.message());
   if (args.stats && result != nullptr && result->search_space.has_value() &&
       status.code() == StatusCode::kPlanner) {
-    print_stats(scenario, *result);
+    print_stats(args, scenario, *result, rated_with);
   }
   const std::string dest = args.json_destination();
   if (!dest.empty()) {
@@ -81,8 +86,9 @@ int report_failure(const PlanArgs& args, const planner::Scenario& scenario,
 // is the plan written compact (what the run store keeps): the file is laid
 // out from it rather than written again.
 int report_success(const PlanArgs& args, const planner::Scenario& scenario,
-                   const planner::PlannerResult& result, const std::string& plan_json) {
-  if (args.stats) print_stats(scenario, result);
+                   const planner::PlannerResult& result, const std::string& plan_json,
+                   const std::string& rated_with) {
+  if (args.stats) print_stats(args, scenario, result, rated_with);
   const std::string dest = args.json_destination();
   if (!dest.empty()) {
     const std::string json = args.format == "torchrec"
@@ -193,10 +199,11 @@ int run_plan(const PlanArgs& args) {
   planner::PlannerResult result = planner::plan(
       *scenario,
       planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
-  if (!result.ok()) return report_failure(args, *scenario, &result, result.failure());
+  const std::string rated_with = calibration->note(*scenario);
+  if (!result.ok()) return report_failure(args, *scenario, &result, result.failure(), rated_with);
   calibration->warn_uncalibrated(result);
   std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
-  code = report_success(args, *scenario, result, plan_json);
+  code = report_success(args, *scenario, result, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
         "planned {} tables on {} ranks as TorchRec {} in {:.1f} ms: rating {:.6g} ms "
@@ -204,7 +211,7 @@ int run_plan(const PlanArgs& args) {
         scenario->tables.size(), result.topology.world_size,
         planner::to_string(scenario->planner.torchrec_version), result.wall_seconds * 1e3,
         result.perf_rating, result.num_proposals, result.num_plans,
-        simulations_note(*model) + calibration->note(), summary_target(args));
+        simulations_note(*model) + rated_with, summary_target(args));
   }
   if (code == kExitOk) {
     code = record_plan(args, *scenario, result, *model, loaded->recorder, std::move(plan_json));
@@ -247,14 +254,15 @@ int run_from_plan(const PlanArgs& args) {
   }
   warn_over_capacity(rated);
   calibration->warn_uncalibrated(rated);
+  const std::string rated_with = calibration->note(*scenario);
   std::string plan_json = data::plan_to_json(*scenario, rated, data::kCompactJson);
-  code = report_success(args, *scenario, rated, plan_json);
+  code = report_success(args, *scenario, rated, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
         "rated {} ({} tables on {} ranks) as TorchRec {} in {:.1f} ms: rating {:.6g} ms{}{}\n",
         shown(args.from_plan), scenario->tables.size(), rated.topology.world_size,
         planner::to_string(scenario->planner.torchrec_version), rated.wall_seconds * 1e3,
-        rated.perf_rating, simulations_note(*model) + calibration->note(), summary_target(args));
+        rated.perf_rating, simulations_note(*model) + rated_with, summary_target(args));
   }
   if (code == kExitOk) {
     code = record_plan(args, *scenario, rated, *model, loaded->recorder, std::move(plan_json));

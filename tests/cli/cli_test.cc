@@ -285,6 +285,31 @@ TEST_F(CliTest, TorchRecVersionChoosesTheModel) {
   EXPECT_NE(r.err.find("2024-02, 2026-08"), std::string::npos) << r.err;
 }
 
+// Under a GPU preset the shards are rated with the preset's default profile,
+// and every summary says so; the stats table leaves stdout to the plan JSON
+// when the plan goes there (-o -).
+TEST_F(CliTest, PlanSaysWhatRatesTheShards) {
+  const std::string gpu =
+      std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/validation/mlperf_dcnv2_h100_sxm.json";
+  CliRun r = run({"plan", gpu, "--no-record", "--stats", "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["scenario"], "mlperf_dcnv2_h100_sxm");  // JSON only on stdout
+  EXPECT_NE(r.err.find("Planned as TorchRec 2026-08 (commit 376cac6a); preset h100-sxm default "
+                       "profile\n#####"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("547 plans; preset h100-sxm default profile) -> stdout"), std::string::npos)
+      << r.err;
+  r = run({"options", gpu, "-o", path("options.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("; preset h100-sxm default profile -> "), std::string::npos) << r.err;
+
+  // Without a preset, TorchRec's constants: no note.
+  r = run({"plan", write("small.json", kSmallScenario), "--no-record", "-o", path("p.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("profile"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, Options) {
   CliRun r = run({"options", write("small.json", kSmallScenario)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
