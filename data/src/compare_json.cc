@@ -76,18 +76,6 @@ void write_row(JsonWriter& w, const planner::Scenario& scenario, const sim::Comp
 
 }  // namespace
 
-std::string error_type_name(const Status& status) {
-  assert(!status.is_ok());
-  switch (status.code()) {
-    case StatusCode::kPlanner:
-      return to_string(status.planner_error());
-    case StatusCode::kInternal:
-      return "internal";
-    default:
-      return "invalid_scenario";
-  }
-}
-
 std::string comparison_to_json(const planner::Scenario& scenario, const sim::Comparison& comparison,
                                bool compact) {
   JsonWriter w(compact ? kCompactJson : kDefaultJsonIndent);

@@ -163,6 +163,22 @@ std::string shard_placement(ComputeDevice device, int rank, int local_world_size
   return out;
 }
 
+std::string error_type_name(const Status& status) {
+  assert(!status.is_ok());
+  switch (status.code()) {
+    case StatusCode::kPlanner:
+      return to_string(status.planner_error());
+    case StatusCode::kCorrupt:
+      return "corrupt";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kInternal:
+      return "internal";
+    default:
+      return "invalid_scenario";
+  }
+}
+
 std::string error_to_json(const std::string& scenario_name, const Status& status,
                           const PlannerResult* result, int indent) {
   assert(!status.is_ok());
@@ -171,17 +187,7 @@ std::string error_to_json(const std::string& scenario_name, const Status& status
   w.member("scenario", scenario_name);
   w.key("error");
   w.begin_object();
-  switch (status.code()) {
-    case StatusCode::kPlanner:
-      w.member("type", to_string(status.planner_error()));
-      break;
-    case StatusCode::kInternal:
-      w.member("type", "internal");
-      break;
-    default:
-      w.member("type", "invalid_scenario");
-      break;
-  }
+  w.member("type", error_type_name(status));
   w.member("message", status.message());
   w.end_object();
   if (status.code() == StatusCode::kPlanner) {

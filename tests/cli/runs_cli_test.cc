@@ -325,6 +325,8 @@ TEST_F(RunsCliTest, ADamagedStoreTakesNoNewRuns) {
     EXPECT_NE(r.err.find("`shardlab runs check` shows what is wrong"), std::string::npos) << r.err;
   }
   EXPECT_EQ(read_file(db), before);
+  // The error object plan's -o received names the store's problem, not the scenario's.
+  EXPECT_EQ(Json::parse(read_file(path("p.json")))["error"]["type"], "corrupt");
   const CliRun check = run({"runs", "check", "--db", db});
   EXPECT_EQ(check.exit_code, 2);
   EXPECT_NE(check.err.find(db + ": "), std::string::npos) << check.err;

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "shardlab/data/plan_json.h"
 #include "shardlab/planner/status.h"
 #include "shardlab/sim/compare.h"
 
@@ -30,9 +31,5 @@ namespace shardlab::data {
 // that keep the scenario's own.
 std::string comparison_to_json(const planner::Scenario& scenario, const sim::Comparison& comparison,
                                bool compact = false);
-
-// The error type name a failed Status is reported under.
-// REQUIRES: !status.is_ok()
-std::string error_type_name(const Status& status);
 
 }  // namespace shardlab::data

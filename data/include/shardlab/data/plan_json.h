@@ -58,12 +58,20 @@ std::string options_to_json(const planner::Scenario& scenario, const planner::Pl
 //    "num_proposals", "num_plans", "reserved"}, with type to_string(planner_error()),
 //    counters from `result` (0 when `result` is null) and reserved the device
 //    list [{rank, hbm, ddr}] or null when the reservation did not complete;
-//  - kInvalidArgument and kIo give {"scenario", "error": {"type": "invalid_scenario",
-//    "message"}} (exit status 2 at the CLI);
-//  - kInternal gives the same short shape with type "internal".
+//  - every other status gives {"scenario", "error": {"type", "message"}} with
+//    type error_type_name(status).
 // REQUIRES: !status.is_ok()
 std::string error_to_json(const std::string& scenario_name, const Status& status,
                           const planner::PlannerResult* result, int indent = kDefaultJsonIndent);
+
+// The error type a failed Status is reported under (docs/cost-model.md §13.3):
+// kPlanner: to_string(planner_error()); kCorrupt: "corrupt" (a damaged run
+// store); kUnavailable:
+// "unavailable" (a device, library or module this host lacks); kInternal:
+// "internal"; anything else (invalid, missing or unreadable input):
+// "invalid_scenario".
+// REQUIRES: !status.is_ok()
+std::string error_type_name(const Status& status);
 
 // The best plan as TorchRec's ShardingPlan, wrapped so the file says what it is:
 //   {"format": "torchrec.ShardingPlan", "version": 1, "scenario": NAME,
