@@ -3,6 +3,8 @@
 // "<file>: <json path>: <what is wrong>: got <value>, expected <what>". Then
 // the layout is checked against what TorchRec builds from a plan as written:
 // a plan TorchRec would lay out differently is refused rather than rated.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
 #include <optional>
@@ -146,7 +148,9 @@ class PlanReader {
 
   Result<PartitionedPlan> read(const Json& root) {
     SHARDLAB_RETURN_IF_ERROR(collect(root));
-    return place();
+    Result<PartitionedPlan> placed = place();
+    count_misplaced();
+    return placed;
   }
 
   // Warnings past kMaxWarnings, counted.
@@ -333,13 +337,32 @@ class PlanReader {
                         "rank " + std::to_string(rank));
     const std::string want =
         shard_placement(scenario_.topology.compute_device, rank, topology_local_);
-    if (text != want && !placement_warned_) {
-      placement_warned_ = true;
+    if (text == want) return Status::ok();
+    // One warning for the first such shard; the others are counted into it
+    // (a plan made for another GPUs-per-host layout misplaces every shard).
+    if (misplaced_shards_++ == 0 && warnings_ != nullptr) {
+      const std::size_t before = warnings_->size();
       warn(path, "places the shard on " + quote_text(text) + ", but this scenario's rank " +
                      std::to_string(rank) + " is " + quote_text(want) +
                      "; the rating uses the scenario's device");
+      if (warnings_->size() > before) first_misplaced_ = before;
+    }
+    if (!placement_warned_) {
+      placement_warned_ = true;
+      ++misplaced_tables_;
     }
     return Status::ok();
+  }
+
+  // Adds to the placement warning how many more shards and tables name a
+  // device other than the scenario's.
+  void count_misplaced() {
+    if (misplaced_shards_ <= 1 || !first_misplaced_) return;
+    (*warnings_)[*first_misplaced_] += fmt::format(
+        "; so do {} more shard{} ({} table{} in all): the plan was made for another number of "
+        "GPUs per host",
+        misplaced_shards_ - 1, misplaced_shards_ == 2 ? "" : "s", misplaced_tables_,
+        misplaced_tables_ == 1 ? "" : "s");
   }
 
   static std::string quote_text(const std::string& s) { return internal::quote_truncated(s); }
@@ -553,7 +576,10 @@ class PlanReader {
   std::vector<std::string>* warnings_;
   std::size_t dropped_ = 0;
   int topology_local_ = 1;
-  bool placement_warned_ = false;  // one placement warning per table
+  bool placement_warned_ = false;  // this table's misplaced shards are counted
+  int misplaced_shards_ = 0;       // shards placed on another device than the scenario's
+  int misplaced_tables_ = 0;       // tables with such shards
+  std::optional<std::size_t> first_misplaced_;  // index in *warnings_ of that warning
   const JsonPath root_;
   std::deque<JsonPath> paths_;  // stable addresses: paths point to their parents
   std::vector<Entry> entries_;

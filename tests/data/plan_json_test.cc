@@ -4,6 +4,7 @@
 
 #include "shardlab/data/plan_json.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -724,6 +726,41 @@ TEST(ParsePlan, WarnsWhereTheFileDisagreesWithTheScenario) {
             "w.json: plan.ebc.t0.enforce_hbm: is false but the scenario's constraint says true: "
             "TorchRec would build "
             "the file's, the rating assumes the scenario's");
+}
+
+// A plan made for another number of GPUs per host names other devices for
+// many shards: one warning, at the first, counts them all.
+TEST(ParsePlan, CountsMisplacedShardsInOneWarning) {
+  Fixture f;
+  const PlannerResult r = f.result(1, 1);
+  const std::string text = plan_to_torchrec_json(f.scenario, r);
+  Scenario one_per_host = f.scenario;
+  one_per_host.topology.local_world_size = 1;  // rank 1 is "rank:1/cuda:0" now
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(parse_plan(text, "w.json", one_per_host, f.space, &warnings).is_ok());
+  int misplaced = 0;
+  std::set<std::string> tables;
+  const Json doc = Json::parse(text);
+  for (const auto& [name, table] : doc["plan"]["ebc"].items()) {
+    if (!table["sharding_spec"].is_array()) continue;
+    for (const Json& spec : table["sharding_spec"]) {
+      if (spec["placement"] == "rank:1/cuda:1") {
+        ++misplaced;
+        tables.insert(name);
+      }
+    }
+  }
+  ASSERT_GE(misplaced, 2) << text;  // the fixture puts several shards on rank 1
+  ASSERT_EQ(warnings.size(), 1u) << warnings.back();
+  EXPECT_NE(warnings[0].find("places the shard on \"rank:1/cuda:1\", but this scenario's rank 1 "
+                             "is \"rank:1/cuda:0\""),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find(fmt::format("; so do {} more shard", misplaced - 1)),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find(fmt::format("({} table", tables.size())), std::string::npos)
+      << warnings[0];
 }
 
 TEST(ReadPlanFile, ReadsAFileAndNamesAMissingOne) {
