@@ -418,6 +418,24 @@ std::string presets_to_json(const PresetCatalog& catalog, const GpuPreset* only,
     w.begin_object();
     w.member("name", g.name);
     w.member("description", g.description);
+    // The values parsed, in base units, for scripts.
+    w.key("numbers");
+    w.begin_object();
+    w.member("hbm_cap_bytes", g.hbm_cap);
+    w.member("hbm_mem_bw_bytes_per_s", g.hbm_mem_bw * 1e3);
+    w.member("intra_host_bw_bytes_per_s", g.intra_host_bw * 1e3);
+    w.member("inter_host_bw_bytes_per_s", g.inter_host_bw * 1e3);
+    w.member("host_link_bw_bytes_per_s", g.host_link_bw * 1e3);
+    w.key("peak_flop_per_s");
+    w.begin_object();
+    for (int p = 0; p < planner::kNumPrecisions; ++p) {
+      const double flops = g.spec.peak_flops[static_cast<size_t>(p)];
+      if (flops > 0.0)
+        w.member(std::string(planner::to_string(static_cast<planner::Precision>(p))), flops * 1e3);
+    }
+    w.end_object();
+    w.member("sm_count", static_cast<int64_t>(g.spec.gemm.sm_count));
+    w.end_object();
     w.key("values");
     w.begin_array();
     for (const PresetValue& v : g.values) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -88,6 +89,26 @@ std::string presets_text(std::string_view gpu_extra = "", std::string_view sourc
   t += gpu_extra;
   t += "}]}";
   return t;
+}
+
+// presets --json gives the parsed numbers in base units beside the values as
+// written, for scripts.
+TEST(GpuPresets, JsonCarriesTheNumbersInBaseUnits) {
+  const PresetCatalog& c = *builtin_gpu_presets();
+  const nlohmann::json all = nlohmann::json::parse(presets_to_json(c));
+  ASSERT_EQ(all["gpus"].size(), c.gpus.size());
+  const nlohmann::json h100 = nlohmann::json::parse(presets_to_json(c, c.find("h100-sxm")));
+  ASSERT_EQ(h100["gpus"].size(), 1u);
+  const nlohmann::json& n = h100["gpus"][0]["numbers"];
+  EXPECT_EQ(n["hbm_cap_bytes"].get<int64_t>(), int64_t{81559} << 20);
+  EXPECT_DOUBLE_EQ(n["hbm_mem_bw_bytes_per_s"].get<double>(), 3.35e12);
+  EXPECT_DOUBLE_EQ(n["intra_host_bw_bytes_per_s"].get<double>(), 450e9);
+  EXPECT_DOUBLE_EQ(n["peak_flop_per_s"]["bf16"].get<double>(), 989.4e12);
+  EXPECT_DOUBLE_EQ(n["peak_flop_per_s"]["fp8"].get<double>(), 1978.9e12);
+  EXPECT_EQ(n["sm_count"], 132);
+  // A precision the GPU lacks is absent, not 0.
+  const nlohmann::json a100 = nlohmann::json::parse(presets_to_json(c, c.find("a100-sxm4-80gb")));
+  EXPECT_FALSE(a100["gpus"][0]["numbers"]["peak_flop_per_s"].contains("fp8"));
 }
 
 TEST(GpuPresets, ReaderRefusesWithThePath) {

@@ -80,7 +80,13 @@ const Result<PresetCatalog>& builtin_gpu_presets();
 // The catalog as JSON for `shardlab presets --json`:
 //   {"format": "shardlab-gpu-presets", "version": 1,
 //    "sources": [{"id", "title", "url"}],
-//    "gpus": [{"name", "description", "values": [{"field", "value", "source", "note"}]}]}
+//    "gpus": [{"name", "description",
+//              "numbers": {"hbm_cap_bytes", "hbm_mem_bw_bytes_per_s", "intra_host_bw_bytes_per_s",
+//                          "inter_host_bw_bytes_per_s", "host_link_bw_bytes_per_s",
+//                          "peak_flop_per_s": {"fp32", ...: the precisions it has}, "sm_count"},
+//              "values": [{"field", "value", "source", "note"}]}]}
+// "numbers" are the values parsed, in base units; "values" are as the file
+// writes them, with their sources.
 // `only` set: just that preset (and the sources it cites). `indent` < 0: one line.
 std::string presets_to_json(const PresetCatalog& catalog, const GpuPreset* only = nullptr,
                             int indent = 2);
