@@ -40,21 +40,6 @@ bool recording_disabled(const StoreOptions& options) {
   return env != nullptr && env[0] != '\0' && std::string(env) != "0";
 }
 
-data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const planner::PlannerResult* planned, std::string plan_json) {
-  data::NewRun run;
-  run.kind = kind;
-  run.scenario_name = scenario.name;
-  run.torchrec_version = std::string(planner::to_string(scenario.planner.torchrec_version));
-  if (planned != nullptr && planned->search_space && planned->best) {
-    run.plan_json = plan_json.empty() ? data::plan_to_json(scenario, *planned, data::kCompactJson)
-                                      : std::move(plan_json);
-    run.estimates = data::estimate_rows(*planned->search_space, *planned->best);
-    run.device = std::string(planner::to_string(scenario.topology.compute_device));
-  }
-  return run;
-}
-
 std::string scenario_text(const std::string& path) {
   // The loader read it a moment ago; a pipe cannot be read twice and gives "".
   Result<std::string> text = data::read_input_file(path, "scenario");

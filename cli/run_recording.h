@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "shardlab/data/run_records.h"
 #include "shardlab/data/run_store.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
@@ -50,12 +51,9 @@ DbLocation resolve_db(const std::string& db_option);
 // True when --no-record or SHARDLAB_NO_RECORD says not to record.
 bool recording_disabled(const StoreOptions& options);
 
-// A NewRun of `kind` for `scenario`: its name and, when `planned` is not
-// null, the plan: its JSON (`plan_json` when the caller has written it
-// already, compact), per-shard estimates and the scenario's device. The
-// scenario's text is the caller's to set (scenario_text).
-data::NewRun new_run(data::RunKind kind, const planner::Scenario& scenario,
-                     const planner::PlannerResult* planned, std::string plan_json = {});
+// data::new_run (run_records.h); the scenario's text is the caller's to set
+// (scenario_text).
+using data::new_run;
 
 // The text of the scenario file at `path`, as the loader read it; "" when it
 // cannot be read again (a pipe).

@@ -5,6 +5,7 @@
 
 #include "json_writer.h"
 #include "run_export_internal.h"
+#include "shardlab/data/plan_json.h"
 
 namespace shardlab::data {
 
@@ -40,6 +41,42 @@ std::vector<EstimateRow> estimate_rows(const planner::SearchSpace& space,
     }
   }
   return rows;
+}
+
+NewRun new_run(RunKind kind, const planner::Scenario& scenario,
+               const planner::PlannerResult* planned, std::string plan_json) {
+  NewRun run;
+  run.kind = kind;
+  run.scenario_name = scenario.name;
+  run.torchrec_version = std::string(planner::to_string(scenario.planner.torchrec_version));
+  if (planned != nullptr && planned->search_space && planned->best) {
+    run.plan_json =
+        plan_json.empty() ? plan_to_json(scenario, *planned, kCompactJson) : std::move(plan_json);
+    run.estimates = estimate_rows(*planned->search_space, *planned->best);
+    run.device = std::string(planner::to_string(scenario.topology.compute_device));
+  }
+  return run;
+}
+
+NewRun simulation_run(const planner::Scenario& scenario, const planner::PlannerResult& planned,
+                      const sim::SimResult& result, const SimulationRunSettings& settings) {
+  NewRun run = new_run(RunKind::kSimulate, scenario, &planned);
+  run.sim_phases = sim_phase_rows(result);
+  std::vector<std::pair<std::string, SummaryValue>> summary = {
+      {"iteration_ms", result.iteration_ms},
+      {"total_ms", result.total_ms},
+      {"iterations", static_cast<int64_t>(result.iterations)},
+      {"rating_ms", planned.perf_rating},
+      {"overlap", settings.overlap},
+      {"contention", settings.contention},
+      {"comm_model", settings.comm_model},
+      {"ranks", static_cast<int64_t>(result.ranks.size())},
+      {"events", static_cast<int64_t>(result.events)},
+      {"wall_ms", result.wall_seconds * 1e3}};
+  if (!settings.from_plan.empty()) summary.emplace_back("from_plan", settings.from_plan);
+  if (!settings.calibration.empty()) summary.emplace_back("calibration", settings.calibration);
+  run.summary_json = summary_json(summary);
+  return run;
 }
 
 std::vector<SimPhaseRow> sim_phase_rows(const sim::SimResult& result, SimPhaseSelection selection) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "shardlab/data/run_store.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/sim/simulation.h"
 
@@ -34,6 +36,31 @@ enum class SimPhaseSelection {
 // the next batch belongs to its own iteration and is not kept).
 std::vector<SimPhaseRow> sim_phase_rows(
     const sim::SimResult& result, SimPhaseSelection selection = SimPhaseSelection::kLastIteration);
+
+// A NewRun of `kind` for `scenario`: its name and TorchRec model and, when
+// `planned` is not null and holds a plan, the plan: its JSON (`plan_json` when
+// the caller has written it already, compact), per-shard estimates and the
+// scenario's device. The scenario's text and the summary are the caller's.
+NewRun new_run(RunKind kind, const planner::Scenario& scenario,
+               const planner::PlannerResult* planned, std::string plan_json = {});
+
+// What a simulation was run with, for its run's summary.
+struct SimulationRunSettings {
+  bool overlap = true;
+  bool contention = true;
+  std::string comm_model = "flows";  // "flows" or "estimates"
+  std::string from_plan;             // the plan file the plan was read from; "": planned
+  std::string calibration;           // the calibration profile given; "": none
+};
+
+// A simulate run of `planned` (new_run) with the steady-state iteration's
+// phases (sim_phase_rows) and the summary docs/run-store.md lists:
+// iteration_ms, total_ms, iterations, rating_ms, overlap, contention,
+// comm_model, ranks, events, wall_ms, and from_plan / calibration when set.
+// Every front end records a simulation through this, so the same simulation
+// is the same run whichever recorded it. The scenario's text is the caller's.
+NewRun simulation_run(const planner::Scenario& scenario, const planner::PlannerResult& planned,
+                      const sim::SimResult& result, const SimulationRunSettings& settings);
 
 // A run's summary_json (NewRun::summary_json): a one-line JSON object of the
 // fields in order. Doubles in shortest round-trip form (NaN and infinities
