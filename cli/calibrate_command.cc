@@ -62,8 +62,12 @@ std::string utc_now() {
 struct Sources {
   std::vector<int64_t> ids;
   std::vector<kernels::Measurement> measurements;
-  std::string device;                         // "cpu: <model>", joined with "; " when runs differ
-  std::string scenario_name;                  // when every run has the same scenario, else empty
+  std::string device;         // "cpu: <model>", joined with "; " when runs differ
+  std::string scenario_name;  // when every run has the same scenario, else empty
+  // The scenario text the runs were replayed with, when every run has the
+  // same (equal hashes); else empty. The calibrate run records it, so its
+  // scenario hash is its sources'.
+  std::string scenario_json;
   std::optional<planner::Scenario> scenario;  // the first run's, for TorchRec's constants
 };
 
@@ -88,6 +92,8 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
   }
   std::vector<std::string> devices;
   bool same_scenario = true;
+  bool same_text = true;
+  std::string first_hash;
   for (int64_t id : s.ids) {
     auto run = store.get_run(id);
     if (!run) return run.status();
@@ -98,11 +104,13 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
                       "`shardlab replay` runs",
                       store.path(), id, data::to_string(sum.kind)));
     }
-    const std::string device = sum.backend.empty() ? sum.device : sum.backend + ": " + sum.device;
+    const std::string device = data::device_label(sum);
     if (std::find(devices.begin(), devices.end(), device) == devices.end())
       devices.push_back(device);
     if (id == s.ids.front()) {
       s.scenario_name = sum.scenario_name;
+      s.scenario_json = run->scenario_json;
+      first_hash = sum.scenario_hash;
       auto scenario =
           data::parse_scenario(run->scenario_json, fmt::format("run {}'s scenario", id));
       if (scenario.is_ok()) {
@@ -112,13 +120,15 @@ Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& a
         if (auto v = planner::parse_torchrec_version(sum.torchrec_version))
           s.scenario->planner.torchrec_version = *v;
       }
-    } else if (sum.scenario_name != s.scenario_name) {
-      same_scenario = false;
+    } else {
+      if (sum.scenario_name != s.scenario_name) same_scenario = false;
+      if (sum.scenario_hash != first_hash) same_text = false;
     }
     s.measurements.insert(s.measurements.end(), std::make_move_iterator(run->measurements.begin()),
                           std::make_move_iterator(run->measurements.end()));
   }
   if (!same_scenario) s.scenario_name.clear();
+  if (!same_scenario || !same_text) s.scenario_json.clear();
   for (const std::string& d : devices) s.device += (s.device.empty() ? "" : "; ") + d;
   return s;
 }
@@ -198,6 +208,7 @@ int record_calibration(const CalibrateArgs& args, const Sources& s,
   data::NewRun run;
   run.kind = data::RunKind::kCalibrate;
   run.scenario_name = s.scenario_name;
+  run.scenario_json = s.scenario_json;
   if (s.scenario)
     run.torchrec_version = std::string(planner::to_string(s.scenario->planner.torchrec_version));
   run.device = s.device;

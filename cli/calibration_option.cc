@@ -7,13 +7,14 @@
 
 namespace shardlab::cli {
 
-void add_calibration_option(CLI::App* cmd, std::string* path) {
-  cmd->add_option(
-         "--calibration", *path,
-         "Rate shards with the cost-model parameters of this calibration profile (written by "
-         "'shardlab calibrate'; docs/calibration.md) instead of TorchRec's constants (default: "
-         "none)")
-      ->type_name("PROFILE");
+void add_calibration_option(CLI::App* cmd, std::string* path, std::string help) {
+  if (help.empty()) {
+    help =
+        "Rate shards with the cost-model parameters of this calibration profile (written by "
+        "'shardlab calibrate'; docs/calibration.md) instead of TorchRec's constants (default: "
+        "none)";
+  }
+  cmd->add_option("--calibration", *path, std::move(help))->type_name("PROFILE");
 }
 
 Result<CalibrationChoice> CalibrationChoice::load(const std::string& path) {

@@ -14,8 +14,9 @@
 
 namespace shardlab::cli {
 
-// Adds --calibration PROFILE to `cmd`, storing the path in *path.
-void add_calibration_option(CLI::App* cmd, std::string* path);
+// Adds --calibration PROFILE to `cmd`, storing the path in *path. `help`
+// replaces the text of the verbs that rate shards (sweep rates none).
+void add_calibration_option(CLI::App* cmd, std::string* path, std::string help = {});
 
 // The profile a verb was given, loaded once; empty when --calibration was not.
 class CalibrationChoice {

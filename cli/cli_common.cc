@@ -234,11 +234,33 @@ CLI::Validator number_in_range(double min, double max) {
       min, max);
 }
 
-CLI::Validator number_other_than(double excluded) {
-  return number_check(
+CLI::Validator number_other_than(double excluded, const std::string& reason) {
+  CLI::Validator v = number_check(
       "!= " + bound_text(excluded),
       [](double v, double x, double) { return v != x ? std::string() : "is not allowed"; },
       excluded, 0.0);
+  if (reason.empty()) return v;
+  // The reason follows the check's own words.
+  return CLI::Validator(
+      [v, reason](std::string& text) -> std::string {
+        const std::string wrong = v(text);
+        return wrong.empty() ? wrong : wrong + ": " + reason;
+      },
+      "!= " + bound_text(excluded));
+}
+
+CLI::Validator run_id_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int64_t id = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+        if (!text.empty() && ec == std::errc() && end == text.data() + text.size() && id >= 1)
+          return std::string();
+        return data::quoted(text) +
+               " is not a run id (a whole number >= 1; 'shardlab runs list' "
+               "shows the ids)";
+      },
+      "ID");
 }
 
 CLI::Validator finite_number() {
@@ -246,15 +268,16 @@ CLI::Validator finite_number() {
       "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
 }
 
-void add_torchrec_version_option(CLI::App* cmd, std::string* version) {
+CLI::Option* add_torchrec_version_option(CLI::App* cmd, std::string* version) {
   std::vector<std::string> names;
   for (planner::TorchRecVersion v : planner::all_torchrec_versions())
     names.emplace_back(planner::to_string(v));
-  cmd->add_option(
-         "--torchrec-version", *version,
-         "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
-         "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
-         "planner.torchrec_version, else 2026-08)")
+  return cmd
+      ->add_option(
+          "--torchrec-version", *version,
+          "Which TorchRec planner to reproduce: 2024-02 (commit fe1c2824) or 2026-08 (commit "
+          "376cac6a); see docs/torchrec-versions.md (default: the scenario's "
+          "planner.torchrec_version, else 2026-08)")
       ->check(CLI::IsMember(names))
       ->type_name("VERSION");
 }

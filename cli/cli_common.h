@@ -84,7 +84,7 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
 // Adds --torchrec-version VERSION to a verb that plans: which TorchRec
 // planner to reproduce (docs/torchrec-versions.md). `version` stays empty
 // when the option is not given (the scenario's choice, else the newest).
-void add_torchrec_version_option(CLI::App* cmd, std::string* version);
+CLI::Option* add_torchrec_version_option(CLI::App* cmd, std::string* version);
 
 // ---- Options every verb spells the same way --------------------------------
 
@@ -108,7 +108,10 @@ CLI::Validator number_at_least(double min);
 CLI::Validator number_above(double min);  // exclusive
 CLI::Validator number_in_range(double min, double max);
 CLI::Validator finite_number();
-CLI::Validator number_other_than(double excluded);
+// `reason`, when given, follows the message: why `excluded` is refused.
+CLI::Validator number_other_than(double excluded, const std::string& reason = {});
+// A run id of the run store: a whole number >= 1.
+CLI::Validator run_id_check();
 
 // Registers the verbs on `app`. Each verb's callback stores its exit status
 // in *exit_code.

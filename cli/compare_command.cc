@@ -80,6 +80,22 @@ std::string percent(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? fmt::format("{:+.1f}%", 100.0 * *v) : std::string("-");
 }
 
+// Why a row has no simulated plan, on one line: the error's first line (the
+// JSON keeps all of it), or, when TorchRec reports insufficient storage
+// after evaluating no proposal, that the proposer proposed nothing.
+std::string failure_reason(const sim::CompareRow& r) {
+  const std::string type = data::error_type_name(r.status);
+  if (r.status.code() == StatusCode::kPlanner &&
+      r.status.planner_error() == PlannerErrorType::kInsufficientStorage && r.num_proposals == 0) {
+    return type +
+           ": the proposer produced no proposal to place (TorchRec: \"Planner evaluated 0 "
+           "proposals\")";
+  }
+  std::string text = r.status.message().substr(0, r.status.message().find('\n'));
+  while (!text.empty() && (text.back() == ' ' || text.back() == '.')) text.pop_back();
+  return type + ": " + shown(text);
+}
+
 void print_table(std::ostream& out, const planner::Scenario& scenario, const sim::Comparison& c) {
   const std::string header = fmt::format(
       "{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  "
@@ -111,6 +127,20 @@ void print_table(std::ostream& out, const planner::Scenario& scenario, const sim
         "plan, "
         "vs_win and moved compare each row with the winner)\n",
         c.winner + 1, w.label, *w.iteration_ms);
+  }
+  // One line per distinct reason, with the rows it stopped.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> reasons;
+  for (size_t i = 0; i < c.rows.size(); ++i) {
+    if (c.rows[i].status.is_ok()) continue;
+    const std::string reason = failure_reason(c.rows[i]);
+    auto it = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& x) { return x.first == reason; });
+    if (it == reasons.end()) it = reasons.insert(reasons.end(), {reason, {}});
+    it->second.push_back(static_cast<int64_t>(i) + 1);
+  }
+  for (const auto& [reason, rows] : reasons) {
+    out << fmt::format("row{} #{}: {}\n", rows.size() == 1 ? "" : "s", format_id_list(rows),
+                       reason);
   }
 }
 
@@ -218,11 +248,12 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "progress and the recorded runs on stderr");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
-  add_torchrec_version_option(cmd, &args->torchrec_version);
+  CLI::Option* version = add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->add_flag(
-      "--each-torchrec-version", args->each_version,
-      "Plan every configuration once with each TorchRec model (2024-02, 2026-08), the two\n"
-      "rows of a configuration next to each other (default: off)");
+         "--each-torchrec-version", args->each_version,
+         "Plan every configuration once with each TorchRec model (2024-02, 2026-08), the two\n"
+         "rows of a configuration next to each other; not with --torchrec-version (default: off)")
+      ->excludes(version);
   cmd->footer(
       example_footer("  shardlab compare dlrm.json\n"
                      "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"

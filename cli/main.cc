@@ -46,6 +46,37 @@ std::string verb_list(const CLI::App& app) {
   return out;
 }
 
+// An option of the verbs given before the verb ("shardlab --db x.db plan
+// ..."), which CLI11 answers with "arguments were not expected": says where
+// it goes. "" when `word` (argv[at]) is not such an option.
+std::string option_before_verb(const CLI::App& app, int argc, char** argv, int at) {
+  const std::string word = argv[at];
+  const std::string name = word.substr(0, word.find('='));
+  if (name.size() < 2 || app.get_option_no_throw(name) != nullptr) return std::string();
+  for (int i = at + 1; i < argc; ++i) {
+    const std::string verb = argv[i];
+    if (verb.empty() || verb[0] == '-') continue;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (!sub->check_name(verb)) continue;
+      // A verb with sub-verbs (runs) holds the option on each of them.
+      const CLI::App* holder = sub;
+      if (sub->get_require_subcommand_min() > 0 && i + 1 < argc) {
+        for (const CLI::App* s2 : sub->get_subcommands([](const CLI::App*) { return true; })) {
+          if (s2->check_name(argv[i + 1])) holder = s2;
+        }
+      }
+      if (holder->get_option_no_throw(name) == nullptr) return std::string();
+      const std::string where =
+          shardlab::cli::shown(holder == sub ? verb : verb + " " + argv[i + 1]);
+      return fmt::format(
+          "{} is an option of '{}', not of shardlab itself: put it after the verb "
+          "(shardlab {} {} ...)",
+          shardlab::cli::shown(name), where, where, shardlab::cli::shown(name));
+    }
+  }
+  return std::string();
+}
+
 // CLI11 answers a word that is not a verb with "A subcommand is required" or
 // "The following arguments were not expected", naming neither the word nor
 // the verbs. Checks the first word after the program (and after a verb with
@@ -56,7 +87,10 @@ std::string unknown_verb(const CLI::App& app, int argc, char** argv) {
   std::string of;  // " of runs" below the top level
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
-    if (word.empty() || word[0] == '-') return std::string();  // an option: CLI11 judges it
+    if (word.empty() || word[0] == '-') {
+      // An option: CLI11 judges it, unless it belongs after the verb.
+      return level == &app ? option_before_verb(app, argc, argv, i) : std::string();
+    }
     const std::vector<const CLI::App*> subs =
         level->get_subcommands([](const CLI::App*) { return true; });
     const auto it = std::find_if(subs.begin(), subs.end(),

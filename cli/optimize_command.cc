@@ -30,6 +30,7 @@ namespace shardlab::cli {
 namespace {
 
 struct OptimizeArgs {
+  std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   std::string scenario;
   std::string output;  // empty: stdout
   std::string format = "shardlab";
@@ -209,7 +210,7 @@ int run_optimize(const OptimizeArgs& args) {
   if (!distinct) return kExitInvalid;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.destination(), &code);
+      load_scenario_or_report(args.scenario, args.destination(), &code, args.torchrec_version);
   if (!scenario) return code;
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, *scenario, nullptr, recorder.status());
@@ -339,6 +340,7 @@ void add_optimize_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "progress, the summary and the recorded runs on stderr");
   add_store_options(cmd, &args->store);
   add_calibration_option(cmd, &args->calibration);
+  add_torchrec_version_option(cmd, &args->torchrec_version);
   cmd->footer(example_footer(
       "  shardlab optimize dlrm.json -o fast.json\n"
       "  shardlab optimize dlrm.json --time-limit 60 --seed 7 -o fast.json\n"

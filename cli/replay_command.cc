@@ -273,11 +273,14 @@ void add_replay_command(CLI::App& app, int* exit_code) {
                   "Row popularity of the ids: 'uniform' or 'zipf' (default: uniform)")
       ->check(CLI::IsMember({"uniform", "zipf"}))
       ->type_name("DIST");
-  cmd->add_option("--zipf-alpha", args->zipf_alpha,
-                  "Zipf exponent for --ids zipf, > 0 and != 1 (default: 1.05)")
-      ->check(number_above(0))
-      ->check(number_other_than(1))
-      ->type_name("A");
+  CLI::Option* alpha =
+      cmd->add_option("--zipf-alpha", args->zipf_alpha,
+                      "Zipf exponent for --ids zipf (refused with uniform ids), > 0 and != 1 "
+                      "(default: 1.05)")
+          ->check(number_above(0))
+          ->check(number_other_than(
+              1, "the Zipf sampler divides by 1 - alpha (for an exponent near 1 use 0.99 or 1.01)"))
+          ->type_name("A");
   cmd->add_option(
          "--pooling", args->pooling,
          "Ids per bag: 'fixed' (the pooling factor, bags differ by at most one) or 'poisson' "
@@ -307,7 +310,14 @@ void add_replay_command(CLI::App& app, int* exit_code) {
       "  shardlab replay dlrm.json plan.json --ranks 0-3 --iterations 10 --ids zipf -o "
       "replay.json\n"
       "  shardlab replay dlrm.json plan.json --backend cuda --max-rows 0 --pooling poisson"));
-  cmd->callback([args, exit_code]() { *exit_code = run_replay(*args); });
+  cmd->callback([args, alpha, exit_code]() {
+    // An exponent the run would not use is a mistake, not a setting to ignore.
+    if (alpha->count() > 0 && args->ids != "zipf") {
+      throw CLI::ValidationError("--zipf-alpha",
+                                 "applies to --ids zipf only; these ids are " + args->ids);
+    }
+    *exit_code = run_replay(*args);
+  });
 }
 
 }  // namespace shardlab::cli

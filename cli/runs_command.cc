@@ -11,11 +11,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "cli_common.h"
 #include "run_recording.h"
 #include "shardlab/data/run_export.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/data/run_store.h"
 
 namespace shardlab::cli {
@@ -57,6 +59,34 @@ std::string shorten(const std::string& s, size_t max) {
   return s.size() <= max ? s : s.substr(0, max - 3) + "...";
 }
 
+// A run's summary for the list: "iteration 0.0337 ms, rating 0.01641 ms,
+// ...": numbers to 4 significant digits, "_ms" fields with their unit, in
+// the summary's order (runs export and --format json keep every digit).
+std::string summary_text(const std::string& summary_json) {
+  std::string out;
+  for (const auto& [key, value] : data::summary_fields(summary_json)) {
+    std::string name = key;
+    std::string unit;
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, "_ms") == 0) {
+      name.resize(name.size() - 3);
+      unit = " ms";
+    }
+    std::replace(name.begin(), name.end(), '_', ' ');
+    std::string text;
+    if (const double* d = std::get_if<double>(&value)) {
+      text = fmt::format("{:.4g}", *d);
+    } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
+      text = std::to_string(*i);
+    } else if (const bool* b = std::get_if<bool>(&value)) {
+      text = *b ? "true" : "false";
+    } else {
+      text = std::get<std::string>(value);
+    }
+    out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", name, text, unit);
+  }
+  return out;
+}
+
 int run_list(const RunsArgs& args) {
   data::RunFilter filter;
   if (!args.kind.empty()) filter.kind = data::parse_run_kind(args.kind);
@@ -77,15 +107,15 @@ int run_list(const RunsArgs& args) {
   size_t wname = 8;
   for (const data::RunSummary& r : *runs)
     wname = std::max(wname, std::min<size_t>(r.scenario_name.size(), 32));
-  std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<12}  {:>9}  {}\n", "id", "kind",
+  std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<16}  {:>9}  {}\n", "id", "kind",
                            "created (UTC)", "scenario", wname, "device", "rows", "summary", "");
   for (const data::RunSummary& r : *runs) {
     const int64_t rows = r.estimate_count + r.sim_phase_count + r.measurement_count;
-    const std::string device = r.backend.empty() ? r.device : r.backend + ":" + r.device;
-    std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<12}  {:>9}  {}\n", r.id,
+    const std::string device = data::device_label(r);
+    std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<16}  {:>9}  {}\n", r.id,
                              data::to_string(r.kind), shown(r.created_at),
-                             shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 12)),
-                             rows, shown(shorten(r.summary_json, 60)));
+                             shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 16)),
+                             rows, shown(shorten(summary_text(r.summary_json), 100)));
   }
   return kExitOk;
 }
@@ -187,6 +217,13 @@ int run_export(const RunsArgs& args) {
 }
 
 int run_diff(const RunsArgs& args) {
+  if (args.ids.size() > 2) {
+    print_error(fmt::format(
+        "runs diff compares two runs (A B) or one run with the run it was derived from (ID); "
+        "got {} ids: {}",
+        args.ids.size(), fmt::join(args.ids, " ")));
+    return kExitInvalid;
+  }
   Result<data::RunStore> store = open_existing(args.db);
   if (!store) return fail(store.status());
   // One id: the run against the run it was derived from (an optimize run's
@@ -264,7 +301,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->type_name("KIND");
   list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
       ->type_name("NAME");
-  list->add_option("--limit", args->limit, "Show the newest N runs (default: all)")
+  list->add_option("--limit", args->limit, "Show the newest N runs; 0 shows all (default: all)")
       ->check(number_at_least(0))
       ->type_name("N");
   list->add_option("--format", args->format, "'text' or 'json' (default: text)")
@@ -276,7 +313,10 @@ void add_runs_command(CLI::App& app, int* exit_code) {
 
   CLI::App* show = add_sub(
       runs, "show", "Show one run: metadata, summary, per-rank estimates, phase times", args.get());
-  show->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
+  show->add_option("id", args->ids, "Run id (see 'runs list')")
+      ->required()
+      ->expected(1)
+      ->check(run_id_check());
   show->add_option("--format", args->format,
                    "'text' or 'json' (the export document) (default: text)")
       ->check(CLI::IsMember({"text", "json"}))
@@ -286,7 +326,10 @@ void add_runs_command(CLI::App& app, int* exit_code) {
 
   CLI::App* exp = add_sub(runs, "export", "Write one run, with all of its rows, as a JSON document",
                           args.get());
-  exp->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
+  exp->add_option("id", args->ids, "Run id (see 'runs list')")
+      ->required()
+      ->expected(1)
+      ->check(run_id_check());
   add_output_option(exp, &args->output, "the run's JSON document", "stdout");
   exp->footer(example_footer("  shardlab runs export 3 -o run3.json"));
   exp->callback([args, exit_code]() { *exit_code = run_export(*args); });
@@ -299,7 +342,8 @@ void add_runs_command(CLI::App& app, int* exit_code) {
                    "Two run ids, A then B; deltas are B - A. One id: that run against the run "
                    "it was derived from (an optimize run against its start plan)")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, -1)  // more than two: refused in run_diff, with a message that says why
+      ->check(run_id_check());
   diff->add_option("--format", args->format, "'text' or 'json' (default: text)")
       ->check(CLI::IsMember({"text", "json"}))
       ->type_name("FORMAT");
@@ -309,7 +353,10 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   diff->callback([args, exit_code]() { *exit_code = run_diff(*args); });
 
   CLI::App* del = add_sub(runs, "delete", "Delete one run and all of its rows", args.get());
-  del->add_option("id", args->ids, "Run id (see 'runs list')")->required()->expected(1);
+  del->add_option("id", args->ids, "Run id (see 'runs list')")
+      ->required()
+      ->expected(1)
+      ->check(run_id_check());
   del->footer(example_footer("  shardlab runs delete 3"));
   del->callback([args, exit_code]() { *exit_code = run_delete(*args); });
 

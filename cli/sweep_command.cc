@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,16 +36,24 @@ struct SweepArgs {
 constexpr double kGbpsPerBytesPerMs = 1e-6;
 
 Result<double> parse_size(const std::string& text, const std::string& option) {
-  Result<int64_t> bytes = data::parse_size_string(text);
-  if (!bytes.is_ok()) {
-    // A plain integer is bytes too.
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() && *end == '\0' && v >= 1 && std::floor(v) == v) return v;
-    return Status::invalid_argument(option + ": " + bytes.status().message());
+  const auto too_small = [&] {
+    return Status::invalid_argument(option + ": must be at least 1 byte, got " + shown(text));
+  };
+  // A plain number is bytes.
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && std::isfinite(v)) {
+    if (v < 1) return too_small();
+    if (std::floor(v) != v)
+      return Status::invalid_argument(option + ": not a whole number of bytes: " + shown(text));
+    if (v > static_cast<double>(std::numeric_limits<int64_t>::max()))
+      return Status::invalid_argument(option +
+                                      ": too large for a 64-bit byte count: " + shown(text));
+    return v;
   }
-  if (*bytes < 1)
-    return Status::invalid_argument(option + ": must be at least 1 byte, got " + text);
+  Result<int64_t> bytes = data::parse_size_string(text);
+  if (!bytes.is_ok()) return Status::invalid_argument(option + ": " + bytes.status().message());
+  if (*bytes < 1) return too_small();
   return static_cast<double>(*bytes);
 }
 
@@ -102,13 +112,17 @@ int run_sweep(const SweepArgs& args) {
                                 : "plain flows (no GPU preset: line rate, link latencies)";
   std::cout << fmt::format("# {} on {} ranks of {}: {}\n", args.collective, ranks, scenario->name,
                            layer);
-  std::cout << fmt::format("# {:>12} {:>12} {:>12} {:>12}  {:<6} {}\n", "size (B)", "time (us)",
-                           "algbw (GB/s)", "busbw (GB/s)", "algo", "proto");
+  // The algorithm column as wide as its longest name ("pairwise"), at least 6.
+  size_t width = 6;
+  for (const sim::SweepPoint& p : *points)
+    width = std::max(width, data::sweep_algorithm_name(kind, p.algorithm).size());
+  std::cout << fmt::format("# {:>12} {:>12} {:>12} {:>12}  {:<{}} {}\n", "size (B)", "time (us)",
+                           "algbw (GB/s)", "busbw (GB/s)", "algo", width, "proto");
   for (const sim::SweepPoint& p : *points) {
-    std::cout << fmt::format("  {:>12.0f} {:>12.2f} {:>12.2f} {:>12.2f}  {:<6} {}\n", p.bytes,
-                             p.time_ms * 1000.0, p.algbw * kGbpsPerBytesPerMs,
-                             p.busbw * kGbpsPerBytesPerMs, planner::to_string(p.algorithm),
-                             planner::to_string(p.protocol));
+    std::cout << fmt::format(
+        "  {:>12.0f} {:>12.2f} {:>12.2f} {:>12.2f}  {:<{}} {}\n", p.bytes, p.time_ms * 1000.0,
+        p.algbw * kGbpsPerBytesPerMs, p.busbw * kGbpsPerBytesPerMs,
+        data::sweep_algorithm_name(kind, p.algorithm), width, planner::to_string(p.protocol));
   }
   return kExitOk;
 }
@@ -146,9 +160,14 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
                   "Also write the sweep as JSON to FILE ('-': stdout only)")
       ->type_name("FILE");
   cmd->add_flag("--compact", args->compact, "Write the JSON on one line");
-  add_calibration_option(cmd, &args->calibration);
+  add_calibration_option(
+      cmd, &args->calibration,
+      "Time the collective with the intra- and inter-host communication bandwidth and latency "
+      "fitted in this calibration profile (written by 'shardlab calibrate'; docs/calibration.md) "
+      "in place of the NCCL-like layer's; a profile without fitted communication changes "
+      "nothing (default: none)");
   cmd->footer(
-      example_footer("  shardlab sweep data/scenarios/validation/mlperf_dcnv2_h100_v30.json "
+      example_footer("  shardlab sweep data/scenarios/validation/mlperf_dcnv2_h100_sxm.json "
                      "--collective all_to_all\n"
                      "  shardlab sweep dlrm.json --collective all_reduce --min-bytes 1KiB "
                      "--max-bytes 4GiB -o sweep.json"));

@@ -154,11 +154,15 @@ void add_phase_medians(RunDiff* d, const StoredRun& a, const StoredRun& b) {
   }
 }
 
-// A field value as people read it: strings without quotes, the rest as JSON, "-" when absent.
+// A field value as people read it: strings without quotes, fractional
+// numbers to 6 significant digits (diff_to_json keeps them all), the rest as
+// JSON, "-" when absent.
 std::string opt_text(const std::optional<std::string>& s) {
   if (!s) return "-";
   const Json v = internal::embedded_json(*s);
-  return v.is_string() ? v.get<std::string>() : *s;
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return fmt::format("{:.6g}", v.get<double>());
+  return *s;
 }
 
 // Rows of a NumberDiff list under a heading, numbers with `precision` digits.

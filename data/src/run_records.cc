@@ -127,4 +127,8 @@ std::vector<std::pair<std::string, SummaryValue>> summary_fields(const std::stri
   return out;
 }
 
+std::string device_label(const RunSummary& run) {
+  return run.backend.empty() ? run.device : run.backend + ": " + run.device;
+}
+
 }  // namespace shardlab::data

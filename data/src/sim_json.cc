@@ -201,13 +201,17 @@ std::string sweep_to_json(const std::string& scenario, sim::CollectiveKind kind,
     w.member("time_us", p.time_ms * 1000.0);
     w.member("algbw_gbps", p.algbw * kGbpsPerBytesPerMs);
     w.member("busbw_gbps", p.busbw * kGbpsPerBytesPerMs);
-    w.member("algorithm", planner::to_string(p.algorithm));
+    w.member("algorithm", sweep_algorithm_name(kind, p.algorithm));
     w.member("protocol", planner::to_string(p.protocol));
     w.end_object();
   }
   w.end_array();
   w.end_object();
   return std::move(w).take();
+}
+
+std::string_view sweep_algorithm_name(sim::CollectiveKind kind, planner::CollAlgorithm algorithm) {
+  return kind == sim::CollectiveKind::kAllToAll ? "pairwise" : planner::to_string(algorithm);
 }
 
 std::string chrome_trace_json(const SimResult& result) {

@@ -67,12 +67,6 @@ struct RankState {
   PhaseTotals phases;
 };
 
-double physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
-}
-
 void fill_send(std::vector<float>& v, uint64_t seed, uint64_t key) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = draw_value(seed, key, i, 1.0f);
 }
@@ -286,6 +280,12 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
     add_records(st, colls, workload.training, options.iterations, records);
   if (Status st = assemble_records(workload, records, result); !st) return st;
   return result;
+}
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
 }
 
 }  // namespace shardlab::kernels::detail

@@ -10,4 +10,7 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
 Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options,
                                             const ProgressFn& progress);
 
+// This machine's memory in bytes; 0 when the system does not say.
+double physical_memory_bytes();
+
 }  // namespace shardlab::kernels::detail

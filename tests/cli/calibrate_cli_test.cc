@@ -72,6 +72,15 @@ TEST_F(CliTest, CalibrateACpuReplayAndPlanWithIt) {
   ASSERT_TRUE(calibrated.is_ok());
   EXPECT_EQ(calibrated->summary.kind, data::RunKind::kCalibrate);
   EXPECT_EQ(calibrated->inputs, (std::vector<int64_t>{2}));
+  // The calibrate run names the scenario its source was replayed with, text and hash.
+  EXPECT_EQ(calibrated->summary.scenario_name, replayed->summary.scenario_name);
+  EXPECT_EQ(calibrated->scenario_json, replayed->scenario_json);
+  EXPECT_EQ(calibrated->summary.scenario_hash, replayed->summary.scenario_hash);
+  EXPECT_FALSE(calibrated->scenario_json.empty());
+  // The replay run's device reads as the calibration names it.
+  const CliRun listed = run({"runs", "list", "--db", db, "--kind", "replay"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("  cpu: "), std::string::npos) << listed.out;
   ASSERT_TRUE(calibrated->calibration.has_value());
   EXPECT_EQ(calibrated->calibration->name, "tiny-cpu");
   EXPECT_EQ(Json::parse(calibrated->calibration->profile_json)["parameters"],

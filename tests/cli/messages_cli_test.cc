@@ -178,4 +178,62 @@ TEST_F(MessagesTest, NamesAndPathsAreEscaped) {
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
 }
 
+TEST_F(MessagesTest, UsageErrorsSayWhatIsExpected) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"runs", "show", "abc"},
+       "id: \"abc\" is not a run id (a whole number >= 1; 'shardlab runs list' shows the ids)"},
+      {{"runs", "export", "0"}, "id: \"0\" is not a run id"},
+      {{"runs", "diff", "1", "x"}, "ids: \"x\" is not a run id"},
+      {{"runs", "diff", "1", "2", "3"},
+       "runs diff compares two runs (A B) or one run with the run it was derived from (ID); got "
+       "3 ids: 1 2 3"},
+      {{"--db", "x.db", "plan", kTiny},
+       "--db is an option of 'plan', not of shardlab itself: put it after the verb (shardlab plan "
+       "--db ...)"},
+      {{"--db=x.db", "runs", "list"},
+       "--db is an option of 'runs list', not of shardlab itself: put it after the verb (shardlab "
+       "runs list --db ...)"},
+      {{"replay", kTiny, "plan.json", "--ids", "zipf", "--zipf-alpha", "1"},
+       "--zipf-alpha: 1 is not allowed: the Zipf sampler divides by 1 - alpha"},
+      {{"replay", kTiny, "plan.json", "--zipf-alpha", "2"},
+       "--zipf-alpha: applies to --ids zipf only; these ids are uniform"},
+      {{"compare", kTiny, "--torchrec-version", "2024-02", "--each-torchrec-version"},
+       "--torchrec-version excludes --each-torchrec-version"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message;
+    EXPECT_NE(r.err.find("shardlab: error: " + c.message), std::string::npos) << r.err;
+  }
+  // A top-level option stays CLI11's to judge; a verb's option after the verb works.
+  EXPECT_EQ(run({"--version"}).exit_code, 0);
+  const CliRun unknown = run({"--frob", "plan", kTiny});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.find("put it after the verb"), std::string::npos) << unknown.err;
+}
+
+// Failed compare rows say why under the table: the error's first line, once
+// per distinct reason, and "no proposal" where TorchRec's insufficient
+// storage comes from a proposer that proposed nothing.
+TEST_F(MessagesTest, CompareSaysWhyRowsFailed) {
+  const std::string two_hosts =
+      std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/two_host_criteo_kaggle.json";
+  const CliRun r = run({"compare", two_hosts, "--iterations", "1", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rows #10-13: insufficient_storage: the proposer produced no proposal to "
+                       "place (TorchRec: \"Planner evaluated 0 proposals\")\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("rows #14-17: other: EmbeddingOffloadScaleupProposer: table t_cat_0 starts "
+                       "from a fused_uvm_caching option without cache parameters"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("give the table a constraint with cache_params"), std::string::npos)
+      << r.out;
+}
+
 }  // namespace

@@ -124,6 +124,27 @@ TEST_F(OptimizeCliTest, StartsFromAGivenPlanAndRefusesBadOnes) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// --torchrec-version picks the model the start plan, the search space and
+// the records come from, as on plan.
+TEST_F(OptimizeCliTest, TorchRecVersionPicksThePlannerModel) {
+  const std::string db = path("runs.db");
+  const CliRun planned = run({"plan", kTwoHosts, "--torchrec-version", "2024-02", "-o",
+                              path("plan.json"), "--no-record", "-q"});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const CliRun r = run(bounded({"optimize", kTwoHosts, "--torchrec-version", "2024-02", "-o",
+                                path("fast.json"), "--db", db, "-q"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(read_file(path("fast.json")))["torchrec_version"], "2024-02");
+  const Json runs = Json::parse(run({"runs", "list", "--db", db, "--format", "json"}).out);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const Json& run : runs) EXPECT_EQ(run["torchrec_version"], "2024-02") << run.dump();
+  // The start is TorchRec 2024-02's plan, rated as plan rates it.
+  EXPECT_EQ(runs[1]["summary"]["rating_ms"],
+            Json::parse(read_file(path("plan.json")))["perf_rating_ms"]);
+  const CliRun bad = run({"optimize", kTwoHosts, "--torchrec-version", "2025"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST_F(OptimizeCliTest, HelpTeaches) {
   const CliRun r = run({"optimize", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -208,5 +208,19 @@ TEST_F(ReplayCliTest, BenchKernelsWritesEveryShape) {
   EXPECT_NE(bad.err.find("lots"), std::string::npos) << bad.err;
 }
 
+// A table no machine here can hold (2 TiB) is refused before any
+// measurement, as invalid input naming what it needs and what there is.
+TEST_F(ReplayCliTest, BenchKernelsRefusesATableLargerThanMemoryUpFront) {
+  const CliRun r = run({"bench-kernels", "--rows", "1G", "--dims", "512", "--pooling", "1",
+                        "--iterations", "1", "--warmup", "0", "-o", path("bench.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("kernel benchmark: a table of 1000000000 rows x 512 dims (fp32) needs "
+                       "1908 GiB, more than 80% of this machine's "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("copy bandwidth"), std::string::npos) << "nothing measured: " << r.err;
+  EXPECT_FALSE(fs::exists(path("bench.json")));
+}
+
 }  // namespace
 }  // namespace shardlab_cli_test

@@ -5,7 +5,10 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -16,6 +19,12 @@ namespace shardlab_cli_test {
 namespace {
 
 const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+
+std::string fmt_4g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
 
 class RunsCliTest : public CliTest {
  protected:
@@ -352,6 +361,60 @@ TEST_F(RunsCliTest, CompareRecordsEachConfigurationAndTakesNoRecord) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Json::parse(run({"runs", "list", "--db", db, "--format", "json"}).out).size(),
             runs.size());
+}
+
+// The list and the diff are for people: headline numbers to a few digits
+// with their unit, compare rows told apart by their configuration; the JSON
+// keeps every digit.
+TEST_F(RunsCliTest, ListAndDiffPrintNumbersForPeople) {
+  const std::string db = path("cmp.db");
+  ASSERT_EQ(run({"compare", kTiny, "--db", db, "--iterations", "1", "-q"}).exit_code, 0);
+  const CliRun listed = run({"runs", "list", "--db", db, "--limit", "2"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out.find("{\""), std::string::npos) << "no raw JSON: " << listed.out;
+  EXPECT_NE(listed.out.find("iteration "), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find(" ms, iterations 1, rating "), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find(", compare "), std::string::npos) << listed.out;
+  const Json runs = Json::parse(run({"runs", "list", "--db", db, "--format", "json"}).out);
+  ASSERT_GE(runs.size(), 2u);
+  // 4 significant digits of the stored rating, in the row of its run.
+  const double rating = runs[0]["summary"]["rating_ms"].get<double>();
+  EXPECT_NE(listed.out.find(fmt_4g(rating) + " ms"), std::string::npos) << listed.out;
+
+  // Fractional numbers to 6 significant digits in the text diff, all in the JSON.
+  const CliRun diff = run({"runs", "diff", "1", "2", "--db", db});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  const Json both =
+      Json::parse(run({"runs", "diff", "1", "2", "--db", db, "--format", "json"}).out);
+  for (const Json& f : both["fields"]) {
+    if (f["name"] != "wall_ms") continue;
+    const std::string full = f["a"].dump();
+    if (full.size() > 9) EXPECT_EQ(diff.out.find(full), std::string::npos) << diff.out;
+  }
+  bool wall = false;
+  for (size_t line = 0; line < diff.out.size();) {
+    const size_t end = diff.out.find('\n', line);
+    const std::string text = diff.out.substr(line, end - line);
+    if (text.find("  wall_ms ") == 0) {
+      wall = true;
+      // No number in the row has more than 6 significant digits.
+      int digits = 0, most = 0;
+      for (char c : text) {
+        digits = std::isdigit(static_cast<unsigned char>(c)) ? digits + 1 : 0;
+        most = std::max(most, digits);
+      }
+      EXPECT_LE(most, 7) << text;  // "0.154109": 6 digits after a leading 0
+    }
+    if (end == std::string::npos) break;
+    line = end + 1;
+  }
+  EXPECT_TRUE(wall) << diff.out;
+
+  // --limit 0 is every run, as the help says.
+  const CliRun help = run({"runs", "list", "--help"});
+  EXPECT_NE(help.out.find("0 shows all"), std::string::npos) << help.out;
+  const CliRun all = run({"runs", "list", "--db", db, "--limit", "0", "--format", "json"});
+  EXPECT_EQ(Json::parse(all.out).size(), runs.size());
 }
 
 TEST_F(RunsCliTest, HelpTeachesWithExamples) {

@@ -73,4 +73,8 @@ std::string summary_json(const std::vector<std::pair<std::string, SummaryValue>>
 // is not a JSON object gives no fields.
 std::vector<std::pair<std::string, SummaryValue>> summary_fields(const std::string& summary_json);
 
+// Where a run ran, for people: "<backend>: <device>" for replay runs (e.g.
+// "cpu: AMD EPYC 7763"), else the device alone.
+std::string device_label(const RunSummary& run);
+
 }  // namespace shardlab::data

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardlab/sim/collective_model.h"
@@ -43,8 +44,15 @@ std::string chrome_trace_json(const sim::SimResult& result);
 // An nccl-tests-style sweep (sim/collective_model.h collective_sweep):
 //   {"scenario", "collective", "ranks",
 //    "points": [{"bytes", "time_us", "algbw_gbps", "busbw_gbps", "algorithm", "protocol"}]}
-// Bandwidths in GB/s (10^9 bytes per second), as nccl-tests prints them.
+// Bandwidths in GB/s (10^9 bytes per second), as nccl-tests prints them;
+// "algorithm" as sweep_algorithm_name says.
 std::string sweep_to_json(const std::string& scenario, sim::CollectiveKind kind, int ranks,
                           const std::vector<sim::SweepPoint>& points, int indent = 2);
+
+// The algorithm a sweep point of `kind` ran: NCCL runs an all-to-all as
+// pairwise point-to-point sends, outside its collective algorithms, so
+// all-to-all says "pairwise" (docs/simulation.md "Collectives"); the others
+// name `algorithm` ("ring", "tree", "nvls").
+std::string_view sweep_algorithm_name(sim::CollectiveKind kind, planner::CollAlgorithm algorithm);
 
 }  // namespace shardlab::data
