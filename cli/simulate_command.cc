@@ -120,6 +120,8 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
   }
 }
 
+// One chain in time order that tiles the last iteration: the steps' ms add up
+// to the iteration time (docs/simulation.md "Reading the summary").
 void print_critical_path(std::ostream& out, const sim::SimResult& r) {
   if (r.critical_path.empty()) return;
   out << fmt::format("critical path of the last iteration ({} steps):\n", r.critical_path.size());
@@ -131,8 +133,10 @@ void print_critical_path(std::ostream& out, const sim::SimResult& r) {
     out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10.4f}  {:>10.4f}\n", s.rank,
                        sim::to_string(s.phase), s.iteration, s.start_ms, s.end_ms - s.start_ms);
   }
-  if (shown < r.critical_path.size())
-    out << fmt::format("  ... {} more\n", r.critical_path.size() - shown);
+  if (shown < r.critical_path.size()) {
+    const double rest = r.critical_path.back().end_ms - r.critical_path[shown].start_ms;
+    out << fmt::format("  ... {} more, {:.4f} ms\n", r.critical_path.size() - shown, rest);
+  }
 }
 
 void print_links(std::ostream& out, const sim::SimResult& r) {
@@ -143,7 +147,7 @@ void print_links(std::ostream& out, const sim::SimResult& r) {
   std::stable_sort(links.begin(), links.end(),
                    [](const auto* a, const auto* b) { return a->utilization > b->utilization; });
   links.resize(std::min(links.size(), kBusiestLinks));
-  out << fmt::format("busiest links ({} of {} used):\n", links.size(), r.links.size());
+  out << fmt::format("busiest links (top {} of {} used):\n", links.size(), r.links.size());
   out << fmt::format("  {:>7}  {:>11}  {}\n", "util", "bytes", "link");
   for (const sim::LinkResult* l : links) {
     out << fmt::format("  {:>6.1f}%  {:>11}  {}\n", l->utilization * 100.0, format_bytes(l->bytes),
@@ -155,9 +159,10 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::S
                    const planner::PlannerResult& planned, const sim::SimResult& r) {
   const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
   out << fmt::format(
-      "{}: {} ranks on {} host{}, {} iterations (overlap {}, contention {}, comm model {})\n",
+      "{}: {} ranks on {} host{}, {} iteration{} (overlap {}, contention {}, comm model {})\n",
       shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
-      on_off(!args.no_overlap), on_off(!args.no_contention), args.comm_model);
+      r.iterations == 1 ? "" : "s", on_off(!args.no_overlap), on_off(!args.no_contention),
+      args.comm_model);
   const std::string model = !args.calibration.empty()
                                 ? "calibrated (" + shown(args.calibration) + ")"
                             : !scenario.gpu ? std::string("TorchRec")
@@ -166,8 +171,14 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::S
                      args.plan.empty() ? std::string("planned with the default planner")
                                        : "from " + shown(args.plan),
                      model, planned.perf_rating);
-  out << fmt::format("iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n",
-                     r.iteration_ms, r.iterations, r.total_ms);
+  // One iteration has no steady state: it also pays for the first input dist.
+  out << (r.iterations >= 2
+              ? fmt::format(
+                    "iteration time: {:.6g} ms (steady state); {} iterations end at {:.6g} ms\n",
+                    r.iteration_ms, r.iterations, r.total_ms)
+              : fmt::format("iteration time: {:.6g} ms (one iteration: includes the first input "
+                            "dist, not a steady state)\n",
+                            r.iteration_ms));
   // What the iteration leaves out unless the scenario says it: the host's own
   // work (docs/validation.md: an eager PyTorch loop spends milliseconds there).
   const double host_ms = scenario.workload.iteration_overhead_ms;

@@ -1,5 +1,6 @@
 #include "executor.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "estimate_collective.h"
@@ -35,7 +36,6 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
     s.cursor.assign(schedule_.lanes.size(), 0);
     s.running_comm.assign(schedule_.lanes.size(), -1);
     s.comm_position.assign(schedule_.lanes.size(), 0);
-    s.comm_join.assign(schedule_.lanes.size(), 0.0);
   }
   for (const TaskTemplate& t : schedule_.tasks)
     lane_of_phase_[static_cast<size_t>(t.phase)] = t.lane;
@@ -43,13 +43,13 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
   for (int c = 0; c < static_cast<int>(collectives_.size()); ++c) {
     const CollectiveSpec& spec = collectives_[c];
     for (int m = 0; m < static_cast<int>(spec.members.size()); ++m) {
-      const size_t at =
-          (static_cast<size_t>(spec.members[m]) * kPhases + static_cast<int>(spec.phase)) * kParts +
-          static_cast<size_t>(spec.part);
-      memberships_[at].push_back({c, m});
+      memberships_[slot(spec.members[m], spec.phase, spec.part)].push_back({c, m});
     }
   }
-  const size_t instances = static_cast<size_t>(max_iteration(schedule_) + 1) * collectives_.size();
+  joins_.resize(memberships_.size());
+  for (size_t at = 0; at < memberships_.size(); ++at) joins_[at].resize(memberships_[at].size());
+  last_iteration_ = max_iteration(schedule_);
+  const size_t instances = static_cast<size_t>(last_iteration_ + 1) * collectives_.size();
   instances_.resize(instances);
   last_join_time_.assign(instances, -1.0);
   last_join_rank_.assign(instances, -1);
@@ -57,10 +57,14 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
 
 Executor::~Executor() = default;
 
+size_t Executor::slot(int rank, Phase phase, int part) const {
+  return (static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)) * kParts +
+         static_cast<size_t>(part);
+}
+
 const std::vector<Executor::Membership>& Executor::memberships(int rank, Phase phase,
                                                                int part) const {
-  return memberships_[(static_cast<size_t>(rank) * kPhases + static_cast<int>(phase)) * kParts +
-                      static_cast<size_t>(part)];
+  return memberships_[slot(rank, phase, part)];
 }
 
 bool Executor::has_collectives(int rank, int task) const {
@@ -73,6 +77,28 @@ double Executor::task_bytes(int rank, int task) const {
     bytes += collectives_[m.collective].bytes_sent(m.member);
   }
   return bytes;
+}
+
+int Executor::collective_count(int rank, int task) const {
+  return static_cast<int>(memberships(rank, schedule_.tasks[static_cast<size_t>(task)]).size());
+}
+
+const Executor::Join& Executor::join(int rank, int task, int position) const {
+  const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
+  return joins_[slot(rank, t.phase, t.part)][static_cast<size_t>(position)];
+}
+
+Executor::LastJoin Executor::last_join(int rank, int task, int position) const {
+  const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
+  const int c = memberships(rank, t)[static_cast<size_t>(position)].collective;
+  const size_t i = static_cast<size_t>(t.iteration) * collectives_.size() + c;
+  LastJoin last{.rank = last_join_rank_[i], .at = last_join_time_[i]};
+  // A rank's memberships are in collective order.
+  const std::vector<Membership>& theirs = memberships(last.rank, t);
+  const auto it = std::lower_bound(theirs.begin(), theirs.end(), c,
+                                   [](const Membership& m, int x) { return m.collective < x; });
+  last.position = static_cast<int>(it - theirs.begin());
+  return last;
 }
 
 double Executor::compute_duration(int rank, Phase phase) const {
@@ -144,8 +170,10 @@ bool Executor::try_start(int rank, int lane) {
       timing.start_gate = dep;
   }
   if (!absent && tmpl.anchor >= 0) {
-    if (!timings_[index(rank, tmpl.anchor)].started) return false;
-    timing.start_gate = tmpl.anchor;  // its buckets come from the anchor
+    const TaskTiming& anchor = timings_[index(rank, tmpl.anchor)];
+    if (!anchor.started) return false;
+    if (timing.start_gate < 0 || anchor.start > timings_[index(rank, timing.start_gate)].end)
+      timing.start_gate = tmpl.anchor;
   }
   ++s.cursor[lane];
   timing.start = queue_.now();
@@ -200,10 +228,10 @@ void Executor::join_next(int rank, int task) {
       return;
     }
   }
-  join_now(rank, task);
+  join_now(rank, task, false);
 }
 
-void Executor::join_now(int rank, int task) {
+void Executor::join_now(int rank, int task, bool bucket_wait) {
   RankState& s = state_[static_cast<size_t>(rank)];
   const TaskTemplate& t = schedule_.tasks[static_cast<size_t>(task)];
   const Membership& m = memberships(rank, t)[static_cast<size_t>(s.comm_position[t.lane])];
@@ -211,8 +239,12 @@ void Executor::join_now(int rank, int task) {
   // A task that waited for its first bucket starts when it joins it.
   if (s.comm_position[t.lane] == 0 && t.anchor >= 0)
     timings_[index(rank, task)].start = queue_.now();
-  s.comm_join[t.lane] = queue_.now();
-  if (queue_.now() >= last_join_time_[i]) {
+  if (t.iteration == last_iteration_) {
+    joins_[slot(rank, t.phase, t.part)][static_cast<size_t>(s.comm_position[t.lane])] = {
+        queue_.now(), bucket_wait};
+  }
+  if (queue_.now() > last_join_time_[i] ||
+      (queue_.now() == last_join_time_[i] && rank < last_join_rank_[i])) {
     last_join_time_[i] = queue_.now();
     last_join_rank_[i] = rank;
   }
@@ -229,7 +261,7 @@ void Executor::complete(int rank, int task) {
 // that is ready now.
 void Executor::on_event(int64_t rank, int64_t task) {
   if (task < 0) {
-    join_now(static_cast<int>(rank), static_cast<int>(-1 - task));
+    join_now(static_cast<int>(rank), static_cast<int>(-1 - task), true);
     return;
   }
   complete(static_cast<int>(rank), static_cast<int>(task));
@@ -243,12 +275,6 @@ void Executor::on_member_done(int64_t tag, int member) {
   RankState& s = state_[static_cast<size_t>(rank)];
   const int lane = lane_of_phase_[static_cast<size_t>(collectives_[c].phase)];
   const int task = s.running_comm[lane];
-  // A peer that arrived after this rank bounded when this rank could finish.
-  if (last_join_rank_[i] != rank && last_join_time_[i] > s.comm_join[lane]) {
-    timings_[index(rank, task)].end_gate_rank = last_join_rank_[i];
-  } else {
-    timings_[index(rank, task)].end_gate_rank = -1;
-  }
   // An estimate collective keeps the rank busy only for its own estimate:
   // the wait for the last member is idle time, as in TorchRec's sum.
   if (collectives_[c].kind == CollectiveKind::kEstimate) {

@@ -21,8 +21,10 @@ namespace shardlab::sim::detail {
 struct TaskTiming {
   double start = 0.0;
   double end = 0.0;
-  int start_gate = -1;     // task (same rank) whose end let this one start
-  int end_gate_rank = -1;  // comm: the peer whose late arrival this task waited for
+  // Task (same rank) that let this one start: the lane's previous task or a
+  // dependency, by its end; or the anchor, by its start, when that came later
+  // (ties: the lane's previous task, then the first dependency). -1: none.
+  int start_gate = -1;
   bool started = false;
   bool done = false;
 };
@@ -40,6 +42,27 @@ class Executor final : private EventHandler, private CollectiveListener {
   bool run();
 
   const TaskTiming& timing(int rank, int task) const { return timings_[index(rank, task)]; }
+
+  // How a rank entered one collective of a comm task of the last iteration
+  // (earlier iterations' are not kept): when, and whether it waited there for
+  // its bucket to be ready within the anchor (else the join followed the
+  // task's start or the end of its previous collective at once).
+  struct Join {
+    double at = -1.0;
+    bool bucket_wait = false;
+  };
+  // The member that joined a collective last: its rank (the lowest among
+  // equal times), when, and the collective's position in its task.
+  struct LastJoin {
+    int rank = -1;
+    double at = -1.0;
+    int position = -1;
+  };
+  // Collectives the rank runs in the task, in the order it runs them.
+  int collective_count(int rank, int task) const;
+  // `position` < collective_count(rank, task); the task is of the last iteration.
+  const Join& join(int rank, int task, int position) const;
+  LastJoin last_join(int rank, int task, int position) const;
   // Bytes `rank` sends in task `task`'s collectives, and whether it has any.
   double task_bytes(int rank, int task) const;
   bool has_collectives(int rank, int task) const;
@@ -53,12 +76,12 @@ class Executor final : private EventHandler, private CollectiveListener {
     std::vector<size_t> cursor;      // next task per lane
     std::vector<int> running_comm;   // comm task running per lane, -1 if none
     std::vector<int> comm_position;  // per lane: collective of the running comm task
-    std::vector<double> comm_join;   // per lane: when this rank joined it
   };
 
   size_t index(int rank, int task) const {
     return static_cast<size_t>(rank) * schedule_.tasks.size() + task;
   }
+  size_t slot(int rank, Phase phase, int part) const;  // into memberships_ and joins_
   const std::vector<Membership>& memberships(int rank, Phase phase, int part) const;
   const std::vector<Membership>& memberships(int rank, const TaskTemplate& t) const {
     return memberships(rank, t.phase, t.part);
@@ -67,7 +90,7 @@ class Executor final : private EventHandler, private CollectiveListener {
   void advance(int rank);
   bool try_start(int rank, int lane);
   void join_next(int rank, int task);
-  void join_now(int rank, int task);
+  void join_now(int rank, int task, bool bucket_wait);
   void complete(int rank, int task);
   Collective& instance(int iteration, int collective);
   void on_event(int64_t rank, int64_t task) override;
@@ -87,10 +110,14 @@ class Executor final : private EventHandler, private CollectiveListener {
   // memberships_[(rank * kPhases + phase) * kParts + part]: the collectives
   // the rank runs in that phase's task `part`.
   std::vector<std::vector<Membership>> memberships_;
+  // Parallel to memberships_: the last iteration's joins.
+  std::vector<std::vector<Join>> joins_;
+  int last_iteration_ = 0;
   // Per collective instance (iteration * collectives + c), created when the
   // first member joins and kept to the end: an instance may still be on the
   // call stack when its last member finishes.
   std::vector<std::unique_ptr<Collective>> instances_;
+  // Per collective instance: the member that joined last (lowest rank among equal times).
   std::vector<double> last_join_time_;
   std::vector<int> last_join_rank_;
 };

@@ -67,7 +67,7 @@ int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) 
   // Tasks per rank: the schedule's phases for every iteration.
   const int64_t tasks = static_cast<int64_t>(std::max(options.iterations, 1)) * 10;
   constexpr int64_t kTaskBytes =
-      static_cast<int64_t>(sizeof(detail::TaskTiming)) + 64;  // timing, membership
+      static_cast<int64_t>(sizeof(detail::TaskTiming)) + 64;  // timing, membership, join
   const int64_t phase_bytes = options.record_phases
                                   ? static_cast<int64_t>(sizeof(PhaseRecord)) + 400
                                   : 0;  // + JSON / trace

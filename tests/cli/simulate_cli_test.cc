@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,55 @@ TEST_F(CliTest, SimulateSaysWhetherTheHostSideIsIncluded) {
             std::string::npos)
       << with.out;
   EXPECT_EQ(with.out.find("host side: not included"), std::string::npos) << with.out;
+}
+
+// One iteration has no steady state: the summary says what its time includes.
+TEST_F(CliTest, SimulateOneIterationIsNotCalledASteadyState) {
+  const CliRun one = run({"simulate", kTiny, "--iterations", "1", "--no-record"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find(", 1 iteration (overlap on"), std::string::npos) << one.out;
+  EXPECT_NE(
+      one.out.find(" ms (one iteration: includes the first input dist, not a steady state)\n"),
+      std::string::npos)
+      << one.out;
+  EXPECT_EQ(one.out.find("(steady state)"), std::string::npos) << one.out;
+
+  const CliRun two = run({"simulate", kTiny, "--iterations", "2", "--no-record"});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find(" ms (steady state); 2 iterations end at "), std::string::npos) << two.out;
+  EXPECT_EQ(two.out.find("one iteration"), std::string::npos) << two.out;
+}
+
+// The printed critical path is one chain: its rows' ms add up to the
+// iteration time (to the printed 4 decimals), in time order. The DLRM-DCNv2
+// scenario has DDP buckets and an all-to-all that waits for a late peer.
+TEST_F(CliTest, SimulateCriticalPathAddsUpToTheIterationTime) {
+  const CliRun r = run(
+      {"simulate", std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/dlrm_dcnv2_criteo_1tb.json",
+       "--no-record", "-o", path("result.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double iteration = Json::parse(read_file(path("result.json")))["iteration_ms"];
+  std::istringstream lines(r.out.substr(r.out.find("critical path of the last iteration")));
+  std::string line;
+  std::getline(lines, line);  // title
+  std::getline(lines, line);  // column heads
+  double sum = 0.0;
+  double previous_end = 0.0;
+  int rows = 0;
+  while (std::getline(lines, line) && line.rfind("busiest links", 0) != 0) {
+    std::istringstream row(line);
+    int rank = 0, iteration_index = 0;
+    std::string phase;
+    double start = 0.0, ms = 0.0;
+    ASSERT_TRUE(row >> rank >> phase >> iteration_index >> start >> ms) << line;
+    if (rows > 0) EXPECT_NEAR(start, previous_end, 1.5e-4) << line;  // rounded to 4 decimals
+    previous_end = start + ms;
+    sum += ms;
+    ++rows;
+  }
+  EXPECT_GE(rows, 2);
+  EXPECT_NEAR(sum, iteration, 0.5e-4 * rows) << r.out;
+  EXPECT_NE(r.out.find("busiest links (top 5 of "), std::string::npos) << r.out;
 }
 
 TEST_F(CliTest, SimulateWritesResultAndTrace) {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/planner.h"
@@ -14,9 +16,10 @@
 namespace shardlab::sim {
 namespace {
 
-// Two H100s; one table looked up `pooling` times per sample; an MLP of
-// `layers` x `width`.
-planner::Scenario scenario(double pooling, int width, int layers, const std::string& extra = "") {
+// Two H100s; one table looked up `pooling` times per sample; a bottom MLP of
+// `layers` x `width`, then `top_mlp`.
+planner::Scenario scenario(double pooling, int width, int layers, const std::string& extra = "",
+                           const std::string& top_mlp = "64, 1") {
   std::string mlp;
   for (int i = 0; i < layers; ++i) mlp += (i ? ", " : "") + std::to_string(width);
   const std::string text =
@@ -28,8 +31,8 @@ planner::Scenario scenario(double pooling, int width, int layers, const std::str
       R"(], "sharding_types": ["table_wise"]}},
     "sharder": {"optimizer": "adam"},
     "workload": {"dense": {"dense_features": 16, "bottom_mlp": [)" +
-      mlp + R"(, 128], "interaction": {"kind": "cat"}, "top_mlp": [64, 1], "precision": "bf16"})" +
-      extra + "}}";
+      mlp + R"(, 128], "interaction": {"kind": "cat"}, "top_mlp": [)" + top_mlp +
+      R"(], "precision": "bf16"})" + extra + "}}";
   auto s = data::parse_scenario(text, "ddp.json");
   EXPECT_TRUE(s.is_ok()) << s.status().message();
   return *s;
@@ -40,19 +43,27 @@ struct Phases {
   double iteration_end = 0.0;
 };
 
-// The last iteration's phases on the rank whose embedding backward ends last.
-Phases run(const planner::Scenario& s, int* buckets = nullptr) {
+// Three iterations of the default planner's plan.
+SimResult simulate_plan(const planner::Scenario& s) {
   planner::PlannerResult p = planner::plan(s);
   EXPECT_TRUE(p.ok()) << p.error.message();
+  if (!p.ok()) return SimResult{};
   SimOptions o;
   o.iterations = 3;
   auto r = simulate(s, *p.search_space, *p.best, o);
   EXPECT_TRUE(r.is_ok()) << r.status().message();
+  return r.is_ok() ? std::move(r).value() : SimResult{};
+}
+
+// The last iteration's phases on the rank whose embedding backward ends last.
+Phases run(const planner::Scenario& s, int* buckets = nullptr) {
+  const SimResult r = simulate_plan(s);
+  const int last = r.iterations - 1;
   Phases best;
-  for (const RankResult& rr : r->ranks) {
+  for (const RankResult& rr : r.ranks) {
     Phases mine;
     for (const PhaseRecord& ph : rr.phases) {
-      if (ph.iteration != o.iterations - 1) continue;
+      if (ph.iteration != last) continue;
       mine.iteration_end = std::max(mine.iteration_end, ph.end_ms);
       if (ph.phase == Phase::kBwdCompute) mine.bwd_compute = ph;
       if (ph.phase == Phase::kDenseBwd) mine.dense_bwd = ph;
@@ -67,13 +78,12 @@ Phases run(const planner::Scenario& s, int* buckets = nullptr) {
     }
     if (mine.bwd_compute.end_ms >= best.bwd_compute.end_ms) best = mine;
   }
-  for (const RankResult& rr : r->ranks) {
+  for (const RankResult& rr : r.ranks) {
     for (const PhaseRecord& ph : rr.phases) {
-      if (ph.iteration == o.iterations - 1)
-        best.iteration_end = std::max(best.iteration_end, ph.end_ms);
+      if (ph.iteration == last) best.iteration_end = std::max(best.iteration_end, ph.end_ms);
     }
   }
-  if (buckets != nullptr) *buckets = r->ddp_buckets;
+  if (buckets != nullptr) *buckets = r.ddp_buckets;
   return best;
 }
 
@@ -110,6 +120,34 @@ TEST(Ddp, OneBucketWaitsForTheWholeBackward) {
           &buckets);
   EXPECT_EQ(buckets, 1);
   EXPECT_DOUBLE_EQ(p.ddp.start_ms, p.dense_bwd.end_ms);
+}
+
+// A wide top MLP: its buckets, reduced before the embedding gradients' all-to-all on
+// the same stream, hold that all-to-all back past the point in the dense backward
+// where its gradients were ready. The critical path goes through the all-reduce:
+// the dense backward up to where the last such bucket was ready, the all-reduce,
+// then the all-to-all as soon as it ends.
+TEST(Ddp, AllReduceThatHoldsBackTheEmbeddingGradientsIsOnTheCriticalPath) {
+  const SimResult r = simulate_plan(scenario(1, 256, 1, "", "4096, 4096, 4096, 1"));
+  const std::vector<CriticalStep>& path = r.critical_path;
+  const auto bwd_out = std::find_if(path.begin(), path.end(), [](const CriticalStep& c) {
+    return c.phase == Phase::kBwdOutputDist;
+  });
+  ASSERT_NE(bwd_out, path.end());
+  ASSERT_GE(bwd_out - path.begin(), 2);
+  const CriticalStep& ddp = *(bwd_out - 1);
+  const CriticalStep& dense_bwd = *(bwd_out - 2);
+  EXPECT_EQ(ddp.phase, Phase::kDdpAllreduce);
+  EXPECT_EQ(ddp.rank, bwd_out->rank);
+  EXPECT_EQ(ddp.end_ms, bwd_out->start_ms);
+  EXPECT_EQ(dense_bwd.phase, Phase::kDenseBwd);
+  EXPECT_EQ(dense_bwd.end_ms, ddp.start_ms);
+  // The step is the part of the dense backward that made the bucket ready.
+  for (const PhaseRecord& ph : r.ranks[static_cast<size_t>(dense_bwd.rank)].phases) {
+    if (ph.phase != Phase::kDenseBwd || ph.iteration != dense_bwd.iteration) continue;
+    EXPECT_EQ(dense_bwd.start_ms, ph.start_ms);
+    EXPECT_LT(dense_bwd.end_ms, ph.end_ms);
+  }
 }
 
 }  // namespace

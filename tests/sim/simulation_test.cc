@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shardlab/data/scenario_loader.h"
@@ -100,12 +101,104 @@ TEST(Simulation, StreamsNeverOverlap) {
   }
 }
 
-TEST(Simulation, CriticalPathEndsTheIteration) {
-  const SimResult r = run(plan_bundled("dlrm_criteo_kaggle.json"), SimOptions{});
+// The critical path is one chain that tiles the last iteration
+// (docs/simulation.md "Reading the summary"): steps in time order, each
+// starting exactly where the one before ended (no gap is allowed: the
+// simulator never leaves a chain idle), the first at the previous
+// iteration's end, the last at the iteration's end, so their durations add
+// up to the iteration time. Each step is a phase its rank ran then, and ends
+// no later than the last rank's part of that phase.
+void expect_chain(const SimResult& r) {
   ASSERT_FALSE(r.critical_path.empty());
-  EXPECT_DOUBLE_EQ(r.critical_path.back().end_ms, r.total_ms);
-  for (size_t i = 1; i < r.critical_path.size(); ++i) {
-    EXPECT_LE(r.critical_path[i - 1].end_ms, r.critical_path[i].start_ms + 1e-9);
+  const double window_start = r.total_ms - r.iteration_ms;
+  EXPECT_NEAR(r.critical_path.front().start_ms, window_start, 1e-12 * r.total_ms);
+  EXPECT_EQ(r.critical_path.back().end_ms, r.total_ms);
+  double sum = 0.0;
+  for (size_t i = 0; i < r.critical_path.size(); ++i) {
+    const CriticalStep& s = r.critical_path[i];
+    SCOPED_TRACE("step " + std::to_string(i) + ": rank " + std::to_string(s.rank) + " " +
+                 std::string(to_string(s.phase)));
+    EXPECT_LT(s.start_ms, s.end_ms);
+    EXPECT_EQ(s.iteration, r.iterations - 1);
+    if (i > 0) EXPECT_EQ(s.start_ms, r.critical_path[i - 1].end_ms);
+    sum += s.end_ms - s.start_ms;
+    bool ran = false;
+    double latest_end = 0.0;
+    for (const RankResult& rank : r.ranks) {
+      for (const PhaseRecord& p : rank.phases) {
+        if (p.phase != s.phase || p.iteration != s.iteration) continue;
+        latest_end = std::max(latest_end, p.end_ms);
+        ran = ran || (rank.rank == s.rank && p.start_ms <= s.start_ms && s.start_ms < p.end_ms);
+      }
+    }
+    EXPECT_TRUE(ran);
+    EXPECT_LE(s.end_ms, latest_end);
+  }
+  EXPECT_LE(sum, r.iteration_ms * (1 + 1e-12));
+  EXPECT_NEAR(sum, r.iteration_ms, 1e-12 * r.total_ms);
+}
+
+TEST(Simulation, CriticalPathTilesTheLastIteration) {
+  SimOptions serial;
+  serial.overlap = false;
+  SimOptions estimates;
+  estimates.comm_model = CommModel::kEstimates;
+  SimOptions one;
+  one.iterations = 1;
+  for (const std::string& name : kBundled) {
+    const Planned p = plan_bundled(name);
+    for (const auto& [label, options] :
+         std::vector<std::pair<std::string, SimOptions>>{{"default", SimOptions{}},
+                                                         {"no overlap", serial},
+                                                         {"estimates", estimates},
+                                                         {"one iteration", one}}) {
+      SCOPED_TRACE(name + ", " + label);
+      expect_chain(run(p, options));
+    }
+  }
+}
+
+// Two ranks; the table (looked up 200 times a sample) on one of them (the
+// planner picks rank 0), so rank 1 joins the output dist early and waits for
+// it; rank 1's long dense forward then bounds the iteration, and the table's
+// rank waits for it in the backward's all-to-all.
+TEST(Simulation, CriticalPathListsACollectiveOnceAsTheLatePeersPart) {
+  auto scenario = data::parse_scenario(
+      R"({"name": "late_peer", "batch_size": 4096,
+          "topology": {"world_size": 2, "gpu": "h100-sxm"},
+          "tables": [{"name": "t", "num_embeddings": 1000000, "embedding_dim": 128,
+                      "feature_names": ["f"]}],
+          "constraints": {"t": {"pooling_factors": [200], "sharding_types": ["table_wise"]}},
+          "workload": {"dense_fwd_ms": [0.05, 2.0], "dense_bwd_ms": 0.1}})",
+      "late_peer.json");
+  ASSERT_TRUE(scenario) << scenario.status().message();
+  const planner::PlannerResult plan = planner::plan(*scenario);
+  ASSERT_TRUE(plan.ok()) << plan.error.message();
+  const int table_rank = plan.best->ranks.front();
+  const SimResult r = run(Planned{*scenario, plan}, SimOptions{});
+  expect_chain(r);
+  const int last = r.iterations - 1;
+  auto record = [&](int rank, Phase phase) {
+    for (const PhaseRecord& p : r.ranks[static_cast<size_t>(rank)].phases) {
+      if (p.phase == phase && p.iteration == last) return p;
+    }
+    ADD_FAILURE() << "no " << to_string(phase) << " on rank " << rank;
+    return PhaseRecord{};
+  };
+  // Output dist: the table's rank is late; backward: the other rank.
+  for (const auto& [phase, late] : {std::pair{Phase::kOutputDist, table_rank},
+                                    std::pair{Phase::kBwdOutputDist, 1 - table_rank}}) {
+    SCOPED_TRACE(to_string(phase));
+    ASSERT_GT(record(1 - late, phase).end_ms - record(1 - late, phase).start_ms,
+              2.0 * (record(late, phase).end_ms - record(late, phase).start_ms))
+        << "the scenario no longer makes a rank wait";
+    std::vector<CriticalStep> steps;
+    for (const CriticalStep& s : r.critical_path) {
+      if (s.phase == phase) steps.push_back(s);
+    }
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].rank, late);
+    EXPECT_EQ(steps[0].start_ms, record(late, phase).start_ms);
   }
 }
 

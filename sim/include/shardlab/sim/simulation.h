@@ -114,10 +114,15 @@ struct SimResult {
   int local_world_size = 1;
   int64_t dense_params = 0;   // parameters of workload.dense (0 without)
   int ddp_buckets = 0;        // DDP buckets all-reduced per iteration
-  double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before
+  double iteration_ms = 0.0;  // steady state: last iteration's end minus the one before;
+                              // with one iteration, its end (not a steady state)
   double total_ms = 0.0;      // end of the last iteration
   std::vector<RankResult> ranks;
-  // From the first phase that bounds the last iteration to its last phase.
+  // The chain of steps that bounds the last iteration, in time order: each
+  // starts where the one before it ended, the first at the previous
+  // iteration's end, the last at total_ms, so their durations add up to
+  // iteration_ms. A step may be part of its phase (docs/simulation.md
+  // "Reading the summary" defines the walk).
   std::vector<CriticalStep> critical_path;
   std::vector<LinkResult> links;
   uint64_t events = 0;  // events the engine processed
