@@ -205,23 +205,14 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::S
 int record_simulation(const SimulateArgs& args, const planner::Scenario& scenario,
                       const planner::PlannerResult& planned, const sim::SimResult& r,
                       RunRecorder& recorder) {
-  data::NewRun run = new_run(data::RunKind::kSimulate, scenario, &planned);
+  data::NewRun run =
+      data::simulation_run(scenario, planned, r,
+                           data::SimulationRunSettings{.overlap = !args.no_overlap,
+                                                       .contention = !args.no_contention,
+                                                       .comm_model = args.comm_model,
+                                                       .from_plan = args.plan,
+                                                       .calibration = args.calibration});
   run.scenario_json = scenario_text(args.scenario);
-  run.sim_phases = data::sim_phase_rows(r);
-  std::vector<std::pair<std::string, data::SummaryValue>> summary = {
-      {"iteration_ms", r.iteration_ms},
-      {"total_ms", r.total_ms},
-      {"iterations", static_cast<int64_t>(r.iterations)},
-      {"rating_ms", planned.perf_rating},
-      {"overlap", !args.no_overlap},
-      {"contention", !args.no_contention},
-      {"comm_model", args.comm_model},
-      {"ranks", static_cast<int64_t>(r.ranks.size())},
-      {"events", static_cast<int64_t>(r.events)},
-      {"wall_ms", r.wall_seconds * 1e3}};
-  if (!args.plan.empty()) summary.emplace_back("from_plan", args.plan);
-  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
-  run.summary_json = data::summary_json(summary);
   return recorder.record(run);
 }
 
