@@ -135,21 +135,14 @@ std::string simulations_note(const RunPerfModel& m) {
 int record_plan(const PlanArgs& args, const planner::Scenario& scenario,
                 const planner::PlannerResult& result, const RunPerfModel& model,
                 RunRecorder& recorder, std::string plan_json) {
-  data::NewRun run = new_run(data::RunKind::kPlan, scenario, &result, std::move(plan_json));
+  data::NewRun run = data::plan_run(
+      scenario, result,
+      data::PlanRunSettings{.perf_model = args.perf_model,
+                            .simulations = model.simulated ? model.simulated->simulations() : -1,
+                            .from_plan = args.from_plan,
+                            .calibration = args.calibration},
+      std::move(plan_json));
   run.scenario_json = scenario_text(args.scenario);
-  std::vector<std::pair<std::string, data::SummaryValue>> summary = {
-      {"rating_ms", result.perf_rating},
-      {"perf_model", args.perf_model},
-      {"tables", static_cast<int64_t>(scenario.tables.size())},
-      {"world_size", static_cast<int64_t>(result.topology.world_size)},
-      {"num_proposals", static_cast<int64_t>(result.num_proposals)},
-      {"num_plans", static_cast<int64_t>(result.num_plans)},
-      {"wall_ms", result.wall_seconds * 1e3}};
-  if (model.simulated)
-    summary.emplace_back("simulations", static_cast<int64_t>(model.simulated->simulations()));
-  if (!args.from_plan.empty()) summary.emplace_back("from_plan", args.from_plan);
-  if (!args.calibration.empty()) summary.emplace_back("calibration", args.calibration);
-  run.summary_json = data::summary_json(summary);
   return recorder.record(run);
 }
 

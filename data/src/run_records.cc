@@ -58,6 +58,25 @@ NewRun new_run(RunKind kind, const planner::Scenario& scenario,
   return run;
 }
 
+NewRun plan_run(const planner::Scenario& scenario, const planner::PlannerResult& planned,
+                const PlanRunSettings& settings, std::string plan_json) {
+  NewRun run = new_run(RunKind::kPlan, scenario, &planned, std::move(plan_json));
+  std::vector<std::pair<std::string, SummaryValue>> summary = {
+      {"rating_ms", planned.perf_rating},
+      {"perf_model", settings.perf_model},
+      {"tables", static_cast<int64_t>(scenario.tables.size())},
+      {"world_size", static_cast<int64_t>(planned.topology.world_size)},
+      {"num_proposals", static_cast<int64_t>(planned.num_proposals)},
+      {"num_plans", static_cast<int64_t>(planned.num_plans)},
+      {"wall_ms", planned.wall_seconds * 1e3}};
+  if (settings.simulations >= 0)
+    summary.emplace_back("simulations", static_cast<int64_t>(settings.simulations));
+  if (!settings.from_plan.empty()) summary.emplace_back("from_plan", settings.from_plan);
+  if (!settings.calibration.empty()) summary.emplace_back("calibration", settings.calibration);
+  run.summary_json = summary_json(summary);
+  return run;
+}
+
 NewRun simulation_run(const planner::Scenario& scenario, const planner::PlannerResult& planned,
                       const sim::SimResult& result, const SimulationRunSettings& settings) {
   NewRun run = new_run(RunKind::kSimulate, scenario, &planned);

@@ -212,6 +212,10 @@ void MainWindow::build_menus() {
                   [this]() { (void)save_as(); });
   file->addAction(QStringLiteral("Open run &store..."), this, &MainWindow::open_store_dialog);
   file->addSeparator();
+  file->addAction(QStringLiteral("Save p&lan as..."), this, &MainWindow::save_plan_dialog);
+  file->addAction(QStringLiteral("&Record in run store"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                  &MainWindow::record_run);
+  file->addSeparator();
   file->addAction(QStringLiteral("&Export view as PNG or SVG..."), this, [this]() {
     const QString name = current_view();
     if (WorkbenchView* v = view(name)) export_with_dialog(v->export_target(), name);
@@ -376,6 +380,46 @@ void MainWindow::open_plan_dialog() {
     return;
   }
   show_view(QStringLiteral("plan"));
+}
+
+void MainWindow::save_plan_dialog() {
+  const QString shardlab_filter = QStringLiteral("ShardLab plan (*.json)");
+  const QString torchrec_filter = QStringLiteral("TorchRec ShardingPlan (*.json)");
+  QString filter;
+  const QString path = QFileDialog::getSaveFileName(
+      this, QStringLiteral("Save plan"), QStringLiteral("plan.json"),
+      shardlab_filter + QStringLiteral(";;") + torchrec_filter, &filter);
+  if (path.isEmpty()) return;
+  if (Status st = workbench_.save_plan(path, filter == torchrec_filter); !st.is_ok()) {
+    QMessageBox::warning(this, QStringLiteral("Cannot save the plan"),
+                         QString::fromStdString(st.message()));
+    return;
+  }
+  statusBar()->showMessage(QStringLiteral("Saved the plan to %1").arg(path), 5000);
+}
+
+void MainWindow::record_run() {
+  Result<data::NewRun> run = workbench_.displayed_run();
+  if (!run.is_ok()) {
+    QMessageBox::warning(this, QStringLiteral("Nothing to record"),
+                         QString::fromStdString(run.status().message()));
+    return;
+  }
+  QString path = runs_->path();
+  if (path.isEmpty()) {
+    path = QFileDialog::getSaveFileName(
+        this, QStringLiteral("Record in run store"), QString::fromUtf8(data::kDefaultRunStoreFile),
+        QStringLiteral("Run store (*.db *.sqlite);;All files (*)"), nullptr,
+        QFileDialog::DontConfirmOverwrite);  // an existing store takes the run
+    if (path.isEmpty()) return;
+  }
+  Result<int64_t> id = runs_->record(*run, path);
+  if (!id.is_ok()) {
+    QMessageBox::warning(this, QStringLiteral("Cannot record the run"),
+                         QString::fromStdString(id.status().message()));
+    return;
+  }
+  statusBar()->showMessage(QStringLiteral("Recorded run %1 in %2").arg(*id).arg(path), 5000);
 }
 
 void MainWindow::open_store_dialog() {

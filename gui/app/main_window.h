@@ -88,6 +88,10 @@ class MainWindow : public QMainWindow {
   void open_scenario_dialog();
   void open_plan_dialog();
   void open_store_dialog();
+  void save_plan_dialog();
+  // Records what is shown (Workbench::displayed_run) in the open run store,
+  // or in one the user picks (created when new) when none is open.
+  void record_run();
   void update_title();
   void set_status(const QString& text);
   QString current_view() const;

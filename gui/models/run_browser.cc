@@ -126,6 +126,22 @@ Status RunBrowser::open(const QString& path) {
   return refresh();
 }
 
+Result<int64_t> RunBrowser::record(const data::NewRun& run, const QString& path) {
+  // A writer of its own: the browser's connection only reads.
+  Result<int64_t> id = [&]() -> Result<int64_t> {
+    Result<data::RunStore> writer =
+        data::RunStore::open(path.toStdString(), data::StoreAccess::kCreate);
+    if (!writer.is_ok()) return writer.status();
+    return writer->add_run(run);
+  }();
+  if (!id.is_ok()) {
+    emit errorOccurred(QString::fromStdString(id.status().message()));
+    return id.status();
+  }
+  if (Status st = this->path() == path ? refresh() : open(path); !st.is_ok()) return st;
+  return id;
+}
+
 Status RunBrowser::refresh() {
   if (!store_) return Status::invalid_argument("no run store is open");
   Result<std::vector<data::RunSummary>> runs = store_->list_runs();

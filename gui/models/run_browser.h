@@ -67,6 +67,12 @@ class RunBrowser : public QObject {
   Status refresh();
   const std::vector<data::RunSummary>& runs() const { return runs_; }
 
+  // Records `run` in the store at `path` (created when missing, as the
+  // command line's recording verbs do; refused unchanged when it is not a run
+  // store or is damaged), then browses that store. Returns the run's id; on
+  // failure emits errorOccurred and browses what it did before.
+  Result<int64_t> record(const data::NewRun& run, const QString& path);
+
   // Opens run `id` in the workbench: its scenario, and its plan when it has
   // one (shown instead of planning, then simulated).
   Status open_run(int64_t id);

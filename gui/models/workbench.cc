@@ -6,6 +6,7 @@
 #include "models/units.h"
 #include "shardlab/data/file_io.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
 #include "shardlab/search/report.h"
@@ -469,6 +470,51 @@ void Workbench::on_planned(const PlanOutcomePtr& outcome) {
   emit simulationChanged();
   emit changeExplained();
   emit freshnessChanged();
+}
+
+Result<planner::PlannerResult> Workbench::displayed_result() const {
+  if (!displayed_) return Status::invalid_argument("no plan is shown");
+  if (!displayed_->fits) {
+    return Status::invalid_argument(
+        "the proposal shown does not fit: its relaxed placement is "
+        "not a plan");
+  }
+  const planner::PlannerResult& base = displayed_->base->result;
+  if (displayed_->proposal < 0) return base;
+  return planner::with_best_plan(base, displayed_->plan, displayed_->summary);
+}
+
+Status Workbench::save_plan(const QString& path, bool torchrec_format) const {
+  Result<planner::PlannerResult> result = displayed_result();
+  if (!result.is_ok()) return result.status();
+  const planner::Scenario& scenario = *displayed_->base->scenario;
+  const std::string json = torchrec_format ? data::plan_to_torchrec_json(scenario, *result)
+                                           : data::plan_to_json(scenario, *result);
+  return data::write_output_file(path.toStdString(), json + "\n");
+}
+
+Result<data::NewRun> Workbench::displayed_run() const {
+  Result<planner::PlannerResult> result = displayed_result();
+  if (!result.is_ok()) return result.status();
+  const PlanOutcome& base = *displayed_->base;
+  const planner::Scenario& scenario = *base.scenario;
+  const std::string from_plan =
+      base.source == PlanSource::kPlanner ? std::string() : base.source_name;
+  const std::string calibration = base.settings.calibration ? base.settings.calibration->name : "";
+  data::NewRun run =
+      simulation_
+          ? data::simulation_run(
+                scenario, *result, *simulation_,
+                data::SimulationRunSettings{.from_plan = from_plan, .calibration = calibration})
+          : data::plan_run(scenario, *result,
+                           data::PlanRunSettings{
+                               .perf_model = base.settings.perf_model == PerfModelChoice::kSimulated
+                                                 ? "simulated"
+                                                 : "torchrec",
+                               .from_plan = from_plan,
+                               .calibration = calibration});
+  run.scenario_json = data::scenario_to_json(scenario);
+  return run;
 }
 
 void Workbench::show_best() {

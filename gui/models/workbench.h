@@ -30,6 +30,7 @@
 
 #include "models/planning_worker.h"
 #include "models/scenario_document.h"
+#include "shardlab/data/run_store.h"
 #include "shardlab/data/scenario_edit.h"
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/planner/status.h"
@@ -149,6 +150,22 @@ class Workbench : public QObject {
   void cancel_compare();
   bool busy() const { return worker_.busy(); }
   PlanningWorker& worker() { return worker_; }
+
+  // ---- Keeping what is shown ----------------------------------------------------
+  // The plan shown as a planner result: the outcome's own for its best plan,
+  // else planner::with_best_plan (TorchRec's rating of the shown proposal).
+  // Fails when no plan is shown or the shown proposal does not fit.
+  Result<planner::PlannerResult> displayed_result() const;
+  // Writes the plan shown to `path` as `shardlab plan -o` writes it, atomically
+  // (docs/outputs.md): ShardLab's plan JSON, or TorchRec's ShardingPlan when
+  // `torchrec_format`. Either format opens again with open_plan().
+  Status save_plan(const QString& path, bool torchrec_format) const;
+  // The run that records what is shown, as the command line records it
+  // (data/run_records.h): kind simulate, with its phases, when a simulation
+  // of the plan shown is on screen; else kind plan. The scenario's text is
+  // the plan's scenario written out (scenario_writer.h), as Save scenario
+  // writes it.
+  Result<data::NewRun> displayed_run() const;
 
   // ---- Selection --------------------------------------------------------------
   // -1 shows the best plan; otherwise a proposal of the outcome's log.

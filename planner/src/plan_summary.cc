@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "shardlab/planner/estimators.h"
 
@@ -61,6 +62,18 @@ Storage non_negative(const Storage& s) {
 Storage RankSummary::free() const { return non_negative(available - shards); }
 Storage RankSummary::margin() const { return non_negative(capacity - available - dense - kjt); }
 Storage RankSummary::overflow() const { return non_negative(shards - available); }
+
+PlannerResult with_best_plan(const PlannerResult& base, PartitionedPlan plan,
+                             const PlanSummary& summary) {
+  PlannerResult r = base;
+  r.best = std::move(plan);
+  r.error = Status::ok();
+  r.last_proposal.reset();
+  r.device_perf_total.clear();
+  for (const RankSummary& rank : summary.ranks) r.device_perf_total.push_back(rank.perf_total);
+  r.perf_rating = summary.torchrec_rating;
+  return r;
+}
 
 PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result,
                            const PartitionedPlan& plan) {

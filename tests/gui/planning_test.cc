@@ -1,20 +1,26 @@
 // Planning and simulation through the workbench's own actions (the session
 // and its background worker), checking what the models hold against the
 // core's own numbers.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gui_test_support.h"
 #include "models/model_roles.h"
+#include "models/run_browser.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
+#include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/torchrec_version.h"
 #include "shardlab/sim/compare.h"
 #include "test_registry.h"
@@ -287,6 +293,70 @@ class PlanningTest : public QObject {
     QVERIFY(wb.select_proposal(-1).is_ok());
     QCOMPARE(wb.selected_proposal(), -1);
     QCOMPARE(models.proposals.best_row() >= 0, true);
+  }
+
+  // What is shown can be kept: saved as the plan files `shardlab plan` writes
+  // (either format reads back as the same placement), and recorded in a run
+  // store as `shardlab simulate` records it (data/run_records.h).
+  void the_plan_shown_is_saved_and_recorded() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QTRY_VERIFY(wb.simulation() != nullptr);
+    const PlanOutcomePtr o = wb.outcome();
+    QTemporaryDir dir;
+    const auto read = [](const QString& path) {
+      QFile f(path);
+      return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+    };
+    const QString ours = dir.filePath(QStringLiteral("plan.json"));
+    const QString theirs = dir.filePath(QStringLiteral("torchrec.json"));
+    QVERIFY(wb.save_plan(ours, false).is_ok());
+    QCOMPARE(read(ours), data::plan_to_json(*o->scenario, o->result) + "\n");
+    QVERIFY(wb.save_plan(theirs, true).is_ok());
+    auto back = data::read_plan_file(theirs.toStdString(), *o->scenario, *o->result.search_space);
+    QVERIFY2(back.is_ok(), back.status().message().c_str());
+    QCOMPARE(back->proposal, o->result.best->proposal);
+    QCOMPARE(back->ranks, o->result.best->ranks);
+
+    // Recorded where the user says (a new store), then browsed there.
+    RunBrowser browser(&wb);
+    const QString db = dir.filePath(QStringLiteral("runs.db"));
+    Result<data::NewRun> run = wb.displayed_run();
+    QVERIFY(run.is_ok());
+    Result<int64_t> id = browser.record(*run, db);
+    QVERIFY2(id.is_ok(), id.status().message().c_str());
+    QCOMPARE(browser.path(), db);
+    QCOMPARE(browser.runs().size(), size_t{1});
+    Result<data::RunStore> store = data::RunStore::open(db.toStdString(), data::StoreAccess::kRead);
+    QVERIFY(store.is_ok());
+    Result<data::StoredRun> stored = store->get_run(*id);
+    QVERIFY(stored.is_ok());
+    QCOMPARE(stored->summary.kind, data::RunKind::kSimulate);
+    QCOMPARE(stored->plan_json, data::plan_to_json(*o->scenario, o->result, data::kCompactJson));
+    QCOMPARE(stored->sim_phases.size(), data::sim_phase_rows(*wb.simulation()).size());
+    double iteration_ms = -1.0;
+    for (const auto& [key, value] : data::summary_fields(stored->summary.summary_json)) {
+      if (key == "iteration_ms") iteration_ms = std::get<double>(value);
+    }
+    QCOMPARE(iteration_ms, wb.simulation()->iteration_ms);
+    QVERIFY(data::parse_scenario(stored->scenario_json, "stored").is_ok());
+
+    // A proposal that fits is kept as its own placement, with TorchRec's rating.
+    int pick = -1;
+    for (size_t i = 0; i < o->proposals.size() && pick < 0; ++i) {
+      if (o->proposals[i].rated() && o->proposals.proposal(i) != o->result.best->proposal)
+        pick = static_cast<int>(i);
+    }
+    QVERIFY(pick >= 0);
+    QVERIFY(wb.select_proposal(pick).is_ok());
+    QVERIFY(wb.save_plan(ours, false).is_ok());
+    auto proposal = data::read_plan_file(ours.toStdString(), *o->scenario, *o->result.search_space);
+    QVERIFY(proposal.is_ok());
+    QCOMPARE(proposal->ranks, wb.displayed()->plan.ranks);
+    const auto saved = nlohmann::json::parse(read(ours));
+    QCOMPARE(saved["perf_rating_ms"].get<double>(), wb.displayed()->summary.torchrec_rating);
+    QCOMPARE(wb.displayed()->summary.torchrec_rating, *wb.displayed()->torchrec_rating);
   }
 
   // The Compare view's rows are the core's comparison (sim/compare.h), the

@@ -44,6 +44,21 @@ std::vector<SimPhaseRow> sim_phase_rows(
 NewRun new_run(RunKind kind, const planner::Scenario& scenario,
                const planner::PlannerResult* planned, std::string plan_json = {});
 
+// What a plan was made with, for its run's summary.
+struct PlanRunSettings {
+  std::string perf_model = "torchrec";  // "torchrec" or "simulated"
+  int simulations = -1;                 // simulations the simulated model ran; -1: none
+  std::string from_plan;                // the plan file it was read from; "": planned
+  std::string calibration;              // the calibration profile given; "": none
+};
+
+// A plan run of `planned` (new_run, `plan_json` as there) with the summary
+// docs/run-store.md lists: rating_ms, perf_model, tables, world_size,
+// num_proposals, num_plans, wall_ms, and simulations / from_plan /
+// calibration when set. The scenario's text is the caller's.
+NewRun plan_run(const planner::Scenario& scenario, const planner::PlannerResult& planned,
+                const PlanRunSettings& settings, std::string plan_json = {});
+
 // What a simulation was run with, for its run's summary.
 struct SimulationRunSettings {
   bool overlap = true;

@@ -85,6 +85,14 @@ struct PlanSummary {
 PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result,
                            const PartitionedPlan& plan);
 
+// `base` with `plan` (placed in base.search_space) as its best plan, rated
+// as TorchRec rates it: device_perf_total is the summary's per-rank
+// perf_total and perf_rating their maximum, what `plan --from-plan` gives
+// for that plan under TorchRec's model. Everything else is base's (topology,
+// reservation, search space, counters). REQUIRES: base.search_space set.
+PlannerResult with_best_plan(const PlannerResult& base, PartitionedPlan plan,
+                             const PlanSummary& summary);
+
 struct PlanDiff {
   // Tables (by name, in `a`'s order) whose sharding type, kernel or shard
   // ranks differ between the plans; tables missing from either are listed too.
