@@ -98,6 +98,11 @@ void print_report(std::ostream& out, const ReplayArgs& args, const planner::Scen
       "{:.4f} ms\n",
       s.median_iteration_ms, s.estimated_iteration_ms, s.simulated_iteration_ms);
   out << fmt::format("{} lookup and {} collective measurements\n", s.lookups, s.collectives);
+  if (result.backend == "cpu") {
+    out << "cpu backend: threads stand in for GPUs, so measured times are this CPU's and do not "
+           "compare with the GPU estimates beside them; they calibrate a CPU model "
+           "(docs/replay.md)\n";
+  }
 }
 
 int record_replay(const ReplayArgs& args, const planner::Scenario& scenario,

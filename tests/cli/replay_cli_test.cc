@@ -32,6 +32,8 @@ TEST_F(ReplayCliTest, ReplaysTiny2GpuAndWritesTheResultJson) {
   EXPECT_NE(r.out.find("fwd_compute"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bwd_compute"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("torchrec_ms"), std::string::npos) << r.out;
+  // CPU times beside GPU estimates, said to be so.
+  EXPECT_NE(r.out.find("cpu backend: threads stand in for GPUs"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("replay [4/4]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("recorded run 1"), std::string::npos) << r.err;
 
