@@ -11,15 +11,22 @@ void add_calibration_option(CLI::App* cmd, std::string* path, std::string help) 
   if (help.empty()) {
     help =
         "Rate shards with the cost-model parameters of this calibration profile (written by "
-        "'shardlab calibrate'; docs/calibration.md) instead of TorchRec's constants (default: "
-        "none)";
+        "'shardlab calibrate'; docs/calibration.md) instead of TorchRec's constants, or with "
+        "TorchRec's constants even under a GPU preset: 'torchrec' (default: the preset's default "
+        "profile under topology.gpu, else TorchRec's constants; docs/presets.md)";
   }
   cmd->add_option("--calibration", *path, std::move(help))->type_name("PROFILE");
 }
 
-Result<CalibrationChoice> CalibrationChoice::load(const std::string& path) {
+Result<CalibrationChoice> CalibrationChoice::load(const std::string& path,
+                                                  planner::Scenario* scenario) {
   CalibrationChoice choice;
   if (path.empty()) return choice;
+  if (path == kTorchRecConstants) {
+    choice.torchrec_ = true;
+    scenario->preset_calibration.reset();
+    return choice;
+  }
   Result<data::CalibrationProfile> profile = data::load_calibration_file(path);
   if (!profile.is_ok()) return profile.status();
   choice.profile_ = std::move(profile).value();
@@ -28,6 +35,7 @@ Result<CalibrationChoice> CalibrationChoice::load(const std::string& path) {
 
 std::string CalibrationChoice::note(const planner::Scenario& scenario) const {
   if (profile_) return "; calibration " + profile_->name;
+  if (torchrec_ && scenario.gpu) return "; TorchRec's constants";
   if (scenario.gpu && scenario.preset_calibration)
     return "; preset " + scenario.gpu->name + " default profile";
   return std::string();

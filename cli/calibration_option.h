@@ -22,15 +22,20 @@ void add_calibration_option(CLI::App* cmd, std::string* path, std::string help =
 class CalibrationChoice {
  public:
   // Loads `path` when it is non-empty. Errors name the file, field and value
-  // (invalid_scenario, or io_error when the file cannot be read).
-  static Result<CalibrationChoice> load(const std::string& path);
+  // (invalid_scenario, or io_error when the file cannot be read). The path
+  // kTorchRecConstants ("torchrec") is no file: it asks for TorchRec's
+  // constants even under a GPU preset, whose default profile it drops from
+  // `scenario` (a file of that name is "./torchrec").
+  static Result<CalibrationChoice> load(const std::string& path, planner::Scenario* scenario);
+  static constexpr const char* kTorchRecConstants = "torchrec";
 
   // The parameters for PlannerOptions::calibration; null without a profile.
   // Valid while this object lives.
   const planner::CostCalibration* get() const { return profile_ ? &profile_->parameters : nullptr; }
   // What rates the shards, for summary lines: "; calibration NAME" with a
   // profile, "; preset NAME default profile" under a GPU preset that brings
-  // one (docs/presets.md), else "" (TorchRec's constants).
+  // one (docs/presets.md), "; TorchRec's constants" when asked for them under
+  // a preset, else "" (TorchRec's constants).
   std::string note(const planner::Scenario& scenario) const;
 
   // Warns (stderr) when the planned shards use (kernel, dim class) pairs the
@@ -41,6 +46,7 @@ class CalibrationChoice {
 
  private:
   std::optional<data::CalibrationProfile> profile_;
+  bool torchrec_ = false;  // kTorchRecConstants
 };
 
 }  // namespace shardlab::cli

@@ -161,7 +161,7 @@ int run_compare(const CompareArgs& args) {
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
   if (Status st = check_fabric(*scenario); !st.is_ok())
     return report_failure(args, scenario->name, st);
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
   const std::vector<sim::CompareConfig> grid =
       args.each_version ? sim::each_torchrec_version(sim::default_compare_grid())

@@ -216,7 +216,7 @@ int run_optimize(const OptimizeArgs& args) {
   if (!recorder.is_ok()) return report_failure(args, *scenario, nullptr, recorder.status());
   if (Status st = check_fabric(*scenario); !st.is_ok())
     return report_failure(args, *scenario, nullptr, st);
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
   // TorchRec's plan: the start, unless --from-plan gives one; the reference

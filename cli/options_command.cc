@@ -36,7 +36,7 @@ int run_options(const OptionsArgs& args) {
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) {
     print_error(calibration.status().message());
     const std::string json =

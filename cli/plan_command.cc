@@ -183,11 +183,13 @@ int run_plan(const PlanArgs& args) {
   int code = kExitOk;
   std::optional<Loaded> loaded = load(args, &code);
   if (!loaded) return code;
+  // The calibration first: asking for TorchRec's constants changes the scenario.
+  Result<CalibrationChoice> calibration =
+      CalibrationChoice::load(args.calibration, &loaded->scenario);
   const planner::Scenario* scenario = &loaded->scenario;
+  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
-  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
   planner::PlannerResult result = planner::plan(
       *scenario,
@@ -232,11 +234,13 @@ int run_from_plan(const PlanArgs& args) {
   int code = kExitOk;
   std::optional<Loaded> loaded = load(args, &code);
   if (!loaded) return code;
+  // The calibration first: asking for TorchRec's constants changes the scenario.
+  Result<CalibrationChoice> calibration =
+      CalibrationChoice::load(args.calibration, &loaded->scenario);
   const planner::Scenario* scenario = &loaded->scenario;
+  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
-  if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
   planner::PlannerResult rated =
       read_and_rate_plan(*scenario, args.from_plan, model->get(), calibration->get());

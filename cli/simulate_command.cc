@@ -163,7 +163,9 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::S
       shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
       r.iterations == 1 ? "" : "s", on_off(!args.no_overlap), on_off(!args.no_contention),
       args.comm_model);
-  const std::string model = !args.calibration.empty()
+  const std::string model = args.calibration == CalibrationChoice::kTorchRecConstants
+                                ? std::string("TorchRec's constants")
+                            : !args.calibration.empty()
                                 ? "calibrated (" + shown(args.calibration) + ")"
                             : !scenario.gpu ? std::string("TorchRec")
                                             : "preset " + scenario.gpu->name + " default profile";
@@ -236,7 +238,7 @@ int run_simulate(const SimulateArgs& args) {
   if (Status st = check_fabric(*scenario); !st.is_ok())
     return report_failure(args, scenario->name, nullptr, st);
 
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok())
     return report_failure(args, scenario->name, nullptr, calibration.status());
 

@@ -69,7 +69,7 @@ int run_sweep(const SweepArgs& args) {
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
   if (!scenario) return code;
-  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration);
+  Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) {
     print_error(calibration.status().message());
     return exit_status(calibration.status());

@@ -304,6 +304,19 @@ TEST_F(CliTest, PlanSaysWhatRatesTheShards) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("; preset h100-sxm default profile -> "), std::string::npos) << r.err;
 
+  // --calibration torchrec: TorchRec's constants under the preset, said so, and a
+  // different rating than the preset's profile gives.
+  const double with_profile =
+      Json::parse(read_file(path("options.json")))["options"][0]["total_perf"].get<double>();
+  r = run({"options", gpu, "-o", path("torchrec.json"), "--calibration", "torchrec"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("; TorchRec's constants -> "), std::string::npos) << r.err;
+  EXPECT_NE(Json::parse(read_file(path("torchrec.json")))["options"][0]["total_perf"].get<double>(),
+            with_profile);
+  r = run({"simulate", gpu, "--no-record", "--calibration", "torchrec"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(", TorchRec's constants rating "), std::string::npos) << r.out;
+
   // Without a preset, TorchRec's constants: no note.
   r = run({"plan", write("small.json", kSmallScenario), "--no-record", "-o", path("p.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
