@@ -389,7 +389,9 @@ TEST_F(RunsCliTest, ListAndDiffPrintNumbersForPeople) {
   for (const Json& f : both["fields"]) {
     if (f["name"] != "wall_ms") continue;
     const std::string full = f["a"].dump();
-    if (full.size() > 9) EXPECT_EQ(diff.out.find(full), std::string::npos) << diff.out;
+    if (full.size() > 9) {
+      EXPECT_EQ(diff.out.find(full), std::string::npos) << diff.out;
+    }
   }
   bool wall = false;
   for (size_t line = 0; line < diff.out.size();) {

@@ -136,7 +136,9 @@ TEST_F(CliTest, SimulateCriticalPathAddsUpToTheIterationTime) {
     std::string phase;
     double start = 0.0, ms = 0.0;
     ASSERT_TRUE(row >> rank >> phase >> iteration_index >> start >> ms) << line;
-    if (rows > 0) EXPECT_NEAR(start, previous_end, 1.5e-4) << line;  // rounded to 4 decimals
+    if (rows > 0) {
+      EXPECT_NEAR(start, previous_end, 1.5e-4) << line;  // rounded to 4 decimals
+    }
     previous_end = start + ms;
     sum += ms;
     ++rows;

@@ -120,7 +120,9 @@ void expect_chain(const SimResult& r) {
                  std::string(to_string(s.phase)));
     EXPECT_LT(s.start_ms, s.end_ms);
     EXPECT_EQ(s.iteration, r.iterations - 1);
-    if (i > 0) EXPECT_EQ(s.start_ms, r.critical_path[i - 1].end_ms);
+    if (i > 0) {
+      EXPECT_EQ(s.start_ms, r.critical_path[i - 1].end_ms);
+    }
     sum += s.end_ms - s.start_ms;
     bool ran = false;
     double latest_end = 0.0;
