@@ -313,8 +313,8 @@ TEST_F(CliTest, CompareEachTorchRecVersionPutsTheVersionsSideBySide) {
   // Without the flag every row is the scenario's own version.
   const CliRun own = run({"compare", kTiny, "-o", "-", "--iterations", "1", "-q", "--no-record"});
   ASSERT_EQ(own.exit_code, 0) << own.err;
-  for (const Json& row : Json::parse(own.out)["rows"])
-    EXPECT_EQ(row["torchrec_version"], "2026-08");
+  const Json own_rows = Json::parse(own.out)["rows"];  // a temporary would die before the loop
+  for (const Json& row : own_rows) EXPECT_EQ(row["torchrec_version"], "2026-08");
 }
 
 TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
