@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "json_writer.h"
@@ -60,22 +59,6 @@ void write_rank(JsonWriter& w, const RankResult& r) {
   for (const PhaseRecord& p : r.phases) write_phase(w, p);
   w.end_array();
   w.end_object();
-}
-
-// A phase instance on the critical path: (rank, phase, iteration).
-using StepKey = std::tuple<int, int, int>;
-
-StepKey key_of(int rank, sim::Phase phase, int iteration) {
-  return {rank, static_cast<int>(phase), iteration};
-}
-
-std::vector<StepKey> critical_keys(const SimResult& result) {
-  std::vector<StepKey> keys;
-  keys.reserve(result.critical_path.size());
-  for (const CriticalStep& s : result.critical_path)
-    keys.push_back(key_of(s.rank, s.phase, s.iteration));
-  std::sort(keys.begin(), keys.end());
-  return keys;
 }
 
 int local_rank(const SimResult& result, int rank) {
@@ -215,17 +198,16 @@ std::string_view sweep_algorithm_name(sim::CollectiveKind kind, planner::CollAlg
 }
 
 std::string chrome_trace_json(const SimResult& result) {
-  const std::vector<StepKey> critical = critical_keys(result);
+  const std::vector<std::vector<bool>> critical = sim::critical_phase_marks(result);
   JsonWriter w(kCompactJson);
   w.begin_object();
   w.key("traceEvents");
   w.begin_array();
   write_trace_metadata(w, result);
-  for (const RankResult& r : result.ranks) {
-    for (const PhaseRecord& p : r.phases) {
-      const bool on_path = std::binary_search(critical.begin(), critical.end(),
-                                              key_of(r.rank, p.phase, p.iteration));
-      write_trace_phase(w, result, r, p, on_path);
+  for (size_t i = 0; i < result.ranks.size(); ++i) {
+    const RankResult& r = result.ranks[i];
+    for (size_t k = 0; k < r.phases.size(); ++k) {
+      write_trace_phase(w, result, r, r.phases[k], critical[i][k]);
     }
   }
   w.end_array();

@@ -1,8 +1,6 @@
 #include "models/timeline_model.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include "models/model_roles.h"
 #include "models/units.h"
@@ -27,17 +25,15 @@ void TimelineModel::reset(const sim::SimResult& simulation) {
   critical_phases_ = 0;
   total_ms_ = simulation.total_ms;
   iteration_ms_ = simulation.iteration_ms;
-  // Critical steps by (rank, phase, iteration): each names one phase record.
-  std::map<std::tuple<int, int, int>, bool> critical;
-  for (const sim::CriticalStep& s : simulation.critical_path) {
-    critical[{s.rank, static_cast<int>(s.phase), s.iteration}] = true;
-  }
-  for (const sim::RankResult& r : simulation.ranks) {
+  const std::vector<std::vector<bool>> critical = sim::critical_phase_marks(simulation);
+  for (size_t i = 0; i < simulation.ranks.size(); ++i) {
+    const sim::RankResult& r = simulation.ranks[i];
     for (const sim::Stream stream : {sim::Stream::kCompute, sim::Stream::kComm}) {
       TimelineLane lane{.rank = r.rank, .host = r.host, .stream = stream};
-      for (const sim::PhaseRecord& p : r.phases) {
+      for (size_t k = 0; k < r.phases.size(); ++k) {
+        const sim::PhaseRecord& p = r.phases[k];
         if (p.stream != stream) continue;
-        const bool on_path = critical.count({r.rank, static_cast<int>(p.phase), p.iteration}) != 0;
+        const bool on_path = critical[i][k];
         lane.phases.push_back(TimelinePhase{.record = p, .critical = on_path});
         lane.critical = lane.critical || on_path;
         critical_phases_ += on_path ? 1 : 0;

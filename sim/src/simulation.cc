@@ -222,6 +222,28 @@ Status check_simulation_memory(const planner::Scenario& scenario, const SimOptio
       "simulate fewer ranks or NICs per host, or fewer iterations");
 }
 
+std::vector<std::vector<bool>> critical_phase_marks(const SimResult& result) {
+  std::vector<std::vector<bool>> marks(result.ranks.size());
+  for (size_t i = 0; i < result.ranks.size(); ++i) {
+    const RankResult& r = result.ranks[i];
+    marks[i].assign(r.phases.size(), false);
+    // The path has tens of steps: a scan per recorded phase of a rank on it.
+    std::vector<const CriticalStep*> steps;
+    for (const CriticalStep& s : result.critical_path) {
+      if (s.rank == r.rank) steps.push_back(&s);
+    }
+    if (steps.empty()) continue;
+    for (size_t k = 0; k < r.phases.size(); ++k) {
+      const PhaseRecord& p = r.phases[k];
+      marks[i][k] = std::any_of(steps.begin(), steps.end(), [&](const CriticalStep* s) {
+        return s->phase == p.phase && s->iteration == p.iteration && s->start_ms < p.end_ms &&
+               s->end_ms > p.start_ms;
+      });
+    }
+  }
+  return marks;
+}
+
 Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
                            const planner::PartitionedPlan& plan, const SimOptions& options) {
   try {

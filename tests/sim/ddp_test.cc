@@ -150,5 +150,41 @@ TEST(Ddp, AllReduceThatHoldsBackTheEmbeddingGradientsIsOnTheCriticalPath) {
   }
 }
 
+// The marks the trace and the timeline draw (critical_phase_marks): a phase
+// is marked exactly when a step of the path lies in it, so of DDP's two
+// all-reduce phases in an iteration only one can be marked, and nothing
+// before the last iteration is.
+TEST(Ddp, CriticalMarksFollowTheStepsNotThePhaseName) {
+  bool one_of_two = false;  // a rank with one all-reduce marked, the other not
+  for (const planner::Scenario& s :
+       {scenario(1, 256, 1, "", "4096, 4096, 4096, 1"), scenario(400, 256, 2), scenario(1, 4096, 8),
+        scenario(1, 256, 1, "", "4096, 1")}) {
+    const SimResult r = simulate_plan(s);
+    const std::vector<std::vector<bool>> marks = critical_phase_marks(r);
+    ASSERT_EQ(marks.size(), r.ranks.size());
+    for (size_t i = 0; i < r.ranks.size(); ++i) {
+      ASSERT_EQ(marks[i].size(), r.ranks[i].phases.size());
+      int ddp_marked = 0, ddp_unmarked = 0;
+      for (size_t k = 0; k < marks[i].size(); ++k) {
+        const PhaseRecord& ph = r.ranks[i].phases[k];
+        const bool on =
+            std::any_of(r.critical_path.begin(), r.critical_path.end(), [&](const CriticalStep& c) {
+              return c.rank == r.ranks[i].rank && c.phase == ph.phase &&
+                     c.iteration == ph.iteration && c.start_ms < ph.end_ms &&
+                     c.end_ms > ph.start_ms;
+            });
+        EXPECT_EQ(marks[i][k], on) << to_string(ph.phase) << " at " << ph.start_ms;
+        if (marks[i][k]) {
+          EXPECT_EQ(ph.iteration, r.iterations - 1);
+        }
+        if (ph.phase == Phase::kDdpAllreduce && ph.iteration == r.iterations - 1)
+          ++(marks[i][k] ? ddp_marked : ddp_unmarked);
+      }
+      one_of_two = one_of_two || (ddp_marked == 1 && ddp_unmarked == 1);
+    }
+  }
+  EXPECT_TRUE(one_of_two) << "no case shows one DDP all-reduce on the path and the other off";
+}
+
 }  // namespace
 }  // namespace shardlab::sim

@@ -130,6 +130,15 @@ struct SimResult {
   double wall_seconds = 0.0;
 };
 
+// For each rank of `result` (result.ranks order) and each of its recorded
+// phases (its `phases` order): whether a critical-path step lies in it, i.e.
+// a step of the same rank, phase and iteration overlaps it in time. A step
+// cut from its phase marks that phase; of a phase a rank runs twice in one
+// iteration (DDP's all-reduce around bwd_output_dist), only the instance the
+// step lies in is marked. The trace's "critical" flags and the workbench's
+// timeline both read this.
+std::vector<std::vector<bool>> critical_phase_marks(const SimResult& result);
+
 // Simulates `plan` (every shard placed) of `space` enumerated from `scenario`.
 // Fails with invalid_scenario when the fabric or workload do not fit the
 // topology (e.g. `fabric.hosts` of the wrong length).
