@@ -59,34 +59,6 @@ std::string shorten(const std::string& s, size_t max) {
   return s.size() <= max ? s : s.substr(0, max - 3) + "...";
 }
 
-// A run's summary for the list: "iteration 0.0337 ms, rating 0.01641 ms,
-// ...": numbers to 4 significant digits, "_ms" fields with their unit, in
-// the summary's order (runs export and --format json keep every digit).
-std::string summary_text(const std::string& summary_json) {
-  std::string out;
-  for (const auto& [key, value] : data::summary_fields(summary_json)) {
-    std::string name = key;
-    std::string unit;
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, "_ms") == 0) {
-      name.resize(name.size() - 3);
-      unit = " ms";
-    }
-    std::replace(name.begin(), name.end(), '_', ' ');
-    std::string text;
-    if (const double* d = std::get_if<double>(&value)) {
-      text = fmt::format("{:.4g}", *d);
-    } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
-      text = std::to_string(*i);
-    } else if (const bool* b = std::get_if<bool>(&value)) {
-      text = *b ? "true" : "false";
-    } else {
-      text = std::get<std::string>(value);
-    }
-    out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", name, text, unit);
-  }
-  return out;
-}
-
 int run_list(const RunsArgs& args) {
   data::RunFilter filter;
   if (!args.kind.empty()) filter.kind = data::parse_run_kind(args.kind);
@@ -115,7 +87,7 @@ int run_list(const RunsArgs& args) {
     std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<16}  {:>9}  {}\n", r.id,
                              data::to_string(r.kind), shown(r.created_at),
                              shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 16)),
-                             rows, shown(shorten(summary_text(r.summary_json), 100)));
+                             rows, shown(shorten(data::summary_text(r.summary_json), 100)));
   }
   return kExitOk;
 }

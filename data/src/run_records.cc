@@ -1,5 +1,8 @@
 #include "shardlab/data/run_records.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cassert>
 #include <type_traits>
 
@@ -96,6 +99,32 @@ NewRun simulation_run(const planner::Scenario& scenario, const planner::PlannerR
   if (!settings.calibration.empty()) summary.emplace_back("calibration", settings.calibration);
   run.summary_json = summary_json(summary);
   return run;
+}
+
+std::string summary_text(const std::string& summary_json, int digits, std::string_view separator) {
+  std::string out;
+  for (const auto& [key, value] : summary_fields(summary_json)) {
+    std::string name = key;
+    std::string unit;
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, "_ms") == 0) {
+      name.resize(name.size() - 3);
+      unit = " ms";
+    }
+    std::replace(name.begin(), name.end(), '_', ' ');
+    std::string text;
+    if (const double* d = std::get_if<double>(&value)) {
+      text = digits > 0 ? fmt::format("{:.{}g}", *d, digits) : fmt::format("{}", *d);
+    } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
+      text = std::to_string(*i);
+    } else if (const bool* b = std::get_if<bool>(&value)) {
+      text = *b ? "true" : "false";
+    } else {
+      text = std::get<std::string>(value);
+    }
+    if (!out.empty()) out += separator;
+    out += name + " " + text + unit;
+  }
+  return out;
 }
 
 std::vector<SimPhaseRow> sim_phase_rows(const sim::SimResult& result, SimPhaseSelection selection) {

@@ -15,21 +15,10 @@ QString str(std::string_view s) {
 }  // namespace
 
 QString RunsModel::format_summary(const std::string& summary_json, bool precise) {
-  QStringList parts;
-  for (const auto& [name, value] : data::summary_fields(summary_json)) {
-    QString text;
-    if (const double* d = std::get_if<double>(&value)) {
-      text = precise ? QString::number(*d, 'g', 17) : QString::number(*d, 'g', 4);
-    } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
-      text = QString::number(*i);
-    } else if (const bool* b = std::get_if<bool>(&value)) {
-      text = *b ? QStringLiteral("true") : QStringLiteral("false");
-    } else {
-      text = QString::fromStdString(std::get<std::string>(value));
-    }
-    parts << QString::fromStdString(name) + QLatin1Char(' ') + text;
-  }
-  return parts.join(precise ? QStringLiteral("\n") : QStringLiteral(", "));
+  // The text `shardlab runs list` shows (data::summary_text); the tooltip
+  // gives every digit, one field per line.
+  return QString::fromStdString(precise ? data::summary_text(summary_json, 0, "\n")
+                                        : data::summary_text(summary_json));
 }
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}

@@ -306,5 +306,18 @@ TEST(RunDiff, FindsChangedPlacementsRankTotalsAndPhaseTimes) {
   EXPECT_EQ(j["phase_source"]["b"], "measured");
 }
 
+// The run lists' text of a summary: units, spaces, 4 digits; every digit on demand.
+TEST(RunRecords, SummaryTextReadsAsNumbersWithUnits) {
+  const std::string j = summary_json({{"iteration_ms", 0.0337261},
+                                      {"iterations", int64_t{4}},
+                                      {"overlap", true},
+                                      {"comm_model", std::string("flows")}});
+  EXPECT_EQ(summary_text(j), "iteration 0.03373 ms, iterations 4, overlap true, comm model flows");
+  EXPECT_EQ(summary_text(j, 0, "\n"),
+            "iteration 0.0337261 ms\niterations 4\noverlap true\ncomm model flows");
+  EXPECT_EQ(summary_text("{}"), "");
+  EXPECT_EQ(summary_text("not json"), "");
+}
+
 }  // namespace
 }  // namespace shardlab::data

@@ -175,7 +175,10 @@ class RunsTest : public QObject {
 
     // Summaries read as numbers, not JSON.
     const QString summary = runs.index(3, RunsModel::kSummary).data().toString();
-    QVERIFY2(summary.startsWith(QStringLiteral("rating_ms 0.0")), qPrintable(summary));
+    QVERIFY2(summary.startsWith(QStringLiteral("rating 0.0")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral(" ms")), qPrintable(summary));
+    // The text `shardlab runs list` shows, computed once in the core.
+    QCOMPARE(summary, QString::fromStdString(data::summary_text(browser.runs()[3].summary_json)));
     QVERIFY(!summary.contains(QLatin1Char('{')));
 
     // A replay run shows its plan with the measured phase times beside the

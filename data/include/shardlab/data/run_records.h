@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -82,6 +83,14 @@ NewRun simulation_run(const planner::Scenario& scenario, const planner::PlannerR
 // as null), strings escaped.
 using SummaryValue = std::variant<double, int64_t, bool, std::string>;
 std::string summary_json(const std::vector<std::pair<std::string, SummaryValue>>& fields);
+
+// A summary_json for people: "iteration 0.0337 ms, rating 0.01641 ms, ...":
+// the fields in order, "_ms" fields named without it and followed by their
+// unit, underscores as spaces, numbers to `digits` significant digits (0:
+// the shortest text that reads back exactly), joined by `separator`. The run lists of the CLI and
+// the workbench show this.
+std::string summary_text(const std::string& summary_json, int digits = 4,
+                         std::string_view separator = ", ");
 
 // The fields of a summary_json, in order. Integers stay int64_t, other
 // numbers become doubles; nulls and nested values are skipped, and text that
