@@ -472,29 +472,31 @@ void Workbench::on_planned(const PlanOutcomePtr& outcome) {
   emit freshnessChanged();
 }
 
-Result<planner::PlannerResult> Workbench::displayed_result() const {
+Result<std::shared_ptr<const planner::PlannerResult>> Workbench::displayed_result() const {
   if (!displayed_) return Status::invalid_argument("no plan is shown");
   if (!displayed_->fits) {
     return Status::invalid_argument(
-        "the proposal shown does not fit: its relaxed placement is "
-        "not a plan");
+        "the proposal shown does not fit: its relaxed placement is not a plan");
   }
-  const planner::PlannerResult& base = displayed_->base->result;
-  if (displayed_->proposal < 0) return base;
-  return planner::with_best_plan(base, displayed_->plan, displayed_->summary);
+  const PlanOutcomePtr& base = displayed_->base;
+  if (displayed_->proposal < 0) {
+    return std::shared_ptr<const planner::PlannerResult>(base, &base->result);
+  }
+  return std::make_shared<const planner::PlannerResult>(
+      planner::with_best_plan(base->result, displayed_->plan, displayed_->summary));
 }
 
 Status Workbench::save_plan(const QString& path, bool torchrec_format) const {
-  Result<planner::PlannerResult> result = displayed_result();
+  Result<std::shared_ptr<const planner::PlannerResult>> result = displayed_result();
   if (!result.is_ok()) return result.status();
   const planner::Scenario& scenario = *displayed_->base->scenario;
-  const std::string json = torchrec_format ? data::plan_to_torchrec_json(scenario, *result)
-                                           : data::plan_to_json(scenario, *result);
+  const std::string json = torchrec_format ? data::plan_to_torchrec_json(scenario, **result)
+                                           : data::plan_to_json(scenario, **result);
   return data::write_output_file(path.toStdString(), json + "\n");
 }
 
 Result<data::NewRun> Workbench::displayed_run() const {
-  Result<planner::PlannerResult> result = displayed_result();
+  Result<std::shared_ptr<const planner::PlannerResult>> result = displayed_result();
   if (!result.is_ok()) return result.status();
   const PlanOutcome& base = *displayed_->base;
   const planner::Scenario& scenario = *base.scenario;
@@ -504,9 +506,9 @@ Result<data::NewRun> Workbench::displayed_run() const {
   data::NewRun run =
       simulation_
           ? data::simulation_run(
-                scenario, *result, *simulation_,
+                scenario, **result, *simulation_,
                 data::SimulationRunSettings{.from_plan = from_plan, .calibration = calibration})
-          : data::plan_run(scenario, *result,
+          : data::plan_run(scenario, **result,
                            data::PlanRunSettings{
                                .perf_model = base.settings.perf_model == PerfModelChoice::kSimulated
                                                  ? "simulated"

@@ -152,10 +152,11 @@ class Workbench : public QObject {
   PlanningWorker& worker() { return worker_; }
 
   // ---- Keeping what is shown ----------------------------------------------------
-  // The plan shown as a planner result: the outcome's own for its best plan,
-  // else planner::with_best_plan (TorchRec's rating of the shown proposal).
-  // Fails when no plan is shown or the shown proposal does not fit.
-  Result<planner::PlannerResult> displayed_result() const;
+  // The plan shown as a planner result: the outcome's own for its best plan
+  // (shared, not copied), else planner::with_best_plan (TorchRec's rating of
+  // the shown proposal). Fails when no plan is shown or the shown proposal
+  // does not fit.
+  Result<std::shared_ptr<const planner::PlannerResult>> displayed_result() const;
   // Writes the plan shown to `path` as `shardlab plan -o` writes it, atomically
   // (docs/outputs.md): ShardLab's plan JSON, or TorchRec's ShardingPlan when
   // `torchrec_format`. Either format opens again with open_plan().

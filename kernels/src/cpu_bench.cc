@@ -3,7 +3,6 @@
 // compare a kernel with what one core can stream.
 
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <sstream>
@@ -55,24 +54,19 @@ Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options,
   // Memory first: a table too large for this machine is refused before any
   // measurement, as the replay refuses its tables. One table (with its row-wise
   // Adagrad state) lives at a time, beside the copy's two buffers.
-  const double memory = physical_memory_bytes();
+  const double state = options.optimizer == OptimizerKind::kRowwiseAdagrad ? 4.0 : 0.0;
   for (int64_t rows : options.rows) {
     for (int64_t dim : options.dims) {
-      const double state = options.optimizer == OptimizerKind::kRowwiseAdagrad ? 4.0 : 0.0;
       const double need =
           static_cast<double>(rows) *
               (static_cast<double>(dim) * element_bytes(options.precision) + state) +
           2.0 * static_cast<double>(kCopyBytes);
-      if (memory > 0 && need > 0.8 * memory) {
-        char text[256];
-        std::snprintf(text, sizeof text,
-                      "kernel benchmark: a table of %lld rows x %lld dims (%s) needs %.4g GiB, "
-                      "more than 80%% of this machine's %.4g GiB of memory; benchmark fewer rows "
-                      "or smaller dims",
-                      static_cast<long long>(rows), static_cast<long long>(dim),
-                      std::string(to_string(options.precision)).c_str(), need / (1 << 30),
-                      memory / (1 << 30));
-        return Status::invalid_argument(text);
+      const std::string table = "kernel benchmark: a table of " + std::to_string(rows) +
+                                " rows x " + std::to_string(dim) + " dims (" +
+                                std::string(to_string(options.precision)) + ")";
+      if (Status st = check_fits_in_memory(need, table, "benchmark fewer rows or smaller dims");
+          !st) {
+        return st;
       }
     }
   }

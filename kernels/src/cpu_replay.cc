@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <new>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -207,12 +209,10 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
                      element_bytes(s.precision);
     }
   }
-  const double memory = physical_memory_bytes();
-  if (memory > 0 && table_bytes > 0.8 * memory) {
-    return Status::invalid_argument(
-        "the replayed tables need " + std::to_string(table_bytes / (1 << 30)) +
-        " GiB, more than 80% of this machine's memory; cap the rows replayed per shard "
-        "or replay fewer ranks");
+  if (Status st = check_fits_in_memory(table_bytes, "the replay of these ranks' tables",
+                                       "cap the rows replayed per shard or replay fewer ranks");
+      !st) {
+    return st;
   }
 
   std::vector<ReplayCollective> colls;
@@ -282,10 +282,17 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   return result;
 }
 
-double physical_memory_bytes() {
+Status check_fits_in_memory(double bytes, const std::string& what, const std::string& advice) {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+  const double memory =
+      pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+  if (memory <= 0 || bytes <= 0.8 * memory) return Status::ok();
+  std::ostringstream text;
+  text << std::setprecision(4) << what << " needs " << bytes / (1 << 30)
+       << " GiB, more than 80% of this machine's " << memory / (1 << 30) << " GiB of memory; "
+       << advice;
+  return Status::invalid_argument(text.str());
 }
 
 }  // namespace shardlab::kernels::detail

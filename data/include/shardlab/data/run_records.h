@@ -87,8 +87,8 @@ std::string summary_json(const std::vector<std::pair<std::string, SummaryValue>>
 // A summary_json for people: "iteration 0.0337 ms, rating 0.01641 ms, ...":
 // the fields in order, "_ms" fields named without it and followed by their
 // unit, underscores as spaces, numbers to `digits` significant digits (0:
-// the shortest text that reads back exactly), joined by `separator`. The run lists of the CLI and
-// the workbench show this.
+// the shortest text that reads back exactly), joined by `separator`. The run
+// lists of the CLI and the workbench show this.
 std::string summary_text(const std::string& summary_json, int digits = 4,
                          std::string_view separator = ", ");
 
