@@ -66,6 +66,13 @@ std::optional<sim::CollectiveKind> parse_kind(const std::string& s) {
 }
 
 int run_sweep(const SweepArgs& args) {
+  // The output never replaces an input (a symlink to one included).
+  const bool distinct = VerbFiles()
+                            .input(args.scenario, "the scenario")
+                            .input(args.calibration, "the calibration profile")
+                            .output(args.output, "the sweep output")
+                            .distinct();
+  if (!distinct) return kExitInvalid;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
   if (!scenario) return code;

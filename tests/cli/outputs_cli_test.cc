@@ -65,6 +65,11 @@ TEST_F(OutputsTest, AnOutputThatIsTheScenarioIsRefusedWithNothingWritten) {
   }
   // The trace of simulate, and a valid scenario.
   const std::string good = write("good.json", kScenario);
+  // sweep, over its scenario and through a link to it.
+  expect_refused(run({"sweep", good, "-o", good}), good, kScenario, "the scenario");
+  fs::create_symlink(good, path("sweep-alias.json"));
+  expect_refused(run({"sweep", good, "-o", path("sweep-alias.json")}), good, kScenario,
+                 "the scenario");
   expect_refused(run({"simulate", good, "--trace", good, "-q"}), good, kScenario, "the scenario");
   // Another name for the same file: a symbolic link, a hard link, "./".
   fs::create_symlink(good, path("alias.json"));
