@@ -24,7 +24,8 @@ const NumberValue kMicroseconds{.min = 0, .max = 1e6};
 
 // A sourced number {"value", "source", "note"}: its value in ms. `sources`
 // is the document's source table; the source must be one of its ids.
-Result<double> read_sourced_us(const ObjectReader& parent, std::string_view key, const Json& sources) {
+Result<double> read_sourced_us(const ObjectReader& parent, std::string_view key,
+                               const Json& sources) {
   const Json* v = parent.find(key);
   if (v == nullptr) return parent.missing(key, "an object {\"value\" (us), \"source\"}");
   ObjectReader obj(*v, parent.path_of(key));
@@ -68,17 +69,18 @@ Result<planner::HostOpCost> read_op(const Json& value, const JsonPath& path, con
 Result<planner::HostProfile> read_profile(const Json& value, const JsonPath& path,
                                           const Json& sources) {
   ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(obj.check(
-      "a host profile object", {"name", "description", "between_ops_us", "launch_us",
-                                "launch_latency_us", "graph_launch_us", "ops"}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.check("a host profile object", {"name", "description", "between_ops_us", "launch_us",
+                                          "launch_latency_us", "graph_launch_us", "ops"}));
   planner::HostProfile p;
   SHARDLAB_RETURN_IF_ERROR(
       obj.require("name", p.name, StringValue{.non_empty = true}, "the profile's name"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("description", p.description, StringValue{}));
-  for (auto [key, field] : {std::pair{"between_ops_us", &planner::HostProfile::between_ops_ms},
-                            std::pair{"launch_us", &planner::HostProfile::launch_ms},
-                            std::pair{"launch_latency_us", &planner::HostProfile::launch_latency_ms},
-                            std::pair{"graph_launch_us", &planner::HostProfile::graph_launch_ms}}) {
+  for (auto [key, field] :
+       {std::pair{"between_ops_us", &planner::HostProfile::between_ops_ms},
+        std::pair{"launch_us", &planner::HostProfile::launch_ms},
+        std::pair{"launch_latency_us", &planner::HostProfile::launch_latency_ms},
+        std::pair{"graph_launch_us", &planner::HostProfile::graph_launch_ms}}) {
     auto ms = read_sourced_us(obj, key, sources);
     if (!ms) return ms.status();
     p.*field = *ms;

@@ -199,12 +199,11 @@ std::optional<planner::Framework> parse_framework(std::string_view s) {
 Status read_host_side(const ObjectReader* obj, planner::WorkloadSpec& w) {
   std::string profile(planner::kDefaultHostProfile);
   if (obj != nullptr) {
-    SHARDLAB_RETURN_IF_ERROR(
-        obj->read("framework", w.framework,
-                  EnumValue<planner::Framework>{"framework", parse_framework, "torchrec, hugectr"}));
+    SHARDLAB_RETURN_IF_ERROR(obj->read(
+        "framework", w.framework,
+        EnumValue<planner::Framework>{"framework", parse_framework, "torchrec, hugectr"}));
     SHARDLAB_RETURN_IF_ERROR(obj->read("cuda_graphs", w.cuda_graphs, BoolValue{}));
-    SHARDLAB_RETURN_IF_ERROR(
-        obj->read("host_profile", profile, StringValue{.non_empty = true}));
+    SHARDLAB_RETURN_IF_ERROR(obj->read("host_profile", profile, StringValue{.non_empty = true}));
   }
   const Result<HostProfileCatalog>& catalog = builtin_host_profiles();
   if (!catalog) return catalog.status();

@@ -152,7 +152,7 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
     w.member("profile", h.profile);
     w.member("rank", h.rank);
     w.member("host_busy_ms", h.host_busy_ms);
-    w.member("gpu_waits_host_ms", h.gpu_waits_host_ms);
+    w.member("host_critical_ms", h.host_critical_ms);
     w.member("share", h.share);
     w.member("verdict", h.verdict);
     w.member("advice", h.advice);

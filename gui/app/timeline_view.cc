@@ -51,8 +51,9 @@ QWidget* legend(QWidget* parent) {
 // text, as the CLI's summary prints it (docs/host-model.md).
 QString host_side_note(const sim::SimResult& result, const ScenarioPtr& scenario) {
   const double host_ms = scenario ? scenario->workload.iteration_overhead_ms : 0.0;
-  return QStringLiteral("; ") +
-         QString::fromStdString(sim::host_side_text(result, host_ms)).toHtmlEscaped().replace('\n', QStringLiteral("; "));
+  return QStringLiteral("; ") + QString::fromStdString(sim::host_side_text(result, host_ms))
+                                    .toHtmlEscaped()
+                                    .replace('\n', QStringLiteral("; "));
 }
 
 }  // namespace

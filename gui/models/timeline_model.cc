@@ -29,7 +29,8 @@ void TimelineModel::reset(const sim::SimResult& simulation) {
   for (size_t i = 0; i < simulation.ranks.size(); ++i) {
     const sim::RankResult& r = simulation.ranks[i];
     // The host lane (empty without a host model) above the GPU's streams.
-    for (const sim::Stream stream : {sim::Stream::kHost, sim::Stream::kCompute, sim::Stream::kComm}) {
+    for (const sim::Stream stream :
+         {sim::Stream::kHost, sim::Stream::kCompute, sim::Stream::kComm}) {
       TimelineLane lane{.rank = r.rank, .host = r.host, .stream = stream};
       for (size_t k = 0; k < r.phases.size(); ++k) {
         const sim::PhaseRecord& p = r.phases[k];

@@ -158,7 +158,9 @@ std::vector<HostStepShape> host_program_shape(HostMode mode, bool training) {
   std::vector<HostStepShape> steps = {
       {.name = kStart, .phase = P::kIterationOverhead},
       {.name = kWaitInput, .phase = P::kHostSync, .reads = {{P::kInputDist, 0}}},
-      {.name = kLookup, .phase = P::kFwdCompute, .issues = {{P::kPrefetch, 0}, {P::kFwdCompute, 0}}},
+      {.name = kLookup,
+       .phase = P::kFwdCompute,
+       .issues = {{P::kPrefetch, 0}, {P::kFwdCompute, 0}}},
       {.name = kOutput, .phase = P::kOutputDist, .issues = {{P::kOutputDist, 0}}},
       {.name = kDenseFwd, .phase = P::kDenseFwd, .issues = {{P::kDenseFwd, 0}}},
       // The data-dist stream waits for an event recorded as forward(i) began.
@@ -171,7 +173,8 @@ std::vector<HostStepShape> host_program_shape(HostMode mode, bool training) {
   steps.push_back({.name = kDenseBwd,
                    .phase = P::kDenseBwd,
                    .issues = {{P::kDenseBwd, 0}, {P::kDdpAllreduce, 0}}});
-  steps.push_back({.name = kBwdOutput, .phase = P::kBwdOutputDist, .issues = {{P::kBwdOutputDist, 0}}});
+  steps.push_back(
+      {.name = kBwdOutput, .phase = P::kBwdOutputDist, .issues = {{P::kBwdOutputDist, 0}}});
   steps.push_back({.name = kBwdLookup,
                    .phase = P::kBwdCompute,
                    .issues = {{P::kBwdCompute, 0}, {P::kDpAllreduce, 0}}});

@@ -33,9 +33,8 @@
 // group's collectives: output_dist(i), the backward's collectives, then
 // input_dist(i+1) (TorchRec 2022 issues its lengths all-to-all in
 // sparse_data_dist, before the backward, but its indices all-to-all only in
-// forward(i+1)'s wait, after the backward's; the task stands for both). iteration_overhead moves to the host
-// (the first step's given time); input_dist(0) has no issuer (issued before
-// the loop).
+// forward(i+1)'s wait, after the backward's; the task stands for both). iteration_overhead moves to
+// the host (the first step's given time); input_dist(0) has no issuer (issued before the loop).
 #pragma once
 
 #include <vector>

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <new>
 #include <string>
 
@@ -184,28 +185,36 @@ HostSummary host_summary(const planner::Scenario& scenario, const planner::HostP
   h.framework = std::string(planner::to_string(scenario.workload.framework));
   h.mode = std::string(to_string(host_mode(scenario)));
   h.profile = profile.name;
-  for (const RankResult& r : result.ranks) {
-    if (r.rank == 0 || r.gpu_waits_host_ms > h.gpu_waits_host_ms) {
-      h.rank = r.rank;
-      h.gpu_waits_host_ms = r.gpu_waits_host_ms;
-      h.host_busy_ms = r.busy_host_ms;
+  // The host's share of the critical path, by rank: the rank whose host sets
+  // most of the iteration speaks for it.
+  std::map<int, double> on_path;
+  for (const CriticalStep& s : result.critical_path) {
+    if (s.stream == Stream::kHost) on_path[s.rank] += s.end_ms - s.start_ms;
+  }
+  for (const auto& [rank, ms] : on_path) {
+    if (ms > h.host_critical_ms) {
+      h.rank = rank;
+      h.host_critical_ms = ms;
     }
   }
-  h.share = result.iteration_ms > 0.0 ? std::min(1.0, h.gpu_waits_host_ms / result.iteration_ms)
-                                      : 0.0;
+  for (const RankResult& r : result.ranks) {
+    if (r.rank == h.rank) h.host_busy_ms = r.busy_host_ms;
+  }
+  h.share =
+      result.iteration_ms > 0.0 ? std::min(1.0, h.host_critical_ms / result.iteration_ms) : 0.0;
   h.verdict = h.share >= 0.5 ? "host-bound" : h.share >= 0.1 ? "partly host-bound" : "GPU-bound";
   const std::string pct = std::to_string(static_cast<int>(std::lround(100.0 * h.share)));
+  const std::string sets = "the host sets " + pct +
+                           "% of the iteration (its steps on the critical path, rank " +
+                           std::to_string(h.rank) + ")";
   if (h.share < 0.1) {
-    h.advice = "GPU-bound: the GPU waits for the host " + pct +
-               "% of the iteration; the host's " + h.mode + " launches keep up";
+    h.advice = "GPU-bound: " + sets + "; the host's " + h.mode + " launches keep up";
   } else if (h.mode == "eager") {
-    h.advice = h.verdict + ": rank " + std::to_string(h.rank) + "'s GPU waits for the host " +
-               pct + "% of the iteration (" + profile.name +
-               " host costs); CUDA graphs (workload.cuda_graphs), a larger batch per GPU, or "
+    h.advice = h.verdict + ": " + sets + " under " + profile.name +
+               " host costs; CUDA graphs (workload.cuda_graphs), a larger batch per GPU, or "
                "fewer table groups and dense layers (fewer ops per step) would help";
   } else {
-    h.advice = h.verdict + ": rank " + std::to_string(h.rank) + "'s GPU waits for the host " +
-               pct + "% of the iteration under CUDA graphs (workload.iteration_overhead_ms " +
+    h.advice = h.verdict + ": " + sets + " under CUDA graphs (workload.iteration_overhead_ms " +
                "is host work before each launch); a larger batch per GPU would help";
   }
   return h;
@@ -347,9 +356,10 @@ std::string host_side_text(const SimResult& result, double iteration_overhead_ms
                : "host side: not included (workload.iteration_overhead_ms is 0): data loading, "
                  "Python, launches";
   }
-  std::string text = "host side: " + h.framework + " " + (h.mode == "eager" ? "eager" : "CUDA graphs") +
-                     ", host profile " + h.profile + "; host busy " + ms(h.host_busy_ms) +
-                     " ms per iteration on rank " + std::to_string(h.rank);
+  std::string text = "host side: " + h.framework + " " +
+                     (h.mode == "eager" ? "eager" : "CUDA graphs") + ", host profile " + h.profile +
+                     "; host busy " + ms(h.host_busy_ms) + " ms per iteration on rank " +
+                     std::to_string(h.rank);
   if (iteration_overhead_ms > 0.0)
     text += " (" + ms(iteration_overhead_ms) + " ms of it workload.iteration_overhead_ms)";
   return text + "\n" + h.advice;

@@ -311,7 +311,8 @@ namespace {
 // RankWork::collectives: the collectives each rank joins, per phase.
 void count_collectives(IterationTraffic* t) {
   for (const CollectiveSpec& c : t->collectives) {
-    for (int m : c.members) ++t->ranks[static_cast<size_t>(m)].collectives[static_cast<size_t>(c.phase)];
+    for (int m : c.members)
+      ++t->ranks[static_cast<size_t>(m)].collectives[static_cast<size_t>(c.phase)];
   }
 }
 
@@ -333,9 +334,11 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
   std::vector<std::vector<int>> group_keys(static_cast<size_t>(ranks));
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& o = space.options[plan.proposal[i]];
-    const int group_key = ((static_cast<int>(o.sharding_type) * 16 +
-                            static_cast<int>(o.compute_kernel)) * 16 + o.element_size) * 2 +
-                          (o.is_weighted ? 1 : 0);
+    const int group_key =
+        ((static_cast<int>(o.sharding_type) * 16 + static_cast<int>(o.compute_kernel)) * 16 +
+         o.element_size) *
+            2 +
+        (o.is_weighted ? 1 : 0);
     const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
     const planner::BatchSums sums = planner::batch_sums(o);
     GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];

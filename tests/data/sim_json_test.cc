@@ -75,7 +75,12 @@ SimResult sample_result() {
   }
   r.critical_path = {
       {.rank = 2, .phase = Phase::kFwdCompute, .iteration = 1, .start_ms = 1.252, .end_ms = 1.352},
-      {.rank = 2, .phase = Phase::kOutputDist, .iteration = 1, .start_ms = 1.352, .end_ms = 1.602},
+      {.rank = 2,
+       .phase = Phase::kOutputDist,
+       .stream = Stream::kComm,
+       .iteration = 1,
+       .start_ms = 1.352,
+       .end_ms = 1.602},
   };
   r.links = {
       {.name = "host0/gpu1->host0/fabric", .bytes = 4194304.0, .utilization = 0.4200000000000001},
@@ -135,6 +140,7 @@ TEST(SimulationJson, ShapeAndEveryValue) {
       EXPECT_EQ(keys(js), (Keys{"rank", "phase", "stream", "iteration", "start_ms", "end_ms"}));
       EXPECT_EQ(js["rank"], s.rank);
       EXPECT_EQ(js["phase"], std::string(sim::to_string(s.phase)));
+      EXPECT_EQ(js["stream"], std::string(sim::to_string(s.stream)));
       EXPECT_EQ(js["iteration"], s.iteration);
       EXPECT_EQ(js["start_ms"].get<double>(), s.start_ms);
       EXPECT_EQ(js["end_ms"].get<double>(), s.end_ms);
@@ -196,7 +202,7 @@ TEST(ChromeTrace, ProcessesThreadsAndCompleteEvents) {
   EXPECT_EQ(process_names, (std::map<int, std::string>{{0, "host0"}, {1, "host1"}}));
   // Per GPU: its host thread (none here: no host model), compute, comm.
   const std::map<std::pair<int, int>, std::string> expected_threads = {
-      {{0, 1}, "gpu0 compute"}, {{0, 2}, "gpu0 comm"}, {{0, 4}, "gpu1 compute"},
+      {{0, 1}, "gpu0 compute"}, {{0, 2}, "gpu0 comm"},    {{0, 4}, "gpu1 compute"},
       {{0, 5}, "gpu1 comm"},    {{1, 1}, "gpu2 compute"}, {{1, 2}, "gpu2 comm"}};
   EXPECT_EQ(thread_names, expected_threads);
   for (const auto& [pt, name] : expected_threads) EXPECT_EQ(thread_sort[pt], pt.second) << name;

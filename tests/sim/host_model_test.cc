@@ -1,5 +1,7 @@
 // The host side (docs/host-model.md): hand-computed iterations under a host
 // profile whose only costs are the ones each test names.
+#include "shardlab/sim/host_model.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -7,7 +9,6 @@
 
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/planner.h"
-#include "shardlab/sim/host_model.h"
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::sim {
@@ -75,6 +76,12 @@ TEST(HostModel, AHostSlowerThanItsGpuSetsTheIteration) {
   EXPECT_NEAR(r.iteration_ms, 1.5, 1e-9);
   EXPECT_EQ(r.host.verdict, "host-bound");
   EXPECT_NEAR(r.ranks[0].busy_host_ms, 1.5, 1e-9);
+  // The critical path is the host's but for the backward's kernels, which
+  // start with its first launch, 0.25 ms into its 0.5 ms step, and carry the
+  // path from there: 1.25 of 1.5 ms are the host's.
+  EXPECT_NEAR(r.host.host_critical_ms, 1.25, 1e-3);
+  EXPECT_NEAR(r.host.share, 1.25 / 1.5, 1e-3);
+  EXPECT_EQ(r.host.rank, 0);
 }
 
 TEST(HostModel, AGpuSlowerThanItsHostIsNotLengthened) {
@@ -92,6 +99,7 @@ TEST(HostModel, AGpuSlowerThanItsHostIsNotLengthened) {
   ASSERT_GT(gpu_only.iteration_ms, 0.02);
   EXPECT_NEAR(with_host.iteration_ms, gpu_only.iteration_ms, 1e-9);
   EXPECT_EQ(with_host.host.verdict, "GPU-bound");
+  EXPECT_LT(with_host.host.share, 0.1);
 }
 
 TEST(HostModel, CudaGraphsRemoveThePerOpHostCosts) {

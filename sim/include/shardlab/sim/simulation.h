@@ -50,10 +50,9 @@ enum class Phase {
 inline constexpr int kNumPhases = static_cast<int>(Phase::kHostSync) + 1;
 // Every phase, in enum order (parsers map names back through it).
 inline constexpr std::array<Phase, kNumPhases> kAllPhases = {
-    Phase::kInputDist,         Phase::kFwdCompute,    Phase::kOutputDist,
-    Phase::kDenseFwd,          Phase::kDenseBwd,      Phase::kBwdOutputDist,
-    Phase::kBwdCompute,        Phase::kDpAllreduce,   Phase::kPrefetch,
-    Phase::kIterationOverhead, Phase::kDdpAllreduce,  Phase::kDenseOptimizer,
+    Phase::kInputDist, Phase::kFwdCompute,        Phase::kOutputDist,   Phase::kDenseFwd,
+    Phase::kDenseBwd,  Phase::kBwdOutputDist,     Phase::kBwdCompute,   Phase::kDpAllreduce,
+    Phase::kPrefetch,  Phase::kIterationOverhead, Phase::kDdpAllreduce, Phase::kDenseOptimizer,
     Phase::kHostSync};
 // The GPU's two streams, and the host: the CPU thread that issues the work
 // (host_model.h); a host phase names the GPU phase it issues.
@@ -130,14 +129,17 @@ struct LinkResult {
 // The host side of the simulated iteration (docs/host-model.md), computed
 // once here for every front end.
 struct HostSummary {
-  bool modelled = false;       // a host lane ran (the scenario has a host profile)
-  std::string framework;       // "torchrec", "hugectr"
-  std::string mode;            // "eager", "cuda_graphs"
-  std::string profile;         // the host profile's name
-  int rank = 0;                // the rank whose GPU waited longest for its host
-  double host_busy_ms = 0.0;   // that rank's host time per iteration
-  double gpu_waits_host_ms = 0.0;
-  double share = 0.0;          // gpu_waits_host_ms / iteration_ms
+  bool modelled = false;      // a host lane ran (the scenario has a host profile)
+  std::string framework;      // "torchrec", "hugectr"
+  std::string mode;           // "eager", "cuda_graphs"
+  std::string profile;        // the host profile's name
+  int rank = 0;               // the rank whose host steps lie on the critical path
+                              // (rank 0 when none does)
+  double host_busy_ms = 0.0;  // that rank's host time per iteration
+  // The last iteration's critical-path time spent in host steps: the part of
+  // the iteration the host sets, in which no GPU work is what it waits for.
+  double host_critical_ms = 0.0;
+  double share = 0.0;  // host_critical_ms / iteration_ms, in [0, 1]
   // "host-bound" (share >= 0.5), "partly host-bound" (>= 0.1), "GPU-bound".
   std::string verdict;
   // A plain statement of the verdict and what would help; empty without a host lane.
