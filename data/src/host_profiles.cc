@@ -7,6 +7,7 @@
 #include "json_input.h"
 #include "json_reader.h"
 #include "message_text.h"
+#include "read_document.h"
 
 namespace shardlab::data {
 namespace {
@@ -22,6 +23,18 @@ constexpr double kUsPerMs = 1000.0;
 // A host cost in microseconds: finite, >= 0, at most a second.
 const NumberValue kMicroseconds{.min = 0, .max = 1e6};
 
+// An object's "source": one of the ids of the document's source table.
+Status check_source(const ObjectReader& obj, const Json& sources) {
+  std::string source;
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("source", source, StringValue{.non_empty = true}, "a source id"));
+  if (!sources.contains(source)) {
+    return invalid_at(obj.path_of("source"), "is not an id of \"sources\"", obj.find("source"),
+                      "one of the document's source ids");
+  }
+  return Status::ok();
+}
+
 // A sourced number {"value", "source", "note"}: its value in ms. `sources`
 // is the document's source table; the source must be one of its ids.
 Result<double> read_sourced_us(const ObjectReader& parent, std::string_view key,
@@ -32,13 +45,7 @@ Result<double> read_sourced_us(const ObjectReader& parent, std::string_view key,
   SHARDLAB_RETURN_IF_ERROR(obj.check("a sourced number", {"value", "source", "note"}));
   double us = 0.0;
   SHARDLAB_RETURN_IF_ERROR(obj.require("value", us, kMicroseconds, "microseconds >= 0"));
-  std::string source;
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.require("source", source, StringValue{.non_empty = true}, "a source id"));
-  if (!sources.contains(source)) {
-    return invalid_at(obj.path_of("source"), "is not an id of \"sources\"", obj.find("source"),
-                      "one of the document's source ids");
-  }
+  SHARDLAB_RETURN_IF_ERROR(check_source(obj, sources));
   return us / kUsPerMs;
 }
 
@@ -53,13 +60,7 @@ Result<planner::HostOpCost> read_op(const Json& value, const JsonPath& path, con
   SHARDLAB_RETURN_IF_ERROR(obj.require("before_us", before, kMicroseconds, "microseconds >= 0"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("after_us", after, kMicroseconds));
   SHARDLAB_RETURN_IF_ERROR(obj.read("between_launches_us", between, kMicroseconds));
-  std::string source;
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.require("source", source, StringValue{.non_empty = true}, "a source id"));
-  if (!sources.contains(source)) {
-    return invalid_at(obj.path_of("source"), "is not an id of \"sources\"", obj.find("source"),
-                      "one of the document's source ids");
-  }
+  SHARDLAB_RETURN_IF_ERROR(check_source(obj, sources));
   c.before_ms = before / kUsPerMs;
   c.after_ms = after / kUsPerMs;
   c.between_launches_ms = between / kUsPerMs;
@@ -153,15 +154,7 @@ std::string HostProfileCatalog::names() const {
 }
 
 Result<HostProfileCatalog> parse_host_profiles(const std::string& text, const std::string& origin) {
-  auto doc = internal::parse_json_document(text);
-  if (!doc) return internal::with_origin(doc.status(), origin);
-  try {
-    auto catalog = read_catalog(*doc);
-    if (!catalog) return internal::with_origin(catalog.status(), origin);
-    return catalog;
-  } catch (const Json::exception& e) {
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  }
+  return internal::read_document(text, origin, nullptr, "host profiles", read_catalog);
 }
 
 const Result<HostProfileCatalog>& builtin_host_profiles() {
