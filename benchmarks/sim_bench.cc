@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "shardlab/data/host_profiles.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
 #include "shardlab/planner/planner.h"
@@ -58,6 +59,7 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
   options.iterations = iterations;
   uint64_t events = 0;
   uint64_t flows = 0;
+  bool host_lane = false;
   for (auto _ : state) {
     auto r = shardlab::sim::simulate(p.scenario, *p.result.search_space, *p.result.best, options);
     if (!r) {
@@ -66,6 +68,7 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
     }
     events += r->events;
     flows += r->flows;
+    host_lane = r->host.modelled;
     benchmark::DoNotOptimize(r->iteration_ms);
   }
   state.counters["events_per_s"] =
@@ -75,14 +78,24 @@ void run_sim(benchmark::State& state, const Planned& p, int iterations) {
   state.counters["events"] = static_cast<double>(events) / static_cast<double>(state.iterations());
   state.counters["ranks"] = p.scenario.topology.world_size;
   state.counters["peak_rss_MiB"] = peak_rss_mib();
+  state.counters["host_lane"] = host_lane ? 1 : 0;  // the host model ran (docs/host-model.md)
 }
 
 // 1,000 tables need more than 8 × 80 GiB: the 8-rank point gets 320 GiB per
 // GPU so that the same model can be placed and simulated at every scale.
+// The host side as a scenario that names none gets it from the loader:
+// TorchRec eager under the default host profile.
 template <int Tables, int Ranks>
 Scenario synthetic() {
-  return shardlab::bench::synthetic_scenario(Tables, Ranks,
-                                             Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
+  Scenario s = shardlab::bench::synthetic_scenario(
+      Tables, Ranks, Ranks < 16 ? int64_t{320} << 30 : int64_t{80} << 30);
+  const auto& profiles = shardlab::data::builtin_host_profiles();
+  if (profiles) {
+    if (const auto* host = profiles->find(shardlab::planner::kDefaultHostProfile)) {
+      s.workload.host = *host;
+    }
+  }
+  return s;
 }
 
 // The synthetic model on H100s with a DLRM-DCNv2 dense model, through the

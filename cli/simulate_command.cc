@@ -93,10 +93,20 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
   if (r.ranks.empty()) return;
   if (r.ranks.size() <= kMaxRankRows) {
     out << "busy per iteration (ms):\n";
-    out << fmt::format("  {:>6}  {:>10}  {:>10}\n", "rank", "compute", "comm");
+    if (!r.host.modelled) {
+      out << fmt::format("  {:>6}  {:>10}  {:>10}\n", "rank", "compute", "comm");
+      for (const sim::RankResult& rr : r.ranks) {
+        out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms,
+                           rr.busy_comm_ms);
+      }
+      return;
+    }
+    out << fmt::format("  {:>6}  {:>10}  {:>10}  {:>10}  {:>16}\n", "rank", "compute", "comm",
+                       "host", "GPU waits host");
     for (const sim::RankResult& rr : r.ranks) {
-      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}\n", rr.rank, rr.busy_compute_ms,
-                         rr.busy_comm_ms);
+      out << fmt::format("  {:>6}  {:>10.4f}  {:>10.4f}  {:>10.4f}  {:>16.4f}\n", rr.rank,
+                         rr.busy_compute_ms, rr.busy_comm_ms, rr.busy_host_ms,
+                         rr.gpu_waits_host_ms);
     }
     return;
   }
@@ -125,13 +135,14 @@ void print_busy(std::ostream& out, const sim::SimResult& r) {
 void print_critical_path(std::ostream& out, const sim::SimResult& r) {
   if (r.critical_path.empty()) return;
   out << fmt::format("critical path of the last iteration ({} steps):\n", r.critical_path.size());
-  out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10}  {:>10}\n", "rank", "phase", "iter", "start_ms",
-                     "ms");
+  out << fmt::format("  {:>6}  {:<18} {:<8} {:>5}  {:>10}  {:>10}\n", "rank", "phase", "stream",
+                     "iter", "start_ms", "ms");
   const size_t shown = std::min(r.critical_path.size(), kMaxCriticalRows);
   for (size_t i = 0; i < shown; ++i) {
     const sim::CriticalStep& s = r.critical_path[i];
-    out << fmt::format("  {:>6}  {:<16} {:>5}  {:>10.4f}  {:>10.4f}\n", s.rank,
-                       sim::to_string(s.phase), s.iteration, s.start_ms, s.end_ms - s.start_ms);
+    out << fmt::format("  {:>6}  {:<18} {:<8} {:>5}  {:>10.4f}  {:>10.4f}\n", s.rank,
+                       sim::to_string(s.phase), sim::to_string(s.stream), s.iteration, s.start_ms,
+                       s.end_ms - s.start_ms);
   }
   if (shown < r.critical_path.size()) {
     const double rest = r.critical_path.back().end_ms - r.critical_path[shown].start_ms;
@@ -181,14 +192,8 @@ void print_summary(std::ostream& out, const SimulateArgs& args, const planner::S
               : fmt::format("iteration time: {:.6g} ms (one iteration: includes the first input "
                             "dist, not a steady state)\n",
                             r.iteration_ms));
-  // What the iteration leaves out unless the scenario says it: the host's own
-  // work (docs/validation.md: an eager PyTorch loop spends milliseconds there).
-  const double host_ms = scenario.workload.iteration_overhead_ms;
-  out << (host_ms > 0.0
-              ? fmt::format("host side: {:.6g} ms per iteration (workload.iteration_overhead_ms)\n",
-                            host_ms)
-              : std::string("host side: not included (workload.iteration_overhead_ms is 0): "
-                            "data loading, Python, launches\n"));
+  // The host's side of the iteration (docs/host-model.md), as the workbench says it.
+  out << sim::host_side_text(r, scenario.workload.iteration_overhead_ms) << '\n';
   if (r.dense_params > 0) {
     out << fmt::format("dense model: {} parameters ({}), {} DDP bucket{}\n", r.dense_params,
                        format_bytes(static_cast<double>(r.dense_params) * 4.0), r.ddp_buckets,

@@ -13,6 +13,7 @@
 #include "json_reader.h"
 #include "json_writer.h"
 #include "message_text.h"
+#include "read_document.h"
 
 namespace shardlab::data {
 namespace {
@@ -374,15 +375,7 @@ std::string PresetCatalog::names() const {
 }
 
 Result<PresetCatalog> parse_gpu_presets(const std::string& text, const std::string& origin) {
-  auto doc = internal::parse_json_document(text);
-  if (!doc) return internal::with_origin(doc.status(), origin);
-  try {
-    auto catalog = read_catalog(*doc);
-    if (!catalog) return internal::with_origin(catalog.status(), origin);
-    return catalog;
-  } catch (const Json::exception& e) {
-    return Status::internal(internal::printable(origin + ": unexpected JSON error: " + e.what()));
-  }
+  return internal::read_document(text, origin, nullptr, "presets", read_catalog);
 }
 
 const Result<PresetCatalog>& builtin_gpu_presets() {

@@ -58,18 +58,12 @@ std::optional<E> parse_name(std::string_view s, const std::array<E, N>& all) {
   return std::nullopt;
 }
 
-constexpr std::array kPhases = {
-    sim::Phase::kInputDist,         sim::Phase::kFwdCompute,   sim::Phase::kOutputDist,
-    sim::Phase::kDenseFwd,          sim::Phase::kDenseBwd,     sim::Phase::kBwdOutputDist,
-    sim::Phase::kBwdCompute,        sim::Phase::kDpAllreduce,  sim::Phase::kPrefetch,
-    sim::Phase::kIterationOverhead, sim::Phase::kDdpAllreduce, sim::Phase::kDenseOptimizer};
-
 }  // namespace
 
-std::optional<sim::Phase> parse_phase(std::string_view s) { return parse_name(s, kPhases); }
+std::optional<sim::Phase> parse_phase(std::string_view s) { return parse_name(s, sim::kAllPhases); }
 
 std::optional<sim::Stream> parse_stream(std::string_view s) {
-  return parse_name(s, std::array{sim::Stream::kCompute, sim::Stream::kComm});
+  return parse_name(s, sim::kAllStreams);
 }
 
 std::optional<sim::CollectiveKind> parse_collective_kind(std::string_view s) {
@@ -84,7 +78,7 @@ std::optional<kernels::Precision> parse_precision(std::string_view s) {
 }
 
 const std::vector<sim::Phase>& all_phases() {
-  static const std::vector<sim::Phase> kAll(kPhases.begin(), kPhases.end());
+  static const std::vector<sim::Phase> kAll(sim::kAllPhases.begin(), sim::kAllPhases.end());
   return kAll;
 }
 

@@ -72,9 +72,10 @@ inline constexpr std::string_view kAnyPartitionerKeys[] = {"kind", "sort_by", "b
                                                            "max_search_count", "tolerance"};
 inline constexpr std::string_view kReservationKeys[] = {
     "kind", "percentage", "parameter_multiplier", "dense_tensor_estimate"};
-inline constexpr std::string_view kWorkloadKeys[] = {"dense_fwd_ms",   "dense_bwd_ms",
-                                                     "dense",          "iteration_overhead_ms",
-                                                     "ddp_bucket_cap", "ddp_first_bucket_cap"};
+inline constexpr std::string_view kWorkloadKeys[] = {
+    "dense_fwd_ms",   "dense_bwd_ms",         "dense",     "iteration_overhead_ms",
+    "ddp_bucket_cap", "ddp_first_bucket_cap", "framework", "cuda_graphs",
+    "host_profile"};
 inline constexpr std::string_view kDenseKeys[] = {
     "dense_features", "bottom_mlp",         "interaction",     "top_mlp",           "precision",
     "optimizer",      "gradient_precision", "fused_epilogues", "kernel_overhead_us"};

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scenario_sections.h"
+#include "shardlab/data/host_profiles.h"
 
 namespace shardlab::data::internal {
 namespace {
@@ -187,9 +188,38 @@ Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
   return Status::ok();
 }
 
+std::optional<planner::Framework> parse_framework(std::string_view s) {
+  if (s == "torchrec") return planner::Framework::kTorchRec;
+  if (s == "hugectr") return planner::Framework::kHugeCtr;
+  return std::nullopt;
+}
+
+// workload.framework, cuda_graphs and host_profile (docs/host-model.md); a
+// scenario without them runs TorchRec eagerly under the default profile.
+Status read_host_side(const ObjectReader* obj, planner::WorkloadSpec& w) {
+  std::string profile(planner::kDefaultHostProfile);
+  if (obj != nullptr) {
+    SHARDLAB_RETURN_IF_ERROR(obj->read(
+        "framework", w.framework,
+        EnumValue<planner::Framework>{"framework", parse_framework, "torchrec, hugectr"}));
+    SHARDLAB_RETURN_IF_ERROR(obj->read("cuda_graphs", w.cuda_graphs, BoolValue{}));
+    SHARDLAB_RETURN_IF_ERROR(obj->read("host_profile", profile, StringValue{.non_empty = true}));
+  }
+  const Result<HostProfileCatalog>& catalog = builtin_host_profiles();
+  if (!catalog) return catalog.status();
+  const planner::HostProfile* found = catalog->find(profile);
+  if (found == nullptr) {
+    return invalid_at(obj != nullptr ? obj->path_of("host_profile") : JsonPath().child("workload"),
+                      "is not a host profile", obj != nullptr ? obj->find("host_profile") : nullptr,
+                      "one of " + catalog->names());
+  }
+  w.host = *found;
+  return Status::ok();
+}
+
 Status read_workload(const ObjectReader& root, int world_size, planner::WorkloadSpec& w) {
   const Json* value = root.find("workload");
-  if (value == nullptr) return Status::ok();
+  if (value == nullptr) return read_host_side(nullptr, w);
   ObjectReader obj(*value, root.path_of("workload"));
   SHARDLAB_RETURN_IF_ERROR(obj.check("a workload object", kWorkloadKeys));
   SHARDLAB_RETURN_IF_ERROR(read_dense_ms(obj, "dense_fwd_ms", world_size, w.dense_fwd_ms));
@@ -203,7 +233,7 @@ Status read_workload(const ObjectReader& root, int world_size, planner::Workload
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddp_bucket_cap", w.ddp_bucket_bytes, kBucketBytes));
   SHARDLAB_RETURN_IF_ERROR(
       obj.read("ddp_first_bucket_cap", w.ddp_first_bucket_bytes, kBucketBytes));
-  return Status::ok();
+  return read_host_side(&obj, w);
 }
 
 }  // namespace shardlab::data::internal

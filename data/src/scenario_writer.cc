@@ -304,9 +304,11 @@ std::string scenario_to_json(const Scenario& s, int indent) {
   write_sharder(w, s.sharder);
   write_planner(w, s.planner);
   const planner::WorkloadSpec& wl = s.workload;
+  const bool other_profile = wl.host && wl.host->name != planner::kDefaultHostProfile;
   if (!wl.dense_fwd_ms.empty() || !wl.dense_bwd_ms.empty() || wl.dense ||
       wl.iteration_overhead_ms > 0.0 || wl.ddp_bucket_bytes != planner::kDefaultDdpBucketBytes ||
-      wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes) {
+      wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes ||
+      wl.framework != planner::Framework::kTorchRec || wl.cuda_graphs || other_profile) {
     w.key("workload");
     w.begin_object();
     write_dense_ms(w, "dense_fwd_ms", wl.dense_fwd_ms);
@@ -321,6 +323,10 @@ std::string scenario_to_json(const Scenario& s, int indent) {
     if (wl.ddp_first_bucket_bytes != planner::kDefaultDdpFirstBucketBytes) {
       w.member("ddp_first_bucket_cap", wl.ddp_first_bucket_bytes);
     }
+    if (wl.framework != planner::Framework::kTorchRec)
+      w.member("framework", planner::to_string(wl.framework));
+    if (wl.cuda_graphs) w.member("cuda_graphs", *wl.cuda_graphs);
+    if (other_profile) w.member("host_profile", wl.host->name);
     w.end_object();
   }
   w.end_object();

@@ -46,14 +46,16 @@ void write_phase(JsonWriter& w, const PhaseRecord& p) {
   w.end_object();
 }
 
-void write_rank(JsonWriter& w, const RankResult& r) {
+void write_rank(JsonWriter& w, const RankResult& r, bool host) {
   w.begin_object();
   w.member("rank", r.rank);
   w.key("busy_ms");
   w.begin_object();
   w.member("compute", r.busy_compute_ms);
   w.member("comm", r.busy_comm_ms);
+  if (host) w.member("host", r.busy_host_ms);
   w.end_object();
+  if (host) w.member("gpu_waits_host_ms", r.gpu_waits_host_ms);
   w.key("phases");
   w.begin_array();
   for (const PhaseRecord& p : r.phases) write_phase(w, p);
@@ -65,9 +67,11 @@ int local_rank(const SimResult& result, int rank) {
   return result.local_world_size > 0 ? rank % result.local_world_size : rank;
 }
 
-// Chrome orders threads by tid within a process; compute before comm per GPU.
+// Chrome orders threads by tid within a process: per GPU its host thread,
+// then compute, then comm.
 int thread_id(const SimResult& result, int rank, Stream stream) {
-  return local_rank(result, rank) * 2 + (stream == Stream::kComm ? 1 : 0);
+  const int lane = stream == Stream::kHost ? 0 : stream == Stream::kCompute ? 1 : 2;
+  return local_rank(result, rank) * sim::kNumStreams + lane;
 }
 
 // A metadata event: {"name": what, "ph": "M", "pid", "tid", "args": {arg: value}}.
@@ -96,10 +100,13 @@ void write_trace_metadata(JsonWriter& w, const SimResult& result) {
     write_metadata(w, "process_sort_index", h, 0, "sort_index", h);
   }
   for (const RankResult& r : result.ranks) {
-    for (Stream s : {Stream::kCompute, Stream::kComm}) {
+    for (Stream s : sim::kAllStreams) {
+      if (s == Stream::kHost && !result.host.modelled) continue;
       const int tid = thread_id(result, r.rank, s);
-      write_metadata(w, "thread_name", r.host, tid, "name",
-                     "gpu" + std::to_string(r.rank) + " " + std::string(sim::to_string(s)));
+      const std::string lane = s == Stream::kHost ? "cpu" + std::to_string(r.rank) + " host"
+                                                  : "gpu" + std::to_string(r.rank) + " " +
+                                                        std::string(sim::to_string(s));
+      write_metadata(w, "thread_name", r.host, tid, "name", lane);
       write_metadata(w, "thread_sort_index", r.host, tid, "sort_index", tid);
     }
   }
@@ -136,9 +143,24 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
   w.member("iterations", result.iterations);
   w.member("iteration_ms", result.iteration_ms);
   w.member("total_ms", result.total_ms);
+  if (result.host.modelled) {
+    const sim::HostSummary& h = result.host;
+    w.key("host");
+    w.begin_object();
+    w.member("framework", h.framework);
+    w.member("mode", h.mode);
+    w.member("profile", h.profile);
+    w.member("rank", h.rank);
+    w.member("host_busy_ms", h.host_busy_ms);
+    w.member("host_critical_ms", h.host_critical_ms);
+    w.member("share", h.share);
+    w.member("verdict", h.verdict);
+    w.member("advice", h.advice);
+    w.end_object();
+  }
   w.key("ranks");
   w.begin_array();
-  for (const RankResult& r : result.ranks) write_rank(w, r);
+  for (const RankResult& r : result.ranks) write_rank(w, r, result.host.modelled);
   w.end_array();
   w.key("critical_path");
   w.begin_array();
@@ -146,6 +168,7 @@ std::string simulation_to_json(const SimResult& result, bool compact) {
     w.begin_object();
     w.member("rank", s.rank);
     w.member("phase", sim::to_string(s.phase));
+    w.member("stream", sim::to_string(s.stream));
     w.member("iteration", s.iteration);
     w.member("start_ms", s.start_ms);
     w.member("end_ms", s.end_ms);

@@ -47,16 +47,13 @@ QWidget* legend(QWidget* parent) {
   return w;
 }
 
-// What the simulated iteration includes of the host's own work, as the CLI's
-// summary says it (docs/simulation.md "Reading the summary").
-QString host_side_note(const ScenarioPtr& scenario) {
+// What the simulated iteration includes of the host's own work: the core's
+// text, as the CLI's summary prints it (docs/host-model.md).
+QString host_side_note(const sim::SimResult& result, const ScenarioPtr& scenario) {
   const double host_ms = scenario ? scenario->workload.iteration_overhead_ms : 0.0;
-  return host_ms > 0.0
-             ? QStringLiteral("; host side %1 ms per iteration (workload.iteration_overhead_ms)")
-                   .arg(host_ms)
-             : QStringLiteral(
-                   "; host side not included (workload.iteration_overhead_ms is 0): "
-                   "data loading, Python, launches");
+  return QStringLiteral("; ") + QString::fromStdString(sim::host_side_text(result, host_ms))
+                                    .toHtmlEscaped()
+                                    .replace('\n', QStringLiteral("; "));
 }
 
 }  // namespace
@@ -221,7 +218,7 @@ void TimelineView::refresh() {
           .arg(s->total_ms, 0, 'f', 4)
           .arg(s->critical_path.size())
           .arg(m.critical_lanes().size()) +
-      host_side_note(d ? d->base->scenario : wb->scenario()));
+      host_side_note(*s, d ? d->base->scenario : wb->scenario()));
 }
 
 }  // namespace shardlab::gui

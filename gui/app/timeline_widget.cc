@@ -64,6 +64,9 @@ QColor phase_color(sim::Phase p) {
       return QColor(0x6a, 0x3d, 0x9a);
     case sim::Phase::kDenseOptimizer:
       return QColor(0x6b, 0x4c, 0x3b);
+    // The host blocked on a GPU result: black, the one thing nobody wants.
+    case sim::Phase::kHostSync:
+      return QColor(0x33, 0x33, 0x33);
   }
   return Qt::gray;
 }

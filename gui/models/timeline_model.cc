@@ -28,7 +28,9 @@ void TimelineModel::reset(const sim::SimResult& simulation) {
   const std::vector<std::vector<bool>> critical = sim::critical_phase_marks(simulation);
   for (size_t i = 0; i < simulation.ranks.size(); ++i) {
     const sim::RankResult& r = simulation.ranks[i];
-    for (const sim::Stream stream : {sim::Stream::kCompute, sim::Stream::kComm}) {
+    // The host lane (empty without a host model) above the GPU's streams.
+    for (const sim::Stream stream :
+         {sim::Stream::kHost, sim::Stream::kCompute, sim::Stream::kComm}) {
       TimelineLane lane{.rank = r.rank, .host = r.host, .stream = stream};
       for (size_t k = 0; k < r.phases.size(); ++k) {
         const sim::PhaseRecord& p = r.phases[k];

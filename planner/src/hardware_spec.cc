@@ -65,3 +65,16 @@ std::string_view to_string(CollProtocol p) {
 }
 
 }  // namespace shardlab::planner
+
+namespace shardlab::planner {
+
+std::optional<double> HostProfile::op_ms(std::string_view op, int launches, int count) const {
+  const auto it = ops.find(op);
+  if (it == ops.end()) return std::nullopt;
+  const HostOpCost& c = it->second;
+  const double one = between_ops_ms + c.before_ms + launches * launch_ms +
+                     (launches > 1 ? (launches - 1) * c.between_launches_ms : 0.0) + c.after_ms;
+  return count * one;
+}
+
+}  // namespace shardlab::planner

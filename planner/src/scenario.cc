@@ -37,4 +37,8 @@ std::vector<ProposerSpec> default_proposers() {
   };
 }
 
+std::string_view to_string(Framework f) {
+  return f == Framework::kHugeCtr ? "hugectr" : "torchrec";
+}
+
 }  // namespace shardlab::planner

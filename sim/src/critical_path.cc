@@ -19,10 +19,10 @@ class Walk {
     if (end > from) {
       CriticalStep* last = steps_.empty() ? nullptr : &steps_.back();
       if (last != nullptr && last->rank == rank && last->phase == t.phase &&
-          last->iteration == t.iteration && last->start_ms == end) {
+          last->stream == t.stream && last->iteration == t.iteration && last->start_ms == end) {
         last->start_ms = from;
       } else {
-        steps_.push_back({rank, t.phase, t.iteration, from, end});
+        steps_.push_back({rank, t.phase, t.stream, t.iteration, from, end});
       }
     }
     return start > window_start_;
@@ -63,8 +63,9 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const Executor
     const TaskTemplate& tmpl = schedule.tasks[static_cast<size_t>(task)];
     // Only the last iteration's joins are kept; earlier tasks end by the
     // window's start and are walked whole.
-    const int collectives =
-        tmpl.iteration == last_iteration ? executor.collective_count(rank, task) : 0;
+    const int collectives = tmpl.iteration == last_iteration && tmpl.stream == Stream::kComm
+                                ? executor.collective_count(rank, task)
+                                : 0;
     int gate = -1;
     if (collectives == 0) {
       const double start = executor.timing(rank, task).start;

@@ -21,7 +21,8 @@ int max_iteration(const Schedule& s) {
 
 Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
                    const std::vector<CollectiveSpec>& collectives, EventQueue& queue,
-                   FlowNetwork& network, const TopologyGraph& graph, const CollectiveModel* model)
+                   FlowNetwork& network, const TopologyGraph& graph, const CollectiveModel* model,
+                   const HostTiming* host)
     : schedule_(schedule),
       traffic_(traffic),
       collectives_(collectives),
@@ -29,6 +30,7 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
       network_(network),
       graph_(graph),
       model_(model),
+      host_(host),
       ranks_(static_cast<int>(traffic.ranks.size())) {
   timings_.resize(static_cast<size_t>(ranks_) * schedule_.tasks.size());
   state_.resize(static_cast<size_t>(ranks_));
@@ -37,8 +39,9 @@ Executor::Executor(const Schedule& schedule, const IterationTraffic& traffic,
     s.running_comm.assign(schedule_.lanes.size(), -1);
     s.comm_position.assign(schedule_.lanes.size(), 0);
   }
-  for (const TaskTemplate& t : schedule_.tasks)
-    lane_of_phase_[static_cast<size_t>(t.phase)] = t.lane;
+  for (const TaskTemplate& t : schedule_.tasks) {
+    if (t.stream != Stream::kHost) lane_of_phase_[static_cast<size_t>(t.phase)] = t.lane;
+  }
   memberships_.resize(static_cast<size_t>(ranks_) * kPhases * kParts);
   for (int c = 0; c < static_cast<int>(collectives_.size()); ++c) {
     const CollectiveSpec& spec = collectives_[c];
@@ -142,6 +145,23 @@ void Executor::advance(int rank) {
   }
 }
 
+double Executor::launch_ready(int rank, const TaskTemplate& t) const {
+  const TaskTemplate& issuer = schedule_.tasks[static_cast<size_t>(t.issuer)];
+  const HostStepCost& c = host_->cost(rank, issuer.host_step);
+  // Launches spread evenly over the step: the first after one launch's share.
+  const double lead = c.launches > 0 ? c.host_ms / c.launches : c.host_ms;
+  return timings_[index(rank, t.issuer)].start + lead + host_->launch_latency_ms;
+}
+
+double Executor::launch_bound_end(int rank, const TaskTemplate& t, double work) const {
+  const TaskTemplate& issuer = schedule_.tasks[static_cast<size_t>(t.issuer)];
+  const HostStepCost& c = host_->cost(rank, issuer.host_step);
+  // The last launch leaves with the step's end; its kernel's share of the
+  // phase follows it (host_model.h).
+  const double last_kernel = c.launches > 0 ? work / c.launches : work;
+  return timings_[index(rank, t.issuer)].start + c.host_ms + host_->launch_latency_ms + last_kernel;
+}
+
 // Starts the lane's next task if its lane is free and its dependencies ended.
 // Returns true when the task also finished at once (zero duration), so the
 // caller should look again.
@@ -158,10 +178,11 @@ bool Executor::try_start(int rank, int lane) {
   }
   const TaskTemplate& tmpl = schedule_.tasks[static_cast<size_t>(task)];
   const Phase phase = tmpl.phase;
+  const bool host_task = tmpl.stream == Stream::kHost;
   // A comm phase in which this rank runs no collective does not exist on its
   // stream: it waits for nothing (a stream does not wait for gradients that
   // no all-reduce needs).
-  const bool absent = is_comm_phase(phase) && memberships(rank, tmpl).empty();
+  const bool absent = !host_task && is_comm_phase(phase) && memberships(rank, tmpl).empty();
   static const std::vector<int> kNoDeps;
   for (int dep : absent ? kNoDeps : tmpl.deps) {
     const TaskTiming& d = timings_[index(rank, dep)];
@@ -175,6 +196,27 @@ bool Executor::try_start(int rank, int lane) {
     if (timing.start_gate < 0 || anchor.start > timings_[index(rank, timing.start_gate)].end)
       timing.start_gate = tmpl.anchor;
   }
+  // Not before the host has launched it.
+  double waited_for_host = 0.0;
+  if (!absent && tmpl.issuer >= 0) {
+    if (!timings_[index(rank, tmpl.issuer)].started) return false;
+    const double ready = launch_ready(rank, tmpl);
+    if (ready > queue_.now()) {
+      if (!timing.wake_pending) {
+        timing.wake_pending = true;
+        queue_.schedule(ready, this, rank, static_cast<int64_t>(schedule_.tasks.size()) + task);
+      }
+      return false;
+    }
+    const double others = timing.start_gate < 0 ? 0.0
+                          : timing.start_gate == tmpl.anchor
+                              ? timings_[index(rank, tmpl.anchor)].start
+                              : timings_[index(rank, timing.start_gate)].end;
+    if (ready > others) {
+      timing.start_gate = tmpl.issuer;
+      waited_for_host = ready - others;
+    }
+  }
   ++s.cursor[lane];
   timing.start = queue_.now();
   timing.started = true;
@@ -182,18 +224,32 @@ bool Executor::try_start(int rank, int lane) {
     complete(rank, task);
     return true;
   }
+  if (host_task) {
+    const double duration = host_->cost(rank, tmpl.host_step).host_ms;
+    if (duration <= 0.0) {
+      complete(rank, task);
+      return true;
+    }
+    queue_.schedule(queue_.now() + duration, this, rank, task);
+    return false;
+  }
   if (is_comm_phase(phase)) {
     s.running_comm[lane] = task;
     s.comm_position[lane] = 0;
     join_next(rank, task);
     return false;
   }
-  const double duration = compute_duration(rank, phase);
-  if (duration <= 0.0) {
+  const double work = compute_duration(rank, phase);
+  if (work <= 0.0) {
     complete(rank, task);
     return true;
   }
-  queue_.schedule(queue_.now() + duration, this, rank, task);
+  double end = queue_.now() + work;
+  if (tmpl.issuer >= 0) {
+    end = std::max(end, launch_bound_end(rank, tmpl, work));
+    timing.host_wait = waited_for_host + (end - queue_.now() - work);
+  }
+  queue_.schedule(end, this, rank, task);
   return false;
 }
 
@@ -257,11 +313,18 @@ void Executor::complete(int rank, int task) {
   t.done = true;
 }
 
-// task >= 0: a compute task ends; task < 0: task -1 - task joins a bucket
-// that is ready now.
+// task >= 0: a compute or host task ends; task < 0: task -1 - task joins a
+// bucket that is ready now; task >= tasks: the host's launch of task - tasks
+// is ready.
 void Executor::on_event(int64_t rank, int64_t task) {
   if (task < 0) {
     join_now(static_cast<int>(rank), static_cast<int>(-1 - task), true);
+    return;
+  }
+  const int64_t tasks = static_cast<int64_t>(schedule_.tasks.size());
+  if (task >= tasks) {
+    timings_[index(static_cast<int>(rank), static_cast<int>(task - tasks))].wake_pending = false;
+    advance(static_cast<int>(rank));
     return;
   }
   complete(static_cast<int>(rank), static_cast<int>(task));

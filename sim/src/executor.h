@@ -27,14 +27,34 @@ struct TaskTiming {
   int start_gate = -1;
   bool started = false;
   bool done = false;
+  bool wake_pending = false;  // a wake-up at its launch's ready time is queued
+  // A GPU task launched by the host: the time its stream sat idle or its
+  // kernels waited for the host's launches (before it started, and within
+  // it); docs/host-model.md "GPU waiting for the host".
+  double host_wait = 0.0;
+};
+
+// The host's side of the executor (schedule.h's host lane): per rank and
+// host step, what the step costs, and the launch latency.
+struct HostTiming {
+  std::vector<HostStepCost> costs;  // [rank * steps + step]
+  int steps = 0;
+  double launch_latency_ms = 0.0;
+
+  const HostStepCost& cost(int rank, int step) const {
+    return costs[static_cast<size_t>(rank) * static_cast<size_t>(steps) +
+                 static_cast<size_t>(step)];
+  }
 };
 
 class Executor final : private EventHandler, private CollectiveListener {
  public:
-  // `model` (may be null: plain flows) must outlive the executor.
+  // `model` (may be null: plain flows) and `host` (null without a host lane)
+  // must outlive the executor.
   Executor(const Schedule& schedule, const IterationTraffic& traffic,
            const std::vector<CollectiveSpec>& collectives, EventQueue& queue, FlowNetwork& network,
-           const TopologyGraph& graph, const CollectiveModel* model);
+           const TopologyGraph& graph, const CollectiveModel* model,
+           const HostTiming* host = nullptr);
   ~Executor();
 
   // Runs to completion; false if some task never ran (a schedule deadlock,
@@ -87,6 +107,11 @@ class Executor final : private EventHandler, private CollectiveListener {
     return memberships(rank, t.phase, t.part);
   }
   double compute_duration(int rank, Phase phase) const;
+  // When the host's launch lets GPU task `task` start on `rank` (its issuer
+  // must have started), and the earliest end its last launch allows for
+  // `work` ms of kernels.
+  double launch_ready(int rank, const TaskTemplate& t) const;
+  double launch_bound_end(int rank, const TaskTemplate& t, double work) const;
   void advance(int rank);
   bool try_start(int rank, int lane);
   void join_next(int rank, int task);
@@ -103,6 +128,7 @@ class Executor final : private EventHandler, private CollectiveListener {
   FlowNetwork& network_;
   const TopologyGraph& graph_;
   const CollectiveModel* model_;
+  const HostTiming* host_;
   int ranks_;
   std::array<int, kNumPhases> lane_of_phase_{};
   std::vector<TaskTiming> timings_;

@@ -28,10 +28,22 @@ std::string_view to_string(Phase p) {
       return "ddp_allreduce";
     case Phase::kDenseOptimizer:
       return "dense_optimizer";
+    case Phase::kHostSync:
+      return "host_sync";
   }
   return "unknown";
 }
 
-std::string_view to_string(Stream s) { return s == Stream::kCompute ? "compute" : "comm"; }
+std::string_view to_string(Stream s) {
+  switch (s) {
+    case Stream::kCompute:
+      return "compute";
+    case Stream::kComm:
+      return "comm";
+    case Stream::kHost:
+      return "host";
+  }
+  return "unknown";
+}
 
 }  // namespace shardlab::sim

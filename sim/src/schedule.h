@@ -25,10 +25,21 @@
 // has started, and their collectives join at their ready times within it.
 // dense_optimizer(i) ends the compute lane, after bwd_compute(i) and the last
 // bucket. Without overlap they take the same places on the one lane.
+//
+// With a host program (host_model.h) a third lane runs its steps, per
+// iteration in program order; each GPU task names the host task that issues
+// it (`issuer`), and a host sync waits for the GPU task it reads. In eager
+// mode the comm lane follows the host's issue order, as NCCL runs a process
+// group's collectives: output_dist(i), the backward's collectives, then
+// input_dist(i+1) (TorchRec 2022 issues its lengths all-to-all in
+// sparse_data_dist, before the backward, but its indices all-to-all only in
+// forward(i+1)'s wait, after the backward's; the task stands for both). iteration_overhead moves to
+// the host (the first step's given time); input_dist(0) has no issuer (issued before the loop).
 #pragma once
 
 #include <vector>
 
+#include "shardlab/sim/host_model.h"
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::sim::detail {
@@ -41,6 +52,8 @@ struct TaskTemplate {
   std::vector<int> deps;  // indices of tasks (same rank) that must end first
   int anchor = -1;        // task (same rank) that must have started; its start times the joins
   int part = 0;           // which of a phase's tasks (CollectiveSpec::part)
+  int issuer = -1;        // host task that launches this GPU task; -1: none
+  int host_step = -1;     // host task: its step in the host program
 };
 
 struct ScheduleShape {
@@ -50,11 +63,15 @@ struct ScheduleShape {
   bool iteration_overhead = false;  // iteration_overhead tasks
   // ddp_allreduce and dense_optimizer tasks, anchored at the backward (training)
   bool dense_model = false;
+  // The host program of one iteration (host_program_shape); null: no host lane.
+  const std::vector<HostStepShape>* host = nullptr;
+  bool eager = false;  // the host runs eagerly (issue-ordered comm lane)
 };
 
 struct Schedule {
   std::vector<TaskTemplate> tasks;
   std::vector<std::vector<int>> lanes;  // task indices in execution order, per lane
+  int host_lane = -1;                   // the host's lane, -1 without one
 };
 
 bool is_comm_phase(Phase p);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <new>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "shardlab/planner/topology.h"
 #include "shardlab/sim/collective_model.h"
 #include "shardlab/sim/flow_network.h"
+#include "shardlab/sim/host_model.h"
 #include "shardlab/sim/simulation_memory.h"
 #include "traffic.h"
 
@@ -65,7 +67,10 @@ int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) 
       256;  // Link, its name, the graph's edge, the flow network's link state
   constexpr int64_t kRouteBytes = TopologyGraph::kMaxRouteLinks * 4 + 1;
   // Tasks per rank: the schedule's phases for every iteration.
-  const int64_t tasks = static_cast<int64_t>(std::max(options.iterations, 1)) * 10;
+  // Tasks per rank: the schedule's phases for every iteration, and the host
+  // program's steps.
+  const int64_t tasks =
+      static_cast<int64_t>(std::max(options.iterations, 1)) * (s.workload.host ? 22 : 10);
   constexpr int64_t kTaskBytes =
       static_cast<int64_t>(sizeof(detail::TaskTiming)) + 64;  // timing, membership, join
   const int64_t phase_bytes = options.record_phases
@@ -98,21 +103,36 @@ void fill_ranks(const detail::Schedule& schedule, const detail::Executor& ex,
     rr.rank = r;
     rr.host = graph.host_of(r);
     for (const std::vector<int>& lane : schedule.lanes) {
+      double lane_free = 0.0;  // when the lane's previous task ended
       for (int t : lane) {
         const detail::TaskTemplate& task = schedule.tasks[static_cast<size_t>(t)];
         const detail::TaskTiming& timing = ex.timing(r, t);
-        const double duration = timing.end - timing.start;
+        // A blocking read spans from the host's arrival to its end: the wait shows.
+        const double start = task.phase == Phase::kHostSync ? lane_free : timing.start;
+        lane_free = timing.end;
+        const double duration = timing.end - start;
         if (task.iteration == iterations - 1) {
-          (task.stream == Stream::kCompute ? rr.busy_compute_ms : rr.busy_comm_ms) += duration;
+          switch (task.stream) {
+            case Stream::kCompute:
+              rr.busy_compute_ms += duration;
+              rr.gpu_waits_host_ms += timing.host_wait;
+              break;
+            case Stream::kComm:
+              rr.busy_comm_ms += duration;
+              break;
+            case Stream::kHost:
+              rr.busy_host_ms += duration;
+              break;
+          }
         }
         if (!record_phases) continue;
-        const bool comm = detail::is_comm_phase(task.phase);
+        const bool comm = task.stream == Stream::kComm;
         if (duration <= 0.0 && !(comm && ex.has_collectives(r, t))) continue;
         PhaseRecord p;
         p.phase = task.phase;
         p.stream = task.stream;
         p.iteration = task.iteration;
-        p.start_ms = timing.start;
+        p.start_ms = start;
         p.end_ms = timing.end;
         p.bytes = comm ? ex.task_bytes(r, t) : 0.0;
         p.tables = traffic.ranks[static_cast<size_t>(r)].shards;
@@ -134,6 +154,70 @@ void fill_links(const TopologyGraph& graph, const FlowNetwork& network, double t
     lr.utilization = total_ms > 0.0 ? bytes[l] / (links[l].capacity * total_ms) : 0.0;
     out->links.push_back(std::move(lr));
   }
+}
+
+// Every rank's host step costs; the first step also pays the scenario's
+// given host time (workload.iteration_overhead_ms).
+Result<detail::HostTiming> host_timing(const planner::Scenario& scenario,
+                                       const detail::IterationTraffic& traffic,
+                                       const std::vector<HostStepShape>& program,
+                                       const planner::HostProfile& profile) {
+  detail::HostTiming h;
+  h.steps = static_cast<int>(program.size());
+  h.launch_latency_ms = profile.launch_latency_ms;
+  const int ranks = static_cast<int>(traffic.ranks.size());
+  h.costs.reserve(static_cast<size_t>(ranks) * program.size());
+  for (int r = 0; r < ranks; ++r) {
+    for (size_t k = 0; k < program.size(); ++k) {
+      const double given = k == 0 ? scenario.workload.iteration_overhead_ms : 0.0;
+      auto cost = host_cost(profile, host_ops(scenario, traffic, program[k], r), given);
+      if (!cost) return cost.status();
+      h.costs.push_back(*cost);
+    }
+  }
+  return h;
+}
+
+HostSummary host_summary(const planner::Scenario& scenario, const planner::HostProfile& profile,
+                         const SimResult& result) {
+  HostSummary h;
+  h.modelled = true;
+  h.framework = std::string(planner::to_string(scenario.workload.framework));
+  h.mode = std::string(to_string(host_mode(scenario)));
+  h.profile = profile.name;
+  // The host's share of the critical path, by rank: the rank whose host sets
+  // most of the iteration speaks for it.
+  std::map<int, double> on_path;
+  for (const CriticalStep& s : result.critical_path) {
+    if (s.stream == Stream::kHost) on_path[s.rank] += s.end_ms - s.start_ms;
+  }
+  for (const auto& [rank, ms] : on_path) {
+    if (ms > h.host_critical_ms) {
+      h.rank = rank;
+      h.host_critical_ms = ms;
+    }
+  }
+  for (const RankResult& r : result.ranks) {
+    if (r.rank == h.rank) h.host_busy_ms = r.busy_host_ms;
+  }
+  h.share =
+      result.iteration_ms > 0.0 ? std::min(1.0, h.host_critical_ms / result.iteration_ms) : 0.0;
+  h.verdict = h.share >= 0.5 ? "host-bound" : h.share >= 0.1 ? "partly host-bound" : "GPU-bound";
+  const std::string pct = std::to_string(static_cast<int>(std::lround(100.0 * h.share)));
+  const std::string sets = "the host sets " + pct +
+                           "% of the iteration (its steps on the critical path, rank " +
+                           std::to_string(h.rank) + ")";
+  if (h.share < 0.1) {
+    h.advice = "GPU-bound: " + sets + "; the host's " + h.mode + " launches keep up";
+  } else if (h.mode == "eager") {
+    h.advice = h.verdict + ": " + sets + " under " + profile.name +
+               " host costs; CUDA graphs (workload.cuda_graphs), a larger batch per GPU, or "
+               "fewer table groups and dense layers (fewer ops per step) would help";
+  } else {
+    h.advice = h.verdict + ": " + sets + " under CUDA graphs (workload.iteration_overhead_ms " +
+               "is host work before each launch); a larger batch per GPU would help";
+  }
+  return h;
 }
 
 Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
@@ -172,13 +256,25 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
   EventQueue queue;
   FlowNetwork network(queue, *graph, options.contention, options.closed_form);
   const CollectiveModel model(scenario, options.calibration);
-  const detail::Schedule schedule =
-      detail::build_schedule({.iterations = options.iterations,
-                              .overlap = options.overlap,
-                              .training = training,
-                              .iteration_overhead = scenario.workload.iteration_overhead_ms > 0.0,
-                              .dense_model = dense});
-  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model);
+  const std::optional<planner::HostProfile>& profile = scenario.workload.host;
+  std::vector<HostStepShape> program;
+  detail::HostTiming host;
+  if (profile) {
+    program = host_program_shape(host_mode(scenario), training);
+    auto timing = host_timing(scenario, *traffic, program, *profile);
+    if (!timing) return timing.status();
+    host = std::move(*timing);
+  }
+  const detail::Schedule schedule = detail::build_schedule(
+      {.iterations = options.iterations,
+       .overlap = options.overlap,
+       .training = training,
+       .iteration_overhead = !profile && scenario.workload.iteration_overhead_ms > 0.0,
+       .dense_model = dense,
+       .host = profile ? &program : nullptr,
+       .eager = profile && host_mode(scenario) == HostMode::kEager});
+  detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model,
+                            profile ? &host : nullptr);
   if (!executor.run())
     return Status::internal("simulation stalled: some phases never became ready");
 
@@ -206,6 +302,7 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
   out.critical_path =
       detail::critical_path(schedule, executor, ranks, options.iterations - 1, window_start);
   fill_links(*graph, network, out.total_ms, &out);
+  if (profile) out.host = host_summary(scenario, *profile, out);
   out.events = queue.events_processed();
   out.flows = network.flows_started();
   out.wall_seconds =
@@ -236,12 +333,36 @@ std::vector<std::vector<bool>> critical_phase_marks(const SimResult& result) {
     for (size_t k = 0; k < r.phases.size(); ++k) {
       const PhaseRecord& p = r.phases[k];
       marks[i][k] = std::any_of(steps.begin(), steps.end(), [&](const CriticalStep* s) {
-        return s->phase == p.phase && s->iteration == p.iteration && s->start_ms < p.end_ms &&
-               s->end_ms > p.start_ms;
+        return s->phase == p.phase && s->stream == p.stream && s->iteration == p.iteration &&
+               s->start_ms < p.end_ms && s->end_ms > p.start_ms;
       });
     }
   }
   return marks;
+}
+
+std::string host_side_text(const SimResult& result, double iteration_overhead_ms) {
+  const HostSummary& h = result.host;
+  const auto ms = [](double v) {
+    std::string s = std::to_string(std::round(v * 1e4) / 1e4);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  };
+  if (!h.modelled) {
+    return iteration_overhead_ms > 0.0
+               ? "host side: " + ms(iteration_overhead_ms) +
+                     " ms per iteration (workload.iteration_overhead_ms)"
+               : "host side: not included (workload.iteration_overhead_ms is 0): data loading, "
+                 "Python, launches";
+  }
+  std::string text = "host side: " + h.framework + " " +
+                     (h.mode == "eager" ? "eager" : "CUDA graphs") + ", host profile " + h.profile +
+                     "; host busy " + ms(h.host_busy_ms) + " ms per iteration on rank " +
+                     std::to_string(h.rank);
+  if (iteration_overhead_ms > 0.0)
+    text += " (" + ms(iteration_overhead_ms) + " ms of it workload.iteration_overhead_ms)";
+  return text + "\n" + h.advice;
 }
 
 Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,

@@ -306,6 +306,18 @@ std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ra
   return out;
 }
 
+namespace {
+
+// RankWork::collectives: the collectives each rank joins, per phase.
+void count_collectives(IterationTraffic* t) {
+  for (const CollectiveSpec& c : t->collectives) {
+    for (int m : c.members)
+      ++t->ranks[static_cast<size_t>(m)].collectives[static_cast<size_t>(c.phase)];
+  }
+}
+
+}  // namespace
+
 Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
                                        const planner::SearchSpace& space,
                                        const planner::PartitionedPlan& plan,
@@ -318,8 +330,15 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
   t.ranks.resize(static_cast<size_t>(ranks));
   std::array<GroupTraffic, kNumShardingTypes> groups;
 
+  // Per rank, the table-batched kernel groups it runs (host_model.h).
+  std::vector<std::vector<int>> group_keys(static_cast<size_t>(ranks));
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& o = space.options[plan.proposal[i]];
+    const int group_key =
+        ((static_cast<int>(o.sharding_type) * 16 + static_cast<int>(o.compute_kernel)) * 16 +
+         o.element_size) *
+            2 +
+        (o.is_weighted ? 1 : 0);
     const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
     const planner::BatchSums sums = planner::batch_sums(o);
     GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
@@ -334,6 +353,8 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
       RankWork& w = t.ranks[static_cast<size_t>(rank)];
       const planner::Perf& p = o.shard_perf;
       ++w.shards;
+      std::vector<int>& keys = group_keys[static_cast<size_t>(rank)];
+      if (std::find(keys.begin(), keys.end(), group_key) == keys.end()) keys.push_back(group_key);
       add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph,
                 &g);
       w.prefetch_ms += p.prefetch_compute;
@@ -358,6 +379,15 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
     dense = dense_timing(*arch, scenario);
     t.dense_layers = static_cast<int>(arch->layers.size());
     t.dense_params = arch->params;
+    for (const DenseLayer& l : arch->layers) {
+      t.dense_fwd_kernels += l.fwd_kernels;
+      t.dense_bwd_kernels += l.bwd_kernels;
+      t.dense_param_tensors += l.params > 0 ? 2 : 0;  // weight and bias
+    }
+  }
+  for (int r = 0; r < ranks; ++r) {
+    t.ranks[static_cast<size_t>(r)].embedding_groups =
+        static_cast<int>(group_keys[static_cast<size_t>(r)].size());
   }
   for (int r = 0; r < ranks; ++r) {
     RankWork& w = t.ranks[static_cast<size_t>(r)];
@@ -377,6 +407,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
     const GroupTraffic& g = groups[type];
     if (g.present && static_cast<ShardingType>(type) != ShardingType::kDataParallel) {
       emit_input_dist(g, ranks, &t.collectives);
+      ++t.input_dist_types;
     }
   }
   for (int type = 0; type < kNumShardingTypes; ++type) {
@@ -384,7 +415,10 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
       emit_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks, &t.collectives);
     }
   }
-  if (!training) return t;
+  if (!training) {
+    count_collectives(&t);
+    return t;
+  }
   for (int type = kNumShardingTypes - 1; type >= 0; --type) {
     if (groups[type].present) {
       emit_bwd_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks,
@@ -408,6 +442,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
     }
     append_ddp_buckets(dense, ranks, &t.collectives);
   }
+  count_collectives(&t);
   return t;
 }
 

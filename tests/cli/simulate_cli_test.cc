@@ -15,9 +15,11 @@ using namespace shardlab_cli_test;
 
 const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
 
-const std::set<std::string> kPhases = {"input_dist",  "fwd_compute",  "output_dist",
-                                       "dense_fwd",   "dense_bwd",    "bwd_output_dist",
-                                       "bwd_compute", "dp_allreduce", "prefetch"};
+const std::set<std::string> kPhases = {
+    "input_dist",    "fwd_compute",     "output_dist",       "dense_fwd",    "dense_bwd",
+    "ddp_allreduce", "bwd_output_dist", "bwd_compute",       "dp_allreduce", "dense_optimizer",
+    "prefetch",      "host_sync",       "iteration_overhead"};
+const std::set<std::string> kStreams = {"compute", "comm", "host"};
 
 // Two tables on four ranks in two hosts, with a fabric and a dense workload.
 constexpr const char* kTwoHostScenario = R"({
@@ -35,8 +37,18 @@ constexpr const char* kTwoHostScenario = R"({
 
 // The result document of docs/simulation.md "The result file", checked in depth.
 void check_result(const Json& j, const std::string& scenario, int iterations, int ranks) {
-  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "ranks",
+  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "iteration_ms", "total_ms", "host", "ranks",
                            "critical_path", "links", "events", "flows"}));
+  // A scenario that names no framework runs TorchRec eagerly (docs/host-model.md).
+  const Json& host = j["host"];
+  EXPECT_EQ(keys(host), (Keys{"framework", "mode", "profile", "rank", "host_busy_ms",
+                              "host_critical_ms", "share", "verdict", "advice"}));
+  EXPECT_EQ(host["framework"], "torchrec");
+  EXPECT_EQ(host["mode"], "eager");
+  EXPECT_EQ(host["profile"], "pytorch-eager-2022");
+  EXPECT_GE(host["share"].get<double>(), 0.0);
+  EXPECT_LE(host["share"].get<double>(), 1.0);
+  EXPECT_LE(host["host_critical_ms"].get<double>(), j["iteration_ms"].get<double>() + 1e-9);
   EXPECT_EQ(j["scenario"], scenario);
   EXPECT_EQ(j["iterations"], iterations);
   EXPECT_GT(j["iteration_ms"].get<double>(), 0.0);
@@ -45,7 +57,7 @@ void check_result(const Json& j, const std::string& scenario, int iterations, in
   ASSERT_EQ(j["ranks"].size(), static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
     const Json& rank = j["ranks"][r];
-    EXPECT_EQ(keys(rank), (Keys{"rank", "busy_ms", "phases"}));
+    EXPECT_EQ(keys(rank), (Keys{"rank", "busy_ms", "gpu_waits_host_ms", "phases"}));
     EXPECT_EQ(rank["rank"], r);
     EXPECT_GE(rank["busy_ms"]["compute"].get<double>(), 0.0);
     EXPECT_GE(rank["busy_ms"]["comm"].get<double>(), 0.0);
@@ -55,7 +67,7 @@ void check_result(const Json& j, const std::string& scenario, int iterations, in
       EXPECT_EQ(keys(p),
                 (Keys{"phase", "stream", "iteration", "start_ms", "end_ms", "bytes", "tables"}));
       EXPECT_TRUE(kPhases.count(p["phase"].get<std::string>())) << p.dump();
-      EXPECT_TRUE(p["stream"] == "compute" || p["stream"] == "comm") << p.dump();
+      EXPECT_TRUE(kStreams.count(p["stream"].get<std::string>())) << p.dump();
       EXPECT_LE(p["start_ms"].get<double>(), p["end_ms"].get<double>()) << p.dump();
       EXPECT_LE(p["end_ms"].get<double>(), j["total_ms"].get<double>() + 1e-9) << p.dump();
       EXPECT_GE(p["bytes"].get<double>(), 0.0);
@@ -66,8 +78,9 @@ void check_result(const Json& j, const std::string& scenario, int iterations, in
   }
   ASSERT_FALSE(j["critical_path"].empty());
   for (const Json& s : j["critical_path"]) {
-    EXPECT_EQ(keys(s), (Keys{"rank", "phase", "iteration", "start_ms", "end_ms"}));
+    EXPECT_EQ(keys(s), (Keys{"rank", "phase", "stream", "iteration", "start_ms", "end_ms"}));
     EXPECT_TRUE(kPhases.count(s["phase"].get<std::string>())) << s.dump();
+    EXPECT_TRUE(kStreams.count(s["stream"].get<std::string>())) << s.dump();
     EXPECT_LT(s["rank"].get<int>(), ranks);
   }
   for (const Json& l : j["links"]) {
@@ -77,24 +90,32 @@ void check_result(const Json& j, const std::string& scenario, int iterations, in
   }
 }
 
-// The summary says whether the host's own work is in the iteration: absent
-// unless workload.iteration_overhead_ms gives it, then as that phase.
+// The summary names the host side it simulated: TorchRec eager under the
+// default host profile for a scenario that names no framework, CUDA graphs
+// for HugeCTR, with workload.iteration_overhead_ms counted in the host's time.
 TEST_F(CliTest, SimulateSaysWhetherTheHostSideIsIncluded) {
-  const CliRun without = run({"simulate", kTiny, "--no-record"});
-  ASSERT_EQ(without.exit_code, 0) << without.err;
-  EXPECT_NE(without.out.find("host side: not included (workload.iteration_overhead_ms is 0)"),
-            std::string::npos)
-      << without.out;
+  const CliRun eager = run({"simulate", kTiny, "--no-record"});
+  ASSERT_EQ(eager.exit_code, 0) << eager.err;
+  EXPECT_NE(
+      eager.out.find("host side: torchrec eager, host profile pytorch-eager-2022; host busy "),
+      std::string::npos)
+      << eager.out;
+  // Microseconds of GPU work against milliseconds of Python: the host sets it.
+  EXPECT_NE(eager.out.find("\nhost-bound: the host sets "), std::string::npos) << eager.out;
+  EXPECT_NE(eager.out.find("CUDA graphs (workload.cuda_graphs)"), std::string::npos) << eager.out;
 
   std::string text = kTwoHostScenario;
   const std::string workload = R"("workload": {)";
-  text.insert(text.find(workload) + workload.size(), R"("iteration_overhead_ms": 0.75, )");
-  const CliRun with = run({"simulate", write("overhead.json", text), "--no-record"});
-  ASSERT_EQ(with.exit_code, 0) << with.err;
-  EXPECT_NE(with.out.find("host side: 0.75 ms per iteration (workload.iteration_overhead_ms)"),
+  text.insert(text.find(workload) + workload.size(),
+              R"("iteration_overhead_ms": 0.75, "framework": "hugectr", )");
+  const CliRun graphs = run({"simulate", write("overhead.json", text), "--no-record"});
+  ASSERT_EQ(graphs.exit_code, 0) << graphs.err;
+  EXPECT_NE(graphs.out.find("host side: hugectr CUDA graphs, host profile pytorch-eager-2022"),
             std::string::npos)
-      << with.out;
-  EXPECT_EQ(with.out.find("host side: not included"), std::string::npos) << with.out;
+      << graphs.out;
+  EXPECT_NE(graphs.out.find("(0.75 ms of it workload.iteration_overhead_ms)"), std::string::npos)
+      << graphs.out;
+  EXPECT_NE(graphs.out.find("under CUDA graphs"), std::string::npos) << graphs.out;
 }
 
 // One iteration has no steady state: the summary says what its time includes.
@@ -133,9 +154,10 @@ TEST_F(CliTest, SimulateCriticalPathAddsUpToTheIterationTime) {
   while (std::getline(lines, line) && line.rfind("busiest links", 0) != 0) {
     std::istringstream row(line);
     int rank = 0, iteration_index = 0;
-    std::string phase;
+    std::string phase, stream;
     double start = 0.0, ms = 0.0;
-    ASSERT_TRUE(row >> rank >> phase >> iteration_index >> start >> ms) << line;
+    ASSERT_TRUE(row >> rank >> phase >> stream >> iteration_index >> start >> ms) << line;
+    EXPECT_TRUE(stream == "compute" || stream == "comm" || stream == "host") << line;
     if (rows > 0) {
       EXPECT_NEAR(start, previous_end, 1.5e-4) << line;  // rounded to 4 decimals
     }
@@ -171,10 +193,10 @@ TEST_F(CliTest, SimulateWritesResultAndTrace) {
     if (e["ph"] != "X") continue;
     ++complete;
     EXPECT_EQ(e["pid"], 0);
-    EXPECT_LT(e["tid"].get<int>(), 4);
+    EXPECT_LT(e["tid"].get<int>(), 6);  // per GPU: its host thread, compute, comm
   }
-  EXPECT_EQ(thread_names,
-            (std::set<std::string>{"gpu0 compute", "gpu0 comm", "gpu1 compute", "gpu1 comm"}));
+  EXPECT_EQ(thread_names, (std::set<std::string>{"cpu0 host", "gpu0 compute", "gpu0 comm",
+                                                 "cpu1 host", "gpu1 compute", "gpu1 comm"}));
   size_t phases = 0;
   for (const Json& rank : result["ranks"]) phases += rank["phases"].size();
   EXPECT_EQ(complete, phases);

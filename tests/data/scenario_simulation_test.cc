@@ -164,10 +164,12 @@ TEST(ScenarioWorkload, NumbersAndPerRankLists) {
 }
 
 TEST(ScenarioWorkload, Validation) {
-  EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_ms": 1})"),
-               "s.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, "
-               "dense_bwd_ms, dense, "
-               "iteration_overhead_ms, ddp_bucket_cap, ddp_first_bucket_cap");
+  EXPECT_ERROR(
+      scenario_text("", R"(, "workload": {"dense_ms": 1})"),
+      "s.json: workload: unknown key: got \"dense_ms\", expected one of dense_fwd_ms, "
+      "dense_bwd_ms, dense, "
+      "iteration_overhead_ms, ddp_bucket_cap, ddp_first_bucket_cap, framework, cuda_graphs, "
+      "host_profile");
   EXPECT_ERROR(scenario_text("", R"(, "workload": 1)"),
                "s.json: workload: must be a workload object: got 1");
   EXPECT_ERROR(scenario_text("", R"(, "workload": {"dense_fwd_ms": -1})"),

@@ -75,7 +75,12 @@ SimResult sample_result() {
   }
   r.critical_path = {
       {.rank = 2, .phase = Phase::kFwdCompute, .iteration = 1, .start_ms = 1.252, .end_ms = 1.352},
-      {.rank = 2, .phase = Phase::kOutputDist, .iteration = 1, .start_ms = 1.352, .end_ms = 1.602},
+      {.rank = 2,
+       .phase = Phase::kOutputDist,
+       .stream = Stream::kComm,
+       .iteration = 1,
+       .start_ms = 1.352,
+       .end_ms = 1.602},
   };
   r.links = {
       {.name = "host0/gpu1->host0/fabric", .bytes = 4194304.0, .utilization = 0.4200000000000001},
@@ -132,9 +137,10 @@ TEST(SimulationJson, ShapeAndEveryValue) {
     for (std::size_t i = 0; i < r.critical_path.size(); ++i) {
       const sim::CriticalStep& s = r.critical_path[i];
       const Json& js = j["critical_path"][i];
-      EXPECT_EQ(keys(js), (Keys{"rank", "phase", "iteration", "start_ms", "end_ms"}));
+      EXPECT_EQ(keys(js), (Keys{"rank", "phase", "stream", "iteration", "start_ms", "end_ms"}));
       EXPECT_EQ(js["rank"], s.rank);
       EXPECT_EQ(js["phase"], std::string(sim::to_string(s.phase)));
+      EXPECT_EQ(js["stream"], std::string(sim::to_string(s.stream)));
       EXPECT_EQ(js["iteration"], s.iteration);
       EXPECT_EQ(js["start_ms"].get<double>(), s.start_ms);
       EXPECT_EQ(js["end_ms"].get<double>(), s.end_ms);
@@ -194,9 +200,10 @@ TEST(ChromeTrace, ProcessesThreadsAndCompleteEvents) {
     }
   }
   EXPECT_EQ(process_names, (std::map<int, std::string>{{0, "host0"}, {1, "host1"}}));
+  // Per GPU: its host thread (none here: no host model), compute, comm.
   const std::map<std::pair<int, int>, std::string> expected_threads = {
-      {{0, 0}, "gpu0 compute"}, {{0, 1}, "gpu0 comm"},    {{0, 2}, "gpu1 compute"},
-      {{0, 3}, "gpu1 comm"},    {{1, 0}, "gpu2 compute"}, {{1, 1}, "gpu2 comm"}};
+      {{0, 1}, "gpu0 compute"}, {{0, 2}, "gpu0 comm"},    {{0, 4}, "gpu1 compute"},
+      {{0, 5}, "gpu1 comm"},    {{1, 1}, "gpu2 compute"}, {{1, 2}, "gpu2 comm"}};
   EXPECT_EQ(thread_names, expected_threads);
   for (const auto& [pt, name] : expected_threads) EXPECT_EQ(thread_sort[pt], pt.second) << name;
 
@@ -214,7 +221,7 @@ TEST(ChromeTrace, ProcessesThreadsAndCompleteEvents) {
       EXPECT_EQ(e["ts"].get<double>(), p.start_ms * 1000.0);
       EXPECT_EQ(e["dur"].get<double>(), (p.end_ms - p.start_ms) * 1000.0);
       EXPECT_EQ(e["pid"], rr.host);
-      EXPECT_EQ(e["tid"], (rr.rank % 2) * 2 + (p.stream == Stream::kComm ? 1 : 0));
+      EXPECT_EQ(e["tid"], (rr.rank % 2) * 3 + (p.stream == Stream::kComm ? 2 : 1));
       EXPECT_EQ(e["args"]["iteration"], p.iteration);
       EXPECT_EQ(e["args"]["bytes"].get<double>(), p.bytes);
       EXPECT_EQ(e["args"]["tables"], p.tables);

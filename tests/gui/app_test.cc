@@ -90,9 +90,12 @@ class AppTest : public QObject {
     QVERIFY(error.contains(QStringLiteral(".bmpx")));
 
     const auto* timeline = static_cast<TimelineView*>(window.view(QStringLiteral("timeline")));
-    // As the CLI's summary: the scenario has no iteration_overhead_ms.
+    // As the CLI's summary (sim::host_side_text): the scenario names no
+    // framework, so TorchRec runs eagerly under the default host profile.
     QVERIFY2(timeline->header_text().contains(
-                 QStringLiteral("host side not included (workload.iteration_overhead_ms is 0)")),
+                 QStringLiteral("host side: torchrec eager, host profile pytorch-eager-2022")),
+             qPrintable(timeline->header_text()));
+    QVERIFY2(timeline->header_text().contains(QStringLiteral("host-bound: the host sets ")),
              qPrintable(timeline->header_text()));
     const QString trace = dir.filePath(QStringLiteral("trace.json"));
     QVERIFY2(timeline->export_chrome_trace(trace, &error), qPrintable(error));

@@ -132,15 +132,15 @@ class PlanningTest : public QObject {
     QVERIFY(plain.best->proposal == r.best->proposal);
     QVERIFY(plain.best->ranks == r.best->ranks);
 
-    // Timeline: two streams per rank; critical phases on the lanes of the
-    // critical path's steps.
+    // Timeline: per rank its host and two streams; critical phases on the
+    // lanes of the critical path's steps.
     const sim::SimResult& s = *wb.simulation();
-    QCOMPARE(models.timeline.rowCount(), 16);
+    QCOMPARE(models.timeline.rowCount(), 24);
     QCOMPARE(models.timeline.critical_phase_count(), static_cast<int>(s.critical_path.size()));
     std::set<int> expected_lanes;
     for (const sim::CriticalStep& step : s.critical_path) {
       for (const sim::PhaseRecord& p : s.ranks[static_cast<size_t>(step.rank)].phases) {
-        if (p.phase == step.phase && p.iteration == step.iteration) {
+        if (p.phase == step.phase && p.stream == step.stream && p.iteration == step.iteration) {
           expected_lanes.insert(models.timeline.lane_of(step.rank, p.stream));
         }
       }

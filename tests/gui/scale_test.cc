@@ -180,7 +180,8 @@ class ScaleTest : public QObject {
     window_->show_view(QStringLiteral("timeline"));
     auto* view = static_cast<TimelineView*>(window_->view(QStringLiteral("timeline")));
     TimelineWidget* t = view->timeline();
-    QCOMPARE(static_cast<int>(window_->models().timeline.lanes().size()), 128);
+    // 64 ranks, each with its host lane and two streams.
+    QCOMPARE(static_cast<int>(window_->models().timeline.lanes().size()), 192);
     QVERIFY(view->header_text().contains(QStringLiteral("best plan")));
     // The lanes do not fit: the vertical scrollbar covers them.
     QCOMPARE(view->vertical_bar()->maximum(), t->content_height() - t->visible_height());
@@ -204,7 +205,7 @@ class ScaleTest : public QObject {
     p.end();
     const int y0 = TimelineWidget::kAxisHeight + 2;
     const int y1 =
-        TimelineWidget::kAxisHeight + 16 * TimelineWidget::kLanePitch + 2;  // host 1's first lane
+        TimelineWidget::kAxisHeight + 24 * TimelineWidget::kLanePitch + 2;  // host 1's first lane
     QVERIFY(image.pixel(2, y0) != image.pixel(2, y1));
   }
 

@@ -191,7 +191,8 @@ const Json& base_scenario() {
                 "interaction": {"kind": "dcn", "layers": 2, "low_rank": 16}, "top_mlp": [64, 1],
                 "precision": "fp32", "optimizer": "adagrad", "gradient_precision": "fp32",
                 "fused_epilogues": false, "kernel_overhead_us": 5},
-      "iteration_overhead_ms": 0.5, "ddp_bucket_cap": "25 MiB", "ddp_first_bucket_cap": "1 MiB"}
+      "iteration_overhead_ms": 0.5, "ddp_bucket_cap": "25 MiB", "ddp_first_bucket_cap": "1 MiB",
+      "framework": "torchrec", "cuda_graphs": false, "host_profile": "pytorch-eager-2022"}
   })");
   return kDoc;
 }
@@ -351,6 +352,9 @@ const std::vector<Field>& scenario_fields() {
       {"/workload/dense/fused_epilogues"},
       {"/workload/dense/kernel_overhead_us", {"1e6", "1000001"}},
       {"/workload/iteration_overhead_ms", kTimes},
+      {"/workload/framework", {R"("hugectr")", R"("tensorflow")", R"("")"}},
+      {"/workload/cuda_graphs", {"true"}},
+      {"/workload/host_profile", {R"("no-such-profile")", R"("")"}},
       {"/workload/ddp_bucket_cap", kSizes},
       {"/workload/ddp_first_bucket_cap", kSizes},
       {"/workload/dense_fwd_ms", kTimes},

@@ -10,6 +10,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,6 +91,37 @@ struct GpuSpec {
   // The host's NVSwitches reduce in the switch (NVLS all-reduce).
   bool nvls = false;
   CollectiveTuning collectives;
+};
+
+// What one CPU thread pays to issue a training step's work in an eager
+// framework (docs/host-model.md), in ms, as Lin et al. (HiPC 2022) split an
+// op's host time: a gap before it (between_ops), the time from its start to
+// its first launch (before), each launch call (launch), the gaps between its
+// launches (between_launches) and the time after its last launch (after). A
+// host profile (`workload.host_profile`, data/presets/hosts.json) gives each
+// number with its public source; the simulator's op inventory
+// (sim/host_model.h) says which ops a step runs. Plain data; the planner
+// never reads it.
+struct HostOpCost {
+  double before_ms = 0.0;
+  double after_ms = 0.0;
+  double between_launches_ms = 0.0;
+};
+
+struct HostProfile {
+  std::string name;  // e.g. "pytorch-eager-2022"
+  std::string description;
+  double between_ops_ms = 0.0;     // T1: host gap between two ops
+  double launch_ms = 0.0;          // T4: one kernel launch call
+  double launch_latency_ms = 0.0;  // a launch call's return to its kernel's start (idle stream)
+  double graph_launch_ms = 0.0;    // host time of launching one captured CUDA graph
+  // Per op, by PyTorch's name for it ("aten::linear", "AddmmBackward0",
+  // "LookupFunction", ...): what the op costs besides its launches.
+  std::map<std::string, HostOpCost, std::less<>> ops;
+
+  // Host time of `count` ops named `op` with `launches` launches each, ms;
+  // nullopt when the profile has no such op.
+  std::optional<double> op_ms(std::string_view op, int launches, int count = 1) const;
 };
 
 }  // namespace shardlab::planner

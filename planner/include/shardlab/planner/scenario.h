@@ -226,6 +226,14 @@ struct DenseSpec {
 inline constexpr int64_t kDefaultDdpBucketBytes = int64_t{25} << 20;
 inline constexpr int64_t kDefaultDdpFirstBucketBytes = int64_t{1} << 20;
 
+// The training framework a scenario's iteration runs in (workload.framework):
+// which ops the host issues and in what order (docs/host-model.md).
+enum class Framework { kTorchRec, kHugeCtr };
+std::string_view to_string(Framework f);  // "torchrec", "hugectr"
+
+// The host profile a scenario that names none uses (data/presets/hosts.json).
+inline constexpr std::string_view kDefaultHostProfile = "pytorch-eager-2022";
+
 // Optional `workload`: the dense part of the model, for the simulator.
 struct WorkloadSpec {
   // Dense forward / backward time per iteration in ms: empty means 0, one
@@ -241,6 +249,17 @@ struct WorkloadSpec {
   // layers' gradients, ready first) and every other one's.
   int64_t ddp_first_bucket_bytes = kDefaultDdpFirstBucketBytes;
   int64_t ddp_bucket_bytes = kDefaultDdpBucketBytes;
+  // The host side (docs/host-model.md): the framework, whether the step runs
+  // as CUDA graphs (absent: the framework's default, false for TorchRec, true
+  // for HugeCTR), and the host profile's numbers. Without `host` (a scenario
+  // built in code) the simulator has no host lane: the GPU never waits for
+  // the CPU. The scenario loader fills it (workload.host_profile, else
+  // kDefaultHostProfile).
+  Framework framework = Framework::kTorchRec;
+  std::optional<bool> cuda_graphs;
+  std::optional<HostProfile> host;
+
+  bool uses_cuda_graphs() const { return cuda_graphs.value_or(framework == Framework::kHugeCtr); }
 };
 
 // Topology fields the file left out (preset or not): a GPU preset fills them;

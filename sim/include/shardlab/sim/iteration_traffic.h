@@ -10,6 +10,7 @@
 //   element sizes from the qcomm codecs (§4.8).
 #pragma once
 
+#include <array>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct RankWork {
   double output_dist_estimate_ms = 0.0;
   double bwd_output_dist_estimate_ms = 0.0;
   double dp_allreduce_estimate_ms = 0.0;
+  // What the host issues for the rank (host_model.h): its table-batched
+  // embedding kernels (TorchRec groups a sharding type's tables by compute
+  // kernel, data type and weighting, one kernel per group) and the
+  // collectives it joins in each phase.
+  int embedding_groups = 0;
+  std::array<int, kNumPhases> collectives{};
 };
 
 // kEstimate: a barrier after which each member is busy for its own duration
@@ -74,6 +81,12 @@ struct IterationTraffic {
   // When in the dense backward the embedding gradients exist (after the top
   // MLP and the interaction), as a fraction of dense_bwd; 1 without a model.
   double embedding_grad_fraction = 1.0;
+  // The host's view of the model (host_model.h): sharding types with an
+  // input dist, the dense model's kernels and parameter tensors.
+  int input_dist_types = 0;
+  int dense_fwd_kernels = 0;
+  int dense_bwd_kernels = 0;
+  int dense_param_tensors = 0;
   // Collectives in issue order; those of one phase are run one after the
   // other by every member.
   std::vector<CollectiveSpec> collectives;

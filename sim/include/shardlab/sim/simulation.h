@@ -19,6 +19,7 @@
 // Without overlap everything runs on one stream, in iteration order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,12 +45,24 @@ enum class Phase {
   kIterationOverhead,
   kDdpAllreduce,
   kDenseOptimizer,
+  kHostSync,  // the host blocked, reading a GPU result (host lane only)
 };
-inline constexpr int kNumPhases = static_cast<int>(Phase::kDenseOptimizer) + 1;
-enum class Stream { kCompute, kComm };
+inline constexpr int kNumPhases = static_cast<int>(Phase::kHostSync) + 1;
+// Every phase, in enum order (parsers map names back through it).
+inline constexpr std::array<Phase, kNumPhases> kAllPhases = {
+    Phase::kInputDist, Phase::kFwdCompute,        Phase::kOutputDist,   Phase::kDenseFwd,
+    Phase::kDenseBwd,  Phase::kBwdOutputDist,     Phase::kBwdCompute,   Phase::kDpAllreduce,
+    Phase::kPrefetch,  Phase::kIterationOverhead, Phase::kDdpAllreduce, Phase::kDenseOptimizer,
+    Phase::kHostSync};
+// The GPU's two streams, and the host: the CPU thread that issues the work
+// (host_model.h); a host phase names the GPU phase it issues.
+enum class Stream { kCompute, kComm, kHost };
+inline constexpr int kNumStreams = 3;
+inline constexpr std::array<Stream, kNumStreams> kAllStreams = {Stream::kCompute, Stream::kComm,
+                                                                Stream::kHost};
 
-std::string_view to_string(Phase p);   // "input_dist", ...
-std::string_view to_string(Stream s);  // "compute", "comm"
+std::string_view to_string(Phase p);   // "input_dist", ..., "host_sync"
+std::string_view to_string(Stream s);  // "compute", "comm", "host"
 
 // How communication phases get their durations.
 enum class CommModel {
@@ -91,12 +104,17 @@ struct RankResult {
   // from its start on this rank until this rank's part is done).
   double busy_compute_ms = 0.0;
   double busy_comm_ms = 0.0;
+  double busy_host_ms = 0.0;  // the host thread issuing or blocked (0 without a host lane)
+  // Of the last iteration: how long the compute stream waited for the
+  // host's launches (docs/host-model.md "GPU waiting for the host").
+  double gpu_waits_host_ms = 0.0;
   std::vector<PhaseRecord> phases;  // every iteration, in start order per stream
 };
 
 struct CriticalStep {
   int rank = 0;
   Phase phase = Phase::kFwdCompute;
+  Stream stream = Stream::kCompute;  // kHost: the host issuing `phase`, or blocked
   int iteration = 0;
   double start_ms = 0.0;
   double end_ms = 0.0;
@@ -106,6 +124,26 @@ struct LinkResult {
   std::string name;
   double bytes = 0.0;        // over the whole simulation
   double utilization = 0.0;  // bytes / (capacity · simulated time)
+};
+
+// The host side of the simulated iteration (docs/host-model.md), computed
+// once here for every front end.
+struct HostSummary {
+  bool modelled = false;      // a host lane ran (the scenario has a host profile)
+  std::string framework;      // "torchrec", "hugectr"
+  std::string mode;           // "eager", "cuda_graphs"
+  std::string profile;        // the host profile's name
+  int rank = 0;               // the rank whose host steps lie on the critical path
+                              // (rank 0 when none does)
+  double host_busy_ms = 0.0;  // that rank's host time per iteration
+  // The last iteration's critical-path time spent in host steps: the part of
+  // the iteration the host sets, in which no GPU work is what it waits for.
+  double host_critical_ms = 0.0;
+  double share = 0.0;  // host_critical_ms / iteration_ms, in [0, 1]
+  // "host-bound" (share >= 0.5), "partly host-bound" (>= 0.1), "GPU-bound".
+  std::string verdict;
+  // A plain statement of the verdict and what would help; empty without a host lane.
+  std::string advice;
 };
 
 struct SimResult {
@@ -125,6 +163,7 @@ struct SimResult {
   // "Reading the summary" defines the walk).
   std::vector<CriticalStep> critical_path;
   std::vector<LinkResult> links;
+  HostSummary host;
   uint64_t events = 0;  // events the engine processed
   uint64_t flows = 0;   // point-to-point flows started
   double wall_seconds = 0.0;
@@ -138,6 +177,13 @@ struct SimResult {
 // step lies in is marked. The trace's "critical" flags and the workbench's
 // timeline both read this.
 std::vector<std::vector<bool>> critical_phase_marks(const SimResult& result);
+
+// What the simulated iteration includes of the host's own work, one line
+// for every front end (docs/host-model.md "Reading the result"): the mode,
+// framework and host profile with the verdict and what would help, or, without
+// a host lane, that the host is not modelled. `iteration_overhead_ms` is the
+// scenario's workload.iteration_overhead_ms.
+std::string host_side_text(const SimResult& result, double iteration_overhead_ms);
 
 // Simulates `plan` (every shard placed) of `space` enumerated from `scenario`.
 // Fails with invalid_scenario when the fabric or workload do not fit the
