@@ -34,7 +34,7 @@ namespace shardlab::cli {
 namespace {
 
 struct CalibrateArgs {
-  std::string runs;  // "3,5-7"; empty: every replay run
+  std::optional<std::string> runs;  // "3,5-7"; absent: every replay run
   StoreOptions store;
   double holdout = kernels::CalibrationOptions{}.holdout_fraction;
   uint64_t seed = kernels::CalibrationOptions{}.seed;
@@ -73,11 +73,12 @@ struct Sources {
 
 Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& args) {
   Sources s;
-  if (!args.runs.empty()) {
-    auto ids = parse_id_list(args.runs, IdListSpec{.option = "--runs",
-                                                   .what = "run id",
-                                                   .minimum = 1,
-                                                   .maximum = std::numeric_limits<int64_t>::max()});
+  if (args.runs) {
+    auto ids =
+        parse_id_list(*args.runs, IdListSpec{.option = "--runs",
+                                             .what = "run id",
+                                             .minimum = 1,
+                                             .maximum = std::numeric_limits<int64_t>::max()});
     if (!ids) return ids.status();
     s.ids = std::move(*ids);
   } else {

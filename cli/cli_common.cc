@@ -263,6 +263,21 @@ CLI::Validator run_id_check() {
       "ID");
 }
 
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "\"\" is empty: give a value, or leave the option out for its default"
+                            : std::string();
+      },
+      "");
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size() != 0) opt->check(non_empty);
+  }
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    refuse_empty_values(*sub);
+  }
+}
+
 CLI::Validator finite_number() {
   return number_check(
       "finite", [](double, double, double) { return std::string(); }, 0.0, 0.0);
@@ -321,14 +336,15 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
   for (const auto& [lo, hi] : ranges) {
     const bool overlaps = !merged.empty() && lo <= merged.back().second;
     if (overlaps && hi <= merged.back().second) continue;
-    // New ids of this range; no overflow: ids are >= minimum >= 0 and hi >= lo.
-    const int64_t added = overlaps ? hi - merged.back().second : hi - lo + 1;
-    if (added > kMaxListed - count) {
+    // New ids of this range, less one; no overflow: ids are >= minimum >= 0,
+    // hi >= lo, and an overlapping range adds hi - previous end >= 1 ids.
+    const int64_t added_less_one = overlaps ? hi - merged.back().second - 1 : hi - lo;
+    if (added_less_one >= kMaxListed - count) {
       return Status::invalid_argument(fmt::format("{}: names more than {} {}s (at {})", spec.option,
                                                   kMaxListed, spec.what,
                                                   data::quoted(fmt::format("{}-{}", lo, hi))));
     }
-    count += added;
+    count += added_less_one + 1;
     if (overlaps) {
       merged.back().second = hi;
     } else {
@@ -338,7 +354,11 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
   std::vector<int64_t> ids;
   ids.reserve(static_cast<size_t>(count));
   for (const auto& [lo, hi] : merged) {
-    for (int64_t id = lo; id <= hi; ++id) ids.push_back(id);
+    // Stops at hi without stepping past it: hi may be the largest int64_t.
+    for (int64_t id = lo;; ++id) {
+      ids.push_back(id);
+      if (id == hi) break;
+    }
   }
   return ids;
 }

@@ -113,6 +113,11 @@ CLI::Validator number_other_than(double excluded, const std::string& reason = {}
 // A run id of the run store: a whole number >= 1.
 CLI::Validator run_id_check();
 
+// Gives every option that takes a value, of `app` and of all its verbs, a
+// check that refuses an empty value (`--seed ""`, `--runs ""`): an option
+// given is never read as its default. Call once every verb is added.
+void refuse_empty_values(CLI::App& app);
+
 // Registers the verbs on `app`. Each verb's callback stores its exit status
 // in *exit_code.
 void add_plan_command(CLI::App& app, int* exit_code);

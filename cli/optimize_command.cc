@@ -49,10 +49,19 @@ struct OptimizeArgs {
   int indent() const { return compact ? data::kCompactJson : data::kDefaultJsonIndent; }
 };
 
-// Ctrl-C sets the flag and nothing else; the search polls it between moves.
-// SA_RESETHAND gives a second Ctrl-C its default effect (terminate).
+// Ctrl-C sets the flag and says so (write(2) is async-signal-safe); the
+// search polls the flag between moves. Installed before anything else runs,
+// so a Ctrl-C while the start plan is made stops the search before its first
+// move. SA_RESETHAND gives a second Ctrl-C its default effect (terminate).
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+constexpr char kInterruptNote[] =
+    "shardlab optimize: Ctrl-C: stopping; the best plan so far is written (Ctrl-C again "
+    "quits without it)\n";
+extern "C" void on_interrupt(int) {
+  g_interrupted.store(true, std::memory_order_relaxed);
+  [[maybe_unused]] const ssize_t n =
+      ::write(STDERR_FILENO, kInterruptNote, sizeof kInterruptNote - 1);
+}
 
 class InterruptGuard {
  public:
@@ -172,6 +181,10 @@ void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
       scenario.name, scenario.tables.size(), problem.world_size(), r.wall_seconds, r.method,
       search::to_string(r.stop), search::count_text(static_cast<double>(r.moves)),
       search::count_text(rate), r.evaluations, args.objective, args.seed);
+  if (r.stop == search::StopReason::kCancelled && r.moves == 0) {
+    std::cerr << "  Ctrl-C came before the search's first move: the plan written is the start "
+                 "plan\n";
+  }
   const search::PlanRating& base = rated.reference();
   const search::PlanRating& best = rated.best;
   const char* against = rated.torchrec ? "TorchRec's plan" : "the start plan";
@@ -208,6 +221,7 @@ int run_optimize(const OptimizeArgs& args) {
                             .output(args.destination(), "the plan output")
                             .distinct();
   if (!distinct) return kExitInvalid;
+  const InterruptGuard guard;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.destination(), &code, args.torchrec_version);
@@ -254,10 +268,8 @@ int run_optimize(const OptimizeArgs& args) {
   options.progress_interval_s = printer.interval();
   if (!args.quiet)
     options.on_progress = [&printer](const search::Progress& p) { printer.print(p); };
-  Result<search::OptimizeResult> result = [&]() {
-    InterruptGuard guard;
-    return search::optimize(*problem, *objective, *start.best, options);
-  }();
+  Result<search::OptimizeResult> result =
+      search::optimize(*problem, *objective, *start.best, options);
   printer.finish();
   if (!result.is_ok()) return report_failure(args, *scenario, nullptr, result.status());
 

@@ -161,7 +161,7 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-bytes", args->max_bytes, "Largest size (default: \"1 GiB\")")
       ->type_name("SIZE");
   cmd->add_option("--factor", args->factor, "Size step factor, > 1 (default: 2)")
-      ->check(CLI::Range(1.0001, 1e6))
+      ->check(number_in_range(1.0001, 1e6))
       ->type_name("F");
   cmd->add_option("-o,--output", args->output,
                   "Also write the sweep as JSON to FILE ('-': stdout only)")

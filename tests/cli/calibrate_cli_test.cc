@@ -316,6 +316,18 @@ TEST_F(CliTest, CalibrateErrors) {
   r = run({"calibrate", "--db", db, "--runs", "99999999999999999999"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is not a run id"), std::string::npos) << r.err;
+  // The largest id, alone or ending a short range, expands without overflow.
+  for (const std::string ids : {"9223372036854775807", "9223372036854775805-9223372036854775807"}) {
+    r = run({"calibrate", "--db", db, "--runs", ids});
+    EXPECT_EQ(r.exit_code, 2) << ids;
+    EXPECT_NE(r.err.find("no run 92233720368547758"), std::string::npos) << ids << ": " << r.err;
+  }
+  // An empty list is no list, not "every run".
+  r = run({"calibrate", "--db", db, "--runs", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--runs: \"\" is empty: give a value, or leave the option out"),
+            std::string::npos)
+      << r.err;
 
   // --calibration with a bad profile names the file, field and value.
   write("bad.json", R"({"format": "shardlab-calibration", "version": 1, "name": "b",

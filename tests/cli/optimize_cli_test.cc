@@ -145,6 +145,35 @@ TEST_F(OptimizeCliTest, TorchRecVersionPicksThePlannerModel) {
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+// Ctrl-C is handled from the verb's first step: one sent while the start
+// plan is still being made (1,000 tables on 128 ranks plan for over a second;
+// the signal comes after 0.3 s) stops the search before it moves, and the
+// best plan so far, the start plan, is written, with exit 0 and a note on
+// stderr. Before, the default action killed the process with nothing written.
+TEST_F(OptimizeCliTest, CtrlCWhileStartingWritesTheStartPlan) {
+  std::string text = R"({"name": "ctrl-c", "topology": {"world_size": 128, "local_world_size": 8,
+                          "hbm_cap": "80 GiB"}, "tables": [)";
+  for (int t = 0; t < 1000; ++t) {
+    text += (t == 0 ? "" : ",") + std::string(R"({"name": "t)") + std::to_string(t) +
+            R"(", "num_embeddings": )" + std::to_string(1000 + 7919 * (t % 397)) +
+            R"(, "embedding_dim": 64, "feature_names": ["f)" + std::to_string(t) + R"("]})";
+  }
+  const std::string scenario = write("big.json", text + "]}");
+  const std::string script = quote(SHARDLAB_CLI_PATH) + " optimize " + quote(scenario) + " -o " +
+                             quote(path("plan.json")) + " --time-limit 0 --no-record 2> " +
+                             quote(path("stderr.txt")) + " & pid=$!; sleep 0.3; kill -INT $pid; " +
+                             "wait $pid; echo $? > " + quote(path("rc.txt"));
+  ASSERT_EQ(std::system(("sh -c " + quote(script)).c_str()), 0);
+  const std::string err = read_file(path("stderr.txt"));
+  EXPECT_EQ(read_file(path("rc.txt")), "0\n") << err;
+  EXPECT_NE(err.find("Ctrl-C: stopping; the best plan so far is written"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("stopped on cancelled"), std::string::npos) << err;
+  const Json plan = Json::parse(read_file(path("plan.json")));
+  EXPECT_EQ(plan["tables"].size(), 1000u);
+  expect_no_temp_files();
+}
+
 TEST_F(OptimizeCliTest, HelpTeaches) {
   const CliRun r = run({"optimize", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -24,6 +24,34 @@ class SweepCliTest : public CliTest {
   }
 };
 
+// A step factor is a finite number above 1: NaN and infinities are refused
+// as numbers out of range are.
+TEST_F(SweepCliTest, TheFactorIsAFiniteNumberAboveOne) {
+  for (const std::string factor : {"nan", "NaN", "inf", "-inf", "1", "0.5"}) {
+    const CliRun r = run({"sweep", kH100, "--factor", factor});
+    EXPECT_EQ(r.exit_code, 2) << factor;
+    EXPECT_NE(r.err.find("--factor: " + factor), std::string::npos) << factor << ": " << r.err;
+  }
+}
+
+// An option given with an empty value is refused, whatever its verb and type:
+// it never silently means the option's default.
+TEST_F(SweepCliTest, AnEmptyValueIsNeverTheDefault) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"sweep", kH100, "--factor", ""},  {"sweep", kH100, "--min-bytes", ""},
+      {"sweep", kH100, "-o", ""},        {"simulate", kH100, "--iterations", ""},
+      {"optimize", kH100, "--seed", ""}, {"plan", ""},
+      {"runs", "list", "--db", ""},
+  };
+  for (const std::vector<std::string>& args : runs) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[args.size() - 2];
+    EXPECT_NE(r.err.find("\"\" is empty: give a value, or leave the option out for its default"),
+              std::string::npos)
+        << args[0] << " " << args[args.size() - 2] << ": " << r.err;
+  }
+}
+
 TEST_F(SweepCliTest, SizesBelowOneByteSayHowBigASizeMustBe) {
   for (const std::string size : {"0", "0 B", "0.0", "-8"}) {
     const CliRun r = run({"sweep", kH100, "--min-bytes", size});
