@@ -84,7 +84,7 @@ void CpuGroup::all_gather(int m, std::span<const float> send, std::span<const in
 // header promises, and the work is spread over the members.
 void CpuGroup::all_reduce(int m, std::span<float> data) {
   recv_[static_cast<size_t>(m)] = data.data();
-  if (m == 0) reduce_.resize(data.size());
+  if (m == 0 && reduce_.size() < data.size()) reduce_.resize(data.size());
   barrier();
   const int64_t total = static_cast<int64_t>(data.size());
   const int64_t first = total * m / size_;
@@ -96,7 +96,7 @@ void CpuGroup::all_reduce(int m, std::span<float> data) {
     for (int64_t k = first; k < last; ++k) sum[k] = sum[k] + src[k];
   }
   barrier();
-  std::copy(reduce_.begin(), reduce_.end(), data.begin());
+  std::copy_n(reduce_.begin(), data.size(), data.begin());
   barrier();
 }
 

@@ -12,9 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iomanip>
 #include <new>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -24,6 +22,7 @@
 #include "shardlab/kernels/bytes.h"
 #include "shardlab/kernels/cpu_collectives.h"
 #include "shardlab/kernels/embedding_bag.h"
+#include "shardlab/planner/memory_budget.h"
 
 namespace shardlab::kernels::detail {
 namespace {
@@ -67,7 +66,27 @@ struct RankState {
   std::vector<ShardState> shards;
   std::vector<CollectiveSlot> collectives;  // issue order, only those this rank is in
   PhaseTotals phases;
+  std::string failure;  // what stopped this rank's own work (empty: nothing)
 };
+
+// Runs `work` for the rank unless it has failed already. An exception (out of
+// memory drawing a batch) marks the rank failed instead of escaping its
+// thread; the rank still takes part in every barrier and collective, with
+// the buffers allocated before the threads started, so no other rank waits
+// for it forever, and the replay reports the failure once all have joined.
+template <typename Work>
+void guarded(RankState& st, Work&& work) {
+  if (!st.failure.empty()) return;
+  try {
+    work();
+  } catch (const std::bad_alloc&) {
+    st.failure = "out of memory";
+  } catch (const std::exception& e) {
+    st.failure = e.what();
+  } catch (...) {
+    st.failure = "an unknown exception";
+  }
+}
 
 void fill_send(std::vector<float>& v, uint64_t seed, uint64_t key) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = draw_value(seed, key, i, 1.0f);
@@ -101,8 +120,10 @@ void run_collectives(RankState& st, std::vector<ReplayCollective>& colls, sim::P
     }
     if (!timed) continue;
     const double ms = ms_since(start);
-    slot.ms.push_back(ms);
-    st.phases.add(phase, ms);
+    guarded(st, [&] {
+      slot.ms.push_back(ms);
+      st.phases.add(phase, ms);
+    });
   }
 }
 
@@ -124,52 +145,61 @@ void run_rank(RankState& st, std::vector<ReplayCollective>& colls, CpuGroup& all
                        .poisson = o.pooling == PoolingDistribution::kPoisson};
   const OptimizerConfig opt{.kind = w.optimizer, .learning_rate = o.learning_rate};
   const auto rank = static_cast<uint64_t>(st.rank);
-  for (size_t s = 0; s < st.shards.size(); ++s)
-    st.shards[s].table.fill_initial(o.seed, table_key(rank, s));
+  guarded(st, [&] {
+    for (size_t s = 0; s < st.shards.size(); ++s)
+      st.shards[s].table.fill_initial(o.seed, table_key(rank, s));
+  });
   const int total = o.warmup + o.iterations;
   for (int it = 0; it < total; ++it) {
     const bool timed = it >= o.warmup;
-    for (size_t s = 0; s < st.shards.size(); ++s) {
-      ShardState& sh = st.shards[s];
-      const ShardWork& wk = *sh.work;
-      const uint64_t key = shard_key(rank, s, static_cast<uint64_t>(it));
-      draw_batch(draw, key, wk.bags, wk.pooling_factor, std::max<int64_t>(wk.rows_used, 1),
-                 wk.weighted, sh.batch);
-      const int64_t out_rows = output_rows(sh.batch, wk.pooling);
-      sh.out.resize(static_cast<size_t>(out_rows * wk.dim));
-      if (w.training) draw_gradient(o.seed, key, out_rows, wk.dim, sh.grad);
-    }
+    guarded(st, [&] {
+      for (size_t s = 0; s < st.shards.size(); ++s) {
+        ShardState& sh = st.shards[s];
+        const ShardWork& wk = *sh.work;
+        const uint64_t key = shard_key(rank, s, static_cast<uint64_t>(it));
+        draw_batch(draw, key, wk.bags, wk.pooling_factor, std::max<int64_t>(wk.rows_used, 1),
+                   wk.weighted, sh.batch);
+        const int64_t out_rows = output_rows(sh.batch, wk.pooling);
+        sh.out.resize(static_cast<size_t>(out_rows * wk.dim));
+        if (w.training) draw_gradient(o.seed, key, out_rows, wk.dim, sh.grad);
+      }
+    });
     for (const ReplayStep& step : kReplaySteps) {
       if (!runs_step(step, w.training)) continue;
       all.barrier();
       if (!step.lookups) {
         run_collectives(st, colls, step.phase, timed);
       } else if (step.forward()) {
-        for (ShardState& sh : st.shards) {
-          const auto start = Clock::now();
-          embedding_bag_forward(sh.table, sh.batch, sh.work->pooling, sh.out);
-          const double ms = ms_since(start);
-          if (!timed) continue;
-          sh.fwd_ms.push_back(ms);
-          st.phases.add(step.phase, ms);
-          sh.fwd_bytes += forward_bytes(shape_of(*sh.work, sh.batch));
-        }
+        guarded(st, [&] {
+          for (ShardState& sh : st.shards) {
+            const auto start = Clock::now();
+            embedding_bag_forward(sh.table, sh.batch, sh.work->pooling, sh.out);
+            const double ms = ms_since(start);
+            if (!timed) continue;
+            sh.fwd_ms.push_back(ms);
+            st.phases.add(step.phase, ms);
+            sh.fwd_bytes += forward_bytes(shape_of(*sh.work, sh.batch));
+          }
+        });
       } else {
-        for (ShardState& sh : st.shards) {
-          const auto start = Clock::now();
-          const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling,
-                                                        sh.grad, opt, sh.scratch);
-          const double ms = ms_since(start);
-          if (!timed) continue;
-          sh.bwd_ms.push_back(ms);
-          st.phases.add(step.phase, ms);
-          sh.bwd_bytes += backward_bytes(shape_of(*sh.work, sh.batch), unique, w.optimizer);
-        }
+        guarded(st, [&] {
+          for (ShardState& sh : st.shards) {
+            const auto start = Clock::now();
+            const int64_t unique = embedding_bag_backward(sh.table, sh.batch, sh.work->pooling,
+                                                          sh.grad, opt, sh.scratch);
+            const double ms = ms_since(start);
+            if (!timed) continue;
+            sh.bwd_ms.push_back(ms);
+            st.phases.add(step.phase, ms);
+            sh.bwd_bytes += backward_bytes(shape_of(*sh.work, sh.batch), unique, w.optimizer);
+          }
+        });
       }
     }
-    if (timed) st.phases.end_iteration();
+    if (timed) guarded(st, [&] { st.phases.end_iteration(); });
     all.barrier();
-    if (reports && progress) progress(it + 1, total, iteration_progress(it, o));
+    if (reports && progress)
+      guarded(st, [&] { progress(it + 1, total, iteration_progress(it, o)); });
   }
 }
 
@@ -193,6 +223,46 @@ void add_records(const RankState& st, const std::vector<ReplayCollective>& colls
   add_phase_records(st.rank, st.phases, out);
 }
 
+// What the replay of `ranks` allocates, in bytes (docs/replay.md "Memory"):
+// per shard its table (with row-wise Adagrad's state), its batch (offsets,
+// ids, weights), its output, and in training the output's gradient and the
+// backward's scratch (the unique rows' gradients, the sorted (id, position)
+// pairs, each position's bag); per collective slot its send and receive
+// buffers. Batches are sized at their mean: Poisson bag lengths vary by a
+// few per cent at the sizes where memory matters.
+double replay_bytes(const ReplayWorkload& workload, const std::vector<int>& ranks) {
+  constexpr double kFloat = 4.0;
+  constexpr double kIndex = 8.0;
+  double bytes = 0.0;
+  for (int r : ranks) {
+    for (const ShardWork& s : workload.ranks[static_cast<size_t>(r)].shards) {
+      const auto rows = static_cast<double>(std::max<int64_t>(s.rows_used, 1));
+      const auto dim = static_cast<double>(std::max<int64_t>(s.dim, 1));
+      const auto bags = static_cast<double>(s.bags);
+      const double ids = bags * s.pooling_factor;
+      const double out_rows = s.pooling == PoolingMode::kNone ? ids : bags;
+      bytes += rows * dim * element_bytes(s.precision);
+      if (workload.optimizer == OptimizerKind::kRowwiseAdagrad) bytes += rows * kFloat;
+      bytes += (bags + 1.0) * kIndex + ids * (kIndex + (s.weighted ? kFloat : 0.0));
+      bytes += out_rows * dim * kFloat;
+      if (!workload.training) continue;
+      const double unique = std::min(ids, rows);
+      bytes += out_rows * dim * kFloat + unique * (kIndex + dim * kFloat) + ids * 3.0 * kIndex;
+    }
+  }
+  for (const ReplayedCollective& c :
+       replayed_collectives(workload.collectives, workload.training, ranks)) {
+    for (size_t m = 0; m < c.spec.members.size(); ++m) {
+      const CollectiveBuffers b = collective_buffers(c.spec, static_cast<int>(m));
+      bytes += static_cast<double>(b.send_elements + b.recv_elements) * kFloat;
+      // An all-reduce's shared sum (CpuGroup::reserve_all_reduce).
+      if (m == 0 && c.spec.kind == sim::CollectiveKind::kAllReduce)
+        bytes += static_cast<double>(b.recv_elements) * kFloat;
+    }
+  }
+  return bytes;
+}
+
 }  // namespace
 
 Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOptions& options,
@@ -201,16 +271,11 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   const std::vector<int> ranks = replayed_ranks(workload, options);
   if (ranks.empty()) return Status::invalid_argument("no ranks to replay");
 
-  // Memory first: a table too large for this machine is an error, not a crash.
-  double table_bytes = 0.0;
-  for (int r : ranks) {
-    for (const ShardWork& s : workload.ranks[static_cast<size_t>(r)].shards) {
-      table_bytes += static_cast<double>(s.rows_used) * static_cast<double>(s.dim) *
-                     element_bytes(s.precision);
-    }
-  }
-  if (Status st = check_fits_in_memory(table_bytes, "the replay of these ranks' tables",
-                                       "cap the rows replayed per shard or replay fewer ranks");
+  // Memory first: a replay too large for this process is an error, not a crash.
+  if (Status st = check_fits_in_memory(replay_bytes(workload, ranks),
+                                       "the replay of these ranks' tables, batches and buffers",
+                                       "replay fewer ranks (--ranks), cap the rows replayed per "
+                                       "shard (--max-rows), or lower the scenario's batch_size");
       !st) {
     return st;
   }
@@ -226,6 +291,10 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
       rc.spec = std::move(replayed.spec);
       for (int m : rc.spec.members) rc.inter_host |= m / local != rc.spec.members.front() / local;
       rc.group = std::make_unique<CpuGroup>(static_cast<int>(rc.spec.members.size()));
+      if (rc.spec.kind == sim::CollectiveKind::kAllReduce) {
+        rc.group->reserve_all_reduce(
+            static_cast<size_t>(collective_buffers(rc.spec, 0).recv_elements));
+      }
       colls.push_back(std::move(rc));
     }
     for (size_t k = 0; k < ranks.size(); ++k) {
@@ -234,6 +303,8 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
       for (const ShardWork& s : workload.ranks[static_cast<size_t>(st.rank)].shards) {
         ShardState sh;
         sh.work = &s;
+        sh.fwd_ms.reserve(static_cast<size_t>(options.iterations));
+        sh.bwd_ms.reserve(static_cast<size_t>(options.iterations));
         sh.table = EmbeddingTable(s.rows_used, std::max<int64_t>(s.dim, 1), s.precision);
         st.shards.push_back(std::move(sh));
       }
@@ -244,6 +315,7 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
         slot.collective = static_cast<int>(c);
         slot.member = member;
         slot.sizes = collective_buffers(colls[c].spec, slot.member);
+        slot.ms.reserve(static_cast<size_t>(options.iterations));
         slot.send.resize(static_cast<size_t>(slot.sizes.send_elements));
         slot.recv.resize(static_cast<size_t>(slot.sizes.recv_elements));
         fill_send(
@@ -268,6 +340,14 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
     }
   }
 
+  for (const RankState& st : states) {
+    if (st.failure.empty()) continue;
+    return Status::invalid_argument(
+        "the replay stopped on rank " + std::to_string(st.rank) + ": " + st.failure +
+        " (the memory estimate fit; the system may hold less than the budget says); cap the rows "
+        "replayed per shard or replay fewer ranks");
+  }
+
   ReplayResult result;
   result.backend = "cpu";
   result.device_name = cpu_device_name();
@@ -283,16 +363,9 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
 }
 
 Status check_fits_in_memory(double bytes, const std::string& what, const std::string& advice) {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  const double memory =
-      pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
-  if (memory <= 0 || bytes <= 0.8 * memory) return Status::ok();
-  std::ostringstream text;
-  text << std::setprecision(4) << what << " needs " << bytes / (1 << 30)
-       << " GiB, more than 80% of this machine's " << memory / (1 << 30) << " GiB of memory; "
-       << advice;
-  return Status::invalid_argument(text.str());
+  // Beyond int64_t is beyond any budget: clamped, the check still refuses it.
+  const double clamped = std::min(bytes, 0x1p62);
+  return planner::check_memory(what, static_cast<int64_t>(std::max(clamped, 0.0)), advice);
 }
 
 }  // namespace shardlab::kernels::detail

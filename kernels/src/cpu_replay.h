@@ -12,9 +12,10 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
 Result<KernelBenchResult> cpu_bench_kernels(const KernelBenchOptions& options,
                                             const ProgressFn& progress);
 
-// Refuses tables of `bytes` that would take more than 80% of this machine's
-// memory (nothing is refused when the system does not say how much it has):
-// "<what> needs X GiB, more than 80% of this machine's Y GiB of memory; <advice>".
+// planner::check_memory for an estimate in (possibly huge) double bytes:
+// invalid_scenario "<what> needs about X, more than the Y left of the memory
+// budget (Z, <source>); <advice>; ..." when `bytes` do not fit what is left of
+// the process's memory budget (planner/memory_budget.h), else ok.
 Status check_fits_in_memory(double bytes, const std::string& what, const std::string& advice);
 
 }  // namespace shardlab::kernels::detail

@@ -210,6 +210,32 @@ TEST_F(ReplayCliTest, BenchKernelsWritesEveryShape) {
   EXPECT_NE(bad.err.find("lots"), std::string::npos) << bad.err;
 }
 
+// A replay larger than its memory budget is refused before it allocates, with
+// what it needs: one rank with a batch of 20,000,000 (its outputs and
+// gradients alone are gigabytes) under a 1 GiB budget. Before, the tables
+// alone were checked and a rank's thread died of std::bad_alloc (SIGABRT).
+TEST_F(ReplayCliTest, AReplayOverItsMemoryBudgetIsRefusedUpFront) {
+  const std::string scenario = write("huge_batch.json", R"({
+    "name": "huge-batch", "topology": {"world_size": 1, "hbm_cap": "80 GiB"},
+    "batch_size": 20000000,
+    "tables": [{"name": "t", "num_embeddings": 1000, "embedding_dim": 64,
+                "feature_names": ["f"]}]})");
+  ASSERT_EQ(run({"plan", scenario, "-o", path("plan.json"), "--no-record"}).exit_code, 0);
+  ::setenv("SHARDLAB_MEMORY_BUDGET", "1 GiB", 1);
+  const CliRun r = run({"replay", scenario, path("plan.json"), "--iterations", "1", "--warmup", "0",
+                        "--no-record", "-o", path("replay.json")});
+  ::unsetenv("SHARDLAB_MEMORY_BUDGET");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the replay of these ranks' tables, batches and buffers needs about "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" left of the memory budget (1.00 GiB, SHARDLAB_MEMORY_BUDGET)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("replay.json")) &&
+               read_file(path("replay.json")).find("\"records\"") != std::string::npos);
+}
+
 // A table no machine here can hold (2 TiB) is refused before any
 // measurement, as invalid input naming what it needs and what there is.
 TEST_F(ReplayCliTest, BenchKernelsRefusesATableLargerThanMemoryUpFront) {
@@ -217,7 +243,7 @@ TEST_F(ReplayCliTest, BenchKernelsRefusesATableLargerThanMemoryUpFront) {
                         "--iterations", "1", "--warmup", "0", "-o", path("bench.json")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("kernel benchmark: a table of 1000000000 rows x 512 dims (fp32) needs "
-                       "1908 GiB, more than 80% of this machine's "),
+                       "about 1.86 TiB, more than the "),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("copy bandwidth"), std::string::npos) << "nothing measured: " << r.err;

@@ -122,6 +122,31 @@ TEST_P(CollectivesTest, AllReduceLeavesTheSumEverywhere) {
   }
 }
 
+// With the shared sum reserved larger than the data (as the replay reserves
+// it for its largest all-reduce), each call still sums and writes exactly its
+// own elements: nothing past the data is touched.
+TEST_P(CollectivesTest, AllReduceWithAReservedSumWritesOnlyItsData) {
+  const int n = GetParam();
+  CpuGroup group(n);
+  group.reserve_all_reduce(4096);
+  constexpr int64_t kCount = 7;
+  std::vector<std::vector<float>> data(n);
+  on_members(n, [&](int m) {
+    std::vector<float> d(kCount + 3, -1.0f);  // 3 guard values after the data
+    for (int64_t k = 0; k < kCount; ++k) d[k] = value(m, k);
+    group.all_reduce(m, std::span<float>(d.data(), kCount));
+    data[m] = d;
+  });
+  for (int m = 0; m < n; ++m) {
+    for (int64_t k = 0; k < kCount; ++k) {
+      float sum = value(0, k);
+      for (int i = 1; i < n; ++i) sum = sum + value(i, k);
+      ASSERT_EQ(data[m][k], sum) << "member " << m << " element " << k;
+    }
+    for (int64_t k = kCount; k < kCount + 3; ++k) EXPECT_EQ(data[m][k], -1.0f) << m;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Members, CollectivesTest, ::testing::Range(1, 9));
 
 TEST(CollectiveBuffersTest, AllToAllCountsFollowTheSpecsBytes) {

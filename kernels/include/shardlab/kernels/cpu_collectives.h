@@ -59,6 +59,13 @@ class CpuGroup {
   // REQUIRES: the same data.size() on every member.
   void all_reduce(int m, std::span<float> data);
 
+  // Allocates all_reduce's shared sum for `elements` values now, so that
+  // all_reduce of at most that many allocates nothing while members wait on
+  // each other. Throws std::bad_alloc. REQUIRES: no call of the group runs.
+  void reserve_all_reduce(std::size_t elements) {
+    if (reduce_.size() < elements) reduce_.resize(elements);
+  }
+
  private:
   int size_;
   std::barrier<> barrier_;
