@@ -105,6 +105,58 @@ bool VerbFiles::distinct() const {
   return false;
 }
 
+// A stream buffer that escapes what it is given (data::append_output_safe)
+// and hands the result to the stream's own buffer. It holds text until a
+// flush or 64 KiB, and a UTF-8 sequence cut by a flush until what follows.
+class SafeOutput::Buffer : public std::streambuf {
+ public:
+  explicit Buffer(std::ostream& stream) : stream_(stream), dest_(stream.rdbuf(this)) {}
+  ~Buffer() override {
+    drain(/*final=*/true);
+    dest_->pubsync();
+    stream_.rdbuf(dest_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    pending_.push_back(traits_type::to_char_type(c));
+    if (pending_.size() >= kHold && !drain(/*final=*/false)) return traits_type::eof();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    pending_.append(s, static_cast<size_t>(n));
+    if (pending_.size() >= kHold && !drain(/*final=*/false)) return 0;
+    return n;
+  }
+  int sync() override { return drain(/*final=*/false) && dest_->pubsync() == 0 ? 0 : -1; }
+
+ private:
+  static constexpr size_t kHold = size_t{64} << 10;
+
+  // Escapes and forwards what is pending; false when the destination failed.
+  bool drain(bool final) {
+    if (pending_.empty()) return true;
+    escaped_.clear();
+    const size_t used = data::append_output_safe(escaped_, pending_, final);
+    pending_.erase(0, used);
+    const auto size = static_cast<std::streamsize>(escaped_.size());
+    return dest_->sputn(escaped_.data(), size) == size;
+  }
+
+  std::ostream& stream_;
+  std::streambuf* dest_;
+  std::string pending_;
+  std::string escaped_;
+};
+
+SafeOutput::SafeOutput()
+    : out_(std::make_unique<Buffer>(std::cout)), err_(std::make_unique<Buffer>(std::cerr)) {}
+
+SafeOutput::~SafeOutput() = default;
+
 int finish_stdout(int exit_code) {
   errno = 0;
   std::cout.flush();

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,24 @@ class VerbFiles {
  private:
   std::vector<data::FileRole> inputs_;
   std::vector<data::FileRole> outputs_;
+};
+
+// The output safety net (docs/outputs.md "Names in outputs"): while it
+// lives, everything written to std::cout and std::cerr passes through
+// data::append_output_safe, so no control character, C1 control or
+// bidirectional override reaches a terminal raw, whichever code printed it;
+// JSON keeps its meaning. main() holds one for the whole run. Not thread-safe
+// (neither are the streams it wraps); flushes what it holds when destroyed.
+class SafeOutput {
+ public:
+  SafeOutput();
+  ~SafeOutput();
+  SafeOutput(const SafeOutput&) = delete;
+  SafeOutput& operator=(const SafeOutput&) = delete;
+
+ private:
+  class Buffer;
+  std::unique_ptr<Buffer> out_, err_;
 };
 
 // Flushes stdout and reports a failed write to it (a full disk, a closed

@@ -167,6 +167,8 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // The libraries never exit and report expected failures as values; anything
   // thrown is a bug or a system failure (e.g. out of memory).
+  // No control character reaches the terminal raw, whoever prints it.
+  const shardlab::cli::SafeOutput safe_output;
   try {
     // A verb's output lost on a full disk or a closed pipe is a failure too.
     return shardlab::cli::finish_stdout(run(argc, argv));

@@ -4,12 +4,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "shardlab/data/message_text.h"
 
 namespace shardlab::data::internal {
+
+// Whether code point `cp` may not reach a terminal raw: C0 controls, DEL, C1
+// controls (U+0080..U+009F), the line and paragraph separators and the
+// bidirectional formatting characters (U+061C, U+200E, U+200F,
+// U+202A..U+202E, U+2066..U+2069).
+bool is_unsafe_code_point(uint32_t cp);
 
 // Longest rendering of a user value in a message, in bytes (before "...").
 inline constexpr std::size_t kMaxValueChars = 60;

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "../printable_text.h"
 #include "cli_fixture.h"
 
 namespace {
@@ -254,6 +255,52 @@ TEST_F(OutputsTest, TheErrorObjectFollowsTheSameRules) {
     EXPECT_TRUE(is_char_device(full));
   }
   expect_no_temp_files();
+}
+
+// Names carry an escape sequence, a bell, a carriage return, a C1 control
+// (U+009B, CSI in 8-bit terminals) and a right-to-left override (U+202E).
+// No verb lets one reach the terminal raw, whatever it prints (the plan's
+// statistics table, optimize's summary, sweep's header, simulate's summary,
+// error messages), and JSON on stdout keeps the names as they are.
+TEST_F(OutputsTest, NoControlCharacterReachesTheTerminalRaw) {
+  const std::string evil =
+      "evil\x1b[31m\x07\r\xc2\x9b"
+      "2J\xe2\x80\xae"
+      "txt";
+  const std::string json_evil =
+      "evil\\u001b[31m\\u0007\\r\xc2\x9b"
+      "2J\xe2\x80\xae"
+      "txt";
+  const std::string scenario = write("evil.json", R"({"name": ")" + json_evil + R"(",
+    "topology": {"world_size": 2, "hbm_cap": "16 GiB"},
+    "tables": [{"name": ")" + json_evil + R"(", "num_embeddings": 1000, "embedding_dim": 16,
+                "feature_names": ["f0"]}],
+    "planner": {"proposers": ["greedy"]}})");
+  const std::vector<std::vector<std::string>> runs = {
+      {"validate", scenario},
+      {"plan", scenario, "--stats"},
+      {"plan", scenario, "--stats", "-o", path("plan.json")},
+      {"optimize", scenario, "--time-limit", "0", "--max-evaluations", "2", "-o", path("opt.json")},
+      {"simulate", scenario, "--iterations", "2"},
+      {"sweep", scenario, "--max-bytes", "1 KiB"},
+      {"plan", scenario, "--from-plan", path("missing.json")},
+  };
+  for (const std::vector<std::string>& args : runs) {
+    const CliRun r = run(args);
+    const std::string what = args[0] + " " + args.back();
+    EXPECT_NE(r.exit_code, 1) << what << ": " << r.err;
+    EXPECT_EQ(shardlab::testing_support::first_unsafe(r.out, true), std::string::npos)
+        << what << ": " << r.out;
+    EXPECT_EQ(shardlab::testing_support::first_unsafe(r.err, true), std::string::npos)
+        << what << ": " << r.err;
+  }
+  // The plan JSON on stdout: the escapes are JSON's, the names unchanged.
+  const CliRun plan = run({"plan", scenario});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const Json j = Json::parse(plan.out);
+  EXPECT_EQ(j["scenario"], evil);
+  ASSERT_EQ(j["tables"].size(), 1u);
+  EXPECT_EQ(j["tables"].begin().key(), evil);
 }
 
 }  // namespace

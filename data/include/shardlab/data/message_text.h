@@ -10,13 +10,25 @@
 
 namespace shardlab::data {
 
-// Replaces control characters and bytes that are not valid UTF-8 by `\xNN`, so
-// the result is valid UTF-8 on one line. Printable text comes back unchanged.
+// Replaces control characters (C0, DEL and C1), the line and paragraph
+// separators, the bidirectional formatting characters (U+202E and the like:
+// they reorder what a terminal shows) and bytes that are not valid UTF-8 by
+// `\xNN`, byte by byte, so the result is valid UTF-8 on one line that shows
+// what it holds. Printable text comes back unchanged.
 std::string printable(std::string_view text);
 
 // As printable, but keeps line breaks ('\n') and tabs: for messages that are
 // several lines by design (an integrity report, TorchRec's hints).
 std::string printable_lines(std::string_view text);
+
+// The safety net under every output stream (docs/outputs.md "Names in
+// outputs"): appends `text` to `out` with each character printable() escapes,
+// but line feeds and tabs, written as `\uXXXX` (a valid escape inside a JSON
+// string, so JSON keeps its meaning) and each invalid UTF-8 byte as `\xNN`.
+// Returns the bytes of `text` consumed: all of them when `final`, else all
+// but a UTF-8 sequence cut by the end of `text`, which the caller passes
+// again in front of what follows.
+std::size_t append_output_safe(std::string& out, std::string_view text, bool final);
 
 // `text` double-quoted for a message, escaped as printable() does (and `"`,
 // `\` as in JSON), cut to about `max_bytes` with "..." when longer.
