@@ -151,6 +151,7 @@ void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_com
 void add_optimize_command(CLI::App& app, int* exit_code);       // optimize_command.cc
 void add_presets_command(CLI::App& app, int* exit_code);        // presets_command.cc
 void add_sweep_command(CLI::App& app, int* exit_code);          // sweep_command.cc
+void add_trace_command(CLI::App& app, int* exit_code);          // trace_command.cc
 
 // What an option listing ids ("0,1,4-7") accepts; see parse_id_list.
 struct IdListSpec {

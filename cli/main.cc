@@ -144,6 +144,7 @@ int run(int argc, char** argv) {
   add_calibrate_command(app, &exit_code);
   add_presets_command(app, &exit_code);
   add_sweep_command(app, &exit_code);
+  add_trace_command(app, &exit_code);
   refuse_empty_values(app);
 
   try {

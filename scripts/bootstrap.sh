@@ -16,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 # scripts/gen_synthetic_scenario.py; clang-format checks the code's layout (scripts/check_format.sh).
 readonly PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
-  nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-graph-dev libsqlite3-dev libsqlitecpp-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev

@@ -1,0 +1,75 @@
+// shardlab trace summarize: per-rank, per-step summaries of PyTorch profiler
+// traces (docs/traces.md). The reading and every number are trace/'s.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "shardlab/trace/trace_summary.h"
+
+namespace shardlab::cli {
+namespace {
+
+struct TraceArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::string output = "-";
+  bool compact = false;
+};
+
+int run_summarize(const TraceArgs& args) {
+  VerbFiles files;
+  for (const std::string& p : args.paths) files.input(p, "a trace");
+  if (!files.output(args.output, "the summary output").distinct()) return kExitInvalid;
+  Result<trace::TraceSummary> summary = trace::summarize_traces(args.paths);
+  if (!summary) {
+    print_error(summary.status().message());
+    return exit_status(summary.status());
+  }
+  const std::string text = args.format == "json"
+                               ? trace::summary_to_json(*summary, args.compact ? -1 : 2)
+                               : trace::summary_text(*summary);
+  if (Status w = write_output(args.output, text); !w.is_ok()) {
+    print_error(w.message());
+    return exit_status(w);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_trace_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<TraceArgs>();
+  CLI::App* trace = app.add_subcommand(
+      "trace",
+      "Read PyTorch profiler traces of real training runs (Kineto's Chrome trace JSON, one file\n"
+      "per rank, .json or .json.gz, as torch.profiler's export_chrome_trace or\n"
+      "tensorboard_trace_handler write them); docs/traces.md defines every number.");
+  trace->require_subcommand(1);
+  CLI::App* sum = trace->add_subcommand(
+      "summarize",
+      "Per rank and per ProfilerStep#N: the step's time, its GPU work (the GPU events whose\n"
+      "launching runtime call starts inside the step), the kernels, the GPU-busy time (the union\n"
+      "of their intervals) and the time in NCCL, FBGEMM embedding and GEMM kernels. Files are "
+      "read\n"
+      "as a stream, so size is no limit. Exit status: 0 summarized, 2 a file that cannot be read,\n"
+      "is not a complete trace (named with the byte offset) or has no ProfilerStep annotation, or\n"
+      "an output that cannot be written.");
+  sum->add_option("PATH", args->paths,
+                  "Trace files, or folders whose *.json and *.json.gz files are read")
+      ->required()
+      ->type_name("PATH...");
+  sum->add_option("--format", args->format, "'text' or 'json' (default: text)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("FORMAT");
+  add_output_option(sum, &args->output, "the summary", "stdout");
+  add_compact_flag(sum, &args->compact);
+  sum->footer(
+      example_footer("  shardlab trace summarize traces/rank-0.json.gz\n"
+                     "  shardlab trace summarize traces/ --format json -o summary.json"));
+  sum->callback([args, exit_code]() { *exit_code = run_summarize(*args); });
+}
+
+}  // namespace shardlab::cli

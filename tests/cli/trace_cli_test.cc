@@ -1,0 +1,59 @@
+// shardlab trace summarize through the real binary: text and JSON, folders,
+// exit statuses, and its output never over a trace.
+#include <string>
+
+#include "cli_fixture.h"
+
+namespace {
+
+using namespace shardlab_cli_test;
+
+// One step of 2 ms whose one kernel (0.5 ms) was launched inside it.
+constexpr const char* kTrace = R"({"distributedInfo": {"rank": 3, "world_size": 4},
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 100, "dur": 2000},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 150, "dur": 4,
+     "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce", "ts": 300, "dur": 500,
+     "args": {"correlation": 9}}]})";
+
+TEST_F(CliTest, TraceSummarizeTextAndJson) {
+  const std::string file = write("rank-3.json", kTrace);
+  CliRun r = run({"trace", "summarize", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 3 of 4 (" + file + "): 1 step\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("           2       2.000        1        0.500      0.500      0.000"),
+            std::string::npos)
+      << r.out;
+
+  r = run({"trace", "summarize", path(""), "--format", "json", "-o", path("summary.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(read_file(path("summary.json")));
+  ASSERT_EQ(j["ranks"].size(), 1u);  // the folder's one trace; stdout.txt is not a trace
+  EXPECT_EQ(j["ranks"][0]["rank"], 3);
+  EXPECT_EQ(j["ranks"][0]["steps"][0]["gpu_busy_ms"], 0.5);
+  EXPECT_EQ(j["ranks"][0]["steps"][0]["nccl_ms"], 0.5);
+}
+
+TEST_F(CliTest, TraceSummarizeErrors) {
+  const std::string file = write("rank-3.json", kTrace);
+  // The output over the trace is refused; the trace is left as it was.
+  CliRun r = run({"trace", "summarize", file, "-o", file});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("is the same file as"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(file), kTrace);
+  // A cut file names the byte where it ends.
+  const std::string cut = write("cut.json", std::string(kTrace).substr(0, 120));
+  r = run({"trace", "summarize", cut});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cut.json: not a complete trace: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at byte 120 "), std::string::npos) << r.err;
+  r = run({"trace", "summarize"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run({"trace", "summarize", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("ProfilerStep#N"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Example:"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,76 @@
+// Per-rank, per-step summaries of PyTorch profiler traces (Kineto's Chrome
+// trace-event JSON, one file per rank, plain or gzip-compressed), as
+// docs/traces.md defines every field, so that any reader of the same file
+// gets the same numbers.
+//
+// A step is a CPU-side `ProfilerStep#N` annotation: its window is
+// [ts, ts + dur). Its GPU work is every GPU event (category `kernel`,
+// `gpu_memcpy` or `gpu_memset`) whose launching runtime call (category
+// `cuda_runtime` or `cuda_driver`, the same `args.correlation`) starts inside
+// that window. GPU events without a launching call are in no step.
+//
+// Units: milliseconds (the trace's microseconds / 1000).
+// Memory: a file is read as a stream (never as a whole document); what is
+// kept is about 40 bytes per runtime call and GPU event, and the steps.
+// Determinism: the same file gives the same summary, bit for bit.
+// Thread safety: the functions share no state; call them from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/status.h"
+
+namespace shardlab::trace {
+
+struct StepSummary {
+  int64_t step = 0;          // N of ProfilerStep#N
+  double step_ms = 0.0;      // the annotation's duration
+  double start_ms = 0.0;     // its start, on the trace's clock
+  int64_t kernels = 0;       // `kernel` events of the step's GPU work
+  int64_t gpu_events = 0;    // all its GPU events (kernels, copies, memsets)
+  double gpu_busy_ms = 0.0;  // length of the union of its GPU events' intervals
+  // Summed durations of the step's kernels by name: NCCL's (`nccl*`), FBGEMM's
+  // table-batched embeddings (`split_embedding`, `embedding_codegen`,
+  // `batched_embedding`), GEMMs (`gemm`, `xmma`, `cutlass`). Case-sensitive.
+  double nccl_ms = 0.0;
+  double tbe_ms = 0.0;
+  double gemm_ms = 0.0;
+};
+
+struct RankTrace {
+  std::string file;                // as given
+  int rank = -1;                   // distributedInfo.rank; -1 when the file has none
+  int world_size = -1;             // distributedInfo.world_size; -1 when the file has none
+  std::vector<StepSummary> steps;  // in step order
+};
+
+struct TraceSummary {
+  std::vector<RankTrace> ranks;  // by rank, then file name
+};
+
+// Reads one trace file. Errors (all invalid_scenario, exit status 2):
+//  - the file cannot be opened or read: "<file>: cannot read: <reason>";
+//  - it is not JSON, or ends early (a truncated .gz included): "<file>: not a
+//    complete trace: <what> at byte <offset>" (the offset in the decompressed
+//    text);
+//  - it has no `traceEvents` array, or no ProfilerStep#N annotation:
+//    "<file>: ..." saying which, and what would help.
+Result<RankTrace> summarize_trace_file(const std::string& path);
+
+// Reads every path: a file, or a folder whose `*.json` and `*.json.gz` files
+// are read (other files are skipped). Fails on the first file that fails, on
+// an empty folder, and when two files claim the same rank (naming both).
+Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths);
+
+// The summary as JSON (docs/traces.md "The summary file"): {"ranks": [{"rank",
+// "world_size", "file", "steps": [{"step", "step_ms", "kernels", "gpu_busy_ms",
+// "nccl_ms", "tbe_ms", "gemm_ms", ...}]}]}. `indent` < 0: one line.
+std::string summary_to_json(const TraceSummary& summary, int indent = 2);
+
+// The summary for people: per rank, a row per step. Neither text ends with a
+// line break.
+std::string summary_text(const TraceSummary& summary);
+
+}  // namespace shardlab::trace

@@ -1,0 +1,240 @@
+// Streaming read of a Kineto trace: zlib's gzread (which reads plain files as
+// they are) under a std::streambuf, and nlohmann-json's SAX parser over it, so
+// the file is never held whole.
+#include "trace_events.h"
+
+#include <zlib.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <streambuf>
+#include <string_view>
+
+namespace shardlab::trace::detail {
+namespace {
+
+// A read-only stream buffer over a gzip (or plain) file.
+class GzBuffer : public std::streambuf {
+ public:
+  explicit GzBuffer(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {}
+  ~GzBuffer() override {
+    if (file_ != nullptr) gzclose(file_);
+  }
+  GzBuffer(const GzBuffer&) = delete;
+  GzBuffer& operator=(const GzBuffer&) = delete;
+
+  bool is_open() const { return file_ != nullptr; }
+  // zlib's or the system's error, when a read failed; empty otherwise.
+  const std::string& error() const { return error_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+    if (n <= 0) {
+      if (n < 0) {
+        int code = Z_OK;
+        const char* text = gzerror(file_, &code);
+        error_ = code == Z_ERRNO ? std::strerror(errno) : text;
+      }
+      return traits_type::eof();
+    }
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  gzFile file_;
+  std::array<char, 1 << 16> buffer_{};
+  std::string error_;
+};
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// The SAX reader. Depths: 1 inside the root object, 2 inside traceEvents (or
+// distributedInfo), 3 inside one event, 4 inside its args.
+class Reader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit Reader(RawTrace& out) : out_(out) {}
+
+  std::string error;  // set by parse_error
+  std::size_t error_offset = 0;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t v) override { return number(static_cast<double>(v), v); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return number(static_cast<double>(v), static_cast<int64_t>(v));
+  }
+  bool number_float(number_float_t v, const string_t&) override {
+    // Whole ids only; anything else (NaN, beyond int64_t) is no id.
+    const bool whole =
+        v >= -9.2e18 && v <= 9.2e18 && v == static_cast<double>(static_cast<int64_t>(v));
+    return number(v, whole ? static_cast<int64_t>(v) : -1);
+  }
+  bool string(string_t& v) override {
+    if (depth_ == 3 && in_event_) {
+      if (key_ == "name") {
+        name_.swap(v);
+      } else if (key_ == "cat") {
+        cat_.swap(v);
+      }
+    }
+    return true;
+  }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    ++depth_;
+    if (depth_ == 2 && key_ == "distributedInfo") in_dist_ = true;
+    if (depth_ == 3 && in_events_) begin_event();
+    if (depth_ == 4 && in_event_ && key_ == "args") in_args_ = true;
+    key_.clear();
+    return true;
+  }
+  bool key(string_t& k) override {
+    key_.swap(k);
+    return true;
+  }
+  bool end_object() override {
+    if (depth_ == 4) in_args_ = false;
+    if (depth_ == 3 && in_event_) end_event();
+    if (depth_ == 2) in_dist_ = false;
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    if (depth_ == 2 && key_ == "traceEvents") {
+      in_events_ = true;
+      out_.has_events = true;
+    }
+    return true;
+  }
+  bool end_array() override {
+    if (depth_ == 2) in_events_ = false;
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    // nlohmann counts the characters read, the one it stopped at included.
+    error = e.what();
+    if (const std::size_t bracket = error.find("] ");
+        error.front() == '[' && bracket != std::string::npos)
+      error.erase(0, bracket + 2);
+    error_offset = position > 0 ? position - 1 : 0;
+    return false;
+  }
+
+ private:
+  bool number(double v, int64_t i) {
+    if (depth_ == 2 && in_dist_) {
+      if (key_ == "rank") out_.rank = static_cast<int>(i);
+      if (key_ == "world_size") out_.world_size = static_cast<int>(i);
+    } else if (depth_ == 3 && in_event_) {
+      if (key_ == "ts") {
+        ts_ = v;
+        has_ts_ = true;
+      } else if (key_ == "dur") {
+        dur_ = v;
+      }
+    } else if (depth_ == 4 && in_args_ && key_ == "correlation") {
+      correlation_ = i;
+      has_correlation_ = true;
+    }
+    return true;
+  }
+
+  void begin_event() {
+    in_event_ = true;
+    name_.clear();
+    cat_.clear();
+    ts_ = dur_ = 0.0;
+    has_ts_ = has_correlation_ = false;
+  }
+
+  void end_event() {
+    in_event_ = false;
+    if (!has_ts_) return;
+    if (starts_with(name_, "ProfilerStep#") && !starts_with(cat_, "gpu_")) {
+      int64_t n = 0;
+      bool digits = name_.size() > 13;
+      for (std::size_t i = 13; i < name_.size() && digits; ++i) {
+        digits = name_[i] >= '0' && name_[i] <= '9';
+        n = n * 10 + (name_[i] - '0');
+      }
+      if (digits) out_.steps.push_back({.step = n, .ts_us = ts_, .dur_us = dur_});
+      return;
+    }
+    if (!has_correlation_) return;
+    // Kineto's categories, and the capitalised ones of its first releases.
+    if (cat_ == "cuda_runtime" || cat_ == "cuda_driver" || cat_ == "Runtime") {
+      out_.launches.push_back({.correlation = correlation_, .ts_us = ts_});
+    } else if (cat_ == "kernel" || cat_ == "Kernel") {
+      out_.gpu.push_back({.correlation = correlation_,
+                          .ts_us = ts_,
+                          .dur_us = dur_,
+                          .kind = GpuKind::kKernel,
+                          .families = kernel_families(name_)});
+    } else if (cat_ == "gpu_memcpy" || cat_ == "Memcpy") {
+      out_.gpu.push_back({correlation_, ts_, dur_, GpuKind::kMemcpy, 0});
+    } else if (cat_ == "gpu_memset" || cat_ == "Memset") {
+      out_.gpu.push_back({correlation_, ts_, dur_, GpuKind::kMemset, 0});
+    }
+  }
+
+  RawTrace& out_;
+  int depth_ = 0;
+  std::string key_;
+  bool in_events_ = false, in_event_ = false, in_args_ = false, in_dist_ = false;
+  std::string name_, cat_;
+  double ts_ = 0.0, dur_ = 0.0;
+  int64_t correlation_ = 0;
+  bool has_ts_ = false, has_correlation_ = false;
+};
+
+}  // namespace
+
+uint8_t kernel_families(const std::string& name) {
+  const auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  uint8_t f = 0;
+  if (starts_with(name, "nccl")) f |= kNccl;
+  if (has("split_embedding") || has("embedding_codegen") || has("batched_embedding")) f |= kTbe;
+  if (has("gemm") || has("xmma") || has("cutlass")) f |= kGemm;
+  return f;
+}
+
+Result<RawTrace> read_trace_events(const std::string& path) {
+  GzBuffer buffer(path);
+  if (!buffer.is_open()) {
+    return Status::invalid_argument(path + ": cannot read: " + std::strerror(errno));
+  }
+  std::istream in(&buffer);
+  RawTrace out;
+  Reader reader(out);
+  bool parsed = false;
+  try {
+    parsed = nlohmann::json::sax_parse(in, &reader);
+  } catch (const std::exception& e) {
+    reader.error = e.what();
+  }
+  if (!parsed) {
+    std::string what = reader.error.empty() ? "unreadable JSON" : reader.error;
+    if (!buffer.error().empty()) what = buffer.error() + " (" + what + ")";
+    return Status::invalid_argument(path + ": not a complete trace: " + what + " at byte " +
+                                    std::to_string(reader.error_offset) +
+                                    " of its (decompressed) text");
+  }
+  if (!out.has_events) {
+    return Status::invalid_argument(
+        path + ": no traceEvents array: not a PyTorch profiler (Kineto) trace");
+  }
+  return out;
+}
+
+}  // namespace shardlab::trace::detail

@@ -1,0 +1,55 @@
+// The events of one trace file that a summary needs, read as a stream
+// (trace_events.cc): ProfilerStep annotations, runtime calls with their
+// correlation ids, GPU events with theirs and the kernel-name families the
+// summary sums. Nothing else of the file is kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/status.h"
+
+namespace shardlab::trace::detail {
+
+struct StepMark {
+  int64_t step = 0;
+  double ts_us = 0.0;
+  double dur_us = 0.0;
+};
+
+struct Launch {
+  int64_t correlation = 0;
+  double ts_us = 0.0;
+};
+
+enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// Kernel-name families (StepSummary's nccl_ms, tbe_ms, gemm_ms); a name may
+// belong to several.
+enum KernelFamily : uint8_t { kNccl = 1, kTbe = 2, kGemm = 4 };
+
+struct GpuEvent {
+  int64_t correlation = 0;
+  double ts_us = 0.0;
+  double dur_us = 0.0;
+  GpuKind kind = GpuKind::kKernel;
+  uint8_t families = 0;  // KernelFamily bits
+};
+
+struct RawTrace {
+  int rank = -1;
+  int world_size = -1;
+  bool has_events = false;  // a traceEvents array was found
+  std::vector<StepMark> steps;
+  std::vector<Launch> launches;
+  std::vector<GpuEvent> gpu;
+};
+
+// The families of a kernel named `name`.
+uint8_t kernel_families(const std::string& name);
+
+// Reads `path` (plain or gzip) as a stream. Errors as summarize_trace_file's.
+Result<RawTrace> read_trace_events(const std::string& path);
+
+}  // namespace shardlab::trace::detail

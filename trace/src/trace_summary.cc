@@ -1,0 +1,210 @@
+#include "shardlab/trace/trace_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
+
+#include "trace_events.h"
+
+namespace shardlab::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::GpuEvent;
+using detail::RawTrace;
+
+constexpr double kUsPerMs = 1000.0;
+
+// The length of the union of [start, end) intervals, in their unit.
+double union_length(std::vector<std::pair<double, double>>& intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0.0;
+  double start = 0.0;
+  double end = 0.0;
+  bool open = false;
+  for (const auto& [s, e] : intervals) {
+    if (open && s <= end) {
+      end = std::max(end, e);
+      continue;
+    }
+    if (open) total += end - start;
+    start = s;
+    end = e;
+    open = true;
+  }
+  if (open) total += end - start;
+  return total;
+}
+
+std::vector<StepSummary> summarize_steps(RawTrace& raw) {
+  // One mark per step number (a step annotated twice counts once: the first).
+  std::vector<detail::StepMark> marks;
+  std::sort(raw.steps.begin(), raw.steps.end(),
+            [](const detail::StepMark& a, const detail::StepMark& b) { return a.ts_us < b.ts_us; });
+  for (const detail::StepMark& m : raw.steps) {
+    const bool seen = std::any_of(marks.begin(), marks.end(),
+                                  [&](const detail::StepMark& k) { return k.step == m.step; });
+    if (!seen) marks.push_back(m);
+  }
+  std::sort(raw.launches.begin(), raw.launches.end(),
+            [](const detail::Launch& a, const detail::Launch& b) {
+              return a.correlation < b.correlation ||
+                     (a.correlation == b.correlation && a.ts_us < b.ts_us);
+            });
+  std::vector<std::vector<std::pair<double, double>>> busy(marks.size());
+  std::vector<StepSummary> steps(marks.size());
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    steps[i].step = marks[i].step;
+    steps[i].step_ms = marks[i].dur_us / kUsPerMs;
+    steps[i].start_ms = marks[i].ts_us / kUsPerMs;
+  }
+  for (const GpuEvent& g : raw.gpu) {
+    const auto launch =
+        std::lower_bound(raw.launches.begin(), raw.launches.end(), g.correlation,
+                         [](const detail::Launch& l, int64_t c) { return l.correlation < c; });
+    if (launch == raw.launches.end() || launch->correlation != g.correlation) continue;
+    // The step whose window [ts, ts + dur) holds the launch: marks are in
+    // start order and do not overlap.
+    const auto after =
+        std::upper_bound(marks.begin(), marks.end(), launch->ts_us,
+                         [](double t, const detail::StepMark& m) { return t < m.ts_us; });
+    if (after == marks.begin()) continue;
+    const auto i = static_cast<std::size_t>(after - marks.begin()) - 1;
+    if (!(launch->ts_us < marks[i].ts_us + marks[i].dur_us)) continue;
+    StepSummary& s = steps[i];
+    ++s.gpu_events;
+    busy[i].emplace_back(g.ts_us, g.ts_us + g.dur_us);
+    if (g.kind != detail::GpuKind::kKernel) continue;
+    ++s.kernels;
+    const double ms = g.dur_us / kUsPerMs;
+    if (g.families & detail::kNccl) s.nccl_ms += ms;
+    if (g.families & detail::kTbe) s.tbe_ms += ms;
+    if (g.families & detail::kGemm) s.gemm_ms += ms;
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    steps[i].gpu_busy_ms = union_length(busy[i]) / kUsPerMs;
+  std::sort(steps.begin(), steps.end(),
+            [](const StepSummary& a, const StepSummary& b) { return a.step < b.step; });
+  return steps;
+}
+
+bool is_trace_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const auto ends = [&](const std::string& suffix) {
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".json") || ends(".json.gz");
+}
+
+}  // namespace
+
+Result<RankTrace> summarize_trace_file(const std::string& path) {
+  Result<RawTrace> raw = detail::read_trace_events(path);
+  if (!raw) return raw.status();
+  if (raw->steps.empty()) {
+    return Status::invalid_argument(
+        path +
+        ": no ProfilerStep#N annotation, so no steps to summarize: record the trace with "
+        "torch.profiler.profile(schedule=...) and call prof.step() once per iteration");
+  }
+  RankTrace r;
+  r.file = path;
+  r.rank = raw->rank;
+  r.world_size = raw->world_size;
+  r.steps = summarize_steps(*raw);
+  return r;
+}
+
+Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      files.push_back(p);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
+      if (e.is_regular_file(ec) && is_trace_file(e.path())) found.push_back(e.path().string());
+    }
+    if (ec) return Status::invalid_argument(p + ": cannot list the folder: " + ec.message());
+    if (found.empty()) {
+      return Status::invalid_argument(p + ": no trace files (*.json, *.json.gz) in this folder");
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  if (files.empty()) return Status::invalid_argument("no trace files given");
+  TraceSummary out;
+  for (const std::string& f : files) {
+    Result<RankTrace> r = summarize_trace_file(f);
+    if (!r) return r.status();
+    out.ranks.push_back(std::move(r).value());
+  }
+  std::stable_sort(out.ranks.begin(), out.ranks.end(), [](const RankTrace& a, const RankTrace& b) {
+    return a.rank < b.rank || (a.rank == b.rank && a.file < b.file);
+  });
+  for (std::size_t i = 1; i < out.ranks.size(); ++i) {
+    const RankTrace& a = out.ranks[i - 1];
+    const RankTrace& b = out.ranks[i];
+    if (a.rank >= 0 && a.rank == b.rank) {
+      return Status::invalid_argument(a.file + " and " + b.file + " are both rank " +
+                                      std::to_string(a.rank) + " (distributedInfo.rank)");
+    }
+  }
+  return out;
+}
+
+std::string summary_to_json(const TraceSummary& summary, int indent) {
+  using Json = nlohmann::ordered_json;
+  Json ranks = Json::array();
+  for (const RankTrace& r : summary.ranks) {
+    Json steps = Json::array();
+    for (const StepSummary& s : r.steps) {
+      steps.push_back(Json{{"step", s.step},
+                           {"step_ms", s.step_ms},
+                           {"start_ms", s.start_ms},
+                           {"kernels", s.kernels},
+                           {"gpu_events", s.gpu_events},
+                           {"gpu_busy_ms", s.gpu_busy_ms},
+                           {"nccl_ms", s.nccl_ms},
+                           {"tbe_ms", s.tbe_ms},
+                           {"gemm_ms", s.gemm_ms}});
+    }
+    ranks.push_back(Json{{"rank", r.rank},
+                         {"world_size", r.world_size},
+                         {"file", r.file},
+                         {"steps", std::move(steps)}});
+  }
+  return Json{{"ranks", std::move(ranks)}}.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string summary_text(const TraceSummary& summary) {
+  std::ostringstream out;
+  char line[256];
+  for (const RankTrace& r : summary.ranks) {
+    const std::string who =
+        r.rank < 0 ? std::string("rank unknown")
+                   : "rank " + std::to_string(r.rank) + " of " + std::to_string(r.world_size);
+    out << who << " (" << r.file << "): " << r.steps.size()
+        << (r.steps.size() == 1 ? " step\n" : " steps\n");
+    std::snprintf(line, sizeof line, "  %10s %11s %8s %12s %10s %10s %10s\n", "step", "step_ms",
+                  "kernels", "gpu_busy_ms", "nccl_ms", "tbe_ms", "gemm_ms");
+    out << line;
+    for (const StepSummary& s : r.steps) {
+      std::snprintf(line, sizeof line, "  %10lld %11.3f %8lld %12.3f %10.3f %10.3f %10.3f\n",
+                    static_cast<long long>(s.step), s.step_ms, static_cast<long long>(s.kernels),
+                    s.gpu_busy_ms, s.nccl_ms, s.tbe_ms, s.gemm_ms);
+      out << line;
+    }
+  }
+  std::string text = out.str();
+  if (!text.empty()) text.pop_back();  // the caller ends the output's last line
+  return text;
+}
+
+}  // namespace shardlab::trace
