@@ -34,7 +34,7 @@ Result<CalibrationChoice> CalibrationChoice::load(const std::string& path,
 }
 
 std::string CalibrationChoice::note(const planner::Scenario& scenario) const {
-  if (profile_) return "; calibration " + profile_->name;
+  if (profile_) return "; calibration " + shown(profile_->name);
   if (torchrec_ && scenario.gpu) return "; TorchRec's constants";
   if (scenario.gpu && scenario.preset_calibration)
     return "; preset " + scenario.gpu->name + " default profile";
@@ -55,7 +55,7 @@ void CalibrationChoice::warn_uncalibrated(const planner::PlannerResult& result) 
   if (missing.empty()) return;
   std::string list;
   for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-  print_warning("calibration profile '" + profile_->name + "' has no bandwidth for " + list +
+  print_warning("calibration profile '" + shown(profile_->name) + "' has no bandwidth for " + list +
                 ", used by the plan: those shards keep TorchRec's figures (calibrate them, or "
                 "constrain the tables' "
                 "compute_kernels)");

@@ -51,7 +51,7 @@ void print_warning(const std::string& message) {
   std::cerr << "shardlab: warning: " << data::printable_lines(message) << '\n';
 }
 
-std::string shown(std::string_view text) { return data::printable(text); }
+std::string shown(std::string_view text) { return data::printable(text, kMaxShownBytes); }
 
 namespace {
 

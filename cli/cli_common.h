@@ -36,7 +36,10 @@ void print_error(const std::string& message);
 void print_warning(const std::string& message);
 
 // `text` (a name, a path) as it may be echoed in a message or a table:
-// control bytes and invalid UTF-8 escaped as \xNN (data/message_text.h).
+// control bytes and invalid UTF-8 escaped as \xNN (data/message_text.h), cut
+// to kMaxShownBytes with "..." (a name may be megabytes long; a path is at
+// most 4,096 bytes).
+inline constexpr std::size_t kMaxShownBytes = 4096;
 std::string shown(std::string_view text);
 
 // Writes `text` plus a newline to `path` (data/file_io.h: atomically over

@@ -178,7 +178,7 @@ void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
   std::cerr << fmt::format(
       "optimized {} ({} tables on {} ranks) in {:.1f} s: {}, stopped on {}; {} moves ({}/s), "
       "{} evaluations, objective {}, seed {}\n",
-      scenario.name, scenario.tables.size(), problem.world_size(), r.wall_seconds, r.method,
+      shown(scenario.name), scenario.tables.size(), problem.world_size(), r.wall_seconds, r.method,
       search::to_string(r.stop), search::count_text(static_cast<double>(r.moves)),
       search::count_text(rate), r.evaluations, args.objective, args.seed);
   if (r.stop == search::StopReason::kCancelled && r.moves == 0) {
@@ -242,6 +242,8 @@ int run_optimize(const OptimizeArgs& args) {
   }
   planner::PlannerResult start = torchrec;
   if (!args.from_plan.empty()) {
+    // The search keeps every rank within capacity, so it starts from a plan
+    // that fits: no --allow-over-capacity here.
     start = read_and_rate_plan(*scenario, args.from_plan, nullptr, calibration->get());
     if (!start.ok()) {
       const bool enumerated = start.search_space.has_value();

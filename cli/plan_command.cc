@@ -25,6 +25,7 @@ namespace {
 
 struct PlanArgs {
   std::string torchrec_version;  // --torchrec-version; empty: the scenario's
+  bool allow_over_capacity = false;
   std::string scenario;
   std::string output;                   // empty: see json_destination()
   std::string format = "shardlab";      // or "torchrec"
@@ -214,22 +215,6 @@ int run_plan(const PlanArgs& args) {
   return code;
 }
 
-// Warns about ranks whose shards exceed the storage left after reservation:
-// a plan made elsewhere may not fit this scenario's cluster.
-void warn_over_capacity(const planner::PlannerResult& r) {
-  if (!r.reserved.has_value() || !r.best.has_value() || !r.search_space.has_value()) return;
-  const std::vector<planner::Storage> used = planner::shard_storage_per_rank(
-      *r.search_space, *r.best, static_cast<int>(r.reserved->devices.size()));
-  for (size_t rank = 0; rank < used.size(); ++rank) {
-    const planner::Storage& cap = r.reserved->devices[rank];
-    if (!used[rank].fits_in(cap)) {
-      print_warning(fmt::format(
-          "rank {} needs hbm {} / ddr {} bytes but has hbm {} / ddr {} after reservation", rank,
-          used[rank].hbm, used[rank].ddr, cap.hbm, cap.ddr));
-    }
-  }
-}
-
 int run_from_plan(const PlanArgs& args) {
   int code = kExitOk;
   std::optional<Loaded> loaded = load(args, &code);
@@ -242,14 +227,13 @@ int run_from_plan(const PlanArgs& args) {
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
 
-  planner::PlannerResult rated =
-      read_and_rate_plan(*scenario, args.from_plan, model->get(), calibration->get());
+  planner::PlannerResult rated = read_and_rate_plan(*scenario, args.from_plan, model->get(),
+                                                    calibration->get(), args.allow_over_capacity);
   if (!rated.ok()) {
     // A plan file that does not fit is input, not a planning failure: no counters.
     const bool enumerated = rated.search_space.has_value();
     return report_failure(args, *scenario, enumerated ? nullptr : &rated, rated.failure());
   }
-  warn_over_capacity(rated);
   calibration->warn_uncalibrated(rated);
   const std::string rated_with = calibration->note(*scenario);
   std::string plan_json = data::plan_to_json(*scenario, rated, data::kCompactJson);
@@ -302,6 +286,7 @@ void add_plan_command(CLI::App& app, int* exit_code) {
          "Do not plan: read this plan file (either format) and re-rate it against SCENARIO "
          "(default: none)")
       ->type_name("FILE");
+  add_allow_over_capacity_flag(cmd, &args->allow_over_capacity);
   cmd->add_option(
          "--perf-model", args->perf_model,
          "How plans are rated: 'torchrec' (the slowest rank's summed estimates, as TorchRec) or "

@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "cli_common.h"
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/planner/placement_fit.h"
 #include "shardlab/sim/simulation_memory.h"
 #include "shardlab/sim/topology_graph.h"
 
@@ -11,7 +13,8 @@ namespace shardlab::cli {
 
 planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
                                           const std::string& path, planner::PerfModel* perf_model,
-                                          const planner::CostCalibration* calibration) {
+                                          const planner::CostCalibration* calibration,
+                                          bool allow_over_capacity) {
   std::vector<std::string> warnings;
   planner::PlannerResult result = planner::rate_placement(
       scenario,
@@ -20,7 +23,27 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
       },
       calibration, perf_model);
   for (const std::string& w : warnings) print_warning(w);
+  if (Status fits = planner::check_placement_fits(result); !fits.is_ok()) {
+    if (allow_over_capacity) {
+      print_warning(data::printable(path) + ": " + fits.message() +
+                    " (--allow-over-capacity: run all the same; its outputs say so)");
+    } else {
+      result.error = Status::invalid_argument(
+          data::printable(path) + ": " + fits.message() +
+          "; make the plan fit, or pass --allow-over-capacity (plan, simulate, replay) to run it "
+          "all the same");
+      result.best.reset();
+    }
+  }
   return result;
+}
+
+CLI::Option* add_allow_over_capacity_flag(CLI::App* cmd, bool* allow) {
+  return cmd->add_flag(
+      "--allow-over-capacity", *allow,
+      "Run a plan file whose shards do not fit a rank's HBM or DDR after the storage "
+      "reservation (refused by default, naming the ranks, bytes and tables); the outputs say "
+      "so");
 }
 
 Status check_fabric(const planner::Scenario& scenario) {

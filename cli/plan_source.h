@@ -3,6 +3,7 @@
 // and compare, so all three read and rate plans the same way.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 
 #include "shardlab/planner/planner.h"
@@ -21,10 +22,17 @@ namespace shardlab::cli {
 // go to stderr. The result has num_proposals = num_plans = 0. On failure `error` is set: the
 // enumeration's error (search_space then absent), or an invalid_scenario
 // naming the file when it does not fit the scenario.
+// A plan over the GPUs' capacity (planner::check_placement_fits) is refused
+// the same way, with no plan, unless `allow_over_capacity`: then it is
+// rated, and the verb warns on stderr (docs/outputs.md "Plans over capacity").
 planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
                                           const std::string& path,
                                           planner::PerfModel* perf_model = nullptr,
-                                          const planner::CostCalibration* calibration = nullptr);
+                                          const planner::CostCalibration* calibration = nullptr,
+                                          bool allow_over_capacity = false);
+
+// --allow-over-capacity, for the verbs that read a plan file.
+CLI::Option* add_allow_over_capacity_flag(CLI::App* cmd, bool* allow);
 
 // Refuses a topology.fabric that does not fit the topology, or simulations
 // that would not fit in memory, as simulate() would. Verbs that plan with the

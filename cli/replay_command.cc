@@ -37,6 +37,7 @@ constexpr int64_t kCpuDefaultMaxRows = 262144;
 
 struct ReplayArgs {
   std::string torchrec_version;  // --torchrec-version; empty: the scenario's
+  bool allow_over_capacity = false;
   std::string scenario;
   std::string plan;
   std::string backend = "cpu";
@@ -158,7 +159,8 @@ int run_replay(const ReplayArgs& args) {
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder) return fail(recorder.status());
   if (Status st = check_fabric(*scenario); !st.is_ok()) return fail(st);
-  const planner::PlannerResult planned = read_and_rate_plan(*scenario, args.plan);
+  const planner::PlannerResult planned =
+      read_and_rate_plan(*scenario, args.plan, nullptr, nullptr, args.allow_over_capacity);
   if (!planned.ok()) return fail(planned.failure());
 
   kernels::ReplayOptions options;
@@ -253,6 +255,7 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   add_scenario_argument(cmd, &args->scenario);
   cmd->add_option("plan", args->plan, "Plan file written by 'shardlab plan' (either --format)")
       ->required();
+  add_allow_over_capacity_flag(cmd, &args->allow_over_capacity);
   cmd->add_option("--backend", args->backend, "Replay backend: 'cpu' or 'cuda' (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->type_name("NAME");

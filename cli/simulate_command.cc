@@ -27,6 +27,7 @@ namespace {
 
 struct SimulateArgs {
   std::string torchrec_version;  // --torchrec-version; empty: the scenario's
+  bool allow_over_capacity = false;
   std::string scenario;
   std::string plan;    // empty: plan the scenario first
   std::string output;  // result JSON; empty: none
@@ -76,7 +77,7 @@ std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args,
   planner::PlannerResult result =
       args.plan.empty()
           ? planner::plan(scenario, planner::PlannerOptions{.calibration = calibration})
-          : read_and_rate_plan(scenario, args.plan, nullptr, calibration);
+          : read_and_rate_plan(scenario, args.plan, nullptr, calibration, args.allow_over_capacity);
   if (result.ok()) return result;
   // A plan file that does not fit is input, not a planning failure: no counters.
   const bool planner_failure = args.plan.empty() || !result.search_space.has_value();
@@ -301,6 +302,7 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
                   "of planning "
                   "(default: plan with the default planner)")
       ->type_name("FILE");
+  add_allow_over_capacity_flag(cmd, &args->allow_over_capacity);
   add_output_option(cmd, &args->output,
                     "the result JSON (docs/simulation.md \"Simulation result\")", "none");
   cmd->add_option("--trace", args->trace,

@@ -117,8 +117,8 @@ int run_sweep(const SweepArgs& args) {
                             : calibration->get()
                                 ? "calibrated communication"
                                 : "plain flows (no GPU preset: line rate, link latencies)";
-  std::cout << fmt::format("# {} on {} ranks of {}: {}\n", args.collective, ranks, scenario->name,
-                           layer);
+  std::cout << fmt::format("# {} on {} ranks of {}: {}\n", args.collective, ranks,
+                           shown(scenario->name), layer);
   // The algorithm column as wide as its longest name ("pairwise"), at least 6.
   size_t width = 6;
   for (const sim::SweepPoint& p : *points)

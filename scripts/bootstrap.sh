@@ -6,7 +6,7 @@
 # fast and works offline. Environment:
 #   SHARDLAB_SKIP_APT=1   never touch apt (dependencies are installed some other way)
 #
-# Usage, from anywhere: scripts/bootstrap.sh
+# Usage, from anywhere: scripts/bootstrap.sh [TARGET...]  (no target: build everything)
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -86,7 +86,15 @@ step "configuring (cmake --preset default)"
 cmake --preset default ||
   die "configure failed (if build/ was configured by another generator, remove build/ and re-run)"
 
-step "building (cmake --build --preset default)"
-cmake --build --preset default || die "build failed"
+# Targets given as arguments (e.g. `scripts/bootstrap.sh shardlab`) build only
+# what they need: the README's first run builds the CLI alone; no argument
+# builds everything (tests, benchmarks, the workbench).
+if (($# > 0)); then
+  step "building $* (cmake --build --preset default --target $*)"
+  cmake --build --preset default --target "$@" || die "build failed"
+else
+  step "building (cmake --build --preset default)"
+  cmake --build --preset default || die "build failed"
+fi
 
 step "done: binaries are under build/ (CLI: build/cli/shardlab)"

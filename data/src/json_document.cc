@@ -236,8 +236,7 @@ class BoundedTreeBuilder {
   bool open(json empty_container) {
     if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
       error_ = render_path(/*with_pending_value=*/true) + ": JSON nested deeper than " +
-               std::to_string(kMaxJsonDepth) +
-               " levels, expected a scenario (at most a few levels)";
+               std::to_string(kMaxJsonDepth) + " levels; ShardLab's documents need a few";
       return false;
     }
     // The container's schema: the parent's for this member or element.

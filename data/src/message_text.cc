@@ -125,6 +125,10 @@ std::string escaped(std::string_view text, bool keep_lines) {
 
 std::string printable(std::string_view text) { return escaped(text, /*keep_lines=*/false); }
 
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  return escaped(internal::truncate_utf8(text, max_bytes), /*keep_lines=*/false);
+}
+
 std::string printable_lines(std::string_view text) { return escaped(text, /*keep_lines=*/true); }
 
 std::size_t append_output_safe(std::string& out, std::string_view text, bool final) {

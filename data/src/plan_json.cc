@@ -11,6 +11,7 @@
 #include "message_text.h"
 #include "shardlab/data/file_io.h"
 #include "shardlab/data/scenario_writer.h"
+#include "shardlab/planner/placement_fit.h"
 
 namespace shardlab::data {
 namespace {
@@ -218,6 +219,9 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
   w.member("perf_rating_ms", result.perf_rating);
   w.member("num_proposals", result.num_proposals);
   w.member("num_plans", result.num_plans);
+  // A plan run with --allow-over-capacity says so (docs/outputs.md).
+  if (Status fits = planner::check_placement_fits(result); !fits.is_ok())
+    w.member("over_capacity", fits.message());
 
   std::vector<Storage> used(static_cast<size_t>(world_size > 0 ? world_size : 0));
   w.key("tables");

@@ -9,6 +9,7 @@
 #include "shardlab/data/run_records.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
+#include "shardlab/planner/placement_fit.h"
 #include "shardlab/search/report.h"
 
 namespace shardlab::gui {
@@ -369,6 +370,13 @@ Status Workbench::show_plan(
   outcome->replay = std::move(replay);
   outcome->result = planner::rate_placement(*scenario(), read, settings_.parameters());
   planner::PlannerResult& r = outcome->result;
+  // The rule of every front end: a plan over the GPUs' capacity is refused.
+  if (Status fits = planner::check_placement_fits(r); !fits.is_ok()) {
+    r.error = Status::invalid_argument(source_name + ": " + fits.message() +
+                                       "; make the plan fit (the command line's "
+                                       "--allow-over-capacity runs it all the same)");
+    r.best.reset();
+  }
   if (!r.ok()) {
     const Status failed = r.failure();
     emit errorOccurred(QString::fromStdString(failed.message()));

@@ -1,6 +1,9 @@
 #include "shardlab/planner/placement.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shardlab/planner/proposal_log.h"
 
@@ -53,16 +56,53 @@ Status check_plan_fits(const SearchSpace& space, const PartitionedPlan& plan,
           " shards on ranks [" + list + "] break the placement rules of its sharding type");
     }
   }
-  const std::vector<Storage> used = shard_storage_per_rank(space, plan, topology.world_size);
-  for (size_t r = 0; r < used.size() && r < capacity.size(); ++r) {
-    if (!used[r].fits_in(capacity[r])) {
-      return Status::invalid_argument(
-          "rank " + std::to_string(r) + " needs hbm " + std::to_string(used[r].hbm) + " / ddr " +
-          std::to_string(used[r].ddr) + " bytes but has hbm " + std::to_string(capacity[r].hbm) +
-          " / ddr " + std::to_string(capacity[r].ddr) + " after the storage reservation");
+  return check_storage_fits(space, plan, capacity);
+}
+
+Status check_storage_fits(const SearchSpace& space, const PartitionedPlan& plan,
+                          const std::vector<Storage>& capacity) {
+  const int world = static_cast<int>(capacity.size());
+  const std::vector<Storage> used = shard_storage_per_rank(space, plan, world);
+  constexpr int kNamedRanks = 3;
+  constexpr size_t kNamedTables = 2;
+  std::string text;
+  int over = 0;
+  for (int rank = 0; rank < world; ++rank) {
+    const Storage& need = used[static_cast<size_t>(rank)];
+    const Storage& cap = capacity[static_cast<size_t>(rank)];
+    if (need.fits_in(cap)) continue;
+    if (++over > kNamedRanks) continue;
+    // The rank's tables, largest share first.
+    std::vector<std::pair<int64_t, std::string>> tables;
+    for (size_t i = 0; i < plan.proposal.size(); ++i) {
+      const ShardingOption& opt = space.options[static_cast<size_t>(plan.proposal[i])];
+      int64_t bytes = 0;
+      for (int sh = 0; sh < opt.num_shards(); ++sh) {
+        if (plan.ranks[static_cast<size_t>(plan.first_shard[i] + sh)] != rank) continue;
+        const Storage& st = opt.shards[static_cast<size_t>(sh)].storage;
+        bytes += st.hbm + st.ddr;
+      }
+      if (bytes > 0) tables.emplace_back(bytes, opt.name);
     }
+    std::sort(tables.begin(), tables.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string names;
+    for (size_t t = 0; t < std::min(tables.size(), kNamedTables); ++t)
+      names += (t == 0 ? "" : ", ") + tables[t].second;
+    if (tables.size() > kNamedTables)
+      names += " and " + std::to_string(tables.size() - kNamedTables) + " more";
+    const bool hbm = need.hbm > cap.hbm;
+    text += std::string(text.empty() ? "" : "; ") + "rank " + std::to_string(rank) + " needs " +
+            std::to_string(hbm ? need.hbm : need.ddr) + " B of " + (hbm ? "HBM" : "DDR") +
+            " (tables " + names + ") but has " + std::to_string(hbm ? cap.hbm : cap.ddr) +
+            " B after the storage reservation";
   }
-  return Status::ok();
+  if (over == 0) return Status::ok();
+  if (over > kNamedRanks) {
+    const int more = over - kNamedRanks;
+    text += "; and " + std::to_string(more) + (more == 1 ? " more rank" : " more ranks");
+  }
+  return Status::invalid_argument("the plan does not fit this scenario's GPUs: " + text);
 }
 
 }  // namespace shardlab::planner

@@ -303,4 +303,31 @@ TEST_F(OutputsTest, NoControlCharacterReachesTheTerminalRaw) {
   EXPECT_EQ(j["tables"].begin().key(), evil);
 }
 
+// A name a megabyte long is echoed cut, in summaries and messages alike:
+// no line of the output holds more than a few kilobytes of it.
+TEST_F(OutputsTest, LongNamesAreEchoedCut) {
+  const std::string name(1 << 20, 'n');
+  const std::string scenario = write("long.json", R"({"name": ")" + name + R"(",
+    "topology": {"world_size": 2, "hbm_cap": "16 GiB"},
+    "tables": [{"name": "t0", "num_embeddings": 1000, "embedding_dim": 16,
+                "feature_names": ["f0"]}],
+    "planner": {"proposers": ["greedy"]}})");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"simulate", scenario, "--iterations", "2"},
+        std::vector<std::string>{"optimize", scenario, "--time-limit", "0", "--max-evaluations",
+                                 "1", "-o", path("o.json")},
+        std::vector<std::string>{"sweep", scenario, "--max-bytes", "1 KiB"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err.substr(0, 300);
+    for (const std::string* text : {&r.out, &r.err}) {
+      std::size_t longest = 0;
+      std::size_t start = 0;
+      for (std::size_t nl; (nl = text->find('\n', start)) != std::string::npos; start = nl + 1)
+        longest = std::max(longest, nl - start);
+      EXPECT_LT(longest, 8192u) << args[0];
+    }
+    EXPECT_NE((r.out + r.err).find(std::string(4000, 'n') + "..."), std::string::npos) << args[0];
+  }
+}
+
 }  // namespace

@@ -96,5 +96,49 @@ TEST_F(CliTest, PlanFileReadersWarnWhereTheFileDiffersFromTheScenario) {
   }
 }
 
+// One rule for every reader: a plan that does not fit the scenario's GPUs
+// (the same plan, re-read with a tenth of the HBM) is refused with exit 2,
+// naming the rank, the bytes and the tables, and nothing is written; with
+// --allow-over-capacity it runs, with a warning, and the plan JSON says so.
+TEST_F(CliTest, PlanFileReadersRefuseAPlanOverCapacity) {
+  const std::string big = write("big.json", kScenario);
+  std::string text = kScenario;
+  text.replace(text.find("16 GiB"), 6, "1200 KB");
+  const std::string small = write("small.json", text);
+  ASSERT_EQ(run({"plan", big, "-o", path("plan.json"), "-q", "--no-record"}).exit_code, 0);
+  auto all = readers(small, path("plan.json"));
+  all.push_back({"optimize", small, "--from-plan", path("plan.json"), "--time-limit", "0",
+                 "--max-evaluations", "1", "--no-record", "-q", "-o", path("opt.json")});
+  for (const auto& args : all) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("plan.json: the plan does not fit this scenario's GPUs: rank "),
+              std::string::npos)
+        << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(" B of HBM (tables t0"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("after the storage reservation"), std::string::npos) << r.err;
+    if (args[0] == "optimize") continue;  // its search needs a start that fits
+    EXPECT_NE(r.err.find("pass --allow-over-capacity"), std::string::npos) << r.err;
+
+    std::vector<std::string> allowed = args;
+    allowed.push_back("--allow-over-capacity");
+    r = run(allowed);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("warning: "), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("--allow-over-capacity: run all the same"), std::string::npos) << r.err;
+  }
+  const CliRun rated = run({"plan", small, "--from-plan", path("plan.json"), "--no-record", "-q",
+                            "--allow-over-capacity", "-o", path("rated.json")});
+  ASSERT_EQ(rated.exit_code, 0) << rated.err;
+  const Json j = Json::parse(read_file(path("rated.json")));
+  ASSERT_TRUE(j.contains("over_capacity")) << j.dump().substr(0, 300);
+  EXPECT_EQ(j["over_capacity"].get<std::string>().rfind("the plan does not fit", 0), 0u);
+  // The plan fits its own scenario: no such key.
+  const CliRun own = run(
+      {"plan", big, "--from-plan", path("plan.json"), "--no-record", "-q", "-o", path("own.json")});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_FALSE(Json::parse(read_file(path("own.json"))).contains("over_capacity"));
+}
+
 }  // namespace
 }  // namespace shardlab_cli_test

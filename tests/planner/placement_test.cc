@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "shardlab/planner/placement_fit.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
@@ -92,7 +93,31 @@ TEST(Placement, NamesTheTableOrTheRankThatBreaksAPlan) {
   rw.ranks = {0, 1, 2, 3};
   st = check_plan_fits(space, rw, r.topology, tiny);
   ASSERT_FALSE(st.is_ok());
-  EXPECT_NE(st.message().find("rank 1 needs hbm"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("the plan does not fit this scenario's GPUs: rank 1 needs "),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find(" B of HBM (tables t0) but has "), std::string::npos) << st.message();
+}
+
+// check_placement_fits: ok for the planner's own plan and for a result
+// without a plan; invalid_scenario, naming each rank over capacity with its
+// bytes and tables, once the capacity shrinks under the plan.
+TEST(Placement, APlannerResultFitsOrSaysWhichRanksDoNot) {
+  const Scenario s = scenario();
+  PlannerResult r = plan(s);
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  EXPECT_TRUE(check_placement_fits(r).is_ok());
+  PlannerResult none;
+  EXPECT_TRUE(check_placement_fits(none).is_ok());
+  for (Storage& d : r.reserved->devices) d.hbm = 1;
+  const Status st = check_placement_fits(r);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message().rfind("the plan does not fit this scenario's GPUs: rank ", 0), 0u)
+      << st.message();
+  EXPECT_NE(st.message().find("(tables t0) but has 1 B after the storage reservation"),
+            std::string::npos)
+      << st.message();
 }
 
 }  // namespace

@@ -213,7 +213,9 @@ TEST(Optimizer, RefusesAStartPlanThatDoesNotFit) {
   ASSERT_TRUE(tight.is_ok());
   Result<OptimizeResult> r = optimize(*tight, *objective, crowded, bounded(5));
   ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.status().message().find("start plan: rank"), std::string::npos)
+  EXPECT_NE(
+      r.status().message().find("start plan: the plan does not fit this scenario's GPUs: rank"),
+      std::string::npos)
       << r.status().message();
 }
 

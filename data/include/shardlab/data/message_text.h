@@ -16,6 +16,10 @@ namespace shardlab::data {
 // `\xNN`, byte by byte, so the result is valid UTF-8 on one line that shows
 // what it holds. Printable text comes back unchanged.
 std::string printable(std::string_view text);
+// As printable, cut to about `max_bytes` (on a character boundary) with
+// "..." when longer: for a value echoed in a message, which a user may have
+// made megabytes long.
+std::string printable(std::string_view text, std::size_t max_bytes);
 
 // As printable, but keeps line breaks ('\n') and tabs: for messages that are
 // several lines by design (an integrity report, TorchRec's hints).
