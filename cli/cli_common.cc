@@ -95,7 +95,9 @@ VerbFiles& VerbFiles::output(const std::string& path, std::string role) {
 }
 
 VerbFiles& VerbFiles::store(const StoreOptions& options) {
-  return input(RunRecorder::store_path(options).value_or(""), "the run store");
+  // Whether or not this run records: a store named by --db (or the default
+  // one) is never an output's to overwrite.
+  return input(resolve_db(options.db).path, "the run store");
 }
 
 bool VerbFiles::distinct() const {

@@ -55,7 +55,7 @@ class VerbFiles {
   // Adds a file; an empty path (an option not given) is skipped.
   VerbFiles& input(const std::string& path, std::string role);
   VerbFiles& output(const std::string& path, std::string role);
-  // The run store, an input of a verb that records (none with --no-record).
+  // The run store (--db, $SHARDLAB_DB or the default), recording or not.
   VerbFiles& store(const StoreOptions& options);
   // On a clash prints the error and returns false: the verb then exits with
   // kExitInvalid, having written nothing.

@@ -46,11 +46,6 @@ std::string scenario_text(const std::string& path) {
   return text.is_ok() ? std::move(text).value() : std::string();
 }
 
-std::optional<std::string> RunRecorder::store_path(const StoreOptions& options) {
-  if (recording_disabled(options)) return std::nullopt;
-  return resolve_db(options.db).path;
-}
-
 Result<RunRecorder> RunRecorder::start(const StoreOptions& options, bool quiet) {
   RunRecorder r;
   r.quiet_ = quiet;

@@ -62,10 +62,6 @@ std::string scenario_text(const std::string& path);
 // The store a recording verb writes its runs to, checked before the work.
 class RunRecorder {
  public:
-  // The store file a verb with `options` records into, or nullopt when it
-  // records nothing: an input of the verb, which no output may overwrite.
-  static std::optional<std::string> store_path(const StoreOptions& options);
-
   // Checks that the store can take a run, as the header comment says: an
   // existing file is opened now; a missing one is created only when a run is
   // recorded, so a verb that fails leaves no store behind. The error is

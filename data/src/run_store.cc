@@ -23,8 +23,10 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -291,6 +293,50 @@ Status judge(const std::string& path, const Probe& p, StoreAccess access) {
       path, app, p.user_version, p.schema_objects, kLeftAlone)));
 }
 
+// Tables and their columns, as a database holds them (sqlite_* left out).
+using Schema = std::map<std::string, std::set<std::string>>;
+
+Schema read_schema(SQLite::Database& db) {
+  Schema out;
+  SQLite::Statement tables(
+      db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  while (tables.executeStep()) out[tables.getColumn(0).getString()];
+  for (auto& [table, columns] : out) {
+    SQLite::Statement info(db, "SELECT name FROM pragma_table_info(?)");
+    info.bind(1, table);
+    while (info.executeStep()) columns.insert(info.getColumn(0).getString());
+  }
+  return out;
+}
+
+// This build's schema: the migrations applied to an empty database, once.
+const Schema& expected_schema() {
+  static const Schema schema = [] {
+    SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    for (const internal::Migration& m : internal::migrations()) db.exec(m.sql);
+    return read_schema(db);
+  }();
+  return schema;
+}
+
+// What a store at this build's version lacks of the schema: "no table X",
+// "table X has no column Y". Extra tables and columns are not problems.
+std::vector<std::string> schema_problems(SQLite::Database& db) {
+  const Schema have = read_schema(db);
+  std::vector<std::string> out;
+  for (const auto& [table, columns] : expected_schema()) {
+    const auto t = have.find(table);
+    if (t == have.end()) {
+      out.push_back("no table " + table);
+      continue;
+    }
+    for (const std::string& c : columns) {
+      if (!t->second.contains(c)) out.push_back("table " + table + " has no column " + c);
+    }
+  }
+  return out;
+}
+
 // A writer's refusal of a damaged store; `finding` is what SQLite said.
 Status damaged(const std::string& path, const std::string& finding) {
   return Status::corrupt(printable(fmt::format(
@@ -336,6 +382,20 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
       doing = "cannot read the run store";
       const Probe p = probe(reader->db);
       if (Status verdict = judge(path, p, access); !verdict.is_ok()) return verdict;
+      // A store of this version has all of this version's tables and columns:
+      // one that lost some is refused before anything is written to it.
+      if (p.application_id == kRunStoreApplicationId && p.user_version == kRunStoreSchemaVersion) {
+        const std::vector<std::string> missing =
+            retry_busy([&] { return schema_problems(reader->db); });
+        if (!missing.empty()) {
+          std::string list = missing.front();
+          if (missing.size() > 1) list += fmt::format(" and {} more", missing.size() - 1);
+          return Status::corrupt(printable(fmt::format(
+              "{}: the run store is damaged: its schema has {}; nothing is written to a damaged "
+              "store: copy the runs you need and start another store",
+              path, list)));
+        }
+      }
       if (access == StoreAccess::kRead) {
         if (p.user_version < kRunStoreSchemaVersion) {
           return Status::invalid_argument(
@@ -785,7 +845,7 @@ Result<std::vector<kernels::Measurement>> RunStore::measurements(
 Status RunStore::check_integrity() const {
   SQLite::Database& db = impl_->db;
   try {
-    std::vector<std::string> problems;
+    std::vector<std::string> problems = schema_problems(db);
     {
       SQLite::Statement st(db, "PRAGMA integrity_check(20)");
       while (st.executeStep()) {

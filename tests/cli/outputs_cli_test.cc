@@ -124,10 +124,9 @@ TEST_F(OutputsTest, AnOutputThatIsTheRunStoreIsRefused) {
   const CliRun fresh = run({"plan", scenario, "--db", path("new.db"), "-o", path("new.db")});
   EXPECT_EQ(fresh.exit_code, 2);
   EXPECT_FALSE(fs::exists(path("new.db")));
-  // Without recording, the store is no input of the verb.
-  EXPECT_EQ(run({"plan", scenario, "--db", path("n.db"), "--no-record", "-q", "-o", path("n.db")})
-                .exit_code,
-            0);
+  // Without recording too: a store the command names is never overwritten.
+  expect_refused(run({"plan", scenario, "--db", db, "--no-record", "-q", "-o", db}), db, store,
+                 "the run store");
 }
 
 TEST_F(OutputsTest, DevicesFifosAndDescriptorsAreWrittenThrough) {

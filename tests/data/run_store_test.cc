@@ -492,6 +492,37 @@ TEST(RunStoreFile, AnotherProgramsDatabaseIsLeftByteForByte) {
                                "(application_id 0x4d2");
 }
 
+// A store of this version that lost a table or a column, and a file with the
+// store's application_id and version but no tables at all: every access
+// refuses it (corrupt, naming what is missing) before writing anything.
+TEST(RunStoreFile, AStoreMissingPartOfItsSchemaIsRefusedUntouched) {
+  TempDir dir;
+  const std::string dropped = dir.file("dropped.db");
+  {
+    Result<RunStore> s = RunStore::open(dropped, StoreAccess::kCreate);
+    ASSERT_TRUE(s.is_ok()) << s.status().message();
+    ASSERT_TRUE(s->add_run(sample_run(RunKind::kPlan, 0)).is_ok());
+  }
+  {
+    SQLite::Database db(dropped, SQLite::OPEN_READWRITE);
+    db.exec("PRAGMA journal_mode = DELETE; DROP TABLE measurements");
+  }
+  expect_refused_unchanged(dropped, dropped +
+                                        ": the run store is damaged: its schema has no "
+                                        "table measurements");
+  for (const StoreAccess access : {StoreAccess::kRead, StoreAccess::kWrite}) {
+    EXPECT_EQ(RunStore::open(dropped, access).status().code(), StatusCode::kCorrupt);
+  }
+
+  const std::string bare = dir.file("bare.db");
+  {
+    SQLite::Database db(bare, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("PRAGMA application_id = " + std::to_string(0x53484C42) +
+            "; PRAGMA user_version = " + std::to_string(kRunStoreSchemaVersion));
+  }
+  expect_refused_unchanged(bare, bare + ": the run store is damaged: its schema has no table ");
+}
+
 TEST(RunStoreFile, FilesThatAreNotSqliteAreNeverReinitialised) {
   TempDir dir;
   for (const std::string& bytes :
