@@ -1,10 +1,12 @@
 #include "cli_common.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -153,6 +155,47 @@ class SafeOutput::Buffer : public std::streambuf {
   std::string pending_;
   std::string escaped_;
 };
+
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// Writes ShardLab's own terminal control sequence to stderr as it is.
+void raw_stderr(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(STDERR_FILENO, bytes.data(), bytes.size());
+    if (n <= 0) return;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+}  // namespace
+
+ProgressLine::ProgressLine(double quiet_for_s)
+    : tty_(isatty(STDERR_FILENO) == 1), quiet_for_s_(quiet_for_s), start_s_(now_s()) {}
+
+double ProgressLine::elapsed() const { return now_s() - start_s_; }
+
+void ProgressLine::show(const std::string& line) {
+  const double t = now_s();
+  if (t - start_s_ < quiet_for_s_ || t - last_shown_s_ < interval()) return;
+  last_shown_s_ = t;
+  if (tty_) {
+    // The carriage return and the erase-to-end-of-line are this line's own,
+    // written past the output filter (SafeOutput); the text goes through it.
+    std::cerr.flush();
+    raw_stderr("\r");
+    std::cerr << line << std::flush;
+    raw_stderr("\x1b[K");
+    open_line_ = true;
+  } else {
+    std::cerr << line << '\n';
+  }
+}
+
+void ProgressLine::finish() {
+  if (open_line_) std::cerr << '\n';
+  open_line_ = false;
+}
 
 SafeOutput::SafeOutput()
     : out_(std::make_unique<Buffer>(std::cout)), err_(std::make_unique<Buffer>(std::cerr)) {}

@@ -84,6 +84,31 @@ class SafeOutput {
   std::unique_ptr<Buffer> out_, err_;
 };
 
+// Progress of long work on stderr: one line rewritten in place on a terminal
+// (at most every interval()), a line every interval() otherwise; nothing
+// before `quiet_for_s` seconds have passed, so short runs print nothing.
+class ProgressLine {
+ public:
+  explicit ProgressLine(double quiet_for_s = 0.0);
+  ~ProgressLine() { finish(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  double interval() const { return tty_ ? 0.25 : 5.0; }
+  double elapsed() const;
+  // Shows `line` when the interval since the last line shown has passed.
+  void show(const std::string& line);
+  // Ends the line rewritten in place, if any.
+  void finish();
+
+ private:
+  bool tty_;
+  double quiet_for_s_;
+  double start_s_;
+  double last_shown_s_ = -1e300;
+  bool open_line_ = false;
+};
+
 // Flushes stdout and reports a failed write to it (a full disk, a closed
 // pipe): main() calls this last, so a verb whose output was lost never exits 0.
 // Returns `exit_code`, or kExitInvalid when it was 0 and stdout failed.

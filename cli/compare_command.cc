@@ -17,6 +17,7 @@
 #include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
+#include "shardlab/planner/progress_text.h"
 #include "shardlab/sim/compare.h"
 
 namespace shardlab::cli {
@@ -169,12 +170,22 @@ int run_compare(const CompareArgs& args) {
   sim::CompareOptions options{
       .sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
       .calibration = calibration->get()};
+  // Each row's start on a line; within a long row, its planner's progress.
+  ProgressLine within_row(2.0);
+  double row_started = 0.0;
   if (!args.quiet) {
     options.progress = [&](const sim::CompareProgress& p) {
-      // The row's start, not the planner's reports within it.
-      if (p.stage != sim::CompareProgress::Stage::kPlanning || p.planner.num_proposers != 0) return;
-      std::cerr << fmt::format("[{}/{}] {}\n", p.row + 1, p.rows,
-                               sim::label(grid[static_cast<size_t>(p.row)], *scenario));
+      if (p.stage != sim::CompareProgress::Stage::kPlanning) return;
+      if (p.planner.num_proposers == 0) {
+        within_row.finish();
+        row_started = within_row.elapsed();
+        std::cerr << fmt::format("[{}/{}] {}\n", p.row + 1, p.rows,
+                                 sim::label(grid[static_cast<size_t>(p.row)], *scenario));
+        return;
+      }
+      within_row.show(fmt::format(
+          "[{}/{}] {}", p.row + 1, p.rows,
+          planner::progress_text(p.planner, *scenario, within_row.elapsed() - row_started)));
     };
   }
   std::vector<data::NewRun> runs;
@@ -185,6 +196,7 @@ int run_compare(const CompareArgs& args) {
     };
   }
   const sim::Comparison comparison = sim::compare_configurations(*scenario, grid, options);
+  within_row.finish();
 
   // stdout may carry the JSON ("-o -"); the table then goes to stderr.
   std::ostream& table_out = args.output == "-" ? std::cerr : std::cout;

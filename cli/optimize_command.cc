@@ -92,34 +92,6 @@ int report_failure(const OptimizeArgs& args, const planner::Scenario& scenario,
   return exit_status(status);
 }
 
-// Progress on stderr: one line rewritten in place on a terminal, a line
-// every few seconds otherwise.
-class ProgressPrinter {
- public:
-  ProgressPrinter() : tty_(isatty(STDERR_FILENO) == 1) {}
-  double interval() const { return tty_ ? 0.25 : 5.0; }
-  void print(const search::Progress& p) {
-    // Not a terminal: a line per periodic report only (the search reports
-    // every interval(), and at every new best, which would flood a log).
-    if (p.improved && !tty_) return;
-    const std::string line = "optimize: " + search::progress_text(p);
-    if (tty_) {
-      std::cerr << '\r' << line << "\x1b[K" << std::flush;
-      open_line_ = true;
-    } else {
-      std::cerr << line << '\n';
-    }
-  }
-  void finish() {
-    if (open_line_) std::cerr << '\n';
-    open_line_ = false;
-  }
-
- private:
-  bool tty_;
-  bool open_line_ = false;
-};
-
 // A run of `kind` holding `result`'s plan, its estimates and `summary`.
 data::NewRun plan_run(data::RunKind kind, const OptimizeArgs& args,
                       const planner::Scenario& scenario, const planner::PlannerResult& result,
@@ -261,7 +233,7 @@ int run_optimize(const OptimizeArgs& args) {
     objective = std::move(made).value();
   }
 
-  ProgressPrinter printer;
+  ProgressLine printer;
   search::OptimizeOptions options;
   options.seed = args.seed;
   options.time_limit_s = args.time_limit;
@@ -269,7 +241,9 @@ int run_optimize(const OptimizeArgs& args) {
   options.cancel = &g_interrupted;
   options.progress_interval_s = printer.interval();
   if (!args.quiet)
-    options.on_progress = [&printer](const search::Progress& p) { printer.print(p); };
+    options.on_progress = [&printer](const search::Progress& p) {
+      printer.show("optimize: " + search::progress_text(p));
+    };
   Result<search::OptimizeResult> result =
       search::optimize(*problem, *objective, *start.best, options);
   printer.finish();

@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/planner/planner.h"
+#include "shardlab/planner/progress_text.h"
 #include "shardlab/planner/proposal_log.h"
 #include "shardlab/planner/stats.h"
 #include "shardlab/sim/simulated_perf_model.h"
@@ -124,6 +127,26 @@ Result<RunPerfModel> make_perf_model(const PlanArgs& args, const planner::Scenar
   return m;
 }
 
+// A perf model that calls `after` once each rating is done: the simulated
+// model's progress, one simulation at a time.
+class ReportingPerfModel final : public planner::PerfModel {
+ public:
+  ReportingPerfModel(planner::PerfModel& inner, std::function<void()> after)
+      : inner_(inner), after_(std::move(after)) {}
+  std::string_view name() const override { return inner_.name(); }
+  double rate(const planner::SearchSpace& space, const planner::PartitionedPlan& plan,
+              const planner::Topology& topology,
+              const std::vector<double>& device_perf_total) override {
+    const double r = inner_.rate(space, plan, topology, device_perf_total);
+    after_();
+    return r;
+  }
+
+ private:
+  planner::PerfModel& inner_;
+  std::function<void()> after_;
+};
+
 // "; 12 simulations" for the simulated perf model, else nothing.
 std::string simulations_note(const RunPerfModel& m) {
   if (!m.simulated) return std::string();
@@ -192,9 +215,25 @@ int run_plan(const PlanArgs& args) {
   Result<RunPerfModel> model = make_perf_model(args, *scenario);
   if (!model.is_ok()) return report_failure(args, *scenario, nullptr, model.status());
 
+  // Progress on stderr once planning has run for 2 s (docs/outputs.md).
+  ProgressLine progress(2.0);
+  planner::PlannerProgress last;
+  const auto report = [&] {
+    if (args.quiet) return;
+    const int simulations = model->simulated ? model->simulated->simulations() : -1;
+    progress.show("plan: " +
+                  planner::progress_text(last, *scenario, progress.elapsed(), simulations));
+  };
+  std::optional<ReportingPerfModel> reporting;
+  if (model->get() != nullptr) reporting.emplace(*model->get(), report);
   planner::PlannerResult result = planner::plan(
-      *scenario,
-      planner::PlannerOptions{.perf_model = model->get(), .calibration = calibration->get()});
+      *scenario, planner::PlannerOptions{.perf_model = reporting ? &*reporting : nullptr,
+                                         .calibration = calibration->get(),
+                                         .progress = [&](const planner::PlannerProgress& p) {
+                                           last = p;
+                                           report();
+                                         }});
+  progress.finish();
   const std::string rated_with = calibration->note(*scenario);
   if (!result.ok()) return report_failure(args, *scenario, &result, result.failure(), rated_with);
   calibration->warn_uncalibrated(result);
@@ -202,12 +241,12 @@ int run_plan(const PlanArgs& args) {
   code = report_success(args, *scenario, result, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
-        "planned {} tables on {} ranks as TorchRec {} in {:.1f} ms: rating {:.6g} ms "
+        "planned {} tables on {} ranks as TorchRec {} in {}: rating {:.6g} ms "
         "({} proposals, {} plans{}){}\n",
         scenario->tables.size(), result.topology.world_size,
-        planner::to_string(scenario->planner.torchrec_version), result.wall_seconds * 1e3,
-        result.perf_rating, result.num_proposals, result.num_plans,
-        simulations_note(*model) + rated_with, summary_target(args));
+        planner::to_string(scenario->planner.torchrec_version),
+        planner::duration_text(result.wall_seconds), result.perf_rating, result.num_proposals,
+        result.num_plans, simulations_note(*model) + rated_with, summary_target(args));
   }
   if (code == kExitOk) {
     code = record_plan(args, *scenario, result, *model, loaded->recorder, std::move(plan_json));
@@ -240,10 +279,11 @@ int run_from_plan(const PlanArgs& args) {
   code = report_success(args, *scenario, rated, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
-        "rated {} ({} tables on {} ranks) as TorchRec {} in {:.1f} ms: rating {:.6g} ms{}{}\n",
+        "rated {} ({} tables on {} ranks) as TorchRec {} in {}: rating {:.6g} ms{}{}\n",
         shown(args.from_plan), scenario->tables.size(), rated.topology.world_size,
-        planner::to_string(scenario->planner.torchrec_version), rated.wall_seconds * 1e3,
-        rated.perf_rating, simulations_note(*model) + rated_with, summary_target(args));
+        planner::to_string(scenario->planner.torchrec_version),
+        planner::duration_text(rated.wall_seconds), rated.perf_rating,
+        simulations_note(*model) + rated_with, summary_target(args));
   }
   if (code == kExitOk) {
     code = record_plan(args, *scenario, rated, *model, loaded->recorder, std::move(plan_json));
