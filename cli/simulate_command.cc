@@ -21,6 +21,7 @@
 #include "shardlab/data/sim_json.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/sim/simulation.h"
+#include "shardlab/trace/against.h"
 
 namespace shardlab::cli {
 namespace {
@@ -29,9 +30,10 @@ struct SimulateArgs {
   std::string torchrec_version;  // --torchrec-version; empty: the scenario's
   bool allow_over_capacity = false;
   std::string scenario;
-  std::string plan;    // empty: plan the scenario first
-  std::string output;  // result JSON; empty: none
-  std::string trace;   // Chrome trace; empty: none
+  std::string plan;                  // empty: plan the scenario first
+  std::string output;                // result JSON; empty: none
+  std::string trace;                 // Chrome trace; empty: none
+  std::vector<std::string> against;  // profiler traces to compare with (docs/traces.md)
   int iterations = sim::SimOptions{}.iterations;
   bool no_overlap = false;
   bool no_contention = false;
@@ -225,15 +227,15 @@ int record_simulation(const SimulateArgs& args, const planner::Scenario& scenari
 }
 
 int run_simulate(const SimulateArgs& args) {
-  const bool distinct = VerbFiles()
-                            .input(args.scenario, "the scenario")
-                            .input(args.plan, "the plan file")
-                            .input(args.calibration, "the calibration profile")
-                            .store(args.store)
-                            .output(args.output, "the result output")
-                            .output(args.trace, "the trace output")
-                            .distinct();
-  if (!distinct) return kExitInvalid;
+  VerbFiles files;
+  files.input(args.scenario, "the scenario")
+      .input(args.plan, "the plan file")
+      .input(args.calibration, "the calibration profile")
+      .store(args.store)
+      .output(args.output, "the result output")
+      .output(args.trace, "the trace output");
+  for (const std::string& t : args.against) files.input(t, "a trace of --against");
+  if (!files.distinct()) return kExitInvalid;
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
@@ -247,6 +249,14 @@ int run_simulate(const SimulateArgs& args) {
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok())
     return report_failure(args, scenario->name, nullptr, calibration.status());
+
+  // The traces are read before the work: a bad one is refused at once.
+  std::optional<trace::TraceSummary> measured;
+  if (!args.against.empty()) {
+    Result<trace::TraceSummary> read = trace::summarize_traces(args.against);
+    if (!read.is_ok()) return report_failure(args, scenario->name, nullptr, read.status());
+    measured = std::move(read).value();
+  }
 
   std::optional<planner::PlannerResult> planned =
       obtain_plan(args, *scenario, calibration->get(), &code);
@@ -277,6 +287,13 @@ int run_simulate(const SimulateArgs& args) {
     const bool stdout_taken = args.output == "-" || args.trace == "-";
     print_summary(stdout_taken ? std::cerr : std::cout, args, *scenario, *planned, *simulated);
   }
+  if (measured) {
+    Result<std::vector<trace::Against>> against =
+        trace::compare_with_simulation(*measured, *simulated);
+    if (!against.is_ok()) return report_failure(args, scenario->name, nullptr, against.status());
+    const bool stdout_taken = args.output == "-" || args.trace == "-";
+    (stdout_taken ? std::cerr : std::cout) << trace::against_text(*against) << '\n';
+  }
   return record_simulation(args, *scenario, *planned, *simulated, *recorder);
 }
 
@@ -305,6 +322,12 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   add_allow_over_capacity_flag(cmd, &args->allow_over_capacity);
   add_output_option(cmd, &args->output,
                     "the result JSON (docs/simulation.md \"Simulation result\")", "none");
+  cmd->add_option("--against", args->against,
+                  "Profiler traces of the same job on real GPUs (files or folders, as 'shardlab "
+                  "trace summarize' reads them): print each traced rank's measured step, GPU-busy "
+                  "time and GPU time by phase (medians over its steps) beside the simulated ones "
+                  "(docs/traces.md)")
+      ->type_name("PATH");
   cmd->add_option("--trace", args->trace,
                   "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to "
                   "FILE, as -o writes its file (default: none)")

@@ -60,7 +60,7 @@ void add_trace_command(CLI::App& app, int* exit_code) {
   sum->add_option("PATH", args->paths,
                   "Trace files, or folders whose *.json and *.json.gz files are read")
       ->required()
-      ->type_name("PATH...");
+      ->type_name("PATH");
   sum->add_option("--format", args->format, "'text' or 'json' (default: text)")
       ->check(CLI::IsMember({"text", "json"}))
       ->type_name("FORMAT");

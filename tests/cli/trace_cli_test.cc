@@ -56,4 +56,28 @@ TEST_F(CliTest, TraceSummarizeErrors) {
   EXPECT_NE(r.out.find("Example:"), std::string::npos) << r.out;
 }
 
+// simulate --against puts a trace beside the simulation; a rank the
+// simulation does not have, or a trace that cannot be read, is refused with
+// exit 2 before anything is simulated.
+TEST_F(CliTest, SimulateAgainstATrace) {
+  const std::string scenario = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+  std::string one = kTrace;
+  one.replace(one.find("\"rank\": 3"), 9, "\"rank\": 1");
+  const std::string file = write("rank-1.json", one);
+  CliRun r = run({"simulate", scenario, "--against", file, "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("against " + file + ": rank 1, medians of 1 step"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  step                      2.000 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  gpu_busy                  0.500 "), std::string::npos) << r.out;
+
+  r = run({"simulate", scenario, "--against", write("rank-3.json", kTrace), "--no-record"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("trace rank 3 ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("): the simulation has 2 ranks"), std::string::npos) << r.err;
+  r = run({"simulate", scenario, "--against", path("missing.json"), "--no-record"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.json: cannot read"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -11,7 +11,8 @@ TEST(ProgressText, NamesTheProposerAndCountsWithGroupedDigits) {
   s.planner.proposers = {ProposerSpec{.kind = ProposerKind::kUniform},
                          ProposerSpec{.kind = ProposerKind::kGreedy}};
   const PlannerProgress p{.proposer = 1, .num_proposers = 2, .proposals = 1234567, .plans = 812};
-  EXPECT_EQ(progress_text(p, s, 6.25), "proposer 2/2 (greedy): 1,234,567 proposals, 812 plans, 6.2 s");
+  EXPECT_EQ(progress_text(p, s, 6.25),
+            "proposer 2/2 (greedy): 1,234,567 proposals, 812 plans, 6.2 s");
   EXPECT_EQ(progress_text(p, s, 0.04, 1000),
             "proposer 2/2 (greedy): 1,234,567 proposals, 812 plans, 0.0 s; 1,000 simulations");
   // A proposer index the scenario does not have is shown without a name.

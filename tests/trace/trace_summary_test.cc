@@ -119,6 +119,39 @@ TEST_F(TraceTest, HandComputedTwoSteps) {
   }
 }
 
+// Phases (docs/traces.md "Phases"): step 7's NCCL kernel is launched in the
+// forward (output_dist, 0.3 ms), its GEMM in the backward (dense_bwd,
+// 0.3 ms); step 8's two events in sparse_data_dist (input_dist, 0.4 ms, even
+// though one is an embedding kernel); a kernel launched outside every stage
+// is "other".
+TEST_F(TraceTest, PhasesFollowTheStageAnnotations) {
+  std::string text = kTwoSteps;
+  const std::string events = R"("traceEvents": [)";
+  text.insert(text.find(events) + events.size(), R"(
+    {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 1050, "dur": 500},
+    {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 1800, "dur": 150},
+    {"ph": "X", "cat": "cpu_op", "name": "## sparse_data_dist ##", "ts": 2050, "dur": 100},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2500, "dur": 5,
+     "args": {"correlation": 5}},
+    {"ph": "X", "cat": "kernel", "name": "elementwise", "ts": 2600, "dur": 50,
+     "args": {"correlation": 5}},)");
+  Result<RankTrace> r = summarize_trace_file(write("phases.json", text));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->steps.size(), 2u);
+  const auto ms = [&](int step, sim::Phase p) {
+    return r->steps[static_cast<size_t>(step)].phase_ms[static_cast<size_t>(p)];
+  };
+  EXPECT_DOUBLE_EQ(ms(0, sim::Phase::kOutputDist), 0.3);
+  EXPECT_DOUBLE_EQ(ms(0, sim::Phase::kDenseBwd), 0.3);
+  EXPECT_DOUBLE_EQ(r->steps[0].other_ms, 0.0);
+  EXPECT_DOUBLE_EQ(ms(1, sim::Phase::kInputDist), 0.4);
+  EXPECT_DOUBLE_EQ(ms(1, sim::Phase::kFwdCompute), 0.0);
+  EXPECT_DOUBLE_EQ(r->steps[1].other_ms, 0.05);
+  const Json j = Json::parse(summary_to_json(TraceSummary{.ranks = {*r}}));
+  EXPECT_DOUBLE_EQ(j["ranks"][0]["steps"][1]["phases_ms"]["input_dist"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(j["ranks"][0]["steps"][1]["phases_ms"]["other"].get<double>(), 0.05);
+}
+
 TEST_F(TraceTest, JsonHasTheDocumentedFields) {
   Result<TraceSummary> s = summarize_traces({write("r1.json", kTwoSteps)});
   ASSERT_TRUE(s.is_ok()) << s.status().message();
@@ -206,7 +239,7 @@ std::string gunzip(const fs::path& p) {
 }
 
 struct Expected {
-  double step_ms = 0, busy_ms = 0, nccl = 0, tbe = 0, gemm = 0;
+  double step_ms = 0, busy_ms = 0, nccl = 0, tbe = 0, gemm = 0, gpu_ms = 0;
   int64_t kernels = 0;
 };
 
@@ -244,6 +277,7 @@ std::map<int64_t, Expected> read_independently(const Json& doc) {
       const double ts = e["ts"].get<double>();
       const double dur = e["dur"].get<double>();
       intervals[n].emplace_back(ts, ts + dur);
+      out[n].gpu_ms += dur / 1000.0;
       if (cat != "kernel") break;
       Expected& x = out[n];
       ++x.kernels;
@@ -302,6 +336,10 @@ TEST(RealTraces, EveryFieldMatchesAnIndependentReading) {
         expect_close(s.nccl_ms, w.nccl, at + " nccl_ms");
         expect_close(s.tbe_ms, w.tbe, at + " tbe_ms");
         expect_close(s.gemm_ms, w.gemm, at + " gemm_ms");
+        // The phases split the step's GPU time: they add up to all of it.
+        double phases = s.other_ms;
+        for (double p : s.phase_ms) phases += p;
+        expect_close(phases, w.gpu_ms, at + " phases");
       }
     }
   }

@@ -171,6 +171,11 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       if (digits) out_.steps.push_back({.step = n, .ts_us = ts_, .dur_us = dur_});
       return;
     }
+    if (cat_ == "user_annotation" || cat_ == "cpu_op") {
+      if (const int stage = stage_of(name_); stage >= 0)
+        out_.stages[stage].push_back({.ts_us = ts_, .end_us = ts_ + dur_});
+      return;
+    }
     if (!has_correlation_) return;
     // Kineto's categories, and the capitalised ones of its first releases.
     if (cat_ == "cuda_runtime" || cat_ == "cuda_driver" || cat_ == "Runtime") {
@@ -207,6 +212,19 @@ uint8_t kernel_families(const std::string& name) {
   if (has("split_embedding") || has("embedding_codegen") || has("batched_embedding")) f |= kTbe;
   if (has("gemm") || has("xmma") || has("cutlass")) f |= kGemm;
   return f;
+}
+
+int stage_of(const std::string& name) {
+  const auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  if (name == "nccl:all_reduce") return static_cast<int>(Stage::kAllReduce);
+  if (has("sparse_data_dist") || starts_with(name, "## all2all_data") || has("KJTAllToAll") ||
+      has("input_dist"))
+    return static_cast<int>(Stage::kInputDist);
+  if (starts_with(name, "## optimizer") || starts_with(name, "Optimizer.step"))
+    return static_cast<int>(Stage::kOptimizer);
+  if (starts_with(name, "## backward")) return static_cast<int>(Stage::kBackward);
+  if (starts_with(name, "## forward")) return static_cast<int>(Stage::kForward);
+  return -1;
 }
 
 Result<RawTrace> read_trace_events(const std::string& path) {

@@ -37,6 +37,16 @@ struct GpuEvent {
   uint8_t families = 0;  // KernelFamily bits
 };
 
+// The CPU-side annotations that place a launch in a stage of the step
+// (docs/traces.md "Phases"), by what their names say.
+enum class Stage : uint8_t { kInputDist, kForward, kBackward, kOptimizer, kAllReduce };
+inline constexpr int kNumStages = 5;
+
+struct StageMark {
+  double ts_us = 0.0;
+  double end_us = 0.0;
+};
+
 struct RawTrace {
   int rank = -1;
   int world_size = -1;
@@ -44,7 +54,12 @@ struct RawTrace {
   std::vector<StepMark> steps;
   std::vector<Launch> launches;
   std::vector<GpuEvent> gpu;
+  std::vector<StageMark> stages[kNumStages];  // by Stage
 };
+
+// The stage an annotation named `name` (category user_annotation or cpu_op)
+// marks, or -1.
+int stage_of(const std::string& name);
 
 // The families of a kernel named `name`.
 uint8_t kernel_families(const std::string& name);

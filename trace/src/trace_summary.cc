@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <utility>
 
+#include "intervals.h"
 #include "trace_events.h"
 
 namespace shardlab::trace {
@@ -18,28 +21,45 @@ using detail::RawTrace;
 
 constexpr double kUsPerMs = 1000.0;
 
-// The length of the union of [start, end) intervals, in their unit.
-double union_length(std::vector<std::pair<double, double>>& intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  double total = 0.0;
-  double start = 0.0;
-  double end = 0.0;
-  bool open = false;
-  for (const auto& [s, e] : intervals) {
-    if (open && s <= end) {
-      end = std::max(end, e);
-      continue;
-    }
-    if (open) total += end - start;
-    start = s;
-    end = e;
-    open = true;
+// Whether an annotation of `marks` (sorted by start) covers time `t`: the
+// latest one to start at or before `t` ends after it.
+bool within(const std::vector<detail::StageMark>& marks, double t) {
+  const auto after =
+      std::upper_bound(marks.begin(), marks.end(), t,
+                       [](double x, const detail::StageMark& m) { return x < m.ts_us; });
+  return after != marks.begin() && t < std::prev(after)->end_us;
+}
+
+// The phase of a GPU event launched at `t` (docs/traces.md "Phases"), or
+// nullopt for "other".
+std::optional<sim::Phase> phase_of(const RawTrace& raw, const GpuEvent& g, double t) {
+  using detail::Stage;
+  const auto in = [&](Stage s) { return within(raw.stages[static_cast<int>(s)], t); };
+  const bool nccl = (g.families & detail::kNccl) != 0;
+  const bool tbe = (g.families & detail::kTbe) != 0;
+  if (in(Stage::kInputDist)) return sim::Phase::kInputDist;
+  if (in(Stage::kOptimizer)) {
+    return nccl  ? sim::Phase::kDpAllreduce
+           : tbe ? sim::Phase::kBwdCompute
+                 : sim::Phase::kDenseOptimizer;
   }
-  if (open) total += end - start;
-  return total;
+  if (in(Stage::kBackward)) {
+    if (nccl) return in(Stage::kAllReduce) ? sim::Phase::kDdpAllreduce : sim::Phase::kBwdOutputDist;
+    return tbe ? sim::Phase::kBwdCompute : sim::Phase::kDenseBwd;
+  }
+  if (in(Stage::kForward)) {
+    return nccl ? sim::Phase::kOutputDist : tbe ? sim::Phase::kFwdCompute : sim::Phase::kDenseFwd;
+  }
+  if (nccl && in(Stage::kAllReduce)) return sim::Phase::kDdpAllreduce;
+  return std::nullopt;
 }
 
 std::vector<StepSummary> summarize_steps(RawTrace& raw) {
+  for (auto& marks : raw.stages) {
+    std::sort(
+        marks.begin(), marks.end(),
+        [](const detail::StageMark& a, const detail::StageMark& b) { return a.ts_us < b.ts_us; });
+  }
   // One mark per step number (a step annotated twice counts once: the first).
   std::vector<detail::StepMark> marks;
   std::sort(raw.steps.begin(), raw.steps.end(),
@@ -77,6 +97,11 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
     StepSummary& s = steps[i];
     ++s.gpu_events;
     busy[i].emplace_back(g.ts_us, g.ts_us + g.dur_us);
+    if (const std::optional<sim::Phase> phase = phase_of(raw, g, launch->ts_us)) {
+      s.phase_ms[static_cast<size_t>(*phase)] += g.dur_us / kUsPerMs;
+    } else {
+      s.other_ms += g.dur_us / kUsPerMs;
+    }
     if (g.kind != detail::GpuKind::kKernel) continue;
     ++s.kernels;
     const double ms = g.dur_us / kUsPerMs;
@@ -85,7 +110,7 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
     if (g.families & detail::kGemm) s.gemm_ms += ms;
   }
   for (std::size_t i = 0; i < steps.size(); ++i)
-    steps[i].gpu_busy_ms = union_length(busy[i]) / kUsPerMs;
+    steps[i].gpu_busy_ms = detail::union_length(std::move(busy[i])) / kUsPerMs;
   std::sort(steps.begin(), steps.end(),
             [](const StepSummary& a, const StepSummary& b) { return a.step < b.step; });
   return steps;
@@ -159,6 +184,25 @@ Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths) {
   return out;
 }
 
+namespace {
+
+// The phases the rules can name, in simulation order, then "other".
+constexpr sim::Phase kTracePhases[] = {sim::Phase::kInputDist,   sim::Phase::kFwdCompute,
+                                       sim::Phase::kOutputDist,  sim::Phase::kDenseFwd,
+                                       sim::Phase::kDenseBwd,    sim::Phase::kBwdOutputDist,
+                                       sim::Phase::kBwdCompute,  sim::Phase::kDdpAllreduce,
+                                       sim::Phase::kDpAllreduce, sim::Phase::kDenseOptimizer};
+
+nlohmann::ordered_json phases_json(const StepSummary& s) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (sim::Phase p : kTracePhases)
+    out[std::string(sim::to_string(p))] = s.phase_ms[static_cast<size_t>(p)];
+  out["other"] = s.other_ms;
+  return out;
+}
+
+}  // namespace
+
 std::string summary_to_json(const TraceSummary& summary, int indent) {
   using Json = nlohmann::ordered_json;
   Json ranks = Json::array();
@@ -173,7 +217,8 @@ std::string summary_to_json(const TraceSummary& summary, int indent) {
                            {"gpu_busy_ms", s.gpu_busy_ms},
                            {"nccl_ms", s.nccl_ms},
                            {"tbe_ms", s.tbe_ms},
-                           {"gemm_ms", s.gemm_ms}});
+                           {"gemm_ms", s.gemm_ms},
+                           {"phases_ms", phases_json(s)}});
     }
     ranks.push_back(Json{{"rank", r.rank},
                          {"world_size", r.world_size},
@@ -199,6 +244,19 @@ std::string summary_text(const TraceSummary& summary) {
       std::snprintf(line, sizeof line, "  %10lld %11.3f %8lld %12.3f %10.3f %10.3f %10.3f\n",
                     static_cast<long long>(s.step), s.step_ms, static_cast<long long>(s.kernels),
                     s.gpu_busy_ms, s.nccl_ms, s.tbe_ms, s.gemm_ms);
+      out << line;
+    }
+    out << "  GPU ms by phase:\n";
+    for (const StepSummary& s : r.steps) {
+      out << "  " << std::string(10 - std::min<size_t>(10, std::to_string(s.step).size()), ' ')
+          << s.step;
+      for (sim::Phase p : kTracePhases) {
+        const double ms = s.phase_ms[static_cast<size_t>(p)];
+        if (ms <= 0.0) continue;
+        std::snprintf(line, sizeof line, " %s %.3f", std::string(sim::to_string(p)).c_str(), ms);
+        out << line;
+      }
+      std::snprintf(line, sizeof line, " other %.3f\n", s.other_ms);
       out << line;
     }
   }

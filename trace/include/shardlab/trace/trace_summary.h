@@ -16,11 +16,13 @@
 // Thread safety: the functions share no state; call them from any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "shardlab/planner/status.h"
+#include "shardlab/sim/simulation.h"
 
 namespace shardlab::trace {
 
@@ -37,6 +39,11 @@ struct StepSummary {
   double nccl_ms = 0.0;
   double tbe_ms = 0.0;
   double gemm_ms = 0.0;
+  // The step's GPU time by ShardLab phase (docs/traces.md "Phases"): summed
+  // durations of its GPU events that the rules place in each (phases the
+  // rules never name stay 0), and of those they place nowhere.
+  std::array<double, sim::kNumPhases> phase_ms{};
+  double other_ms = 0.0;
 };
 
 struct RankTrace {

@@ -1,0 +1,49 @@
+// A trace against a simulation of the same job (docs/traces.md "Against a
+// simulation"): per rank, the measured step, GPU-busy time and GPU time by
+// phase (medians over the trace's steps) beside the simulated ones (the last
+// simulated iteration of the same rank), with the error. Computed once here
+// for every front end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shardlab/planner/status.h"
+#include "shardlab/sim/simulation.h"
+#include "shardlab/trace/trace_summary.h"
+
+namespace shardlab::trace {
+
+struct AgainstRow {
+  std::string what;  // "step", "gpu_busy", or a phase name ("input_dist", ...)
+  double measured_ms = 0.0;
+  double simulated_ms = 0.0;
+  bool simulated_known = true;  // false for "other": time no rule places, unsimulated
+  // (simulated - measured) / measured; 0 when nothing was measured or
+  // nothing is simulated to compare.
+  double error() const {
+    return measured_ms > 0.0 && simulated_known ? (simulated_ms - measured_ms) / measured_ms : 0.0;
+  }
+};
+
+struct Against {
+  int rank = 0;                  // the trace's rank (0 when the file names none)
+  std::string file;              // the trace file
+  int steps = 0;                 // steps the medians are over
+  std::vector<AgainstRow> rows;  // step, gpu_busy, then each phase either side has
+};
+
+// One Against per rank of `measured` (files in their order). Simulated: the
+// last iteration of the same rank of `simulated`, whose phases must have been
+// recorded: a step is its iteration time, GPU-busy the union of its compute
+// and comm phases' intervals, a phase the summed length of its records on
+// those streams. Errors (invalid_scenario): a trace rank the simulation does
+// not have ("trace rank 9 (file): the simulation has 8 ranks"); a
+// simulation without recorded phases.
+Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measured,
+                                                     const sim::SimResult& simulated);
+
+// The rows as a table for people, one block per rank.
+std::string against_text(const std::vector<Against>& all);
+
+}  // namespace shardlab::trace
