@@ -174,6 +174,29 @@ TEST_F(OptimizeCliTest, CtrlCWhileStartingWritesTheStartPlan) {
   expect_no_temp_files();
 }
 
+// --time-limit bounds the whole run: a limit that runs out while TorchRec's
+// start plan is still being made (1,000 tables on 128 ranks take far more
+// than a millisecond to plan) ends the run with exit 2, saying so, and
+// writes nothing.
+TEST_F(OptimizeCliTest, TheTimeLimitBoundsTheStartPlanToo) {
+  std::string text = R"({"name": "limit", "topology": {"world_size": 128, "local_world_size": 8,
+                          "hbm_cap": "80 GiB"}, "tables": [)";
+  for (int t = 0; t < 1000; ++t) {
+    text += (t == 0 ? "" : ",") + std::string(R"({"name": "t)") + std::to_string(t) +
+            R"(", "num_embeddings": )" + std::to_string(1000 + 7919 * (t % 397)) +
+            R"(, "embedding_dim": 64, "feature_names": ["f)" + std::to_string(t) + R"("]})";
+  }
+  const std::string scenario = write("big.json", text + "]}");
+  const CliRun r =
+      run({"optimize", scenario, "--time-limit", "0.001", "--no-record", "-o", path("plan.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--time-limit 0.001 s ran out while TorchRec's planner was making the "
+                       "start plan"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("raise --time-limit, or 0 for no limit"), std::string::npos) << r.err;
+}
+
 TEST_F(OptimizeCliTest, HelpTeaches) {
   const CliRun r = run({"optimize", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
