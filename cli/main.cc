@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli_common.h"
@@ -106,6 +107,55 @@ std::string unknown_verb(const CLI::App& app, int argc, char** argv) {
   return fmt::format("no verb given; the verbs{} are: {}", of, verb_list(*level));
 }
 
+// Levenshtein distance, for suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// For each "--word" of the command line that the verb parsed does not know:
+// "unknown option --iteration: did you mean --iterations?" when one of its
+// options is within two edits (or starts with it), one line each.
+std::string did_you_mean(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* verb = &app;
+  for (auto subs = verb->get_subcommands(); !subs.empty(); subs = verb->get_subcommands())
+    verb = subs.front();
+  std::vector<std::string> known;
+  for (const CLI::App* a = verb; a != nullptr; a = a->get_parent()) {
+    for (const CLI::Option* o : a->get_options()) {
+      for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
+    }
+  }
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.rfind("--", 0) != 0 || word.size() < 3) continue;
+    word = word.substr(0, word.find('='));
+    if (std::find(known.begin(), known.end(), word) != known.end()) continue;
+    std::string best;
+    std::size_t best_distance = 3;
+    for (const std::string& k : known) {
+      const std::size_t d = k.rfind(word, 0) == 0 ? 1 : edit_distance(word, k);
+      if (d < best_distance) {
+        best_distance = d;
+        best = k;
+      }
+    }
+    if (!best.empty()) out += "unknown option " + word + ": did you mean " + best + "?\n";
+  }
+  return out;
+}
+
 int run(int argc, char** argv) {
   using namespace shardlab::cli;
   CLI::App app{
@@ -116,9 +166,9 @@ int run(int argc, char** argv) {
       "a discrete-event simulation of training iterations shows how a plan runs on the cluster's "
       "links.",
       "shardlab"};
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "shardlab: error: " + std::string(e.what()) +
-           "\nRun with --help for more information.\n";
+  app.failure_message([&app, argc, argv](const CLI::App*, const CLI::Error& e) {
+    return "shardlab: error: " + std::string(e.what()) + "\n" + did_you_mean(app, argc, argv) +
+           "Run with --help for more information.\n";
   });
   app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", "shardlab " SHARDLAB_VERSION);

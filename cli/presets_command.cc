@@ -15,8 +15,9 @@ namespace shardlab::cli {
 namespace {
 
 struct PresetsArgs {
-  std::string show;  // a preset name: its values and sources
-  bool json = false;
+  std::string show;   // a preset name: its values and sources
+  bool json = false;  // --json, the old spelling of --format json
+  std::string format = "text";
   bool profile = false;
 };
 
@@ -94,7 +95,7 @@ int run_presets(const PresetsArgs& args) {
               << "\n";
     return kExitOk;
   }
-  if (args.json) {
+  if (args.json || args.format == "json") {
     std::cout << data::presets_to_json(*catalog, preset) << "\n";
     return kExitOk;
   }
@@ -118,11 +119,18 @@ void add_presets_command(CLI::App& app, int* exit_code) {
                          "the NIC) and gives the simulator the GPU's peak FLOP rates, GEMM and HBM "
                          "efficiencies and NCCL\n"
                          "constants; every number cites its public source (docs/presets.md).");
-  cmd->add_flag("--json", args->json,
-                "Print the presets with every value and source as JSON (default: a table)");
+  // One spelling across verbs: --format text|json; --json stays as an alias.
+  const auto add_format = [&](CLI::App* c, const char* what) {
+    c->add_option("--format", args->format,
+                  std::string("'text' or 'json': ") + what + " (default: text)")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->type_name("FORMAT");
+    c->add_flag("--json", args->json, "The old spelling of --format json");
+  };
+  add_format(cmd, "JSON gives the presets with every value and source");
   CLI::App* show = cmd->add_subcommand("show", "Print one preset's numbers, each with its source");
   show->add_option("name", args->show, "Preset name, e.g. h100-sxm")->required();
-  show->add_flag("--json", args->json, "Print it as JSON");
+  add_format(show, "JSON gives the preset with every value and source");
   show->add_flag("--profile", args->profile,
                  "Print the preset's default calibration profile instead (the format 'shardlab "
                  "calibrate' writes; "

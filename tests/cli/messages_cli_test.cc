@@ -236,4 +236,36 @@ TEST_F(MessagesTest, CompareSaysWhyRowsFailed) {
       << r.out;
 }
 
+// An unknown option close to one of the verb's (two edits, or a prefix) is
+// answered with the option it probably meant; a far one is not guessed at.
+TEST_F(MessagesTest, AnUnknownOptionGetsADidYouMean) {
+  const std::string tiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+  CliRun r = run({"simulate", tiny, "--iteration", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown option --iteration: did you mean --iterations?\nRun with --help"),
+            std::string::npos)
+      << r.err;
+  r = run({"runs", "list", "--limt", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean --limit?"), std::string::npos) << r.err;
+  r = run({"plan", tiny, "--stat"});
+  EXPECT_NE(r.err.find("did you mean --stats?"), std::string::npos) << r.err;
+  r = run({"plan", tiny, "--zzzzzzzz"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
+// presets speaks --format like every other verb; --json stays as its alias.
+TEST_F(MessagesTest, PresetsTakeFormatJsonAndTheOldJsonFlag) {
+  const CliRun format = run({"presets", "--format", "json"});
+  const CliRun json = run({"presets", "--json"});
+  ASSERT_EQ(format.exit_code, 0) << format.err;
+  EXPECT_EQ(format.out, json.out);
+  EXPECT_TRUE(Json::parse(format.out).contains("gpus"));
+  const CliRun show = run({"presets", "show", "h100-sxm", "--format", "json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(show.out, run({"presets", "show", "h100-sxm", "--json"}).out);
+  EXPECT_EQ(run({"presets", "--format", "yaml"}).exit_code, 2);
+}
+
 }  // namespace
