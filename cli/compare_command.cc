@@ -33,6 +33,8 @@ struct CompareArgs {
   bool compact = false;
   bool quiet = false;
   StoreOptions store;
+  // The rows to compare (empty: all of each axis).
+  std::vector<std::string> proposers, partitioners, perf_models;
 };
 
 // The run a row with a simulated plan records (kind simulate): the row's
@@ -164,9 +166,11 @@ int run_compare(const CompareArgs& args) {
     return report_failure(args, scenario->name, st);
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) return report_failure(args, scenario->name, calibration.status());
+  Result<std::vector<sim::CompareConfig>> selected = sim::select_rows(
+      sim::default_compare_grid(), *scenario, args.proposers, args.partitioners, args.perf_models);
+  if (!selected.is_ok()) return report_failure(args, scenario->name, selected.status());
   const std::vector<sim::CompareConfig> grid =
-      args.each_version ? sim::each_torchrec_version(sim::default_compare_grid())
-                        : sim::default_compare_grid();
+      args.each_version ? sim::each_torchrec_version(*selected) : *selected;
   sim::CompareOptions options{
       .sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
       .calibration = calibration->get()};
@@ -252,6 +256,20 @@ void add_compare_command(CLI::App& app, int* exit_code) {
   add_scenario_argument(cmd, &args->scenario);
   add_output_option(cmd, &args->output, "the rows as JSON (or the error JSON) besides the table",
                     "none");
+  cmd->add_option("--proposers", args->proposers,
+                  "Compare only the rows of these proposers, comma-separated: scenario (the "
+                  "scenario as configured), greedy, uniform, grid_search, "
+                  "embedding_offload_scaleup (default: all)")
+      ->delimiter(',')
+      ->type_name("LIST");
+  cmd->add_option("--partitioners", args->partitioners,
+                  "Only these partitioners: greedy_perf, memory_balanced (default: all)")
+      ->delimiter(',')
+      ->type_name("LIST");
+  cmd->add_option("--perf-models", args->perf_models,
+                  "Only these rating models: torchrec, simulated (default: all)")
+      ->delimiter(',')
+      ->type_name("LIST");
   cmd->add_option("--iterations", args->iterations,
                   "Iterations to simulate per chosen plan (default: 4)")
       ->check(number_in_range(1, 100000))

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -83,6 +85,50 @@ std::string proposer_name(const CompareConfig& c) {
 
 std::string partitioner_name(const CompareConfig& c, const planner::Scenario& scenario) {
   return std::string(planner::to_string(c.partitioner.value_or(scenario.planner.partitioner.kind)));
+}
+
+Result<std::vector<CompareConfig>> select_rows(const std::vector<CompareConfig>& grid,
+                                               const planner::Scenario& scenario,
+                                               const std::vector<std::string>& proposers,
+                                               const std::vector<std::string>& partitioners,
+                                               const std::vector<std::string>& perf_models) {
+  using Name = std::function<std::string(const CompareConfig&)>;
+  const std::pair<const char*, std::pair<const std::vector<std::string>*, Name>> axes[] = {
+      {"--proposers", {&proposers, [](const CompareConfig& c) { return proposer_name(c); }}},
+      {"--partitioners",
+       {&partitioners, [&](const CompareConfig& c) { return partitioner_name(c, scenario); }}},
+      {"--perf-models",
+       {&perf_models, [](const CompareConfig& c) { return std::string(to_string(c.rating)); }}},
+  };
+  for (const auto& [option, axis] : axes) {
+    const auto& [wanted, name] = axis;
+    std::vector<std::string> names;
+    for (const CompareConfig& c : grid) {
+      const std::string n = name(c);
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+    for (const std::string& w : *wanted) {
+      if (std::find(names.begin(), names.end(), w) == names.end()) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        return Status::invalid_argument(std::string(option) + ": no row has \"" + w +
+                                        "\"; the rows have " + list);
+      }
+    }
+  }
+  std::vector<CompareConfig> out;
+  for (const CompareConfig& c : grid) {
+    const bool kept = std::all_of(std::begin(axes), std::end(axes), [&](const auto& a) {
+      const auto& [wanted, name] = a.second;
+      return wanted->empty() || std::find(wanted->begin(), wanted->end(), name(c)) != wanted->end();
+    });
+    if (kept) out.push_back(c);
+  }
+  if (out.empty()) {
+    return Status::invalid_argument(
+        "--proposers, --partitioners and --perf-models leave no row to compare");
+  }
+  return out;
 }
 
 std::string label(const CompareConfig& c, const planner::Scenario& scenario) {

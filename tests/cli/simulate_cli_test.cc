@@ -420,4 +420,20 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   expect_no_temp_files();
 }
 
+// --proposers, --partitioners and --perf-models choose the rows; a name no
+// row has is refused with the names there are.
+TEST_F(CliTest, CompareRunsTheChosenRows) {
+  CliRun r = run({"compare", kTiny, "--no-record", "--proposers", "uniform,greedy", "--perf-models",
+                  "torchrec", "--partitioners", "memory_balanced"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[1/2] greedy + memory_balanced + torchrec"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[2/2] uniform + memory_balanced + torchrec"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("[3/"), std::string::npos) << r.err;
+  r = run({"compare", kTiny, "--no-record", "--perf-models", "simulate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--perf-models: no row has \"simulate\"; the rows have torchrec, simulated"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

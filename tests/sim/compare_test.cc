@@ -47,6 +47,37 @@ TEST(Compare, DefaultGridIsTheScenarioThenEveryProposerPartitionerAndModel) {
   EXPECT_EQ(g.planner.partitioner.kind, planner::PartitionerKind::kMemoryBalanced);
 }
 
+// select_rows keeps the rows whose names are listed, axis by axis, in grid
+// order; unknown names and an empty selection are errors naming the option.
+TEST(Compare, SelectRowsByProposerPartitionerAndPerfModel) {
+  const planner::Scenario s = bundled("tiny_2gpu.json");
+  const std::vector<CompareConfig> grid = default_compare_grid();
+  auto rows = select_rows(grid, s, {"greedy", "uniform"}, {}, {"torchrec"});
+  ASSERT_TRUE(rows.is_ok()) << rows.status().message();
+  std::vector<std::string> labels;
+  for (const CompareConfig& c : *rows) labels.push_back(label(c, s));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{
+                "greedy + greedy_perf + torchrec", "greedy + memory_balanced + torchrec",
+                "uniform + greedy_perf + torchrec", "uniform + memory_balanced + torchrec"}));
+  // Nothing listed: every row; the scenario's own row answers to "scenario".
+  rows = select_rows(grid, s, {}, {}, {});
+  ASSERT_TRUE(rows.is_ok());
+  EXPECT_EQ(rows->size(), grid.size());
+  rows = select_rows(grid, s, {"scenario"}, {}, {});
+  ASSERT_TRUE(rows.is_ok());
+  EXPECT_EQ(rows->size(), 1u);
+
+  rows = select_rows(grid, s, {}, {"greedy"}, {});
+  ASSERT_FALSE(rows.is_ok());
+  EXPECT_EQ(rows.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(rows.status().message(),
+            "--partitioners: no row has \"greedy\"; the rows have greedy_perf, memory_balanced");
+  rows = select_rows(grid, s, {"scenario"}, {"memory_balanced"}, {});
+  ASSERT_FALSE(rows.is_ok());
+  EXPECT_NE(rows.status().message().find("leave no row"), std::string::npos);
+}
+
 TEST(Compare, RowsAreMeasuredAlikeAndTheWinnerIsTheFastestSimulation) {
   const planner::Scenario s = bundled("tiny_2gpu.json");
   std::vector<CompareProgress> reports;

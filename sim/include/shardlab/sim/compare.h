@@ -85,6 +85,17 @@ planner::Scenario configure(const planner::Scenario& scenario, const CompareConf
 // rating model (torchrec, simulated).
 std::vector<CompareConfig> default_compare_grid();
 
+// The rows of `grid` whose proposer (proposer_name), partitioner
+// (partitioner_name) and rating model (to_string) are among the names given;
+// an empty list keeps every value of its axis. invalid_scenario naming the
+// option (--proposers, --partitioners, --perf-models), the unknown name and
+// the names the grid has, or saying that no row is left.
+Result<std::vector<CompareConfig>> select_rows(const std::vector<CompareConfig>& grid,
+                                               const planner::Scenario& scenario,
+                                               const std::vector<std::string>& proposers,
+                                               const std::vector<std::string>& partitioners,
+                                               const std::vector<std::string>& perf_models);
+
 // `grid` once per TorchRec model version, the versions of one configuration
 // next to each other (oldest first), so a comparison shows what the newer
 // model changes.
