@@ -21,7 +21,7 @@ readonly PACKAGES=(
   libboost-graph-dev libsqlite3-dev libsqlitecpp-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
   libopenmpi-dev openmpi-bin
-  python3 clang-format
+  python3 python3-dev pybind11-dev clang-format
 )
 
 die() {

@@ -1,0 +1,105 @@
+"""ShardLab from Python: the CLI's verbs over the same core (docs/python.md).
+
+Each function takes a scenario as a path (str or os.PathLike) or as a dict in
+the scenario format (docs/scenario-format.md) and returns the JSON object the
+CLI writes, as a dict. Failures raise a subclass of shardlab.Error carrying the
+CLI's message:
+
+    InvalidScenarioError  the scenario, plan or an option is invalid (exit 2)
+    PlanningFailedError   TorchRec's planner found no plan (exit 3); .error_type
+                          is TorchRec's PlannerErrorType ("insufficient_storage", ...)
+    NotFoundError, UnavailableError, IoError, InternalError
+"""
+
+import json
+import os
+
+from . import _shardlab
+
+__all__ = [
+    "Error", "InvalidScenarioError", "PlanningFailedError", "NotFoundError",
+    "UnavailableError", "IoError", "InternalError", "validate", "plan", "simulate",
+]
+
+
+class Error(Exception):
+    """Every ShardLab failure; str(error) is the CLI's message."""
+
+
+class InvalidScenarioError(Error):
+    pass
+
+
+class PlanningFailedError(Error):
+    def __init__(self, message, error_type):
+        super().__init__(message)
+        self.error_type = error_type
+
+
+class NotFoundError(Error):
+    pass
+
+
+class UnavailableError(Error):
+    pass
+
+
+class IoError(Error):
+    pass
+
+
+class InternalError(Error):
+    pass
+
+
+_KINDS = {
+    "invalid_scenario": InvalidScenarioError,
+    "not_found": NotFoundError,
+    "unavailable": UnavailableError,
+    "io": IoError,
+    "internal": InternalError,
+}
+
+
+def _call(function, *args):
+    try:
+        return json.loads(function(*args))
+    except _shardlab.CoreError as e:
+        kind, message = e.args
+        if kind.startswith("planning_failed:"):
+            raise PlanningFailedError(message, kind.split(":", 1)[1]) from None
+        raise _KINDS.get(kind, InternalError)(message) from None
+
+
+def _source(scenario):
+    """(text or path, is_path, origin) of a path or a dict."""
+    if isinstance(scenario, dict):
+        return json.dumps(scenario), False, "<dict>"
+    if isinstance(scenario, (str, os.PathLike)):
+        path = os.fspath(scenario)
+        return path, True, path
+    raise TypeError("scenario: a path or a dict in the scenario format, got "
+                    + type(scenario).__name__)
+
+
+def validate(scenario):
+    """Checks a scenario as `shardlab validate` does; returns {"valid": True}."""
+    return _call(_shardlab.validate, *_source(scenario))
+
+
+def plan(scenario, torchrec_version=None):
+    """The plan `shardlab plan` writes (its JSON as a dict)."""
+    return _call(_shardlab.plan, *_source(scenario), torchrec_version or "")
+
+
+def simulate(scenario, plan=None, iterations=4, torchrec_version=None):
+    """The result `shardlab simulate -o` writes. `plan`: a plan dict (as plan()
+    returns or a plan file holds) or a path to one; None plans the scenario first."""
+    plan_text = None
+    if isinstance(plan, dict):
+        plan_text = json.dumps(plan)
+    elif plan is not None:
+        with open(os.fspath(plan), encoding="utf-8") as f:
+            plan_text = f.read()
+    return _call(_shardlab.simulate, *_source(scenario), plan_text, int(iterations),
+                 torchrec_version or "")

@@ -1,0 +1,151 @@
+// _shardlab: the core's verbs for Python (python/shardlab/__init__.py wraps
+// them; docs/python.md). Every function takes documents as text, calls the
+// same core functions the CLI calls, and returns the JSON text the CLI writes.
+// Failures raise _shardlab.CoreError(kind, message), kind one of
+// "invalid_scenario", "planning_failed:<TorchRec error type>", "not_found",
+// "unavailable", "io", "internal". The GIL is released while the core works.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "shardlab/data/plan_json.h"
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/data/sim_json.h"
+#include "shardlab/planner/placement_fit.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/planner/torchrec_version.h"
+#include "shardlab/sim/simulation.h"
+
+namespace py = pybind11;
+
+namespace {
+
+using shardlab::Result;
+using shardlab::Status;
+using shardlab::StatusCode;
+namespace planner = shardlab::planner;
+namespace data = shardlab::data;
+namespace sim = shardlab::sim;
+
+// The C++ side of _shardlab.CoreError.
+struct CoreError : std::runtime_error {
+  CoreError(std::string k, const std::string& message)
+      : std::runtime_error(message), kind(std::move(k)) {}
+  std::string kind;
+};
+
+[[noreturn]] void raise(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kCorrupt:
+      throw CoreError("invalid_scenario", st.message());
+    case StatusCode::kPlanner:
+      throw CoreError(std::string("planning_failed:") + shardlab::to_string(st.planner_error()),
+                      st.message());
+    case StatusCode::kNotFound:
+      throw CoreError("not_found", st.message());
+    case StatusCode::kUnavailable:
+      throw CoreError("unavailable", st.message());
+    case StatusCode::kIo:
+      throw CoreError("io", st.message());
+    default:
+      throw CoreError("internal", st.message());
+  }
+}
+
+// The scenario from a file (`is_path`) or from JSON text named `origin`,
+// with the TorchRec version given, if any (as --torchrec-version).
+planner::Scenario scenario_of(const std::string& source, bool is_path, const std::string& origin,
+                              const std::string& torchrec_version) {
+  Result<planner::Scenario> s =
+      is_path ? data::load_scenario_file(source) : data::parse_scenario(source, origin);
+  if (!s.is_ok()) raise(s.status());
+  planner::Scenario scenario = std::move(s).value();
+  if (!torchrec_version.empty()) {
+    const std::optional<planner::TorchRecVersion> v =
+        planner::parse_torchrec_version(torchrec_version);
+    if (!v) {
+      raise(Status::invalid_argument("torchrec_version: \"" + torchrec_version +
+                                     "\" is not a TorchRec version ShardLab reproduces "
+                                     "(2024-02, 2026-08)"));
+    }
+    scenario.planner.torchrec_version = *v;
+  }
+  return scenario;
+}
+
+// A plan for `scenario`: the planner's, or `plan_text` placed and re-rated,
+// refused when over capacity (as every verb that reads a plan refuses it).
+planner::PlannerResult plan_of(const planner::Scenario& scenario,
+                               const std::optional<std::string>& plan_text) {
+  planner::PlannerResult r;
+  {
+    py::gil_scoped_release unlocked;
+    if (!plan_text) {
+      r = planner::plan(scenario);
+    } else {
+      r = planner::rate_placement(scenario, [&](const planner::SearchSpace& space) {
+        return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
+      });
+      if (Status fits = planner::check_placement_fits(r); !fits.is_ok()) {
+        r.error = fits;
+        r.best.reset();
+      }
+    }
+  }
+  if (!r.ok()) raise(r.failure());
+  return r;
+}
+
+std::string validate(const std::string& source, bool is_path, const std::string& origin) {
+  scenario_of(source, is_path, origin, "");
+  return "{\"valid\": true}";
+}
+
+std::string plan(const std::string& source, bool is_path, const std::string& origin,
+                 const std::string& torchrec_version) {
+  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const planner::PlannerResult r = plan_of(s, std::nullopt);
+  return data::plan_to_json(s, r, data::kCompactJson);
+}
+
+std::string simulate(const std::string& source, bool is_path, const std::string& origin,
+                     const std::optional<std::string>& plan_text, int iterations,
+                     const std::string& torchrec_version) {
+  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const planner::PlannerResult r = plan_of(s, plan_text);
+  Result<sim::SimResult> simulated = Status::internal("not simulated");
+  {
+    py::gil_scoped_release unlocked;
+    simulated =
+        sim::simulate(s, *r.search_space, *r.best, sim::SimOptions{.iterations = iterations});
+  }
+  if (!simulated.is_ok()) raise(simulated.status());
+  return data::simulation_to_json(*simulated, /*compact=*/true);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_shardlab, m) {
+  m.doc() = "ShardLab's core for Python; use the shardlab package (docs/python.md).";
+  static py::exception<CoreError> core_error(m, "CoreError");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const CoreError& e) {
+      py::object error =
+          py::reinterpret_borrow<py::object>(core_error.ptr())(e.kind, std::string(e.what()));
+      PyErr_SetObject(core_error.ptr(), error.ptr());
+    }
+  });
+  m.def("validate", &validate, py::arg("source"), py::arg("is_path"), py::arg("origin"));
+  m.def("plan", &plan, py::arg("source"), py::arg("is_path"), py::arg("origin"),
+        py::arg("torchrec_version"));
+  m.def("simulate", &simulate, py::arg("source"), py::arg("is_path"), py::arg("origin"),
+        py::arg("plan"), py::arg("iterations"), py::arg("torchrec_version"));
+}

@@ -1,0 +1,79 @@
+"""The shardlab module against the CLI's documents and errors (docs/python.md)."""
+
+import json
+import os
+import subprocess
+import unittest
+
+import shardlab
+
+SOURCE = os.environ.get("SHARDLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+TINY = os.path.join(SOURCE, "data", "scenarios", "tiny_2gpu.json")
+
+
+def tiny():
+    with open(TINY, encoding="utf-8") as f:
+        return json.load(f)
+
+
+class ModuleTest(unittest.TestCase):
+    def test_plan_from_a_path_and_from_a_dict_agree(self):
+        by_path = shardlab.plan(TINY)
+        by_dict = shardlab.plan(tiny())
+        self.assertEqual(by_path["tables"], by_dict["tables"])
+        self.assertEqual(by_path["perf_rating_ms"], by_dict["perf_rating_ms"])
+        self.assertEqual(set(by_path["tables"]), {t["name"] for t in tiny()["tables"]})
+
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_the_same_documents_as_the_cli(self):
+        cli = os.environ["SHARDLAB_CLI"]
+        out = subprocess.run([cli, "plan", TINY, "--no-record", "-q", "-o", "-"],
+                             check=True, capture_output=True, text=True).stdout
+        self.assertEqual(json.loads(out), shardlab.plan(TINY))
+        out = subprocess.run([cli, "simulate", TINY, "--no-record", "-q", "--iterations", "3",
+                              "-o", "-"], check=True, capture_output=True, text=True).stdout
+        from_cli = json.loads(out)
+        from_python = shardlab.simulate(TINY, iterations=3)
+        for doc in (from_cli, from_python):
+            doc.pop("wall_seconds", None)
+        self.assertEqual(from_cli["iteration_ms"], from_python["iteration_ms"])
+        self.assertEqual(from_cli["ranks"], from_python["ranks"])
+
+    def test_simulate_plans_or_takes_a_plan(self):
+        planned = shardlab.plan(TINY)
+        a = shardlab.simulate(TINY, iterations=3)
+        b = shardlab.simulate(TINY, plan=planned, iterations=3)
+        self.assertEqual(a["iterations"], 3)
+        self.assertGreater(a["iteration_ms"], 0)
+        self.assertEqual(a["iteration_ms"], b["iteration_ms"])
+        self.assertEqual(a["host"]["mode"], "eager")
+
+    def test_torchrec_version(self):
+        self.assertEqual(shardlab.plan(TINY, torchrec_version="2024-02")["torchrec_version"],
+                         "2024-02")
+        with self.assertRaises(shardlab.InvalidScenarioError) as e:
+            shardlab.plan(TINY, torchrec_version="2025")
+        self.assertIn("2025", str(e.exception))
+
+    def test_errors_are_typed_and_carry_the_message(self):
+        bad = tiny()
+        bad["topology"]["hbm_cpa"] = "16 GiB"
+        with self.assertRaises(shardlab.InvalidScenarioError) as e:
+            shardlab.validate(bad)
+        self.assertIn("hbm_cpa", str(e.exception))
+        self.assertTrue(isinstance(e.exception, shardlab.Error))
+        with self.assertRaises(shardlab.Error) as e:
+            shardlab.validate(os.path.join(SOURCE, "no-such-scenario.json"))
+        self.assertIn("no-such-scenario.json", str(e.exception))
+        full = tiny()
+        full["topology"]["hbm_cap"] = "1 MB"
+        with self.assertRaises(shardlab.PlanningFailedError) as e:
+            shardlab.plan(full)
+        self.assertEqual(e.exception.error_type, "insufficient_storage")
+        with self.assertRaises(TypeError):
+            shardlab.plan(42)
+        self.assertEqual(shardlab.validate(TINY), {"valid": True})
+
+
+if __name__ == "__main__":
+    unittest.main()
