@@ -18,7 +18,8 @@ from . import _shardlab
 
 __all__ = [
     "Error", "InvalidScenarioError", "PlanningFailedError", "NotFoundError",
-    "UnavailableError", "IoError", "InternalError", "validate", "plan", "simulate",
+    "UnavailableError", "IoError", "InternalError", "validate", "options", "plan", "simulate",
+    "compare",
 ]
 
 
@@ -85,6 +86,18 @@ def _source(scenario):
 def validate(scenario):
     """Checks a scenario as `shardlab validate` does; returns {"valid": True}."""
     return _call(_shardlab.validate, *_source(scenario))
+
+
+def options(scenario, torchrec_version=None):
+    """Every sharding option with its estimates, as `shardlab options -o -` writes them."""
+    return _call(_shardlab.options, *_source(scenario), torchrec_version or "")
+
+
+def compare(scenario, proposers=(), partitioners=(), perf_models=(), iterations=4):
+    """The comparison `shardlab compare -o -` writes; the lists choose the rows as
+    --proposers, --partitioners and --perf-models do (empty: every row)."""
+    return _call(_shardlab.compare, *_source(scenario), list(proposers), list(partitioners),
+                 list(perf_models), int(iterations))
 
 
 def plan(scenario, torchrec_version=None):

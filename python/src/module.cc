@@ -11,7 +11,9 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/sim_json.h"
@@ -19,6 +21,7 @@
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/status.h"
 #include "shardlab/planner/torchrec_version.h"
+#include "shardlab/sim/compare.h"
 #include "shardlab/sim/simulation.h"
 
 namespace py = pybind11;
@@ -129,6 +132,39 @@ std::string simulate(const std::string& source, bool is_path, const std::string&
   return data::simulation_to_json(*simulated, /*compact=*/true);
 }
 
+std::string options(const std::string& source, bool is_path, const std::string& origin,
+                    const std::string& torchrec_version) {
+  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  planner::PlannerResult r;
+  {
+    py::gil_scoped_release unlocked;
+    r = planner::plan(s, planner::PlannerOptions{.enumerate_only = true});
+  }
+  if (!r.search_space) {
+    raise(r.error.is_ok() ? Status::internal("enumeration returned no search space") : r.error);
+  }
+  return data::options_to_json(s, r, data::kCompactJson);
+}
+
+std::string compare(const std::string& source, bool is_path, const std::string& origin,
+                    const std::vector<std::string>& proposers,
+                    const std::vector<std::string>& partitioners,
+                    const std::vector<std::string>& perf_models, int iterations) {
+  const planner::Scenario s = scenario_of(source, is_path, origin, "");
+  Result<std::vector<sim::CompareConfig>> grid =
+      sim::select_rows(sim::default_compare_grid(), s, proposers, partitioners, perf_models);
+  if (!grid.is_ok()) raise(grid.status());
+  sim::Comparison comparison;
+  {
+    py::gil_scoped_release unlocked;
+    comparison = sim::compare_configurations(
+        s, *grid,
+        sim::CompareOptions{.sim =
+                                sim::SimOptions{.iterations = iterations, .record_phases = false}});
+  }
+  return data::comparison_to_json(s, comparison, /*compact=*/true);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_shardlab, m) {
@@ -146,6 +182,11 @@ PYBIND11_MODULE(_shardlab, m) {
   m.def("validate", &validate, py::arg("source"), py::arg("is_path"), py::arg("origin"));
   m.def("plan", &plan, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("torchrec_version"));
+  m.def("options", &options, py::arg("source"), py::arg("is_path"), py::arg("origin"),
+        py::arg("torchrec_version"));
+  m.def("compare", &compare, py::arg("source"), py::arg("is_path"), py::arg("origin"),
+        py::arg("proposers"), py::arg("partitioners"), py::arg("perf_models"),
+        py::arg("iterations"));
   m.def("simulate", &simulate, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("plan"), py::arg("iterations"), py::arg("torchrec_version"));
 }

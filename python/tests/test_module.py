@@ -38,6 +38,19 @@ class ModuleTest(unittest.TestCase):
             doc.pop("wall_seconds", None)
         self.assertEqual(from_cli["iteration_ms"], from_python["iteration_ms"])
         self.assertEqual(from_cli["ranks"], from_python["ranks"])
+        out = subprocess.run([cli, "options", TINY, "-q", "-o", "-"], check=True,
+                             capture_output=True, text=True).stdout
+        self.assertEqual(json.loads(out), shardlab.options(TINY))
+
+    def test_options_and_compare(self):
+        listed = shardlab.options(TINY)
+        self.assertEqual(listed["scenario"], "tiny_2gpu")
+        self.assertGreater(len(listed["options"]), len(tiny()["tables"]))
+        rows = shardlab.compare(TINY, proposers=["greedy", "uniform"], perf_models=["torchrec"])
+        self.assertEqual(len(rows["rows"]), 4)
+        with self.assertRaises(shardlab.InvalidScenarioError) as e:
+            shardlab.compare(TINY, perf_models=["simulate"])
+        self.assertIn("--perf-models: no row has", str(e.exception))
 
     def test_simulate_plans_or_takes_a_plan(self):
         planned = shardlab.plan(TINY)
