@@ -3,13 +3,18 @@
 // same core functions the CLI calls, and returns the JSON text the CLI writes.
 // Failures raise _shardlab.CoreError(kind, message), kind one of
 // "invalid_scenario", "planning_failed:<TorchRec error type>", "not_found",
-// "unavailable", "io", "internal". The GIL is released while the core works.
+// "unavailable", "io", "internal". The GIL is released while the core works;
+// Ctrl-C stops planning and comparisons (KeyboardInterrupt).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -61,6 +66,35 @@ struct CoreError : std::runtime_error {
   }
 }
 
+// Runs `work(cancel)` on a worker thread with the GIL released, while this
+// (Python's) thread checks for signals every 50 ms: Ctrl-C sets `cancel`,
+// waits for the work to stop at its next poll, and raises KeyboardInterrupt.
+// Core exceptions (none expected) are carried back and rethrown here.
+template <typename Work>
+auto interruptible(Work&& work) {
+  std::atomic<bool> cancel{false};
+  using T = decltype(work(&cancel));
+  std::packaged_task<T()> task([&] { return work(&cancel); });
+  std::future<T> done = task.get_future();
+  std::thread worker(std::move(task));
+  bool interrupted = false;
+  while (true) {
+    bool ready = false;
+    {
+      py::gil_scoped_release unlocked;
+      ready = done.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+    }
+    if (ready) break;
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      cancel.store(true);
+    }
+  }
+  worker.join();
+  if (interrupted) throw py::error_already_set();
+  return done.get();
+}
+
 // The scenario from a file (`is_path`) or from JSON text named `origin`,
 // with the TorchRec version given, if any (as --torchrec-version).
 planner::Scenario scenario_of(const std::string& source, bool is_path, const std::string& origin,
@@ -87,18 +121,18 @@ planner::Scenario scenario_of(const std::string& source, bool is_path, const std
 planner::PlannerResult plan_of(const planner::Scenario& scenario,
                                const std::optional<std::string>& plan_text) {
   planner::PlannerResult r;
-  {
+  if (!plan_text) {
+    r = interruptible([&](const std::atomic<bool>* cancel) {
+      return planner::plan(scenario, planner::PlannerOptions{.cancel = cancel});
+    });
+  } else {
     py::gil_scoped_release unlocked;
-    if (!plan_text) {
-      r = planner::plan(scenario);
-    } else {
-      r = planner::rate_placement(scenario, [&](const planner::SearchSpace& space) {
-        return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
-      });
-      if (Status fits = planner::check_placement_fits(r); !fits.is_ok()) {
-        r.error = fits;
-        r.best.reset();
-      }
+    r = planner::rate_placement(scenario, [&](const planner::SearchSpace& space) {
+      return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
+    });
+    if (Status fits = planner::check_placement_fits(r); !fits.is_ok()) {
+      r.error = fits;
+      r.best.reset();
     }
   }
   if (!r.ok()) raise(r.failure());
@@ -154,14 +188,13 @@ std::string compare(const std::string& source, bool is_path, const std::string& 
   Result<std::vector<sim::CompareConfig>> grid =
       sim::select_rows(sim::default_compare_grid(), s, proposers, partitioners, perf_models);
   if (!grid.is_ok()) raise(grid.status());
-  sim::Comparison comparison;
-  {
-    py::gil_scoped_release unlocked;
-    comparison = sim::compare_configurations(
+  const sim::Comparison comparison = interruptible([&](const std::atomic<bool>* cancel) {
+    return sim::compare_configurations(
         s, *grid,
-        sim::CompareOptions{.sim =
-                                sim::SimOptions{.iterations = iterations, .record_phases = false}});
-  }
+        sim::CompareOptions{
+            .sim = sim::SimOptions{.iterations = iterations, .record_phases = false},
+            .cancel = cancel});
+  });
   return data::comparison_to_json(s, comparison, /*compact=*/true);
 }
 

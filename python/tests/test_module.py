@@ -2,7 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
+import threading
+import time
 import unittest
 
 import shardlab
@@ -41,6 +44,26 @@ class ModuleTest(unittest.TestCase):
         out = subprocess.run([cli, "options", TINY, "-q", "-o", "-"], check=True,
                              capture_output=True, text=True).stdout
         self.assertEqual(json.loads(out), shardlab.options(TINY))
+
+    def test_ctrl_c_stops_planning(self):
+        # 1,000 tables on 128 ranks plan for over a second; Ctrl-C after 0.2 s stops it.
+        big = {"name": "big", "topology": {"world_size": 128, "local_world_size": 8,
+                                           "hbm_cap": "80 GiB"},
+               "tables": [{"name": "t%d" % t, "num_embeddings": 1000 + 7919 * (t % 397),
+                           "embedding_dim": 64, "feature_names": ["f%d" % t]}
+                          for t in range(1000)]}
+        # Python's own Ctrl-C handler, even where SIGINT was ignored at start (ctest).
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        timer = threading.Timer(0.2, lambda: signal.raise_signal(signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                shardlab.plan(big)
+        finally:
+            timer.cancel()
+            signal.signal(signal.SIGINT, previous)
+        self.assertLess(time.monotonic() - start, 30)
 
     def test_options_and_compare(self):
         listed = shardlab.options(TINY)
