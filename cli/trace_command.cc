@@ -15,6 +15,7 @@ namespace {
 struct TraceArgs {
   std::vector<std::string> paths;
   std::string format = "text";
+  std::string step_name = trace::TraceOptions{}.step_prefix;
   std::string output = "-";
   bool compact = false;
 };
@@ -23,7 +24,8 @@ int run_summarize(const TraceArgs& args) {
   VerbFiles files;
   for (const std::string& p : args.paths) files.input(p, "a trace");
   if (!files.output(args.output, "the summary output").distinct()) return kExitInvalid;
-  Result<trace::TraceSummary> summary = trace::summarize_traces(args.paths);
+  Result<trace::TraceSummary> summary =
+      trace::summarize_traces(args.paths, trace::TraceOptions{.step_prefix = args.step_name});
   if (!summary) {
     print_error(summary.status().message());
     return exit_status(summary.status());
@@ -61,6 +63,12 @@ void add_trace_command(CLI::App& app, int* exit_code) {
                   "Trace files, or folders whose *.json and *.json.gz files are read")
       ->required()
       ->type_name("PATH");
+  sum->add_option("--step-name", args->step_name,
+                  "The annotations that mark the steps: names starting with PREFIX, a number "
+                  "after it the step's (else steps are numbered in time order); for a trace "
+                  "without ProfilerStep#N, e.g. record_function(\"train_step\") (default: "
+                  "ProfilerStep#)")
+      ->type_name("PREFIX");
   sum->add_option("--format", args->format, "'text' or 'json' (default: text)")
       ->check(CLI::IsMember({"text", "json"}))
       ->type_name("FORMAT");

@@ -206,8 +206,10 @@ TEST_F(TraceTest, ErrorsNameTheFileAndWhatIsWrong) {
   r = summarize_trace_file(write("nosteps.json", R"({"traceEvents": [
       {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"correlation": 1}}]})"));
   ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.status().message().find("no ProfilerStep#N annotation"), std::string::npos);
+  EXPECT_NE(r.status().message().find("no annotation named ProfilerStep#..."), std::string::npos)
+      << r.status().message();
   EXPECT_NE(r.status().message().find("prof.step()"), std::string::npos);
+  EXPECT_NE(r.status().message().find("--step-name"), std::string::npos);
 
   // Two files of one rank; an empty folder.
   const std::string a = write("a.json", kTwoSteps);
@@ -219,6 +221,27 @@ TEST_F(TraceTest, ErrorsNameTheFileAndWhatIsWrong) {
   s = summarize_traces({(dir_ / "empty").string()});
   ASSERT_FALSE(s.is_ok());
   EXPECT_NE(s.status().message().find("no trace files"), std::string::npos);
+}
+
+// A trace without ProfilerStep#N, stepped by its own annotation: the steps
+// are the annotations named by the prefix, numbered in time order when their
+// names carry no number.
+TEST_F(TraceTest, StepsFromTheLoopsOwnAnnotation) {
+  const std::string path = write("own.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "train_step", "ts": 2000, "dur": 1000},
+    {"ph": "X", "cat": "user_annotation", "name": "train_step", "ts": 500, "dur": 1000},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 600, "dur": 5,
+     "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 700, "dur": 200, "args": {"correlation": 1}}]})");
+  ASSERT_FALSE(summarize_trace_file(path).is_ok());  // no ProfilerStep#N
+  Result<RankTrace> r = summarize_trace_file(path, TraceOptions{.step_prefix = "train_step"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->steps.size(), 2u);
+  EXPECT_EQ(r->steps[0].step, 0);  // the earlier one
+  EXPECT_DOUBLE_EQ(r->steps[0].start_ms, 0.5);
+  EXPECT_DOUBLE_EQ(r->steps[0].gpu_busy_ms, 0.2);
+  EXPECT_EQ(r->steps[1].step, 1);
+  EXPECT_EQ(r->steps[1].kernels, 0);
 }
 
 // --- The real traces, read independently --------------------------------

@@ -60,7 +60,7 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 // distributedInfo), 3 inside one event, 4 inside its args.
 class Reader : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit Reader(RawTrace& out) : out_(out) {}
+  Reader(RawTrace& out, const std::string& step_prefix) : out_(out), step_prefix_(step_prefix) {}
 
   std::string error;  // set by parse_error
   std::size_t error_offset = 0;
@@ -161,14 +161,15 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   void end_event() {
     in_event_ = false;
     if (!has_ts_) return;
-    if (starts_with(name_, "ProfilerStep#") && !starts_with(cat_, "gpu_")) {
+    if (starts_with(name_, step_prefix_) && !starts_with(cat_, "gpu_")) {
+      const std::size_t from = step_prefix_.size();
       int64_t n = 0;
-      bool digits = name_.size() > 13;
-      for (std::size_t i = 13; i < name_.size() && digits; ++i) {
+      bool digits = name_.size() > from && name_.size() - from <= 18;
+      for (std::size_t i = from; i < name_.size() && digits; ++i) {
         digits = name_[i] >= '0' && name_[i] <= '9';
         n = n * 10 + (name_[i] - '0');
       }
-      if (digits) out_.steps.push_back({.step = n, .ts_us = ts_, .dur_us = dur_});
+      out_.steps.push_back({.step = digits ? n : -1, .ts_us = ts_, .dur_us = dur_});
       return;
     }
     if (cat_ == "user_annotation" || cat_ == "cpu_op") {
@@ -194,6 +195,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   }
 
   RawTrace& out_;
+  const std::string& step_prefix_;
   int depth_ = 0;
   std::string key_;
   bool in_events_ = false, in_event_ = false, in_args_ = false, in_dist_ = false;
@@ -227,14 +229,14 @@ int stage_of(const std::string& name) {
   return -1;
 }
 
-Result<RawTrace> read_trace_events(const std::string& path) {
+Result<RawTrace> read_trace_events(const std::string& path, const std::string& step_prefix) {
   GzBuffer buffer(path);
   if (!buffer.is_open()) {
     return Status::invalid_argument(path + ": cannot read: " + std::strerror(errno));
   }
   std::istream in(&buffer);
   RawTrace out;
-  Reader reader(out);
+  Reader reader(out, step_prefix);
   bool parsed = false;
   try {
     parsed = nlohmann::json::sax_parse(in, &reader);

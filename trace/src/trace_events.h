@@ -13,7 +13,7 @@
 namespace shardlab::trace::detail {
 
 struct StepMark {
-  int64_t step = 0;
+  int64_t step = -1;  // -1: the name carries no number
   double ts_us = 0.0;
   double dur_us = 0.0;
 };
@@ -64,7 +64,10 @@ int stage_of(const std::string& name);
 // The families of a kernel named `name`.
 uint8_t kernel_families(const std::string& name);
 
-// Reads `path` (plain or gzip) as a stream. Errors as summarize_trace_file's.
-Result<RawTrace> read_trace_events(const std::string& path);
+// Reads `path` (plain or gzip) as a stream, taking the CPU-side annotations
+// whose names start with `step_prefix` as steps (a step number follows the
+// prefix, or steps are numbered 0, 1, ... in time order when none does).
+// Errors as summarize_trace_file's.
+Result<RawTrace> read_trace_events(const std::string& path, const std::string& step_prefix);
 
 }  // namespace shardlab::trace::detail

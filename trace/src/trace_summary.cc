@@ -64,6 +64,11 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
   std::vector<detail::StepMark> marks;
   std::sort(raw.steps.begin(), raw.steps.end(),
             [](const detail::StepMark& a, const detail::StepMark& b) { return a.ts_us < b.ts_us; });
+  // Steps whose names carry no number are numbered in time order.
+  int64_t next = 0;
+  for (detail::StepMark& m : raw.steps) {
+    if (m.step < 0) m.step = next++;
+  }
   for (const detail::StepMark& m : raw.steps) {
     const bool seen = std::any_of(marks.begin(), marks.end(),
                                   [&](const detail::StepMark& k) { return k.step == m.step; });
@@ -127,14 +132,14 @@ bool is_trace_file(const fs::path& p) {
 
 }  // namespace
 
-Result<RankTrace> summarize_trace_file(const std::string& path) {
-  Result<RawTrace> raw = detail::read_trace_events(path);
+Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptions& options) {
+  Result<RawTrace> raw = detail::read_trace_events(path, options.step_prefix);
   if (!raw) return raw.status();
   if (raw->steps.empty()) {
     return Status::invalid_argument(
-        path +
-        ": no ProfilerStep#N annotation, so no steps to summarize: record the trace with "
-        "torch.profiler.profile(schedule=...) and call prof.step() once per iteration");
+        path + ": no annotation named " + options.step_prefix +
+        "..., so no steps to summarize: record the trace with torch.profiler.profile(schedule=...) "
+        "and call prof.step() once per iteration, or name your own step annotation (--step-name)");
   }
   RankTrace r;
   r.file = path;
@@ -144,7 +149,8 @@ Result<RankTrace> summarize_trace_file(const std::string& path) {
   return r;
 }
 
-Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths) {
+Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
+                                      const TraceOptions& options) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -166,7 +172,7 @@ Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths) {
   if (files.empty()) return Status::invalid_argument("no trace files given");
   TraceSummary out;
   for (const std::string& f : files) {
-    Result<RankTrace> r = summarize_trace_file(f);
+    Result<RankTrace> r = summarize_trace_file(f, options);
     if (!r) return r.status();
     out.ranks.push_back(std::move(r).value());
   }

@@ -57,19 +57,28 @@ struct TraceSummary {
   std::vector<RankTrace> ranks;  // by rank, then file name
 };
 
+struct TraceOptions {
+  // The steps: CPU-side annotations whose names start with this. A number
+  // right after it is the step's; names without one are numbered 0, 1, ...
+  // in time order (a training loop's own `record_function("train_step")`).
+  std::string step_prefix = "ProfilerStep#";
+};
+
 // Reads one trace file. Errors (all invalid_scenario, exit status 2):
 //  - the file cannot be opened or read: "<file>: cannot read: <reason>";
 //  - it is not JSON, or ends early (a truncated .gz included): "<file>: not a
 //    complete trace: <what> at byte <offset>" (the offset in the decompressed
 //    text);
-//  - it has no `traceEvents` array, or no ProfilerStep#N annotation:
-//    "<file>: ..." saying which, and what would help.
-Result<RankTrace> summarize_trace_file(const std::string& path);
+//  - it has no `traceEvents` array, or no step annotation
+//    (TraceOptions::step_prefix): "<file>: ..." saying which, and what would
+//    help.
+Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptions& options = {});
 
 // Reads every path: a file, or a folder whose `*.json` and `*.json.gz` files
 // are read (other files are skipped). Fails on the first file that fails, on
 // an empty folder, and when two files claim the same rank (naming both).
-Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths);
+Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
+                                      const TraceOptions& options = {});
 
 // The summary as JSON (docs/traces.md "The summary file"): {"ranks": [{"rank",
 // "world_size", "file", "steps": [{"step", "step_ms", "kernels", "gpu_busy_ms",
