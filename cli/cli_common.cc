@@ -360,6 +360,16 @@ CLI::Validator run_id_check() {
       "ID");
 }
 
+void add_old_spelling(CLI::App* cmd, const std::string& old_name, const std::string& new_name,
+                      std::string* value) {
+  cmd->add_option(old_name, *value)
+      ->group("")  // not in --help
+      ->each([old_name, new_name](const std::string&) {
+        std::cerr << "shardlab: note: " << old_name << " is the old spelling of " << new_name
+                  << "; it keeps working\n";
+      });
+}
+
 void refuse_empty_values(CLI::App& app) {
   const CLI::Validator non_empty(
       [](std::string& text) -> std::string {

@@ -160,6 +160,12 @@ CLI::Validator number_other_than(double excluded, const std::string& reason = {}
 // A run id of the run store: a whole number >= 1.
 CLI::Validator run_id_check();
 
+// An old spelling of `option` (one spelling per concept across verbs,
+// docs/outputs.md): hidden from --help, it sets the same value and says on
+// stderr that it is the old spelling of `new_name`.
+void add_old_spelling(CLI::App* cmd, const std::string& old_name, const std::string& new_name,
+                      std::string* value);
+
 // Gives every option that takes a value, of `app` and of all its verbs, a
 // check that refuses an empty value (`--seed ""`, `--runs ""`): an option
 // given is never read as its default. Call once every verb is added.

@@ -245,7 +245,7 @@ int run_optimize(const OptimizeArgs& args) {
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
-  // TorchRec's plan: the start, unless --from-plan gives one; the reference
+  // TorchRec's plan: the start, unless --plan gives one; the reference
   // the summary compares with either way.
   planner::PlannerResult torchrec = planner::plan(
       *scenario,
@@ -321,13 +321,13 @@ void add_optimize_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "optimize",
       "Search for a plan faster than TorchRec's, by simulated iteration time, in the same memory.\n"
-      "Starts from TorchRec's plan (or --from-plan) and moves tables between sharding options\n"
+      "Starts from TorchRec's plan (or --plan) and moves tables between sharding options\n"
       "(sharding type, compute kernel) and shards between ranks and hosts, keeping every rank\n"
       "within its HBM and DDR after the storage reservation and every table within the scenario's\n"
       "constraints. Each candidate is judged by a fast model of the iteration and the promising\n"
       "ones by a full simulation; the plan written is the best simulated one (docs/optimize.md).\n"
       "The plan goes to -o (stdout by default) in shardlab plan's formats, and re-rates with\n"
-      "'shardlab plan --from-plan'. Progress and a summary (gain over TorchRec's plan by "
+      "'shardlab plan --plan'. Progress and a summary (gain over TorchRec's plan by "
       "simulation\n"
       "and by TorchRec's rating, tables moved) go to stderr. Ctrl-C stops the search and writes\n"
       "the best plan so far. The start and the result are recorded as two runs in the run store;\n"
@@ -361,10 +361,11 @@ void add_optimize_command(CLI::App& app, int* exit_code) {
       ->type_name("N");
   cmd->add_option("--seed", args->seed, "Seed of the search's random choices (default: 1)")
       ->type_name("N");
-  cmd->add_option("--from-plan", args->from_plan,
+  cmd->add_option("--plan", args->from_plan,
                   "Start from this plan file (either format) instead of TorchRec's plan; the "
                   "summary still compares with TorchRec's plan (default: TorchRec's plan)")
       ->type_name("FILE");
+  add_old_spelling(cmd, "--from-plan", "--plan", &args->from_plan);
   cmd->add_option("--objective", args->objective,
                   "What to minimise: 'simulated' (the simulated steady-state iteration time, "
                   "docs/simulation.md) or 'torchrec' (TorchRec's rating: the slowest rank's summed "
@@ -383,10 +384,10 @@ void add_optimize_command(CLI::App& app, int* exit_code) {
   cmd->footer(example_footer(
       "  shardlab optimize dlrm.json -o fast.json\n"
       "  shardlab optimize dlrm.json --time-limit 60 --seed 7 -o fast.json\n"
-      "  shardlab optimize dlrm.json --from-plan plan.json --format torchrec -o "
+      "  shardlab optimize dlrm.json --plan plan.json --format torchrec -o "
       "fast_torchrec.json\n"
       "  shardlab optimize dlrm.json --time-limit 0 --max-evaluations 500 -o fast.json -q\n"
-      "  shardlab plan dlrm.json --from-plan fast.json --perf-model simulated   # re-rate it\n"
+      "  shardlab plan dlrm.json --plan fast.json --perf-model simulated   # re-rate it\n"
       "  shardlab simulate dlrm.json --plan fast.json --trace fast.trace.json\n"
       "  shardlab runs diff 12   # what the search changed (the optimize run's id)"));
   cmd->callback([args, exit_code]() { *exit_code = run_optimize(*args); });

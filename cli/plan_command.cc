@@ -322,10 +322,11 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"shardlab", "torchrec"}))
       ->type_name("FORMAT");
   cmd->add_option(
-         "--from-plan", args->from_plan,
+         "--plan", args->from_plan,
          "Do not plan: read this plan file (either format) and re-rate it against SCENARIO "
          "(default: none)")
       ->type_name("FILE");
+  add_old_spelling(cmd, "--from-plan", "--plan", &args->from_plan);
   add_allow_over_capacity_flag(cmd, &args->allow_over_capacity);
   cmd->add_option(
          "--perf-model", args->perf_model,
@@ -346,7 +347,7 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "  shardlab plan dlrm.json --stats\n"
       "  shardlab plan dlrm.json --torchrec-version 2024-02 --stats\n"
       "  shardlab plan dlrm.json --format torchrec -o torchrec_plan.json\n"
-      "  shardlab plan dlrm.json --from-plan torchrec_plan.json --stats\n"
+      "  shardlab plan dlrm.json --plan torchrec_plan.json --stats\n"
       "  shardlab plan dlrm.json --calibration calibration.json -o plan.json\n"
       "  shardlab plan dlrm.json --db runs.db -o plan.json && shardlab runs list --db runs.db"));
   cmd->callback([args, exit_code]() {

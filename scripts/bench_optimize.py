@@ -3,7 +3,7 @@
 
 For each scenario: TorchRec's plan (`shardlab plan`) and its simulated iteration time
 (`shardlab simulate`); then, for each time limit, `shardlab optimize` with that limit
-and the plan it writes re-rated by TorchRec's model (`shardlab plan --from-plan`) and
+and the plan it writes re-rated by TorchRec's model (`shardlab plan --plan`) and
 simulated. Reported per model: simulated iteration time of both plans, the gain
 (1 - optimized / TorchRec), TorchRec's rating of both, whether the optimized plan fits
 every rank after the storage reservation (from the plan file's `devices`), and the
@@ -51,7 +51,7 @@ def simulate(shardlab, scenario, plan, tmp, env):
 def rating_and_fit(shardlab, scenario, plan, tmp, env):
     """TorchRec's rating of `plan` and whether every rank fits after the reservation."""
     out = os.path.join(tmp, "rated.json")
-    run([shardlab, "plan", scenario, "--from-plan", plan, "-o", out, "-q"], env)
+    run([shardlab, "plan", scenario, "--plan", plan, "-o", out, "-q"], env)
     with open(out, encoding="utf-8") as f:
         rated = json.load(f)
     fits = all(d["hbm_used"] <= d["hbm_available"] and d["ddr_used"] <= d["ddr_available"]

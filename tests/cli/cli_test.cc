@@ -65,7 +65,7 @@ TEST_F(CliTest, HelpOfEveryVerbHasAnExample) {
   }
   const CliRun plan_help = run({"plan", "--help"});
   for (const char* option :
-       {"--output", "--stats", "--format", "--from-plan", "--perf-model", "default"}) {
+       {"--output", "--stats", "--format", "--plan", "--perf-model", "default"}) {
     EXPECT_NE(plan_help.out.find(option), std::string::npos) << option;
   }
 }

@@ -268,4 +268,26 @@ TEST_F(MessagesTest, PresetsTakeFormatJsonAndTheOldJsonFlag) {
   EXPECT_EQ(run({"presets", "--format", "yaml"}).exit_code, 2);
 }
 
+// One spelling for the plan file across verbs: `--plan`; `--from-plan`, the
+// old spelling of plan and optimize, still works, says so, and is not in
+// --help.
+TEST_F(MessagesTest, ThePlanFileIsPlanEverywhere) {
+  const std::string tiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+  ASSERT_EQ(run({"plan", tiny, "-q", "--no-record", "-o", path("p.json")}).exit_code, 0);
+  const CliRun now = run({"plan", tiny, "--plan", path("p.json"), "-q", "--no-record"});
+  ASSERT_EQ(now.exit_code, 0) << now.err;
+  EXPECT_EQ(now.err, "");
+  const CliRun old = run({"plan", tiny, "--from-plan", path("p.json"), "-q", "--no-record"});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_EQ(old.out, now.out);
+  EXPECT_NE(old.err.find("note: --from-plan is the old spelling of --plan; it keeps working"),
+            std::string::npos)
+      << old.err;
+  for (const char* verb : {"plan", "optimize", "simulate"}) {
+    const CliRun help = run({verb, "--help"});
+    EXPECT_NE(help.out.find("--plan FILE"), std::string::npos) << verb;
+    EXPECT_EQ(help.out.find("--from-plan"), std::string::npos) << verb;
+  }
+}
+
 }  // namespace

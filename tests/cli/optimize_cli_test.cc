@@ -199,9 +199,9 @@ TEST_F(OptimizeCliTest, TheTimeLimitBoundsTheStartPlanToo) {
 TEST_F(OptimizeCliTest, HelpTeaches) {
   const CliRun r = run({"optimize", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* s : {"--time-limit", "--max-evaluations", "--seed", "--from-plan", "--objective",
-                        "--calibration", "--db", "--no-record", "Ctrl-C", "docs/optimize.md",
-                        "runs diff", "Example:"}) {
+  for (const char* s :
+       {"--time-limit", "--max-evaluations", "--seed", "--plan", "--objective", "--calibration",
+        "--db", "--no-record", "Ctrl-C", "docs/optimize.md", "runs diff", "Example:"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
 }
