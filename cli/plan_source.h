@@ -1,5 +1,5 @@
 // Where the verbs' plans come from: the planner, or a plan file placed in the
-// scenario's search space and re-rated. Shared by plan --from-plan, simulate
+// scenario's search space and re-rated. Shared by plan --plan, simulate
 // and compare, so all three read and rate plans the same way.
 #pragma once
 
