@@ -130,9 +130,16 @@ class SafeOutput::Buffer : public std::streambuf {
     if (pending_.size() >= kHold && !drain(/*final=*/false)) return traits_type::eof();
     return c;
   }
+  // A large write (a plan's JSON) goes through in kHold pieces: the buffer
+  // and its escaped copy stay bounded, whatever the document's size.
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    pending_.append(s, static_cast<size_t>(n));
-    if (pending_.size() >= kHold && !drain(/*final=*/false)) return 0;
+    std::streamsize done = 0;
+    while (done < n) {
+      const auto piece = std::min<std::streamsize>(n - done, static_cast<std::streamsize>(kHold));
+      pending_.append(s + done, static_cast<size_t>(piece));
+      done += piece;
+      if (pending_.size() >= kHold && !drain(/*final=*/false)) return done - piece;
+    }
     return n;
   }
   int sync() override { return drain(/*final=*/false) && dest_->pubsync() == 0 ? 0 : -1; }

@@ -23,17 +23,13 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
       },
       calibration, perf_model);
   for (const std::string& w : warnings) print_warning(w);
-  if (Status fits = planner::check_placement_fits(result); !fits.is_ok()) {
-    if (allow_over_capacity) {
-      print_warning(data::printable(path) + ": " + fits.message() +
-                    " (--allow-over-capacity: run all the same; its outputs say so)");
-    } else {
-      result.error = Status::invalid_argument(
-          data::printable(path) + ": " + fits.message() +
-          "; make the plan fit, or pass --allow-over-capacity (plan, simulate, replay) to run it "
-          "all the same");
-      result.best.reset();
-    }
+  const Status fits = planner::refuse_over_capacity(
+      result, data::printable(path), allow_over_capacity,
+      "make the plan fit, or pass --allow-over-capacity (plan, simulate, replay) to run it all "
+      "the same");
+  if (!fits.is_ok() && allow_over_capacity) {
+    print_warning(data::printable(path) + ": " + fits.message() +
+                  " (--allow-over-capacity: run all the same; its outputs say so)");
   }
   return result;
 }

@@ -371,12 +371,9 @@ Status Workbench::show_plan(
   outcome->result = planner::rate_placement(*scenario(), read, settings_.parameters());
   planner::PlannerResult& r = outcome->result;
   // The rule of every front end: a plan over the GPUs' capacity is refused.
-  if (Status fits = planner::check_placement_fits(r); !fits.is_ok()) {
-    r.error = Status::invalid_argument(source_name + ": " + fits.message() +
-                                       "; make the plan fit (the command line's "
-                                       "--allow-over-capacity runs it all the same)");
-    r.best.reset();
-  }
+  (void)planner::refuse_over_capacity(
+      r, source_name, /*allow=*/false,
+      "make the plan fit (the command line's --allow-over-capacity runs it all the same)");
   if (!r.ok()) {
     const Status failed = r.failure();
     emit errorOccurred(QString::fromStdString(failed.message()));

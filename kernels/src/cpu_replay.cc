@@ -227,10 +227,11 @@ void add_records(const RankState& st, const std::vector<ReplayCollective>& colls
 // per shard its table (with row-wise Adagrad's state), its batch (offsets,
 // ids, weights), its output, and in training the output's gradient and the
 // backward's scratch (the unique rows' gradients, the sorted (id, position)
-// pairs, each position's bag); per collective slot its send and receive
-// buffers. Batches are sized at their mean: Poisson bag lengths vary by a
-// few per cent at the sizes where memory matters.
-double replay_bytes(const ReplayWorkload& workload, const std::vector<int>& ranks) {
+// pairs, each position's bag); per slot of `collectives` (the replay's own
+// list) its send and receive buffers. Batches are sized at their mean: Poisson bag lengths vary by
+// a few per cent at the sizes where memory matters.
+double replay_bytes(const ReplayWorkload& workload, const std::vector<int>& ranks,
+                    const std::vector<ReplayedCollective>& collectives) {
   constexpr double kFloat = 4.0;
   constexpr double kIndex = 8.0;
   double bytes = 0.0;
@@ -250,8 +251,7 @@ double replay_bytes(const ReplayWorkload& workload, const std::vector<int>& rank
       bytes += out_rows * dim * kFloat + unique * (kIndex + dim * kFloat) + ids * 3.0 * kIndex;
     }
   }
-  for (const ReplayedCollective& c :
-       replayed_collectives(workload.collectives, workload.training, ranks)) {
+  for (const ReplayedCollective& c : collectives) {
     for (size_t m = 0; m < c.spec.members.size(); ++m) {
       const CollectiveBuffers b = collective_buffers(c.spec, static_cast<int>(m));
       bytes += static_cast<double>(b.send_elements + b.recv_elements) * kFloat;
@@ -272,7 +272,9 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   if (ranks.empty()) return Status::invalid_argument("no ranks to replay");
 
   // Memory first: a replay too large for this process is an error, not a crash.
-  if (Status st = check_fits_in_memory(replay_bytes(workload, ranks),
+  std::vector<ReplayedCollective> replayed_list =
+      replayed_collectives(workload.collectives, workload.training, ranks);
+  if (Status st = check_fits_in_memory(replay_bytes(workload, ranks, replayed_list),
                                        "the replay of these ranks' tables, batches and buffers",
                                        "replay fewer ranks (--ranks), cap the rows replayed per "
                                        "shard (--max-rows), or lower the scenario's batch_size");
@@ -284,8 +286,7 @@ Result<ReplayResult> cpu_replay(const ReplayWorkload& workload, const ReplayOpti
   std::vector<RankState> states(ranks.size());
   const int local = std::max(1, workload.local_world_size);
   try {
-    for (ReplayedCollective& replayed :
-         replayed_collectives(workload.collectives, workload.training, ranks)) {
+    for (ReplayedCollective& replayed : replayed_list) {
       ReplayCollective rc;
       rc.index = replayed.index;
       rc.spec = std::move(replayed.spec);

@@ -130,10 +130,7 @@ planner::PlannerResult plan_of(const planner::Scenario& scenario,
     r = planner::rate_placement(scenario, [&](const planner::SearchSpace& space) {
       return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
     });
-    if (Status fits = planner::check_placement_fits(r); !fits.is_ok()) {
-      r.error = fits;
-      r.best.reset();
-    }
+    (void)planner::refuse_over_capacity(r, "<plan>", /*allow=*/false, "make the plan fit");
   }
   if (!r.ok()) raise(r.failure());
   return r;

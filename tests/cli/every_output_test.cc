@@ -49,36 +49,19 @@ std::vector<Spec> section(const std::string& help, const std::string& title) {
   std::istringstream lines(help.substr(at + title.size() + 2));
   std::string line;
   while (std::getline(lines, line) && !line.empty()) {
+    // "  --plan FILE                 Description": the spec, then two spaces or
+    // more, then the description (on the next line when the spec is long).
     if (line.size() < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ') continue;
-    std::istringstream words(line.substr(2));
+    const std::string body = line.substr(2);
+    const std::size_t gap = body.find("  ");
+    std::istringstream spec(body.substr(0, gap));
     Spec s;
-    words >> s.name;
+    spec >> s.name;
     std::string second;
-    words >> second;
-    if (is_type(second)) {
-      s.type = second;
-    } else {
-      s.description = second + " ";
-    }
-    std::string rest;
-    std::getline(words, rest);
-    s.description +=
-        rest.substr(rest.find_first_not_of(' ') == std::string::npos ? rest.size()
-                                                                     : rest.find_first_not_of(' '));
-    if (s.type.empty()) {
-      // "--flag   Description": the description is all that follows the name.
-    } else {
-      const std::size_t text = s.description.find_first_not_of(' ');
-      s.description = text == std::string::npos ? "" : s.description.substr(text);
-      // Skip the rest of a type spec such as "PATH... ... REQUIRED".
-      while (!s.description.empty() &&
-             (s.description.rfind("...", 0) == 0 || s.description.rfind("REQUIRED", 0) == 0 ||
-              is_type(s.description.substr(0, s.description.find(' '))))) {
-        const std::size_t next = s.description.find(' ');
-        s.description = next == std::string::npos ? "" : s.description.substr(next);
-        const std::size_t word = s.description.find_first_not_of(' ');
-        s.description = word == std::string::npos ? "" : s.description.substr(word);
-      }
+    if (spec >> second && is_type(second)) s.type = second;
+    if (gap != std::string::npos) {
+      const std::size_t text = body.find_first_not_of(' ', gap);
+      if (text != std::string::npos) s.description = body.substr(text);
     }
     out.push_back(s);
   }

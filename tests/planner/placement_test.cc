@@ -118,6 +118,20 @@ TEST(Placement, APlannerResultFitsOrSaysWhichRanksDoNot) {
   EXPECT_NE(st.message().find("(tables t0) but has 1 B after the storage reservation"),
             std::string::npos)
       << st.message();
+
+  // refuse_over_capacity: allowed, the plan stays; refused, it goes, with the
+  // source and the remedy around the reason.
+  PlannerResult allowed = r;
+  EXPECT_FALSE(refuse_over_capacity(allowed, "p.json", /*allow=*/true, "fix it").is_ok());
+  EXPECT_TRUE(allowed.ok());
+  PlannerResult refused = r;
+  EXPECT_FALSE(refuse_over_capacity(refused, "p.json", /*allow=*/false, "fix it").is_ok());
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.error.message(), "p.json: " + st.message() + "; fix it");
+  PlannerResult fits = plan(s);
+  EXPECT_TRUE(refuse_over_capacity(fits, "p.json", /*allow=*/false, "fix it").is_ok());
+  EXPECT_TRUE(fits.ok());
 }
 
 }  // namespace

@@ -103,6 +103,11 @@ TEST(Against, ErrorsNameTheRankOrWhatIsMissing) {
   EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(a.status().message(), "trace rank 5 (rank-5.json): the simulation has 2 ranks");
   t.ranks[0].rank = 1;
+  a = compare_with_simulation(t, simulation());  // the rank has no steps
+  ASSERT_FALSE(a.is_ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(a.status().message(), "trace rank 1 (rank-5.json): no steps to compare");
+  t.ranks[0].steps = {step(1, 1, 1, 0)};
   sim::SimResult bare = simulation();
   bare.ranks[1].phases.clear();
   a = compare_with_simulation(t, bare);

@@ -5,16 +5,13 @@
 #include <utility>
 
 #include "intervals.h"
+#include "shardlab/kernels/measurement.h"
 
 namespace shardlab::trace {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// The replay's median (kernels/measurement.h: nearest rank), of the steps.
+double median(std::vector<double> v) { return kernels::summarize(std::move(v)).median_ms; }
 
 }  // namespace
 
@@ -28,6 +25,10 @@ Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measure
       return Status::invalid_argument("trace rank " + std::to_string(rank) + " (" + t.file +
                                       "): the simulation has " +
                                       std::to_string(simulated.ranks.size()) + " ranks");
+    }
+    if (t.steps.empty()) {
+      return Status::invalid_argument("trace rank " + std::to_string(rank) + " (" + t.file +
+                                      "): no steps to compare");
     }
     const sim::RankResult& r = simulated.ranks[static_cast<size_t>(rank)];
     if (r.phases.empty()) {

@@ -1,6 +1,7 @@
 // A trace against a simulation of the same job (docs/traces.md "Against a
 // simulation"): per rank, the measured step, GPU-busy time and GPU time by
-// phase (medians over the trace's steps) beside the simulated ones (the last
+// phase (medians over the trace's steps, nearest rank as the replay's
+// kernels::summarize takes them) beside the simulated ones (the last
 // simulated iteration of the same rank), with the error. Computed once here
 // for every front end.
 #pragma once
@@ -38,8 +39,8 @@ struct Against {
 // recorded: a step is its iteration time, GPU-busy the union of its compute
 // and comm phases' intervals, a phase the summed length of its records on
 // those streams. Errors (invalid_scenario): a trace rank the simulation does
-// not have ("trace rank 9 (file): the simulation has 8 ranks"); a
-// simulation without recorded phases.
+// not have ("trace rank 9 (file): the simulation has 8 ranks"); a trace
+// rank without steps; a simulation without recorded phases.
 Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measured,
                                                      const sim::SimResult& simulated);
 
