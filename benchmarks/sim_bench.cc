@@ -1,6 +1,7 @@
 // Speed of the simulator: one simulated iteration of a planned synthetic
 // model (benchmarks/synthetic_scenario.h) with 1,000 tables on 8 to 1,024
-// ranks, and the bundled Criteo Kaggle scenario. The `preset_dense` variants
+// ranks (and 1,152 in NVL72-shaped racks), and the bundled Criteo Kaggle
+// scenario. The `preset_dense` variants
 // add an H100 preset (the NCCL-like layer) and a DLRM-DCNv2 dense model with
 // DDP's bucket all-reduces (hierarchical rings, in closed form on this
 // non-blocking fabric). Counters: events and flows per second, simulated
@@ -114,6 +115,24 @@ Scenario synthetic_preset_dense() {
   return s ? std::move(s).value() : Scenario{};
 }
 
+// The same on clusters (docs/simulation.md "Clusters"): GB200 NVL72-shaped
+// racks (hosts of 4 in NVLink domains of 72; H100 numbers, the shape is what
+// is timed) and 8-GPU hosts whose network reduces (SHARP: CollNet all-reduces).
+template <int Tables, int Ranks>
+Scenario synthetic_nvl72() {
+  Scenario s = synthetic_preset_dense<Tables, Ranks>();
+  s.topology.local_world_size = 4;
+  s.fabric.nvlink_domain_size = 72;
+  return s;
+}
+
+template <int Tables, int Ranks>
+Scenario synthetic_sharp() {
+  Scenario s = synthetic_preset_dense<Tables, Ranks>();
+  s.fabric.sharp = true;
+  return s;
+}
+
 Scenario criteo_kaggle() {
   auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR
                                               "/data/scenarios/dlrm_criteo_kaggle.json");
@@ -131,6 +150,18 @@ void BM_SyntheticPresetDense(benchmark::State& state) {
   const std::string key = "preset_dense_" + std::to_string(Tables) + "x" + std::to_string(Ranks);
   run_sim(state, planned(key, &synthetic_preset_dense<Tables, Ranks>),
           static_cast<int>(state.range(0)));
+}
+
+template <int Tables, int Ranks>
+void BM_SyntheticNvl72(benchmark::State& state) {
+  const std::string key = "nvl72_" + std::to_string(Tables) + "x" + std::to_string(Ranks);
+  run_sim(state, planned(key, &synthetic_nvl72<Tables, Ranks>), static_cast<int>(state.range(0)));
+}
+
+template <int Tables, int Ranks>
+void BM_SyntheticSharp(benchmark::State& state) {
+  const std::string key = "sharp_" + std::to_string(Tables) + "x" + std::to_string(Ranks);
+  run_sim(state, planned(key, &synthetic_sharp<Tables, Ranks>), static_cast<int>(state.range(0)));
 }
 
 void BM_CriteoKaggle(benchmark::State& state) {
@@ -174,6 +205,15 @@ BENCHMARK(BM_SyntheticPresetDense<1000, 1024>)
     ->Name("sim/preset_dense/1000_tables/1024_ranks/iterations")
     ->Arg(1)
     ->Arg(4)
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_SyntheticNvl72<1000, 1152>)
+    ->Name("sim/preset_dense/1000_tables/1152_ranks_nvl72/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SyntheticSharp<1000, 1024>)
+    ->Name("sim/preset_dense/1000_tables/1024_ranks_sharp/iterations")
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -14,6 +14,8 @@
 #include "json_writer.h"
 #include "message_text.h"
 #include "read_document.h"
+#include "sourced_reader.h"
+#include "system_presets.h"
 
 namespace shardlab::data {
 namespace {
@@ -27,6 +29,7 @@ using internal::JsonPath;
 using internal::NumberValue;
 using internal::ObjectReader;
 using internal::SizeValue;
+using internal::SourcedReader;
 using internal::StringValue;
 using planner::CollAlgorithm;
 using planner::CollProtocol;
@@ -39,48 +42,6 @@ constexpr double kMsPerUs = 1e-3;
 const NumberValue kFraction{.min = 0.0, .max = 1.0};
 const NumberValue kPositive{.min = 0.0, .min_exclusive = true};
 const NumberValue kNonNegative{.min = 0.0};
-
-// Reads sourced values, {"value": V, "source": id, "note": text}, checking
-// that the source is listed, and records each as a PresetValue.
-class SourcedReader {
- public:
-  SourcedReader(const PresetCatalog& catalog, std::vector<PresetValue>& values)
-      : catalog_(catalog), values_(values) {}
-
-  // Converts member `key` of `obj` (a sourced value) into `out`; `field`
-  // names it in the record. Absent: an error when `required`.
-  template <typename T, typename Convert>
-  Status read(const ObjectReader& obj, std::string_view key, const std::string& field, T& out,
-              Convert&& convert, bool required = true) {
-    const Json* v = obj.find(key);
-    if (v == nullptr) {
-      if (!required) return Status::ok();
-      return obj.missing(key, "an object {\"value\": ..., \"source\": ...}");
-    }
-    ObjectReader entry(*v, obj.path_of(key));
-    SHARDLAB_RETURN_IF_ERROR(entry.check("a sourced value {\"value\", \"source\", \"note\"}",
-                                         {"value", "source", "note"}));
-    PresetValue record;
-    record.field = field;
-    SHARDLAB_RETURN_IF_ERROR(
-        entry.require("source", record.source, StringValue{.non_empty = true}, "a source id"));
-    if (catalog_.source(record.source) == nullptr) {
-      return invalid_at(entry.path_of("source"), "not a source listed in \"sources\"",
-                        entry.find("source"));
-    }
-    SHARDLAB_RETURN_IF_ERROR(entry.read("note", record.note, StringValue{}));
-    const Json* value = entry.find("value");
-    if (value == nullptr) return entry.missing("value", "the number");
-    SHARDLAB_RETURN_IF_ERROR(entry.read("value", out, std::forward<Convert>(convert)));
-    record.value = value->is_string() ? value->get_ref<const std::string&>() : value->dump();
-    values_.push_back(std::move(record));
-    return Status::ok();
-  }
-
- private:
-  const PresetCatalog& catalog_;
-  std::vector<PresetValue>& values_;
-};
 
 Status read_sources(const ObjectReader& root, PresetCatalog& c) {
   const Json* sources = root.find("sources");
@@ -109,11 +70,15 @@ Status read_per_protocol(const ObjectReader& parent, std::string_view key,
                          const NumberValue& element, PerProtocol& out) {
   const Json* v = parent.find(key);
   if (v == nullptr)
-    return parent.missing(key, "an object {\"ring\", \"tree\", \"nvls\"} of [LL, LL128, Simple]");
+    return parent.missing(key,
+                          "an object {\"ring\", \"tree\", \"nvls\", \"collnet\", \"nvls_tree\"} of "
+                          "[LL, LL128, Simple]");
   ObjectReader obj(*v, parent.path_of(key));
-  SHARDLAB_RETURN_IF_ERROR(obj.check("an object of [LL, LL128, Simple] per algorithm",
-                                     {"ring", "tree", "nvls", "source", "note"}));
-  for (const CollAlgorithm a : {CollAlgorithm::kRing, CollAlgorithm::kTree, CollAlgorithm::kNvls}) {
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.check("an object of [LL, LL128, Simple] per algorithm",
+                {"ring", "tree", "nvls", "collnet", "nvls_tree", "source", "note"}));
+  for (int i = 0; i < planner::kNumCollAlgorithms; ++i) {
+    const auto a = static_cast<CollAlgorithm>(i);
     const std::string_view name = planner::to_string(a);
     const Json* list = obj.find(name);
     if (list == nullptr) return obj.missing(name, "[LL, LL128, Simple]");
@@ -314,8 +279,9 @@ Status read_gpu(const Json& value, const JsonPath& path, const NcclConstants& nc
 Result<PresetCatalog> read_catalog(const Json& doc) {
   const JsonPath root_path;
   ObjectReader root(doc, root_path);
-  SHARDLAB_RETURN_IF_ERROR(root.check("a GPU presets object",
-                                      {"format", "version", "about", "sources", "nccl", "gpus"}));
+  SHARDLAB_RETURN_IF_ERROR(
+      root.check("a GPU presets object",
+                 {"format", "version", "about", "sources", "nccl", "gpus", "systems"}));
   std::string format;
   SHARDLAB_RETURN_IF_ERROR(
       root.require("format", format, StringValue{}, "\"shardlab-gpu-presets\""));
@@ -349,6 +315,7 @@ Result<PresetCatalog> read_catalog(const Json& doc) {
     g.values.insert(g.values.end(), nccl_values.begin(), nccl_values.end());
     c.gpus.push_back(std::move(g));
   }
+  SHARDLAB_RETURN_IF_ERROR(internal::read_systems(root, c));
   return c;
 }
 

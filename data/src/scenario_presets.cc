@@ -73,8 +73,55 @@ double optimizer_bwd_multiplier(const planner::Scenario& s) {
 
 }  // namespace
 
+Status read_system_preset(const ObjectReader& topology, planner::TopologySpec& t,
+                          planner::FabricSpec& fabric, std::string& gpu_name) {
+  const Json* value = topology.find("system");
+  if (value == nullptr) {
+    if (const Json* nodes = topology.find("nodes")) {
+      return invalid_at(topology.path_of("nodes"), "counts the nodes of a system preset", nodes,
+                        "topology.system beside it, or world_size alone");
+    }
+    return Status::ok();
+  }
+  const Result<PresetCatalog>& catalog = builtin_gpu_presets();
+  if (!catalog.is_ok()) return Status::internal("presets: " + catalog.status().message());
+  std::string name;
+  SHARDLAB_RETURN_IF_ERROR(topology.read("system", name, StringValue{.non_empty = true}));
+  const SystemPreset* system = catalog->find_system(name);
+  if (system == nullptr) {
+    return invalid_at(topology.path_of("system"), "unknown system preset", value,
+                      "one of " + catalog->system_names());
+  }
+  // nodes x GPUs stays a rank count the planner takes.
+  int nodes = 1;
+  SHARDLAB_RETURN_IF_ERROR(topology.read(
+      "nodes", nodes, IntValue{.min = 1, .max = planner::kMaxWorldSize / system->gpus}));
+  SHARDLAB_RETURN_IF_ERROR(
+      topology.read("world_size", t.world_size, IntValue{.min = 1, .max = planner::kMaxWorldSize}));
+  const int system_ranks = nodes * system->gpus;
+  if (topology.find("world_size") == nullptr) {
+    t.world_size = system_ranks;
+  } else if (topology.find("nodes") != nullptr && t.world_size != system_ranks) {
+    return invalid_at(topology.path_of("world_size"),
+                      "differs from nodes x the " + system->name + "'s " +
+                          std::to_string(system->gpus) + " GPUs (" + std::to_string(system_ranks) +
+                          ")",
+                      topology.find("world_size"), "one of the two");
+  }
+  t.local_world_size = std::min(system->gpus_per_host, t.world_size);
+  fabric.system = system->name;
+  fabric.nics_per_host = system->nics_per_host;
+  fabric.nic_bw = system->nic_bw;
+  fabric.nvlink_domain_size =
+      system->nvlink_domain_size > system->gpus_per_host ? system->nvlink_domain_size : 0;
+  fabric.sharp = system->sharp;
+  gpu_name = system->gpu;
+  return Status::ok();
+}
+
 Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
-                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills) {
+                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills,
+                       const std::string& default_gpu) {
   // What the file leaves out: a preset fills it, and an edit that sets a
   // preset later (data/scenario_edit.h) must know it too.
   const auto absent = [&](std::string_view key) { return topology.find(key) == nullptr; };
@@ -86,10 +133,10 @@ Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
   fills.inter_host_bw = absent("inter_host_bw");
   fills.bwd_compute_multiplier = absent("bwd_compute_multiplier");
   const Json* value = topology.find("gpu");
-  if (value == nullptr) return Status::ok();
+  if (value == nullptr && default_gpu.empty()) return Status::ok();
   const Result<PresetCatalog>& catalog = builtin_gpu_presets();
   if (!catalog.is_ok()) return Status::internal("GPU presets: " + catalog.status().message());
-  std::string name;
+  std::string name = default_gpu;
   SHARDLAB_RETURN_IF_ERROR(topology.read("gpu", name, StringValue{.non_empty = true}));
   const GpuPreset* preset = catalog->find(name);
   if (preset == nullptr) {

@@ -38,10 +38,12 @@ inline constexpr std::string_view kTopologyKeys[] = {"world_size",
                                                      "inter_host_bw",
                                                      "bwd_compute_multiplier",
                                                      "gpu",
+                                                     "system",
+                                                     "nodes",
                                                      "fabric"};
-inline constexpr std::string_view kFabricKeys[] = {"nics_per_host",         "nic_bw",
-                                                   "oversubscription",      "intra_host_latency_ms",
-                                                   "inter_host_latency_ms", "hosts"};
+inline constexpr std::string_view kFabricKeys[] = {
+    "nics_per_host",         "nic_bw", "oversubscription",   "intra_host_latency_ms",
+    "inter_host_latency_ms", "hosts",  "nvlink_domain_size", "sharp"};
 inline constexpr std::string_view kHostKeys[] = {"intra_host_bw", "nic_bw", "nics"};
 inline constexpr std::string_view kModuleKeys[] = {"kind", "dense_param_bytes"};
 inline constexpr std::string_view kTableKeys[] = {
@@ -112,10 +114,21 @@ Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
 // Per-rank lists must have `world_size` entries.
 Status read_workload(const ObjectReader& root, int world_size, planner::WorkloadSpec& out);
 
+// A system preset (topology.system and topology.nodes, docs/presets.md
+// "Systems"): world_size (nodes x the system's GPUs) unless the file gives
+// it, and the defaults the rest of the topology reads over: `t`'s
+// local_world_size, `fabric`'s NICs, NVLink domain and SHARP, and
+// `gpu_name`, the GPU preset topology.gpu defaults to. Without
+// topology.system nothing changes; topology.nodes needs it.
+Status read_system_preset(const ObjectReader& topology, planner::TopologySpec& t,
+                          planner::FabricSpec& fabric, std::string& gpu_name);
 // GPU presets (scenario_presets.cc, docs/presets.md). `topology` is the
 // topology object's reader: a preset fills the fields it lacks.
+// `default_gpu`: the preset to use when topology.gpu is absent (a system's),
+// or empty.
 Status read_gpu_preset(const ObjectReader& topology, planner::TopologySpec& t,
-                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills);
+                       std::optional<planner::GpuSpec>& gpu, planner::PresetFills& fills,
+                       const std::string& default_gpu = {});
 // What needs the whole scenario: the preset's optimizer-derived backward
 // multiplier, the dense model's checks against the tables and the topology,
 // and its parameter bytes for the storage reservation when the module leaves

@@ -203,8 +203,12 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
   // 65,536 ranks bounds the planner's memory: data-parallel and row-wise
   // options hold one shard per rank for every table.
   const IntValue rank_count{.min = 1, .max = planner::kMaxWorldSize};
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
+  std::string system_gpu;
+  SHARDLAB_RETURN_IF_ERROR(read_system_preset(obj, t, fabric, system_gpu));
+  if (fabric.system.empty()) {
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.require("world_size", t.world_size, rank_count, "an integer from 1 to 65536"));
+  }
   SHARDLAB_RETURN_IF_ERROR(obj.read("local_world_size", t.local_world_size, rank_count));
   // A host of more ranks than the cluster has holds no whole host: TorchRec
   // would plan table-row-wise shards on a host that does not exist.
@@ -229,7 +233,7 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier,
                                     NumberValue{.min = 0, .max = planner::kMaxFactor}));
-  SHARDLAB_RETURN_IF_ERROR(read_gpu_preset(obj, t, gpu, fills));
+  SHARDLAB_RETURN_IF_ERROR(read_gpu_preset(obj, t, gpu, fills, system_gpu));
   return read_fabric(obj, t, fabric);
 }
 

@@ -31,6 +31,42 @@ int host_count(const planner::TopologySpec& t) {
   return (t.world_size + local - 1) / local;
 }
 
+// fabric.nvlink_domain_size (or the system preset's): whole hosts that
+// divide the world, and no per-host overrides inside a domain of several
+// hosts (they share its switches and its NICs' network). `fabric` is null
+// when the file has no fabric object.
+Status read_nvlink_domain(const ObjectReader& topology, const ObjectReader* fabric,
+                          const planner::TopologySpec& t, planner::FabricSpec& f) {
+  if (fabric != nullptr)
+    SHARDLAB_RETURN_IF_ERROR(fabric->read("nvlink_domain_size", f.nvlink_domain_size, kNicCount));
+  const int local = t.local_world_size.value_or(t.world_size);
+  if (f.nvlink_domain_size == 0 || f.nvlink_domain_size == local) {
+    f.nvlink_domain_size = 0;
+    return Status::ok();
+  }
+  const bool written = fabric != nullptr && fabric->find("nvlink_domain_size") != nullptr;
+  const JsonPath path =
+      written ? fabric->path_of("nvlink_domain_size") : topology.path_of("system");
+  const Json* value = written ? fabric->find("nvlink_domain_size") : topology.find("system");
+  const std::string size = std::to_string(f.nvlink_domain_size);
+  if (f.nvlink_domain_size % local != 0 || t.world_size % f.nvlink_domain_size != 0) {
+    return invalid_at(path,
+                      "an NVLink domain of " + size +
+                          " GPUs must be whole hosts of local_world_size (" +
+                          std::to_string(local) + ") that divide world_size (" +
+                          std::to_string(t.world_size) + ")",
+                      value, "world_size a multiple of " + size);
+  }
+  if (fabric != nullptr && fabric->find("hosts") != nullptr) {
+    return invalid_at(fabric->path_of("hosts"),
+                      "per-host overrides cannot be used inside an NVLink domain of several "
+                      "hosts (nvlink_domain_size " +
+                          size + ")",
+                      fabric->find("hosts"));
+  }
+  return Status::ok();
+}
+
 // A dense time: one number for every rank, or a list of one per rank.
 Status read_dense_ms(const ObjectReader& obj, std::string_view key, int world_size,
                      std::vector<double>& out) {
@@ -161,7 +197,7 @@ Status read_dense(const Json& value, const JsonPath& path, planner::DenseSpec& d
 Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
                    planner::FabricSpec& f) {
   const Json* value = topology.find("fabric");
-  if (value == nullptr) return Status::ok();
+  if (value == nullptr) return read_nvlink_domain(topology, nullptr, t, f);
   ObjectReader obj(*value, topology.path_of("fabric"));
   SHARDLAB_RETURN_IF_ERROR(obj.check("a fabric object", kFabricKeys));
   SHARDLAB_RETURN_IF_ERROR(obj.read("nics_per_host", f.nics_per_host, kNicCount));
@@ -170,6 +206,8 @@ Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
                                     NumberValue{.min = 1, .max = planner::kMaxFactor}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_latency_ms", f.intra_host_latency_ms, kLatencyMs));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_latency_ms", f.inter_host_latency_ms, kLatencyMs));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("sharp", f.sharp, BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(read_nvlink_domain(topology, &obj, t, f));
   if (const Json* hosts = obj.find("hosts")) {
     const JsonPath path = obj.path_of("hosts");
     const int n = host_count(t);

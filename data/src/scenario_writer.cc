@@ -53,6 +53,8 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.member("oversubscription", f.oversubscription);
   w.member("intra_host_latency_ms", f.intra_host_latency_ms);
   w.member("inter_host_latency_ms", f.inter_host_latency_ms);
+  if (f.nvlink_domain_size > 0) w.member("nvlink_domain_size", f.nvlink_domain_size);
+  if (f.sharp) w.member("sharp", true);
   if (!f.hosts.empty()) {
     write_list(w, "hosts", f.hosts, [&](const planner::HostFabricSpec& h) {
       w.begin_object();

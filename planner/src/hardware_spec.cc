@@ -48,6 +48,10 @@ std::string_view to_string(CollAlgorithm a) {
       return "tree";
     case CollAlgorithm::kNvls:
       return "nvls";
+    case CollAlgorithm::kCollNet:
+      return "collnet";
+    case CollAlgorithm::kNvlsTree:
+      return "nvls_tree";
   }
   return "ring";
 }

@@ -17,8 +17,9 @@ using planner::CollProtocol;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Where the members sit: n ranks on `hosts` hosts, `local` on each when
-// uniform; the line rates of a GPU's fabric link and of its path between hosts.
+// Where the members sit: n ranks on `hosts` NVLink domains (hosts unless a
+// domain spans several), `local` on each when uniform; the line rates of a
+// GPU's fabric link and of its path between domains.
 struct Geometry {
   int n = 0;
   int hosts = 1;
@@ -31,21 +32,21 @@ struct Geometry {
 Geometry geometry(const std::vector<int>& members, const TopologyGraph& graph) {
   Geometry g;
   g.n = static_cast<int>(members.size());
-  std::vector<int> per_host(static_cast<size_t>(graph.num_hosts()), 0);
+  std::vector<int> per_host(static_cast<size_t>(graph.num_domains()), 0);
   for (int r : members) {
-    ++per_host[static_cast<size_t>(graph.host_of(r))];
+    ++per_host[static_cast<size_t>(graph.domain_of(r))];
     g.intra_line =
         std::min(g.intra_line, graph.links()[static_cast<size_t>(graph.fabric_uplink(r))].capacity);
   }
   g.hosts = static_cast<int>(
       std::count_if(per_host.begin(), per_host.end(), [](int c) { return c > 0; }));
-  g.local = per_host[static_cast<size_t>(graph.host_of(members.front()))];
+  g.local = per_host[static_cast<size_t>(graph.domain_of(members.front()))];
   g.uniform =
       g.hosts >= 2 && g.local >= 2 &&
       std::all_of(per_host.begin(), per_host.end(), [&](int c) { return c == 0 || c == g.local; });
   if (g.hosts > 1) {
     for (int r : members) {
-      if (graph.host_of(r) == graph.host_of(members.front())) continue;
+      if (graph.domain_of(r) == graph.domain_of(members.front())) continue;
       g.inter_line = graph.route_bottleneck(members.front(), r);
       break;
     }
@@ -113,6 +114,25 @@ double hierarchical_time(const Geometry& g, const CollectiveShape& s, double byt
   return s.base_ms + intra + inter;
 }
 
+// Lone time of the hierarchical all-reduce whose stages are switches where
+// `stages` says (collectives.h HierarchyStages): NVLS stages send S into the
+// domain's switch (and receive S/L) then the reverse, the SHARP stage sends
+// and receives a share at once; ring stages as hierarchical_time.
+double staged_time(const Geometry& g, const CollectiveShape& s, double bytes,
+                   HierarchyStages stages) {
+  const double l = dbl(g.local);
+  const double h = dbl(g.hosts);
+  const double intra_rate = rate_of(s.intra, g.intra_line);
+  const double inter_rate = rate_of(s.inter, g.inter_line);
+  const double intra = stages.nvls_intra
+                           ? 2.0 * (s.intra.latency_ms + bytes / intra_rate)
+                           : 2.0 * (l - 1.0) * (s.intra.latency_ms + bytes / l / intra_rate);
+  const double inter = stages.sharp_inter
+                           ? s.inter.latency_ms + bytes / l / inter_rate
+                           : 2.0 * (h - 1.0) * (s.inter.latency_ms + bytes / l / h / inter_rate);
+  return s.base_ms + intra + inter;
+}
+
 double all_reduce_ring_time(const Geometry& g, const CollectiveShape& s, double bytes) {
   if (g.uniform) return hierarchical_time(g, s, bytes);
   return ring_time(g, s, 2 * (g.n - 1), bytes / dbl(g.n));
@@ -123,8 +143,8 @@ void consider(std::vector<Candidate>& out, CollAlgorithm a, CollProtocol p, Coll
   out.push_back(Candidate{a, p, std::move(shape), t});
 }
 
-std::vector<Candidate> candidates(const CollectiveTuning& t, bool nvls, CollectiveKind kind,
-                                  double bytes, const Geometry& g) {
+std::vector<Candidate> candidates(const CollectiveTuning& t, bool nvls, bool sharp,
+                                  CollectiveKind kind, double bytes, const Geometry& g) {
   std::vector<Candidate> out;
   constexpr CollProtocol kProtocols[] = {CollProtocol::kLl, CollProtocol::kLl128,
                                          CollProtocol::kSimple};
@@ -147,6 +167,24 @@ std::vector<Candidate> candidates(const CollectiveTuning& t, bool nvls, Collecti
           CollectiveShape s = shape_of(t, CollAlgorithm::kTree, p, t.all_reduce_fraction, scale);
           const double time = hierarchical_time(g, s, bytes);
           consider(out, CollAlgorithm::kTree, p, std::move(s), time);
+        }
+      }
+      // Across domains: CollNet where the network reduces (SHARP), and with
+      // NVLS inside the domains, NVLS+SHARP or NVLSTree.
+      if (g.uniform && g.hosts > 1) {
+        const auto staged = [&](CollAlgorithm a, HierarchyStages stages, double fraction,
+                                double inter_scale) {
+          if (!supported(t, a, CollProtocol::kSimple)) return;
+          CollectiveShape s = shape_of(t, a, CollProtocol::kSimple, fraction, inter_scale);
+          const double time = staged_time(g, s, bytes, stages);
+          consider(out, a, CollProtocol::kSimple, std::move(s), time);
+        };
+        const bool has_nvls = nvls && t.nvls_fraction > 0.0;
+        if (sharp) staged(CollAlgorithm::kCollNet, {false, true}, t.all_reduce_fraction, 1.0);
+        if (has_nvls && sharp) staged(CollAlgorithm::kNvls, {true, true}, t.nvls_fraction, 1.0);
+        if (has_nvls) {
+          staged(CollAlgorithm::kNvlsTree, {true, false}, t.nvls_fraction,
+                 std::log2(dbl(g.hosts)) / dbl(g.hosts - 1));
         }
       }
       if (nvls && g.hosts == 1 && t.nvls_fraction > 0.0 &&
@@ -206,6 +244,7 @@ CollectiveModel::CollectiveModel(const planner::Scenario& scenario,
     tuning_ = &scenario.gpu->collectives;
     nvls_ = scenario.gpu->nvls;
   }
+  sharp_ = scenario.fabric.sharp;
   if (calibration != nullptr) {
     const planner::CommCalibration& a = calibration->intra_host;
     const planner::CommCalibration& b = calibration->inter_host;
@@ -221,7 +260,7 @@ CollectiveChoice CollectiveModel::choose(CollectiveKind kind, double bytes,
   if (!active() || members.size() < 2 || kind == CollectiveKind::kEstimate) return choice;
   const Geometry g = geometry(members, graph);
   if (tuning_ != nullptr) {
-    std::vector<Candidate> all = candidates(*tuning_, nvls_, kind, bytes, g);
+    std::vector<Candidate> all = candidates(*tuning_, nvls_, sharp_, kind, bytes, g);
     // The least predicted time; the first listed wins ties, as NCCL keeps the
     // first minimum it finds.
     const auto best = std::min_element(
@@ -292,12 +331,33 @@ std::unique_ptr<Collective> make_collective(FlowNetwork& network, const Collecti
                                       choice.shape);
     case CollectiveKind::kAllGather:
       return make_ring_all_gather(network, spec.members, spec.chunks, listener, tag, choice.shape);
-    case CollectiveKind::kAllReduce:
-      if (choice.algorithm == CollAlgorithm::kNvls) {
-        return make_nvls_all_reduce(network, spec.members, spec.bytes, listener, tag, choice.shape);
+    case CollectiveKind::kAllReduce: {
+      const TopologyGraph& graph = network.graph();
+      const int domain = graph.domain_of(spec.members.front());
+      const bool one_domain = std::all_of(spec.members.begin(), spec.members.end(),
+                                          [&](int r) { return graph.domain_of(r) == domain; });
+      HierarchyStages stages;
+      switch (choice.algorithm) {
+        case CollAlgorithm::kNvls:
+          if (one_domain) {
+            return make_nvls_all_reduce(network, spec.members, spec.bytes, listener, tag,
+                                        choice.shape);
+          }
+          stages = {.nvls_intra = true, .sharp_inter = true};
+          break;
+        case CollAlgorithm::kCollNet:
+          stages = {.nvls_intra = false, .sharp_inter = true};
+          break;
+        case CollAlgorithm::kNvlsTree:
+          stages = {.nvls_intra = true, .sharp_inter = false};
+          break;
+        case CollAlgorithm::kRing:
+        case CollAlgorithm::kTree:
+          break;
       }
-      return make_hierarchical_all_reduce(network, network.graph(), spec.members, spec.bytes,
-                                          listener, tag, choice.shape);
+      return make_hierarchical_all_reduce(network, graph, spec.members, spec.bytes, listener, tag,
+                                          choice.shape, stages);
+    }
     case CollectiveKind::kEstimate:
       break;
   }

@@ -1,10 +1,14 @@
-// Hierarchical all-reduce: a composition of ring collectives, one phase after
-// the other per member (a member enters the next phase as soon as its part of
-// the current one is done). NVLS all-reduce. Message shapes.
+// Hierarchical all-reduce: a composition of ring or switch collectives, one
+// phase after the other per member (a member enters the next phase as soon as
+// its part of the current one is done). Switch collectives: NVLS and SHARP.
+// Message shapes.
 #include "shardlab/sim/collectives.h"
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
+#include <span>
+#include <utility>
 
 #include "collective_base.h"
 
@@ -20,7 +24,7 @@ bool CollectiveShape::plain() const {
 
 FlowShape CollectiveShape::flow(const TopologyGraph& graph, int src_rank, int dst_rank,
                                 double bytes) const {
-  const bool across = graph.host_of(src_rank) != graph.host_of(dst_rank);
+  const bool across = graph.domain_of(src_rank) != graph.domain_of(dst_rank);
   const MessageShape& m = message(across, bytes);
   // The route is walked only when the fraction needs its bottleneck.
   return m.fraction < 1.0 ? flow(across, graph.route_bottleneck(src_rank, dst_rank), bytes)
@@ -43,16 +47,20 @@ const MessageShape& CollectiveShape::message(bool across_hosts, double bytes) co
 
 namespace {
 
-// NVLS all-reduce on one host: every member pushes its buffer into the switch
-// (which reduces it) and pulls the result back, S·(n+1)/n bytes each way per
-// member, both directions at once. Data moves once every member has joined.
-class NvlsAllReduce final : public detail::CollectiveBase {
+// Once every member has joined, each sends `up` bytes into a switch that
+// reduces or multicasts and receives `down` bytes from it, both at once:
+// through the NVLink domain's switches (NVLS; the GPU's fabric links) or
+// through the network's (SHARP; the GPU's climb to the core and descent).
+// A member is done when both of its transfers are.
+class SwitchCollective final : public detail::CollectiveBase {
  public:
-  NvlsAllReduce(FlowNetwork& network, std::vector<int> members, double bytes,
-                CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
-      : CollectiveBase(network, std::move(members), listener, tag, shape) {
-    const double n = static_cast<double>(size());
-    per_direction_ = size() > 1 ? bytes * (n + 1.0) / n : 0.0;
+  SwitchCollective(FlowNetwork& network, std::vector<int> members, double up, double down,
+                   bool network_switch, CollectiveListener* listener, int64_t tag,
+                   const CollectiveShape& shape)
+      : CollectiveBase(network, std::move(members), listener, tag, shape),
+        up_(up),
+        down_(down),
+        network_switch_(network_switch) {
     arrived_.assign(size(), 0);
   }
 
@@ -60,22 +68,29 @@ class NvlsAllReduce final : public detail::CollectiveBase {
     assert(member >= 0 && member < size() && "each member joins once");
     if (++joined_ < size()) return;
     const TopologyGraph& graph = network_.graph();
-    for (int m = 0; m < size(); ++m) {
-      if (!(per_direction_ > 0.0)) {
-        report_done(m);
-        continue;
-      }
-      const int rank = members_[m];
-      for (const int link : {graph.fabric_uplink(rank), graph.fabric_downlink(rank)}) {
-        FlowShape f;
-        f.latency_ms = shape_.intra.latency_ms;
-        f.rate_cap = shape_.intra.cap;
-        if (shape_.intra.fraction < 1.0) {
-          f.rate_cap = std::min(f.rate_cap, shape_.intra.fraction * graph.links()[link].capacity);
+    const MessageShape& m = network_switch_ ? shape_.inter : shape_.intra;
+    for (int member_index = 0; member_index < size(); ++member_index) {
+      const int rank = members_[member_index];
+      const std::span<const int> climb =
+          network_switch_ ? graph.climb(rank, true) : graph.link_route(graph.fabric_uplink(rank));
+      const std::span<const int> descent = network_switch_
+                                               ? graph.descent(rank, true)
+                                               : graph.link_route(graph.fabric_downlink(rank));
+      for (const auto& [route, bytes] : {std::pair{climb, up_}, std::pair{descent, down_}}) {
+        if (!(bytes > 0.0)) {
+          message_done(member_index);
+          continue;
         }
-        network_.start_route_flow(graph.link_route(link), per_direction_, this, m, f);
+        FlowShape f{.rate_cap = m.cap, .latency_ms = m.latency_ms};
+        if (m.fraction < 1.0) {
+          double line = std::numeric_limits<double>::infinity();
+          for (const int link : route) line = std::min(line, graph.links()[link].capacity);
+          f.rate_cap = std::min(f.rate_cap, m.fraction * line);
+        }
+        network_.start_route_flow(route, bytes, this, member_index, f);
       }
     }
+    drain();
   }
 
  private:
@@ -83,7 +98,9 @@ class NvlsAllReduce final : public detail::CollectiveBase {
     if (++arrived_[member] == 2) report_done(static_cast<int>(member));
   }
 
-  double per_direction_ = 0.0;
+  double up_ = 0.0;
+  double down_ = 0.0;
+  bool network_switch_ = false;
   int joined_ = 0;
   std::vector<int> arrived_;
 };
@@ -94,7 +111,8 @@ class HierarchicalAllReduce final : public Collective, private CollectiveListene
   // every group has the same size L >= 2 and there are H >= 2 groups.
   HierarchicalAllReduce(FlowNetwork& network, std::vector<int> members,
                         std::vector<std::vector<int>> groups, double bytes,
-                        CollectiveListener* listener, int64_t tag, const CollectiveShape& shape)
+                        CollectiveListener* listener, int64_t tag, const CollectiveShape& shape,
+                        HierarchyStages stages)
       : Collective(network, std::move(members), listener, tag, shape), groups_(std::move(groups)) {
     // The base latency is charged once, by the last stage.
     CollectiveShape inner = shape;
@@ -102,6 +120,7 @@ class HierarchicalAllReduce final : public Collective, private CollectiveListene
     const int hosts = static_cast<int>(groups_.size());
     const int local = static_cast<int>(groups_[0].size());
     const double share = bytes / local;
+    CollectiveListener* const self = this;  // the base is private: convert here
     host_.assign(size(), 0);
     local_.assign(size(), 0);
     for (int h = 0; h < hosts; ++h) {
@@ -111,17 +130,32 @@ class HierarchicalAllReduce final : public Collective, private CollectiveListene
         local_[groups_[h][j]] = j;
         ranks.push_back(members_[groups_[h][j]]);
       }
-      reduce_scatter_.push_back(make_ring_reduce_scatter(network, ranks,
-                                                         std::vector<double>(local, share), this,
-                                                         sub_tag(h, kIntraReduce), inner));
-      all_gather_.push_back(make_ring_all_gather(network, ranks, std::vector<double>(local, share),
-                                                 this, sub_tag(h, kIntraGather), shape));
+      if (stages.nvls_intra) {
+        // The switch reduces each share from every member's buffer, then
+        // multicasts each member's reduced share to all.
+        reduce_scatter_.push_back(std::make_unique<SwitchCollective>(
+            network, ranks, bytes, share, false, self, sub_tag(h, kIntraReduce), inner));
+        all_gather_.push_back(std::make_unique<SwitchCollective>(
+            network, ranks, share, bytes, false, self, sub_tag(h, kIntraGather), shape));
+      } else {
+        reduce_scatter_.push_back(make_ring_reduce_scatter(network, ranks,
+                                                           std::vector<double>(local, share), this,
+                                                           sub_tag(h, kIntraReduce), inner));
+        all_gather_.push_back(make_ring_all_gather(network, ranks,
+                                                   std::vector<double>(local, share), this,
+                                                   sub_tag(h, kIntraGather), shape));
+      }
     }
     for (int j = 0; j < local; ++j) {
       std::vector<int> ranks;
       for (int h = 0; h < hosts; ++h) ranks.push_back(members_[groups_[h][j]]);
-      all_reduce_.push_back(make_ring_all_reduce(network, std::move(ranks), share, this,
-                                                 sub_tag(j, kInterReduce), inner));
+      if (stages.sharp_inter) {
+        all_reduce_.push_back(std::make_unique<SwitchCollective>(
+            network, std::move(ranks), share, share, true, self, sub_tag(j, kInterReduce), inner));
+      } else {
+        all_reduce_.push_back(make_ring_all_reduce(network, std::move(ranks), share, this,
+                                                   sub_tag(j, kInterReduce), inner));
+      }
     }
   }
 
@@ -161,19 +195,25 @@ class HierarchicalAllReduce final : public Collective, private CollectiveListene
 std::unique_ptr<Collective> make_nvls_all_reduce(FlowNetwork& network, std::vector<int> members,
                                                  double bytes, CollectiveListener* listener,
                                                  int64_t tag, const CollectiveShape& shape) {
-  return std::make_unique<NvlsAllReduce>(network, std::move(members), bytes, listener, tag, shape);
+  // Reduce-scatter and all-gather through the switch at once: S·(n+1)/n
+  // bytes each way per member.
+  const double n = static_cast<double>(members.size());
+  const double per_direction = members.size() > 1 ? bytes * (n + 1.0) / n : 0.0;
+  return std::make_unique<SwitchCollective>(network, std::move(members), per_direction,
+                                            per_direction, false, listener, tag, shape);
 }
 
 std::unique_ptr<Collective> make_hierarchical_all_reduce(FlowNetwork& network,
                                                          const TopologyGraph& graph,
                                                          std::vector<int> members, double bytes,
                                                          CollectiveListener* listener, int64_t tag,
-                                                         const CollectiveShape& shape) {
-  // Group members by host, hosts in order of first appearance.
-  std::vector<int> group_of_host(graph.num_hosts(), -1);
+                                                         const CollectiveShape& shape,
+                                                         HierarchyStages stages) {
+  // Group members by NVLink domain, domains in order of first appearance.
+  std::vector<int> group_of_host(graph.num_domains(), -1);
   std::vector<std::vector<int>> groups;
   for (int i = 0; i < static_cast<int>(members.size()); ++i) {
-    const int host = graph.host_of(members[i]);
+    const int host = graph.domain_of(members[i]);
     if (group_of_host[host] < 0) {
       group_of_host[host] = static_cast<int>(groups.size());
       groups.emplace_back();
@@ -187,7 +227,7 @@ std::unique_ptr<Collective> make_hierarchical_all_reduce(FlowNetwork& network,
   if (!uniform)
     return make_ring_all_reduce(network, std::move(members), bytes, listener, tag, shape);
   return std::make_unique<HierarchicalAllReduce>(network, std::move(members), std::move(groups),
-                                                 bytes, listener, tag, shape);
+                                                 bytes, listener, tag, shape, stages);
 }
 
 }  // namespace shardlab::sim

@@ -323,15 +323,15 @@ FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool con
   state_->queue = &queue;
   state_->handler = this;
   if (!closed_form_exact_) return;
-  // Two entries per rank, [2 * rank + across]; on one host the second is
-  // empty and never read (no message crosses hosts).
+  // Two entries per rank, [2 * rank + across]; in one NVLink domain the
+  // second is empty and never read (no message crosses domains).
   const int ranks = graph.num_ranks();
-  const bool hosts = graph.num_hosts() > 1;
+  const bool hosts = graph.num_domains() > 1;
   climbs_.reserve(2 * static_cast<size_t>(ranks));
   descents_.reserve(2 * static_cast<size_t>(ranks));
-  host_.resize(static_cast<size_t>(ranks));
+  domain_.resize(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
-    host_[r] = graph.host_of(r);
+    domain_[r] = graph.domain_of(r);
     for (const bool across : {false, true}) {
       climbs_.emplace_back(across && !hosts ? std::span<const int>{} : graph.climb(r, across),
                            links);
@@ -386,7 +386,7 @@ FlowNetwork::fill_message(int src_rank, int dst_rank, double bytes, ClosedFormMe
   assert(closed_form_exact_);
   *m = ClosedFormMessage{.bytes = bytes, .src = src_rank, .dst = dst_rank};
   if (!(bytes > 0.0) || src_rank == dst_rank) return {nullptr, nullptr};
-  m->across = host_[static_cast<size_t>(src_rank)] != host_[static_cast<size_t>(dst_rank)];
+  m->across = domain_[static_cast<size_t>(src_rank)] != domain_[static_cast<size_t>(dst_rank)];
   const HalfRoute& up = climb(*m);
   const HalfRoute& down = descent(*m);
   fill_moving(up, down, m->across, m);

@@ -95,6 +95,19 @@ Status validate(const planner::TopologySpec& topology, const planner::FabricSpec
       !s) {
     return s;
   }
+  if (fabric.nvlink_domain_size < 0 ||
+      (fabric.nvlink_domain_size > 0 && (fabric.nvlink_domain_size % local != 0 ||
+                                         topology.world_size % fabric.nvlink_domain_size != 0))) {
+    return Status::invalid_argument("topology.fabric.nvlink_domain_size: must be whole hosts of " +
+                                    std::to_string(local) + " GPUs that divide world_size " +
+                                    std::to_string(topology.world_size) + ", got " +
+                                    std::to_string(fabric.nvlink_domain_size));
+  }
+  if (fabric.nvlink_domain_size > local && !fabric.hosts.empty()) {
+    return Status::invalid_argument(
+        "topology.fabric.hosts: per-host overrides cannot be used inside an NVLink domain of "
+        "several hosts");
+  }
   if (!fabric.hosts.empty() && static_cast<int>(fabric.hosts.size()) != hosts) {
     return Status::invalid_argument(
         "topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
@@ -117,27 +130,37 @@ Status validate(const planner::TopologySpec& topology, const planner::FabricSpec
   return Status::ok();
 }
 
+// GPUs per NVLink domain: the fabric's nvlink_domain_size, else one host.
+int domain_size_of(const planner::TopologySpec& topology, const planner::FabricSpec& fabric) {
+  return fabric.nvlink_domain_size > 0 ? fabric.nvlink_domain_size : local_world_size_of(topology);
+}
+
+// One plan per NVLink domain (a host unless the domain spans several).
 std::vector<HostPlan> plan_hosts(const planner::TopologySpec& topology,
                                  const planner::FabricSpec& fabric) {
   const int local = local_world_size_of(topology);
-  const int num_hosts = (topology.world_size + local - 1) / local;
-  std::vector<HostPlan> plans(num_hosts);
-  for (int h = 0; h < num_hosts; ++h) {
+  const int domain = domain_size_of(topology, fabric);
+  const int hosts_per_domain = domain / local;
+  const int num_domains = (topology.world_size + domain - 1) / domain;
+  std::vector<HostPlan> plans(num_domains);
+  for (int h = 0; h < num_domains; ++h) {
     HostPlan& p = plans[h];
     const planner::HostFabricSpec* over = fabric.hosts.empty() ? nullptr : &fabric.hosts[h];
-    p.first_rank = h * local;
-    p.gpus = std::min(local, topology.world_size - p.first_rank);
+    p.first_rank = h * domain;
+    p.gpus = std::min(domain, topology.world_size - p.first_rank);
     // A short last host is a host of the same build with fewer GPUs in use, so
     // its NIC count and bandwidth follow local_world_size, not its GPU count.
-    p.nics = (over && over->nics) ? *over->nics
-                                  : (fabric.nics_per_host > 0 ? fabric.nics_per_host : local);
+    const int host_nics = (over && over->nics)
+                              ? *over->nics
+                              : (fabric.nics_per_host > 0 ? fabric.nics_per_host : local);
+    p.nics = host_nics * hosts_per_domain;
     p.intra_bw = (over && over->intra_host_bw) ? *over->intra_host_bw : topology.intra_host_bw;
     if (over && over->nic_bw) {
       p.nic_bw = *over->nic_bw;
     } else if (fabric.nic_bw) {
       p.nic_bw = *fabric.nic_bw;
     } else {
-      p.nic_bw = topology.inter_host_bw * local / p.nics;
+      p.nic_bw = topology.inter_host_bw * local / host_nics;
     }
   }
   return plans;
@@ -147,8 +170,9 @@ std::vector<HostPlan> plan_hosts(const planner::TopologySpec& topology,
 
 struct TopologyGraph::Impl {
   int num_ranks = 0;
-  int local_world_size = 1;
-  std::vector<HostPlan> hosts;
+  int local_world_size = 1;     // GPUs per host
+  int domain_size = 1;          // GPUs per NVLink domain
+  std::vector<HostPlan> hosts;  // one per NVLink domain
   std::vector<Vertex> vertices;
   std::vector<Link> links;
   std::vector<int> link_ids;     // link_ids[l] == l: one-link routes point here
@@ -197,18 +221,20 @@ struct TopologyGraph::Impl {
 };
 
 void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
-  const int num_hosts = static_cast<int>(hosts.size());
+  const int num_hosts = static_cast<int>(hosts.size());  // NVLink domains
+  // Vertices of a domain that spans hosts are named by the domain.
+  const std::string unit = domain_size > local_world_size ? "domain" : "host";
   // GPUs first, so a rank's GPU vertex id is the rank itself.
   for (int h = 0; h < num_hosts; ++h) {
     for (int k = 0; k < hosts[h].gpus; ++k) {
       add_vertex(VertexKind::kGpu, h, k, hosts[h].first_rank + k,
-                 "host" + std::to_string(h) + "/gpu" + std::to_string(k));
+                 unit + std::to_string(h) + "/gpu" + std::to_string(k));
     }
   }
   std::vector<int> fabric_vertex(num_hosts);
   for (int h = 0; h < num_hosts; ++h) {
     fabric_vertex[h] =
-        add_vertex(VertexKind::kHostFabric, h, 0, -1, "host" + std::to_string(h) + "/fabric");
+        add_vertex(VertexKind::kHostFabric, h, 0, -1, unit + std::to_string(h) + "/fabric");
   }
   // GPU <-> fabric edges come before GPU <-> NIC edges: BFS explores a GPU's
   // out-edges in insertion order, so between two GPUs sharing a NIC the
@@ -229,10 +255,9 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
   for (int h = 0; h < num_hosts; ++h) {
     first_nic[h] = static_cast<int>(vertices.size());
     for (int n = 0; n < hosts[h].nics; ++n) {
-      add_vertex(VertexKind::kNic, h, n, -1,
-                 "host" + std::to_string(h) + "/nic" + std::to_string(n));
+      add_vertex(VertexKind::kNic, h, n, -1, unit + std::to_string(h) + "/nic" + std::to_string(n));
     }
-    leaf[h] = add_vertex(VertexKind::kLeaf, h, 0, -1, "host" + std::to_string(h) + "/leaf");
+    leaf[h] = add_vertex(VertexKind::kLeaf, h, 0, -1, unit + std::to_string(h) + "/leaf");
   }
   const int core = add_vertex(VertexKind::kCore, -1, 0, -1, "core");
   climb_across.assign(static_cast<size_t>(num_ranks) * kHalfLinks, -1);
@@ -242,7 +267,7 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
     const int first_link = static_cast<int>(links.size());
     std::vector<int> gpu_nic(p.gpus);
     for (int k = 0; k < p.gpus; ++k) {
-      gpu_nic[k] = static_cast<int>(int64_t{k} * p.nics / local_world_size);
+      gpu_nic[k] = static_cast<int>(int64_t{k} * p.nics / domain_size);
       add_duplex(LinkKind::kGpuNic, LinkKind::kNicGpu, p.first_rank + k, first_nic[h] + gpu_nic[k],
                  p.nic_bw, lat);
     }
@@ -310,7 +335,7 @@ std::span<const int> TopologyGraph::Impl::descent(int rank, bool across) const {
 }
 
 bool TopologyGraph::Impl::splits_into_halves(int src, int dst, std::span<const int> path) const {
-  const bool across = src / local_world_size != dst / local_world_size;  // host_of
+  const bool across = src / domain_size != dst / domain_size;  // domain_of
   const std::span<const int> up = climb(src, across);
   const std::span<const int> down = descent(dst, across);
   return path.size() == up.size() + down.size() && std::equal(up.begin(), up.end(), path.begin()) &&
@@ -330,6 +355,7 @@ Result<TopologyGraph> TopologyGraph::build(const planner::TopologySpec& topology
   auto impl = std::make_unique<Impl>();
   impl->num_ranks = topology.world_size;
   impl->local_world_size = local_world_size_of(topology);
+  impl->domain_size = domain_size_of(topology, fabric);
   impl->hosts = plan_hosts(topology, fabric);
   impl->build(fabric);
   impl->link_ids.resize(impl->links.size());
@@ -345,9 +371,14 @@ TopologyGraph& TopologyGraph::operator=(TopologyGraph&&) noexcept = default;
 TopologyGraph::~TopologyGraph() = default;
 
 int TopologyGraph::num_ranks() const { return impl_->num_ranks; }
-int TopologyGraph::num_hosts() const { return static_cast<int>(impl_->hosts.size()); }
+int TopologyGraph::num_hosts() const {
+  return (impl_->num_ranks + impl_->local_world_size - 1) / impl_->local_world_size;
+}
 int TopologyGraph::local_world_size() const { return impl_->local_world_size; }
 int TopologyGraph::host_of(int rank) const { return rank / impl_->local_world_size; }
+int TopologyGraph::num_domains() const { return static_cast<int>(impl_->hosts.size()); }
+int TopologyGraph::domain_size() const { return impl_->domain_size; }
+int TopologyGraph::domain_of(int rank) const { return rank / impl_->domain_size; }
 const std::vector<Vertex>& TopologyGraph::vertices() const { return impl_->vertices; }
 const std::vector<Link>& TopologyGraph::links() const { return impl_->links; }
 int TopologyGraph::gpu_vertex(int rank) const { return rank; }

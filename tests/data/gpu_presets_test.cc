@@ -66,12 +66,12 @@ TEST(GpuPresets, BuiltInFileHasEveryPresetWithSourcedNumbers) {
 std::string presets_text(std::string_view gpu_extra = "", std::string_view source = "s") {
   std::string t = R"({"format": "shardlab-gpu-presets", "version": 1,
     "sources": {"s": {"title": "T", "url": "https://example.org"}},
-    "nccl": {"latency_us": {"base": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 0]},
-                            "nvlink_step": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 1]},
-                            "pci_step": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 0]},
-                            "network_step": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 1]},
+    "nccl": {"latency_us": {"base": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 0], "collnet": [0, 0, 0], "nvls_tree": [0, 0, 0]},
+                            "nvlink_step": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 1], "collnet": [0, 0, 1], "nvls_tree": [0, 0, 1]},
+                            "pci_step": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 0], "collnet": [0, 0, 0], "nvls_tree": [0, 0, 0]},
+                            "network_step": {"ring": [1, 2, 3], "tree": [1, 2, 3], "nvls": [0, 0, 1], "collnet": [0, 0, 1], "nvls_tree": [0, 0, 1]},
                             "source": "s"},
-             "protocol_factor": {"ring": [0.5, 0.9, 1], "tree": [0.5, 0.9, 1], "nvls": [0, 0, 1], "source": "s"},
+             "protocol_factor": {"ring": [0.5, 0.9, 1], "tree": [0.5, 0.9, 1], "nvls": [0, 0, 1], "collnet": [0, 0, 1], "nvls_tree": [0, 0, 1], "source": "s"},
              "p2p_ll_threshold_bytes": {"value": 16384, "source": "s"}},
     "gpus": [{"name": "g", "description": "G",
       "hbm_cap": {"value": "8 GB", "source": "s"}, "hbm_mem_bw": {"value": "1 TB/s", "source": "s"},
@@ -109,6 +109,69 @@ TEST(GpuPresets, JsonCarriesTheNumbersInBaseUnits) {
   // A precision the GPU lacks is absent, not 0.
   const nlohmann::json a100 = nlohmann::json::parse(presets_to_json(c, c.find("a100-sxm4-80gb")));
   EXPECT_FALSE(a100["gpus"][0]["numbers"]["peak_flop_per_s"].contains("fp8"));
+}
+
+// The presets document with `systems` (a JSON list) added.
+std::string with_systems(std::string_view systems) {
+  std::string t = presets_text();
+  t.insert(t.rfind('}'), std::string(R"(, "systems": )") + std::string(systems));
+  return t;
+}
+
+std::string system_entry(std::string_view gpu, int gpus, int per_host, int domain) {
+  const auto sourced = [](const std::string& v) {
+    return R"({"value": )" + v + R"(, "source": "s"})";
+  };
+  return R"({"name": "box", "description": "a box", "gpu": )" +
+         sourced("\"" + std::string(gpu) + "\"") + R"(, "gpus": )" + sourced(std::to_string(gpus)) +
+         R"(, "gpus_per_host": )" + sourced(std::to_string(per_host)) + R"(, "nics_per_host": )" +
+         sourced("2") + R"(, "nic_bw": )" + sourced("\"50 GB/s\"") + R"(, "nvlink_domain_size": )" +
+         sourced(std::to_string(domain)) + R"(, "sharp": )" + sourced("false") + "}";
+}
+
+TEST(GpuPresets, SystemsNameAGpuAndWholeHosts) {
+  const std::string gpu = "g";  // the document's GPU
+  auto ok = parse_gpu_presets(with_systems("[" + system_entry(gpu, 8, 4, 8) + "]"), "p.json");
+  ASSERT_TRUE(ok.is_ok()) << ok.status().message();
+  ASSERT_NE(ok->find_system("box"), nullptr);
+  EXPECT_EQ(ok->find_system("box")->nvlink_domain_size, 8);
+  EXPECT_DOUBLE_EQ(ok->find_system("box")->nic_bw, 50e9 / 1e3);
+  EXPECT_EQ(ok->system_names(), "box");
+
+  auto unknown_gpu =
+      parse_gpu_presets(with_systems("[" + system_entry("z100", 8, 4, 8) + "]"), "p.json");
+  ASSERT_FALSE(unknown_gpu.is_ok());
+  EXPECT_NE(unknown_gpu.status().message().find(
+                "p.json: systems[0].gpu.value: not a GPU preset of this file: got \"z100\""),
+            std::string::npos)
+      << unknown_gpu.status().message();
+  auto uneven = parse_gpu_presets(with_systems("[" + system_entry(gpu, 8, 3, 6) + "]"), "p.json");
+  ASSERT_FALSE(uneven.is_ok());
+  EXPECT_NE(uneven.status().message().find("systems[0].gpus_per_host.value: must divide gpus (8)"),
+            std::string::npos)
+      << uneven.status().message();
+  auto domain = parse_gpu_presets(with_systems("[" + system_entry(gpu, 8, 4, 6) + "]"), "p.json");
+  ASSERT_FALSE(domain.is_ok());
+  EXPECT_NE(
+      domain.status().message().find("systems[0].nvlink_domain_size.value: must be whole hosts"),
+      std::string::npos)
+      << domain.status().message();
+  auto twice = parse_gpu_presets(
+      with_systems("[" + system_entry(gpu, 8, 4, 8) + ", " + system_entry(gpu, 8, 4, 8) + "]"),
+      "p.json");
+  ASSERT_FALSE(twice.is_ok());
+  EXPECT_NE(twice.status().message().find("systems[1].name: duplicate preset name"),
+            std::string::npos);
+}
+
+TEST(GpuPresets, BuiltinSystemsUseBuiltinGpus) {
+  const PresetCatalog& c = *builtin_gpu_presets();
+  ASSERT_NE(c.find_system("dgx-h100"), nullptr);
+  for (const SystemPreset& s : c.systems) {
+    EXPECT_NE(c.find(s.gpu), nullptr) << s.name;
+    EXPECT_EQ(s.gpus % s.gpus_per_host, 0) << s.name;
+    EXPECT_GT(s.nic_bw, 0.0) << s.name;
+  }
 }
 
 TEST(GpuPresets, ReaderRefusesWithThePath) {

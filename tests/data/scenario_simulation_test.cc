@@ -104,7 +104,8 @@ TEST(ScenarioFabric, Validation) {
   EXPECT_ERROR(
       scenario_text(R"(, "fabric": {"nics": 2})"),
       "s.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
-      "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts");
+      "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts, nvlink_domain_size, "
+      "sharp");
   EXPECT_ERROR(scenario_text(R"(, "fabric": [])"),
                "s.json: topology.fabric: must be a fabric object: got []");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics_per_host": 0})"),
@@ -148,6 +149,79 @@ TEST(ScenarioFabric, Validation) {
                "nics");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"hosts": [1, {}]})"),
                "s.json: topology.fabric.hosts[0]: must be a host object: got 1");
+}
+
+// System presets (docs/presets.md "Systems"): topology.system with nodes.
+std::string system_text(std::string_view topology) {
+  return std::string(R"({"topology": )") + std::string(topology) +
+         R"(, "tables": [{"name": "t0", "num_embeddings": 100, "embedding_dim": 8, "feature_names": ["f0"]}]})";
+}
+
+TEST(ScenarioSystem, FillsTheTopologyAndTheFabric) {
+  const Scenario s = load_ok(system_text(R"({"system": "dgx-h100", "nodes": 16})"));
+  EXPECT_EQ(s.topology.world_size, 128);
+  EXPECT_EQ(s.topology.local_world_size, 8);
+  ASSERT_TRUE(s.gpu.has_value());
+  EXPECT_EQ(s.gpu->name, "h100-sxm");
+  EXPECT_EQ(s.fabric.system, "dgx-h100");
+  EXPECT_EQ(s.fabric.nics_per_host, 8);
+  ASSERT_TRUE(s.fabric.nic_bw.has_value());
+  EXPECT_DOUBLE_EQ(*s.fabric.nic_bw, 50e9 / 1e3);
+  EXPECT_EQ(s.fabric.nvlink_domain_size, 0);  // one host
+  EXPECT_FALSE(s.fabric.sharp);
+  // nodes defaults to 1.
+  EXPECT_EQ(load_ok(system_text(R"({"system": "dgx-b200"})")).topology.world_size, 8);
+}
+
+TEST(ScenarioSystem, ExplicitFieldsWin) {
+  const Scenario s = load_ok(system_text(
+      R"({"system": "dgx-h100", "nodes": 2, "world_size": 16, "local_world_size": 4,
+          "gpu": "h200-sxm", "fabric": {"nic_bw": "25 GB/s", "sharp": true, "nics_per_host": 2}})"));
+  EXPECT_EQ(s.topology.world_size, 16);
+  EXPECT_EQ(s.topology.local_world_size, 4);
+  EXPECT_EQ(s.gpu->name, "h200-sxm");
+  EXPECT_DOUBLE_EQ(*s.fabric.nic_bw, 25e9 / 1e3);
+  EXPECT_EQ(s.fabric.nics_per_host, 2);
+  EXPECT_TRUE(s.fabric.sharp);
+  // world_size alone (no nodes) sets the size.
+  EXPECT_EQ(load_ok(system_text(R"({"system": "dgx-h100", "world_size": 12})")).topology.world_size,
+            12);
+}
+
+TEST(ScenarioSystem, Validation) {
+  EXPECT_ERROR_CONTAINS(system_text(R"({"system": "dgx-h9000"})"),
+                        "topology.system: unknown system preset: got \"dgx-h9000\", expected one "
+                        "of dgx-a100, dgx-h100");
+  EXPECT_ERROR_CONTAINS(system_text(R"({"world_size": 8, "nodes": 2})"),
+                        "topology.nodes: counts the nodes of a system preset: got 2");
+  EXPECT_ERROR_CONTAINS(system_text(R"({"system": "dgx-h100", "nodes": 2, "world_size": 8})"),
+                        "topology.world_size: differs from nodes x the dgx-h100's 8 GPUs (16)");
+  EXPECT_ERROR_CONTAINS(system_text(R"({"system": "dgx-h100", "nodes": 0})"),
+                        "topology.nodes: must be an integer in [1, 8192]: got 0");
+}
+
+TEST(ScenarioFabric, NvlinkDomains) {
+  const Scenario s = load_ok(scenario_text(R"(, "fabric": {"nvlink_domain_size": 8})", "",
+                                           R"("world_size": 16, "local_world_size": 4)"));
+  EXPECT_EQ(s.fabric.nvlink_domain_size, 8);
+  // A domain of one host is the default.
+  EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"nvlink_domain_size": 4})", "",
+                                  R"("world_size": 16, "local_world_size": 4)"))
+                .fabric.nvlink_domain_size,
+            0);
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nvlink_domain_size": 6})", "",
+                                      R"("world_size": 16, "local_world_size": 4)"),
+                        "topology.fabric.nvlink_domain_size: an NVLink domain of 6 GPUs must be "
+                        "whole hosts of local_world_size (4) that divide world_size (16)");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"nvlink_domain_size": 8})", "",
+                                      R"("world_size": 12, "local_world_size": 4)"),
+                        "divide world_size (12)");
+  EXPECT_ERROR_CONTAINS(
+      scenario_text(R"(, "fabric": {"nvlink_domain_size": 8, "hosts": [{}, {}, {}, {}]})", "",
+                    R"("world_size": 16, "local_world_size": 4)"),
+      "topology.fabric.hosts: per-host overrides cannot be used inside an NVLink domain");
+  EXPECT_ERROR_CONTAINS(scenario_text(R"(, "fabric": {"sharp": 1})"),
+                        "topology.fabric.sharp: must be");
 }
 
 TEST(ScenarioWorkload, NumbersAndPerRankLists) {

@@ -60,11 +60,32 @@ struct GpuPreset {
   std::vector<PresetValue> values;  // every number, in file order
 };
 
+// A whole machine or rack (docs/presets.md "Systems"): the GPU preset it
+// holds and how its GPUs connect. A scenario's `topology.system` with
+// `topology.nodes` fills world_size, local_world_size, topology.gpu and the
+// fabric fields the file leaves out (explicit fields win).
+struct SystemPreset {
+  std::string name;            // e.g. "dgx-h100", "gb200-nvl72"
+  std::string description;     // e.g. "NVIDIA DGX H100: 8 H100 SXM5, NVSwitch, 8x NDR 400 Gb/s"
+  std::string gpu;             // a GPU preset of the same catalog
+  int gpus = 0;                // GPUs in one system (one node; one rack for NVL72)
+  int gpus_per_host = 0;       // GPUs under one operating system (local_world_size)
+  int nics_per_host = 0;       // compute NICs per host
+  double nic_bw = 0.0;         // one NIC, bytes/ms per direction
+  int nvlink_domain_size = 0;  // GPUs sharing one NVLink (NVSwitch) domain
+  bool sharp = false;          // the reference network's switches reduce (SHARP)
+  std::vector<PresetValue> values;  // every number, in file order
+};
+
 struct PresetCatalog {
   std::vector<PresetSource> sources;
-  std::vector<GpuPreset> gpus;  // file order
+  std::vector<GpuPreset> gpus;        // file order
+  std::vector<SystemPreset> systems;  // file order
 
   const GpuPreset* find(std::string_view name) const;
+  const SystemPreset* find_system(std::string_view name) const;
+  // "dgx-h100, hgx-h200, ..." for messages.
+  std::string system_names() const;
   const PresetSource* source(std::string_view id) const;
   // "a100-sxm4-40gb, a100-sxm4-80gb, ..." for messages.
   std::string names() const;

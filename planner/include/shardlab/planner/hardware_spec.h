@@ -27,13 +27,18 @@ std::optional<Precision> parse_precision(std::string_view s);
 // computes on fp32 data).
 int precision_bytes(Precision p);
 
-// NCCL's algorithms and protocols (docs/simulation.md "Collectives").
-enum class CollAlgorithm { kRing, kTree, kNvls };
+// NCCL's algorithms and protocols (docs/simulation.md "Collectives"):
+// kCollNet is NCCL's CollNet all-reduce (the network switches reduce:
+// InfiniBand SHARP); kNvlsTree is NVLS inside each NVLink domain and a tree
+// between domains. kNvls between domains reduces in the network too
+// (NVLS+SHARP).
+enum class CollAlgorithm { kRing, kTree, kNvls, kCollNet, kNvlsTree };
 enum class CollProtocol { kLl, kLl128, kSimple };
-inline constexpr int kNumCollAlgorithms = 3;
+inline constexpr int kNumCollAlgorithms = 5;
 inline constexpr int kNumCollProtocols = 3;
-std::string_view to_string(CollAlgorithm a);  // "ring", "tree", "nvls"
-std::string_view to_string(CollProtocol p);   // "LL", "LL128", "Simple"
+// "ring", "tree", "nvls", "collnet", "nvls_tree"
+std::string_view to_string(CollAlgorithm a);
+std::string_view to_string(CollProtocol p);  // "LL", "LL128", "Simple"
 
 // Latencies of one (algorithm, protocol), as NCCL's tuning model charges
 // them: `base_ms` once per collective, then a step latency per step over

@@ -187,6 +187,17 @@ struct FabricSpec {
   double inter_host_latency_ms = 0.002;
   // Empty, or one entry per host.
   std::vector<HostFabricSpec> hosts;
+  // GPUs that share one NVLink domain: traffic among them crosses the
+  // NVSwitch fabric and never a NIC. 0: one host's GPUs (local_world_size);
+  // else a multiple of local_world_size, e.g. 72 for a GB200 NVL72 rack of
+  // 18 compute trays of 4 GPUs. The planner's hosts stay local_world_size.
+  int nvlink_domain_size = 0;
+  // The network's switches reduce (InfiniBand SHARP): NCCL's CollNet
+  // all-reduce between domains, and NVLS+SHARP where the GPU has NVLS.
+  bool sharp = false;
+  // The system preset that filled the topology (topology.system,
+  // docs/presets.md "Systems"); empty without one.
+  std::string system;
 };
 
 // Optional `workload.dense`: the dense architecture of a DLRM-family model

@@ -12,8 +12,12 @@
 // Choice, as NCCL's tuner makes it: the (algorithm, protocol) with the least
 // predicted time, where the prediction is the lone collective's time under
 // the rules above (so the choice and the simulated time agree):
-//   all-reduce      ring (hierarchical over hosts), tree (over hosts only),
-//                   NVLS (one host with NVLink SHARP); LL, LL128, Simple
+//   all-reduce      ring (hierarchical over NVLink domains), tree (over
+//                   domains only), NVLS (one domain with NVLink SHARP); over
+//                   domains with fabric.sharp CollNet (rings inside the
+//                   domains, the network's switches reduce across) and
+//                   NVLS+SHARP; over domains with NVLS, NVLSTree (NVLS inside,
+//                   a tree across); LL, LL128, Simple (the new ones Simple)
 //   reduce-scatter, all-gather: ring; LL, LL128, Simple
 //   all-to-all      pairwise; each message LL up to the p2p threshold, else
 //                   Simple
@@ -59,6 +63,7 @@ class CollectiveModel {
  private:
   const planner::CollectiveTuning* tuning_ = nullptr;
   bool nvls_ = false;
+  bool sharp_ = false;
   const planner::CostCalibration* calibration_ = nullptr;
   bool calibrated_ = false;
 };

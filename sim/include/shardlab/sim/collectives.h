@@ -20,11 +20,12 @@
 //                   2(n-1) steps of S/n bytes, so S bytes take
 //                   2(n-1)/n · S/B plus 2(n-1) latencies.
 //   HierarchicalAllReduce
-//                   for members on several hosts: ring reduce-scatter inside
-//                   each host, ring all-reduce of each 1/L share across hosts
-//                   among members with the same local index, ring all-gather
-//                   inside each host.
-//   NvlsAllReduce   members of one host whose switch reduces (NVLink SHARP):
+//                   for members in several NVLink domains: reduce-scatter
+//                   inside each domain, all-reduce of each 1/L share across
+//                   domains among members with the same local index,
+//                   all-gather inside each domain; each stage a ring or a
+//                   switch (NVLS inside, SHARP across: HierarchyStages).
+//   NvlsAllReduce   members of one domain whose switch reduces (NVLink SHARP):
 //                   once every member joined, each sends S·(n+1)/n bytes
 //                   into the host fabric and receives as much from it (the
 //                   switch reduces and multicasts), both at once.
@@ -60,8 +61,8 @@ struct MessageShape {
 };
 
 struct CollectiveShape {
-  MessageShape intra;  // both ends on one host
-  MessageShape inter;  // ends on different hosts
+  MessageShape intra;  // both ends in one NVLink domain
+  MessageShape inter;  // ends in different domains
   // All-to-all messages of at most `small_bytes` use these instead (NCCL's
   // LL protocol for small point-to-point messages); < 0: none.
   double small_bytes = -1.0;
@@ -144,15 +145,32 @@ std::unique_ptr<Collective> make_ring_all_reduce(FlowNetwork& network, std::vect
                                                  double bytes, CollectiveListener* listener,
                                                  int64_t tag, const CollectiveShape& shape = {});
 
-// `members` grouped by graph.host_of(); falls back to the ring when all
-// members share one host or hosts hold different numbers of members.
+// How the stages of a hierarchical all-reduce run (S bytes, L members per
+// domain):
+//   nvls_intra   the reduce-scatter and the all-gather inside each domain go
+//                through its NVLink switches: a member sends S and receives
+//                S/L, then sends S/L and receives S (NCCL's NVLS, NVLSTree);
+//                else rings;
+//   sharp_inter  each share is reduced by the network's switches (SHARP): a
+//                member sends its S/L up to the core and receives S/L back,
+//                both at once (NCCL's CollNet, NVLS+SHARP); else a ring
+//                all-reduce among the members with its local index.
+struct HierarchyStages {
+  bool nvls_intra = false;
+  bool sharp_inter = false;
+};
+
+// `members` grouped by graph.domain_of(); falls back to the flat ring when
+// all members share one domain, domains hold different numbers of members,
+// or one member each.
 std::unique_ptr<Collective> make_hierarchical_all_reduce(FlowNetwork& network,
                                                          const TopologyGraph& graph,
                                                          std::vector<int> members, double bytes,
                                                          CollectiveListener* listener, int64_t tag,
-                                                         const CollectiveShape& shape = {});
+                                                         const CollectiveShape& shape = {},
+                                                         HierarchyStages stages = {});
 
-// REQUIRES: every member on one host.
+// REQUIRES: every member in one NVLink domain.
 std::unique_ptr<Collective> make_nvls_all_reduce(FlowNetwork& network, std::vector<int> members,
                                                  double bytes, CollectiveListener* listener,
                                                  int64_t tag, const CollectiveShape& shape = {});

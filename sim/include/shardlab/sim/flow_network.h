@@ -138,7 +138,7 @@ class FlowNetwork : private EventHandler {
   // (built only where closed forms are exact).
   std::vector<HalfRoute> climbs_;
   std::vector<HalfRoute> descents_;
-  std::vector<int> host_;  // per rank
+  std::vector<int> domain_;  // per rank: its NVLink domain
   bool uniform_climb_latency_[2] = {false, false};
   // No link is both the top of a half and another link of a half, or the top
   // of a climb and of a descent: send_closed_form may hold the tops' sums.

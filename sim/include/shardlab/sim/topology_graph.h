@@ -1,18 +1,24 @@
-// The cluster as a graph (Boost.Graph): GPUs, each host's fabric (an
-// NVSwitch-like crossbar), NICs, a leaf switch per host and the network core.
+// The cluster as a graph (Boost.Graph): GPUs, each NVLink domain's fabric
+// (an NVSwitch-like crossbar), NICs, a leaf switch per domain and the network
+// core. An NVLink domain is one host unless fabric.nvlink_domain_size spans
+// several (a GB200 NVL72 rack: 18 hosts of 4 GPUs in one domain of 72).
 //
 // Every physical link is two directed edges (full duplex), each with its own
 // capacity (bytes/ms) and latency (ms). Switch vertices are non-blocking: only
 // edges limit bandwidth. A GPU-to-GPU route is the fewest-hop path, found once
 // per source rank by breadth-first search and cached.
 //
-//   same host:   gpu -> fabric -> gpu
-//   other host:  gpu -> nic -> leaf -> core -> leaf -> nic -> gpu
+//   same domain:   gpu -> fabric -> gpu
+//   other domain:  gpu -> nic -> leaf -> core -> leaf -> nic -> gpu
 //
 // Capacities come from the scenario: gpu<->fabric = intra_host_bw (per host
 // override), gpu<->nic and nic<->leaf = the NIC's bandwidth, leaf<->core =
-// nics · nic_bw / oversubscription. GPU k of a host with m NICs uses NIC
-// k·m / local_world_size.
+// nics · nic_bw / oversubscription. A domain of D GPUs over hosts of L holds
+// the NICs of its D/L hosts, m in all; its GPU k uses NIC k·m / D.
+//
+// Hosts (local_world_size ranks, TorchRec's) and NVLink domains are both
+// asked for: host_of() for what runs per host (TorchRec's process groups,
+// the CPU), domain_of() for whether traffic crosses a NIC.
 #pragma once
 
 #include <cstdint>
@@ -40,10 +46,12 @@ enum class LinkKind {
 
 struct Vertex {
   VertexKind kind = VertexKind::kGpu;
-  int host = -1;     // -1 for the core
-  int index = 0;     // GPU: local rank; NIC: NIC index; else 0
-  int rank = -1;     // GPU: global rank
-  std::string name;  // "host0/gpu3", "host0/fabric", "host0/nic1", "host0/leaf", "core"
+  int host = -1;  // the NVLink domain (a host unless domains span hosts); -1 for the core
+  int index = 0;  // GPU: index in the domain; NIC: NIC index; else 0
+  int rank = -1;  // GPU: global rank
+  // "host0/gpu3", "host0/fabric", "host0/nic1", "host0/leaf", "core"; "domain0/..."
+  // where domains span hosts.
+  std::string name;
 };
 
 struct Link {
@@ -73,6 +81,10 @@ class TopologyGraph {
   int num_hosts() const;
   int local_world_size() const;
   int host_of(int rank) const;
+  // NVLink domains: hosts unless fabric.nvlink_domain_size spans several.
+  int num_domains() const;
+  int domain_size() const;
+  int domain_of(int rank) const;
 
   const std::vector<Vertex>& vertices() const;
   const std::vector<Link>& links() const;
@@ -88,18 +100,18 @@ class TopologyGraph {
   // The span stays valid while the graph lives. Routes from a source are found
   // on its first query and cached, so route() mutates a cache: not thread-safe.
   std::span<const int> route(int src_rank, int dst_rank) const;
-  // Every route climbs from the source's GPU to its top (the host fabric
-  // within a host, the core between hosts) and descends from there to the
+  // Every route climbs from the source's GPU to its top (the domain's fabric
+  // within a domain, the core between domains) and descends from there to the
   // destination's GPU: for src != dst, route(src, dst) is climb(src, across)
-  // followed by descent(dst, across), across = host_of(src) != host_of(dst).
+  // followed by descent(dst, across), across = domain_of(src) != domain_of(dst).
   // The halves are fixed when the graph is built (no cache, thread-safe), so
   // a collective that walks every pair of ranks needs no route cache.
-  // `across` is false on a graph of one host.
+  // `across` is false on a graph of one domain.
   std::span<const int> climb(int rank, bool across) const;
   std::span<const int> descent(int rank, bool across) const;
   // A route of the single link `link` (a link id), valid while the graph lives.
   std::span<const int> link_route(int link) const;
-  // The link from rank's GPU into its host fabric, and back.
+  // The link from rank's GPU into its domain's fabric, and back.
   int fabric_uplink(int rank) const;
   int fabric_downlink(int rank) const;
   // Sum of the route's link latencies, and its smallest capacity.
