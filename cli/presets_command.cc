@@ -1,5 +1,6 @@
-// shardlab presets: the GPU presets a scenario's topology.gpu may name, with
-// every number's source (docs/presets.md).
+// shardlab presets: the GPU presets a scenario's topology.gpu may name and the
+// system presets its topology.system may name, with every number's source
+// (docs/presets.md).
 
 #include <fmt/format.h>
 
@@ -53,21 +54,32 @@ void print_table(const data::PresetCatalog& c) {
                              g.intra_host_bw * kGbPerBytesPerMs, g.inter_host_bw * kGbPerBytesPerMs,
                              peaks(g.spec));
   }
-  std::cout << "(link: GPU-to-GPU per direction; NIC: per GPU in the usual 8-GPU system. "
-               "'shardlab presets show NAME' lists every number with its source.)\n";
+  std::cout << "(link: GPU-to-GPU per direction; NIC: per GPU in the usual 8-GPU system.)\n\n";
+  std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9} {:>7}  {}\n", "system", "gpu",
+                           "GPUs", "per host", "NICs", "NIC GB/s", "NVLink", "SHARP");
+  for (const data::SystemPreset& s : c.systems) {
+    std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9.0f} {:>7}  {}\n", s.name, s.gpu,
+                             s.gpus, s.gpus_per_host, s.nics_per_host,
+                             s.nic_bw * kGbPerBytesPerMs, s.nvlink_domain_size,
+                             s.sharp ? "yes" : "no");
+  }
+  std::cout << "(a scenario's topology.system with topology.nodes; NICs per host, NVLink: GPUs "
+               "per NVLink domain. 'shardlab presets show NAME' lists every number of a GPU or a "
+               "system with its source.)\n";
 }
 
-void print_preset(const data::PresetCatalog& c, const data::GpuPreset& g) {
-  std::cout << fmt::format("{}: {}\n", g.name, g.description);
+void print_values(const data::PresetCatalog& c, const std::string& name,
+                  const std::string& description, const std::vector<data::PresetValue>& values) {
+  std::cout << fmt::format("{}: {}\n", name, description);
   std::cout << fmt::format("  {:<34} {:<18} {}\n", "field", "value", "source");
-  for (const data::PresetValue& v : g.values) {
+  for (const data::PresetValue& v : values) {
     std::cout << fmt::format("  {:<34} {:<18} {}{}\n", v.field, v.value, v.source,
                              v.note.empty() ? "" : " (" + v.note + ")");
   }
   std::cout << "sources:\n";
   for (const data::PresetSource& s : c.sources) {
     bool cited = false;
-    for (const data::PresetValue& v : g.values) cited = cited || v.source == s.id;
+    for (const data::PresetValue& v : values) cited = cited || v.source == s.id;
     if (cited) std::cout << fmt::format("  {}: {}\n    {}\n", s.id, s.title, s.url);
   }
 }
@@ -79,12 +91,23 @@ int run_presets(const PresetsArgs& args) {
     return kExitInternal;
   }
   const data::GpuPreset* preset = nullptr;
+  const data::SystemPreset* system = nullptr;
   if (!args.show.empty()) {
     preset = catalog->find(args.show);
-    if (preset == nullptr) {
-      print_error("unknown GPU preset '" + args.show + "': expected one of " + catalog->names());
+    system = catalog->find_system(args.show);
+    if (preset == nullptr && system == nullptr) {
+      print_error("unknown preset '" + args.show + "': expected a GPU (" + catalog->names() +
+                  ") or a system (" + catalog->system_names() + ")");
       return kExitInvalid;
     }
+    if (system != nullptr && (args.profile || args.json || args.format == "json")) {
+      print_error("'" + args.show + "' is a system preset: --profile and --format json take a GPU");
+      return kExitInvalid;
+    }
+  }
+  if (system != nullptr) {
+    print_values(*catalog, system->name, system->description, system->values);
+    return kExitOk;
   }
   if (args.profile) {
     if (preset == nullptr) {
@@ -100,7 +123,7 @@ int run_presets(const PresetsArgs& args) {
     return kExitOk;
   }
   if (preset != nullptr) {
-    print_preset(*catalog, *preset);
+    print_values(*catalog, preset->name, preset->description, preset->values);
   } else {
     print_table(*catalog);
   }
@@ -113,7 +136,8 @@ void add_presets_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<PresetsArgs>();
   CLI::App* cmd =
       app.add_subcommand("presets",
-                         "List the GPU presets a scenario's topology.gpu may name.\n"
+                         "List the GPU presets a scenario's topology.gpu may name, and the system "
+                         "presets (whole nodes\nand racks) its topology.system may name.\n"
                          "A preset fills the topology fields a scenario leaves out (HBM capacity "
                          "and bandwidth, the GPU link,\n"
                          "the NIC) and gives the simulator the GPU's peak FLOP rates, GEMM and HBM "
@@ -129,7 +153,8 @@ void add_presets_command(CLI::App& app, int* exit_code) {
   };
   add_format(cmd, "JSON gives the presets with every value and source");
   CLI::App* show = cmd->add_subcommand("show", "Print one preset's numbers, each with its source");
-  show->add_option("name", args->show, "Preset name, e.g. h100-sxm")->required();
+  show->add_option("name", args->show, "Preset name, a GPU (h100-sxm) or a system (dgx-h100)")
+      ->required();
   add_format(show, "JSON gives the preset with every value and source");
   show->add_flag("--profile", args->profile,
                  "Print the preset's default calibration profile instead (the format 'shardlab "
@@ -138,6 +163,7 @@ void add_presets_command(CLI::App& app, int* exit_code) {
   cmd->footer(
       example_footer("  shardlab presets\n"
                      "  shardlab presets show h100-sxm\n"
+                     "  shardlab presets show gb200-nvl72\n"
                      "  shardlab presets show a100-sxm4-80gb --profile > a100.json"));
   cmd->callback([args, exit_code]() { *exit_code = run_presets(*args); });
 }

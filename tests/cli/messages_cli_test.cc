@@ -266,6 +266,19 @@ TEST_F(MessagesTest, PresetsTakeFormatJsonAndTheOldJsonFlag) {
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_EQ(show.out, run({"presets", "show", "h100-sxm", "--json"}).out);
   EXPECT_EQ(run({"presets", "--format", "yaml"}).exit_code, 2);
+  // System presets: listed, shown with their sources, refused where a GPU is needed.
+  const CliRun list = run({"presets"});
+  EXPECT_NE(list.out.find("gb200-nvl72      gb200"), std::string::npos) << list.out;
+  const CliRun system = run({"presets", "show", "dgx-h100"});
+  EXPECT_EQ(system.exit_code, 0);
+  EXPECT_NE(system.out.find("nvlink_domain_size"), std::string::npos) << system.out;
+  EXPECT_NE(system.out.find("nvidia-dgx-basepod-components"), std::string::npos);
+  const CliRun json_system = run({"presets", "show", "dgx-h100", "--format", "json"});
+  EXPECT_EQ(json_system.exit_code, 2);
+  EXPECT_NE(json_system.err.find("'dgx-h100' is a system preset"), std::string::npos);
+  const CliRun unknown = run({"presets", "show", "dgx-h9000"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown preset 'dgx-h9000': expected a GPU ("), std::string::npos);
 }
 
 // One spelling for the plan file across verbs: `--plan`; `--from-plan`, the
