@@ -303,6 +303,10 @@ int run_optimize(const OptimizeArgs& args) {
   if (!rated.is_ok()) return report_failure(args, *scenario, nullptr, rated.status());
 
   const planner::PlannerResult written = search::as_planner_result(start, *result);
+  if (args.format == "torchrec") {
+    if (Status buildable = data::torchrec_buildable(written); !buildable)
+      return report_failure(args, *scenario, nullptr, buildable);
+  }
   const std::string json = args.format == "torchrec"
                                ? data::plan_to_torchrec_json(*scenario, written, args.indent())
                                : data::plan_to_json(*scenario, written, args.indent());

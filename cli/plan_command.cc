@@ -94,6 +94,12 @@ int report_success(const PlanArgs& args, const planner::Scenario& scenario,
                    const std::string& rated_with) {
   if (args.stats) print_stats(args, scenario, result, rated_with);
   const std::string dest = args.json_destination();
+  if (args.format == "torchrec") {
+    if (Status buildable = data::torchrec_buildable(result); !buildable) {
+      print_error(buildable.message());
+      return exit_status(buildable);
+    }
+  }
   if (!dest.empty()) {
     const std::string json = args.format == "torchrec"
                                  ? data::plan_to_torchrec_json(scenario, result, args.indent())

@@ -18,7 +18,7 @@ planner::PlannerResult read_and_rate_plan(const planner::Scenario& scenario,
   std::vector<std::string> warnings;
   planner::PlannerResult result = planner::rate_placement(
       scenario,
-      [&](const planner::SearchSpace& space) {
+      [&](planner::SearchSpace& space) {
         return data::read_plan_file(path, scenario, space, &warnings);
       },
       calibration, perf_model);

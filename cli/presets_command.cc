@@ -59,9 +59,8 @@ void print_table(const data::PresetCatalog& c) {
                            "GPUs", "per host", "NICs", "NIC GB/s", "NVLink", "SHARP");
   for (const data::SystemPreset& s : c.systems) {
     std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9.0f} {:>7}  {}\n", s.name, s.gpu,
-                             s.gpus, s.gpus_per_host, s.nics_per_host,
-                             s.nic_bw * kGbPerBytesPerMs, s.nvlink_domain_size,
-                             s.sharp ? "yes" : "no");
+                             s.gpus, s.gpus_per_host, s.nics_per_host, s.nic_bw * kGbPerBytesPerMs,
+                             s.nvlink_domain_size, s.sharp ? "yes" : "no");
   }
   std::cout << "(a scenario's topology.system with topology.nodes; NICs per host, NVLink: GPUs "
                "per NVLink domain. 'shardlab presets show NAME' lists every number of a GPU or a "

@@ -17,11 +17,17 @@ inline constexpr std::string_view kParameterShardingKeys[] = {
     "stochastic_rounding", "bounds_check_mode"};
 inline constexpr std::string_view kShardMetadataKeys[] = {"shard_offsets", "shard_sizes",
                                                           "placement"};
-inline constexpr std::string_view kPlanTableKeys[] = {
-    "module",      "sharding_type",       "compute_kernel",
-    "ranks",       "sharding_spec",       "cache_params",
-    "enforce_hbm", "stochastic_rounding", "bounds_check_mode",
-    "shards"};
+inline constexpr std::string_view kPlanTableKeys[] = {"module",
+                                                      "sharding_type",
+                                                      "compute_kernel",
+                                                      "ranks",
+                                                      "sharding_spec",
+                                                      "cache_params",
+                                                      "enforce_hbm",
+                                                      "stochastic_rounding",
+                                                      "bounds_check_mode",
+                                                      "shards",
+                                                      "layout"};
 inline constexpr std::string_view kPlanShardKeys[] = {"offset",    "size", "rank",
                                                       "placement", "perf", "storage"};
 inline constexpr std::string_view kPlanCacheParamsKeys[] = {

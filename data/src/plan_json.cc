@@ -234,6 +234,7 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
     w.member("module", module_path(space, opt));
     w.member("sharding_type", planner::to_string(opt.sharding_type));
     w.member("compute_kernel", planner::to_string(opt.compute_kernel));
+    if (opt.hugectr_rows) w.member("layout", "hugectr");
     write_ranks(w, po.ranks, opt.num_shards());
     w.member("sharding_spec", opt.sharding_type != ShardingType::kDataParallel);
     write_cache_params(w, opt.cache_params);
@@ -346,6 +347,18 @@ std::string options_to_json(const Scenario& scenario, const PlannerResult& resul
   return std::move(w).take();
 }
 
+Status torchrec_buildable(const PlannerResult& result) {
+  if (!result.ok() || !result.search_space.has_value()) return Status::ok();
+  for (const PlacedOption& po : placed_options(*result.search_space, *result.best)) {
+    if (!po.option->hugectr_rows) continue;
+    return Status::invalid_argument("table " + po.option->name +
+                                    " is split by rows as HugeCTR splits it (\"layout\": "
+                                    "\"hugectr\"), which TorchRec cannot build: write the plan in "
+                                    "ShardLab's format");
+  }
+  return Status::ok();
+}
+
 std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult& result,
                                   int indent) {
   if (!result.ok() || !result.search_space.has_value()) {
@@ -353,6 +366,8 @@ std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult&
   }
   const SearchSpace& space = *result.search_space;
   const planner::Topology& topo = result.topology;
+  if (Status buildable = torchrec_buildable(result); !buildable)
+    return error_to_json(scenario.name, buildable, &result, indent);
 
   // Group the plan's options by module, modules in order of first appearance.
   std::vector<std::pair<std::string, std::vector<PlacedOption>>> modules;

@@ -22,6 +22,7 @@
 #include "read_document.h"
 #include "shardlab/data/file_io.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/planner/hugectr_layout.h"
 
 namespace shardlab::data {
 namespace {
@@ -136,9 +137,13 @@ bool looks_like_module_map(const Json& root) {
 
 class PlanReader {
  public:
-  PlanReader(const std::string& origin, const Scenario& scenario, const SearchSpace& space,
+  PlanReader(const std::string& origin, const Scenario& scenario, SearchSpace& space,
              std::vector<std::string>* warnings)
-      : origin_(origin), scenario_(scenario), space_(space), warnings_(warnings) {
+      : origin_(origin),
+        scenario_(scenario),
+        space_(space),
+        enumerated_(space.options.size()),
+        warnings_(warnings) {
     topology_local_ = scenario.topology.local_world_size.value_or(0) > 0
                           ? *scenario.topology.local_world_size
                           : scenario.topology.world_size;
@@ -250,7 +255,7 @@ class PlanReader {
     SHARDLAB_RETURN_IF_ERROR(
         obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name"));
     std::string available;
-    for (size_t i = 0; i < space_.options.size(); ++i) {
+    for (size_t i = 0; i < enumerated_; ++i) {
       const ShardingOption& o = space_.options[i];
       if (o.name != table) continue;
       if (o.sharding_type == type && o.compute_kernel == kernel) return static_cast<int>(i);
@@ -261,6 +266,81 @@ class PlanReader {
                           std::string(planner::to_string(kernel)) +
                           " option for this table in the search space",
                       nullptr, "one of " + (available.empty() ? std::string("none") : available));
+  }
+
+  // `"layout": "hugectr"` (planner/hugectr_layout.h): the table split by rows
+  // into as many even blocks as it lists ranks, an option of its own
+  // appended to the search space.
+  Result<int> add_hugectr_option(const ObjectReader& obj, std::string_view table) {
+    std::string layout;
+    SHARDLAB_RETURN_IF_ERROR(obj.read("layout", layout, StringValue{}));
+    if (layout != "hugectr") {
+      return invalid_at(
+          obj.path_of("layout"), "unknown layout", obj.find("layout"),
+          "\"hugectr\" (a table split by rows as HugeCTR splits it), or leave it out");
+    }
+    ShardingType type{};
+    planner::ComputeKernel kernel{};
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.require("sharding_type", type, kShardingTypeValue, "a sharding type name"));
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name"));
+    if (type != ShardingType::kRowWise && type != ShardingType::kTableRowWise) {
+      return invalid_at(obj.path_of("sharding_type"), "a HugeCTR layout splits by rows",
+                        obj.find("sharding_type"), "row_wise or table_row_wise");
+    }
+    const ShardingOption* base = nullptr;
+    std::string available;
+    for (size_t i = 0; i < enumerated_; ++i) {
+      const ShardingOption& o = space_.options[i];
+      if (o.name != table) continue;
+      if (o.compute_kernel == kernel && (base == nullptr || o.sharding_type == type)) base = &o;
+      available += (available.empty() ? "" : ", ") + option_label(o);
+    }
+    if (base == nullptr) {
+      return invalid_at(obj.path_of("compute_kernel"),
+                        "no option of this table has the compute kernel " +
+                            std::string(planner::to_string(kernel)),
+                        obj.find("compute_kernel"), "one of " + available);
+    }
+    const Json* listed = obj.find("ranks");
+    const int shards =
+        listed != nullptr && listed->is_array() ? static_cast<int>(listed->size()) : 0;
+    auto option = planner::hugectr_row_split(*base, type, shards, topology_local_);
+    if (!option) {
+      return invalid_at(obj.path_of("ranks"), option.status().message(), listed,
+                        "one rank per row block");
+    }
+    const int fqn = space_.fqn_of_option[static_cast<size_t>(base - space_.options.data())];
+    space_.options.push_back(std::move(option).value());
+    space_.fqn_of_option.push_back(fqn);
+    ++space_.num_derived;
+    return static_cast<int>(space_.options.size()) - 1;
+  }
+
+  // A HugeCTR row split is on distinct ranks; a table_row_wise one on whole
+  // hosts, each host's ranks in local order.
+  Status check_hugectr_ranks(const ObjectReader& obj, const ShardingOption& opt,
+                             const std::vector<int>& ranks) const {
+    const Json& list = *obj.find("ranks");
+    const JsonPath path = obj.path_of("ranks");
+    std::vector<bool> used(static_cast<size_t>(scenario_.topology.world_size), false);
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      if (used[static_cast<size_t>(ranks[i])])
+        return invalid_at(path.at(i), "rank listed twice in one table", &list[i]);
+      used[static_cast<size_t>(ranks[i])] = true;
+      if (opt.sharding_type != ShardingType::kTableRowWise) continue;
+      const size_t local = i % static_cast<size_t>(topology_local_);
+      const int host_first = ranks[i - local] - ranks[i - local] % topology_local_;
+      const int want = host_first + static_cast<int>(local);
+      if (ranks[i] != want) {
+        return invalid_at(path.at(i),
+                          "a HugeCTR table_row_wise split covers whole hosts, each host's ranks "
+                          "in local order",
+                          &list[i], "rank " + std::to_string(want));
+      }
+    }
+    return Status::ok();
   }
 
   // TorchRec builds some sharding types in a fixed layout whatever the ranks
@@ -511,7 +591,8 @@ class PlanReader {
                         "not a table of scenario " + internal::quote_truncated(scenario_.name),
                         &name, "the name of a table in the scenario");
     }
-    auto chosen = choose_option(obj, e.table);
+    const bool hugectr = !e.torchrec && obj.find("layout") != nullptr;
+    auto chosen = hugectr ? add_hugectr_option(obj, e.table) : choose_option(obj, e.table);
     if (!chosen) return chosen.status();
     const ShardingOption& opt = space_.options[static_cast<size_t>(*chosen)];
 
@@ -528,7 +609,8 @@ class PlanReader {
                         nullptr, "one rank per shard");
     }
     std::vector<int> ranks(listed.begin(), listed.end());
-    SHARDLAB_RETURN_IF_ERROR(check_buildable(obj, opt, ranks));
+    SHARDLAB_RETURN_IF_ERROR(hugectr ? check_hugectr_ranks(obj, opt, ranks)
+                                     : check_buildable(obj, opt, ranks));
     SHARDLAB_RETURN_IF_ERROR(check_shards(e, obj, opt, ranks));
     SHARDLAB_RETURN_IF_ERROR(compare_settings(e, obj, opt));
 
@@ -572,7 +654,8 @@ class PlanReader {
 
   const std::string& origin_;
   const Scenario& scenario_;
-  const SearchSpace& space_;
+  SearchSpace& space_;       // HugeCTR layouts append their options
+  const size_t enumerated_;  // the options the reader was given
   std::vector<std::string>* warnings_;
   std::size_t dropped_ = 0;
   int topology_local_ = 1;
@@ -589,7 +672,7 @@ class PlanReader {
 }  // namespace
 
 Result<PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,
-                                   const Scenario& scenario, const SearchSpace& space,
+                                   const Scenario& scenario, SearchSpace& space,
                                    std::vector<std::string>* warnings) {
   return internal::read_document(
       text, origin, nullptr, "plan", [&](const Json& doc) -> Result<PartitionedPlan> {
@@ -605,8 +688,7 @@ Result<PartitionedPlan> parse_plan(const std::string& text, const std::string& o
 }
 
 Result<PartitionedPlan> read_plan_file(const std::string& path, const Scenario& scenario,
-                                       const SearchSpace& space,
-                                       std::vector<std::string>* warnings) {
+                                       SearchSpace& space, std::vector<std::string>* warnings) {
   auto text = read_input_file(path, "plan file");
   if (!text) return text.status();
   return parse_plan(*text, path, scenario, space, warnings);

@@ -262,7 +262,7 @@ void Workbench::mark_compare_cancelled() {
 Status Workbench::open_plan(const QString& path) {
   std::vector<std::string> warnings;
   const Status st = show_plan(
-      [&](const planner::SearchSpace& space) {
+      [&](planner::SearchSpace& space) {
         return data::read_plan_file(path.toStdString(), *scenario(), space, &warnings);
       },
       PlanSource::kPlanFile, QFileInfo(path).fileName().toStdString());
@@ -273,7 +273,7 @@ Status Workbench::open_plan(const QString& path) {
 Status Workbench::open_plan_text(const QString& text, const QString& origin) {
   std::vector<std::string> warnings;
   const Status st = show_plan(
-      [&](const planner::SearchSpace& space) {
+      [&](planner::SearchSpace& space) {
         return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space,
                                 &warnings);
       },
@@ -286,7 +286,7 @@ Status Workbench::open_run_plan(const QString& text, const QString& origin, cons
                                 std::shared_ptr<const kernels::ReplayResult> replay) {
   std::vector<std::string> warnings;
   const Status st = show_plan(
-      [&](const planner::SearchSpace& space) {
+      [&](planner::SearchSpace& space) {
         return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space,
                                 &warnings);
       },
@@ -316,7 +316,7 @@ Status Workbench::open_compare_row(int row) {
   const planner::PartitionedPlan plan = *r.plan;
   const CompareOutcomePtr comparison = comparison_;
   const Status shown = show_plan(
-      [&](const planner::SearchSpace& space) -> Result<planner::PartitionedPlan> {
+      [&](planner::SearchSpace& space) -> Result<planner::PartitionedPlan> {
         // Every row plans in the same search space as the scenario's own
         // (only proposers and partitioner differ); check before trusting it.
         if (plan.proposal.size() != space.fqns.size()) {
@@ -357,7 +357,7 @@ Status Workbench::open_compare_row(int row) {
 }
 
 Status Workbench::show_plan(
-    const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
+    const std::function<Result<planner::PartitionedPlan>(planner::SearchSpace&)>& read,
     PlanSource source, const std::string& source_name,
     std::shared_ptr<const kernels::ReplayResult> replay) {
   if (!scenario()) return Status::invalid_argument("open a scenario before a plan");
@@ -495,6 +495,7 @@ Status Workbench::save_plan(const QString& path, bool torchrec_format) const {
   Result<std::shared_ptr<const planner::PlannerResult>> result = displayed_result();
   if (!result.is_ok()) return result.status();
   const planner::Scenario& scenario = *displayed_->base->scenario;
+  if (torchrec_format) SHARDLAB_RETURN_IF_ERROR(data::torchrec_buildable(**result));
   const std::string json = torchrec_format ? data::plan_to_torchrec_json(scenario, **result)
                                            : data::plan_to_json(scenario, **result);
   return data::write_output_file(path.toStdString(), json + "\n");

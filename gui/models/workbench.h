@@ -223,7 +223,7 @@ class Workbench : public QObject {
   void report_warnings(const std::vector<std::string>& warnings);
   // Shows the plan `read` places in the current scenario's search space.
   Status show_plan(
-      const std::function<Result<planner::PartitionedPlan>(const planner::SearchSpace&)>& read,
+      const std::function<Result<planner::PartitionedPlan>(planner::SearchSpace&)>& read,
       PlanSource source, const std::string& source_name,
       std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
 

@@ -17,6 +17,7 @@
 #include "proposal_tracker.h"
 #include "proposer.h"
 #include "py_format.h"
+#include "shardlab/planner/hugectr_layout.h"
 #include "shardlab/planner/limits.h"
 #include "shardlab/planner/memory_budget.h"
 
@@ -337,10 +338,9 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
 
 }  // namespace
 
-PlannerResult rate_placement(
-    const Scenario& scenario,
-    const std::function<Result<PartitionedPlan>(const SearchSpace&)>& place,
-    const CostCalibration* calibration, PerfModel* perf_model) {
+PlannerResult rate_placement(const Scenario& scenario,
+                             const std::function<Result<PartitionedPlan>(SearchSpace&)>& place,
+                             const CostCalibration* calibration, PerfModel* perf_model) {
   const auto start = std::chrono::steady_clock::now();
   PlannerResult result =
       plan(scenario, PlannerOptions{.enumerate_only = true, .calibration = calibration});
@@ -349,10 +349,21 @@ PlannerResult rate_placement(
       result.error = Status::internal("enumeration returned no search space");
     return result;
   }
-  Result<PartitionedPlan> placed = place(*result.search_space);
+  SearchSpace& space = *result.search_space;
+  const size_t enumerated = space.options.size();
+  Result<PartitionedPlan> placed = place(space);
   if (!placed.is_ok()) {
     result.error = placed.status();
     return result;
+  }
+  for (size_t i = enumerated; i < space.options.size(); ++i) {
+    if (!space.options[i].hugectr_rows) continue;
+    if (Status st =
+            estimate_hugectr_rows(scenario, result.topology, calibration, &space.options[i]);
+        !st) {
+      result.error = st;
+      return result;
+    }
   }
   result.best = std::move(placed).value();
   result.num_proposals = 0;

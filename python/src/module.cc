@@ -127,7 +127,7 @@ planner::PlannerResult plan_of(const planner::Scenario& scenario,
     });
   } else {
     py::gil_scoped_release unlocked;
-    r = planner::rate_placement(scenario, [&](const planner::SearchSpace& space) {
+    r = planner::rate_placement(scenario, [&](planner::SearchSpace& space) {
       return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
     });
     (void)planner::refuse_over_capacity(r, "<plan>", /*allow=*/false, "make the plan fit");

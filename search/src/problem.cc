@@ -8,6 +8,16 @@ Result<Problem> Problem::create(const planner::Scenario& scenario,
     return Status::invalid_argument(
         "no search space to optimize in: planning stopped before the reservation or enumeration");
   }
+  if (planned.best.has_value()) {
+    for (const int option : planned.best->proposal) {
+      const planner::ShardingOption& o = planned.search_space->options[static_cast<size_t>(option)];
+      if (!o.hugectr_rows) continue;
+      return Status::invalid_argument(
+          "table " + o.name +
+          " is split by rows as HugeCTR splits it (\"layout\": \"hugectr\"): the search moves "
+          "TorchRec's layouts only, so it cannot start from this plan");
+    }
+  }
   Problem p;
   p.scenario_ = &scenario;
   p.space_ = &*planned.search_space;

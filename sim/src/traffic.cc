@@ -96,9 +96,10 @@ bool any_positive(const std::vector<double>& v) {
 }
 
 // Adds one placed shard's traffic to its sharding type's group.
-// `first` marks the option's first shard, for traffic counted once per table.
+// `first` marks the option's first shard, for traffic counted once per table;
+// `first_on_host` its first shard on the rank's host.
 void add_shard(const ShardingOption& o, const planner::BatchSums& b, const planner::Shard& shard,
-               bool first, int rank, const planner::Topology& topo,
+               bool first, bool first_on_host, int rank, const planner::Topology& topo,
                const planner::CommElementSizes& c, const TopologyGraph& graph, GroupTraffic* g) {
   const double rows_per_rank = o.is_pooled ? b.pooled : b.inputs;  // output rows per rank's batch
   const double id_bytes = planner::kIndexBytes + (o.is_weighted ? kWeightBytes : 0.0);
@@ -132,6 +133,13 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
     case ShardingType::kRowWise:
       g->splits_to[rank] += kSplitBytes * features;
       g->ids_to[rank] += b.inputs * row_share * id_bytes + lengths;
+      if (o.is_pooled && o.hugectr_rows) {
+        // HugeCTR's Uniform communication: every shard sends its partial
+        // sums of each rank's batch to that rank (hugectr_layout.h).
+        g->out_from[rank] += b.pooled * d * c.fwd_a2a;
+        g->bwd_to[rank] += b.pooled * d * c.bwd_a2a;
+        return;
+      }
       if (o.is_pooled) {
         // Partial sums of every sample, reduce-scattered to the batch owners:
         // a rank ends with its own batch's rows, once per table.
@@ -147,7 +155,9 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
     case ShardingType::kTableRowWise: {
       g->splits_to[rank] += kSplitBytes * features;
       g->ids_to[rank] += b.inputs * row_share * id_bytes + lengths;
-      if (first) {
+      // Once per host holding shards (TorchRec's: one host; HugeCTR's may
+      // span several, each sending its partial sums).
+      if (first_on_host) {
         const int host = graph.host_of(rank);
         // Inside the host: partial sums for every rank's batch, reduce-
         // scattered so local rank k holds the rows of the ranks with local
@@ -343,6 +353,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
     const planner::BatchSums sums = planner::batch_sums(o);
     GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
     if (!g.present) g.init(ranks, graph.num_hosts());
+    int last_host = -1;  // shards of one host are consecutive in both layouts
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
       if (rank < 0 || rank >= ranks) {
@@ -355,8 +366,10 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
       ++w.shards;
       std::vector<int>& keys = group_keys[static_cast<size_t>(rank)];
       if (std::find(keys.begin(), keys.end(), group_key) == keys.end()) keys.push_back(group_key);
-      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, rank, topology, sizes, graph,
-                &g);
+      const int host = graph.host_of(rank);
+      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, host != last_host, rank,
+                topology, sizes, graph, &g);
+      last_host = host;
       w.prefetch_ms += p.prefetch_compute;
       w.fwd_ms += p.fwd_compute;
       w.output_dist_estimate_ms += p.fwd_comms;

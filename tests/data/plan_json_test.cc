@@ -479,7 +479,8 @@ TEST(ParsePlan, ProposalIsInFqnOrder) {
 
 // Parses `text` and expects the invalid_scenario error `message` exactly.
 void expect_error(const Fixture& f, const std::string& text, const std::string& message) {
-  Result<planner::PartitionedPlan> p = parse_plan(text, "plan.json", f.scenario, f.space);
+  SearchSpace space = f.space;
+  Result<planner::PartitionedPlan> p = parse_plan(text, "plan.json", f.scenario, space);
   ASSERT_FALSE(p.is_ok()) << text;
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(p.status().message(), message);
@@ -549,7 +550,7 @@ TEST(ParsePlan, Errors) {
           R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1], "rank": 0})"),
       "plan.json: tables.t0: unknown key: got \"rank\", expected one of module, sharding_type, "
       "compute_kernel, ranks, sharding_spec, cache_params, enforce_hbm, stochastic_rounding, "
-      "bounds_check_mode, shards");
+      "bounds_check_mode, shards, layout");
   // Shard geometry that is not the option's.
   expect_error(f,
                with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
@@ -670,7 +671,7 @@ TEST(ParsePlan, TableRowWiseStaysOnOneHostInOrder) {
       planner::ConstraintSpec{.sharding_types = std::vector{ShardingType::kTableRowWise},
                               .compute_kernels = std::vector{ComputeKernel::kFused}}};
   s.planner.proposers = planner::default_proposers();
-  const PlannerResult r = planner::plan(s, {.enumerate_only = true});
+  PlannerResult r = planner::plan(s, {.enumerate_only = true});
   ASSERT_TRUE(r.search_space.has_value()) << r.error.message();
   const auto parse = [&](const std::string& ranks) {
     return parse_plan(

@@ -314,7 +314,8 @@ class PlanningTest : public QObject {
     QVERIFY(wb.save_plan(ours, false).is_ok());
     QCOMPARE(read(ours), data::plan_to_json(*o->scenario, o->result) + "\n");
     QVERIFY(wb.save_plan(theirs, true).is_ok());
-    auto back = data::read_plan_file(theirs.toStdString(), *o->scenario, *o->result.search_space);
+    planner::SearchSpace space = *o->result.search_space;
+    auto back = data::read_plan_file(theirs.toStdString(), *o->scenario, space);
     QVERIFY2(back.is_ok(), back.status().message().c_str());
     QCOMPARE(back->proposal, o->result.best->proposal);
     QCOMPARE(back->ranks, o->result.best->ranks);
@@ -351,7 +352,8 @@ class PlanningTest : public QObject {
     QVERIFY(pick >= 0);
     QVERIFY(wb.select_proposal(pick).is_ok());
     QVERIFY(wb.save_plan(ours, false).is_ok());
-    auto proposal = data::read_plan_file(ours.toStdString(), *o->scenario, *o->result.search_space);
+    planner::SearchSpace chosen_space = *o->result.search_space;
+    auto proposal = data::read_plan_file(ours.toStdString(), *o->scenario, chosen_space);
     QVERIFY(proposal.is_ok());
     QCOMPARE(proposal->ranks, wb.displayed()->plan.ranks);
     const auto saved = nlohmann::json::parse(read(ours));

@@ -426,6 +426,9 @@ const std::vector<Field>& shardlab_plan_fields() {
       {"/tables/t0/compute_kernel", {R"("fused_uvm")"}},
       {"/tables/t0/ranks", {"[1, 0, 3, 2]", "[0, 0, 0, 0]"}},
       {"/tables/t0/ranks/1", {"0", "4"}},
+      {"/tables/t0/layout",
+       {R"("hugectr")", R"("torchrec")"},
+       R"({"tables": {"t0": {"layout": "hugectr", "ranks": [3, 1], "shards": null}}})"},
       {"/tables/t0/sharding_spec"},
       {"/tables/t0/cache_params"},
       {"/tables/t0/enforce_hbm"},
@@ -525,8 +528,9 @@ void check_plan_text(const std::string& text) {
   static const planner::PlannerResult kSpace = planner::plan(s, {.enumerate_only = true});
   ASSERT_TRUE(kSpace.search_space.has_value()) << kSpace.error.message();
   std::vector<std::string> warnings;
+  planner::SearchSpace space = *kSpace.search_space;  // a HugeCTR layout appends to it
   const Result<planner::PartitionedPlan> plan =
-      data::parse_plan(text, "p.json", s, *kSpace.search_space, &warnings);
+      data::parse_plan(text, "p.json", s, space, &warnings);
   for (const std::string& w : warnings) {
     EXPECT_TRUE(testing_support::is_printable_utf8_line(w)) << w;
   }
@@ -535,6 +539,7 @@ void check_plan_text(const std::string& text) {
     return;
   }
   planner::PlannerResult rated = kSpace;
+  rated.search_space = std::move(space);
   rated.best = *plan;
   planner::rate_plan(*rated.search_space, *rated.best, rated.topology.world_size,
                      &rated.device_perf_total, &rated.perf_rating);

@@ -243,7 +243,7 @@ TEST(HostileMemory, HugePlanFileStopsAtTheBudget) {
       ranks + "]}}}";
   const int64_t budget = 64 * kMiB;
   const ChildOutcome o = run_capped(budget, [&] {
-    const planner::PlannerResult r = planner::plan(s, {.enumerate_only = true});
+    planner::PlannerResult r = planner::plan(s, {.enumerate_only = true});
     if (!r.search_space) return r.error;
     return data::parse_plan(text, "plan.json", s, *r.search_space).status();
   });

@@ -87,6 +87,12 @@ std::string plan_to_torchrec_json(const planner::Scenario& scenario,
                                   const planner::PlannerResult& result,
                                   int indent = kDefaultJsonIndent);
 
+// invalid_argument naming the first table of the plan laid out as HugeCTR
+// lays it out ("layout": "hugectr"), which no TorchRec ShardingPlan can say;
+// ok otherwise (and for a failed result). plan_to_torchrec_json writes this
+// error for such a plan.
+Status torchrec_buildable(const planner::PlannerResult& result);
+
 // The "format" value of plan_to_torchrec_json's wrapper.
 inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
 
@@ -104,7 +110,11 @@ inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
 // Every table of the scenario must appear exactly once. The result's proposal
 // is in fqn order (SearchSpace::fqns), with ranks and first_shard filled in.
 //
-// A layout TorchRec would not build as written is refused: row-wise shard i
+// A table marked "layout": "hugectr" (planner/hugectr_layout.h) is split by
+// rows into one even block per listed rank, an option appended to `space`
+// as a derived option: row_wise over any distinct ranks, table_row_wise over
+// whole hosts. Otherwise a layout TorchRec would not build as written is
+// refused: row-wise shard i
 // must be on rank i, a table-row-wise table's shards on one host's local
 // ranks in order, a data-parallel table on every rank in order and without a
 // sharding_spec. Where the file's placement device, cache_params or
@@ -117,7 +127,7 @@ inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
 // expected <what>", the path naming the table (`plan.ebc.t0.ranks[1]`).
 Result<planner::PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,
                                             const planner::Scenario& scenario,
-                                            const planner::SearchSpace& space,
+                                            planner::SearchSpace& space,
                                             std::vector<std::string>* warnings = nullptr);
 
 // parse_plan on the contents of the file at `path`, read as scenarios are
@@ -126,7 +136,7 @@ Result<planner::PartitionedPlan> parse_plan(const std::string& text, const std::
 // naming the path and the reason.
 Result<planner::PartitionedPlan> read_plan_file(const std::string& path,
                                                 const planner::Scenario& scenario,
-                                                const planner::SearchSpace& space,
+                                                planner::SearchSpace& space,
                                                 std::vector<std::string>* warnings = nullptr);
 
 }  // namespace shardlab::data

@@ -92,11 +92,13 @@ void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_
 // plan() rates its best plan: enumerates (with `calibration`, not owned),
 // calls `place` with the search space (e.g. reading a plan file against it),
 // rates the result with TorchRec's model, then with `perf_model` when given.
+// `place` may append options of HugeCTR's layout (hugectr_layout.h, as
+// derived options); they are estimated here, with `calibration`.
 // The result has num_proposals == 0. A failed enumeration leaves no search
-// space; a failed `place` leaves the search space and its error.
-PlannerResult rate_placement(
-    const Scenario& scenario,
-    const std::function<Result<PartitionedPlan>(const SearchSpace&)>& place,
-    const CostCalibration* calibration = nullptr, PerfModel* perf_model = nullptr);
+// space; a failed `place` or estimate leaves the search space and its error.
+PlannerResult rate_placement(const Scenario& scenario,
+                             const std::function<Result<PartitionedPlan>(SearchSpace&)>& place,
+                             const CostCalibration* calibration = nullptr,
+                             PerfModel* perf_model = nullptr);
 
 }  // namespace shardlab::planner

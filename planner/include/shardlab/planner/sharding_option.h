@@ -65,6 +65,10 @@ struct ShardingOption {
   std::optional<double> cache_load_factor;    // c_opt of docs/cost-model.md §1.4 (raw)
   bool prefetch_pipeline = false;             // p of docs/cost-model.md §1.4
 
+  // A table split by rows as HugeCTR's embedding collection splits it, over
+  // any ranks (hugectr_layout.h), not a layout TorchRec builds.
+  bool hugectr_rows = false;
+
   // Every shard of an option has the same perf: TorchRec's formulas depend on
   // the shard's column count only (and all shards of an option have equal
   // widths), never on its rows. Stored once.

@@ -22,7 +22,9 @@ class Problem {
  public:
   // `planned` is a planner result with its search space and reservation
   // (plan(), or plan() with enumerate_only); both it and `scenario` must
-  // outlive the problem. Fails when either is missing.
+  // outlive the problem. Fails (invalid_argument) when either is missing, or
+  // when its best plan holds a table of HugeCTR's layout
+  // (planner/hugectr_layout.h): the search moves TorchRec's layouts only.
   static Result<Problem> create(const planner::Scenario& scenario,
                                 const planner::PlannerResult& planned);
 
