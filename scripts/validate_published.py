@@ -55,6 +55,19 @@ NCCL_TESTS = [
 ]
 SWEEP_SIZES = [8, 1024, 64 << 10, 1 << 20, 16 << 20, 128 << 20, 1 << 30]
 
+# Published multi-node all-reduce bus bandwidths (coreweave/nccl-tests README.md @ cb865533,
+# "Expected Performance"; docs/presets.md): (label, scenario, [(bytes, busbw GB/s)], source).
+CW = "coreweave/nccl-tests README @ cb865533"
+MULTI_NODE_ALL_REDUCE = [
+    ("64x H100 (8 DGX H100, NDR 400, SHARP)", "mlperf_dcnv2_dgxh100_n8.json",
+     [(512 << 20, 356.01), (1 << 30, 365.90), (4 << 30, 383.23), (8 << 30, 386.56)],
+     CW + " (NCCL version not stated)"),
+    ("72x GB200 (one NVL72 rack)", "sweep_gb200_nvl72_x1.json",
+     [(512 << 20, 586.06), (1 << 30, 681.17), (4 << 30, 839.16), (8 << 30, 834.57)], CW + " (NCCL 2.26.2)"),
+    ("144x GB200 (two NVL72 racks, 4x CX-7 400G per tray)", "sweep_gb200_nvl72_x2.json",
+     [(512 << 20, 493.94), (1 << 30, 596.10), (4 << 30, 743.09), (8 << 30, 793.06)], CW + " (NCCL 2.26.2)"),
+]
+
 
 def run(cmd):
     env = dict(os.environ, SHARDLAB_NO_RECORD="1")
@@ -153,7 +166,8 @@ def tables(shardlab, figure_path=None):
         cells = [f"{phases[p]:.3f}" if p in phases else "–" for p in COMPUTE + COMM]
         lines.append(f"| `{cid}` | {rank} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("GPU ratios (slower over faster, MLLOG-derived times on both sides):")
+    lines.append("Ratios (slower over faster, MLLOG-derived times on both sides): GPUs, and strong scaling "
+                 "across nodes:")
     lines.append("")
     lines.append("| pair | measured | ShardLab | error | note |")
     lines.append("|---|---|---|---|---|")
@@ -196,6 +210,21 @@ def tables(shardlab, figure_path=None):
                                 for (_, _, b, what, value, src) in published if b == size)
                 lines.append(f"| {fmt_size(size)} | {p['time_us']:.2f} | {p['algbw_gbps']:.1f} | "
                              f"{p['busbw_gbps']:.1f} | {p['algorithm']} | {p['protocol']} | {pub} |")
+    lines.append("")
+    lines.append("All-reduce across nodes and racks (`shardlab sweep`), next to published nccl-tests bus "
+                 "bandwidths:")
+    lines.append("")
+    lines.append("| cluster | size | ShardLab busbw GB/s | algorithm | published busbw GB/s | error | source |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for label, scenario, published, source in MULTI_NODE_ALL_REDUCE:
+        out = run([shardlab, "sweep", str(CASES / scenario), "--collective", "all_reduce", "--min-bytes",
+                   str(512 << 20), "--max-bytes", str(8 << 30), "--factor", "2", "-o", "-", "--compact"])
+        points = {int(p["bytes"]): p for p in json.loads(out)["points"]}
+        for size, busbw in published:
+            p = points[size]
+            err = (p["busbw_gbps"] - busbw) / busbw * 100.0
+            lines.append(f"| {label} | {fmt_size(size)} | {p['busbw_gbps']:.1f} | {p['algorithm']} | "
+                         f"{busbw:g} | {err:+.1f}% | {source} |")
     if figure_path:
         pathlib.Path(figure_path).write_text(figure(spec, simulated))
     return "\n".join(lines) + "\n"

@@ -16,9 +16,9 @@ Result<ShardingOption> hugectr_row_split(const ShardingOption& base, ShardingTyp
         "not " +
         std::string(to_string(type)));
   }
-  if (num_shards < 1 || num_shards > base.tensor_rows) {
-    return Status::invalid_argument("table " + base.name + ": " + std::to_string(num_shards) +
-                                    " row blocks of " + std::to_string(base.tensor_rows) + " rows");
+  if (num_shards < 1) {
+    return Status::invalid_argument("table " + base.name + ": no ranks to split its " +
+                                    std::to_string(base.tensor_rows) + " rows over");
   }
   if (type == ShardingType::kTableRowWise &&
       (local_world_size < 1 || num_shards % local_world_size != 0)) {

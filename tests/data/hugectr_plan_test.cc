@@ -158,7 +158,7 @@ TEST(HugectrPlan, Refusals) {
             std::string::npos);
   EXPECT_NE(error(R"({"sharding_type": "row_wise", "compute_kernel": "fused",
                       "layout": "hugectr", "ranks": []})")
-                .find("0 row blocks of 1000 rows"),
+                .find("table t0: no ranks to split its 1000 rows over"),
             std::string::npos);
 }
 

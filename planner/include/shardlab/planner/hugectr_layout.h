@@ -16,7 +16,9 @@
 //                   table that may span hosts.
 //
 // Rows are split into even blocks, ceil(rows / shards) each, the last taking
-// what is left, as HugeCTR splits them.
+// what is left, as HugeCTR splits them; a table of fewer rows than shards
+// leaves the last shards empty (HugeCTR's hier_auto splits even a 3-row
+// table over a node's 8 GPUs).
 #pragma once
 
 #include "shardlab/planner/cost_calibration.h"
@@ -30,9 +32,8 @@ namespace shardlab::planner {
 // A copy of `base` (any option of the table) of `type` split into
 // `num_shards` row blocks of full width, flagged hugectr_rows; its perf and
 // storage are left for estimate_hugectr_rows. Errors (invalid_argument): a
-// type other than row_wise or table_row_wise, num_shards < 1 or more than the
-// table's rows, table_row_wise with num_shards not a multiple of
-// `local_world_size`.
+// type other than row_wise or table_row_wise, num_shards < 1, table_row_wise
+// with num_shards not a multiple of `local_world_size`.
 Result<ShardingOption> hugectr_row_split(const ShardingOption& base, ShardingType type,
                                          int num_shards, int local_world_size);
 
