@@ -102,35 +102,33 @@ double ring_time(const Geometry& g, const CollectiveShape& s, int steps, double 
   return s.base_ms + dbl(steps) * (latency + chunk / rate);
 }
 
-// Lone time of the hierarchical all-reduce: ring reduce-scatter and
-// all-gather inside each host, ring all-reduce of each 1/L share across hosts.
-double hierarchical_time(const Geometry& g, const CollectiveShape& s, double bytes) {
-  const double l = dbl(g.local);
-  const double h = dbl(g.hosts);
-  const double intra_rate = rate_of(s.intra, g.intra_line);
-  const double inter_rate = rate_of(s.inter, g.inter_line);
-  const double intra = 2.0 * (l - 1.0) * (s.intra.latency_ms + bytes / l / intra_rate);
-  const double inter = 2.0 * (h - 1.0) * (s.inter.latency_ms + bytes / l / h / inter_rate);
-  return s.base_ms + intra + inter;
-}
-
-// Lone time of the hierarchical all-reduce whose stages are switches where
-// `stages` says (collectives.h HierarchyStages): NVLS stages send S into the
-// domain's switch (and receive S/L) then the reverse, the SHARP stage sends
-// and receives a share at once; ring stages as hierarchical_time.
+// Lone time of the hierarchical all-reduce whose stages are rings, or
+// switches where `stages` says (collectives.h HierarchyStages): NVLS stages
+// send S into the domain's switch (and receive S/L) then the reverse, the
+// SHARP stage sends and receives a share at once. The stages are pipelined
+// over K = pipeline_chunks() pieces (collectives.cc): the messages'
+// latencies once, then all the domain's work I, or the network's N after
+// one piece's domain work, I/K, whichever ends later.
 double staged_time(const Geometry& g, const CollectiveShape& s, double bytes,
                    HierarchyStages stages) {
   const double l = dbl(g.local);
   const double h = dbl(g.hosts);
   const double intra_rate = rate_of(s.intra, g.intra_line);
   const double inter_rate = rate_of(s.inter, g.inter_line);
-  const double intra = stages.nvls_intra
-                           ? 2.0 * (s.intra.latency_ms + bytes / intra_rate)
-                           : 2.0 * (l - 1.0) * (s.intra.latency_ms + bytes / l / intra_rate);
-  const double inter = stages.sharp_inter
-                           ? s.inter.latency_ms + bytes / l / inter_rate
-                           : 2.0 * (h - 1.0) * (s.inter.latency_ms + bytes / l / h / inter_rate);
-  return s.base_ms + intra + inter;
+  const double intra_steps = stages.nvls_intra ? 2.0 : 2.0 * (l - 1.0);
+  const double intra_bytes = stages.nvls_intra ? 2.0 * bytes : 2.0 * (l - 1.0) * bytes / l;
+  const double inter_steps = stages.sharp_inter ? 1.0 : 2.0 * (h - 1.0);
+  const double inter_bytes = stages.sharp_inter ? bytes / l : 2.0 * (h - 1.0) * bytes / l / h;
+  const double intra = intra_bytes / intra_rate;
+  const double inter = inter_bytes / inter_rate;
+  const double pieces = dbl(pipeline_chunks(bytes / l));
+  return s.base_ms + intra_steps * s.intra.latency_ms + inter_steps * s.inter.latency_ms +
+         std::max(intra, inter + intra / pieces);
+}
+
+// Ring stages inside and across the domains.
+double hierarchical_time(const Geometry& g, const CollectiveShape& s, double bytes) {
+  return staged_time(g, s, bytes, HierarchyStages{});
 }
 
 double all_reduce_ring_time(const Geometry& g, const CollectiveShape& s, double bytes) {

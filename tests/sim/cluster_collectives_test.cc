@@ -152,6 +152,32 @@ TEST(ClusterCollectives, SharpAllReduceStagesByHand) {
   EXPECT_GT(14 * 3.7 * kUs + 31 * kUs, 0.75 * t_small);  // mostly latency
 }
 
+TEST(ClusterCollectives, LargeAllReducesPipelineTheirStages) {
+  // Shares of 8 MiB go in 4 pieces of one NCCL chunk (2 MiB).
+  const TopologyGraph g = domains_of(32, 8, 8);
+  const double share = 8.0 * 1024 * 1024;
+  const double bytes = 8 * share;
+  ASSERT_EQ(pipeline_chunks(share), 4);
+  // Rings inside the domains: I = 2·7 steps of S/8 at 1000 bytes/ms.
+  const double inside = 14 * share / 1000.0;
+  // Rings across 4 domains are the slower: N = 2·3 steps of S/32 at 100. The
+  // first piece's reduce-scatter, then N, then the last piece's all-gather.
+  Driver ring(g);
+  const double across = 6 * share / 4 / 100.0;
+  ASSERT_GT(across + inside / 4, inside);
+  expect_rel(ring.run(make_hierarchical_all_reduce(ring.net, g, iota(32), bytes, &ring, 0,
+                                                   shape(0.0, 0.0))),
+             across + inside / 4, 1e-9);
+  // SHARP across (S/8 up and down at 100) runs under the rings inside.
+  Driver sharp(g);
+  ASSERT_LT(share / 100.0 + inside / 4, inside);
+  expect_rel(sharp.run(make_hierarchical_all_reduce(sharp.net, g, iota(32), bytes, &sharp, 0,
+                                                    shape(0.0, 0.0), {.sharp_inter = true})),
+             inside, 1e-9);
+  EXPECT_EQ(pipeline_chunks(1.0), 1);
+  EXPECT_EQ(pipeline_chunks(1e12), kMaxPipelineChunks);
+}
+
 TEST(ClusterCollectives, NvlsStagesByHand) {
   const TopologyGraph g = domains_of(32, 8, 8);
   const double l = 8.0;
@@ -213,7 +239,13 @@ TEST(ClusterCollectives, NcclPicksCollNetOnSharpAndRingWhenSmall) {
   EXPECT_EQ(big.algorithm, CollAlgorithm::kCollNet);
   const double intra = 0.822 * 450 * kGBps;
   const double inter = 0.95 * 50 * kGBps;
-  expect_rel(big.time_ms, 14 * (3.7 * kUs + size / 8 / intra) + 31 * kUs + size / 8 / inter, 1e-6);
+  // Pipelined over 16 pieces of the 2 GiB shares: the latencies once, then
+  // the rings inside the nodes (2·7 steps of S/8) end last, the network's
+  // S/8 running under them.
+  const double rings = 14 * size / 8 / intra;
+  const double network = size / 8 / inter;
+  ASSERT_GT(rings, network + rings / 16);
+  expect_rel(big.time_ms, 14 * 3.7 * kUs + 31 * kUs + rings, 1e-3);
   // Small: ring LL, 6.6 µs, 14 NVLink steps of 0.6 µs and 6 network steps of 2.7 µs.
   const SweepPoint small = sweep_one(s, CollectiveKind::kAllReduce, 8);
   EXPECT_EQ(small.algorithm, CollAlgorithm::kRing);

@@ -24,7 +24,8 @@
 //                   inside each domain, all-reduce of each 1/L share across
 //                   domains among members with the same local index,
 //                   all-gather inside each domain; each stage a ring or a
-//                   switch (NVLS inside, SHARP across: HierarchyStages).
+//                   switch (NVLS inside, SHARP across: HierarchyStages),
+//                   pipelined over pieces of the buffer (pipeline_chunks).
 //   NvlsAllReduce   members of one domain whose switch reduces (NVLink SHARP):
 //                   once every member joined, each sends S·(n+1)/n bytes
 //                   into the host fabric and receives as much from it (the
@@ -159,6 +160,18 @@ struct HierarchyStages {
   bool nvls_intra = false;
   bool sharp_inter = false;
 };
+
+// The hierarchical all-reduce pipelines its stages over pieces of one NCCL
+// chunk of each member's share: 2 MiB, the Simple protocol's 512 KiB step
+// times ALLREDUCE_CHUNKSTEPS (4) in NCCL's src/include/collectives.h and
+// device code; at most kMaxPipelineChunks pieces (the simulation's cost),
+// whose fill then costs 1/16 of a stage.
+inline constexpr double kPipelineChunkBytes = 2.0 * 1024 * 1024;
+inline constexpr int kMaxPipelineChunks = 16;
+// Pieces of a hierarchical all-reduce whose members hold `share_bytes` each
+// after the reduce-scatter: ceil(share / kPipelineChunkBytes), in
+// [1, kMaxPipelineChunks].
+int pipeline_chunks(double share_bytes);
 
 // `members` grouped by graph.domain_of(); falls back to the flat ring when
 // all members share one domain, domains hold different numbers of members,
