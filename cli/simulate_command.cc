@@ -34,6 +34,7 @@ struct SimulateArgs {
   std::string output;                // result JSON; empty: none
   std::string trace;                 // Chrome trace; empty: none
   std::vector<std::string> against;  // profiler traces to compare with (docs/traces.md)
+  std::string against_json;          // --against-json: the comparison as JSON
   int iterations = sim::SimOptions{}.iterations;
   bool no_overlap = false;
   bool no_contention = false;
@@ -233,9 +234,14 @@ int run_simulate(const SimulateArgs& args) {
       .input(args.calibration, "the calibration profile")
       .store(args.store)
       .output(args.output, "the result output")
-      .output(args.trace, "the trace output");
+      .output(args.trace, "the trace output")
+      .output(args.against_json, "the --against-json output");
   for (const std::string& t : args.against) files.input(t, "a trace of --against");
   if (!files.distinct()) return kExitInvalid;
+  if (!args.against_json.empty() && args.against.empty()) {
+    print_error("--against-json writes the comparison with --against's traces: give --against");
+    return kExitInvalid;
+  }
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
@@ -291,8 +297,16 @@ int run_simulate(const SimulateArgs& args) {
     Result<std::vector<trace::Against>> against =
         trace::compare_with_simulation(*measured, *simulated);
     if (!against.is_ok()) return report_failure(args, scenario->name, nullptr, against.status());
-    const bool stdout_taken = args.output == "-" || args.trace == "-";
+    const bool stdout_taken = args.output == "-" || args.trace == "-" || args.against_json == "-";
     (stdout_taken ? std::cerr : std::cout) << trace::against_text(*against) << '\n';
+    if (!args.against_json.empty()) {
+      if (Status w = write_output(args.against_json,
+                                  trace::against_to_json(*against, args.compact ? -1 : 2));
+          !w.is_ok()) {
+        print_error(w.message());
+        return exit_status(w);
+      }
+    }
   }
   return record_simulation(args, *scenario, *planned, *simulated, *recorder);
 }
@@ -328,6 +342,10 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
                   "time and GPU time by phase (medians over its steps) beside the simulated ones "
                   "(docs/traces.md)")
       ->type_name("PATH");
+  cmd->add_option("--against-json", args->against_json,
+                  "With --against: write the comparison as JSON to FILE ('-' for stdout; "
+                  "docs/traces.md), as -o writes its file (default: none)")
+      ->type_name("FILE");
   cmd->add_option("--trace", args->trace,
                   "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every phase to "
                   "FILE, as -o writes its file (default: none)")

@@ -16,7 +16,9 @@ published nccl-tests points. Nothing is fitted: the numbers come from the preset
   scripts/validate_published.py build/cli/shardlab --figure docs/images/validation.svg
 
 --write replaces the text between the "<!-- generated:begin -->" and "<!-- generated:end -->"
-markers of the file; --check exits 1 when that text differs from what the model gives now.
+markers of the file, and between "<!-- generated-traces:begin -->" and "<!-- generated-traces:end -->"
+the profiler traces' rows where ../shared/traces (or $SHARDLAB_SHARED_DIR/traces) is there;
+--check exits 1 when that text differs from what the model gives now.
 Exit status: 0 ok, 1 the document is stale (--check), 2 a run failed or bad arguments.
 """
 import argparse
@@ -30,6 +32,51 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CASES = ROOT / "data" / "scenarios" / "validation"
 BEGIN = "<!-- generated:begin -->"
 END = "<!-- generated:end -->"
+# The rows of the profiler traces in ../shared/traces (or $SHARDLAB_SHARED_DIR/traces): their
+# own block, left as it is (and not checked) where the traces are not there.
+TRACES_BEGIN = "<!-- generated-traces:begin -->"
+TRACES_END = "<!-- generated-traces:end -->"
+
+
+def traces_dir():
+    env = os.environ.get("SHARDLAB_SHARED_DIR")
+    return pathlib.Path(env) / "traces" if env else ROOT.parent / "shared" / "traces"
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2.0
+
+
+def trace_tables(shardlab):
+    """Each trace case simulated against its profiler traces: per rank, the measured step and
+    GPU-busy time (medians over the trace's steps) beside the simulated ones."""
+    spec = json.loads((CASES / "cases.json").read_text())
+    lines = ["| trace | rank | steps | measured step ms | ShardLab ms | error | measured GPU-busy ms | "
+             "ShardLab ms | error |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for case in spec.get("traces", []):
+        folder = traces_dir() / case["trace"]
+        out = run([shardlab, "simulate", str(CASES / case["scenario"]), "--plan", str(CASES / case["plan"]),
+                   "--iterations", str(ITERATIONS), "-q", "--against", str(folder), "--against-json", "-",
+                   "--compact"])
+        for r in json.loads(out)["ranks"]:
+            rows = {row["what"]: row for row in r["rows"]}
+            cells = []
+            for what in ("step", "gpu_busy"):
+                row = rows[what]
+                err = f"{row['error'] * 100:+.1f}%" if row["error"] is not None else "–"
+                cells.append(f"{row['measured_ms']:.3f} | {row['simulated_ms']:.3f} | {err}")
+            lines.append(f"| `{case['trace']}` | {r['rank']} | {r['steps']} | " + " | ".join(cells) + " |")
+        notes.append(f"- `{case['trace']}`: {case['source']}. {case['caveat']}")
+    return "\n".join(lines + [""] + notes) + "\n"
+
+
+def replace_block(doc, begin, end, text):
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + text + end + tail
 ITERATIONS = 6
 
 # Per-rank phases of the last iteration, in the order the table shows them.
@@ -241,15 +288,20 @@ def main():
     text = tables(os.path.abspath(args.shardlab), args.figure)
     if not args.write and not args.check:
         sys.stdout.write(text)
+        if traces_dir().is_dir():
+            sys.stdout.write("\n" + trace_tables(os.path.abspath(args.shardlab)))
         return 0
     path = pathlib.Path(args.write or args.check)
     doc = path.read_text()
-    if BEGIN not in doc or END not in doc:
-        sys.stderr.write(f"{path}: no {BEGIN} ... {END} markers\n")
-        return 2
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    new = head + BEGIN + "\n" + text + END + tail
+    for begin, end in ((BEGIN, END), (TRACES_BEGIN, TRACES_END)):
+        if begin not in doc or end not in doc:
+            sys.stderr.write(f"{path}: no {begin} ... {end} markers\n")
+            return 2
+    new = replace_block(doc, BEGIN, END, text)
+    if traces_dir().is_dir():
+        new = replace_block(new, TRACES_BEGIN, TRACES_END, trace_tables(os.path.abspath(args.shardlab)))
+    else:
+        sys.stderr.write(f"{traces_dir()} not found: the trace rows of {path} are left as they are\n")
     if args.write:
         path.write_text(new)
         return 0

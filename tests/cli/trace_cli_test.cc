@@ -71,6 +71,24 @@ TEST_F(CliTest, SimulateAgainstATrace) {
   EXPECT_NE(r.out.find("  step                      2.000 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  gpu_busy                  0.500 "), std::string::npos) << r.out;
 
+  // The same as JSON for scripts: the measured step 2 ms, GPU busy 0.5 ms.
+  r = run({"simulate", scenario, "--against", file, "--against-json", "-", "--no-record", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json json = Json::parse(r.out);
+  ASSERT_EQ(json["ranks"].size(), 1u);
+  EXPECT_EQ(json["ranks"][0]["rank"], 1);
+  EXPECT_EQ(json["ranks"][0]["steps"], 1);
+  const Json& step = json["ranks"][0]["rows"][0];
+  EXPECT_EQ(step["what"], "step");
+  EXPECT_DOUBLE_EQ(step["measured_ms"].get<double>(), 2.0);
+  EXPECT_NEAR(step["error"].get<double>(), (step["simulated_ms"].get<double>() - 2.0) / 2.0, 1e-12);
+  EXPECT_EQ(json["ranks"][0]["rows"][1]["what"], "gpu_busy");
+  r = run({"simulate", scenario, "--against-json", "-", "--no-record"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--against-json writes the comparison with --against's traces"),
+            std::string::npos)
+      << r.err;
+
   r = run({"simulate", scenario, "--against", write("rank-3.json", kTrace), "--no-record"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("trace rank 3 ("), std::string::npos) << r.err;

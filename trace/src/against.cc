@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "intervals.h"
@@ -93,6 +94,24 @@ std::string against_text(const std::vector<Against>& all) {
   }
   if (!out.empty()) out.pop_back();
   return out;
+}
+
+std::string against_to_json(const std::vector<Against>& all, int indent) {
+  using Json = nlohmann::ordered_json;
+  Json ranks = Json::array();
+  for (const Against& a : all) {
+    Json rows = Json::array();
+    for (const AgainstRow& r : a.rows) {
+      const bool compared = r.simulated_known && r.measured_ms > 0.0;
+      rows.push_back(Json{{"what", r.what},
+                          {"measured_ms", r.measured_ms},
+                          {"simulated_ms", r.simulated_known ? Json(r.simulated_ms) : Json()},
+                          {"error", compared ? Json(r.error()) : Json()}});
+    }
+    ranks.push_back(
+        Json{{"rank", a.rank}, {"file", a.file}, {"steps", a.steps}, {"rows", std::move(rows)}});
+  }
+  return Json{{"ranks", std::move(ranks)}}.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace shardlab::trace

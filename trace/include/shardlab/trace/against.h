@@ -47,4 +47,11 @@ Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measure
 // The rows as a table for people, one block per rank.
 std::string against_text(const std::vector<Against>& all);
 
+// The rows as JSON for scripts:
+//   {"ranks": [{"rank", "file", "steps",
+//               "rows": [{"what", "measured_ms", "simulated_ms", "error"}]}]}
+// "simulated_ms" and "error" are null where nothing is simulated ("other"),
+// "error" also where nothing was measured. `indent` < 0: one line.
+std::string against_to_json(const std::vector<Against>& all, int indent = 2);
+
 }  // namespace shardlab::trace
