@@ -29,12 +29,15 @@
 #include "shardlab/kernels/calibration.h"
 #include "shardlab/planner/estimators.h"
 #include "shardlab/planner/topology.h"
+#include "shardlab/trace/trace_measurements.h"
 
 namespace shardlab::cli {
 namespace {
 
 struct CalibrateArgs {
-  std::optional<std::string> runs;  // "3,5-7"; absent: every replay run
+  std::optional<std::string> runs;      // "3,5-7"; absent: every replay run
+  std::vector<std::string> from_trace;  // profiler traces instead of runs
+  int local_world_size = 8;             // with --from-trace: GPUs per host
   StoreOptions store;
   double holdout = kernels::CalibrationOptions{}.holdout_fraction;
   uint64_t seed = kernels::CalibrationOptions{}.seed;
@@ -69,7 +72,21 @@ struct Sources {
   // scenario hash is its sources'.
   std::string scenario_json;
   std::optional<planner::Scenario> scenario;  // the first run's, for TorchRec's constants
+  std::vector<std::string> traces;            // --from-trace: the files read
+  std::vector<std::string> trace_notes;       // --from-trace: what was skipped
 };
+
+Result<Sources> read_trace_sources(const CalibrateArgs& args) {
+  Result<trace::TraceMeasurements> read =
+      trace::trace_measurements(args.from_trace, args.local_world_size);
+  if (!read) return read.status();
+  Sources s;
+  s.measurements = std::move(read->measurements);
+  s.device = read->device;
+  s.traces = std::move(read->files);
+  s.trace_notes = std::move(read->notes);
+  return s;
+}
 
 Result<Sources> read_sources(const data::RunStore& store, const CalibrateArgs& args) {
   Sources s;
@@ -179,15 +196,19 @@ void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit,
 
 void print_report(std::ostream& out, const Sources& s, const kernels::CalibrationFit& fit,
                   const kernels::CalibrationOptions& o) {
+  const std::string from =
+      s.traces.empty()
+          ? fmt::format("run{} {}", s.ids.size() == 1 ? "" : "s", format_id_list(s.ids))
+          : fmt::format("{} profiler trace{}", s.traces.size(), s.traces.size() == 1 ? "" : "s");
   out << fmt::format(
-      "calibrated from run{} {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n",
-      s.ids.size() == 1 ? "" : "s", format_id_list(s.ids), s.device, s.measurements.size(),
-      fit.fit_count, fit.held_out_count, fit.skipped);
-  out << fmt::format(
-      "TorchRec's constants from {}\n",
-      s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
-                               planner::to_string(o.compute_device))
-                 : std::string("TorchRec's defaults (the run's scenario could not be read)"));
+      "calibrated from {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n", from,
+      s.device, s.measurements.size(), fit.fit_count, fit.held_out_count, fit.skipped);
+  out << fmt::format("TorchRec's constants from {}\n",
+                     s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
+                                              planner::to_string(o.compute_device))
+                     : s.traces.empty()
+                         ? std::string("TorchRec's defaults (the run's scenario could not be read)")
+                         : std::string("TorchRec's defaults (traces carry no scenario)"));
   print_parameters(out, fit, o);
   out << fmt::format("held-out error (MAPE of {} records): TorchRec {}, calibrated {}\n",
                      fit.held_out_count, pct(fit.mape_before), pct(fit.mape_after));
@@ -201,6 +222,7 @@ void print_report(std::ostream& out, const Sources& s, const kernels::Calibratio
                        g.fitted ? "" : "  (kept)");
   }
   for (const std::string& n : fit.notes) out << "note: " << n << '\n';
+  for (const std::string& n : s.trace_notes) out << "note: " << n << '\n';
 }
 
 int record_calibration(const CalibrateArgs& args, const Sources& s,
@@ -235,7 +257,37 @@ int record_calibration(const CalibrateArgs& args, const Sources& s,
   return recorder.record(run);
 }
 
+// A calibration from profiler traces: nothing is read from the run store,
+// the calibrate run still goes into it.
+int run_calibrate_from_traces(const CalibrateArgs& args) {
+  VerbFiles files;
+  files.store(args.store).output(args.output, "the profile output");
+  for (const std::string& t : args.from_trace) files.input(t, "a trace of --from-trace");
+  if (!files.distinct()) return kExitInvalid;
+  Result<Sources> sources = read_trace_sources(args);
+  if (!sources) return fail(sources.status());
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder) return fail(recorder.status());
+  const kernels::CalibrationOptions options = fit_options(args, *sources);
+  Result<kernels::CalibrationFit> fit = kernels::fit_calibration(sources->measurements, options);
+  if (!fit) return fail(fit.status());
+  const std::string name = args.name.empty() ? "traces" : args.name;
+  data::CalibrationProfile profile = data::make_profile(*fit, name, utc_now(), sources->device, {});
+  for (const std::string& t : sources->traces) profile.notes.push_back("measured in " + t);
+  const std::string json = data::calibration_to_json(profile, args.compact ? -1 : 2);
+  if (!args.quiet)
+    print_report(args.output == "-" ? std::cerr : std::cout, *sources, *fit, options);
+  if (!args.output.empty()) {
+    if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
+    if (!args.quiet && args.output != "-")
+      std::cerr << fmt::format("wrote profile {} to {}\n", data::quoted(name), shown(args.output));
+  }
+  return record_calibration(args, *sources, *fit, profile, data::calibration_to_json(profile, -1),
+                            *recorder);
+}
+
 int run_calibrate(const CalibrateArgs& args) {
+  if (!args.from_trace.empty()) return run_calibrate_from_traces(args);
   const DbLocation where = resolve_db(args.store.db);
   const bool distinct = VerbFiles()
                             .input(where.path, "the run store")
@@ -301,6 +353,19 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
          "--runs", args->runs,
          "Replay runs to fit, as ids and ranges: 3,5-7 (default: every replay run in the store)")
       ->type_name("IDS");
+  CLI::Option* traces =
+      cmd->add_option("--from-trace", args->from_trace,
+                      "Fit to PyTorch profiler traces of real training runs instead of replay runs "
+                      "(files or folders, as 'shardlab trace summarize' reads them): their "
+                      "collectives' sizes and GPU times (docs/calibration.md \"From profiler "
+                      "traces\")")
+          ->type_name("PATH");
+  traces->excludes(cmd->get_option("--runs"));
+  cmd->add_option("--local-world-size", args->local_world_size,
+                  "With --from-trace: GPUs per host of the traced job, which tells collectives "
+                  "inside a host from those across (default: 8)")
+      ->check(CLI::Range(1, 65536))
+      ->type_name("N");
   add_store_options(cmd, &args->store);
   cmd->add_option("--holdout", args->holdout,
                   "Share of each group's measurements held out of the fit to measure its error "
@@ -315,6 +380,7 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
   cmd->footer(example_footer(
       "  shardlab replay dlrm.json plan.json && shardlab calibrate -o calibration.json\n"
       "  shardlab calibrate --runs 3,5-7 --holdout 0.3 --name h100 -o h100.json\n"
+      "  shardlab calibrate --from-trace traces/ --local-world-size 8 -o a100.json\n"
       "  shardlab plan dlrm.json --calibration h100.json -o plan.json"));
   cmd->callback([args, exit_code]() { *exit_code = run_calibrate(*args); });
 }

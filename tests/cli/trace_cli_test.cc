@@ -98,4 +98,40 @@ TEST_F(CliTest, SimulateAgainstATrace) {
   EXPECT_NE(r.err.find("missing.json: cannot read"), std::string::npos) << r.err;
 }
 
+// calibrate --from-trace fits the collectives of a trace, writes the profile
+// and refuses --runs beside it.
+TEST_F(CliTest, CalibrateFromATrace) {
+  // Rank 0 of 8, one step; all-to-alls of 1 MiB and 4 MiB taking 30 and 90 µs.
+  const std::string trace =
+      write("rank-0.json", R"({"distributedInfo": {"rank": 0, "world_size": 8},
+    "traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 1000},
+      {"ph": "X", "cat": "cpu_op", "name": "nccl:all_to_all", "ts": 10, "dur": 5,
+       "args": {"Input Dims": [[262144]], "Input type": ["float"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 11, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv", "ts": 20, "dur": 30, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "cpu_op", "name": "nccl:all_to_all", "ts": 100, "dur": 5,
+       "args": {"Input Dims": [[1048576]], "Input type": ["float"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 101, "dur": 1, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv", "ts": 120, "dur": 90, "args": {"correlation": 2}}]})");
+  CliRun r = run(
+      {"calibrate", "--from-trace", trace, "--holdout", "0", "-o", path("p.json"), "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("calibrated from 1 profiler trace on unknown GPU: 2 measurements"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("comm intra_host"), std::string::npos) << r.out;
+  const Json profile = Json::parse(read_file(path("p.json")));
+  EXPECT_EQ(profile["name"], "traces");
+  // Two points on a line: 20 µs per 3 MiB sent more, 30 µs at 7/8 MiB.
+  const double sent_small = 1048576.0 * 7 / 8;
+  const double sent_large = 4 * sent_small;
+  const double bw = (sent_large - sent_small) / (0.090 - 0.030);
+  const Json& comm = profile["parameters"]["comm"]["intra_host"];
+  EXPECT_NEAR(comm["bandwidth_bytes_per_ms"].get<double>(), bw, 1e-6 * bw) << profile.dump();
+  EXPECT_NEAR(comm["latency_ms"].get<double>(), 0.030 - sent_small / bw, 1e-9);
+  r = run({"calibrate", "--from-trace", trace, "--runs", "1", "--no-record"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -84,6 +85,11 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       } else if (key_ == "cat") {
         cat_.swap(v);
       }
+    } else if (depth_ == 5 && in_args_ && list_key_ == "Input type" && first_list_ &&
+               input_type_.empty()) {
+      input_type_ = v;
+    } else if (depth_ == 3 && in_devices_ && key_ == "name" && out_.device.empty()) {
+      out_.device = v;
     }
     return true;
   }
@@ -113,10 +119,27 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       in_events_ = true;
       out_.has_events = true;
     }
+    if (depth_ == 2 && key_ == "deviceProperties") in_devices_ = true;
+    // "Input Dims": [[d0, d1, ...], ...] and "Input type": ["float", ...]:
+    // the first input's.
+    if (depth_ == 5 && in_args_) {
+      list_key_ = key_;
+      first_list_ = true;
+    }
+    if (depth_ == 6 && in_args_ && list_key_ == "Input Dims" && first_list_) {
+      dims_open_ = true;
+      input_elements_ = 1;
+    }
     return true;
   }
   bool end_array() override {
-    if (depth_ == 2) in_events_ = false;
+    if (depth_ == 2) in_events_ = in_devices_ = false;
+    if (depth_ == 6 && dims_open_) {
+      dims_open_ = false;
+      first_list_ = false;
+      has_dims_ = true;
+    }
+    if (depth_ == 5) list_key_.clear();
     --depth_;
     return true;
   }
@@ -146,6 +169,10 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     } else if (depth_ == 4 && in_args_ && key_ == "correlation") {
       correlation_ = i;
       has_correlation_ = true;
+    } else if (depth_ == 6 && dims_open_) {
+      input_elements_ = i >= 0 && input_elements_ <= (int64_t{1} << 50) / std::max<int64_t>(i, 1)
+                            ? input_elements_ * i
+                            : -1;
     }
     return true;
   }
@@ -154,8 +181,19 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     in_event_ = true;
     name_.clear();
     cat_.clear();
+    input_type_.clear();
     ts_ = dur_ = 0.0;
-    has_ts_ = has_correlation_ = false;
+    has_ts_ = has_correlation_ = has_dims_ = false;
+    input_elements_ = 0;
+  }
+
+  // Bytes of one element of a profiler "Input type".
+  static int element_bytes(const std::string& type) {
+    if (type == "float" || type == "int") return 4;
+    if (type == "double" || type == "long" || type == "long int") return 8;
+    if (type == "c10::Half" || type == "c10::BFloat16" || type == "short") return 2;
+    if (type == "signed char" || type == "unsigned char" || type == "bool") return 1;
+    return 0;
   }
 
   void end_event() {
@@ -171,6 +209,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       }
       out_.steps.push_back({.step = digits ? n : -1, .ts_us = ts_, .dur_us = dur_});
       return;
+    }
+    if ((cat_ == "cpu_op" || cat_ == "user_annotation") && starts_with(name_, "nccl:")) {
+      out_.comm_ops.push_back({.name = name_,
+                               .ts_us = ts_,
+                               .end_us = ts_ + dur_,
+                               .elements = has_dims_ && input_elements_ > 0 ? input_elements_ : 0,
+                               .element_bytes = element_bytes(input_type_)});
     }
     if (cat_ == "user_annotation" || cat_ == "cpu_op") {
       if (const int stage = stage_of(name_); stage >= 0)
@@ -199,7 +244,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   int depth_ = 0;
   std::string key_;
   bool in_events_ = false, in_event_ = false, in_args_ = false, in_dist_ = false;
+  bool in_devices_ = false;
   std::string name_, cat_;
+  // An event's first input, from its args' "Input Dims" and "Input type".
+  std::string list_key_;  // the args list being read
+  bool first_list_ = false, dims_open_ = false, has_dims_ = false;
+  int64_t input_elements_ = 0;  // -1: too many to count
+  std::string input_type_;
   double ts_ = 0.0, dur_ = 0.0;
   int64_t correlation_ = 0;
   bool has_ts_ = false, has_correlation_ = false;

@@ -47,9 +47,22 @@ struct StageMark {
   double end_us = 0.0;
 };
 
+// A collective as PyTorch's distributed layer issues it (a cpu_op or user annotation named
+// "nccl:<collective>"), with its first input's size as the profiler records
+// it ("Input Dims", "Input type"); 0 elements where it records none.
+struct CommOp {
+  std::string name;  // "nccl:all_to_all", "nccl:_reduce_scatter_base", ...
+  double ts_us = 0.0;
+  double end_us = 0.0;
+  int64_t elements = 0;
+  int element_bytes = 0;  // 0: a type this reader does not size
+};
+
 struct RawTrace {
   int rank = -1;
   int world_size = -1;
+  std::string device;  // deviceProperties[0].name, empty when absent
+  std::vector<CommOp> comm_ops;
   bool has_events = false;  // a traceEvents array was found
   std::vector<StepMark> steps;
   std::vector<Launch> launches;
@@ -63,6 +76,11 @@ int stage_of(const std::string& name);
 
 // The families of a kernel named `name`.
 uint8_t kernel_families(const std::string& name);
+
+// The files `paths` name: each a file, or a folder's `*.json` and
+// `*.json.gz` files in name order. Errors (invalid_scenario): a folder that
+// cannot be listed or holds none; no path at all.
+Result<std::vector<std::string>> trace_files(const std::vector<std::string>& paths);
 
 // Reads `path` (plain or gzip) as a stream, taking the CPU-side annotations
 // whose names start with `step_prefix` as steps (a step number follows the

@@ -121,15 +121,6 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
   return steps;
 }
 
-bool is_trace_file(const fs::path& p) {
-  const std::string name = p.filename().string();
-  const auto ends = [&](const std::string& suffix) {
-    return name.size() > suffix.size() &&
-           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends(".json") || ends(".json.gz");
-}
-
 }  // namespace
 
 Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptions& options) {
@@ -151,25 +142,9 @@ Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptio
 
 Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
                                       const TraceOptions& options) {
-  std::vector<std::string> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (!fs::is_directory(p, ec)) {
-      files.push_back(p);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
-      if (e.is_regular_file(ec) && is_trace_file(e.path())) found.push_back(e.path().string());
-    }
-    if (ec) return Status::invalid_argument(p + ": cannot list the folder: " + ec.message());
-    if (found.empty()) {
-      return Status::invalid_argument(p + ": no trace files (*.json, *.json.gz) in this folder");
-    }
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  if (files.empty()) return Status::invalid_argument("no trace files given");
+  Result<std::vector<std::string>> listed = detail::trace_files(paths);
+  if (!listed) return listed.status();
+  const std::vector<std::string>& files = *listed;
   TraceSummary out;
   for (const std::string& f : files) {
     Result<RankTrace> r = summarize_trace_file(f, options);
@@ -270,5 +245,41 @@ std::string summary_text(const TraceSummary& summary) {
   if (!text.empty()) text.pop_back();  // the caller ends the output's last line
   return text;
 }
+
+namespace detail {
+
+bool is_trace_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const auto ends = [&](const std::string& suffix) {
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".json") || ends(".json.gz");
+}
+
+Result<std::vector<std::string>> trace_files(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      files.push_back(p);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
+      if (e.is_regular_file(ec) && is_trace_file(e.path())) found.push_back(e.path().string());
+    }
+    if (ec) return Status::invalid_argument(p + ": cannot list the folder: " + ec.message());
+    if (found.empty()) {
+      return Status::invalid_argument(p + ": no trace files (*.json, *.json.gz) in this folder");
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  if (files.empty()) return Status::invalid_argument("no trace files given");
+  return files;
+}
+
+}  // namespace detail
 
 }  // namespace shardlab::trace

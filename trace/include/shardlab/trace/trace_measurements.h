@@ -1,0 +1,49 @@
+// Measurements of collectives from profiler traces, for calibration
+// (docs/calibration.md "From profiler traces"): what `shardlab calibrate
+// --from-trace` fits, the same records a replay run measures.
+//
+// Each `nccl:<collective>` op a rank issues inside a step, with its first
+// input's size as the profiler records it, is one sample; its time is the
+// summed duration of the GPU kernels its launches started (a collective's
+// kernel runs until every peer has joined, so it includes waiting for the
+// slowest rank). The k-th op of a kind and size in each step is one
+// collective, its samples over the steps summarized (median, p90, minimum).
+// Bytes: what the rank sends of a buffer of S bytes among n ranks, as the
+// simulator counts them (sim::CollectiveSpec::bytes_sent): all-to-all
+// S(n-1)/n, reduce-scatter S(n-1)/n of its input, all-gather its input times
+// (n-1), all-reduce 2S(n-1)/n. n is the job's world size
+// (distributedInfo.world_size); a collective spans hosts when n exceeds
+// `local_world_size`.
+//
+// Lookups are not measured: the profiler keeps an embedding op's tensor
+// sizes but not its tables' widths (TBE's D offsets are values, not sizes),
+// so the bytes a lookup moves cannot be told.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shardlab/kernels/measurement.h"
+#include "shardlab/planner/status.h"
+#include "shardlab/trace/trace_summary.h"
+
+namespace shardlab::trace {
+
+struct TraceMeasurements {
+  std::vector<kernels::Measurement> measurements;  // collectives, by rank then first occurrence
+  std::string device;                              // the first file's GPU, or "unknown GPU"
+  std::vector<std::string> files;                  // the files read, in order
+  // Ops skipped, and why (a size the profiler did not record, a collective
+  // kind the simulator has none of), counted per reason.
+  std::vector<std::string> notes;
+};
+
+// Reads every path (a file, or a folder's *.json and *.json.gz files).
+// Errors (invalid_scenario): as summarize_traces' for the files; a file
+// without distributedInfo.world_size ("cannot tell how many ranks took
+// part"); `local_world_size` < 1; no collective with a size in any file.
+Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& paths,
+                                             int local_world_size,
+                                             const TraceOptions& options = {});
+
+}  // namespace shardlab::trace
