@@ -7,15 +7,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <stop_token>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -27,6 +22,7 @@
 #include "shardlab/data/run_records.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/search/objective.h"
+#include "shardlab/search/optimize_run.h"
 #include "shardlab/search/optimizer.h"
 #include "shardlab/search/problem.h"
 #include "shardlab/search/report.h"
@@ -87,40 +83,6 @@ class InterruptGuard {
  private:
   struct sigaction previous_ = {};
   bool installed_ = false;
-};
-
-// --time-limit bounds the whole run (docs/optimize.md): at the deadline the
-// flag turns true, which cancels TorchRec's start plan if it is still being
-// made; the search gets what is left. No limit (0): no flag, no thread.
-class Deadline {
- public:
-  explicit Deadline(double seconds) : seconds_(seconds), start_(Clock::now()) {
-    if (seconds <= 0.0) return;
-    timer_ = std::jthread([this](std::stop_token stop) {
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock lock(m);
-      const auto until = start_ + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(seconds_));
-      if (!cv.wait_until(lock, stop, until, [] { return false; }) && !stop.stop_requested())
-        passed_.store(true);
-    });
-  }
-  const std::atomic<bool>* flag() const { return seconds_ > 0.0 ? &passed_ : nullptr; }
-  bool passed() const { return passed_.load(); }
-  // Seconds left for the search: 0 means no limit, so at least a nanosecond.
-  double left() const {
-    if (seconds_ <= 0.0) return 0.0;
-    const double used = std::chrono::duration<double>(Clock::now() - start_).count();
-    return std::max(seconds_ - used, 1e-9);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  double seconds_;
-  Clock::time_point start_;
-  std::atomic<bool> passed_{false};
-  std::jthread timer_;
 };
 
 int report_failure(const OptimizeArgs& args, const planner::Scenario& scenario,
@@ -233,7 +195,6 @@ int run_optimize(const OptimizeArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   const InterruptGuard guard;
-  const Deadline deadline(args.time_limit);
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.destination(), &code, args.torchrec_version);
@@ -245,64 +206,41 @@ int run_optimize(const OptimizeArgs& args) {
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) return report_failure(args, *scenario, nullptr, calibration.status());
 
-  // TorchRec's plan: the start, unless --plan gives one; the reference
-  // the summary compares with either way.
-  planner::PlannerResult torchrec = planner::plan(
-      *scenario,
-      planner::PlannerOptions{.cancel = deadline.flag(), .calibration = calibration->get()});
-  if (!torchrec.ok() && deadline.passed()) {
-    return report_failure(
-        args, *scenario, nullptr,
-        Status::invalid_argument(fmt::format(
-            "--time-limit {} s ran out while TorchRec's planner was making the start plan ({} "
-            "proposals evaluated); nothing was written: raise --time-limit, or 0 for no limit",
-            args.time_limit, torchrec.num_proposals)));
-  }
-  if (args.from_plan.empty() && !torchrec.ok()) {
-    return report_failure(args, *scenario, &torchrec, torchrec.failure());
-  }
-  planner::PlannerResult start = torchrec;
+  ProgressLine printer;
+  search::OptimizeRequest request;
+  request.objective = args.objective == "torchrec" ? search::ObjectiveKind::kTorchRec
+                                                   : search::ObjectiveKind::kSimulated;
+  request.seed = args.seed;
+  request.time_limit_s = args.time_limit;
+  request.max_evaluations = args.max_evaluations;
+  request.cancel = &g_interrupted;
+  request.calibration = calibration->get();
+  request.progress_interval_s = printer.interval();
+  if (!args.quiet)
+    request.on_progress = [&printer](const search::Progress& p) {
+      printer.show("optimize: " + search::progress_text(p));
+    };
   if (!args.from_plan.empty()) {
     // The search keeps every rank within capacity, so it starts from a plan
     // that fits: no --allow-over-capacity here.
-    start = read_and_rate_plan(*scenario, args.from_plan, nullptr, calibration->get());
-    if (!start.ok()) {
-      const bool enumerated = start.search_space.has_value();
-      return report_failure(args, *scenario, enumerated ? nullptr : &start, start.failure());
-    }
-  }
-  Result<search::Problem> problem = search::Problem::create(*scenario, start);
-  if (!problem.is_ok()) return report_failure(args, *scenario, nullptr, problem.status());
-  std::unique_ptr<search::Objective> objective;
-  if (args.objective == "torchrec") {
-    objective = search::make_torchrec_objective(*problem);
-  } else {
-    Result<std::unique_ptr<search::Objective>> made = search::make_simulated_objective(*problem);
-    if (!made.is_ok()) return report_failure(args, *scenario, nullptr, made.status());
-    objective = std::move(made).value();
-  }
-
-  ProgressLine printer;
-  search::OptimizeOptions options;
-  options.seed = args.seed;
-  options.time_limit_s = deadline.left();  // what the set-up left of --time-limit
-  options.max_evaluations = args.max_evaluations;
-  options.cancel = &g_interrupted;
-  options.progress_interval_s = printer.interval();
-  if (!args.quiet)
-    options.on_progress = [&printer](const search::Progress& p) {
-      printer.show("optimize: " + search::progress_text(p));
+    request.start_plan = [&](const planner::CostCalibration* c) {
+      return read_and_rate_plan(*scenario, args.from_plan, nullptr, c);
     };
-  Result<search::OptimizeResult> result =
-      search::optimize(*problem, *objective, *start.best, options);
+  }
+  planner::PlannerResult failed;
+  Result<std::unique_ptr<search::OptimizeRun>> ran =
+      search::OptimizeRun::run(*scenario, request, &failed);
   printer.finish();
-  if (!result.is_ok()) return report_failure(args, *scenario, nullptr, result.status());
-
-  Result<search::OptimizeSummary> rated =
-      search::summarize(*problem, *result, torchrec.ok() ? &torchrec : nullptr);
-  if (!rated.is_ok()) return report_failure(args, *scenario, nullptr, rated.status());
-
-  const planner::PlannerResult written = search::as_planner_result(start, *result);
+  if (!ran.is_ok()) {
+    const bool planned = failed.search_space.has_value() || !failed.error.is_ok();
+    return report_failure(args, *scenario, planned ? &failed : nullptr, ran.status());
+  }
+  const search::OptimizeRun& run = **ran;
+  const search::Problem& problem = run.problem();
+  const search::OptimizeResult& result = run.result();
+  const search::OptimizeSummary& rated = run.summary();
+  const planner::PlannerResult& start = run.start();
+  const planner::PlannerResult& written = run.best();
   if (args.format == "torchrec") {
     if (Status buildable = data::torchrec_buildable(written); !buildable)
       return report_failure(args, *scenario, nullptr, buildable);
@@ -314,8 +252,8 @@ int run_optimize(const OptimizeArgs& args) {
     print_error(w.message());
     return exit_status(w);
   }
-  if (!args.quiet) print_summary(args, *scenario, *problem, *result, *rated);
-  return record(*recorder, args, *scenario, start, written, *rated, *result);
+  if (!args.quiet) print_summary(args, *scenario, problem, result, rated);
+  return record(*recorder, args, *scenario, start, written, rated, result);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ from . import _shardlab
 __all__ = [
     "Error", "InvalidScenarioError", "PlanningFailedError", "NotFoundError",
     "UnavailableError", "IoError", "InternalError", "validate", "options", "plan", "simulate",
-    "compare",
+    "compare", "optimize",
 ]
 
 
@@ -116,3 +116,20 @@ def simulate(scenario, plan=None, iterations=4, torchrec_version=None):
             plan_text = f.read()
     return _call(_shardlab.simulate, *_source(scenario), plan_text, int(iterations),
                  torchrec_version or "")
+
+
+def optimize(scenario, plan=None, objective="simulated", time_limit=30.0, max_evaluations=0,
+             seed=1, torchrec_version=None):
+    """`shardlab optimize`: {"plan": the plan `shardlab optimize -o` writes, "summary": what
+    the run achieved (simulated iteration and TorchRec rating of the best and the start plan,
+    gain_pct against TorchRec's plan, tables moved, why it stopped)}. `plan`: a start plan
+    (dict or path) instead of TorchRec's; `time_limit` bounds the whole run in seconds (0: no
+    limit). Ctrl-C stops the search and returns its best plan so far."""
+    plan_text = None
+    if isinstance(plan, dict):
+        plan_text = json.dumps(plan)
+    elif plan is not None:
+        with open(os.fspath(plan), encoding="utf-8") as f:
+            plan_text = f.read()
+    return _call(_shardlab.optimize, *_source(scenario), plan_text, str(objective),
+                 float(time_limit), int(max_evaluations), int(seed), torchrec_version or "")

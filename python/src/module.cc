@@ -4,7 +4,8 @@
 // Failures raise _shardlab.CoreError(kind, message), kind one of
 // "invalid_scenario", "planning_failed:<TorchRec error type>", "not_found",
 // "unavailable", "io", "internal". The GIL is released while the core works;
-// Ctrl-C stops planning and comparisons (KeyboardInterrupt).
+// Ctrl-C stops planning and comparisons (KeyboardInterrupt), and optimize's
+// search (which then returns its best plan).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -20,12 +21,14 @@
 
 #include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/sim_json.h"
 #include "shardlab/planner/placement_fit.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/status.h"
 #include "shardlab/planner/torchrec_version.h"
+#include "shardlab/search/optimize_run.h"
 #include "shardlab/sim/compare.h"
 #include "shardlab/sim/simulation.h"
 
@@ -39,6 +42,7 @@ using shardlab::StatusCode;
 namespace planner = shardlab::planner;
 namespace data = shardlab::data;
 namespace sim = shardlab::sim;
+namespace search = shardlab::search;
 
 // The C++ side of _shardlab.CoreError.
 struct CoreError : std::runtime_error {
@@ -70,8 +74,11 @@ struct CoreError : std::runtime_error {
 // (Python's) thread checks for signals every 50 ms: Ctrl-C sets `cancel`,
 // waits for the work to stop at its next poll, and raises KeyboardInterrupt.
 // Core exceptions (none expected) are carried back and rethrown here.
+// With `keep` true, Ctrl-C only sets `cancel`: the work returns what it has
+// (optimize keeps its best plan) and no KeyboardInterrupt is raised; the
+// caller learns of it through `*interrupted_out`.
 template <typename Work>
-auto interruptible(Work&& work) {
+auto interruptible(Work&& work, bool keep = false, bool* interrupted_out = nullptr) {
   std::atomic<bool> cancel{false};
   using T = decltype(work(&cancel));
   std::packaged_task<T()> task([&] { return work(&cancel); });
@@ -91,7 +98,9 @@ auto interruptible(Work&& work) {
     }
   }
   worker.join();
-  if (interrupted) throw py::error_already_set();
+  if (interrupted_out != nullptr) *interrupted_out = interrupted;
+  if (interrupted && !keep) throw py::error_already_set();
+  if (interrupted) PyErr_Clear();  // the KeyboardInterrupt PyErr_CheckSignals set
   return done.get();
 }
 
@@ -195,6 +204,72 @@ std::string compare(const std::string& source, bool is_path, const std::string& 
   return data::comparison_to_json(s, comparison, /*compact=*/true);
 }
 
+// `shardlab optimize`: the plan it writes and what it achieved. Ctrl-C
+// stops the search, which keeps its best plan (the start plan when it comes
+// before the first move).
+std::string optimize(const std::string& source, bool is_path, const std::string& origin,
+                     const std::optional<std::string>& plan_text, const std::string& objective,
+                     double time_limit_s, int64_t max_evaluations, uint64_t seed,
+                     const std::string& torchrec_version) {
+  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  if (objective != "simulated" && objective != "torchrec") {
+    raise(Status::invalid_argument("objective: \"" + objective +
+                                   "\" is not an objective: simulated or torchrec"));
+  }
+  search::OptimizeRequest request;
+  request.objective = objective == "torchrec" ? search::ObjectiveKind::kTorchRec
+                                              : search::ObjectiveKind::kSimulated;
+  request.time_limit_s = time_limit_s;
+  request.max_evaluations = max_evaluations;
+  request.seed = seed;
+  if (plan_text) {
+    request.start_plan = [&](const planner::CostCalibration* calibration) {
+      return planner::rate_placement(
+          s,
+          [&](planner::SearchSpace& space) {
+            return data::parse_plan(*plan_text, "<plan>", s, space, nullptr);
+          },
+          calibration);
+    };
+  }
+  bool interrupted = false;
+  Result<std::unique_ptr<search::OptimizeRun>> ran = interruptible(
+      [&](const std::atomic<bool>* cancel) {
+        search::OptimizeRequest r = request;
+        r.cancel = cancel;
+        return search::OptimizeRun::run(s, r);
+      },
+      /*keep=*/true, &interrupted);
+  if (!ran.is_ok()) {
+    if (interrupted) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+    raise(ran.status());
+  }
+  const search::OptimizeRun& run = **ran;
+  const search::OptimizeResult& result = run.result();
+  const search::OptimizeSummary& rated = run.summary();
+  // The plan as `shardlab optimize -o` writes it, beside the run's summary.
+  std::string out = "{\"plan\": " + data::plan_to_json(s, run.best(), -1);
+  out += ", \"summary\": " +
+         data::summary_json({{"iteration_ms", rated.best.simulated_ms},
+                             {"rating_ms", rated.best.torchrec_ms},
+                             {"start_iteration_ms", rated.start.simulated_ms},
+                             {"start_rating_ms", rated.start.torchrec_ms},
+                             {"reference", std::string(rated.torchrec ? "torchrec" : "start")},
+                             {"reference_iteration_ms", rated.reference().simulated_ms},
+                             {"gain_pct", rated.gain_pct()},
+                             {"objective", objective},
+                             {"method", result.method},
+                             {"stop", std::string(search::to_string(result.stop))},
+                             {"tables_moved", static_cast<int64_t>(result.moved.size())},
+                             {"moves", result.moves},
+                             {"evaluations", result.evaluations},
+                             {"wall_ms", result.wall_seconds * 1e3}});
+  return out + "}";
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_shardlab, m) {
@@ -219,4 +294,7 @@ PYBIND11_MODULE(_shardlab, m) {
         py::arg("iterations"));
   m.def("simulate", &simulate, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("plan"), py::arg("iterations"), py::arg("torchrec_version"));
+  m.def("optimize", &optimize, py::arg("source"), py::arg("is_path"), py::arg("origin"),
+        py::arg("plan"), py::arg("objective"), py::arg("time_limit_s"), py::arg("max_evaluations"),
+        py::arg("seed"), py::arg("torchrec_version"));
 }

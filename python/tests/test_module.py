@@ -67,6 +67,41 @@ class ModuleTest(unittest.TestCase):
             signal.signal(signal.SIGINT, previous)
         self.assertLess(time.monotonic() - start, 3.0)
 
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_optimize_writes_the_plan_the_cli_writes(self):
+        cli = os.environ["SHARDLAB_CLI"]
+        out = subprocess.run([cli, "optimize", TINY, "--time-limit", "0", "--max-evaluations", "12",
+                              "--no-record", "-q", "-o", "-"],
+                             check=True, capture_output=True, text=True).stdout
+        r = shardlab.optimize(TINY, time_limit=0, max_evaluations=12)
+        self.assertEqual(json.loads(out), r["plan"])
+        self.assertEqual(r["summary"]["stop"], "evaluation_limit")
+        self.assertEqual(r["summary"]["reference"], "torchrec")
+        self.assertLessEqual(r["summary"]["iteration_ms"], r["summary"]["start_iteration_ms"])
+        with self.assertRaises(shardlab.InvalidScenarioError):
+            shardlab.optimize(TINY, objective="fastest")
+
+    def test_ctrl_c_keeps_optimizes_best_plan(self):
+        # TorchRec's start plan of 300 tables on 64 ranks takes about 50 ms; the search by
+        # simulated iteration time then runs for the whole minute unless stopped.
+        big = {"name": "big", "topology": {"world_size": 64, "local_world_size": 8,
+                                           "hbm_cap": "80 GiB"},
+               "tables": [{"name": "t%d" % t, "num_embeddings": 1000 + 7919 * (t % 397),
+                           "embedding_dim": 64, "feature_names": ["f%d" % t]}
+                          for t in range(300)]}
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        timer = threading.Timer(1.0, lambda: signal.raise_signal(signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        try:
+            r = shardlab.optimize(big, time_limit=60)
+        finally:
+            timer.cancel()
+            signal.signal(signal.SIGINT, previous)
+        self.assertLess(time.monotonic() - start, 5.0)
+        self.assertEqual(r["summary"]["stop"], "cancelled")
+        self.assertEqual(set(r["plan"]["tables"]), {t["name"] for t in big["tables"]})
+
     def test_options_and_compare(self):
         listed = shardlab.options(TINY)
         self.assertEqual(listed["scenario"], "tiny_2gpu")

@@ -189,11 +189,11 @@ TEST_F(OptimizeCliTest, TheTimeLimitBoundsTheStartPlanToo) {
   const CliRun r =
       run({"optimize", scenario, "--time-limit", "0.001", "--no-record", "-o", path("plan.json")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--time-limit 0.001 s ran out while TorchRec's planner was making the "
-                       "start plan"),
+  EXPECT_NE(r.err.find("the time limit (0.001 s) ran out while TorchRec's planner was making "
+                       "the start plan"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("raise --time-limit, or 0 for no limit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("raise the time limit, or 0 for no limit"), std::string::npos) << r.err;
 }
 
 TEST_F(OptimizeCliTest, HelpTeaches) {
