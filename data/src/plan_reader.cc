@@ -247,13 +247,18 @@ class PlanReader {
 
   // ---- One entry. -------------------------------------------------------------
 
+  // An entry's sharding type and compute kernel, both required.
+  static Status read_type_and_kernel(const ObjectReader& obj, ShardingType& type,
+                                     planner::ComputeKernel& kernel) {
+    SHARDLAB_RETURN_IF_ERROR(
+        obj.require("sharding_type", type, kShardingTypeValue, "a sharding type name"));
+    return obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name");
+  }
+
   Result<int> choose_option(const ObjectReader& obj, std::string_view table) const {
     ShardingType type{};
     planner::ComputeKernel kernel{};
-    SHARDLAB_RETURN_IF_ERROR(
-        obj.require("sharding_type", type, kShardingTypeValue, "a sharding type name"));
-    SHARDLAB_RETURN_IF_ERROR(
-        obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name"));
+    SHARDLAB_RETURN_IF_ERROR(read_type_and_kernel(obj, type, kernel));
     std::string available;
     for (size_t i = 0; i < enumerated_; ++i) {
       const ShardingOption& o = space_.options[i];
@@ -281,10 +286,7 @@ class PlanReader {
     }
     ShardingType type{};
     planner::ComputeKernel kernel{};
-    SHARDLAB_RETURN_IF_ERROR(
-        obj.require("sharding_type", type, kShardingTypeValue, "a sharding type name"));
-    SHARDLAB_RETURN_IF_ERROR(
-        obj.require("compute_kernel", kernel, kKernelValue, "a compute kernel name"));
+    SHARDLAB_RETURN_IF_ERROR(read_type_and_kernel(obj, type, kernel));
     if (type != ShardingType::kRowWise && type != ShardingType::kTableRowWise) {
       return invalid_at(obj.path_of("sharding_type"), "a HugeCTR layout splits by rows",
                         obj.find("sharding_type"), "row_wise or table_row_wise");

@@ -83,6 +83,16 @@ def _source(scenario):
                     + type(scenario).__name__)
 
 
+def _plan_text(plan):
+    """The text of a plan given as a dict or a path; None for None."""
+    if plan is None:
+        return None
+    if isinstance(plan, dict):
+        return json.dumps(plan)
+    with open(os.fspath(plan), encoding="utf-8") as f:
+        return f.read()
+
+
 def validate(scenario):
     """Checks a scenario as `shardlab validate` does; returns {"valid": True}."""
     return _call(_shardlab.validate, *_source(scenario))
@@ -108,13 +118,7 @@ def plan(scenario, torchrec_version=None):
 def simulate(scenario, plan=None, iterations=4, torchrec_version=None):
     """The result `shardlab simulate -o` writes. `plan`: a plan dict (as plan()
     returns or a plan file holds) or a path to one; None plans the scenario first."""
-    plan_text = None
-    if isinstance(plan, dict):
-        plan_text = json.dumps(plan)
-    elif plan is not None:
-        with open(os.fspath(plan), encoding="utf-8") as f:
-            plan_text = f.read()
-    return _call(_shardlab.simulate, *_source(scenario), plan_text, int(iterations),
+    return _call(_shardlab.simulate, *_source(scenario), _plan_text(plan), int(iterations),
                  torchrec_version or "")
 
 
@@ -125,11 +129,5 @@ def optimize(scenario, plan=None, objective="simulated", time_limit=30.0, max_ev
     gain_pct against TorchRec's plan, tables moved, why it stopped)}. `plan`: a start plan
     (dict or path) instead of TorchRec's; `time_limit` bounds the whole run in seconds (0: no
     limit). Ctrl-C stops the search and returns its best plan so far."""
-    plan_text = None
-    if isinstance(plan, dict):
-        plan_text = json.dumps(plan)
-    elif plan is not None:
-        with open(os.fspath(plan), encoding="utf-8") as f:
-            plan_text = f.read()
-    return _call(_shardlab.optimize, *_source(scenario), plan_text, str(objective),
+    return _call(_shardlab.optimize, *_source(scenario), _plan_text(plan), str(objective),
                  float(time_limit), int(max_evaluations), int(seed), torchrec_version or "")

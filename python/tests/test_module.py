@@ -19,6 +19,15 @@ def tiny():
         return json.load(f)
 
 
+def big_scenario():
+    """300 tables on 64 ranks: TorchRec's plan in about 50 ms, searches that run for seconds."""
+    return {"name": "big", "topology": {"world_size": 64, "local_world_size": 8,
+                                        "hbm_cap": "80 GiB"},
+            "tables": [{"name": "t%d" % t, "num_embeddings": 1000 + 7919 * (t % 397),
+                        "embedding_dim": 64, "feature_names": ["f%d" % t]}
+                       for t in range(300)]}
+
+
 class ModuleTest(unittest.TestCase):
     def test_plan_from_a_path_and_from_a_dict_agree(self):
         by_path = shardlab.plan(TINY)
@@ -48,11 +57,7 @@ class ModuleTest(unittest.TestCase):
     def test_ctrl_c_stops_a_long_call(self):
         # Planning 300 tables on 64 ranks by simulated iteration time takes seconds;
         # Ctrl-C after 0.3 s stops it at the next proposal.
-        big = {"name": "big", "topology": {"world_size": 64, "local_world_size": 8,
-                                           "hbm_cap": "80 GiB"},
-               "tables": [{"name": "t%d" % t, "num_embeddings": 1000 + 7919 * (t % 397),
-                           "embedding_dim": 64, "feature_names": ["f%d" % t]}
-                          for t in range(300)]}
+        big = big_scenario()
         # Python's own Ctrl-C handler, even where SIGINT was ignored at start (ctest).
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
@@ -84,11 +89,7 @@ class ModuleTest(unittest.TestCase):
     def test_ctrl_c_keeps_optimizes_best_plan(self):
         # TorchRec's start plan of 300 tables on 64 ranks takes about 50 ms; the search by
         # simulated iteration time then runs for the whole minute unless stopped.
-        big = {"name": "big", "topology": {"world_size": 64, "local_world_size": 8,
-                                           "hbm_cap": "80 GiB"},
-               "tables": [{"name": "t%d" % t, "num_embeddings": 1000 + 7919 * (t % 397),
-                           "embedding_dim": 64, "feature_names": ["f%d" % t]}
-                          for t in range(300)]}
+        big = big_scenario()
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         timer = threading.Timer(1.0, lambda: signal.raise_signal(signal.SIGINT))
         start = time.monotonic()

@@ -11,29 +11,14 @@
 #include <string>
 
 #include "shardlab/kernels/calibration.h"
+#include "trace_files.h"
 
 namespace shardlab::trace {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TraceMeasurementsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("shardlab_trace_measurements_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  fs::path dir_;
-};
+using TraceMeasurementsTest = testing::TraceFilesTest;
 
 // Rank 0 of 16 on an A100, two steps of 1 ms each. Each step issues an
 // all-to-all of 1,024 floats (an annotation, as PyTorch 2 records them) and

@@ -18,38 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "trace_files.h"
+
 namespace shardlab::trace {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-class TraceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("shardlab_trace_test_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  std::string write_gz(const std::string& name, const std::string& text) const {
-    const fs::path p = dir_ / name;
-    gzFile f = gzopen(p.c_str(), "wb");
-    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(f);
-    return p.string();
-  }
-
-  fs::path dir_;
-};
+using TraceTest = testing::TraceFilesTest;
 
 // Two steps on rank 1 of 2. Step 7 is [1000, 2000) µs, step 8 [2000, 3500).
 // Launches: correlation 1 at 1100 (step 7), 2 at 1900 (step 7), 3 at 2100
