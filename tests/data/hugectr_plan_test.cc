@@ -3,6 +3,7 @@
 // TorchRec's format, and the traffic the simulator builds for it.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -11,7 +12,11 @@
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/estimators.h"
 #include "shardlab/planner/planner.h"
+#include "shardlab/sim/collective_model.h"
+#include "shardlab/sim/event_queue.h"
+#include "shardlab/sim/flow_network.h"
 #include "shardlab/sim/iteration_traffic.h"
+#include "shardlab/sim/topology_graph.h"
 
 namespace shardlab::data {
 namespace {
@@ -126,6 +131,77 @@ TEST(HugectrPlan, TableRowWiseOverWholeHosts) {
   }
   EXPECT_EQ(host_reductions, 2);
   EXPECT_EQ(cross_host, 4);
+}
+
+// Runs each collective alone on the scenario's cluster; the bytes each link
+// carried.
+std::vector<double> link_bytes(const planner::Scenario& s,
+                               const std::vector<sim::CollectiveSpec>& specs) {
+  auto graph = sim::TopologyGraph::build(s.topology, s.fabric);
+  EXPECT_TRUE(graph.is_ok());
+  struct Join : sim::CollectiveListener, sim::EventHandler {
+    std::unique_ptr<sim::Collective> c;
+    void on_member_done(int64_t, int) override {}
+    void on_event(int64_t member, int64_t) override { c->join(static_cast<int>(member)); }
+  };
+  std::vector<double> total(graph->links().size(), 0.0);
+  for (const sim::CollectiveSpec& spec : specs) {
+    sim::EventQueue queue;
+    sim::FlowNetwork net(queue, *graph);
+    Join join;
+    join.c = sim::make_collective(net, spec, nullptr, &join, 0);
+    for (int m = 0; m < join.c->size(); ++m) queue.schedule(0.0, &join, m);
+    queue.run();
+    for (size_t l = 0; l < total.size(); ++l) total[l] += net.link_bytes()[l];
+  }
+  return total;
+}
+
+// The hierarchical exchange of a table split over both hosts (HugeCTR's
+// Hierarchical communication), link by link: each host reduce-scatters the
+// partial sums of every rank's 64 bags (64 columns, fp32) inside, so each of
+// its 4 ranks sends 3 chunks of its host's ranks with its local index (2
+// ranks x 64 bags x 256 bytes) through its NVLink uplink; then each rank
+// sends its host's rows for its partner's batch (64 x 256 bytes) through its
+// NIC, and each host's 4 such messages share its uplink to the core.
+TEST(HugectrPlan, HierarchicalExchangeLinkByLink) {
+  const planner::Scenario s = scenario();
+  const PlannerResult r =
+      rate(s, plan_text(R"({"sharding_type": "table_row_wise", "compute_kernel": "fused",
+                            "layout": "hugectr", "ranks": [0, 1, 2, 3, 4, 5, 6, 7]})"));
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  auto t = sim::iteration_traffic(s, *r.search_space, *r.best);
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  std::vector<sim::CollectiveSpec> output;
+  for (const sim::CollectiveSpec& c : t->collectives) {
+    // t0's exchange: the reduce-scatters inside a host and the pairs across;
+    // t1 (table-wise) has an all-to-all over all 8 ranks.
+    if (c.phase == sim::Phase::kOutputDist && c.members.size() < 8) output.push_back(c);
+  }
+  ASSERT_EQ(output.size(), 2u + 4u);
+  auto graph = sim::TopologyGraph::build(s.topology, s.fabric);
+  ASSERT_TRUE(graph.is_ok());
+  const std::vector<double> bytes = link_bytes(s, output);
+  const double row = 64.0 * 4;  // one bag's pooled row
+  for (size_t l = 0; l < bytes.size(); ++l) {
+    const sim::Link& link = graph->links()[l];
+    switch (link.kind) {
+      case sim::LinkKind::kGpuFabric:
+      case sim::LinkKind::kFabricGpu:
+        EXPECT_DOUBLE_EQ(bytes[l], 3 * 2 * 64 * row) << link.name;
+        break;
+      case sim::LinkKind::kGpuNic:
+      case sim::LinkKind::kNicGpu:
+      case sim::LinkKind::kNicLeaf:
+      case sim::LinkKind::kLeafNic:
+        EXPECT_DOUBLE_EQ(bytes[l], 64 * row) << link.name;
+        break;
+      case sim::LinkKind::kLeafCore:
+      case sim::LinkKind::kCoreLeaf:
+        EXPECT_DOUBLE_EQ(bytes[l], 4 * 64 * row) << link.name;
+        break;
+    }
+  }
 }
 
 TEST(HugectrPlan, Refusals) {
