@@ -244,11 +244,14 @@ int PhaseModel::slot_of(const sim::CollectiveSpec& c, int group, int ordinal) {
       s->ring_lat[i] = lat(i, (i + 1) % n);
     }
     if (c.kind == CollectiveKind::kAllReduce) {
-      // Members grouped by host: reduce-scatter and all-gather inside each
-      // host, all-reduce of each 1/L share across hosts.
+      // Members grouped by NVLink domain (the simulator's hosts of a
+      // hierarchical all-reduce): reduce-scatter and all-gather inside each
+      // domain, all-reduce of each 1/L share across them, one after the other
+      // (the simulator pipelines large ones: this screening estimate is the
+      // upper bound of its time).
       const sim::TopologyGraph& g = builder_.graph();
       std::map<int, std::vector<int>> by_host;
-      for (int i = 0; i < n; ++i) by_host[g.host_of(c.members[i])].push_back(i);
+      for (int i = 0; i < n; ++i) by_host[g.domain_of(c.members[i])].push_back(i);
       const double hosts = static_cast<double>(by_host.size());
       double local = 1.0, intra_inv = 0.0, intra_lat = 0.0, inter_inv = 0.0, inter_lat = 0.0;
       for (const auto& [h, idx] : by_host) {
