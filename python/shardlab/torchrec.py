@@ -200,14 +200,12 @@ except ImportError as _error:
         "them." % (_error,)) from _error
 
 import dataclasses
-import math
 import pickle
 import re
 import warnings
 
 import shardlab
 
-_EBC_NAME = "torchrec.modules.embedding_modules.EmbeddingBagCollection"
 _SHARDING_TYPES = ("data_parallel", "table_wise", "column_wise", "row_wise", "table_row_wise",
                    "table_column_wise")
 _COMPUTE_KERNELS = ("dense", "fused", "fused_uvm", "fused_uvm_caching", "quant", "quant_uvm",
@@ -273,8 +271,8 @@ def _topology_section(topology, torchrec_version):
                          " ShardLab's topology has one capacity for every device"
                          % (sorted(hbm), sorted(ddr)))
     hbm_cap, ddr_cap = hbm.pop(), ddr.pop()
-    # HBM exists on cuda (and, from 2026-08, on mtia); elsewhere TorchRec keeps it 0.
-    if device == "cuda" or (device == "mtia" and hbm_cap):
+    # HBM exists on cuda (and, in the 2026-08 model, on mtia); elsewhere it is 0.
+    if device == "cuda" or (device == "mtia" and torchrec_version == "2026-08"):
         out["hbm_cap"] = hbm_cap
     out["ddr_cap"] = ddr_cap
     if torchrec_version == "2024-02":
@@ -343,7 +341,7 @@ def _check_sharder(path, module, sharder, stock):
 
 
 def _modules_and_paths(module, sharder_map):
-    """[(ShardLab path, model path, module, sharder, is_weighted)] in TorchRec's
+    """[(ShardLab path, model path, module, sharder)] in TorchRec's
     enumeration order, refusing what a scenario cannot express."""
     found = _sharded_modules(module, sharder_map)
     sharded = {path for path, _, _ in found}
@@ -385,10 +383,12 @@ def _modules_and_paths(module, sharder_map):
                          " EmbeddingCollection, not both"
                          % ", ".join(repr(p) for _, p, _, _ in out))
     if kinds == ["ebc", "weighted_ebc"]:
-        warnings.warn("TorchRec enumerates the model's unweighted EmbeddingBagCollection %r"
-                      " before the weighted one %r, ShardLab the weighted one first: options"
-                      " that tie may be broken differently"
-                      % (out[0][1], out[1][1]), stacklevel=3)
+        # ShardLab's module tree enumerates weighted_ebc first (cost-model.md §2.4); the
+        # order breaks ties between equal options, so the plans could differ.
+        raise ValueError("modules %r and %r: TorchRec enumerates the unweighted"
+                         " EmbeddingBagCollection first, a scenario the weighted one; declare"
+                         " the weighted one after the unweighted one (TorchRec visits the last"
+                         " declared first) to plan with ShardLab" % (out[0][1], out[1][1]))
     return out
 
 
@@ -607,8 +607,8 @@ def _bytes(tensor):
 
 
 def _dense_bytes(module, sharded_modules, multiplier):
-    """(dense parameter bytes, TorchRec's dense reservation with `multiplier`), as
-    storage_reservations._get_dense_tensor_size computes it."""
+    """(dense parameter bytes, dense buffer bytes, TorchRec's dense reservation with
+    `multiplier`, as storage_reservations._get_dense_tensor_size computes it)."""
     def size(m):
         params = sum(_bytes(p) for p in m.parameters())
         buffers = sum(_bytes(b) for b in m.buffers())
@@ -662,6 +662,8 @@ def _build(module, sharders, topology, batch_size, constraints, torchrec_version
             tables.append((kind, table))
             optimizers[name] = _optimizer_name(_optimizer(param, torchrec_version))
             comm_tables.append((param.element_size(), kind != "ec"))
+    if not tables:
+        return None, {}  # nothing to shard
     # ShardLab builds ebc, weighted_ebc (or ec) from the tables, each in file order.
     order = {"ebc": 0, "weighted_ebc": 1, "ec": 2}
     tables = [t for _, t in sorted(tables, key=lambda kt: order[kt[0]])]
@@ -702,14 +704,18 @@ def _build(module, sharders, topology, batch_size, constraints, torchrec_version
 
     sharder = modules[0][3]
     sharder_section = {}
-    names = set(optimizers.values())
-    if len(names) > 1:
-        by = {}
-        for table, opt in optimizers.items():
-            by.setdefault(opt, table)
-        raise ValueError("tables use different optimizers (%s): a scenario has one"
-                         % ", ".join("%r: %s" % (t, o) for o, t in by.items()))
-    optimizer = names.pop() if names else None
+    # Optimizers that give the same state (storage_estimator's multiplier) plan alike.
+    state = {None: "none", "sgd": "none", "adam": "adam", "rowwise_adagrad": "rowwise_adagrad"}
+    by_state = {}
+    for table, opt in optimizers.items():
+        by_state.setdefault(state.get(opt, "one copy"), {}).setdefault(opt, table)
+    if len(by_state) > 1:
+        raise ValueError("tables with optimizers that keep different state (%s): a scenario has"
+                         " one optimizer" % ", ".join("%r: %s" % (t, o or "none")
+                                                      for named in by_state.values()
+                                                      for o, t in named.items()))
+    [named] = by_state.values()
+    optimizer = next((o for o in named if o), None)
     if optimizer:
         sharder_section["optimizer"] = optimizer
     qcomm = _qcomm_section(sharder, comm_tables, modules[0][1])
@@ -764,12 +770,32 @@ def _cache_params_object(c):
         prefetch_pipeline=c.get("prefetch_pipeline"))
 
 
+def _placement(text):
+    """ShardMetadata's placement for "rank:R/cuda:L", "rank:R/cpu", ...: the string where
+    this torch parses it, else what TorchRec's own placement() builds (torch < 2.1 has no
+    "mtia" device; TorchRec's placement() is where a bootstrap can supply one)."""
+    try:
+        torch.device(text.split("/", 1)[1])
+        return text
+    except (IndexError, RuntimeError):
+        pass
+    from torchrec.distributed import sharding_plan
+    match = re.fullmatch(r"rank:(\d+)/([a-z]+)(?::(\d+))?", text)
+    if not match:
+        raise ValueError("placement %r: expected rank:R/<device>:L or rank:R/cpu" % text)
+    rank, device = int(match.group(1)), match.group(2)
+    local = int(match.group(3) or 0)
+    # A local world size that puts rank R on local device L.
+    local_size = rank - local if rank > local else rank + 1
+    return sharding_plan.placement(device, rank, local_size)
+
+
 def _parameter_sharding(p):
     spec = None
     if p["sharding_spec"] is not None:
         spec = EnumerableShardingSpec([
             ShardMetadata(shard_offsets=list(s["shard_offsets"]),
-                          shard_sizes=list(s["shard_sizes"]), placement=s["placement"])
+                          shard_sizes=list(s["shard_sizes"]), placement=_placement(s["placement"]))
             for s in p["sharding_spec"]])
     bounds = p.get("bounds_check_mode")
     if isinstance(bounds, str):
@@ -861,6 +887,13 @@ def _reservation_section(r):
     return out
 
 
+def _global_rank(pg, rank):
+    if pg is dist.GroupMember.WORLD:
+        return rank
+    get = getattr(dist, "get_global_rank", None) or dist.distributed_c10d._get_global_rank
+    return get(pg, rank)
+
+
 class ShardLabPlanner:
     """TorchRec's EmbeddingShardingPlanner, planned by ShardLab.
 
@@ -914,7 +947,7 @@ class ShardLabPlanner:
         the model). A plan that cannot be found raises TorchRec's PlannerError with
         ShardLab's message and error type (RuntimeError where TorchRec raises one: a
         table left without options)."""
-        if isinstance(module, nn.Module) is False:
+        if not isinstance(module, nn.Module):
             raise ValueError("module: expected a torch.nn.Module, got " + type(module).__name__)
         scenario, paths = _build(module, sharders, self._topology, self._batch_size,
                                  self._constraints, self._torchrec_version, self._planner)
@@ -951,7 +984,7 @@ class ShardLabPlanner:
         assert pg is not None, "Process group is not initialized"
         if sharders is None:
             sharders = get_default_sharders()
-        if dist.get_rank(pg) == 0:
+        if pg.rank() == 0:
             try:
                 result = ("ok", self.plan(module, sharders))
             except Exception as e:  # every rank raises it
@@ -963,8 +996,8 @@ class ShardLabPlanner:
             objects = [result]
         else:
             objects = [None]
-        dist.broadcast_object_list(objects, dist.get_global_rank(pg, 0)
-                                   if hasattr(dist, "get_global_rank") else 0, group=pg)
+        if pg.size() > 1:
+            dist.broadcast_object_list(objects, _global_rank(pg, 0), group=pg)
         status, value = objects[0]
         if status == "error":
             raise value
