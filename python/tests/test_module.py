@@ -54,6 +54,33 @@ class ModuleTest(unittest.TestCase):
                              capture_output=True, text=True).stdout
         self.assertEqual(json.loads(out), shardlab.options(TINY))
 
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_plan_equals_the_cli_on_every_golden_scenario(self):
+        # Both TorchRec versions' golden scenarios: the same plan document, or the same
+        # error (message and, for planning failures, TorchRec's error type).
+        cli = os.environ["SHARDLAB_CLI"]
+        for folder, version in (("data", "2024-02"), ("data-torchrec-2026", "2026-08")):
+            directory = os.path.join(SOURCE, "tests", "golden", folder)
+            names = sorted(n for n in os.listdir(directory)
+                           if n.endswith(".json") and not n.endswith(".golden.json"))
+            self.assertGreater(len(names), 40)
+            for name in names:
+                path = os.path.join(directory, name)
+                with self.subTest(scenario=name, version=version):
+                    run = subprocess.run([cli, "plan", path, "--torchrec-version", version,
+                                          "--no-record", "-q", "-o", "-"],
+                                         capture_output=True, text=True)
+                    if run.returncode == 0:
+                        self.assertEqual(json.loads(run.stdout),
+                                         shardlab.plan(path, torchrec_version=version))
+                        continue
+                    error = json.loads(run.stdout)["error"]
+                    with self.assertRaises(shardlab.Error) as raised:
+                        shardlab.plan(path, torchrec_version=version)
+                    self.assertEqual(str(raised.exception), error["message"])
+                    if run.returncode == 3:
+                        self.assertIsInstance(raised.exception, shardlab.PlanningFailedError)
+
     def test_ctrl_c_stops_a_long_call(self):
         # Planning 300 tables on 64 ranks by simulated iteration time takes seconds;
         # Ctrl-C after 0.3 s stops it at the next proposal.
