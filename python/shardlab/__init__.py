@@ -131,3 +131,13 @@ def optimize(scenario, plan=None, objective="simulated", time_limit=30.0, max_ev
     limit). Ctrl-C stops the search and returns its best plan so far."""
     return _call(_shardlab.optimize, *_source(scenario), _plan_text(plan), str(objective),
                  float(time_limit), int(max_evaluations), int(seed), torchrec_version or "")
+
+
+def _plan_with_stats(scenario, torchrec_version=None):
+    """(plan dict or None, TorchRec error type or "", message, stats table lines): the plan
+    with TorchRec's stats table, for shardlab.torchrec; a planning failure is returned, not
+    raised (TorchRec logs the table then raises); invalid input raises as plan() does."""
+    doc = _call(_shardlab.plan_with_stats, *_source(scenario), torchrec_version or "")
+    kind = doc["error_kind"]
+    error_type = kind.split(":", 1)[1] if kind.startswith("planning_failed:") else ""
+    return doc["plan"], error_type, doc["error_message"], doc["stats"].splitlines()

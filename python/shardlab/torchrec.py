@@ -174,7 +174,7 @@ try:
     from torchrec.distributed.planner.perf_models import NoopPerfModel
     from torchrec.distributed.planner.proposers import (
         EmbeddingOffloadScaleupProposer, GreedyProposer, GridSearchProposer, UniformProposer)
-    from torchrec.distributed.planner.stats import NoopEmbeddingStats
+    from torchrec.distributed.planner.stats import EmbeddingStats, NoopEmbeddingStats
     from torchrec.distributed.planner.storage_reservations import (
         FixedPercentageStorageReservation, HeuristicalStorageReservation,
         InferenceStorageReservation)
@@ -200,6 +200,7 @@ except ImportError as _error:
         "them." % (_error,)) from _error
 
 import dataclasses
+import logging
 import pickle
 import re
 import warnings
@@ -902,9 +903,13 @@ class ShardLabPlanner:
     FixedPercentageStorageReservation, InferenceStorageReservation; GreedyProposer,
     UniformProposer, GridSearchProposer, EmbeddingOffloadScaleupProposer (one or a list);
     GreedyPerfPartitioner, MemoryBalancedPartitioner; NoopPerfModel (TorchRec's default).
-    Any other component (an enumerator, a custom proposer, stats other than
-    NoopEmbeddingStats, ...) raises ValueError naming it. TorchRec's stats table is not
-    logged; `debug` is accepted and ignored. `torchrec_version` picks the TorchRec planner
+    Any other component (an enumerator, a custom proposer, a Stats other than
+    EmbeddingStats or NoopEmbeddingStats, ...) raises ValueError naming it. With stats=None
+    (TorchRec's default) or EmbeddingStats, the stats table ShardLab computes (TorchRec's,
+    line for line) is logged to TorchRec's logger "torchrec.distributed.planner.stats" as
+    TorchRec logs it, after a failure too, but for two things: the run time, and the FQN
+    column, which names tables by ShardLab's module paths (ebc, weighted_ebc, ec) where the
+    model keeps its collections elsewhere; `debug` is accepted and ignored. `torchrec_version` picks the TorchRec planner
     ShardLab reproduces: "2026-08" (376cac6a) or "2024-02" (fe1c2824).
 
     After plan(), `last_scenario` and `last_plan` hold the scenario and ShardLab's plan.
@@ -921,10 +926,15 @@ class ShardLabPlanner:
         if performance_model is not None and type(performance_model) is not NoopPerfModel:
             raise ValueError("performance_model %s: ShardLab rates plans as TorchRec's"
                              " NoopPerfModel" % _name(performance_model))
-        for s in (stats if isinstance(stats, list) else [stats]):
-            if s is not None and type(s) is not NoopEmbeddingStats:
-                raise ValueError("stats %s: ShardLab does not log TorchRec's stats from"
-                                 " Python; pass stats=None or NoopEmbeddingStats()" % _name(s))
+        # TorchRec's default is one EmbeddingStats, which logs the stats table; ShardLab
+        # logs the same table to the same logger. Other Stats classes are TorchRec's own.
+        stats_list = [EmbeddingStats()] if stats is None else (
+            stats if isinstance(stats, list) else [stats])
+        for s in stats_list:
+            if type(s) not in (EmbeddingStats, NoopEmbeddingStats):
+                raise ValueError("stats %s: ShardLab logs TorchRec's EmbeddingStats table, or"
+                                 " nothing with NoopEmbeddingStats" % _name(s))
+        self._log_stats = sum(type(s) is EmbeddingStats for s in stats_list)
         planner = {}
         if proposer:
             planner["proposers"] = [_proposer_section(p) for p in
@@ -955,14 +965,18 @@ class ShardLabPlanner:
         if scenario is None:
             self.last_plan = None
             return ShardingPlan({})  # TorchRec's answer for no shardable parameters
-        try:
-            result = shardlab.plan(scenario)
-        except shardlab.PlanningFailedError as e:
+        result, error_type, message, stats = shardlab._plan_with_stats(scenario)
+        # TorchRec's EmbeddingStats logs its table row by row, after a failure too.
+        stats_logger = logging.getLogger("torchrec.distributed.planner.stats")
+        for _ in range(self._log_stats):
+            for row in stats:
+                stats_logger.info(row)
+        if result is None:
             try:
-                error_type = PlannerErrorType(e.error_type)
+                planner_error = PlannerErrorType(error_type)
             except ValueError:
-                raise RuntimeError(str(e)) from None
-            raise PlannerError(message=str(e), error_type=error_type) from None
+                raise RuntimeError(message) from None
+            raise PlannerError(message=message, error_type=planner_error) from None
         self.last_plan = result
         tables = plan_dict_tables(result)
         # The pass-through fields come from the constraints, as TorchRec copies them.

@@ -26,6 +26,7 @@
 #include "shardlab/data/sim_json.h"
 #include "shardlab/planner/placement_fit.h"
 #include "shardlab/planner/planner.h"
+#include "shardlab/planner/stats.h"
 #include "shardlab/planner/status.h"
 #include "shardlab/planner/torchrec_version.h"
 #include "shardlab/search/optimize_run.h"
@@ -155,6 +156,31 @@ std::string plan(const std::string& source, bool is_path, const std::string& ori
   const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
   const planner::PlannerResult r = plan_of(s, std::nullopt);
   return data::plan_to_json(s, r, data::kCompactJson);
+}
+
+// The plan with TorchRec's stats table, for the TorchRec adapter, which logs
+// the table as TorchRec's planner does, after a failure too: {"plan": the
+// plan JSON or null, "error_kind" and "error_message" ("" without an error),
+// "stats": the table's lines joined by newlines}. Invalid input still raises.
+std::string plan_with_stats(const std::string& source, bool is_path, const std::string& origin,
+                            const std::string& torchrec_version) {
+  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const planner::PlannerResult r = interruptible([&](const std::atomic<bool>* cancel) {
+    return planner::plan(s, planner::PlannerOptions{.cancel = cancel});
+  });
+  if (!r.ok() && r.failure().code() != StatusCode::kPlanner) raise(r.failure());
+  std::string stats;
+  if (r.search_space.has_value()) {
+    for (const std::string& line : planner::format_stats(s, r)) stats += line + "\n";
+  }
+  const std::string rest = data::summary_json(
+      {{"error_kind", r.ok() ? std::string()
+                             : "planning_failed:" +
+                                   std::string(shardlab::to_string(r.failure().planner_error()))},
+       {"error_message", r.ok() ? std::string() : r.failure().message()},
+       {"stats", stats}});
+  const std::string plan = r.ok() ? data::plan_to_json(s, r, data::kCompactJson) : "null";
+  return "{\"plan\": " + plan + ", " + rest.substr(1);
 }
 
 std::string simulate(const std::string& source, bool is_path, const std::string& origin,
@@ -287,6 +313,8 @@ PYBIND11_MODULE(_shardlab, m) {
   m.def("validate", &validate, py::arg("source"), py::arg("is_path"), py::arg("origin"));
   m.def("plan", &plan, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("torchrec_version"));
+  m.def("plan_with_stats", &plan_with_stats, py::arg("source"), py::arg("is_path"),
+        py::arg("origin"), py::arg("torchrec_version"));
   m.def("options", &options, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("torchrec_version"));
   m.def("compare", &compare, py::arg("source"), py::arg("is_path"), py::arg("origin"),

@@ -409,6 +409,40 @@ class WithTorchRecTest(unittest.TestCase):
         self.assertEqual(ours.exception.error_type, PlannerErrorType.INSUFFICIENT_STORAGE)
         self.assertEqual(ours.exception.error_type, theirs.exception.error_type)
 
+    def test_the_stats_table_is_logged_as_torchrec_logs_it(self):
+        # TorchRec's default stats (EmbeddingStats) log the table row by row to its logger;
+        # ShardLab's planner logs its table, TorchRec's line for line, to the same logger.
+        # The run-time figure is the only line that may differ. The table names tables by
+        # ShardLab's module paths (ebc, weighted_ebc, ec), so the model here keeps its
+        # collections at those paths; under other paths the FQN column differs.
+        kwargs = dict(topology=self.Topology(world_size=4, compute_device="cuda"),
+                      batch_size=512)
+        nested = small_model()
+        import torch
+        model = torch.nn.Module()
+        model.dense = nested.dense
+        model.ebc = nested.sparse.ebc
+        model.weighted_ebc = nested.sparse.weighted_ebc
+
+        def logged(plan):
+            with self.assertLogs("torchrec.distributed.planner.stats", level="INFO") as logs:
+                plan(model, **kwargs)
+            return [r.getMessage() for r in logs.records]
+
+        from torchrec.distributed.planner import EmbeddingShardingPlanner
+        theirs = logged(lambda m, **k: EmbeddingShardingPlanner(**k).plan(m, self.sharders))
+        ours = logged(lambda m, **k: self.adapter.ShardLabPlanner(
+            torchrec_version="2024-02", **k).plan(m, self.sharders))
+        self.assertEqual(len(ours), len(theirs))
+        differing = [(a, b) for a, b in zip(ours, theirs) if a != b]
+        self.assertLessEqual(len(differing), 1, differing)
+        for a, b in differing:
+            self.assertIn("ran for", b)
+        # NoopEmbeddingStats logs nothing.
+        from torchrec.distributed.planner.stats import NoopEmbeddingStats
+        with self.assertNoLogs("torchrec.distributed.planner.stats", level="INFO"):
+            self.shardlab_plan(model, stats=NoopEmbeddingStats(), **kwargs)
+
     def test_load_plan_renames_modules(self):
         plan = self.adapter.load_plan(DLRM_PLAN, module_paths={"ebc": "model.sparse.ebc"})
         doc = read_json(DLRM_PLAN)
