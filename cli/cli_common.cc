@@ -53,8 +53,6 @@ void print_warning(const std::string& message) {
   std::cerr << "shardlab: warning: " << data::printable_lines(message) << '\n';
 }
 
-std::string shown(std::string_view text) { return data::printable(text, kMaxShownBytes); }
-
 namespace {
 
 // The reason of the last failed write on a standard stream: errno when the

@@ -14,6 +14,7 @@
 
 #include "run_recording.h"
 #include "shardlab/data/file_io.h"
+#include "shardlab/data/message_text.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
@@ -36,11 +37,10 @@ void print_error(const std::string& message);
 void print_warning(const std::string& message);
 
 // `text` (a name, a path) as it may be echoed in a message or a table:
-// control bytes and invalid UTF-8 escaped as \xNN (data/message_text.h), cut
-// to kMaxShownBytes with "..." (a name may be megabytes long; a path is at
-// most 4,096 bytes).
-inline constexpr std::size_t kMaxShownBytes = 4096;
-std::string shown(std::string_view text);
+// control bytes and invalid UTF-8 escaped as \xNN, cut to
+// data::kMaxShownBytes with "..." (data/message_text.h).
+using data::kMaxShownBytes;
+using data::shown;
 
 // Writes `text` plus a newline to `path` (data/file_io.h: atomically over
 // files, through to devices and pipes). "-" means stdout, checked for write

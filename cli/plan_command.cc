@@ -242,7 +242,7 @@ int run_plan(const PlanArgs& args) {
   progress.finish();
   const std::string rated_with = calibration->note(*scenario);
   if (!result.ok()) return report_failure(args, *scenario, &result, result.failure(), rated_with);
-  calibration->warn_uncalibrated(result);
+  warn_uncalibrated(*calibration, result);
   std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
   code = report_success(args, *scenario, result, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
@@ -279,7 +279,7 @@ int run_from_plan(const PlanArgs& args) {
     const bool enumerated = rated.search_space.has_value();
     return report_failure(args, *scenario, enumerated ? nullptr : &rated, rated.failure());
   }
-  calibration->warn_uncalibrated(rated);
+  warn_uncalibrated(*calibration, rated);
   const std::string rated_with = calibration->note(*scenario);
   std::string plan_json = data::plan_to_json(*scenario, rated, data::kCompactJson);
   code = report_success(args, *scenario, rated, plan_json, rated_with);

@@ -267,7 +267,7 @@ int run_simulate(const SimulateArgs& args) {
   std::optional<planner::PlannerResult> planned =
       obtain_plan(args, *scenario, calibration->get(), &code);
   if (!planned) return code;
-  calibration->warn_uncalibrated(*planned);
+  warn_uncalibrated(*calibration, *planned);
   sim::SimOptions options = args.options();
   // Measured communication parameters reach the flows too.
   options.calibration = calibration->get();

@@ -169,4 +169,6 @@ std::string quoted(std::string_view text, std::size_t max_bytes) {
   return internal::quote_truncated(text, max_bytes);
 }
 
+std::string shown(std::string_view text) { return printable(text, kMaxShownBytes); }
+
 }  // namespace shardlab::data

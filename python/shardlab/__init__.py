@@ -93,14 +93,29 @@ def _plan_text(plan):
         return f.read()
 
 
+def _calibration(calibration):
+    """(kind, value) of a calibration argument: None, "torchrec", a profile dict, or a path."""
+    if calibration is None:
+        return "", ""
+    if isinstance(calibration, dict):
+        return "text", json.dumps(calibration)
+    if calibration == "torchrec":
+        return "torchrec", ""
+    if isinstance(calibration, (str, os.PathLike)):
+        return "path", os.fspath(calibration)
+    raise TypeError("calibration: a profile path, a profile dict or \"torchrec\", got "
+                    + type(calibration).__name__)
+
+
 def validate(scenario):
     """Checks a scenario as `shardlab validate` does; returns {"valid": True}."""
     return _call(_shardlab.validate, *_source(scenario))
 
 
-def options(scenario, torchrec_version=None):
+def options(scenario, torchrec_version=None, calibration=None):
     """Every sharding option with its estimates, as `shardlab options -o -` writes them."""
-    return _call(_shardlab.options, *_source(scenario), torchrec_version or "")
+    return _call(_shardlab.options, *_source(scenario), torchrec_version or "",
+                 *_calibration(calibration))
 
 
 def compare(scenario, proposers=(), partitioners=(), perf_models=(), iterations=4):
@@ -110,27 +125,30 @@ def compare(scenario, proposers=(), partitioners=(), perf_models=(), iterations=
                  list(perf_models), int(iterations))
 
 
-def plan(scenario, torchrec_version=None):
-    """The plan `shardlab plan` writes (its JSON as a dict)."""
-    return _call(_shardlab.plan, *_source(scenario), torchrec_version or "")
+def plan(scenario, torchrec_version=None, calibration=None):
+    """The plan `shardlab plan` writes (its JSON as a dict). `calibration`: a profile
+    (path or dict, as `shardlab calibrate` writes) or "torchrec", as --calibration."""
+    return _call(_shardlab.plan, *_source(scenario), torchrec_version or "",
+                 *_calibration(calibration))
 
 
-def simulate(scenario, plan=None, iterations=4, torchrec_version=None):
+def simulate(scenario, plan=None, iterations=4, torchrec_version=None, calibration=None):
     """The result `shardlab simulate -o` writes. `plan`: a plan dict (as plan()
     returns or a plan file holds) or a path to one; None plans the scenario first."""
     return _call(_shardlab.simulate, *_source(scenario), _plan_text(plan), int(iterations),
-                 torchrec_version or "")
+                 torchrec_version or "", *_calibration(calibration))
 
 
 def optimize(scenario, plan=None, objective="simulated", time_limit=30.0, max_evaluations=0,
-             seed=1, torchrec_version=None):
+             seed=1, torchrec_version=None, calibration=None):
     """`shardlab optimize`: {"plan": the plan `shardlab optimize -o` writes, "summary": what
     the run achieved (simulated iteration and TorchRec rating of the best and the start plan,
     gain_pct against TorchRec's plan, tables moved, why it stopped)}. `plan`: a start plan
     (dict or path) instead of TorchRec's; `time_limit` bounds the whole run in seconds (0: no
     limit). Ctrl-C stops the search and returns its best plan so far."""
     return _call(_shardlab.optimize, *_source(scenario), _plan_text(plan), str(objective),
-                 float(time_limit), int(max_evaluations), int(seed), torchrec_version or "")
+                 float(time_limit), int(max_evaluations), int(seed), torchrec_version or "",
+                 *_calibration(calibration))
 
 
 def _plan_with_stats(scenario, torchrec_version=None):

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "shardlab/data/calibration_choice.h"
 #include "shardlab/data/compare_json.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
@@ -126,20 +127,40 @@ planner::Scenario scenario_of(const std::string& source, bool is_path, const std
   return scenario;
 }
 
+// The calibration a call rates shards with (data/calibration_choice.h):
+// `kind` "" none, "path" a profile file, "text" a profile's JSON, "torchrec"
+// TorchRec's constants even under a GPU preset (dropped from `scenario`).
+data::CalibrationChoice calibration_of(const std::string& kind, const std::string& value,
+                                       planner::Scenario* scenario) {
+  Result<data::CalibrationChoice> c =
+      kind == "text"   ? data::CalibrationChoice::parse(value, "<calibration>")
+      : kind == "path" ? data::CalibrationChoice::load(value, scenario)
+      : kind == "torchrec"
+          ? data::CalibrationChoice::load(data::CalibrationChoice::kTorchRecConstants, scenario)
+          : data::CalibrationChoice::load("", scenario);
+  if (!c.is_ok()) raise(c.status());
+  return std::move(c).value();
+}
+
 // A plan for `scenario`: the planner's, or `plan_text` placed and re-rated,
 // refused when over capacity (as every verb that reads a plan refuses it).
 planner::PlannerResult plan_of(const planner::Scenario& scenario,
-                               const std::optional<std::string>& plan_text) {
+                               const std::optional<std::string>& plan_text,
+                               const planner::CostCalibration* calibration) {
   planner::PlannerResult r;
   if (!plan_text) {
     r = interruptible([&](const std::atomic<bool>* cancel) {
-      return planner::plan(scenario, planner::PlannerOptions{.cancel = cancel});
+      return planner::plan(scenario,
+                           planner::PlannerOptions{.cancel = cancel, .calibration = calibration});
     });
   } else {
     py::gil_scoped_release unlocked;
-    r = planner::rate_placement(scenario, [&](planner::SearchSpace& space) {
-      return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
-    });
+    r = planner::rate_placement(
+        scenario,
+        [&](planner::SearchSpace& space) {
+          return data::parse_plan(*plan_text, "<plan>", scenario, space, nullptr);
+        },
+        calibration);
     (void)planner::refuse_over_capacity(r, "<plan>", /*allow=*/false, "make the plan fit");
   }
   if (!r.ok()) raise(r.failure());
@@ -152,9 +173,11 @@ std::string validate(const std::string& source, bool is_path, const std::string&
 }
 
 std::string plan(const std::string& source, bool is_path, const std::string& origin,
-                 const std::string& torchrec_version) {
-  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
-  const planner::PlannerResult r = plan_of(s, std::nullopt);
+                 const std::string& torchrec_version, const std::string& calibration_kind,
+                 const std::string& calibration) {
+  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
+  const planner::PlannerResult r = plan_of(s, std::nullopt, c.get());
   return data::plan_to_json(s, r, data::kCompactJson);
 }
 
@@ -185,26 +208,31 @@ std::string plan_with_stats(const std::string& source, bool is_path, const std::
 
 std::string simulate(const std::string& source, bool is_path, const std::string& origin,
                      const std::optional<std::string>& plan_text, int iterations,
-                     const std::string& torchrec_version) {
-  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
-  const planner::PlannerResult r = plan_of(s, plan_text);
+                     const std::string& torchrec_version, const std::string& calibration_kind,
+                     const std::string& calibration) {
+  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
+  const planner::PlannerResult r = plan_of(s, plan_text, c.get());
   Result<sim::SimResult> simulated = Status::internal("not simulated");
   {
     py::gil_scoped_release unlocked;
-    simulated =
-        sim::simulate(s, *r.search_space, *r.best, sim::SimOptions{.iterations = iterations});
+    // Measured communication parameters reach the flows too, as in the CLI.
+    simulated = sim::simulate(s, *r.search_space, *r.best,
+                              sim::SimOptions{.iterations = iterations, .calibration = c.get()});
   }
   if (!simulated.is_ok()) raise(simulated.status());
   return data::simulation_to_json(*simulated, /*compact=*/true);
 }
 
 std::string options(const std::string& source, bool is_path, const std::string& origin,
-                    const std::string& torchrec_version) {
-  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+                    const std::string& torchrec_version, const std::string& calibration_kind,
+                    const std::string& calibration) {
+  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
   planner::PlannerResult r;
   {
     py::gil_scoped_release unlocked;
-    r = planner::plan(s, planner::PlannerOptions{.enumerate_only = true});
+    r = planner::plan(s, planner::PlannerOptions{.enumerate_only = true, .calibration = c.get()});
   }
   if (!r.search_space) {
     raise(r.error.is_ok() ? Status::internal("enumeration returned no search space") : r.error);
@@ -236,8 +264,10 @@ std::string compare(const std::string& source, bool is_path, const std::string& 
 std::string optimize(const std::string& source, bool is_path, const std::string& origin,
                      const std::optional<std::string>& plan_text, const std::string& objective,
                      double time_limit_s, int64_t max_evaluations, uint64_t seed,
-                     const std::string& torchrec_version) {
-  const planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+                     const std::string& torchrec_version, const std::string& calibration_kind,
+                     const std::string& calibration) {
+  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
   if (objective != "simulated" && objective != "torchrec") {
     raise(Status::invalid_argument("objective: \"" + objective +
                                    "\" is not an objective: simulated or torchrec"));
@@ -248,6 +278,7 @@ std::string optimize(const std::string& source, bool is_path, const std::string&
   request.time_limit_s = time_limit_s;
   request.max_evaluations = max_evaluations;
   request.seed = seed;
+  request.calibration = c.get();
   if (plan_text) {
     request.start_plan = [&](const planner::CostCalibration* calibration) {
       return planner::rate_placement(
@@ -312,17 +343,19 @@ PYBIND11_MODULE(_shardlab, m) {
   });
   m.def("validate", &validate, py::arg("source"), py::arg("is_path"), py::arg("origin"));
   m.def("plan", &plan, py::arg("source"), py::arg("is_path"), py::arg("origin"),
-        py::arg("torchrec_version"));
+        py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"));
   m.def("plan_with_stats", &plan_with_stats, py::arg("source"), py::arg("is_path"),
         py::arg("origin"), py::arg("torchrec_version"));
   m.def("options", &options, py::arg("source"), py::arg("is_path"), py::arg("origin"),
-        py::arg("torchrec_version"));
+        py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"));
   m.def("compare", &compare, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("proposers"), py::arg("partitioners"), py::arg("perf_models"),
         py::arg("iterations"));
   m.def("simulate", &simulate, py::arg("source"), py::arg("is_path"), py::arg("origin"),
-        py::arg("plan"), py::arg("iterations"), py::arg("torchrec_version"));
+        py::arg("plan"), py::arg("iterations"), py::arg("torchrec_version"),
+        py::arg("calibration_kind"), py::arg("calibration"));
   m.def("optimize", &optimize, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("plan"), py::arg("objective"), py::arg("time_limit_s"), py::arg("max_evaluations"),
-        py::arg("seed"), py::arg("torchrec_version"));
+        py::arg("seed"), py::arg("torchrec_version"), py::arg("calibration_kind"),
+        py::arg("calibration"));
 }

@@ -81,6 +81,33 @@ class ModuleTest(unittest.TestCase):
                     if run.returncode == 3:
                         self.assertIsInstance(raised.exception, shardlab.PlanningFailedError)
 
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_calibration_as_the_cli_takes_it(self):
+        # A profile (path or dict) and "torchrec" rate as --calibration does.
+        import tempfile
+        cli = os.environ["SHARDLAB_CLI"]
+        profile = json.loads(subprocess.run(
+            [cli, "presets", "show", "h100-sxm", "--profile"], check=True, capture_output=True,
+            text=True).stdout)
+        profile["parameters"]["compute"] = [
+            dict(c, bandwidth_bytes_per_ms=c["bandwidth_bytes_per_ms"] / 4)
+            for c in profile["parameters"]["compute"]]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "slow.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(profile, f)
+            for args, calibration in (([], None), (["--calibration", path], path),
+                                      (["--calibration", path], profile)):
+                out = subprocess.run([cli, "plan", TINY, "--no-record", "-q", "-o", "-"] + args,
+                                     check=True, capture_output=True, text=True).stdout
+                self.assertEqual(json.loads(out), shardlab.plan(TINY, calibration=calibration))
+        slow = shardlab.plan(TINY, calibration=profile)["perf_rating_ms"]
+        self.assertGreater(slow, shardlab.plan(TINY)["perf_rating_ms"])
+        with self.assertRaises(shardlab.InvalidScenarioError):
+            shardlab.plan(TINY, calibration={"format": "nothing"})
+        with self.assertRaises(TypeError):
+            shardlab.plan(TINY, calibration=3)
+
     def test_ctrl_c_stops_a_long_call(self):
         # Planning 300 tables on 64 ranks by simulated iteration time takes seconds;
         # Ctrl-C after 0.3 s stops it at the next proposal.

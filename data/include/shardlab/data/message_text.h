@@ -21,6 +21,12 @@ std::string printable(std::string_view text);
 // made megabytes long.
 std::string printable(std::string_view text, std::size_t max_bytes);
 
+// How much of a name or path a message or table echoes (a name may be
+// megabytes long; a path is at most 4,096 bytes).
+inline constexpr std::size_t kMaxShownBytes = 4096;
+// printable(text, kMaxShownBytes).
+std::string shown(std::string_view text);
+
 // As printable, but keeps line breaks ('\n') and tabs: for messages that are
 // several lines by design (an integrity report, TorchRec's hints).
 std::string printable_lines(std::string_view text);
