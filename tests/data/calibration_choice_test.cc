@@ -28,7 +28,8 @@ TEST(CalibrationChoice, NoneTorchRecOrAProfile) {
   EXPECT_EQ(none->note(s), "; preset h100-sxm default profile");
   EXPECT_TRUE(s.preset_calibration.has_value());
 
-  Result<CalibrationChoice> torchrec = CalibrationChoice::load(CalibrationChoice::kTorchRecConstants, &s);
+  Result<CalibrationChoice> torchrec =
+      CalibrationChoice::load(CalibrationChoice::kTorchRecConstants, &s);
   ASSERT_TRUE(torchrec.is_ok());
   EXPECT_EQ(torchrec->get(), nullptr);
   EXPECT_FALSE(s.preset_calibration.has_value());  // the preset's profile is dropped
