@@ -169,17 +169,22 @@ try:
     from torchrec.distributed.embedding import EmbeddingCollectionSharder
     from torchrec.distributed.embeddingbag import EmbeddingBagCollectionSharder
     from torchrec.distributed.planner.constants import BATCH_SIZE
+    from torchrec.distributed.planner.enumerators import EmbeddingEnumerator
     from torchrec.distributed.planner.partitioners import (
         GreedyPerfPartitioner, MemoryBalancedPartitioner)
     from torchrec.distributed.planner.perf_models import NoopPerfModel
     from torchrec.distributed.planner.proposers import (
         EmbeddingOffloadScaleupProposer, GreedyProposer, GridSearchProposer, UniformProposer)
+    from torchrec.distributed.planner.shard_estimators import (
+        EmbeddingPerfEstimator, EmbeddingStorageEstimator)
     from torchrec.distributed.planner.stats import EmbeddingStats, NoopEmbeddingStats
     from torchrec.distributed.planner.storage_reservations import (
         FixedPercentageStorageReservation, HeuristicalStorageReservation,
         InferenceStorageReservation)
     from torchrec.distributed.planner.types import (
         ParameterConstraints, PlannerError, PlannerErrorType, Topology)
+    from torchrec.distributed.quant_embedding import QuantEmbeddingCollectionSharder
+    from torchrec.distributed.quant_embeddingbag import QuantEmbeddingBagCollectionSharder
     from torchrec.distributed.sharding_plan import get_default_sharders
     from torchrec.distributed.types import (
         CacheParams, EmbeddingModuleShardingPlan, EnumerableShardingSpec, ParameterSharding,
@@ -187,6 +192,9 @@ try:
     from torchrec.modules.embedding_modules import (
         EmbeddingBagCollection, EmbeddingBagCollectionInterface, EmbeddingCollection,
         EmbeddingCollectionInterface)
+    from torchrec.quant.embedding_modules import (
+        EmbeddingBagCollection as QuantEmbeddingBagCollection,
+        EmbeddingCollection as QuantEmbeddingCollection)
     from torchrec.types import DataType
     try:
         from torchrec.distributed.types import BoundsCheckMode, CacheAlgorithm
@@ -341,9 +349,14 @@ def _check_sharder(path, module, sharder, stock):
                                                          stock.__name__))
 
 
-def _modules_and_paths(module, sharder_map):
+_QUANT_TYPES = (QuantEmbeddingBagCollection, QuantEmbeddingCollection)
+
+
+def _modules_and_paths(module, sharder_map, inference=None):
     """[(ShardLab path, model path, module, sharder)] in TorchRec's
-    enumeration order, refusing what a scenario cannot express."""
+    enumeration order, refusing what a scenario cannot express. `inference` (True, False,
+    or None: either) is the planner's is_inference: a scenario plans TorchRec's quantized
+    modules in inference and its training modules otherwise, never a mix."""
     found = _sharded_modules(module, sharder_map)
     sharded = {path for path, _, _ in found}
 
@@ -361,17 +374,33 @@ def _modules_and_paths(module, sharder_map):
                              % (path, _name(child)))
     out = []
     for path, child, sharder in found:
-        if type(child) is EmbeddingBagCollection:
-            _check_sharder(path, child, sharder, EmbeddingBagCollectionSharder)
+        if type(child) in (EmbeddingBagCollection, QuantEmbeddingBagCollection):
+            quantized = type(child) is QuantEmbeddingBagCollection
+            _check_sharder(path, child, sharder, QuantEmbeddingBagCollectionSharder
+                           if quantized else EmbeddingBagCollectionSharder)
             weighted = bool(child.is_weighted())
             kind = "weighted_ebc" if weighted else "ebc"
-        elif type(child) is EmbeddingCollection:
-            _check_sharder(path, child, sharder, EmbeddingCollectionSharder)
+        elif type(child) in (EmbeddingCollection, QuantEmbeddingCollection):
+            quantized = type(child) is QuantEmbeddingCollection
+            _check_sharder(path, child, sharder, QuantEmbeddingCollectionSharder
+                           if quantized else EmbeddingCollectionSharder)
             kind = "ec"
         else:
             raise ValueError("%r: %s (sharded by %s): ShardLab models TorchRec's"
-                             " EmbeddingBagCollection and EmbeddingCollection only"
+                             " EmbeddingBagCollection and EmbeddingCollection (and their"
+                             " quantized torchrec.quant.embedding_modules versions) only"
                              % (path, _name(child), _name(sharder)))
+        if inference is False and quantized:
+            raise ValueError("%r: %s is quantized: ShardLab plans quantized modules for"
+                             " inference only, as TorchRec plans them with"
+                             " enumerator=EmbeddingEnumerator(estimator=[EmbeddingPerfEstimator("
+                             "is_inference=True), EmbeddingStorageEstimator(...)]); pass that"
+                             " enumerator" % (path, _name(child)))
+        if inference and not quantized:
+            raise ValueError("%r: %s is a training module: an inference scenario"
+                             " (is_inference, the enumerator's EmbeddingPerfEstimator) plans"
+                             " torchrec.quant.embedding_modules' quantized modules only"
+                             % (path, _name(child)))
         out.append((kind, path, child, sharder))
     kinds = [k for k, _, _, _ in out]
     for kind in set(kinds):
@@ -409,6 +438,55 @@ def _data_type(config, path):
         raise ValueError("%r: table %r has data type %s, which ShardLab does not model"
                          % (path, config.name, data_type))
     return name
+
+
+def _quant_columns(data_type, dim, row_alignment):
+    """The width TorchRec's planner sees of a quantized table (cost-model.md §5.2): FBGEMM's
+    padded row of u bytes (an fp16 scale and bias for the integer types), in packed
+    half- and quarter-byte columns for int4 and int2."""
+    u = {"fp32": 4 * dim, "fp16": 2 * dim, "int8": dim + 4, "int4": dim // 2 + 4,
+         "int2": dim // 4 + 4}[data_type]
+    w = -(-u // row_alignment) * row_alignment
+    return w * {"int4": 2, "int2": 4}.get(data_type, 1)
+
+
+def _quant_tables(path, child, sharder):
+    """[(config, weight)] of a quantized module in the module's table order, refusing what
+    ShardLab's quantized module (cost-model.md §2.7, §5.2) does not build alike."""
+    configs = list(child.embedding_configs() if isinstance(child, QuantEmbeddingCollection)
+                   else child.embedding_bag_configs())
+    params = sharder.shardable_parameters(child)
+    if set(params) != {c.name for c in configs}:
+        raise ValueError("%r: sharder %s shards tables %s of %s: ShardLab plans every table"
+                         " of a module" % (path, _name(sharder), sorted(params),
+                                           sorted(c.name for c in configs)))
+    # The module regroups its tables by data type (first appearance), as ShardLab does.
+    types = []
+    for c in configs:
+        if c.data_type not in types:
+            types.append(c.data_type)
+    grouped = [c.name for t in types for c in configs if c.data_type == t]
+    if list(params) != grouped:
+        raise ValueError("%r: %s enumerates its tables %s, not grouped by data type as"
+                         " ShardLab's quantized module does (%s)"
+                         % (path, _name(child), list(params), grouped))
+    row_alignment = int(getattr(child, "row_alignment", 16))
+    out = []
+    for c in configs:
+        data_type = _data_type(c, path)
+        param = params[c.name]
+        expected = None
+        if data_type in ("fp32", "fp16", "int8", "int4", "int2"):
+            expected = [int(c.num_embeddings),
+                        _quant_columns(data_type, int(c.embedding_dim), row_alignment)]
+        if expected is None or param.element_size() != 1 or list(param.shape) != expected:
+            raise ValueError("%r: quantized table %r (%s, %d x %d) has weights %s of shape %s:"
+                             " ShardLab plans FBGEMM's row layout of byte tensors %s (16-byte"
+                             " rows, scale and bias in the row)"
+                             % (path, c.name, data_type, c.num_embeddings, c.embedding_dim,
+                                param.dtype, list(param.shape), expected))
+        out.append((c, param))
+    return out
 
 
 def _optimizer(tensor, torchrec_version):
@@ -631,37 +709,51 @@ def _build(module, sharders, topology, batch_size, constraints, torchrec_version
         topology = _default_topology()
     batch_size = batch_size if batch_size else BATCH_SIZE
     constraints = constraints or {}
-    modules = _modules_and_paths(module, _sharder_map(sharders))
+    inference = bool((planner or {}).get("is_inference"))
+    modules = _modules_and_paths(module, _sharder_map(sharders), inference)
     if not modules:
         return None, {}
     tables, table_modules = [], {}
     optimizers = {}
     comm_tables = []
     for kind, path, child, sharder in modules:
-        configs = {c.name: c for c in (child.embedding_configs() if kind == "ec"
-                                       else child.embedding_bag_configs())}
-        for name, param in sharder.shardable_parameters(child).items():
+        if inference:
+            # Quantized: the configs' sizes (the weights are FBGEMM's byte rows), in the
+            # module's order, which ShardLab regroups by data type as the module does; the
+            # optimizer is not read in inference.
+            pairs = _quant_tables(path, child, sharder)
+        else:
+            configs = {c.name: c for c in (child.embedding_configs() if kind == "ec"
+                                           else child.embedding_bag_configs())}
+            pairs = [(configs[name], param)
+                     for name, param in sharder.shardable_parameters(child).items()]
+        for config, param in pairs:
+            name = config.name
             if name in table_modules:
                 raise ValueError("table %r is in %r and %r: a scenario's table names are unique"
                                  % (name, table_modules[name], path))
             table_modules[name] = path
-            config = configs[name]
             data_type = _data_type(config, path)
-            if param.element_size() != (4 if data_type == "fp32" else 2):
-                raise ValueError("%r: table %r is %s but its weights are %s: ShardLab stores"
-                                 " fp32 tables in fp32 and others in fp16, as TorchRec builds"
-                                 " them" % (path, name, data_type, param.dtype))
-            if param.dim() != 2:
-                raise ValueError("%r: table %r: weights of shape %s" % (path, name,
-                                                                       list(param.shape)))
-            table = {"name": name, "num_embeddings": int(param.shape[0]),
-                     "embedding_dim": int(param.shape[1]),
+            if inference:
+                rows, dim = int(config.num_embeddings), int(config.embedding_dim)
+            else:
+                if param.element_size() != (4 if data_type == "fp32" else 2):
+                    raise ValueError("%r: table %r is %s but its weights are %s: ShardLab"
+                                     " stores fp32 tables in fp32 and others in fp16, as"
+                                     " TorchRec builds them" % (path, name, data_type,
+                                                                param.dtype))
+                if param.dim() != 2:
+                    raise ValueError("%r: table %r: weights of shape %s"
+                                     % (path, name, list(param.shape)))
+                rows, dim = int(param.shape[0]), int(param.shape[1])
+            table = {"name": name, "num_embeddings": rows, "embedding_dim": dim,
                      "feature_names": list(config.feature_names or [name]),
                      "data_type": data_type}
             if kind == "weighted_ebc":
                 table["is_weighted"] = True
             tables.append((kind, table))
-            optimizers[name] = _optimizer_name(_optimizer(param, torchrec_version))
+            optimizers[name] = (None if inference else
+                                _optimizer_name(_optimizer(param, torchrec_version)))
             comm_tables.append((param.element_size(), kind != "ec"))
     if not tables:
         return None, {}  # nothing to shard
@@ -888,6 +980,69 @@ def _reservation_section(r):
     return out
 
 
+def _same_constraints(a, b):
+    return a is b or (a or None) == (b or None)
+
+
+def _inference_enumerator(e, topology, batch_size, constraints, torchrec_version):
+    """planner.is_inference for TorchRec's inference enumerator: an EmbeddingEnumerator
+    whose estimators are exactly EmbeddingPerfEstimator(is_inference=True) and
+    EmbeddingStorageEstimator (is_inference=True where the version has it), built on the
+    planner's topology, batch size and constraints. Anything else raises ValueError."""
+    what = "enumerator %s" % _name(e)
+    expected = ("ShardLab maps TorchRec's EmbeddingEnumerator(estimator=[EmbeddingPerfEstimator("
+                "is_inference=True), EmbeddingStorageEstimator(...)]) to is_inference and"
+                " otherwise enumerates as TorchRec's default EmbeddingEnumerator; pass"
+                " enumerator=None")
+    if type(e) is not EmbeddingEnumerator:
+        raise ValueError("%s: %s" % (what, expected))
+    estimators = getattr(e, "_estimators", None)
+    estimators = list(estimators) if isinstance(estimators, (list, tuple)) else [estimators]
+    perf = [x for x in estimators if type(x) is EmbeddingPerfEstimator]
+    storage = [x for x in estimators if type(x) is EmbeddingStorageEstimator]
+    others = [x for x in estimators if type(x) not in (EmbeddingPerfEstimator,
+                                                       EmbeddingStorageEstimator)]
+    if others or len(perf) != 1 or len(storage) != 1:
+        raise ValueError("%s with estimators %s: %s"
+                         % (what, ", ".join(_name(x) for x in estimators), expected))
+    perf, storage = perf[0], storage[0]
+    if not getattr(perf, "_is_inference", False):
+        raise ValueError("%s: its EmbeddingPerfEstimator has is_inference=False: %s"
+                         % (what, expected))
+    # TorchRec 2026-08's storage estimator settings: only the inference defaults.
+    if not getattr(storage, "_is_inference", True):
+        raise ValueError("%s: its EmbeddingStorageEstimator has is_inference=False: %s"
+                         % (what, expected))
+    pipeline = getattr(storage, "_pipeline_type", None)
+    if pipeline is not None and getattr(pipeline, "name", pipeline) not in ("NONE", "none"):
+        raise ValueError("%s: EmbeddingStorageEstimator pipeline_type %r is not modelled by"
+                         " ShardLab" % (what, pipeline))
+    if getattr(storage, "_run_embedding_at_peak_memory", False):
+        raise ValueError("%s: EmbeddingStorageEstimator run_embedding_at_peak_memory is not"
+                         " modelled by ShardLab" % what)
+    # TorchRec plans with the enumerator's own topology, batch size and constraints.
+    if (e._world_size, e._local_world_size, e._compute_device) != (
+            topology.world_size, topology.local_world_size, topology.compute_device):
+        raise ValueError("%s: built for another topology (world_size %d, local_world_size %d,"
+                         " %s) than the planner's" % (what, e._world_size,
+                                                      e._local_world_size, e._compute_device))
+    if e._batch_size != batch_size:
+        raise ValueError("%s: batch_size %r, the planner's is %r"
+                         % (what, e._batch_size, batch_size))
+    topo = _topology_section(topology, torchrec_version)
+    for name, obj in (("enumerator", e), ("EmbeddingPerfEstimator", perf),
+                      ("EmbeddingStorageEstimator", storage)):
+        if not _same_constraints(getattr(obj, "_constraints", None), constraints):
+            raise ValueError("%s: its %s has other constraints than the planner's"
+                             % (what, name))
+        other = getattr(obj, "_topology", None)
+        if other is not None and other is not topology and \
+                _topology_section(other, torchrec_version) != topo:
+            raise ValueError("%s: its %s has another topology than the planner's"
+                             % (what, name))
+    return True
+
+
 def _global_rank(pg, rank):
     if pg is dist.GroupMember.WORLD:
         return rank
@@ -903,7 +1058,10 @@ class ShardLabPlanner:
     FixedPercentageStorageReservation, InferenceStorageReservation; GreedyProposer,
     UniformProposer, GridSearchProposer, EmbeddingOffloadScaleupProposer (one or a list);
     GreedyPerfPartitioner, MemoryBalancedPartitioner; NoopPerfModel (TorchRec's default).
-    Any other component (an enumerator, a custom proposer, a Stats other than
+    TorchRec's inference enumerator, an EmbeddingEnumerator whose estimators are
+    EmbeddingPerfEstimator(is_inference=True) and EmbeddingStorageEstimator, maps to
+    planner.is_inference (the model's quantized modules, with the quant sharders).
+    Any other component (another enumerator, a custom proposer, a Stats other than
     EmbeddingStats or NoopEmbeddingStats, ...) raises ValueError naming it. With stats=None
     (TorchRec's default) or EmbeddingStats, the stats table ShardLab computes (TorchRec's,
     line for line) is logged to TorchRec's logger "torchrec.distributed.planner.stats" as
@@ -920,9 +1078,6 @@ class ShardLabPlanner:
                  performance_model=None, stats=None, constraints=None, debug=True,
                  torchrec_version="2026-08"):
         _check_version(torchrec_version)
-        if enumerator is not None:
-            raise ValueError("enumerator %s: ShardLab enumerates as TorchRec's default"
-                             " EmbeddingEnumerator; pass enumerator=None" % _name(enumerator))
         if performance_model is not None and type(performance_model) is not NoopPerfModel:
             raise ValueError("performance_model %s: ShardLab rates plans as TorchRec's"
                              " NoopPerfModel" % _name(performance_model))
@@ -945,6 +1100,9 @@ class ShardLabPlanner:
             planner["storage_reservation"] = _reservation_section(storage_reservation)
         self._topology = topology if topology is not None else _default_topology()
         self._batch_size = batch_size if batch_size else BATCH_SIZE
+        if enumerator is not None:
+            planner["is_inference"] = _inference_enumerator(
+                enumerator, self._topology, self._batch_size, constraints, torchrec_version)
         self._constraints = constraints
         self._planner = planner
         self._debug = debug

@@ -16,9 +16,10 @@ which shows that the model built here is the one the golden was made from. For t
 golden whose TorchRec plan() takes minutes (RECORDED_ONLY), ShardLab's plan is compared with
 the plan TorchRec recorded in the golden file instead of a fresh run.
 
-Inference scenarios are planned by TorchRec with quantized modules and an enumerator whose
-perf estimator is built with is_inference=True; ShardLabPlanner refuses both (a ValueError
-naming them) rather than planning them as training modules, and the test checks that.
+Inference scenarios are planned by TorchRec with quantized modules, the quant sharders and
+an enumerator whose perf estimator is built with is_inference=True; ShardLabPlanner maps
+that enumerator to planner.is_inference and plans the quantized modules, and the test
+compares the plans as for the others.
 
 Needs TorchRec (see test_torchrec.py, whose detection it uses); skips otherwise.
 """
@@ -329,7 +330,7 @@ class GoldenModelsTest(unittest.TestCase):
         goldens = golden_scenarios()
         self.assertGreaterEqual(len(goldens), 49)
         tally = {"equal plans": [], "equal to the recorded plan": [], "same failure": [],
-                 "refused": [], "skipped": []}
+                 "skipped": []}
         for name, scenario_path, golden_path in goldens:
             with self.subTest(name):
                 scenario = read_json(scenario_path)
@@ -365,21 +366,21 @@ class GoldenModelsTest(unittest.TestCase):
                     if isinstance(theirs[1], PlannerError):
                         self.assertEqual(theirs[1].error_type.value, golden["error"]["error_type"])
                 if inference:
-                    # Quantized modules and an is_inference enumerator: both refused by name.
-                    with self.assertRaisesRegex(ValueError, "enumerator .*EmbeddingEnumerator"):
-                        ADAPTER_MODULE.ShardLabPlanner(torchrec_version="2024-02", **kwargs)
-                    kwargs.pop("enumerator")
-                    planner = ADAPTER_MODULE.ShardLabPlanner(torchrec_version="2024-02",
-                                                             **kwargs)
+                    # Without the inference enumerator the quantized modules are refused by
+                    # name: a scenario plans them for inference only.
+                    training = dict(kwargs)
+                    training.pop("enumerator")
+                    refusing = ADAPTER_MODULE.ShardLabPlanner(torchrec_version="2024-02",
+                                                              **training)
                     path = "ec" if hasattr(model, "ec") else "ebc"
                     with self.assertRaisesRegex(
                             ValueError, r"'%s': torchrec\.quant\.embedding_modules\." % path):
-                        planner.plan(model, sharders)
-                    self.assertIsNone(planner.last_plan)
-                    tally["refused"].append(name)
-                    continue
+                        refusing.plan(model, sharders)
+                    self.assertIsNone(refusing.last_plan)
                 planner = ADAPTER_MODULE.ShardLabPlanner(torchrec_version="2024-02", **kwargs)
                 ours = outcome(lambda: planner.plan(model, sharders))
+                if inference:
+                    self.assertIs(planner.last_scenario["planner"].get("is_inference"), True)
                 same_options(self, planner.last_scenario, scenario_path)
                 if theirs[0] == "plan":
                     self.assertEqual(ours[0], "plan", ours[1])
@@ -456,6 +457,50 @@ class GoldenModelsTest(unittest.TestCase):
                 self.assertIn(repr(path), str(refused.exception))
                 self.assertIn(type_name, str(refused.exception))
                 self.assertIsNone(planner.last_plan)
+
+    def test_only_the_inference_enumerator_is_mapped(self):
+        import torch
+        from torchrec.distributed.embeddingbag import EmbeddingBagCollectionSharder
+        from torchrec.distributed.planner import Topology
+        from torchrec.distributed.planner.enumerators import EmbeddingEnumerator
+        from torchrec.distributed.planner.shard_estimators import (
+            EmbeddingPerfEstimator, EmbeddingStorageEstimator)
+        from torchrec.modules.embedding_configs import EmbeddingBagConfig
+        from torchrec.modules.embedding_modules import EmbeddingBagCollection
+        topology = Topology(world_size=2, compute_device="cuda")
+
+        def enumerator(perf_inference=True, extra=(), batch_size=512, topo=topology):
+            return EmbeddingEnumerator(
+                topology=topo, batch_size=batch_size,
+                estimator=[EmbeddingPerfEstimator(topology=topo, is_inference=perf_inference),
+                           EmbeddingStorageEstimator(topology=topo)] + list(extra))
+
+        refused = [
+            ("default estimators", EmbeddingEnumerator(topology=topology, batch_size=512),
+             "enumerator .*EmbeddingEnumerator"),
+            ("training perf estimator", enumerator(False), "is_inference=False"),
+            ("a third estimator", enumerator(extra=[EmbeddingPerfEstimator(topology=topology)]),
+             "estimators .*EmbeddingPerfEstimator"),
+            ("another batch size", enumerator(batch_size=64), "batch_size 64"),
+            ("another topology", enumerator(topo=Topology(world_size=4, compute_device="cuda")),
+             "another topology"),
+        ]
+        for label, e, message in refused:
+            with self.subTest(label):
+                with self.assertRaisesRegex(ValueError, message):
+                    ADAPTER_MODULE.ShardLabPlanner(topology=topology, batch_size=512,
+                                                   enumerator=e, torchrec_version="2024-02")
+        # The inference enumerator with training modules: refused by the module's name.
+        model = torch.nn.Module()
+        model.ebc = EmbeddingBagCollection(tables=[EmbeddingBagConfig(
+            name="t0", num_embeddings=100, embedding_dim=16, feature_names=["f0"])],
+            device=torch.device("meta"))
+        planner = ADAPTER_MODULE.ShardLabPlanner(topology=topology, batch_size=512,
+                                                 enumerator=enumerator(),
+                                                 torchrec_version="2024-02")
+        with self.assertRaisesRegex(ValueError, "'ebc': .*training module"):
+            planner.plan(model, [EmbeddingBagCollectionSharder()])
+        self.assertIsNone(planner.last_plan)
 
 
 if __name__ == "__main__":
