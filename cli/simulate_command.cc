@@ -173,9 +173,17 @@ void print_links(std::ostream& out, const sim::SimResult& r) {
 void print_summary(std::ostream& out, const SimulateArgs& args, const planner::Scenario& scenario,
                    const planner::PlannerResult& planned, const sim::SimResult& r) {
   const int hosts = r.ranks.empty() ? 0 : r.ranks.back().host + 1;
+  // NVLink domains that span hosts (docs/simulation.md "Clusters"), and the system preset.
+  const int domain = scenario.fabric.nvlink_domain_size;
+  const std::string where =
+      (domain > 0
+           ? fmt::format(" in {} NVLink domain{} of {}", static_cast<int>(r.ranks.size()) / domain,
+                         static_cast<int>(r.ranks.size()) > domain ? "s" : "", domain)
+           : std::string()) +
+      (scenario.fabric.system.empty() ? std::string() : " (" + scenario.fabric.system + ")");
   out << fmt::format(
-      "{}: {} ranks on {} host{}, {} iteration{} (overlap {}, contention {}, comm model {})\n",
-      shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", r.iterations,
+      "{}: {} ranks on {} host{}{}, {} iteration{} (overlap {}, contention {}, comm model {})\n",
+      shown(r.scenario), r.ranks.size(), hosts, hosts == 1 ? "" : "s", where, r.iterations,
       r.iterations == 1 ? "" : "s", on_off(!args.no_overlap), on_off(!args.no_contention),
       args.comm_model);
   const std::string model = args.calibration == CalibrationChoice::kTorchRecConstants

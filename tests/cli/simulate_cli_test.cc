@@ -118,6 +118,31 @@ TEST_F(CliTest, SimulateSaysWhetherTheHostSideIsIncluded) {
   EXPECT_NE(graphs.out.find("under CUDA graphs"), std::string::npos) << graphs.out;
 }
 
+// A cluster's summary names its NVLink domains and its system preset.
+TEST_F(CliTest, SimulateNamesTheClusterItRuns) {
+  const std::string tables =
+      R"("tables": [{"name": "t", "num_embeddings": 1000, "embedding_dim": 64, "feature_names": ["f"]}])";
+  const CliRun racks =
+      run({"simulate",
+           write("racks.json", R"({"name": "r", "topology": {"system": "gb200-nvl72",
+                                  "nodes": 2}, )" +
+                                   tables + "}"),
+           "--iterations", "2", "--no-record"});
+  ASSERT_EQ(racks.exit_code, 0) << racks.err;
+  EXPECT_NE(racks.out.find("r: 144 ranks on 36 hosts in 2 NVLink domains of 72 (gb200-nvl72), 2 "
+                           "iterations"),
+            std::string::npos)
+      << racks.out;
+  const CliRun nodes = run({"simulate",
+                            write("nodes.json", R"({"name": "n", "topology": {"system": "dgx-h100",
+                                  "nodes": 2}, )" + tables +
+                                                    "}"),
+                            "--iterations", "2", "--no-record"});
+  ASSERT_EQ(nodes.exit_code, 0) << nodes.err;
+  EXPECT_NE(nodes.out.find("n: 16 ranks on 2 hosts (dgx-h100), 2 iterations"), std::string::npos)
+      << nodes.out;
+}
+
 // One iteration has no steady state: the summary says what its time includes.
 TEST_F(CliTest, SimulateOneIterationIsNotCalledASteadyState) {
   const CliRun one = run({"simulate", kTiny, "--iterations", "1", "--no-record"});
