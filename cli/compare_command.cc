@@ -12,6 +12,7 @@
 
 #include "calibration_option.h"
 #include "cli_common.h"
+#include "interrupt_guard.h"
 #include "plan_source.h"
 #include "run_recording.h"
 #include "shardlab/data/compare_json.h"
@@ -30,6 +31,7 @@ struct CompareArgs {
   std::string output;  // empty: no JSON
   std::string calibration;
   int iterations = sim::SimOptions{}.iterations;
+  double time_limit = 0.0;  // --time-limit, seconds; 0: none
   bool compact = false;
   bool quiet = false;
   StoreOptions store;
@@ -99,6 +101,10 @@ std::string failure_reason(const sim::CompareRow& r) {
   return type + ": " + shown(text);
 }
 
+constexpr char kInterruptNote[] =
+    "shardlab compare: Ctrl-C: stopping; the rows done so far are printed and written (Ctrl-C "
+    "again quits without them)\n";
+
 void print_table(std::ostream& out, const planner::Scenario& scenario, const sim::Comparison& c) {
   const std::string header = fmt::format(
       "{:>3}  {:<26}  {:<15}  {:<10}  {:<8}  {:<20}  {:>11}  {:>11}  {:>8}  {:>11}  {:>9}  {:>6}  "
@@ -122,6 +128,12 @@ void print_table(std::ostream& out, const planner::Scenario& scenario, const sim
         or_dash(r.torchrec_rating_ms, "{:.5g}"), or_dash(r.iteration_ms, "{:.5g}"),
         percent(r.iteration_vs_winner), peak, or_dash(r.imbalance, "{:.3f}"), moved, r.plan_seconds,
         static_cast<int>(i) == c.winner ? "  <- winner" : "");
+  }
+  if (c.cancelled) {
+    out << fmt::format(
+        "stopped by {} after {} of the chosen rows: the rows above are complete, "
+        "the rest were not run\n",
+        c.timed_out ? "the time limit" : "Ctrl-C", c.rows.size());
   }
   if (c.winner >= 0) {
     const sim::CompareRow& w = c.rows[static_cast<size_t>(c.winner)];
@@ -155,6 +167,7 @@ int run_compare(const CompareArgs& args) {
                             .output(args.output, "the comparison output")
                             .distinct();
   if (!distinct) return kExitInvalid;
+  const InterruptGuard guard(kInterruptNote);
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
@@ -173,7 +186,9 @@ int run_compare(const CompareArgs& args) {
       args.each_version ? sim::each_torchrec_version(*selected) : *selected;
   sim::CompareOptions options{
       .sim = sim::SimOptions{.iterations = args.iterations, .record_phases = false},
-      .calibration = calibration->get()};
+      .calibration = calibration->get(),
+      .cancel = InterruptGuard::flag(),
+      .time_limit_s = args.time_limit};
   // Each row's start on a line; within a long row, its planner's progress.
   ProgressLine within_row(2.0);
   double row_started = 0.0;
@@ -274,6 +289,11 @@ void add_compare_command(CLI::App& app, int* exit_code) {
                   "Iterations to simulate per chosen plan (default: 4)")
       ->check(number_in_range(1, 100000))
       ->type_name("N");
+  cmd->add_option("--time-limit", args->time_limit,
+                  "Stop after SECONDS for the whole comparison, keeping the rows done (the one "
+                  "running is dropped); Ctrl-C stops the same way (default: 0, no limit)")
+      ->check(number_in_range(0.0, 1e9))
+      ->type_name("SECONDS");
   add_compact_flag(cmd, &args->compact);
   add_quiet_flag(cmd, &args->quiet, "progress and the recorded runs on stderr");
   add_store_options(cmd, &args->store);

@@ -3,8 +3,6 @@
 // say what it beats and what moved.
 
 #include <fmt/format.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <iostream>
@@ -16,6 +14,7 @@
 
 #include "calibration_option.h"
 #include "cli_common.h"
+#include "interrupt_guard.h"
 #include "plan_source.h"
 #include "run_recording.h"
 #include "shardlab/data/plan_json.h"
@@ -50,40 +49,9 @@ struct OptimizeArgs {
   int indent() const { return compact ? data::kCompactJson : data::kDefaultJsonIndent; }
 };
 
-// Ctrl-C sets the flag and says so (write(2) is async-signal-safe); the
-// search polls the flag between moves. Installed before anything else runs,
-// so a Ctrl-C while the start plan is made stops the search before its first
-// move. SA_RESETHAND gives a second Ctrl-C its default effect (terminate).
-std::atomic<bool> g_interrupted{false};
 constexpr char kInterruptNote[] =
     "shardlab optimize: Ctrl-C: stopping; the best plan so far is written (Ctrl-C again "
     "quits without it)\n";
-extern "C" void on_interrupt(int) {
-  g_interrupted.store(true, std::memory_order_relaxed);
-  [[maybe_unused]] const ssize_t n =
-      ::write(STDERR_FILENO, kInterruptNote, sizeof kInterruptNote - 1);
-}
-
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    g_interrupted.store(false);
-    struct sigaction sa = {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
-  }
-  ~InterruptGuard() {
-    if (installed_) sigaction(SIGINT, &previous_, nullptr);
-  }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  struct sigaction previous_ = {};
-  bool installed_ = false;
-};
 
 int report_failure(const OptimizeArgs& args, const planner::Scenario& scenario,
                    const planner::PlannerResult* result, const Status& status) {
@@ -194,7 +162,7 @@ int run_optimize(const OptimizeArgs& args) {
                             .output(args.destination(), "the plan output")
                             .distinct();
   if (!distinct) return kExitInvalid;
-  const InterruptGuard guard;
+  const InterruptGuard guard(kInterruptNote);
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.destination(), &code, args.torchrec_version);
@@ -213,7 +181,7 @@ int run_optimize(const OptimizeArgs& args) {
   request.seed = args.seed;
   request.time_limit_s = args.time_limit;
   request.max_evaluations = args.max_evaluations;
-  request.cancel = &g_interrupted;
+  request.cancel = InterruptGuard::flag();
   request.calibration = calibration->get();
   request.progress_interval_s = printer.interval();
   if (!args.quiet)

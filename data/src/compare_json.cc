@@ -82,6 +82,12 @@ std::string comparison_to_json(const planner::Scenario& scenario, const sim::Com
   w.begin_object();
   w.member("scenario", comparison.scenario);
   w.member("iterations", comparison.iterations);
+  // Stopped before every row was done: by the time limit or a cancel.
+  if (comparison.cancelled) {
+    w.member("stopped", comparison.timed_out ? "time_limit" : "cancelled");
+  } else {
+    w.null_member("stopped");
+  }
   if (comparison.winner >= 0) {
     w.member("winner", comparison.winner);
   } else {

@@ -2,59 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <stop_token>
-#include <thread>
-
+#include "shardlab/planner/deadline.h"
 #include "shardlab/search/objective.h"
 
 namespace shardlab::search {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// The whole run's time limit as a flag that cancels TorchRec's planning: a
-// timer thread sets it when the limit passes. No limit: no flag, no thread.
-class Deadline {
- public:
-  explicit Deadline(double seconds) : seconds_(seconds), start_(Clock::now()) {
-    if (seconds <= 0.0) return;
-    timer_ = std::jthread([this](std::stop_token stop) {
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock lock(m);
-      const auto until = start_ + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(seconds_));
-      if (!cv.wait_until(lock, stop, until, [] { return false; }) && !stop.stop_requested())
-        passed_.store(true);
-    });
-  }
-  const std::atomic<bool>* flag() const { return seconds_ > 0.0 ? &passed_ : nullptr; }
-  bool passed() const { return passed_.load(); }
-  // Seconds left for the search: 0 means no limit, so at least a nanosecond.
-  double left() const {
-    if (seconds_ <= 0.0) return 0.0;
-    const double used = std::chrono::duration<double>(Clock::now() - start_).count();
-    return std::max(seconds_ - used, 1e-9);
-  }
-
- private:
-  double seconds_;
-  Clock::time_point start_;
-  std::atomic<bool> passed_{false};
-  std::jthread timer_;
-};
-
-}  // namespace
 
 Result<std::unique_ptr<OptimizeRun>> OptimizeRun::run(const planner::Scenario& scenario,
                                                       const OptimizeRequest& request,
                                                       planner::PlannerResult* failed_planning) {
   std::unique_ptr<OptimizeRun> run(new OptimizeRun());
-  const Deadline deadline(request.time_limit_s);
+  const planner::Deadline deadline(request.time_limit_s);
   run->torchrec_ = planner::plan(
       scenario,
       planner::PlannerOptions{.cancel = deadline.flag(), .calibration = request.calibration});

@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 
+#include "shardlab/planner/deadline.h"
 #include "shardlab/planner/plan_summary.h"
 #include "shardlab/planner/proposal_log.h"
 #include "shardlab/sim/simulated_perf_model.h"
@@ -22,8 +23,8 @@ constexpr planner::PartitionerKind kPartitioners[] = {planner::PartitionerKind::
                                                       planner::PartitionerKind::kMemoryBalanced};
 constexpr RatingModel kRatings[] = {RatingModel::kTorchRec, RatingModel::kSimulated};
 
-bool cancelled(const CompareOptions& o) {
-  return o.cancel != nullptr && o.cancel->load(std::memory_order_relaxed);
+bool cancelled(const std::atomic<bool>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed);
 }
 
 void report(const CompareOptions& o, int row, int rows, CompareProgress::Stage stage,
@@ -188,12 +189,17 @@ Comparison compare_configurations(const planner::Scenario& scenario,
   out.iterations = options.sim.iterations;
   SimOptions sim_options = options.sim;
   sim_options.record_phases = false;
+  // The time limit and the caller's cancel, polled as one flag (planner/deadline.h).
+  const planner::Deadline deadline(options.time_limit_s, options.cancel);
+  const std::atomic<bool>* flag = deadline.flag();
+  // The caller's flag read directly too: the deadline mirrors it within 5 ms.
+  const auto stopped = [&] {
+    return cancelled(options.cancel) || cancelled(flag) || deadline.passed();
+  };
+  const std::atomic<bool>* stop = flag;
   const int rows = static_cast<int>(grid.size());
   for (int i = 0; i < rows; ++i) {
-    if (cancelled(options)) {
-      out.cancelled = true;
-      return out;
-    }
+    if (stopped()) break;
     const CompareConfig& config = grid[static_cast<size_t>(i)];
     CompareRow row;
     row.config = config;
@@ -201,7 +207,7 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     report(options, i, rows, CompareProgress::Stage::kPlanning);
     const planner::Scenario configured = configure(scenario, config);
     row.torchrec_version = configured.planner.torchrec_version;
-    planner::PlannerOptions base{.cancel = options.cancel, .calibration = options.calibration};
+    planner::PlannerOptions base{.cancel = stop, .calibration = options.calibration};
     if (options.progress) {
       base.progress = [&options, i, rows](const planner::PlannerProgress& p) {
         report(options, i, rows, CompareProgress::Stage::kPlanning, p);
@@ -210,10 +216,7 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     const planner::PlannerResult result =
         options.plan_row ? options.plan_row(configured, config, base, &row.simulations)
                          : plan_configuration(configured, config, base, &row.simulations);
-    if (cancelled(options)) {
-      out.cancelled = true;
-      return out;
-    }
+    if (stopped()) break;  // the row's planning was cut short: dropped
     row.num_proposals = result.num_proposals;
     row.num_plans = result.num_plans;
     row.plan_seconds = result.wall_seconds;
@@ -241,7 +244,10 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     report(options, i, rows, CompareProgress::Stage::kDone);
     out.rows.push_back(std::move(row));
   }
-
+  if (stopped()) {
+    out.cancelled = true;
+    out.timed_out = deadline.passed();
+  }
   rank_rows(out);
   return out;
 }

@@ -364,6 +364,18 @@ TEST_F(CliTest, CompareEachTorchRecVersionPutsTheVersionsSideBySide) {
   for (const Json& row : own_rows) EXPECT_EQ(row["torchrec_version"], "2026-08");
 }
 
+// --time-limit bounds a comparison: the rows done are printed and written,
+// and both say it stopped.
+TEST_F(CliTest, CompareStopsAtItsTimeLimit) {
+  const CliRun r = run({"compare", kTiny, "--time-limit", "0.000001", "--iterations", "2",
+                        "--no-record", "-o", path("stopped.json")});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.err;
+  EXPECT_NE(r.out.find("stopped by the time limit after "), std::string::npos) << r.out;
+  const Json j = Json::parse(read_file(path("stopped.json")));
+  EXPECT_EQ(j["stopped"], "time_limit");
+  EXPECT_LT(j["rows"].size(), 17u);
+}
+
 TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   const CliRun r = run({"compare", kTiny, "-o", path("compare.json"), "--iterations", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -372,7 +384,8 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
   EXPECT_NE(r.out.find("sim_iter_ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("<- winner"), std::string::npos) << r.out;
   const Json j = Json::parse(read_file(path("compare.json")));
-  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "winner", "rows"}));
+  EXPECT_EQ(keys(j), (Keys{"scenario", "iterations", "stopped", "winner", "rows"}));
+  EXPECT_TRUE(j["stopped"].is_null());
   EXPECT_EQ(j["scenario"], "tiny_2gpu");
   EXPECT_EQ(j["iterations"], 2);
   ASSERT_EQ(j["rows"].size(), 17u);

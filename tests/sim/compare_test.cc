@@ -175,8 +175,16 @@ TEST(Compare, ExtraRowsComeFromARowPlannerAndCancellingStopsBetweenRows) {
   cancelling.row_done = [&](int, const CompareRow&) { cancel = true; };
   c = compare_configurations(s, default_compare_grid(), cancelling);
   EXPECT_TRUE(c.cancelled);
+  EXPECT_FALSE(c.timed_out);
   EXPECT_EQ(c.rows.size(), 1u);
-  EXPECT_EQ(c.winner, -1);
+  EXPECT_EQ(c.winner, 0);  // the rows done keep their winner
+
+  // A time limit stops it the same way (and says so): one that has passed at once.
+  CompareOptions limited{.time_limit_s = 1e-9};
+  c = compare_configurations(s, default_compare_grid(), limited);
+  EXPECT_TRUE(c.cancelled);
+  EXPECT_TRUE(c.timed_out);
+  EXPECT_LT(c.rows.size(), default_compare_grid().size());
 }
 
 // Rows of two comparisons put together and ranked again are the rows of

@@ -14,7 +14,8 @@
 
 namespace shardlab::data {
 
-// {"scenario", "iterations", "winner": row index | null,
+// {"scenario", "iterations", "stopped": null | "time_limit" | "cancelled" (rows
+//  left out), "winner": row index | null,
 //  "rows": [{"label", "proposer", "partitioner", "perf_model", "torchrec_version",
 //            "axes": {name: value},
 //            "ok", "error": null | {"type", "message"},

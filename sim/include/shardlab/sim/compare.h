@@ -153,8 +153,12 @@ struct CompareOptions {
   // null: TorchRec's constants. Not owned; must outlive the call.
   const planner::CostCalibration* calibration = nullptr;
   // Polled between proposals and rows; rows not finished when it reads true
-  // are dropped and Comparison::cancelled is set. Not owned.
+  // are dropped and Comparison::cancelled is set (the finished rows keep
+  // their winner). Not owned.
   const std::atomic<bool>* cancel = nullptr;
+  // The whole comparison's time limit, seconds (<= 0: none): at the limit it
+  // stops as `cancel` stops it, and Comparison::timed_out is set too.
+  double time_limit_s = 0.0;
   // Progress, on the calling thread: as each row starts planning and
   // simulating, every PlannerOptions::kProgressEvery proposals, and when it
   // is done.
@@ -177,8 +181,9 @@ struct Comparison {
   std::string scenario;  // Scenario::name
   int iterations = 0;    // simulated per row
   std::vector<CompareRow> rows;
-  int winner = -1;  // index into rows, -1 when no row has a simulated time
-  bool cancelled = false;
+  int winner = -1;         // index into rows, -1 when no row has a simulated time
+  bool cancelled = false;  // stopped before every row was done (cancel or time limit)
+  bool timed_out = false;  // ... by CompareOptions::time_limit_s
 };
 
 // Runs `grid` on `scenario`. A row whose planning or simulation fails keeps
