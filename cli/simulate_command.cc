@@ -19,6 +19,7 @@
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/data/sim_json.h"
+#include "shardlab/planner/deadline.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/sim/simulation.h"
 #include "shardlab/trace/against.h"
@@ -36,6 +37,7 @@ struct SimulateArgs {
   std::vector<std::string> against;  // profiler traces to compare with (docs/traces.md)
   std::string against_json;          // --against-json: the comparison as JSON
   int iterations = sim::SimOptions{}.iterations;
+  double time_limit = 0.0;  // --time-limit, seconds: planning and simulation; 0: none
   bool no_overlap = false;
   bool no_contention = false;
   std::string comm_model = "flows";
@@ -76,11 +78,22 @@ int report_failure(const SimulateArgs& args, const std::string& scenario_name,
 std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args,
                                                   const planner::Scenario& scenario,
                                                   const planner::CostCalibration* calibration,
-                                                  int* code) {
+                                                  const planner::Deadline& deadline, int* code) {
   planner::PlannerResult result =
       args.plan.empty()
-          ? planner::plan(scenario, planner::PlannerOptions{.calibration = calibration})
+          ? planner::plan(scenario, planner::PlannerOptions{.cancel = deadline.flag(),
+                                                            .calibration = calibration})
           : read_and_rate_plan(scenario, args.plan, nullptr, calibration, args.allow_over_capacity);
+  if (!result.ok() && deadline.passed()) {
+    *code = report_failure(
+        args, scenario.name, nullptr,
+        Status::invalid_argument(
+            "the time limit (" + fmt::format("{}", args.time_limit) +
+            " s) ran out while planning (" + std::to_string(result.num_proposals) +
+            " proposals evaluated); nothing was simulated: raise --time-limit, give a plan "
+            "(--plan), or 0 for no limit"));
+    return std::nullopt;
+  }
   if (result.ok()) return result;
   // A plan file that does not fit is input, not a planning failure: no counters.
   const bool planner_failure = args.plan.empty() || !result.search_space.has_value();
@@ -250,6 +263,8 @@ int run_simulate(const SimulateArgs& args) {
     print_error("--against-json writes the comparison with --against's traces: give --against");
     return kExitInvalid;
   }
+  // --time-limit bounds planning and simulation (planner/deadline.h).
+  const planner::Deadline deadline(args.time_limit);
   int code = kExitOk;
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
@@ -273,14 +288,23 @@ int run_simulate(const SimulateArgs& args) {
   }
 
   std::optional<planner::PlannerResult> planned =
-      obtain_plan(args, *scenario, calibration->get(), &code);
+      obtain_plan(args, *scenario, calibration->get(), deadline, &code);
   if (!planned) return code;
   warn_uncalibrated(*calibration, *planned);
   sim::SimOptions options = args.options();
   // Measured communication parameters reach the flows too.
   options.calibration = calibration->get();
+  options.stop = deadline.flag();
   Result<sim::SimResult> simulated =
       sim::simulate(*scenario, *planned->search_space, *planned->best, options);
+  if (!simulated.is_ok() && deadline.passed()) {
+    return report_failure(
+        args, scenario->name, nullptr,
+        Status::invalid_argument("the time limit (" + fmt::format("{}", args.time_limit) +
+                                 " s) ran out: " + simulated.status().message() +
+                                 "; nothing was written: raise --time-limit, simulate fewer "
+                                 "--iterations, or 0 for no limit"));
+  }
   if (!simulated.is_ok()) return report_failure(args, scenario->name, nullptr, simulated.status());
 
   if (!args.output.empty()) {
@@ -362,6 +386,11 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
                   "Iterations to simulate; the steady state needs at least 2 (default: 4)")
       ->check(number_in_range(1, 100000))
       ->type_name("N");
+  cmd->add_option("--time-limit", args->time_limit,
+                  "Stop after SECONDS for planning and simulating together, with exit 2 and "
+                  "nothing written (default: 0, no limit)")
+      ->check(number_in_range(0.0, 1e9))
+      ->type_name("SECONDS");
   cmd->add_flag(
       "--no-overlap", args->no_overlap,
       "Run communication and compute on one stream, without pipelining (default: overlap)");

@@ -29,9 +29,16 @@ bool EventQueue::step() {
   return true;
 }
 
-void EventQueue::run() {
-  while (step()) {
+bool EventQueue::run(const std::atomic<bool>* stop) {
+  if (stop == nullptr) {
+    while (step()) {
+    }
+    return true;
   }
+  while (step()) {
+    if (processed_ % kStopPollEvents == 0 && stop->load(std::memory_order_relaxed)) return false;
+  }
+  return true;
 }
 
 }  // namespace shardlab::sim

@@ -126,9 +126,12 @@ double Executor::compute_duration(int rank, Phase phase) const {
   }
 }
 
-bool Executor::run() {
+bool Executor::run(const std::atomic<bool>* stop) {
   for (int r = 0; r < ranks_; ++r) advance(r);
-  queue_.run();
+  if (!queue_.run(stop)) {
+    stopped_ = true;
+    return false;
+  }
   for (const TaskTiming& t : timings_) {
     if (!t.done) return false;
   }

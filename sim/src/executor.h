@@ -58,8 +58,9 @@ class Executor final : private EventHandler, private CollectiveListener {
   ~Executor();
 
   // Runs to completion; false if some task never ran (a schedule deadlock,
-  // which would be a bug).
-  bool run();
+  // which would be a bug, or `stop` read true: stopped() says which).
+  bool run(const std::atomic<bool>* stop = nullptr);
+  bool stopped() const { return stopped_; }
 
   const TaskTiming& timing(int rank, int task) const { return timings_[index(rank, task)]; }
 
@@ -146,6 +147,7 @@ class Executor final : private EventHandler, private CollectiveListener {
   // Per collective instance: the member that joined last (lowest rank among equal times).
   std::vector<double> last_join_time_;
   std::vector<int> last_join_rank_;
+  bool stopped_ = false;  // run() was stopped by its flag
 };
 
 }  // namespace shardlab::sim::detail

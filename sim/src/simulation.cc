@@ -275,8 +275,15 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
        .eager = profile && host_mode(scenario) == HostMode::kEager});
   detail::Executor executor(schedule, *traffic, collectives, queue, network, *graph, &model,
                             profile ? &host : nullptr);
-  if (!executor.run())
+  if (!executor.run(options.stop)) {
+    if (executor.stopped()) {
+      return Status::invalid_argument("the simulation was stopped (a time limit, or a cancel) at " +
+                                      std::to_string(queue.now()) +
+                                      " ms of simulated time, before its " +
+                                      std::to_string(options.iterations) + " iterations ended");
+    }
     return Status::internal("simulation stalled: some phases never became ready");
+  }
 
   SimResult out;
   out.scenario = scenario.name;

@@ -118,6 +118,18 @@ TEST_F(CliTest, SimulateSaysWhetherTheHostSideIsIncluded) {
   EXPECT_NE(graphs.out.find("under CUDA graphs"), std::string::npos) << graphs.out;
 }
 
+// --time-limit bounds planning and simulating: a run past it exits 2, says so
+// and writes nothing.
+TEST_F(CliTest, SimulateStopsAtItsTimeLimit) {
+  const CliRun r = run({"simulate", kTiny, "--iterations", "100000", "--time-limit", "0.05",
+                        "--no-record", "-o", path("never.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the time limit (0.05 s) ran out: the simulation was stopped"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(read_file(path("never.json")).find("\"error\""), std::string::npos);
+}
+
 // A cluster's summary names its NVLink domains and its system preset.
 TEST_F(CliTest, SimulateNamesTheClusterItRuns) {
   const std::string tables =

@@ -281,5 +281,31 @@ TEST(Simulation, ClosedFormsEqualTheFlows) {
   EXPECT_LT(2 * a.events, b.events);
 }
 
+// SimOptions::stop: a flag that reads true stops the event loop, and
+// simulate() fails saying so; one that stays false changes nothing.
+TEST(Simulation, AStopFlagStopsIt) {
+  auto scenario =
+      data::load_scenario_file(std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json");
+  ASSERT_TRUE(scenario.is_ok());
+  const Planned p{*scenario, planner::plan(*scenario)};
+  ASSERT_TRUE(p.result.ok());
+  std::atomic<bool> stop{true};
+  SimOptions options;
+  options.iterations = 2000;  // more events than one poll interval
+  options.stop = &stop;
+  Result<SimResult> stopped = simulate(*scenario, *p.result.search_space, *p.result.best, options);
+  ASSERT_FALSE(stopped.is_ok());
+  EXPECT_EQ(stopped.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(stopped.status().message().find("the simulation was stopped"), std::string::npos);
+  stop = false;
+  options.iterations = 4;
+  Result<SimResult> with_flag =
+      simulate(*scenario, *p.result.search_space, *p.result.best, options);
+  options.stop = nullptr;
+  Result<SimResult> without = simulate(*scenario, *p.result.search_space, *p.result.best, options);
+  ASSERT_TRUE(with_flag.is_ok() && without.is_ok());
+  EXPECT_EQ(with_flag->iteration_ms, without->iteration_ms);
+}
+
 }  // namespace
 }  // namespace shardlab::sim

@@ -6,6 +6,7 @@
 // plus two integers, so scheduling never allocates per event.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -29,8 +30,10 @@ class EventQueue {
 
   // Runs the earliest event; false when the queue is empty.
   bool step();
-  // Runs events until the queue is empty.
-  void run();
+  // Runs events until the queue is empty, or until `stop` (when not null)
+  // reads true, polled every kStopPollEvents events; false when stopped.
+  static constexpr uint64_t kStopPollEvents = 4096;
+  bool run(const std::atomic<bool>* stop = nullptr);
 
   bool empty() const { return heap_.empty(); }
   uint64_t events_processed() const { return processed_; }

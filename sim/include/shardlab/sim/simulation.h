@@ -20,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -85,6 +86,10 @@ struct SimOptions {
   // messages capped at the calibrated bandwidth, the calibrated latency once
   // per collective (collective_model.h). Null: none. Must outlive simulate().
   const planner::CostCalibration* calibration = nullptr;
+  // Polled while events run (every EventQueue::kStopPollEvents): reading
+  // true stops the simulation, which then fails (kInvalidArgument, "the
+  // simulation was stopped ..."). Not owned; null: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct PhaseRecord {
