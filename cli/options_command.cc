@@ -49,9 +49,10 @@ int run_options(const OptionsArgs& args) {
 
   // Reservation and enumeration only; no proposer or partitioner runs, so a
   // scenario whose planning would fail still lists its options.
-  planner::PlannerResult result = planner::plan(
-      *scenario,
-      planner::PlannerOptions{.enumerate_only = true, .calibration = calibration->get()});
+  planner::PlannerResult result =
+      planner::plan(*scenario, planner::PlannerOptions{.enumerate_only = true,
+                                                       .lists_options = true,
+                                                       .calibration = calibration->get()});
   if (!result.search_space.has_value()) {
     const Status status = result.error.is_ok()
                               ? Status::internal("enumeration returned no search space")

@@ -248,7 +248,6 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
           (c && c->pooling_factors) ? static_cast<int64_t>(c->pooling_factors->size()) : 1;
       const int64_t cols = tensor_cols(s.tables[t], m.is_quant);
       const int64_t cw_shards = cols / column_wise_block(cols, c ? c->min_partition : std::nullopt);
-      int64_t widest = 0;
       for_each_option_kind(s, topo, m, t, [&](ShardingType type, ComputeKernel) {
         int64_t shards = 1;
         switch (type) {
@@ -270,9 +269,7 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
         ++size.options;
         size.shards += shards;
         size.inputs += inputs;
-        widest = std::max(widest, shards);
       });
-      size.widest_shards += widest;
     }
   }
   return size;

@@ -33,8 +33,7 @@ std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& module,
 struct EnumerationSize {
   int64_t options = 0;
   int64_t shards = 0;
-  int64_t inputs = 0;         // Σ over options of the option's inputs
-  int64_t widest_shards = 0;  // Σ over tables of the shards of its option with the most
+  int64_t inputs = 0;  // Σ over options of the option's inputs
 };
 EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
                                  const std::vector<ModuleInfo>& modules);

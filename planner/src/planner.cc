@@ -164,8 +164,9 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
   // Refuse a run that would not fit in memory before building anything.
   const internal::PlanningMemory memory =
       internal::estimate_planning_memory(scenario, result.topology, modules, options);
-  if (Status st = check_memory("planning " + memory.describe(), memory.total(),
-                               "plan fewer tables or ranks, or constrain the sharding types");
+  if (Status st = check_memory(
+          (options.enumerate_only ? "enumerating " : "planning ") + memory.describe(),
+          memory.total(), "plan fewer tables or ranks, or constrain the sharding types");
       !st) {
     result.error = st;
     return finish();
@@ -381,7 +382,21 @@ PlannerResult rate_placement(const Scenario& scenario,
 
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options) {
   try {
-    return plan_within_memory(scenario, options);
+    PlannerResult result = plan_within_memory(scenario, options);
+    // The plan's JSON is counted now that its shards are known; the
+    // proposals' cache is freed by now.
+    if (result.best) {
+      const int64_t shards = static_cast<int64_t>(result.best->ranks.size());
+      if (Status st = check_memory("writing the plan's " + std::to_string(shards) + " shards",
+                                   internal::plan_json_bytes(shards),
+                                   "plan fewer tables or ranks, or constrain the sharding types");
+          !st) {
+        result.best.reset();
+        result.device_perf_total.clear();
+        result.error = st;
+      }
+    }
+    return result;
   } catch (const std::bad_alloc&) {
     // The estimate keeps this rare (memory taken by others meanwhile); the
     // run's structures are freed by now, so the message can be built.

@@ -22,10 +22,10 @@ constexpr int64_t kInputBytes = 3 * static_cast<int64_t>(sizeof(double));
 constexpr int64_t kCachedProposalBytes = 96;
 // JSON written per shard: a plan entry (offset, size, rank, placement, perf
 // and storage objects; indented for the output, compact again for the run
-// store) and an options-list entry. The best plan is not known in advance:
-// each table is counted with its option of the most shards.
+// store), and an options-list entry (about 400 bytes of indented text, held
+// in one string that grows by doubling: up to twice that while it moves).
 constexpr int64_t kPlanJsonShardBytes = 800;
-constexpr int64_t kOptionsJsonShardBytes = 480;
+constexpr int64_t kOptionsJsonShardBytes = 900;
 // Proposals the embedding-offload scale-up search makes, at most.
 constexpr int64_t kScaleupProposals = 256;
 
@@ -74,8 +74,10 @@ int64_t PlanningMemory::total() const {
 }
 
 std::string PlanningMemory::describe() const {
-  return std::to_string(size.options) + " sharding options with " + std::to_string(size.shards) +
-         " shards, up to " + std::to_string(proposals) + " proposals";
+  std::string text = std::to_string(size.options) + " sharding options with " +
+                     std::to_string(size.shards) + " shards";
+  if (proposals > 0) text += ", up to " + std::to_string(proposals) + " proposals";
+  return text;
 }
 
 PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology& topology,
@@ -97,10 +99,11 @@ PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology
                            saturating_mul(fqns, int64_t{8});
     m.proposal_bytes = saturating_add(m.proposal_bytes, saturating_mul(m.proposals, record));
   }
-  m.output_bytes = options.enumerate_only
-                       ? saturating_mul(m.size.shards, kOptionsJsonShardBytes)
-                       : saturating_mul(m.size.widest_shards, kPlanJsonShardBytes);
+  m.output_bytes =
+      options.lists_options ? saturating_mul(m.size.shards, kOptionsJsonShardBytes) : 0;
   return m;
 }
+
+int64_t plan_json_bytes(int64_t shards) { return saturating_mul(shards, kPlanJsonShardBytes); }
 
 }  // namespace shardlab::planner::internal

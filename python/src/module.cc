@@ -232,7 +232,9 @@ std::string options(const std::string& source, bool is_path, const std::string& 
   planner::PlannerResult r;
   {
     py::gil_scoped_release unlocked;
-    r = planner::plan(s, planner::PlannerOptions{.enumerate_only = true, .calibration = c.get()});
+    r = planner::plan(s,
+                      planner::PlannerOptions{
+                          .enumerate_only = true, .lists_options = true, .calibration = c.get()});
   }
   if (!r.search_space) {
     raise(r.error.is_ok() ? Status::internal("enumeration returned no search space") : r.error);

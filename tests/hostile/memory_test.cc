@@ -234,6 +234,19 @@ TEST(HostileMemory, SimulatingManyNicsIsRefused) {
   expect_refused(o, budget, "simulating 1024 ranks needs about ");
 }
 
+// Four replicated tables on 65,536 ranks: a small search space, but a plan of
+// 262,144 shards whose JSON does not fit; refused once the plan is known.
+TEST(HostileMemory, APlanTooLargeToWriteIsRefusedOnceKnown) {
+  planner::Scenario s = synthetic(4, 65536, 8);
+  for (auto& c : s.constraints) {
+    c = planner::ConstraintSpec{.sharding_types = std::vector{planner::ShardingType::kDataParallel},
+                                .compute_kernels = std::vector{planner::ComputeKernel::kDense}};
+  }
+  const int64_t budget = 96 * kMiB;
+  const ChildOutcome o = run_capped(budget, [&] { return plan_status(s); });
+  expect_refused(o, budget, "writing the plan's 262144 shards needs about ");
+}
+
 TEST(HostileMemory, HugePlanFileStopsAtTheBudget) {
   const planner::Scenario s = one_table(8, 8);
   std::string ranks;

@@ -59,6 +59,11 @@ struct PlannerProgress {
 struct PlannerOptions {
   // Stop after storage reservation and enumeration (shardlab options).
   bool enumerate_only = false;
+  // The caller writes every option's shards from the result (an options
+  // listing, `shardlab options`); counted in the memory estimate checked
+  // before enumerating. Otherwise the estimate counts the best plan's JSON.
+  // Changes nothing plan() computes.
+  bool lists_options = false;
   // Rates each plan that partitions; null means TorchRec's model (max over
   // ranks of device_perf_total). Not owned; must outlive the call. A model
   // with state makes concurrent plan() calls share it.
@@ -81,6 +86,13 @@ struct PlannerOptions {
   static constexpr int kProgressEvery = 256;
 };
 
+// Plans `scenario`. Errors (PlannerResult::error): invalid_argument for a
+// scenario outside the limits, for a run that does not fit the memory budget
+// (checked before enumerating, and again for the best plan's JSON once its
+// shards are known: "writing the plan's N shards needs about ..."), or
+// allocation failing anyway; a planner error (PlannerErrorType) when the
+// reservation or no proposal fits, when a proposer cannot start, or when
+// cancelled.
 PlannerResult plan(const Scenario& scenario, const PlannerOptions& options = {});
 
 // Re-rates an existing placement against `scenario`: per-rank perf and the
