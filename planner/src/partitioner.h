@@ -36,6 +36,23 @@ class Partitioner {
   // it to skip exact ratings (and building plans) that provably cannot win.
   virtual std::optional<double> max_device_perf() const { return std::nullopt; }
 
+  // The last partition() as placed, for the planner to find its exact
+  // rating from a few ranks (planner.cc, exact_rating) without building the
+  // plan: each device's perf total as max_device_perf() sums it (by rank),
+  // whether the option at each proposal position went to ranks 0..n-1 in
+  // shard order, and the plan's first_shard and ranks (the ranks of
+  // positions in rank order possibly unwritten, the proposal possibly
+  // unset). Set after a successful partition() that placed every shard
+  // (with `out`, or without one and not stopped early); nullopt otherwise,
+  // or when the partitioner keeps no such record. Valid until the next
+  // partition().
+  struct Placement {
+    const std::vector<double>* device_totals = nullptr;
+    const std::vector<char>* in_rank_order = nullptr;
+    const PartitionedPlan* plan = nullptr;
+  };
+  virtual std::optional<Placement> last_placement() const { return std::nullopt; }
+
   // Lets later partition() calls without `out` stop placing once the outcome
   // the caller reads is settled: the largest device perf total has reached
   // `perf` and every shard left provably fits wherever the placement would

@@ -8,9 +8,12 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <numeric>
+#include <thread>
 #include <unordered_map>
 
 #include "enumerator.h"
+#include "lazy_rating.h"
 #include "partitioner.h"
 #include "planner_messages.h"
 #include "planning_memory.h"
@@ -42,41 +45,6 @@ bool perfs_non_negative(const SearchSpace& space) {
     }
   }
   return true;
-}
-
-// The relative margin of cannot_beat for a plan of `num_shards` shards.
-double rating_margin(int64_t num_shards) { return static_cast<double>(num_shards + 16) * 0x1p-50; }
-
-// Proves that a plan's NoopPerfModel rating is not below `best` from the
-// partitioner's max_device_perf(), without building the plan or the
-// per-shard rating pass. Both numbers sum the same non-negative shard perfs
-// per device, in different orders (e.g. per component then total, vs per
-// shard total, docs/cost-model.md O27). Each is within a relative (k + 4)·2^-53 (first order)
-// of the exact sum over a device's k shards, so rating >= partitioner_max ·
-// (1 - 2(k + 4)·2^-53). The margin below uses k = every shard of the plan
-// and is twice that, which also covers the rounding of the product and
-// difference. The result equals `!(rating < best)` whenever it returns true.
-bool cannot_beat(double partitioner_max, int64_t num_shards, double best) {
-  const double margin = rating_margin(num_shards);
-  return partitioner_max - partitioner_max * margin >= best;
-}
-
-// A device total from which cannot_beat holds: the partitioner may stop a
-// lazy placement there (Partitioner::set_early_stop). cannot_beat is
-// monotone in partitioner_max (with a margin below 1/4, so x - x·margin
-// grows with x even after rounding), so a placement whose largest total
-// reaches this value cannot beat `best`, however it ends; +infinity where
-// no such value is found.
-double cannot_beat_from(int64_t num_shards, double best) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const double margin = rating_margin(num_shards);
-  if (!(margin < 0.25)) return kInf;
-  double x = best + 2 * margin * best;
-  for (int step = 0; step < 4 && x < kInf; ++step) {
-    if (cannot_beat(x, num_shards, best)) return x;
-    x = std::nextafter(x, kInf);
-  }
-  return kInf;
 }
 
 std::string gb(int64_t bytes) { return py_round(static_cast<double>(bytes) / (1 << 30), 3); }
@@ -116,14 +84,16 @@ void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_
                std::vector<double>* device_perf_total, double* rating) {
   device_perf_total->assign(static_cast<size_t>(world_size), 0.0);
   double* perf = device_perf_total->data();
+  std::vector<int> in_order(static_cast<size_t>(world_size));
+  std::iota(in_order.begin(), in_order.end(), 0);
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const double shard_total = space.options[plan.proposal[i]].shard_perf.total();
     const int* ranks = plan.ranks.data() + plan.first_shard[i];
     const int n = plan.first_shard[i + 1] - plan.first_shard[i];
     // Uniform options usually sit on ranks 0..W-1 in order: a contiguous
-    // add, same additions in the same order per rank.
-    bool identity = n == world_size;
-    for (int j = 0; j < n && identity; ++j) identity = ranks[j] == j;
+    // add, same additions in the same order per rank. The check is a
+    // memcmp.
+    const bool identity = n == world_size && std::equal(ranks, ranks + n, in_order.data());
     if (identity) {
       for (int r = 0; r < n; ++r) perf[r] += shard_total;
     } else {
@@ -136,6 +106,282 @@ void rate_plan(const SearchSpace& space, const PartitionedPlan& plan, int world_
 }
 
 namespace {
+
+// The proposal loop (docs/cost-model.md §9.1): every proposer's proposals,
+// partitioned once each (a repeat is served from the cache), rated, the
+// best plan kept; the failure message when none partitions.
+class ProposalLoop {
+ public:
+  ProposalLoop(const Scenario& scenario, const PlannerOptions& options,
+               const Topology& reserved_topology, PlannerResult* result)
+      : scenario_(scenario),
+        options_(options),
+        result_(*result),
+        ss_(*result->search_space),
+        reserved_topology_(reserved_topology),
+        reserved_devices_(result->reserved->devices),
+        tracker_(ss_),
+        // Exact ratings can be skipped only for TorchRec's own model, whose
+        // rating the partitioner's device totals bound.
+        may_skip_ratings_(options.perf_model == nullptr && perfs_non_negative(ss_)),
+        num_proposers_(static_cast<int>(scenario.planner.proposers.size())) {
+    partitioner_ = make_partitioner(scenario.planner.partitioner, scenario.behaviour());
+    partitioner_->set_detailed_errors(false);  // the reported failure is re-run with details
+    partitioner_->set_fixed_topology(&reserved_topology_);  // unchanged from here on
+  }
+
+  // Runs `proposer` to its end. False when cancelled.
+  bool run(int index, Proposer& proposer) {
+    if (options_.progress) report(index);
+    proposer.load(ss_);
+    // A proposer that reads neither plan nor rating gets neither built when
+    // they cannot matter (lazy_rating.h).
+    if (may_skip_ratings_ && !proposer.reads_plan_or_rating()) return run_lazy(index, proposer);
+    return run_eager(index, proposer);
+  }
+
+  // After the last proposer: the best plan's per-rank sums, or the failure.
+  void finish() {
+    if (result_.best) {
+      result_.perf_rating = best_rating_;
+      if (best_sums_pending_) sum_best_plan();
+      return;
+    }
+    fail();
+  }
+
+ private:
+  // Proposals settled together by a lazy proposer: enough to keep two
+  // threads busy between joins, few enough that the best rating they are
+  // settled against is rarely stale.
+  static constexpr int kLazyBatch = 64;
+
+  struct Pending {
+    internal::LazyItem* item;
+    CachedOutcome* cached;  // its cache entry, filled on commit
+    Storage storage;        // ProposalTracker::storage()
+  };
+
+  // Each proposal is partitioned, and rated exactly (this proposer reads
+  // the plan and rating).
+  bool run_eager(int index, Proposer& proposer) {
+    for (auto proposal = proposer.propose(); proposal; proposal = proposer.propose()) {
+      if (cancelled()) return false;
+      tracker_.advance(*proposal);
+      const ProposalKey key = tracker_.key();
+      if (auto it = cache_.find(key); it != cache_.end()) {
+        CachedOutcome& cached = it->second;
+        if (cached.partitionable && !cached.rating) {
+          // Its rating was skipped for an earlier proposer; this one reads
+          // it. Partitioning is deterministic: redo it (still not counted).
+          // It could not beat the best then, so it cannot now.
+          (void)partitioner_->partition(ss_, *proposal, reserved_topology_, &candidate_);
+          cached.rating = rate_candidate();
+        }
+        // Served from the cache: not partitioned again and not counted. The
+        // cached plan itself is not kept (no proposer reads it on a repeat).
+        proposer.feedback(cached.partitionable, nullptr, cached.rating, reserved_devices_);
+        continue;
+      }
+      count_proposal(index);
+      if (Status st = partitioner_->partition(ss_, *proposal, reserved_topology_, &candidate_);
+          st) {
+        ++result_.num_plans;
+        const double rating = rate_candidate();
+        cache_.emplace(key, CachedOutcome{true, rating});
+        log(index, *proposal, true, rating);
+        proposer.feedback(true, &candidate_, rating, reserved_devices_);
+      } else {
+        cache_.emplace(key, CachedOutcome{false, std::nullopt});
+        log(index, *proposal, false, std::nullopt);
+        proposer.feedback(false, nullptr, std::nullopt, reserved_devices_);
+        note_failure(std::move(*proposal), tracker_.storage(), st);
+      }
+    }
+    return true;
+  }
+
+  // The proposer's walk ignores the outcomes, so proposals are taken in
+  // batches and settled together, on two threads where there are two
+  // (lazy_rating.h), then committed in order; one at a time on one thread.
+  bool run_lazy(int index, Proposer& proposer) {
+    const int threads = options_.threads > 0                       ? std::min(options_.threads, 2)
+                        : std::thread::hardware_concurrency() >= 2 ? 2
+                                                                   : 1;
+    const int batch = threads == 1 ? 1 : kLazyBatch;
+    if (!rater_) {
+      rater_ = std::make_unique<internal::LazyRater>(scenario_, ss_, reserved_topology_, threads);
+    }
+    std::vector<internal::LazyItem> items(static_cast<size_t>(batch));
+    std::vector<Pending> pending;
+    std::vector<internal::LazyItem*> to_settle;
+    bool more = true;
+    while (more) {
+      pending.clear();
+      to_settle.clear();
+      while (static_cast<int>(pending.size()) < batch) {
+        if (cancelled()) return false;
+        std::optional<Proposal> proposal = proposer.propose();
+        if (!proposal) {
+          more = false;
+          break;
+        }
+        tracker_.advance(*proposal);
+        // The walk moves on whatever the outcome (Proposer::reads_plan_or_rating).
+        proposer.feedback(false, nullptr, std::nullopt, reserved_devices_);
+        // A repeat (of an earlier batch or of this one) is served from the
+        // cache: nothing to do for a lazy proposer, and not counted.
+        auto [it, fresh] = cache_.try_emplace(tracker_.key());
+        if (!fresh) continue;
+        internal::LazyItem& item = items[pending.size()];
+        item.proposal = std::move(*proposal);
+        item.num_shards = tracker_.num_shards();
+        pending.push_back(Pending{&item, &it->second, tracker_.storage()});
+        to_settle.push_back(&item);
+      }
+      rater_->settle(to_settle, best_rating_);
+      for (const Pending& p : pending) {
+        if (cancelled()) return false;
+        commit_lazy(index, p);
+      }
+    }
+    return true;
+  }
+
+  // A settled proposal, in proposal order: counted, cached, logged, and kept
+  // when it is the best.
+  void commit_lazy(int index, const Pending& p) {
+    internal::LazyItem& item = *p.item;
+    count_proposal(index);
+    if (!item.status) {
+      *p.cached = CachedOutcome{false, std::nullopt};
+      log(index, item.proposal, false, std::nullopt);
+      note_failure(std::move(item.proposal), p.storage, item.status);
+      return;
+    }
+    ++result_.num_plans;
+    std::optional<double> rating = item.rating;
+    // Settled against the best when the batch began; against the best now,
+    // the bound may prove more. It proves exactly what it would have proven
+    // one at a time: a placement stopped early reached a bound from which it
+    // cannot beat any lower best, and a full placement's largest total is
+    // the largest bound any placement of it gives. So the log records the
+    // same skipped ratings.
+    if (item.bound && internal::cannot_beat(*item.bound, item.num_shards, best_rating_)) {
+      rating.reset();
+    }
+    if (rating && *rating < best_rating_) {  // strict: the first of equal ratings wins
+      best_rating_ = *rating;
+      if (!result_.best) result_.best.emplace();
+      rater_->build(item.proposal, &*result_.best);  // deterministic: the plan rated
+      best_sums_pending_ = true;
+    }
+    *p.cached = CachedOutcome{true, rating};
+    log(index, item.proposal, true, rating);
+  }
+
+  // Rates `candidate_` exactly; keeps it when it is the best so far.
+  double rate_candidate() {
+    double rating = 0.0;
+    rate_plan(ss_, candidate_, result_.topology.world_size, &device_perf_, &rating);
+    // rate_plan's max is TorchRec's rating; another model re-rates the plan.
+    if (options_.perf_model != nullptr)
+      rating = options_.perf_model->rate(ss_, candidate_, result_.topology, device_perf_);
+    if (rating < best_rating_) {  // strict: the first of equal ratings wins
+      best_rating_ = rating;
+      result_.best = candidate_;
+      result_.device_perf_total = device_perf_;
+      best_sums_pending_ = false;
+    }
+    return rating;
+  }
+
+  // The best plan was rated from a few ranks: its per-rank sums, once.
+  void sum_best_plan() {
+    double rating = 0.0;
+    rate_plan(ss_, *result_.best, result_.topology.world_size, &result_.device_perf_total, &rating);
+    if (rating != best_rating_) {  // exact_rating's bound broken: a defect, never a plan
+      result_.best.reset();
+      result_.device_perf_total.clear();
+      result_.error = Status::internal("the best plan's rating " + py_float_repr(rating) +
+                                       " differs from the rating found while planning " +
+                                       py_float_repr(best_rating_));
+    }
+  }
+
+  // No proposal partitioned: TorchRec's message for the last failure.
+  void fail() {
+    // Partitioning is deterministic: re-running the last failed proposal
+    // with detailed errors gives the same failure, now with TorchRec's
+    // message.
+    if (!last_proposal_.empty()) {
+      partitioner_->set_detailed_errors(true);
+      PartitionedPlan scratch;
+      last_error_ = partitioner_->partition(ss_, last_proposal_, reserved_topology_, &scratch);
+    }
+    PartitionedPlan unplaced;
+    init_partitioned_plan(ss_, last_proposal_, &unplaced);
+    result_.last_proposal = std::move(unplaced);
+    Storage global_available;
+    for (const Storage& d : reserved_devices_) global_available += d;
+    const bool insufficient = !lowest_storage_.fits_in(global_available);
+    result_.error = Status::planner(
+        insufficient ? PlannerErrorType::kInsufficientStorage
+                     : PlannerErrorType::kStrictConstraints,
+        failure_message(scenario_, result_.topology, *result_.reserved, insufficient,
+                        result_.num_proposals, lowest_storage_, last_error_));
+  }
+
+  void count_proposal(int index) {
+    ++result_.num_proposals;
+    if (options_.progress && result_.num_proposals % PlannerOptions::kProgressEvery == 0) {
+      report(index);
+    }
+  }
+
+  void note_failure(Proposal proposal, const Storage& storage, const Status& error) {
+    last_error_ = error;
+    lowest_storage_ = std::min(lowest_storage_, storage);
+    last_proposal_ = std::move(proposal);  // read once, at the end
+  }
+
+  // Logging records what the loop computes and changes none of it.
+  void log(int index, const Proposal& proposal, bool partitionable, std::optional<double> rating) {
+    if (options_.proposal_log != nullptr)
+      options_.proposal_log->append(index, proposal, partitionable, rating);
+  }
+
+  void report(int index) const {
+    options_.progress(PlannerProgress{.proposer = index,
+                                      .num_proposers = num_proposers_,
+                                      .proposals = result_.num_proposals,
+                                      .plans = result_.num_plans});
+  }
+
+  bool cancelled() const {
+    return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed);
+  }
+
+  const Scenario& scenario_;
+  const PlannerOptions& options_;
+  PlannerResult& result_;
+  const SearchSpace& ss_;
+  const Topology& reserved_topology_;
+  const std::vector<Storage>& reserved_devices_;
+  ProposalTracker tracker_;
+  const bool may_skip_ratings_;
+  const int num_proposers_;
+  std::unique_ptr<Partitioner> partitioner_;
+  std::unique_ptr<internal::LazyRater> rater_;  // made for the first lazy proposer
+  std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache_;
+  double best_rating_ = static_cast<double>(std::numeric_limits<int64_t>::max());
+  bool best_sums_pending_ = false;  // result_.device_perf_total not summed yet
+  Storage lowest_storage_{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
+  Status last_error_;
+  Proposal last_proposal_;
+  PartitionedPlan candidate_;
+  std::vector<double> device_perf_;
+};
 
 PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -197,143 +443,20 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
     }
   }
 
-  const SearchSpace& ss = *result.search_space;
   Topology reserved_topology = result.topology;
   for (size_t r = 0; r < reserved_topology.devices.size(); ++r) {
     reserved_topology.devices[r].storage = result.reserved->devices[r];
   }
-  const std::vector<Storage>& reserved_devices = result.reserved->devices;
-
-  std::unique_ptr<Partitioner> partitioner =
-      make_partitioner(scenario.planner.partitioner, scenario.behaviour());
-  partitioner->set_detailed_errors(false);  // the reported failure is re-run with details
-  partitioner->set_fixed_topology(&reserved_topology);  // unchanged from here on
-  std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache;
-  double best_rating = static_cast<double>(std::numeric_limits<int64_t>::max());
-  Storage lowest_storage{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
-  Status last_error;
-  Proposal last_proposal;
-  PartitionedPlan candidate;
-  std::vector<double> device_perf;
-  ProposalTracker tracker(ss);
-  // Exact ratings can be skipped only for TorchRec's own model, whose rating
-  // the partitioner's device totals bound, and not when the log wants them.
-  // Logging records what the loop computes and changes none of it.
-  const bool may_skip_ratings = options.perf_model == nullptr && perfs_non_negative(ss);
-  ProposalLog* const log = options.proposal_log;
-  const int num_proposers = static_cast<int>(scenario.planner.proposers.size());
-  const auto report = [&](int proposer_index) {
-    options.progress(PlannerProgress{.proposer = proposer_index,
-                                     .num_proposers = num_proposers,
-                                     .proposals = result.num_proposals,
-                                     .plans = result.num_plans});
-  };
-  const auto cancelled = [&options]() {
-    return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
-  };
-
-  // Rates `candidate` exactly; keeps it when it is the best so far.
-  auto rate_candidate = [&]() -> double {
-    double rating = 0.0;
-    rate_plan(ss, candidate, result.topology.world_size, &device_perf, &rating);
-    // rate_plan's max is TorchRec's rating; another model re-rates the plan.
-    if (options.perf_model != nullptr)
-      rating = options.perf_model->rate(ss, candidate, result.topology, device_perf);
-    if (rating < best_rating) {  // strict: the first of equal ratings wins
-      best_rating = rating;
-      result.best = candidate;
-      result.device_perf_total = device_perf;
-    }
-    return rating;
-  };
-
-  for (size_t proposer_index = 0; proposer_index < scenario.planner.proposers.size();
-       ++proposer_index) {
-    if (options.progress) report(static_cast<int>(proposer_index));
-    Proposer* proposer = proposers[proposer_index].get();
-    proposer->load(ss);
-    // Lazy mode: partition without building the plan, and build and rate it
-    // only when it might be the best; the proposer does not miss it.
-    const bool lazy = may_skip_ratings && !proposer->reads_plan_or_rating();
-    for (auto proposal = proposer->propose(); proposal; proposal = proposer->propose()) {
-      if (cancelled()) {
-        result.best.reset();
-        result.device_perf_total.clear();
-        result.error = Status::planner(PlannerErrorType::kOther, "planning cancelled");
-        return finish();
-      }
-      tracker.advance(*proposal);
-      const ProposalKey key = tracker.key();
-      if (auto it = cache.find(key); it != cache.end()) {
-        CachedOutcome& cached = it->second;
-        if (cached.partitionable && !cached.rating && !lazy) {
-          // Its rating was skipped for an earlier proposer; this one reads
-          // it. Partitioning is deterministic: redo it (still not counted).
-          // It could not beat the best then, so it cannot now.
-          (void)partitioner->partition(ss, *proposal, reserved_topology, &candidate);
-          cached.rating = rate_candidate();
-        }
-        // Served from the cache: not partitioned again and not counted. The
-        // cached plan itself is not kept (no proposer reads it on a repeat).
-        proposer->feedback(cached.partitionable, nullptr, cached.rating, reserved_devices);
-        continue;
-      }
-      ++result.num_proposals;
-      if (options.progress && result.num_proposals % PlannerOptions::kProgressEvery == 0) {
-        report(static_cast<int>(proposer_index));
-      }
-      if (lazy) partitioner->set_early_stop(cannot_beat_from(tracker.num_shards(), best_rating));
-      if (Status st =
-              partitioner->partition(ss, *proposal, reserved_topology, lazy ? nullptr : &candidate);
-          st) {
-        ++result.num_plans;
-        std::optional<double> rating;
-        const PartitionedPlan* plan = &candidate;
-        const std::optional<double> bound = lazy ? partitioner->max_device_perf() : std::nullopt;
-        if (bound && cannot_beat(*bound, tracker.num_shards(), best_rating)) {
-          plan = nullptr;
-        } else {
-          // Deterministic: the same plan as the lazy partition found.
-          if (lazy) (void)partitioner->partition(ss, *proposal, reserved_topology, &candidate);
-          rating = rate_candidate();
-        }
-        cache.emplace(key, CachedOutcome{true, rating});
-        if (log != nullptr) log->append(static_cast<int>(proposer_index), *proposal, true, rating);
-        proposer->feedback(true, plan, rating, reserved_devices);
-      } else {
-        last_error = st;
-        lowest_storage = std::min(lowest_storage, tracker.storage());
-        cache.emplace(key, CachedOutcome{false, std::nullopt});
-        if (log != nullptr)
-          log->append(static_cast<int>(proposer_index), *proposal, false, std::nullopt);
-        proposer->feedback(false, nullptr, std::nullopt, reserved_devices);
-        last_proposal = std::move(*proposal);  // read once, at the end: no copy
-      }
+  ProposalLoop loop(scenario, options, reserved_topology, &result);
+  for (size_t index = 0; index < proposers.size(); ++index) {
+    if (!loop.run(static_cast<int>(index), *proposers[index])) {
+      result.best.reset();
+      result.device_perf_total.clear();
+      result.error = Status::planner(PlannerErrorType::kOther, "planning cancelled");
+      return finish();
     }
   }
-
-  if (result.best) {
-    result.perf_rating = best_rating;
-    return finish();
-  }
-
-  // Partitioning is deterministic: re-running the last failed proposal with
-  // detailed errors gives the same failure, now with TorchRec's message.
-  if (!last_proposal.empty()) {
-    partitioner->set_detailed_errors(true);
-    PartitionedPlan scratch;
-    last_error = partitioner->partition(ss, last_proposal, reserved_topology, &scratch);
-  }
-  PartitionedPlan unplaced;
-  init_partitioned_plan(ss, last_proposal, &unplaced);
-  result.last_proposal = std::move(unplaced);
-  Storage global_available;
-  for (const Storage& d : reserved_devices) global_available += d;
-  const bool insufficient = !lowest_storage.fits_in(global_available);
-  result.error = Status::planner(
-      insufficient ? PlannerErrorType::kInsufficientStorage : PlannerErrorType::kStrictConstraints,
-      failure_message(scenario, result.topology, *result.reserved, insufficient,
-                      result.num_proposals, lowest_storage, last_error));
+  loop.finish();
   return finish();
 }
 

@@ -289,6 +289,14 @@ std::optional<double> GreedyPerfPartitioner::max_device_perf() const {
   return largest;
 }
 
+std::optional<Partitioner::Placement> GreedyPerfPartitioner::last_placement() const {
+  if (placed_ == nullptr || stopped_) return std::nullopt;
+  placed_totals_.resize(static_cast<size_t>(perf_.size()));
+  for (int r = 0; r < perf_.size(); ++r) placed_totals_[r] = perf_.total(r);
+  return Placement{
+      .device_totals = &placed_totals_, .in_rank_order = &pos_uniform_, .plan = placed_};
+}
+
 Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal& proposal,
                                         const Topology& topology, PartitionedPlan* out) {
   reset(space, topology);
@@ -297,6 +305,7 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
   track_stop_ = !full && early_stop_allowed_ && world_size_ > 0 &&
                 early_stop_ < std::numeric_limits<double>::infinity();
   stopped_ = false;
+  placed_ = nullptr;
 
   // 1. Uniform options, in proposal order. Most proposals stop here.
   sync_topology(topology);
@@ -312,7 +321,10 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
   layout(proposal, full, out);
 
   // 2. The rest, one group per option, largest first.
-  if (order_.empty()) return Status::ok();
+  if (order_.empty()) {
+    placed_ = out;
+    return Status::ok();
+  }
   start_placement();
   // The options come in storage order, scattered over pos_hot_: fetch a
   // few ahead so their cache lines arrive while earlier ones are placed.
@@ -340,6 +352,7 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
     }
     if (track_stop_ && settled(h)) return Status::ok();
   }
+  placed_ = out;
   return Status::ok();
 }
 

@@ -66,6 +66,8 @@ class GreedyPerfPartitioner final : public Partitioner {
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
   std::optional<double> max_device_perf() const override;
+  // Uniform options go to ranks 0..n-1 in order (the class comment).
+  std::optional<Placement> last_placement() const override;
   void set_early_stop(double perf) override { early_stop_ = perf; }
   void set_fixed_topology(const Topology* topology) override {
     fixed_topology_ = topology;
@@ -261,6 +263,10 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<char> is_pending_;
 
   PartitionedPlan scratch_;  // placement target when the caller wants no plan
+  // The last successful partition(): its plan (out or scratch_) and
+  // whether every shard was placed; last_placement()'s totals.
+  const PartitionedPlan* placed_ = nullptr;
+  mutable std::vector<double> placed_totals_;
 
   // Early stop (set_early_stop): the threshold (+inf: off); whether this
   // call may stop; a lower bound of the full placement's largest device

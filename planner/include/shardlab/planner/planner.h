@@ -84,6 +84,12 @@ struct PlannerOptions {
   // call plan(). Empty: no reports. Reports change nothing plan() computes.
   std::function<void(const PlannerProgress&)> progress;
   static constexpr int kProgressEvery = 256;
+  // Threads planning may use: 1 settles proposals one at a time on the
+  // calling thread; 0 (the default) uses two where the machine has two
+  // cores or more (docs/cost-model.md §9.1, "Ratings skipped and shared").
+  // The plan, counters, errors, stats and proposal log are the same for
+  // every value.
+  int threads = 0;
 };
 
 // Plans `scenario`. Errors (PlannerResult::error): invalid_argument for a
