@@ -132,8 +132,10 @@ class ProposalLoop {
 
   // Runs `proposer` to its end. False when cancelled.
   bool run(int index, Proposer& proposer) {
-    if (options_.progress) report(index);
+    proposer_ = &proposer;
+    proposer_start_ = std::chrono::steady_clock::now();
     proposer.load(ss_);
+    if (options_.progress) report(index);
     // A proposer that reads neither plan nor rating gets neither built when
     // they cannot matter (lazy_rating.h).
     if (may_skip_ratings_ && !proposer.reads_plan_or_rating()) return run_lazy(index, proposer);
@@ -352,10 +354,15 @@ class ProposalLoop {
   }
 
   void report(int index) const {
-    options_.progress(PlannerProgress{.proposer = index,
-                                      .num_proposers = num_proposers_,
-                                      .proposals = result_.num_proposals,
-                                      .plans = result_.num_plans});
+    options_.progress(PlannerProgress{
+        .proposer = index,
+        .num_proposers = num_proposers_,
+        .proposals = result_.num_proposals,
+        .plans = result_.num_plans,
+        .walked = proposer_->walked(),
+        .proposer_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - proposer_start_)
+                .count()});
   }
 
   bool cancelled() const {
@@ -371,6 +378,8 @@ class ProposalLoop {
   ProposalTracker tracker_;
   const bool may_skip_ratings_;
   const int num_proposers_;
+  const Proposer* proposer_ = nullptr;  // the running one
+  std::chrono::steady_clock::time_point proposer_start_;
   std::unique_ptr<Partitioner> partitioner_;
   std::unique_ptr<internal::LazyRater> rater_;  // made for the first lazy proposer
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache_;

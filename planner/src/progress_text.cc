@@ -29,6 +29,15 @@ std::string progress_text(const PlannerProgress& progress, const Scenario& scena
   text += ": " + grouped(progress.proposals) + " proposals, " + grouped(progress.plans) +
           " plans, " + seconds;
   if (simulations >= 0) text += "; " + grouped(simulations) + " simulations";
+  // The time left once the walk has gone far enough for its pace to mean
+  // something; the walk may end before its last move, hence "at most".
+  if (progress.walked >= 0.01 && progress.walked < 1.0 && progress.proposer_seconds >= 0.5) {
+    const double left = progress.proposer_seconds * (1.0 - progress.walked) / progress.walked;
+    char walked[96];
+    std::snprintf(walked, sizeof walked, "; %.0f%% of its walk, at most about %s left of it",
+                  std::floor(progress.walked * 100.0), duration_text(left).c_str());
+    text += walked;
+  }
   return text;
 }
 

@@ -69,6 +69,10 @@ class Proposer {
   // rating its plan.
   virtual bool reads_plan_or_rating() const { return true; }
 
+  // How far the walk is, in [0, 1], for progress reports
+  // (PlannerProgress::walked); negative when unknown.
+  virtual double walked() const { return -1.0; }
+
   // `shared` outlives the proposer and is given only proposers of the same
   // space. Without it a proposer computes what it needs by itself.
   virtual void set_shared(ProposerShared* shared) { (void)shared; }

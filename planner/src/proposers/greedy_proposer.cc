@@ -31,6 +31,8 @@ void GreedyProposer::load(const SearchSpace& space) {
     group_begin_.push_back(static_cast<int>(sorted_.size()));
   }
   pos_.assign(groups.size(), 0);
+  moves_ = 0;
+  most_moves_ = static_cast<int64_t>(sorted_.size()) - static_cast<int64_t>(groups.size());
   current_.resize(groups.size());
   for (size_t f = 0; f < groups.size(); ++f) current_[f] = sorted_[group_begin_[f]];
   const int num_fqns = static_cast<int>(groups.size());
@@ -48,6 +50,11 @@ void GreedyProposer::load(const SearchSpace& space) {
 std::optional<Proposal> GreedyProposer::propose() {
   if (!active_) return std::nullopt;
   return current_;
+}
+
+double GreedyProposer::walked() const {
+  if (!active_ || most_moves_ <= 0) return 1.0;
+  return static_cast<double>(moves_) / static_cast<double>(most_moves_);
 }
 
 void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*plan*/,
@@ -85,6 +92,7 @@ void GreedyProposer::feedback(bool /*partitionable*/, const PartitionedPlan* /*p
     return;
   }
   const int at = group_begin_[f] + ++pos_[f];
+  ++moves_;
   current_[f] = sorted_[at];
   if (at + 1 >= group_begin_[f + 1]) {
     walk_.exclude(f);  // now at its last option

@@ -26,6 +26,9 @@ class GreedyProposer final : public Proposer {
   // Only the threshold reads ratings (never plans); the walk is static.
   bool reads_plan_or_rating() const override { return threshold_.has_value(); }
   void set_shared(ProposerShared* shared) override { shared_ = shared; }
+  // Moves made of the most the walk can make (every table to its last
+  // option); 1 once it stops.
+  double walked() const override;
 
  private:
   // (max shard hbm, sum hbm, max shard ddr, sum ddr), compared
@@ -55,8 +58,10 @@ class GreedyProposer final : public Proposer {
   std::vector<int> sorted_;
   std::vector<StorageKey> keys_;  // storage key of sorted_[i], computed at load
   std::vector<int> group_begin_;
-  std::vector<int> pos_;  // per fqn: current position inside its group
-  Proposal current_;      // sorted_[group_begin_[f] + pos_[f]] for every fqn f
+  std::vector<int> pos_;    // per fqn: current position inside its group
+  int64_t moves_ = 0;       // Σ pos_
+  int64_t most_moves_ = 0;  // Σ (group size - 1)
+  Proposal current_;        // sorted_[group_begin_[f] + pos_[f]] for every fqn f
   // Fqns that can still advance (not at their last option), by WalkLess.
   TournamentTree<WalkLess> walk_;
   bool active_ = false;  // false: propose() returns nullopt

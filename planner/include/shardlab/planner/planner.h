@@ -54,6 +54,11 @@ struct PlannerProgress {
   int num_proposers = 0;
   int proposals = 0;  // proposals evaluated so far (PlannerResult::num_proposals)
   int plans = 0;      // of which partitioned (PlannerResult::num_plans)
+  // How far the running proposer's walk is, in [0, 1] (the greedy proposer:
+  // the tables' moves made of the most it can make; it may end sooner), or
+  // negative when the proposer does not say.
+  double walked = -1.0;
+  double proposer_seconds = 0.0;  // since the running proposer started
 };
 
 struct PlannerOptions {

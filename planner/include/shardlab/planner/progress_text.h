@@ -12,7 +12,10 @@ namespace shardlab::planner {
 
 // "proposer 2/3 (greedy): 1,024 proposals, 812 plans, 6.2 s", with
 // "; 240 simulations" when `simulations` >= 0 (the simulated perf model's
-// count). `progress` comes from PlannerOptions::progress for `scenario`.
+// count), and "; 31% of its walk, at most about 14.2 s left of it" when the
+// proposer says how far its walk is (PlannerProgress::walked, past 1% and
+// half a second). `progress` comes from PlannerOptions::progress for
+// `scenario`.
 std::string progress_text(const PlannerProgress& progress, const Scenario& scenario,
                           double elapsed_s, int simulations = -1);
 
