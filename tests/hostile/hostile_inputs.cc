@@ -63,17 +63,6 @@ planner::Scenario load(const Json& doc) {
 
 }  // namespace
 
-bool sanitized_build() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#endif
-#endif
-  return false;
-}
-
 void expect_clean_error(const Status& status, const std::string& origin) {
   ASSERT_FALSE(status.is_ok());
   EXPECT_NE(status.code(), StatusCode::kInternal) << status.message();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../sanitized_build.h"
 #include "shardlab/planner/status.h"
 
 namespace shardlab::hostile {
@@ -61,7 +62,7 @@ inline constexpr long kSuiteMemoryBudgetBytes = 1L << 30;
 
 // True in builds with AddressSanitizer, whose shadow memory and quarantine
 // make resident-size checks meaningless.
-bool sanitized_build();
+using test_support::sanitized_build;
 
 // Expectations every error Status meets: not internal, a message that names
 // `origin` (when not empty) on one printable line of bounded length.

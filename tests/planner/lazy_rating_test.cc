@@ -31,6 +31,13 @@ Topology reserved_topology(const PlannerResult& r) {
   return reserved;
 }
 
+// Every table's first option.
+Proposal first_options(const SearchSpace& space) {
+  Proposal proposal;
+  for (const std::vector<int>& options : space.options_by_fqn) proposal.push_back(options.front());
+  return proposal;
+}
+
 // Random proposals on a synthetic space: exact_rating, where it answers,
 // equals rate_plan's largest per-rank sum bit for bit, from the plan built
 // and from the placement made without one.
@@ -90,10 +97,7 @@ TEST(LazyRating, ManyTiedRanksAreLeftToRatePlan) {
   ASSERT_TRUE(r.search_space && r.reserved) << r.error.message();
   const Topology reserved = reserved_topology(r);
   std::unique_ptr<Partitioner> p = make_partitioner(s.planner.partitioner, s.behaviour());
-  Proposal proposal;
-  for (const std::vector<int>& options : r.search_space->options_by_fqn) {
-    proposal.push_back(options.front());
-  }
+  const Proposal proposal = first_options(*r.search_space);
   PartitionedPlan built;
   ASSERT_TRUE(p->partition(*r.search_space, proposal, reserved, &built));
   const std::optional<Partitioner::Placement> placed = p->last_placement();
@@ -110,10 +114,7 @@ TEST(LazyRating, AnEarlyStoppedPlacementRecordsNone) {
   ASSERT_TRUE(r.search_space && r.reserved) << r.error.message();
   const Topology reserved = reserved_topology(r);
   std::unique_ptr<Partitioner> p = make_partitioner(s.planner.partitioner, s.behaviour());
-  Proposal proposal;
-  for (const std::vector<int>& options : r.search_space->options_by_fqn) {
-    proposal.push_back(options.front());
-  }
+  const Proposal proposal = first_options(*r.search_space);
   p->set_early_stop(0.0);  // settled at once
   ASSERT_TRUE(p->partition(*r.search_space, proposal, reserved, nullptr));
   EXPECT_FALSE(p->last_placement().has_value());
