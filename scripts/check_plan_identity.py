@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# (generator, arguments): 25 shapes, the last the 5,000 x 1,024 benchmark scenario.
+# (generator, arguments): 27 shapes, the last three those of the benchmarks.
 SHAPES = [
     ("synthetic", "--tables 50 --world-size 8 --local-world-size 8"),
     ("synthetic", "--tables 200 --world-size 16 --local-world-size 8 --seed 3"),
@@ -50,6 +50,9 @@ SHAPES = [
     ("heavy", "--tables 400 --world-size 128 --tight-hbm 0.5 --seed 7"),
     ("heavy", "--tables 100 --world-size 4 --seed 8"),
     ("synthetic", "--tables 5000 --world-size 1024 --local-world-size 8 --rows pareto"),
+    # The 1,000 x 128 heavy-tailed scenario of scripts/bench_startup.py, and its wide one.
+    ("synthetic", "--tables 1000 --world-size 128 --rows pareto --pareto-alpha 0.5 --max-rows 1e8"),
+    ("synthetic", "--tables 1000 --world-size 1024"),
 ]
 VERSIONS = ["2024-02", "2026-08"]
 GENERATORS = {

@@ -143,16 +143,6 @@ PhaseModel::PhaseModel(const Problem& problem, const sim::SimOptions& options,
     : problem_(problem), options_(options), builder_(std::move(builder)) {
   training_ = !problem.scenario().planner.is_inference;
   world_ = problem.world_size();
-  const sim::TopologyGraph& g = builder_.graph();
-  inv_bw_.assign(static_cast<size_t>(world_) * world_, 0.0);
-  latency_.assign(static_cast<size_t>(world_) * world_, 0.0);
-  for (int i = 0; i < world_; ++i) {
-    for (int j = 0; j < world_; ++j) {
-      if (i == j) continue;
-      inv_bw_[static_cast<size_t>(i) * world_ + j] = 1.0 / g.route_bottleneck(i, j);
-      latency_[static_cast<size_t>(i) * world_ + j] = g.route_latency(i, j);
-    }
-  }
   for (std::vector<double>& c : compute_) c.assign(world_, 0.0);
   for (std::vector<double>& p : phase_rank_) p.assign(world_, 0.0);
   dense_.assign(world_, 0.0);
@@ -207,12 +197,12 @@ int PhaseModel::slot_of(const sim::CollectiveSpec& c, int group, int ordinal) {
   s->to.assign(n, 0.0);
   s->chunk.assign(n, 0.0);
   s->duration.assign(n, 0.0);
-  auto inv = [&](int a, int b) {
-    return inv_bw_[static_cast<size_t>(c.members[a]) * world_ + c.members[b]];
-  };
-  auto lat = [&](int a, int b) {
-    return latency_[static_cast<size_t>(c.members[a]) * world_ + c.members[b]];
-  };
+  // Read from the graph's route halves, pair by pair: no ranks x ranks
+  // table (16,384 ranks would make it 4 GiB). 1 / bottleneck is 0 on the
+  // diagonal (an empty route's bottleneck is infinite), as is its latency.
+  const sim::TopologyGraph& g = builder_.graph();
+  auto inv = [&](int a, int b) { return 1.0 / g.route_bottleneck(c.members[a], c.members[b]); };
+  auto lat = [&](int a, int b) { return g.route_latency(c.members[a], c.members[b]); };
   if (c.kind == CollectiveKind::kAllToAll) {
     const size_t nn = static_cast<size_t>(n) * n;
     s->send_inv.assign(nn, 0.0);

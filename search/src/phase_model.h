@@ -123,8 +123,6 @@ class PhaseModel final : public Estimator {
   sim::TrafficBuilder builder_;
   bool training_ = true;
   int world_ = 1;
-  std::vector<double> inv_bw_;   // world x world: 1 / route bottleneck (0 on the diagonal)
-  std::vector<double> latency_;  // world x world: route latency
   std::vector<double> compute_[3];
   std::vector<double> dense_;  // per rank, constant
   bool dense_known_ = false;

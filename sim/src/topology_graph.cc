@@ -427,16 +427,25 @@ int TopologyGraph::fabric_downlink(int rank) const {
   return impl_->fabric_down[static_cast<size_t>(rank)];
 }
 
+// A route is src's climb then dst's descent (Impl::splits_into_halves, checked
+// as routes are filled): the same links in the same order as route().
 double TopologyGraph::route_latency(int src_rank, int dst_rank) const {
+  if (src_rank == dst_rank) return 0.0;  // empty route
+  const bool across = domain_of(src_rank) != domain_of(dst_rank);
   double total = 0.0;
-  for (int link : route(src_rank, dst_rank)) total += impl_->links[link].latency_ms;
+  for (int link : impl_->climb(src_rank, across)) total += impl_->links[link].latency_ms;
+  for (int link : impl_->descent(dst_rank, across)) total += impl_->links[link].latency_ms;
   return total;
 }
 
 double TopologyGraph::route_bottleneck(int src_rank, int dst_rank) const {
   // Empty route (src == dst): nothing limits it.
   double bottleneck = std::numeric_limits<double>::infinity();
-  for (int link : route(src_rank, dst_rank))
+  if (src_rank == dst_rank) return bottleneck;
+  const bool across = domain_of(src_rank) != domain_of(dst_rank);
+  for (int link : impl_->climb(src_rank, across))
+    bottleneck = std::min(bottleneck, impl_->links[link].capacity);
+  for (int link : impl_->descent(dst_rank, across))
     bottleneck = std::min(bottleneck, impl_->links[link].capacity);
   return bottleneck;
 }

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardlab::sim {
@@ -300,6 +303,48 @@ TEST(TopologyGraphTest, MovesKeepRoutes) {
   TopologyGraph b = std::move(a);
   EXPECT_EQ(b.route(0, 7).data(), before.data());  // the cache moved with the graph
   EXPECT_EQ(b.route(0, 7).size(), 6u);
+}
+
+}  // namespace
+}  // namespace shardlab::sim
+
+namespace shardlab::sim {
+namespace {
+
+// route_latency and route_bottleneck read the route's halves; they equal the
+// fold over route()'s links (same additions in the same order, same min) for
+// every pair, on single hosts, hosts with shared and per-host NICs, and
+// NVLink domains that span hosts.
+TEST(TopologyGraphTest, RouteLatencyAndBottleneckEqualTheRoutesFolds) {
+  std::vector<std::pair<TopologySpec, FabricSpec>> cases;
+  cases.emplace_back(topology(8, 8), FabricSpec{});
+  cases.emplace_back(topology(32, 8), FabricSpec{.nics_per_host = 2});
+  {
+    FabricSpec f;
+    f.hosts.resize(3);
+    f.hosts[1] = HostFabricSpec{.intra_host_bw = 700.0, .nic_bw = 45.0, .nics = 1};
+    f.hosts[2] = HostFabricSpec{.nic_bw = 80.0};
+    f.intra_host_latency_ms = 0.0013;
+    f.inter_host_latency_ms = 0.0071;
+    cases.emplace_back(topology(24, 8), f);
+  }
+  cases.emplace_back(topology(32, 4), FabricSpec{.nvlink_domain_size = 16});
+  for (const auto& [t, f] : cases) {
+    SCOPED_TRACE(std::to_string(t.world_size) + " ranks");
+    const TopologyGraph g = build_ok(t, f);
+    for (int src = 0; src < g.num_ranks(); ++src) {
+      for (int dst = 0; dst < g.num_ranks(); ++dst) {
+        double latency = 0.0;
+        double bottleneck = std::numeric_limits<double>::infinity();
+        for (int l : g.route(src, dst)) {
+          latency += g.links()[l].latency_ms;
+          bottleneck = std::min(bottleneck, g.links()[l].capacity);
+        }
+        ASSERT_EQ(g.route_latency(src, dst), latency) << src << " -> " << dst;
+        ASSERT_EQ(g.route_bottleneck(src, dst), bottleneck) << src << " -> " << dst;
+      }
+    }
+  }
 }
 
 }  // namespace

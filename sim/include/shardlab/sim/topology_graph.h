@@ -114,7 +114,10 @@ class TopologyGraph {
   // The link from rank's GPU into its domain's fabric, and back.
   int fabric_uplink(int rank) const;
   int fabric_downlink(int rank) const;
-  // Sum of the route's link latencies, and its smallest capacity.
+  // Sum of the route's link latencies (in route order), and its smallest
+  // capacity. Read from the route's halves (climb, descent): O(links), and
+  // neither fills the route cache route() keeps (ranks x ranks entries), so
+  // a caller may ask for every pair of 16,384 ranks.
   double route_latency(int src_rank, int dst_rank) const;
   double route_bottleneck(int src_rank, int dst_rank) const;
 
