@@ -197,6 +197,7 @@ Comparison compare_configurations(const planner::Scenario& scenario,
     return cancelled(options.cancel) || cancelled(flag) || deadline.passed();
   };
   const std::atomic<bool>* stop = flag;
+  sim_options.stop = stop;  // a row's simulation stops too
   const int rows = static_cast<int>(grid.size());
   for (int i = 0; i < rows; ++i) {
     if (stopped()) break;
@@ -229,6 +230,7 @@ Comparison compare_configurations(const planner::Scenario& scenario,
       report(options, i, rows, CompareProgress::Stage::kSimulating);
       Result<SimResult> simulated =
           simulate(configured, *result.search_space, *result.best, sim_options);
+      if (stopped()) break;  // the row's simulation was cut short: dropped
       if (simulated.is_ok()) {
         row.iteration_ms = simulated->iteration_ms;
         for (size_t r = 0; r < row.ranks.size() && r < simulated->ranks.size(); ++r) {
