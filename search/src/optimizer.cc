@@ -195,6 +195,13 @@ Status Search::local_search() {
   Result<std::unique_ptr<Estimator>> made = objective_.make_estimator();
   if (!made.is_ok()) return made.status();
   Estimator& estimator = **made;
+  // An estimator that cannot go on (its memory would not fit) ends the
+  // search with its error; otherwise the usual stop conditions.
+  auto halt = [&]() -> std::optional<Status> {
+    if (Status st = estimator.failure(); !st.is_ok()) return st;
+    if (must_stop()) return Status::ok();
+    return std::nullopt;
+  };
   std::vector<WeightedMove> moves = default_moves();
   double total_weight = 0.0;
   for (const WeightedMove& m : moves) total_weight += m.weight;
@@ -235,7 +242,7 @@ Status Search::local_search() {
   std::vector<Lineage> swept;
   for (int from = 0; from < detail::kNumShardingTypes; ++from) {
     for (int to = 0; to < detail::kNumShardingTypes; ++to) {
-      if (must_stop()) return Status::ok();
+      if (auto h = halt()) return *h;
       PlanState trial(problem_, result_.start);
       estimator.clear();
       trial.add_all(&estimator);
@@ -262,7 +269,7 @@ Status Search::local_search() {
   }
 
   for (int64_t cycle = 0;; ++cycle) {
-    if (must_stop()) return Status::ok();
+    if (auto h = halt()) return *h;
     // The live lineage that has run the fewest cycles, the better one first:
     // each gets a first cycle, in order of quality, then they take turns.
     Lineage* lineage = nullptr;
@@ -314,7 +321,7 @@ Status Search::local_search() {
 
     for (int64_t step = 0; step < cycle_moves; ++step) {
       if (step % kStopCheckEvery == 0) {
-        if (must_stop()) return Status::ok();
+        if (auto h = halt()) return *h;
         report(false);
       }
       double pick = rng.uniform() * total_weight;
@@ -338,7 +345,7 @@ Status Search::local_search() {
       current = after;
       if (current < check_below) {
         if (Status st = check(); !st.is_ok()) return st;
-        if (must_stop()) return Status::ok();
+        if (auto h = halt()) return *h;
       }
     }
     // The cycle ends cold, in a local minimum of the estimate: check it.

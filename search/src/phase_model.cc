@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "shardlab/planner/memory_budget.h"
 #include "shardlab/search/objective.h"
 
 namespace shardlab::search::detail {
@@ -184,6 +185,16 @@ int PhaseModel::slot_of(const sim::CollectiveSpec& c, int group, int ordinal) {
       --ordinal;
     }
   }
+  const int64_t n_members = static_cast<int64_t>(c.members.size());
+  if (c.kind == CollectiveKind::kAllToAll && memory_error_.is_ok()) {
+    // Four members x members tables of doubles (below): 8 GiB for one
+    // all-to-all over 16,384 ranks. Checked before they are made.
+    const int64_t need = 4 * n_members * n_members * static_cast<int64_t>(sizeof(double));
+    memory_error_ = planner::check_memory(
+        "the search's model of an all-to-all over " + std::to_string(n_members) + " ranks", need,
+        "optimize with --objective torchrec, or fewer ranks");
+  }
+  if (!memory_error_.is_ok()) return -1;
   auto s = std::make_unique<Slot>();
   s->id = static_cast<int>(slots_.size());
   s->group = group;
@@ -287,6 +298,7 @@ void PhaseModel::to_entries(const sim::IterationTraffic& traffic, int group,
       if (e.phase == c.phase && e.kind == c.kind && e.members == c.members) ++ordinal;
     }
     const int slot = slot_of(c, group, ordinal);
+    if (slot < 0) return;  // failure() says why; the search stops
     touches->push_back(slot);
     const int n = static_cast<int>(c.members.size());
     auto add = [&](const std::vector<double>& v, Field f) {

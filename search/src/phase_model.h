@@ -57,6 +57,7 @@ class PhaseModel final : public Estimator {
   int busiest_rank(Rng& rng) override;
   void observe(const Evaluation& exact) override;
   void clear() override;
+  Status failure() const override { return memory_error_; }
   void checkpoint() override { ++depth_; }
   void restore() override;
   void release() override;
@@ -141,6 +142,7 @@ class PhaseModel final : public Estimator {
   std::vector<int> touched_;
   void list(Slot& s);
   Status error_;                // the first probe failure (then the model reports +inf)
+  Status memory_error_;         // a slot that would not fit the memory budget (failure())
   bool input_on_path_ = false;  // the input dist was on the last critical path
   // Trials: slot timings as they were at each open checkpoint.
   struct Saved;

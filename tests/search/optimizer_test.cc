@@ -219,5 +219,68 @@ TEST(Optimizer, RefusesAStartPlanThatDoesNotFit) {
       << r.status().message();
 }
 
+// An estimator that fails (as the phase model does when an all-to-all's
+// tables would not fit the memory budget) after `after` additions; the rest
+// is the wrapped one's.
+class FailingEstimator final : public Estimator {
+ public:
+  FailingEstimator(std::unique_ptr<Estimator> inner, int after)
+      : inner_(std::move(inner)), after_(after) {}
+  void add(int option, const int* ranks, double sign) override {
+    count();
+    inner_->add(option, ranks, sign);
+  }
+  void add_shard(int option, int shard, int rank, double sign) override {
+    count();
+    inner_->add_shard(option, shard, rank, sign);
+  }
+  double value() override { return inner_->value(); }
+  int busiest_rank(Rng& rng) override { return inner_->busiest_rank(rng); }
+  void clear() override { inner_->clear(); }
+  Status failure() const override {
+    return added_ > after_ ? Status::invalid_argument("the estimator's tables would not fit")
+                           : Status::ok();
+  }
+
+ private:
+  void count() { ++added_; }
+  std::unique_ptr<Estimator> inner_;
+  int after_;
+  int added_ = 0;
+};
+
+class FailingObjective final : public Objective {
+ public:
+  FailingObjective(std::unique_ptr<Objective> inner, int after)
+      : inner_(std::move(inner)), after_(after) {}
+  std::string_view name() const override { return inner_->name(); }
+  Result<Evaluation> evaluate(const planner::PartitionedPlan& plan) override {
+    return inner_->evaluate(plan);
+  }
+  Result<std::unique_ptr<Estimator>> make_estimator() override {
+    Result<std::unique_ptr<Estimator>> made = inner_->make_estimator();
+    if (!made.is_ok()) return made.status();
+    return std::unique_ptr<Estimator>(new FailingEstimator(std::move(*made), after_));
+  }
+
+ private:
+  std::unique_ptr<Objective> inner_;
+  int after_;
+};
+
+// The search stops with the estimator's failure, not with a plan chosen by
+// estimates that no longer mean anything.
+TEST(Optimizer, StopsWithTheEstimatorsFailure) {
+  auto p = testing::plan_for_search(testing::mixed_scenario(30, 8, 8));
+  FailingObjective objective(make_torchrec_objective(*p->problem), 50);
+  Result<OptimizeResult> r = optimize(*p->problem, objective, *p->result.best, bounded(0));
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "the estimator's tables would not fit");
+  // Without the failure the same search runs to its evaluation budget.
+  FailingObjective never(make_torchrec_objective(*p->problem), 1 << 30);
+  EXPECT_TRUE(optimize(*p->problem, never, *p->result.best, bounded(20)).is_ok());
+}
+
 }  // namespace
 }  // namespace shardlab::search

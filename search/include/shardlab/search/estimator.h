@@ -7,6 +7,7 @@
 // Estimates need not equal the objective; the search never reports one.
 #pragma once
 
+#include "shardlab/planner/status.h"
 #include "shardlab/search/rng.h"
 
 namespace shardlab::search {
@@ -47,6 +48,11 @@ class Estimator {
   // Removes every table (the search re-adds a plan's tables to shed the
   // rounding that many additions and removals accumulate).
   virtual void clear() = 0;
+
+  // Set once the estimator cannot go on, its estimates meaningless from
+  // then on: invalid_argument when a structure it needs would not fit the
+  // memory budget (planner/memory_budget.h). The search stops with it.
+  virtual Status failure() const { return Status::ok(); }
 };
 
 }  // namespace shardlab::search
