@@ -28,6 +28,7 @@ inline constexpr std::string_view kRootKeys[] = {"name",    "topology", "batch_s
                                                  "sharder", "planner",  "workload"};
 inline constexpr std::string_view kTopologyKeys[] = {"world_size",
                                                      "local_world_size",
+                                                     "pod_size",
                                                      "compute_device",
                                                      "hbm_cap",
                                                      "ddr_cap",

@@ -217,6 +217,9 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
                       obj.find("local_world_size"),
                       "at most world_size (" + std::to_string(t.world_size) + ")");
   }
+  // Hosts per NVLink domain (2026-08); checked against world_size and the
+  // TorchRec version with the other limits once the file is read.
+  SHARDLAB_RETURN_IF_ERROR(obj.read("pod_size", t.pod_size, rank_count));
   SHARDLAB_RETURN_IF_ERROR(
       obj.read("compute_device", t.compute_device,
                EnumValue<planner::ComputeDevice>{"compute device", planner::parse_compute_device,

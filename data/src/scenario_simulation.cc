@@ -40,11 +40,20 @@ Status read_nvlink_domain(const ObjectReader& topology, const ObjectReader* fabr
   if (fabric != nullptr)
     SHARDLAB_RETURN_IF_ERROR(fabric->read("nvlink_domain_size", f.nvlink_domain_size, kNicCount));
   const int local = t.local_world_size.value_or(t.world_size);
+  const bool written = fabric != nullptr && fabric->find("nvlink_domain_size") != nullptr;
+  if (f.nvlink_domain_size == 0 && t.pod_size) {
+    // A pod (topology.pod_size) is an NVLink domain: the simulator's fabric
+    // follows the planner's, where the graph can hold it (pods that divide
+    // the world, no per-host overrides); else the domains stay hosts.
+    const int64_t pod = int64_t{*t.pod_size} * local;
+    const bool fits = pod <= t.world_size && t.world_size % pod == 0 &&
+                      (fabric == nullptr || fabric->find("hosts") == nullptr);
+    if (fits) f.nvlink_domain_size = static_cast<int>(pod);
+  }
   if (f.nvlink_domain_size == 0 || f.nvlink_domain_size == local) {
     f.nvlink_domain_size = 0;
     return Status::ok();
   }
-  const bool written = fabric != nullptr && fabric->find("nvlink_domain_size") != nullptr;
   const JsonPath path =
       written ? fabric->path_of("nvlink_domain_size") : topology.path_of("system");
   const Json* value = written ? fabric->find("nvlink_domain_size") : topology.find("system");

@@ -29,6 +29,7 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.begin_object();
   w.member("world_size", t.world_size);
   if (t.local_world_size) w.member("local_world_size", *t.local_world_size);
+  if (t.pod_size) w.member("pod_size", *t.pod_size);
   w.member("compute_device", planner::to_string(t.compute_device));
   // Fields a GPU preset filled stay implicit, so a new preset replaces them.
   const planner::PresetFills& filled = s.preset_fills;

@@ -87,6 +87,19 @@ const std::vector<Field>& fields() {
          return QStringLiteral("ranks per host (%1 used)")
              .arg(s.topology.local_world_size.value_or(s.topology.world_size));
        }},
+      {"Pod size",
+       {"topology", "pod_size"},
+       FieldKind::kNumber,
+       [](const Scenario& s) {
+         return s.topology.pod_size ? QString::number(*s.topology.pod_size) : QString();
+       },
+       [](const Scenario& s) {
+         return s.topology.pod_size
+                    ? QStringLiteral("hosts per NVLink domain: groups of %1 ranks (2026-08)")
+                          .arg(int64_t{*s.topology.pod_size} *
+                               s.topology.local_world_size.value_or(s.topology.world_size))
+                    : QStringLiteral("none: table-row-wise groups are hosts");
+       }},
       {"Compute device",
        {"topology", "compute_device"},
        FieldKind::kString,

@@ -61,6 +61,8 @@ Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const
           ((fetches / t.world_size) * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
       break;
     case ShardingType::kTableRowWise: {
+      // Inside the group over NVLink, a pod included (TorchRec's estimate
+      // charges a pod's reduce-scatter at the inter-host bandwidth).
       p.fwd_comms = calibrated_comm(cal.intra_host, x.fwd_out, t.intra_host_bw);
       if (x.inter_host)
         p.fwd_comms = p.fwd_comms + calibrated_comm(cal.inter_host, x.fwd_inter, t.inter_host_bw);
@@ -70,7 +72,7 @@ Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const
       p.bwd_comms = (inter + calibrated_comm(cal.intra_host, x.bwd_out, t.intra_host_bw)) +
                     x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
       p.prefetch_compute =
-          ((fetches / t.local_world_size) * static_cast<double>(d) * o.element_size) /
+          ((fetches / t.intra_group_size) * static_cast<double>(d) * o.element_size) /
           prefetch_bw(ctx);
       break;
     }

@@ -256,7 +256,7 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
             shards = topo.world_size;
             break;
           case ST::kTableRowWise:
-            shards = topo.local_world_size;
+            shards = topo.intra_group_size;
             break;
           case ST::kColumnWise:
           case ST::kTableColumnWise:
@@ -339,7 +339,7 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo,
         o.cache_params = tmpl.cache_params;
         o.cache_load_factor = tmpl.cache_load_factor;
         o.prefetch_pipeline = tmpl.prefetch_pipeline;
-        o.shards = make_shards(type, rows, cols, topo.world_size, topo.local_world_size,
+        o.shards = make_shards(type, rows, cols, topo.world_size, topo.intra_group_size,
                                tmpl.min_partition);
         status = estimator.estimate(&o);
         if (!status) return;

@@ -166,6 +166,40 @@ class LimitFinder {
                                                                   : nullptr;
   }
 
+  // topology.pod_size (docs/scenario-format.md "Pods"): 2026-08 only; at
+  // most world_size (TorchRec's Topology compares the host count with the
+  // rank count); a group of pod_size x local_world_size ranks within the
+  // ranks ShardLab plans (table-row-wise options hold one shard per rank of
+  // a group).
+  std::optional<LimitViolation> check_pod_size(const TopologySpec& t) const {
+    const double pods = *t.pod_size;
+    if (!s_.behaviour().pods) {
+      return violation(
+          owned({"topology", "pod_size"}),
+          "TorchRec " + std::string(to_string(s_.planner.torchrec_version)) + " has no pods", pods,
+          true, "no pod_size, or planner.torchrec_version \"2026-08\" (TorchRec 376cac6a)");
+    }
+    if (auto v =
+            check_range({"topology", "pod_size"}, pods, {1, kMaxWorldSize}, true, "an integer"))
+      return v;
+    if (*t.pod_size > t.world_size) {
+      return violation(owned({"topology", "pod_size"}),
+                       "pod_size=" + std::to_string(*t.pod_size) +
+                           " cannot be greater than world_size=" + std::to_string(t.world_size),
+                       pods, true, "at most world_size (" + std::to_string(t.world_size) + ")");
+    }
+    const int lws = t.local_world_size.value_or(0) > 0 ? *t.local_world_size : t.world_size;
+    const int64_t group = int64_t{*t.pod_size} * lws;
+    if (group > kMaxWorldSize) {
+      return violation(owned({"topology", "pod_size"}),
+                       "a pod of " + std::to_string(group) +
+                           " ranks (pod_size x local_world_size), more than ShardLab plans",
+                       pods, true,
+                       "pod_size x local_world_size at most " + std::to_string(kMaxWorldSize));
+    }
+    return std::nullopt;
+  }
+
   std::optional<LimitViolation> check_topology() const {
     const TopologySpec& t = s_.topology;
     const Range ranks{1, kMaxWorldSize};
@@ -176,6 +210,9 @@ class LimitFinder {
                                "an integer")) {
         return v;
       }
+    }
+    if (t.pod_size) {
+      if (auto v = check_pod_size(t)) return v;
     }
     const Range device{0, static_cast<double>(kMaxDeviceBytes)};
     const std::pair<const char*, const std::optional<int64_t>*> caps[] = {{"hbm_cap", &t.hbm_cap},

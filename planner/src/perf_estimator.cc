@@ -86,14 +86,15 @@ ShardBytes row_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o, 
   return x;
 }
 
-// TWRW (§4.5): L/Lw ids per bag; reduce-scatter sizes even when not pooled.
+// TWRW (§4.5): L/G ids per bag, G the group size (the host, or the pod);
+// reduce-scatter sizes even when not pooled.
 ShardBytes table_row_wise_bytes(const EstimatorContext& ctx, const ShardingOption& o, int64_t d) {
   const Topology& t = *ctx.topology;
   const BatchSums b = batch_sums(o);
   const CommElementSizes c = comm_element_sizes(ctx, o);
   const double w = t.world_size;
-  const double lw = t.local_world_size;
-  const double inputs = b.inputs / lw;
+  const double group = t.intra_group_size;
+  const double inputs = b.inputs / group;
   const double outputs = o.is_pooled ? b.outputs(true, *ctx.behaviour) : inputs;
 
   ShardBytes x;
@@ -103,9 +104,9 @@ ShardBytes table_row_wise_bytes(const EstimatorContext& ctx, const ShardingOptio
   x.fwd_out = outputs * w * static_cast<double>(d) * c.fwd_rs;
   x.bwd_out = outputs * w * static_cast<double>(d) * c.bwd_rs;
   if (ctx.behaviour->twrw_two_level_comms) {
-    // 2026-08: each host's group all-to-alls the whole output batch with
-    // every other host group, both ways (TableRowWiseEvaluator).
-    const int hosts = std::max(1, t.world_size / t.local_world_size);
+    // 2026-08: each group all-to-alls the whole output batch with every
+    // other group, both ways (TableRowWiseEvaluator).
+    const int hosts = std::max(1, t.world_size / t.intra_group_size);
     const double all = b.outputs(o.is_pooled, *ctx.behaviour);
     x.inter_host = hosts > 1;
     if (x.inter_host) {
@@ -114,7 +115,7 @@ ShardBytes table_row_wise_bytes(const EstimatorContext& ctx, const ShardingOptio
     }
   } else {
     x.inter_host = t.world_size > t.local_world_size;
-    x.fwd_inter = (outputs * w * static_cast<double>(d) * c.fwd_a2a) * (lw / w);
+    x.fwd_inter = (outputs * w * static_cast<double>(d) * c.fwd_a2a) * (group / w);
   }
   return x;
 }
@@ -168,26 +169,30 @@ Perf row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const S
   return p;
 }
 
-// TWRW (§4.5): reduce-scatter inside the host, all-to-all across hosts
-// (x.inter_host; which traffic crosses hosts depends on the version).
+// TWRW (§4.5): reduce-scatter inside the group, all-to-all across groups
+// (x.inter_host; which traffic crosses groups depends on the version). A
+// group of several hosts (a pod) reduces at the inter-host bandwidth:
+// TorchRec asks get_bw(igs, min(igs, lws)), which is inter_host_bw once the
+// group spans hosts, so a pod's NVLink bandwidth is not in its estimate.
 Perf table_row_wise_perf(const EstimatorContext& ctx, const ShardingOption& o, const ShardBytes& x,
                          int64_t d, double bw_dev, double fetches) {
   const Topology& t = *ctx.topology;
-  const double lw = t.local_world_size;
+  const double group = t.intra_group_size;
+  const double group_bw =
+      t.intra_group_size > t.local_world_size ? t.inter_host_bw : t.intra_host_bw;
   Perf p;
-  p.fwd_comms = x.fwd_out / t.intra_host_bw;
+  p.fwd_comms = x.fwd_out / group_bw;
   if (x.inter_host) p.fwd_comms = p.fwd_comms + x.fwd_inter / t.inter_host_bw;
   p.fwd_compute = x.fwd_compute_bytes() / bw_dev;
   if (internal::has_backward(ctx, o.sharding_type)) {
-    // (inter-host all-to-all + intra-host all-gather) + batched copy; the
-    // first term is 0 without inter-host backward traffic.
+    // (inter-group all-to-all + intra-group all-gather) + batched copy; the
+    // first term is 0 without inter-group backward traffic.
     const double inter = x.inter_host ? x.bwd_inter / t.inter_host_bw : 0.0;
-    p.bwd_comms =
-        (inter + x.bwd_out / t.intra_host_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
+    p.bwd_comms = (inter + x.bwd_out / group_bw) + x.bwd_out * kBatchedCopyPerfFactor / bw_dev;
     p.bwd_compute = backward_compute(p.fwd_compute, t.bwd_compute_multiplier, o.is_weighted);
   }
   p.prefetch_compute =
-      ((fetches / lw) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
+      ((fetches / group) * static_cast<double>(d) * o.element_size) / internal::prefetch_bw(ctx);
   return p;
 }
 

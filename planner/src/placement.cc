@@ -26,9 +26,9 @@ bool placement_allowed(const ShardingOption& option, const int* ranks, const Top
       return true;
     case PartitionBy::kHost: {
       if (n == 0) return true;
-      const int lw = topology.local_world_size;
+      const int lw = topology.intra_group_size;
       const int host = ranks[0] / lw;
-      if (host >= topology.num_hosts()) return false;
+      if (host >= topology.num_groups()) return false;
       const bool row_wise = option.sharding_type == ShardingType::kTableRowWise;
       for (int s = 0; s < n; ++s) {
         if (ranks[s] / lw != host) return false;

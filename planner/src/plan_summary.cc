@@ -111,7 +111,7 @@ PlanSummary summarize_plan(const Scenario& scenario, const PlannerResult& result
       const Shard& shard = o.shards[static_cast<size_t>(j)];
       rs.shards += shard.storage;
       rs.perf += o.shard_perf;
-      const IoSizes io = shard_io_sizes(o, sums, shard, topo.world_size, topo.local_world_size,
+      const IoSizes io = shard_io_sizes(o, sums, shard, topo.world_size, topo.intra_group_size,
                                         scenario.behaviour());
       rs.input_mb += static_cast<double>(io.input) / kBytesPerMb;
       rs.output_mb += static_cast<double>(io.output) / kBytesPerMb;

@@ -48,7 +48,7 @@ std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
 }
 
 std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
-                               int local_world_size, std::optional<int64_t> min_partition) {
+                               int group_size, std::optional<int64_t> min_partition) {
   switch (type) {
     case ShardingType::kDataParallel:
       return std::vector<Shard>(static_cast<size_t>(world_size), Shard{.rows = rows, .cols = cols});
@@ -57,7 +57,7 @@ std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, in
     case ShardingType::kRowWise:
       return row_wise_split(rows, cols, world_size);
     case ShardingType::kTableRowWise:
-      return row_wise_split(rows, cols, local_world_size);
+      return row_wise_split(rows, cols, group_size);
     case ShardingType::kColumnWise:
     case ShardingType::kTableColumnWise:
       return column_wise_split(rows, cols, min_partition);

@@ -50,8 +50,9 @@ int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition);
 std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
                                      std::optional<int64_t> min_partition);
 
-// Shards of `type` for a rows x cols tensor (storage left zero).
+// Shards of `type` for a rows x cols tensor (storage left zero);
+// table-row-wise splits rows over `group_size` (Topology::intra_group_size).
 std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
-                               int local_world_size, std::optional<int64_t> min_partition);
+                               int group_size, std::optional<int64_t> min_partition);
 
 }  // namespace shardlab::planner

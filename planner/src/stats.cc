@@ -182,7 +182,7 @@ void StatsPrinter::compute_rank_numbers() {
     for (int j = 0; j < o.num_shards(); ++j) {
       const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
       const IoSizes io =
-          shard_io_sizes(o, o.shards[j], topo.world_size, topo.local_world_size, behaviour_);
+          shard_io_sizes(o, o.shards[j], topo.world_size, topo.intra_group_size, behaviour_);
       ++shard_counts_[r][abbr];
       input_mb_[r] += mb(io.input);
       output_mb_[r] += mb(io.output);

@@ -67,13 +67,13 @@ bool is_caching(ComputeKernel k) {
 
 }  // namespace
 
-IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size,
-                       int local_world_size, const TorchRecBehaviour& behaviour) {
-  return shard_io_sizes(o, batch_sums(o), shard, world_size, local_world_size, behaviour);
+IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int group_size,
+                       const TorchRecBehaviour& behaviour) {
+  return shard_io_sizes(o, batch_sums(o), shard, world_size, group_size, behaviour);
 }
 
 IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Shard& shard,
-                       int world_size, int local_world_size, const TorchRecBehaviour& behaviour) {
+                       int world_size, int group_size, const TorchRecBehaviour& behaviour) {
   const double inputs = sums.inputs;
   const double pooled = sums.outputs(true, behaviour);
   const double w = world_size;
@@ -100,7 +100,7 @@ IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Sha
     case ShardingType::kTableRowWise: {
       if (shard.rows * shard.cols == 0) break;  // empty shards carry no buffers
       const double n =
-          o.sharding_type == ShardingType::kRowWise ? w : static_cast<double>(local_world_size);
+          o.sharding_type == ShardingType::kRowWise ? w : static_cast<double>(group_size);
       const double per_shard = inputs / n;
       const double outputs = o.is_pooled ? pooled : per_shard;
       io.input = static_cast<int64_t>(std::ceil(per_shard * w * kIndexBytes));
@@ -168,7 +168,7 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
     }
     previous = &s;
     const IoSizes io =
-        shard_io_sizes(*option, sums, s, t.world_size, t.local_world_size, behaviour);
+        shard_io_sizes(*option, sums, s, t.world_size, t.intra_group_size, behaviour);
     int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
     const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
     if (aux_state)

@@ -8,6 +8,10 @@ Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behavi
   // Falsy rule: a local world size of 0 (or none) means one host.
   t.local_world_size =
       spec.local_world_size.value_or(0) > 0 ? *spec.local_world_size : spec.world_size;
+  // Topology.intra_group_size: pod_size x local_world_size (2026-08).
+  t.intra_group_size = spec.pod_size && behaviour.pods
+                           ? static_cast<int>(int64_t{*spec.pod_size} * t.local_world_size)
+                           : t.local_world_size;
   t.compute_device = spec.compute_device;
   // Bandwidths and the backward multiplier are stored verbatim (no falsy rule).
   t.hbm_mem_bw = spec.hbm_mem_bw;

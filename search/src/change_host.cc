@@ -12,14 +12,14 @@ class ChangeHost final : public Move {
   bool propose(MoveContext& ctx, Change* change) override {
     change->clear();
     const Problem& p = ctx.problem;
-    const int hosts = p.num_hosts();
+    const int hosts = p.num_groups();
     if (hosts < 2) return false;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       const int table = ctx.rng.below(p.num_tables());
       const int option = ctx.state.option(table);
       if (p.option(option).partition_by != planner::PartitionBy::kHost) continue;
       const auto ranks = ctx.state.ranks(table);
-      const int lw = p.local_world_size();
+      const int lw = p.group_size();
       const int from = ranks[0] / lw;
       int to = ctx.rng.below(hosts - 1);
       if (to >= from) ++to;

@@ -14,10 +14,10 @@ int64_t placements(const Problem& p, int o, int64_t cap) {
   const planner::ShardingOption& opt = p.option(o);
   const int n = opt.num_shards();
   if (opt.partition_by == planner::PartitionBy::kUniform) return 1;
-  if (opt.sharding_type == planner::ShardingType::kTableRowWise) return p.num_hosts();
+  if (opt.sharding_type == planner::ShardingType::kTableRowWise) return p.num_groups();
   const bool by_host = opt.sharding_type == planner::ShardingType::kTableColumnWise;
-  const int64_t base = by_host ? p.local_world_size() : p.world_size();
-  int64_t count = by_host ? p.num_hosts() : 1;
+  const int64_t base = by_host ? p.group_size() : p.world_size();
+  int64_t count = by_host ? p.num_groups() : 1;
   for (int s = 0; s < n && count <= cap; ++s) count *= base;
   return std::min(count, cap + 1);
 }
@@ -26,7 +26,7 @@ int64_t placements(const Problem& p, int o, int64_t cap) {
 void placement(const Problem& p, int o, int64_t index, std::vector<int>* ranks) {
   const planner::ShardingOption& opt = p.option(o);
   const int n = opt.num_shards();
-  const int lw = p.local_world_size();
+  const int lw = p.group_size();
   ranks->assign(n, 0);
   if (opt.partition_by == planner::PartitionBy::kUniform) {
     for (int s = 0; s < n; ++s) (*ranks)[s] = s;

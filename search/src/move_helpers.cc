@@ -22,7 +22,7 @@ std::optional<ShardRef> pick_movable_shard(MoveContext& ctx, double focus) {
 
 RankRange shard_ranks(const Problem& problem, int option, int current_rank) {
   if (problem.option(option).sharding_type == planner::ShardingType::kTableColumnWise) {
-    const int lw = problem.local_world_size();
+    const int lw = problem.group_size();
     return RankRange{current_rank / lw * lw, lw};
   }
   return RankRange{0, problem.world_size()};
@@ -59,7 +59,7 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
   const Problem& p = ctx.problem;
   const planner::ShardingOption& o = p.option(option);
   const int n = o.num_shards();
-  const int lw = p.local_world_size();
+  const int lw = p.group_size();
   ranks->assign(n, -1);
   Estimator& est = ctx.estimator;
   // The estimate with `trial` as the table's placement.
@@ -82,7 +82,7 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
     if (ok) best = try_whole(*ranks);
   } else if (o.sharding_type == planner::ShardingType::kTableRowWise) {
     std::vector<int> trial(n);
-    for (int h = 0; h < p.num_hosts(); ++h) {
+    for (int h = 0; h < p.num_groups(); ++h) {
       bool fits = true;
       for (int s = 0; s < n; ++s) {
         trial[s] = h * lw + s;
@@ -100,10 +100,10 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
     // Separable. Table-column-wise: a random host with room for the whole table.
     RankRange range{0, p.world_size()};
     if (o.sharding_type == planner::ShardingType::kTableColumnWise) {
-      const int first = ctx.rng.below(p.num_hosts());
+      const int first = ctx.rng.below(p.num_groups());
       range.count = 0;
-      for (int k = 0; k < p.num_hosts() && range.count == 0; ++k) {
-        const int h = (first + k) % p.num_hosts();
+      for (int k = 0; k < p.num_groups() && range.count == 0; ++k) {
+        const int h = (first + k) % p.num_groups();
         planner::Storage free;
         for (int r = h * lw; r < (h + 1) * lw; ++r) free += room.left(r);
         if (o.total_storage.fits_in(free)) range = RankRange{h * lw, lw};

@@ -319,7 +319,7 @@ Status PhaseModel::probe(int option) {
   if (p.done) return Status::ok();
   const planner::ShardingOption& o = problem_.option(option);
   const int n = o.num_shards();
-  const int lw = problem_.local_world_size();
+  const int lw = problem_.group_size();
   const int group = static_cast<int>(o.sharding_type);
   p.done = true;
   if (problem_.separable(option)) {
@@ -355,8 +355,8 @@ Status PhaseModel::probe(int option) {
     return Status::ok();
   }
   if (o.partition_by == planner::PartitionBy::kHost) {
-    p.hosts.assign(problem_.num_hosts(), Contribution{});
-    p.host_done.assign(problem_.num_hosts(), 0);
+    p.hosts.assign(problem_.num_groups(), Contribution{});
+    p.host_done.assign(problem_.num_groups(), 0);
     return Status::ok();  // hosts are probed when first used
   }
   std::vector<int> ranks(n);
@@ -373,7 +373,7 @@ void PhaseModel::probe_host(int option, int host) {
   p.host_done[host] = 1;
   const planner::ShardingOption& o = problem_.option(option);
   std::vector<int> ranks(o.num_shards());
-  for (int s = 0; s < o.num_shards(); ++s) ranks[s] = host * problem_.local_world_size() + s;
+  for (int s = 0; s < o.num_shards(); ++s) ranks[s] = host * problem_.group_size() + s;
   Result<sim::IterationTraffic> t = traffic_of(option, ranks);
   if (!t.is_ok()) {
     if (error_.is_ok()) error_ = t.status();
@@ -455,7 +455,7 @@ void PhaseModel::add(int option, const int* ranks, double sign) {
     return;
   }
   if (!p.hosts.empty()) {
-    const int host = ranks[0] / problem_.local_world_size();
+    const int host = ranks[0] / problem_.group_size();
     probe_host(option, host);
     apply(p.hosts[host], 0, sign);
     return;

@@ -100,7 +100,7 @@ bool any_positive(const std::vector<double>& v) {
 // `first_on_host` its first shard on the rank's host.
 void add_shard(const ShardingOption& o, const planner::BatchSums& b, const planner::Shard& shard,
                bool first, bool first_on_host, int rank, const planner::Topology& topo,
-               const planner::CommElementSizes& c, const TopologyGraph& graph, GroupTraffic* g) {
+               const planner::CommElementSizes& c, GroupTraffic* g) {
   const double rows_per_rank = o.is_pooled ? b.pooled : b.inputs;  // output rows per rank's batch
   const double id_bytes = planner::kIndexBytes + (o.is_weighted ? kWeightBytes : 0.0);
   const double lengths = b.pooled * kLengthBytes;
@@ -158,12 +158,12 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
       // Once per host holding shards (TorchRec's: one host; HugeCTR's may
       // span several, each sending its partial sums).
       if (first_on_host) {
-        const int host = graph.host_of(rank);
+        const int host = rank / topo.intra_group_size;
         // Inside the host: partial sums for every rank's batch, reduce-
         // scattered so local rank k holds the rows of the ranks with local
         // index k; then each sends them across hosts.
         const double ranks_per_local_index =
-            static_cast<double>(topo.world_size) / topo.local_world_size;
+            static_cast<double>(topo.world_size) / topo.intra_group_size;
         g->host_rs_chunk[host] += rows_per_rank * ranks_per_local_index * d * c.fwd_rs;
         g->host_ag_chunk[host] += rows_per_rank * ranks_per_local_index * d * c.bwd_rs;
         g->host_out_from[host] += rows_per_rank * d * c.fwd_a2a;
@@ -174,21 +174,28 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
   }
 }
 
-// Ranks of each host, and of each local index across hosts.
+// Table-row-wise's groups: the planner's placement groups of
+// intra_group_size ranks (hosts, or pods), any partial one last.
+int num_row_wise_groups(const planner::Topology& topo) {
+  return (topo.world_size + topo.intra_group_size - 1) / topo.intra_group_size;
+}
+
+// Ranks of each group, and of each index inside a group across groups.
 struct HostLayout {
   std::vector<std::vector<int>> host_ranks;
   std::vector<std::vector<int>> local_index_ranks;
   std::vector<int> host_of;  // by rank
 };
 
-HostLayout host_layout(const TopologyGraph& graph) {
+HostLayout host_layout(const planner::Topology& topo) {
   HostLayout h;
-  h.host_ranks.resize(graph.num_hosts());
-  h.local_index_ranks.resize(graph.local_world_size());
-  for (int r = 0; r < graph.num_ranks(); ++r) {
-    h.host_ranks[graph.host_of(r)].push_back(r);
-    h.host_of.push_back(graph.host_of(r));
-    h.local_index_ranks[r % graph.local_world_size()].push_back(r);
+  const int size = topo.intra_group_size;
+  h.host_ranks.resize(num_row_wise_groups(topo));
+  h.local_index_ranks.resize(std::min(size, topo.world_size));
+  for (int r = 0; r < topo.world_size; ++r) {
+    h.host_ranks[r / size].push_back(r);
+    h.host_of.push_back(r / size);
+    h.local_index_ranks[r % size].push_back(r);
   }
   return h;
 }
@@ -331,8 +338,7 @@ void count_collectives(IterationTraffic* t) {
 Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
                                        const planner::SearchSpace& space,
                                        const planner::PartitionedPlan& plan,
-                                       const planner::Topology& topology,
-                                       const TopologyGraph& graph) {
+                                       const planner::Topology& topology) {
   const int ranks = topology.world_size;
   const bool training = !scenario.planner.is_inference;
   const planner::EstimatorContext ctx = planner::estimator_context(scenario, topology);
@@ -352,7 +358,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
     const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
     const planner::BatchSums sums = planner::batch_sums(o);
     GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
-    if (!g.present) g.init(ranks, graph.num_hosts());
+    if (!g.present) g.init(ranks, num_row_wise_groups(topology));
     int last_host = -1;  // shards of one host are consecutive in both layouts
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
@@ -366,9 +372,9 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
       ++w.shards;
       std::vector<int>& keys = group_keys[static_cast<size_t>(rank)];
       if (std::find(keys.begin(), keys.end(), group_key) == keys.end()) keys.push_back(group_key);
-      const int host = graph.host_of(rank);
+      const int host = rank / topology.intra_group_size;
       add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, host != last_host, rank,
-                topology, sizes, graph, &g);
+                topology, sizes, &g);
       last_host = host;
       w.prefetch_ms += p.prefetch_compute;
       w.fwd_ms += p.fwd_compute;
@@ -415,7 +421,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
   }
 
   // Issue order: sharding types in the sharder's order; backward reversed.
-  const HostLayout hosts = host_layout(graph);
+  const HostLayout hosts = host_layout(topology);
   for (int type = 0; type < kNumShardingTypes; ++type) {
     const GroupTraffic& g = groups[type];
     if (g.present && static_cast<ShardingType>(type) != ShardingType::kDataParallel) {
@@ -500,9 +506,11 @@ double CollectiveSpec::bytes_sent(int m) const {
 Result<IterationTraffic> iteration_traffic(const planner::Scenario& scenario,
                                            const planner::SearchSpace& space,
                                            const planner::PartitionedPlan& plan) {
-  auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
-  if (!graph) return graph.status();
-  return detail::build_traffic(scenario, space, plan, planner::make_topology(scenario), *graph);
+  // The fabric is checked as the simulator checks it, though traffic does
+  // not depend on it.
+  if (auto graph = TopologyGraph::build(scenario.topology, scenario.fabric); !graph)
+    return graph.status();
+  return detail::build_traffic(scenario, space, plan, planner::make_topology(scenario));
 }
 
 }  // namespace shardlab::sim

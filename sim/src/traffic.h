@@ -26,7 +26,6 @@ std::vector<CollectiveSpec> ddp_collectives(const std::vector<CollectiveSpec>& c
 Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
                                        const planner::SearchSpace& space,
                                        const planner::PartitionedPlan& plan,
-                                       const planner::Topology& topology,
-                                       const TopologyGraph& graph);
+                                       const planner::Topology& topology);
 
 }  // namespace shardlab::sim::detail

@@ -7,9 +7,7 @@
 namespace shardlab::sim {
 
 TrafficBuilder::TrafficBuilder(const planner::Scenario& scenario, TopologyGraph graph)
-    : scenario_(&scenario),
-      graph_(std::move(graph)),
-      topology_(planner::make_topology(scenario.topology)) {}
+    : scenario_(&scenario), graph_(std::move(graph)), topology_(planner::make_topology(scenario)) {}
 
 Result<TrafficBuilder> TrafficBuilder::create(const planner::Scenario& scenario) {
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
@@ -19,7 +17,7 @@ Result<TrafficBuilder> TrafficBuilder::create(const planner::Scenario& scenario)
 
 Result<IterationTraffic> TrafficBuilder::build(const planner::SearchSpace& space,
                                                const planner::PartitionedPlan& plan) const {
-  return detail::build_traffic(*scenario_, space, plan, topology_, graph_);
+  return detail::build_traffic(*scenario_, space, plan, topology_);
 }
 
 }  // namespace shardlab::sim

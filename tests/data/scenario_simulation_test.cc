@@ -224,6 +224,28 @@ TEST(ScenarioFabric, NvlinkDomains) {
                         "topology.fabric.sharp: must be");
 }
 
+// A pod (topology.pod_size) is the simulator's NVLink domain unless the
+// fabric names one, or the graph cannot hold it.
+TEST(ScenarioFabric, APodIsAnNvlinkDomain) {
+  const std::string sizes = R"("world_size": 16, "local_world_size": 4, "pod_size": 2)";
+  EXPECT_EQ(load_ok(scenario_text("", "", sizes)).fabric.nvlink_domain_size, 8);
+  EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"nvlink_domain_size": 16})", "", sizes))
+                .fabric.nvlink_domain_size,
+            16);
+  // A pod of 12 ranks does not divide 16: the domains stay hosts (the
+  // planner's groups still are pods).
+  EXPECT_EQ(load_ok(scenario_text("", "", R"("world_size": 16, "local_world_size": 4,
+                                             "pod_size": 3)"))
+                .fabric.nvlink_domain_size,
+            0);
+  EXPECT_EQ(load_ok(scenario_text(R"(, "fabric": {"hosts": [{}, {}, {}, {}]})", "", sizes))
+                .fabric.nvlink_domain_size,
+            0);
+  EXPECT_ERROR_CONTAINS(scenario_text("", "", R"("world_size": 16, "local_world_size": 4,
+                                                "pod_size": 17)"),
+                        "topology.pod_size: pod_size=17 cannot be greater than world_size=16");
+}
+
 TEST(ScenarioWorkload, NumbersAndPerRankLists) {
   Scenario s =
       load_ok(scenario_text("", R"(, "workload": {"dense_fwd_ms": 0.5, "dense_bwd_ms": 0})"));

@@ -18,14 +18,18 @@ import sys
 import tempfile
 
 
-# (TorchRec version, bundled folder, folder in the shared reference set)
-SETS = [("2024-02", os.path.join("tests", "golden", "data"), "golden"),
-        ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026"), "golden-torchrec-2026")]
+# (TorchRec version, bundled folder, folder in the shared reference set,
+# scenario name prefixes the set is limited to: the feature kinds modelled,
+# as in golden_files.cc; empty: every scenario)
+SETS = [("2024-02", os.path.join("tests", "golden", "data"), "golden", ()),
+        ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026"), "golden-torchrec-2026", ()),
+        ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026-features"),
+         "golden-torchrec-2026-features", ("pod_", "fail_pod_"))]
 
 
 def pairs(source_dir, max_bytes):
     shared = os.environ.get("SHARDLAB_SHARED_DIR") or os.path.join(source_dir, "..", "shared")
-    for version, bundled, shared_set in SETS:
+    for version, bundled, shared_set, prefixes in SETS:
         seen = set()
         for d in (os.path.join(source_dir, bundled), os.path.join(shared, shared_set)):
             if not os.path.isdir(d):
@@ -34,6 +38,8 @@ def pairs(source_dir, max_bytes):
                 if not f.endswith(".golden.json"):
                     continue
                 name = f[: -len(".golden.json")]
+                if prefixes and not name.startswith(prefixes):
+                    continue
                 scenario = os.path.join(d, name + ".json")
                 golden = os.path.join(d, f)
                 if name in seen or not os.path.exists(scenario) or os.path.getsize(golden) > max_bytes:

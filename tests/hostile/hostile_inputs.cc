@@ -234,6 +234,11 @@ const std::vector<Field>& scenario_fields() {
       {"/topology"},
       {"/topology/world_size", {"1", "3", "2048"}},
       {"/topology/local_world_size", {"1", "3", "5", "2048"}},
+      // Pods of 2 ranks, the whole world, 6 ranks (a group that does not
+      // divide the world: there is none), more hosts than ranks, and past
+      // int; and under TorchRec 2024-02, which has no pods.
+      {"/topology/pod_size", {"1", "2", "3", "5", "65536", "4294967297"}},
+      {"/topology/pod_size", {"2"}, R"({"planner": {"torchrec_version": "2024-02"}})"},
       {"/topology/compute_device", {R"("cpu")", R"("mtia")", R"("gpu")"}},
       {"/topology/hbm_cap", kSizes},
       {"/topology/ddr_cap", kSizes},

@@ -127,6 +127,39 @@ TEST(TorchRecVersionTest, MtiaHasHbmIn2026) {
   EXPECT_EQ(reserved.reserved->kjt->ddr, 0);
 }
 
+// TorchRecBehaviour::pods
+TEST(TorchRecVersionTest, PodsGroupTableRowWiseShardsIn2026AndAreRefusedIn2024) {
+  Scenario s = scenario(16, 4);
+  s.topology.pod_size = 2;  // two pods of 8 ranks
+  EXPECT_EQ(make_topology(with_version(s, k2024)).intra_group_size, 4);
+  EXPECT_EQ(make_topology(with_version(s, k2026)).intra_group_size, 8);
+  EXPECT_EQ(make_topology(with_version(s, k2026)).num_groups(), 2);
+  // 2026-08: table-row-wise splits over the pod's 8 ranks, its inputs are
+  // divided by 8, and its reduce-scatter inside the pod (two hosts) runs at
+  // the inter-host bandwidth.
+  const SearchSpace space = options_of(s, k2026);
+  const ShardingOption& twrw =
+      option(space, "t0", ShardingType::kTableRowWise, ComputeKernel::kFused);
+  ASSERT_EQ(twrw.num_shards(), 8);
+  EXPECT_EQ(twrw.shards[0].rows, 12500);
+  Scenario no_pod = scenario(16, 4);
+  const ShardingOption& host_twrw =
+      option(options_of(no_pod, k2026), "t0", ShardingType::kTableRowWise, ComputeKernel::kFused);
+  ASSERT_EQ(host_twrw.num_shards(), 4);
+  EXPECT_LT(twrw.shard_perf.fwd_compute, host_twrw.shard_perf.fwd_compute);
+  const ShardingOption& rw = option(space, "t0", ShardingType::kRowWise, ComputeKernel::kFused);
+  // Two groups: the intra-group reduce-scatter costs what row-wise's does
+  // (same bytes, inter-host bandwidth), plus the all-to-all between groups.
+  EXPECT_GT(twrw.shard_perf.fwd_comms, rw.shard_perf.fwd_comms);
+  // 2024-02 has no pods: the key is refused before planning.
+  const PlannerResult old_run = plan(with_version(s, k2024));
+  EXPECT_FALSE(old_run.ok());
+  EXPECT_EQ(old_run.error.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(old_run.error.message().find("topology.pod_size: TorchRec 2024-02 has no pods"),
+            std::string::npos)
+      << old_run.error.message();
+}
+
 // TorchRecBehaviour::mtia_offers_model_parallel_types
 TEST(TorchRecVersionTest, MtiaOffersFiveShardingTypesIn2026) {
   Scenario s = scenario(4, 4);

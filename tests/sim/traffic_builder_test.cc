@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/planner.h"
@@ -70,6 +71,46 @@ TEST(TrafficBuilder, RefusesAFabricThatDoesNotFit) {
   Result<TrafficBuilder> builder = TrafficBuilder::create(s);
   ASSERT_FALSE(builder.is_ok());
   EXPECT_EQ(builder.status().code(), StatusCode::kInvalidArgument);
+}
+
+// Table-row-wise traffic follows the planner's groups: with pods of two
+// hosts, the output reduce-scatter runs over the pod's 8 ranks, and the
+// all-to-all between groups over the ranks of one index in each pod.
+TEST(TrafficBuilder, TableRowWiseGroupsArePods) {
+  auto scenario = data::parse_scenario(R"({
+    "topology": {"world_size": 16, "local_world_size": 4, "pod_size": 2},
+    "tables": [{"name": "t0", "num_embeddings": 100000, "embedding_dim": 64,
+                "feature_names": ["f0"]}],
+    "constraints": {"t0": {"sharding_types": ["table_row_wise"]}}})",
+                                       "pods.json");
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  const planner::PlannerResult r = planner::plan(*scenario);
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  Result<IterationTraffic> t = iteration_traffic(*scenario, *r.search_space, *r.best);
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  const int first = r.best->ranks[0];
+  ASSERT_EQ(first % 8, 0);
+  std::vector<int> pod(8);
+  for (int k = 0; k < 8; ++k) pod[k] = first + k;
+  bool reduce_scatter = false;
+  bool across = false;
+  for (const CollectiveSpec& c : t->collectives) {
+    if (c.phase != Phase::kOutputDist) continue;
+    if (c.kind == CollectiveKind::kReduceScatter) {
+      EXPECT_EQ(c.members, pod);
+      reduce_scatter = true;
+    }
+    if (c.kind == CollectiveKind::kAllToAll) {
+      ASSERT_EQ(c.members.size(), 2u);
+      EXPECT_EQ(c.members[1] - c.members[0], 8);
+      across = true;
+    }
+  }
+  EXPECT_TRUE(reduce_scatter);
+  EXPECT_TRUE(across);
+  Result<TrafficBuilder> builder = TrafficBuilder::create(*scenario);
+  ASSERT_TRUE(builder.is_ok()) << builder.status().message();
+  EXPECT_EQ(builder->graph().domain_size(), 8);
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ void GreedyPerfPartitioner::reset(const SearchSpace& space, const Topology& topo
   }
   world_size_ = topology.world_size;
   local_world_size_ = topology.local_world_size;
-  num_hosts_ = world_size_ / local_world_size_;
+  host_size_ = topology.intra_group_size;
+  num_hosts_ = topology.num_groups();
   // Device state (free storage, perf) is set by the uniform phase, and only
   // for proposals that get past it: most do not.
   free_hbm_.resize(world_size_);
@@ -195,12 +196,12 @@ bool GreedyPerfPartitioner::uniform_options_fit() {
 // placed (the early stop's counting argument reads it).
 const std::vector<Storage>& GreedyPerfPartitioner::host_least_free() {
   if (!host_least_free_valid_) {
-    const int lw = local_world_size_;
+    const int hs = host_size_;
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
     host_least_free_.resize(num_hosts_);
     for (int h = 0; h < num_hosts_; ++h) {
       Storage least{kMax, kMax};
-      for (int r = h * lw; r < (h + 1) * lw; ++r) {
+      for (int r = h * hs; r < (h + 1) * hs; ++r) {
         least.hbm = std::min(least.hbm, cap_hbm_[r] - uniform_hbm_[r]);
         least.ddr = std::min(least.ddr, cap_ddr_[r] - uniform_ddr_[r]);
       }

@@ -147,7 +147,7 @@ class GreedyPerfPartitioner final : public Partitioner {
     min_free_ddr_ = std::min(min_free_ddr_, free_ddr_[r]);
   }
   const Perf& uniform_perf();
-  void mark_host(int host);  // its devices changed
+  void mark_rank(int rank);  // the device changed: its device group and host group
   void refresh_hosts();
   void refresh_groups();
   TreeKey device_key(int rank) const {
@@ -190,7 +190,10 @@ class GreedyPerfPartitioner final : public Partitioner {
 
   // Per topology shape.
   int world_size_ = 0;
-  int local_world_size_ = 1;
+  int local_world_size_ = 1;  // device groups (the heap key's rank mod Lw)
+  // "Hosts" of the host strategy: TorchRec's host-level devices, groups of
+  // Topology::intra_group_size ranks (a host, or a pod), W // size of them.
+  int host_size_ = 1;
   int num_hosts_ = 0;
 
   // The devices' capacities (the topology's storages), copied once per call,

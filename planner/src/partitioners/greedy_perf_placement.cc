@@ -42,9 +42,10 @@ void GreedyPerfPartitioner::start_placement() {
   host_dirty_.assign(num_hosts_, 0);
   dirty_hosts_.clear();
   host_tree_.reset(num_hosts_);
+  const int hs = host_size_;
   for (int h = 0; h < num_hosts_; ++h) {
     double total = 0.0;
-    for (int r = h * lw; r < (h + 1) * lw; ++r) {
+    for (int r = h * hs; r < (h + 1) * hs; ++r) {
       total += key_total_[r];
       host_free_[h] += free_storage(r);
     }
@@ -53,12 +54,14 @@ void GreedyPerfPartitioner::start_placement() {
   }
 }
 
-// Marks the host (and device group) of changed devices for a refresh.
-void GreedyPerfPartitioner::mark_host(int host) {
-  if (!group_dirty_[host]) {
-    group_dirty_[host] = 1;
-    dirty_groups_.push_back(host);
+// Marks the device group and the host of a changed device for a refresh.
+void GreedyPerfPartitioner::mark_rank(int rank) {
+  const int group = rank / local_world_size_;
+  if (!group_dirty_[group]) {
+    group_dirty_[group] = 1;
+    dirty_groups_.push_back(group);
   }
+  const int host = rank / host_size_;
   if (host < num_hosts_ && !host_dirty_[host]) {  // trailing ranks of a partial host belong to none
     host_dirty_[host] = 1;
     dirty_hosts_.push_back(host);
@@ -70,9 +73,9 @@ void GreedyPerfPartitioner::commit_device(int rank, const Storage& storage, cons
   free_ddr_[rank] -= storage.ddr;
   small_frees_ &= is_small(free_hbm_[rank]) & is_small(free_ddr_[rank]);
   perf_.add(rank, 1, perf, key_total_.data());
-  const int host = rank / local_world_size_;
+  const int host = rank / host_size_;
   if (host < num_hosts_) host_free_[host] -= storage;
-  mark_host(host);
+  mark_rank(rank);
   if (track_stop_) note_device(rank);
 }
 
@@ -143,10 +146,10 @@ int GreedyPerfPartitioner::smallest_fitting_device(const Storage& need) const {
 // Host totals are Σ device totals in rank order from 0.0, as TorchRec sums
 // them; only hosts whose devices changed since the last refresh are redone.
 void GreedyPerfPartitioner::refresh_hosts() {
-  const int lw = local_world_size_;
+  const int hs = host_size_;
   for (const int h : dirty_hosts_) {
     double total = 0.0;
-    for (int r = h * lw; r < (h + 1) * lw; ++r) total += key_total_[r];
+    for (int r = h * hs; r < (h + 1) * hs; ++r) total += key_total_[r];
     host_total_[h] = total;
     host_dirty_[h] = 0;
     host_tree_.update(h, TreeKey{total, static_cast<uint64_t>(h)});
@@ -155,16 +158,17 @@ void GreedyPerfPartitioner::refresh_hosts() {
 }
 
 // Device strategy restricted to host `host`, on copies; commits only when
-// every shard found a device. Inside a host, rank mod Lw is the device's
-// index, so TorchRec's heap order (total, rank mod Lw, rank) is (total,
-// index): each shard goes to the first device with the smallest total among
-// those with room, found by a scan of the host's Lw devices (the heap would
+// every shard found a device. A host here is a group of intra_group_size
+// ranks (a pod when there is one); TorchRec keys its heap (total, rank mod
+// the group's size, rank), which inside the group is (total, index): each
+// shard goes to the first device with the smallest total among those with
+// room, found by a scan of the group's devices (the heap would
 // pop the same device; its pops and pushes cost more than the scan). Shard
 // storages come from `h` when they are head and tail: the option itself, far
 // from the placement's other data, is then not read.
 bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int first_shard,
                                               PartitionedPlan* out) {
-  const int lw = local_world_size_;
+  const int lw = host_size_;  // the host's devices, indexed by rank mod its size
   const int base = host * lw;
   if (h.num_shards == 1) {
     // One shard (the common case): nothing to undo if it fits nowhere, so no
@@ -214,7 +218,7 @@ bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int 
 bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first_shard,
                                          PartitionedPlan* out) {
   const int o = h.option;
-  const int lw = local_world_size_;
+  const int lw = host_size_;
   const int base = host * lw;
   const int n = h.num_shards;
   int64_t* free_hbm = free_hbm_.data() + base;
@@ -255,9 +259,11 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
   for (int r = base; r < base + lw; ++r) total += key_total_[r];
   host_total_[host] = total;
   host_tree_.update(host, TreeKey{total, static_cast<uint64_t>(host)});
-  if (!group_dirty_[host]) {
-    group_dirty_[host] = 1;
-    dirty_groups_.push_back(host);
+  for (int g = base / local_world_size_; g * local_world_size_ < base + lw; ++g) {
+    if (!group_dirty_[g]) {
+      group_dirty_[g] = 1;
+      dirty_groups_.push_back(g);
+    }
   }
   return true;
 }

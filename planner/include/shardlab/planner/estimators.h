@@ -106,15 +106,16 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option);
 void estimate_storage(const EstimatorContext& ctx, ShardingOption* option);
 
 // Input and output buffer bytes of shard `shard` (docs/cost-model.md §5.1), with
-// pooled outputs counted as `behaviour` counts them.
+// pooled outputs counted as `behaviour` counts them. `group_size` is
+// Topology::intra_group_size (table-row-wise divides its inputs by it).
 struct IoSizes {
   int64_t input = 0;
   int64_t output = 0;
 };
 IoSizes shard_io_sizes(const ShardingOption& option, const Shard& shard, int world_size,
-                       int local_world_size, const TorchRecBehaviour& behaviour);
+                       int group_size, const TorchRecBehaviour& behaviour);
 // Same, with the option's batch sums computed once by the caller.
 IoSizes shard_io_sizes(const ShardingOption& option, const BatchSums& sums, const Shard& shard,
-                       int world_size, int local_world_size, const TorchRecBehaviour& behaviour);
+                       int world_size, int group_size, const TorchRecBehaviour& behaviour);
 
 }  // namespace shardlab::planner

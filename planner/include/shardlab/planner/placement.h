@@ -7,9 +7,9 @@
 //   kUniform  (data-parallel, row-wise): shard i on rank i, one per rank;
 //   kDevice   (table-wise, column-wise): each shard on any rank;
 //   kHost     (table-row-wise, table-column-wise): every shard on the ranks
-//             of one host (hosts are Topology::num_hosts() groups of
-//             local_world_size consecutive ranks); table-row-wise shard i on
-//             the host's i-th rank.
+//             of one group (Topology::num_groups() groups of
+//             intra_group_size consecutive ranks: hosts, or pods); table-
+//             row-wise shard i on the group's i-th rank.
 // Storage: on every rank, the summed storage of its shards fits (<=, HBM and
 // DDR) the capacity left after the storage reservation.
 //
@@ -26,7 +26,7 @@
 namespace shardlab::planner {
 
 // Whether `ranks` (one per shard, shard order) is a placement of `option`
-// the rules above allow on `topology` (world_size, local_world_size).
+// the rules above allow on `topology` (world_size, intra_group_size).
 bool placement_allowed(const ShardingOption& option, const int* ranks, const Topology& topology);
 
 // Checks every option's placement and every rank's storage (as

@@ -39,6 +39,10 @@ inline constexpr int64_t kDefaultMinPartition = 128;    // MIN_CW_DIM
 struct TopologySpec {
   int world_size = 1;                   // required, >= 1
   std::optional<int> local_world_size;  // absent: world_size
+  // Hosts in one NVLink domain (TorchRec's Topology.pod_size, 2026-08 only):
+  // table-row-wise, table-column-wise and grid shards use groups of
+  // pod_size x local_world_size ranks instead of hosts. Absent: no pod.
+  std::optional<int> pod_size;
   ComputeDevice compute_device = ComputeDevice::kCuda;
   // Bytes per device; absent: 32 GiB / 128 GiB. An explicit 0 also means the
   // default in the 2024-02 model (TorchRec's falsy rule) but 0 bytes in

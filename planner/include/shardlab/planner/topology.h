@@ -19,6 +19,11 @@ struct Device {
 struct Topology {
   int world_size = 1;
   int local_world_size = 1;  // ranks per host
+  // Ranks per placement group (TorchRec's Topology.intra_group_size):
+  // pod_size x local_world_size, or local_world_size without a pod. The
+  // groups of table-row-wise and table-column-wise shards; may exceed
+  // world_size, and then there is no group.
+  int intra_group_size = 1;
   ComputeDevice compute_device = ComputeDevice::kCuda;
   double hbm_mem_bw = kDefaultHbmMemBw;
   double ddr_mem_bw = kDefaultDdrMemBw;
@@ -28,8 +33,9 @@ struct Topology {
   double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;
   std::vector<Device> devices;  // one per rank, rank order
 
-  // Hosts are W // Lw; trailing ranks of a non-multiple W belong to no host.
-  int num_hosts() const { return world_size / local_world_size; }
+  // Placement groups are W // intra_group_size (hosts without a pod);
+  // trailing ranks of a non-multiple W belong to no group.
+  int num_groups() const { return world_size / intra_group_size; }
 };
 
 // Applies TorchRec's defaults and falsy rules (docs/cost-model.md §1.2) as the

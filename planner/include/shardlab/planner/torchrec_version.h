@@ -53,6 +53,13 @@ struct TorchRecBehaviour {
   // HBM bandwidth (Topology, compute_storage_usage, kernel_bw_lookup,
   // storage_reservations.py). 2024: MTIA had no HBM and used DDR bandwidth.
   bool mtia_has_hbm = true;
+  // Topology(pod_size): table-row-wise, table-column-wise (and grid) shards
+  // are laid out and placed over groups of intra_group_size = pod_size x
+  // local_world_size ranks, and table-row-wise's batch divisor, group count
+  // and intra-group bandwidth follow them (TableRowWiseEvaluator,
+  // GreedyPerfPartitioner._get_host_level_devices, EmbeddingStats.log).
+  // 2024 had no pods: topology.pod_size is refused.
+  bool pods = true;
 
   // --- Enumeration ------------------------------------------------------
   // BaseEmbeddingSharder.sharding_types("mtia") offers table-wise,

@@ -36,8 +36,10 @@ class Problem {
 
   int num_tables() const { return static_cast<int>(space_->fqns.size()); }
   int world_size() const { return topology_->world_size; }
-  int local_world_size() const { return topology_->local_world_size; }
-  int num_hosts() const { return topology_->num_hosts(); }
+  // The groups table-row-wise and table-column-wise shards are placed in:
+  // hosts, or pods (planner::Topology::intra_group_size).
+  int group_size() const { return topology_->intra_group_size; }
+  int num_groups() const { return topology_->num_groups(); }
 
   // Option indices (into space().options) of table position `t`.
   const std::vector<int>& options_of(int t) const { return space_->options_by_fqn[t]; }
