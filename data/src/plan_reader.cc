@@ -147,6 +147,7 @@ class PlanReader {
     topology_local_ = scenario.topology.local_world_size.value_or(0) > 0
                           ? *scenario.topology.local_world_size
                           : scenario.topology.world_size;
+    group_size_ = planner::make_topology(scenario).intra_group_size;
   }
   PlanReader(const PlanReader&) = delete;
   PlanReader& operator=(const PlanReader&) = delete;
@@ -372,16 +373,24 @@ class PlanReader {
                               std::to_string(i) + " must be there"));
         }
         return Status::ok();
-      case ShardingType::kTableRowWise: {
-        const int host = ranks.empty() ? 0 : ranks[0] / topology_local_;
+      case ShardingType::kTableRowWise:
+      case ShardingType::kGridShard: {
+        // Table-row-wise: one group; grid: a group per column block.
+        const int g = group_size_;
         for (size_t i = 0; i < ranks.size(); ++i) {
-          const int want = host * topology_local_ + static_cast<int>(i);
+          const size_t first = i - i % static_cast<size_t>(g);
+          const int group = ranks[first] / g;
+          const int want = group * g + static_cast<int>(i % static_cast<size_t>(g));
+          const std::string unit = g > topology_local_ ? "pod" : "host";
           SHARDLAB_RETURN_IF_ERROR(expect_rank(
               i, want,
-              "TorchRec's table-row-wise sharding puts shard i on local rank i of one host (here "
-              "host " +
-                  std::to_string(host) + ", ranks " + std::to_string(host * topology_local_) +
-                  " to " + std::to_string(host * topology_local_ + topology_local_ - 1) + ")"));
+              std::string(opt.sharding_type == ShardingType::kGridShard
+                              ? "TorchRec's grid sharding puts row shard i of each column block "
+                                "on local rank i of one "
+                              : "TorchRec's table-row-wise sharding puts shard i on local rank "
+                                "i of one ") +
+                  unit + " (here " + unit + " " + std::to_string(group) + ", ranks " +
+                  std::to_string(group * g) + " to " + std::to_string(group * g + g - 1) + ")"));
         }
         return Status::ok();
       }
@@ -660,7 +669,8 @@ class PlanReader {
   const size_t enumerated_;  // the options the reader was given
   std::vector<std::string>* warnings_;
   std::size_t dropped_ = 0;
-  int topology_local_ = 1;
+  int topology_local_ = 1;         // ranks per host (HugeCTR's hosts)
+  int group_size_ = 1;             // TorchRec's placement groups (hosts, or pods)
   bool placement_warned_ = false;  // this table's misplaced shards are counted
   int misplaced_shards_ = 0;       // shards placed on another device than the scenario's
   int misplaced_tables_ = 0;       // tables with such shards

@@ -56,6 +56,8 @@ QColor PlacementMatrixWidget::sharding_color(planner::ShardingType t) {
       return QColor(0xf2, 0x8e, 0x2b);
     case planner::ShardingType::kTableRowWise:
       return QColor(0xb0, 0x7a, 0xa1);
+    case planner::ShardingType::kGridShard:
+      return QColor(0xed, 0xc9, 0x48);
   }
   return QColor(0xcc, 0xcc, 0xcc);
 }

@@ -84,7 +84,7 @@ QStringList enum_names(std::initializer_list<E> values, F&& name) {
 QStringList sharding_type_names() {
   using T = planner::ShardingType;
   return enum_names({T::kDataParallel, T::kTableWise, T::kColumnWise, T::kTableColumnWise,
-                     T::kRowWise, T::kTableRowWise},
+                     T::kRowWise, T::kTableRowWise, T::kGridShard},
                     [](T t) { return planner::to_string(t); });
 }
 

@@ -32,7 +32,7 @@ struct LookupCounts {
 };
 
 LookupCounts lookup_counts(const planner::ShardingOption& o, const planner::BatchSums& sums,
-                           int world_size, int local_world_size) {
+                           int world_size, int group_size) {
   if (sums.pooled <= 0) return {};
   const double per_bag = sums.inputs / sums.pooled;
   const double w = world_size;
@@ -46,7 +46,8 @@ LookupCounts lookup_counts(const planner::ShardingOption& o, const planner::Batc
     case ShardingType::kRowWise:
       return {std::llround(sums.pooled * w), per_bag / w};
     case ShardingType::kTableRowWise:
-      return {std::llround(sums.pooled * w), per_bag / local_world_size};
+    case ShardingType::kGridShard:
+      return {std::llround(sums.pooled * w), per_bag / group_size};
   }
   return {};
 }
@@ -75,7 +76,7 @@ Result<ReplayWorkload> build_workload(const planner::Scenario& scenario,
     Result<Precision> precision = replay_precision(scenario, o);
     if (!precision) return precision.status();
     const LookupCounts counts =
-        lookup_counts(o, planner::batch_sums(o), w.world_size, w.local_world_size);
+        lookup_counts(o, planner::batch_sums(o), w.world_size, topology.intra_group_size);
     const double model_bytes = planner::fwd_compute_bytes(ctx, o);
     for (int s = 0; s < o.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];

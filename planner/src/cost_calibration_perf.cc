@@ -60,7 +60,8 @@ Perf calibrated_perf(const EstimatorContext& ctx, const ShardingOption& o, const
       p.prefetch_compute =
           ((fetches / t.world_size) * static_cast<double>(d) * o.element_size) / prefetch_bw(ctx);
       break;
-    case ShardingType::kTableRowWise: {
+    case ShardingType::kTableRowWise:
+    case ShardingType::kGridShard: {
       // Inside the group over NVLink, a pod included (TorchRec's estimate
       // charges a pod's reduce-scatter at the inter-host bandwidth).
       p.fwd_comms = calibrated_comm(cal.intra_host, x.fwd_out, t.intra_host_bw);

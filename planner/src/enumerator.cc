@@ -102,6 +102,8 @@ PartitionBy partition_by(ShardingType t) {
     case ST::kTableRowWise:
     case ST::kTableColumnWise:
       return PartitionBy::kHost;
+    case ST::kGridShard:
+      return PartitionBy::kMultiHost;
     case ST::kRowWise:
     case ST::kDataParallel:
       return PartitionBy::kUniform;
@@ -156,15 +158,17 @@ std::span<const ShardingType> sharder_sharding_types(const ModuleInfo& m, Comput
   static constexpr ShardingType kQuant[] = {ST::kTableWise, ST::kRowWise, ST::kColumnWise};
   static constexpr ShardingType kSequence[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise,
                                                ST::kRowWise};
+  // GRID_SHARD is offered only to tables whose constraint names it
+  // (for_each_option_kind), which 2024-02 refuses.
   static constexpr ShardingType kCuda[] = {ST::kDataParallel,    ST::kTableWise, ST::kColumnWise,
-                                           ST::kTableColumnWise, ST::kRowWise,   ST::kTableRowWise};
+                                           ST::kTableColumnWise, ST::kRowWise,   ST::kTableRowWise,
+                                           ST::kGridShard};
   static constexpr ShardingType kCpu[] = {ST::kDataParallel, ST::kTableWise, ST::kColumnWise,
                                           ST::kTableColumnWise};
   static constexpr ShardingType kMtia[] = {ST::kTableWise};
-  // 2026-08 also lists GRID_SHARD, which the enumerator drops unless a
-  // constraint names it (ShardLab does not model grid sharding).
-  static constexpr ShardingType kMtiaModelParallel[] = {
-      ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise};
+  static constexpr ShardingType kMtiaModelParallel[] = {ST::kTableWise,       ST::kColumnWise,
+                                                        ST::kTableColumnWise, ST::kRowWise,
+                                                        ST::kTableRowWise,    ST::kGridShard};
   if (m.is_quant) return kQuant;
   if (!m.is_pooled) return kSequence;
   switch (device) {
@@ -216,8 +220,11 @@ void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleI
   static const std::optional<std::vector<ComputeKernel>> kNoKernels;
   const auto& wanted_types = c ? c->sharding_types : kNoTypes;
   const auto& wanted_kernels = c ? c->compute_kernels : kNoKernels;
+  const bool types_named = wanted_types && !wanted_types->empty();
   for (ShardingType type : sharder_sharding_types(m, topo.compute_device, s.behaviour())) {
     if (!listed(type, wanted_types)) continue;
+    // GRID_SHARD only where the constraint names it (_filter_sharding_types).
+    if (type == ST::kGridShard && !types_named) continue;
     const std::span<const ComputeKernel> kernels =
         sharder_compute_kernels(m, type, topo.compute_device);
     bool fused = false;
@@ -257,6 +264,9 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
             break;
           case ST::kTableRowWise:
             shards = topo.intra_group_size;
+            break;
+          case ST::kGridShard:
+            shards = cw_shards * topo.intra_group_size;
             break;
           case ST::kColumnWise:
           case ST::kTableColumnWise:

@@ -324,6 +324,16 @@ class LimitFinder {
       if (constraint(i) == nullptr) continue;
       const ConstraintSpec& c = *constraint(i);
       const std::string_view name = s_.tables[i].name;
+      if (c.sharding_types && !s_.behaviour().grid_shard) {
+        for (size_t k = 0; k < c.sharding_types->size(); ++k) {
+          if ((*c.sharding_types)[k] != ShardingType::kGridShard) continue;
+          return violation(owned({"constraints", name, "sharding_types", k}),
+                           "TorchRec " + std::string(to_string(s_.planner.torchrec_version)) +
+                               " has no grid_shard",
+                           std::nullopt, false,
+                           "another sharding type, or planner.torchrec_version \"2026-08\"");
+        }
+      }
       if (c.min_partition) {
         if (auto v = check_range({"constraints", name, "min_partition"},
                                  static_cast<double>(*c.min_partition), {1, kUnbounded}, true,

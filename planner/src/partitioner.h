@@ -12,13 +12,22 @@
 
 namespace shardlab::planner {
 
+// Whether a partition() failure ends planning instead of failing only its
+// proposal (TorchRec's exceptions other than PlannerError).
+inline bool is_fatal_partition_error(const Status& st) {
+  return st.code() == StatusCode::kPlanner && st.planner_error() != PlannerErrorType::kPartition;
+}
+
 class Partitioner {
  public:
   virtual ~Partitioner() = default;
 
   // Places `proposal` on `topology` whose device storages are the reserved
   // capacities (device perfs are ignored; every partition starts at zero).
-  // On failure returns a kPlanner Status (kPartition) with TorchRec's message.
+  // On failure returns a kPlanner Status (kPartition) with TorchRec's message;
+  // kOther for what TorchRec raises as another exception, which ends
+  // planning (is_fatal_partition_error: a grid option on a topology without
+  // a whole group raises IndexError).
   // `out` may be null when the caller only needs the status and
   // max_device_perf(): the plan is then not built (or not returned).
   virtual Status partition(const SearchSpace& space, const Proposal& proposal,

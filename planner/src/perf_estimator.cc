@@ -228,6 +228,7 @@ ShardBytes shard_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
     case ShardingType::kRowWise:
       return row_wise_bytes(ctx, o, d);
     case ShardingType::kTableRowWise:
+    case ShardingType::kGridShard:  // GridShardEvaluator is a TableRowWiseEvaluator
       return table_row_wise_bytes(ctx, o, d);
     case ShardingType::kDataParallel:
       return data_parallel_bytes(ctx, o);
@@ -321,6 +322,7 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
         p = row_wise_perf(ctx, *option, x, d, *bw, fetches);
         break;
       case ShardingType::kTableRowWise:
+      case ShardingType::kGridShard:
         p = table_row_wise_perf(ctx, *option, x, d, *bw, fetches);
         break;
       case ShardingType::kDataParallel:

@@ -36,6 +36,19 @@ bool placement_allowed(const ShardingOption& option, const int* ranks, const Top
       }
       return true;
     }
+    case PartitionBy::kMultiHost: {
+      // Each column block's row shards on the ranks of one group, in order.
+      const int size = topology.intra_group_size;
+      if (n % size != 0) return false;
+      for (int b = 0; b < n; b += size) {
+        const int group = ranks[b] / size;
+        if (ranks[b] % size != 0 || group >= topology.num_groups()) return false;
+        for (int s = 0; s < size; ++s) {
+          if (ranks[b + s] != group * size + s) return false;
+        }
+      }
+      return true;
+    }
   }
   return false;
 }

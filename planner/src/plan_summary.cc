@@ -42,7 +42,8 @@ TableSummary summarize_table(const Scenario& scenario, const SearchSpace& space,
   t.num_inputs = static_cast<int>(o.input_lengths.size());
   t.embedding_dim = o.tensor_cols;
   if ((o.sharding_type == ShardingType::kColumnWise ||
-       o.sharding_type == ShardingType::kTableColumnWise) &&
+       o.sharding_type == ShardingType::kTableColumnWise ||
+       o.sharding_type == ShardingType::kGridShard) &&
       !o.shards.empty()) {
     t.column_shard_dim = o.shards.front().cols;
   }

@@ -130,7 +130,11 @@ class ProposalLoop {
     partitioner_->set_fixed_topology(&reserved_topology_);  // unchanged from here on
   }
 
-  // Runs `proposer` to its end. False when cancelled.
+  // What ended planning early: a partition failure TorchRec raises as an
+  // exception (is_fatal_partition_error); nullopt when cancelled.
+  const std::optional<Status>& fatal() const { return fatal_; }
+
+  // Runs `proposer` to its end. False when cancelled or ended (fatal()).
   bool run(int index, Proposer& proposer) {
     proposer_ = &proposer;
     proposer_start_ = std::chrono::steady_clock::now();
@@ -194,6 +198,10 @@ class ProposalLoop {
         log(index, *proposal, true, rating);
         proposer.feedback(true, &candidate_, rating, reserved_devices_);
       } else {
+        if (is_fatal_partition_error(st)) {
+          fatal_ = st;
+          return false;
+        }
         cache_.emplace(key, CachedOutcome{false, std::nullopt});
         log(index, *proposal, false, std::nullopt);
         proposer.feedback(false, nullptr, std::nullopt, reserved_devices_);
@@ -243,23 +251,26 @@ class ProposalLoop {
       }
       rater_->settle(to_settle, best_rating_);
       for (const Pending& p : pending) {
-        if (cancelled()) return false;
-        commit_lazy(index, p);
+        if (cancelled() || !commit_lazy(index, p)) return false;
       }
     }
     return true;
   }
 
   // A settled proposal, in proposal order: counted, cached, logged, and kept
-  // when it is the best.
-  void commit_lazy(int index, const Pending& p) {
+  // when it is the best. False when its failure ends planning (fatal()).
+  bool commit_lazy(int index, const Pending& p) {
     internal::LazyItem& item = *p.item;
     count_proposal(index);
     if (!item.status) {
+      if (is_fatal_partition_error(item.status)) {
+        fatal_ = item.status;
+        return false;
+      }
       *p.cached = CachedOutcome{false, std::nullopt};
       log(index, item.proposal, false, std::nullopt);
       note_failure(std::move(item.proposal), p.storage, item.status);
-      return;
+      return true;
     }
     ++result_.num_plans;
     std::optional<double> rating = item.rating;
@@ -280,6 +291,7 @@ class ProposalLoop {
     }
     *p.cached = CachedOutcome{true, rating};
     log(index, item.proposal, true, rating);
+    return true;
   }
 
   // Rates `candidate_` exactly; keeps it when it is the best so far.
@@ -387,6 +399,7 @@ class ProposalLoop {
   bool best_sums_pending_ = false;  // result_.device_perf_total not summed yet
   Storage lowest_storage_{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
   Status last_error_;
+  std::optional<Status> fatal_;  // fatal()
   Proposal last_proposal_;
   PartitionedPlan candidate_;
   std::vector<double> device_perf_;
@@ -461,7 +474,8 @@ PlannerResult plan_within_memory(const Scenario& scenario, const PlannerOptions&
     if (!loop.run(static_cast<int>(index), *proposers[index])) {
       result.best.reset();
       result.device_perf_total.clear();
-      result.error = Status::planner(PlannerErrorType::kOther, "planning cancelled");
+      result.error = loop.fatal() ? *loop.fatal()
+                                  : Status::planner(PlannerErrorType::kOther, "planning cancelled");
       return finish();
     }
   }

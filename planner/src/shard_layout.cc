@@ -61,6 +61,23 @@ std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, in
     case ShardingType::kColumnWise:
     case ShardingType::kTableColumnWise:
       return column_wise_split(rows, cols, min_partition);
+    case ShardingType::kGridShard: {
+      // Column-block-major: for each column block, its row shards over the
+      // group (_calculate_grid_shard_sizes_and_offsets).
+      const std::vector<Shard> blocks = column_wise_split(rows, cols, min_partition);
+      const std::vector<Shard> row_shards = row_wise_split(rows, cols, group_size);
+      std::vector<Shard> shards;
+      shards.reserve(blocks.size() * row_shards.size());
+      for (const Shard& b : blocks) {
+        for (const Shard& r : row_shards) {
+          shards.push_back(Shard{.rows = r.rows,
+                                 .cols = b.cols,
+                                 .row_offset = r.row_offset,
+                                 .col_offset = b.col_offset});
+        }
+      }
+      return shards;
+    }
   }
   return {};
 }

@@ -51,7 +51,8 @@ std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
                                      std::optional<int64_t> min_partition);
 
 // Shards of `type` for a rows x cols tensor (storage left zero);
-// table-row-wise splits rows over `group_size` (Topology::intra_group_size).
+// table-row-wise splits rows over `group_size` (Topology::intra_group_size),
+// and grid shards each column block so.
 std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
                                int group_size, std::optional<int64_t> min_partition);
 

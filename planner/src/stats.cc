@@ -301,7 +301,8 @@ std::vector<std::string> StatsPrinter::param_table() const {
       num_poolings.assign(o.input_lengths.size(), 1.0);
 
     const bool column_wise = o.sharding_type == ShardingType::kColumnWise ||
-                             o.sharding_type == ShardingType::kTableColumnWise;
+                             o.sharding_type == ShardingType::kTableColumnWise ||
+                             o.sharding_type == ShardingType::kGridShard;
     std::string emb_dim = int_str(o.tensor_cols);
     if (column_wise && !o.shards.empty()) emb_dim += " (" + int_str(o.shards[0].cols) + ")";
 

@@ -97,7 +97,8 @@ IoSizes shard_io_sizes(const ShardingOption& o, const BatchSums& sums, const Sha
       break;
     }
     case ShardingType::kRowWise:
-    case ShardingType::kTableRowWise: {
+    case ShardingType::kTableRowWise:
+    case ShardingType::kGridShard: {            // as table-row-wise (_calculate_shard_io_sizes)
       if (shard.rows * shard.cols == 0) break;  // empty shards carry no buffers
       const double n =
           o.sharding_type == ShardingType::kRowWise ? w : static_cast<double>(group_size);

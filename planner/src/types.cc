@@ -32,21 +32,23 @@ namespace {
 template <typename E, size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<ShardingType, 6> kShardingTypes{{
+constexpr NameTable<ShardingType, kNumShardingTypes> kShardingTypes{{
     {ShardingType::kDataParallel, "data_parallel"},
     {ShardingType::kTableWise, "table_wise"},
     {ShardingType::kColumnWise, "column_wise"},
     {ShardingType::kTableColumnWise, "table_column_wise"},
     {ShardingType::kRowWise, "row_wise"},
     {ShardingType::kTableRowWise, "table_row_wise"},
+    {ShardingType::kGridShard, "grid_shard"},
 }};
-constexpr NameTable<ShardingType, 6> kShardingAbbreviations{{
+constexpr NameTable<ShardingType, kNumShardingTypes> kShardingAbbreviations{{
     {ShardingType::kDataParallel, "DP"},
     {ShardingType::kTableWise, "TW"},
     {ShardingType::kColumnWise, "CW"},
     {ShardingType::kTableColumnWise, "TWCW"},
     {ShardingType::kRowWise, "RW"},
     {ShardingType::kTableRowWise, "TWRW"},
+    {ShardingType::kGridShard, "GS"},
 }};
 constexpr NameTable<ComputeKernel, 7> kKernels{{
     {ComputeKernel::kDense, "dense"},
@@ -77,10 +79,11 @@ constexpr NameTable<CommPrecision, 5> kPrecisions{{
     {CommPrecision::kFp8, "fp8"},
     {CommPrecision::kInt8, "int8"},
 }};
-constexpr NameTable<PartitionBy, 3> kPartitionBy{{
+constexpr NameTable<PartitionBy, 4> kPartitionBy{{
     {PartitionBy::kUniform, "uniform"},
     {PartitionBy::kDevice, "device"},
     {PartitionBy::kHost, "host"},
+    {PartitionBy::kMultiHost, "multi_host"},
 }};
 
 template <typename E, size_t N>

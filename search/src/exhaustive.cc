@@ -8,13 +8,19 @@
 namespace shardlab::search::detail {
 namespace {
 
-// Placements of option `o`: uniform 1, table-row-wise one per host,
-// table-wise and column-wise W^n, table-column-wise hosts · Lw^n; capped.
+// Placements of option `o`: uniform 1, table-row-wise one per group (host
+// or pod), table-wise and column-wise W^n, table-column-wise groups · G^n,
+// grid groups^blocks (a group per column block); capped.
 int64_t placements(const Problem& p, int o, int64_t cap) {
   const planner::ShardingOption& opt = p.option(o);
   const int n = opt.num_shards();
   if (opt.partition_by == planner::PartitionBy::kUniform) return 1;
   if (opt.sharding_type == planner::ShardingType::kTableRowWise) return p.num_groups();
+  if (opt.partition_by == planner::PartitionBy::kMultiHost) {
+    int64_t count = 1;
+    for (int b = 0; b < n / p.group_size() && count <= cap; ++b) count *= p.num_groups();
+    return std::min(count, cap + 1);
+  }
   const bool by_host = opt.sharding_type == planner::ShardingType::kTableColumnWise;
   const int64_t base = by_host ? p.group_size() : p.world_size();
   int64_t count = by_host ? p.num_groups() : 1;
@@ -34,6 +40,16 @@ void placement(const Problem& p, int o, int64_t index, std::vector<int>* ranks) 
   }
   if (opt.sharding_type == planner::ShardingType::kTableRowWise) {
     for (int s = 0; s < n; ++s) (*ranks)[s] = static_cast<int>(index) * lw + s;
+    return;
+  }
+  if (opt.partition_by == planner::PartitionBy::kMultiHost) {
+    // Block b's group is digit b of `index` in base groups (the last block
+    // the lowest digit).
+    for (int b = n / lw - 1; b >= 0; --b) {
+      const int group = static_cast<int>(index % p.num_groups());
+      index /= p.num_groups();
+      for (int s = 0; s < lw; ++s) (*ranks)[b * lw + s] = group * lw + s;
+    }
     return;
   }
   const bool by_host = opt.sharding_type == planner::ShardingType::kTableColumnWise;

@@ -96,6 +96,29 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
         ok = true;
       }
     }
+  } else if (o.partition_by == planner::PartitionBy::kMultiHost) {
+    // Grid: column block b on group (start + b) mod groups, for each start
+    // (TorchRec's windows of groups, and its circle when there are more
+    // blocks than groups); the best estimate among those where every shard
+    // fits its rank (a rank may take several blocks).
+    const int groups = p.num_groups();
+    std::vector<int> trial(n);
+    for (int start = 0; start < groups; ++start) {
+      Room placed = room;
+      bool fits = true;
+      for (int s = 0; s < n && fits; ++s) {
+        trial[s] = (start + s / lw) % groups * lw + s % lw;
+        fits = placed.fits(trial[s], o.shards[s].storage);
+        placed.change(trial[s], o.shards[s].storage, 1);
+      }
+      if (!fits) continue;
+      const double v = try_whole(trial);
+      if (v < best) {
+        best = v;
+        *ranks = trial;
+        ok = true;
+      }
+    }
   } else {
     // Separable. Table-column-wise: a random host with room for the whole table.
     RankRange range{0, p.world_size()};

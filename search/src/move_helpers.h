@@ -11,7 +11,7 @@
 
 namespace shardlab::search::detail {
 
-inline constexpr int kNumShardingTypes = 6;  // planner::ShardingType values
+using planner::kNumShardingTypes;
 
 // A movable shard (separable option): with probability `focus` one on the
 // estimator's busiest rank (when it holds any), else any. nullopt when the

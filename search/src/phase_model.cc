@@ -361,6 +361,13 @@ Status PhaseModel::probe(int option) {
   }
   std::vector<int> ranks(n);
   for (int s = 0; s < n; ++s) ranks[s] = s;
+  if (o.partition_by == planner::PartitionBy::kMultiHost) {
+    // Grid: probed once, column block b on group b mod groups; the estimate
+    // does not follow where the blocks go (the exact evaluations do).
+    const int size = problem_.group_size();
+    const int groups = std::max(1, problem_.num_groups());
+    for (int s = 0; s < n; ++s) ranks[s] = s / size % groups * size + s % size;
+  }
   Result<sim::IterationTraffic> t = traffic_of(option, ranks);
   if (!t.is_ok()) return t.status();
   to_entries(*t, group, &p.whole.fixed, &p.whole.touches);

@@ -16,7 +16,7 @@ using planner::ShardingType;
 constexpr double kLengthBytes = 4.0;  // int32 length per (feature, sample) bag
 constexpr double kWeightBytes = 4.0;  // fp32 per-id weight of weighted features
 constexpr double kSplitBytes = 8.0;   // int64 per feature in the splits exchange
-constexpr int kNumShardingTypes = 6;
+using planner::kNumShardingTypes;
 
 // Everything one sharding type moves per iteration. TorchRec gives each
 // sharding type its own input dist and output dist, so they stay separate
@@ -152,7 +152,8 @@ void add_shard(const ShardingOption& o, const planner::BatchSums& b, const plann
         g->bwd_to[rank] += b.inputs * row_share * d * c.bwd_a2a;
       }
       return;
-    case ShardingType::kTableRowWise: {
+    case ShardingType::kTableRowWise:
+    case ShardingType::kGridShard: {  // a grid's column blocks are table-row-wise tables
       g->splits_to[rank] += kSplitBytes * features;
       g->ids_to[rank] += b.inputs * row_share * id_bytes + lengths;
       // Once per host holding shards (TorchRec's: one host; HugeCTR's may
@@ -207,7 +208,7 @@ void emit_input_dist(const GroupTraffic& g, int ranks, std::vector<CollectiveSpe
 
 void emit_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout& hosts, int ranks,
                       std::vector<CollectiveSpec>* out) {
-  if (type == ShardingType::kTableRowWise) {
+  if (type == ShardingType::kTableRowWise || type == ShardingType::kGridShard) {
     for (size_t h = 0; h < hosts.host_ranks.size(); ++h) {
       if (g.host_rs_chunk[h] > 0) {
         out->push_back(ring(Phase::kOutputDist, CollectiveKind::kReduceScatter, hosts.host_ranks[h],
@@ -234,7 +235,7 @@ void emit_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout
 // Backward mirrors the forward output dist in reverse.
 void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLayout& hosts,
                           int ranks, std::vector<CollectiveSpec>* out) {
-  if (type == ShardingType::kTableRowWise) {
+  if (type == ShardingType::kTableRowWise || type == ShardingType::kGridShard) {
     if (hosts.host_ranks.size() > 1) {
       for (const std::vector<int>& members : hosts.local_index_ranks) {
         std::vector<double> to;
@@ -373,8 +374,12 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
       std::vector<int>& keys = group_keys[static_cast<size_t>(rank)];
       if (std::find(keys.begin(), keys.end(), group_key) == keys.end()) keys.push_back(group_key);
       const int host = rank / topology.intra_group_size;
-      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, host != last_host, rank,
-                topology, sizes, &g);
+      // A grid's column blocks each start a group's share (two blocks may
+      // share a group).
+      const bool block_start =
+          o.sharding_type == ShardingType::kGridShard && s % topology.intra_group_size == 0;
+      add_shard(o, sums, o.shards[static_cast<size_t>(s)], s == 0, host != last_host || block_start,
+                rank, topology, sizes, &g);
       last_host = host;
       w.prefetch_ms += p.prefetch_compute;
       w.fwd_ms += p.fwd_compute;

@@ -30,7 +30,7 @@ const GoldenSet kSets[] = {
     {planner::TorchRecVersion::k2026_08,
      "tests/golden/data-torchrec-2026-features",
      "golden-torchrec-2026-features",
-     {"pod_", "fail_pod_"}},
+     {"pod_", "fail_pod_", "grid_", "fail_grid_"}},
 };
 
 bool in_set(const GoldenSet& set, const std::string& name) {

@@ -24,7 +24,7 @@ import tempfile
 SETS = [("2024-02", os.path.join("tests", "golden", "data"), "golden", ()),
         ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026"), "golden-torchrec-2026", ()),
         ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026-features"),
-         "golden-torchrec-2026-features", ("pod_", "fail_pod_"))]
+         "golden-torchrec-2026-features", ("pod_", "fail_pod_", "grid_", "fail_grid_"))]
 
 
 def pairs(source_dir, max_bytes):

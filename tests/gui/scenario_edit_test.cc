@@ -9,6 +9,7 @@
 #include "models/field_value.h"
 #include "models/model_roles.h"
 #include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/types.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -64,7 +65,7 @@ class ScenarioEditTest : public QObject {
                  .data(ChoicesRole)
                  .toStringList()
                  .size(),
-             6);
+             static_cast<qsizetype>(planner::kNumShardingTypes));
     QVERIFY(models.tables.index(0, ScenarioTablesModel::kComputeKernels)
                 .data(MultiChoiceRole)
                 .toBool());

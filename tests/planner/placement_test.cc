@@ -72,6 +72,34 @@ TEST(Placement, EachShardingTypeHasItsRule) {
   EXPECT_FALSE(allowed(ShardingType::kTableColumnWise, {1, 2}));
 }
 
+// Grid (multi-host): each column block's row shards in order on one group;
+// blocks may share a group. Here groups are pods of two hosts (4 ranks).
+TEST(Placement, GridBlocksEachTakeOneGroupInOrder) {
+  Scenario s = scenario();
+  s.topology.world_size = 8;
+  s.topology.pod_size = 2;
+  s.constraints[0].emplace();
+  s.constraints[0]->sharding_types = std::vector<ShardingType>{ShardingType::kGridShard};
+  const PlannerResult r = plan(s, PlannerOptions{.enumerate_only = true});
+  ASSERT_TRUE(r.search_space.has_value()) << r.error.message();
+  const ShardingOption& grid = first_of(*r.search_space, ShardingType::kGridShard);
+  ASSERT_EQ(grid.num_shards(), 8);  // two column blocks of 128, four row shards each
+  EXPECT_EQ(grid.partition_by, PartitionBy::kMultiHost);
+  auto allowed = [&](std::vector<int> ranks) {
+    return placement_allowed(grid, ranks.data(), r.topology);
+  };
+  EXPECT_TRUE(allowed({4, 5, 6, 7, 0, 1, 2, 3}));
+  EXPECT_TRUE(allowed({0, 1, 2, 3, 0, 1, 2, 3}));
+  EXPECT_FALSE(allowed({0, 1, 3, 2, 4, 5, 6, 7}));
+  EXPECT_FALSE(allowed({2, 3, 4, 5, 4, 5, 6, 7}));
+  // The planner's own placement follows the rule.
+  const PlannerResult planned = plan(s);
+  ASSERT_TRUE(planned.ok()) << planned.error.message();
+  EXPECT_TRUE(check_plan_fits(*planned.search_space, *planned.best, planned.topology,
+                              planned.reserved->devices)
+                  .is_ok());
+}
+
 TEST(Placement, NamesTheTableOrTheRankThatBreaksAPlan) {
   const Scenario s = scenario();
   const PlannerResult r = plan(s);

@@ -160,6 +160,34 @@ TEST(TorchRecVersionTest, PodsGroupTableRowWiseShardsIn2026AndAreRefusedIn2024) 
       << old_run.error.message();
 }
 
+// TorchRecBehaviour::grid_shard
+TEST(TorchRecVersionTest, GridShardIsOfferedWhenNamedIn2026AndRefusedIn2024) {
+  Scenario s = scenario(16, 4, 2, 100000, 256);
+  s.constraints[0]->sharding_types =
+      std::vector<ShardingType>{ShardingType::kTableWise, ShardingType::kGridShard};
+  const SearchSpace space = options_of(s, k2026);
+  const ShardingOption& grid = option(space, "t0", ShardingType::kGridShard, ComputeKernel::kFused);
+  // Column blocks of 128, each split over a host of 4: block-major.
+  ASSERT_EQ(grid.num_shards(), 8);
+  EXPECT_EQ(grid.shards[4].col_offset, 128);
+  EXPECT_EQ(grid.shards[4].row_offset, 0);
+  EXPECT_EQ(grid.shards[5].row_offset, 25000);
+  // Estimated as table-row-wise of one block's width.
+  const ShardingOption& twrw = option(options_of(scenario(16, 4, 2, 100000, 128), k2026), "t0",
+                                      ShardingType::kTableRowWise, ComputeKernel::kFused);
+  EXPECT_EQ(grid.shard_perf.fwd_comms, twrw.shard_perf.fwd_comms);
+  // Not named: never offered (t1 has no constraint on types).
+  for (const ShardingOption& o : space.options) {
+    EXPECT_TRUE(o.name == "t0" || o.sharding_type != ShardingType::kGridShard) << o.name;
+  }
+  const PlannerResult old_run = plan(with_version(s, k2024));
+  EXPECT_FALSE(old_run.ok());
+  EXPECT_NE(old_run.error.message().find(
+                "constraints.t0.sharding_types[1]: TorchRec 2024-02 has no grid_shard"),
+            std::string::npos)
+      << old_run.error.message();
+}
+
 // TorchRecBehaviour::mtia_offers_model_parallel_types
 TEST(TorchRecVersionTest, MtiaOffersFiveShardingTypesIn2026) {
   Scenario s = scenario(4, 4);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shardlab/data/scenario_loader.h"
@@ -111,6 +112,40 @@ TEST(TrafficBuilder, TableRowWiseGroupsArePods) {
   Result<TrafficBuilder> builder = TrafficBuilder::create(*scenario);
   ASSERT_TRUE(builder.is_ok()) << builder.status().message();
   EXPECT_EQ(builder->graph().domain_size(), 8);
+}
+
+// A grid table is a table-row-wise table per column block: with one host,
+// both blocks reduce-scatter over its 4 ranks, together the bytes of the
+// whole width.
+TEST(TrafficBuilder, GridBlocksAreTableRowWiseTablesOfTheirWidth) {
+  auto traffic_of = [](const std::string& types, int64_t dim) {
+    auto scenario = data::parse_scenario(
+        R"({"topology": {"world_size": 4, "local_world_size": 4},
+            "tables": [{"name": "t0", "num_embeddings": 100000, "embedding_dim": )" +
+            std::to_string(dim) + R"(, "feature_names": ["f0"]}],
+            "constraints": {"t0": {"sharding_types": [)" +
+            types + "]}}}",
+        "grid.json");
+    EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
+    const planner::PlannerResult r = planner::plan(*scenario);
+    EXPECT_TRUE(r.ok()) << r.error.message();
+    double chunks = 0.0;
+    int rings = 0;
+    Result<IterationTraffic> t = iteration_traffic(*scenario, *r.search_space, *r.best);
+    EXPECT_TRUE(t.is_ok());
+    for (const CollectiveSpec& c : t->collectives) {
+      if (c.phase != Phase::kOutputDist || c.kind != CollectiveKind::kReduceScatter) continue;
+      EXPECT_EQ(c.members, (std::vector<int>{0, 1, 2, 3}));
+      for (double b : c.chunks) chunks += b;
+      ++rings;
+    }
+    return std::make_pair(rings, chunks);
+  };
+  const auto [grid_rings, grid_bytes] = traffic_of(R"("grid_shard")", 256);
+  const auto [twrw_rings, twrw_bytes] = traffic_of(R"("table_row_wise")", 256);
+  EXPECT_EQ(twrw_rings, 1);
+  EXPECT_GE(grid_rings, 1);
+  EXPECT_DOUBLE_EQ(grid_bytes, twrw_bytes);
 }
 
 }  // namespace

@@ -58,6 +58,9 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     const Perf& p = o.shard_perf;
     early_stop_allowed_ &= p.fwd_compute >= 0 && p.fwd_comms >= 0 && p.bwd_compute >= 0 &&
                            p.bwd_comms >= 0 && p.prefetch_compute >= 0;
+    // A grid option needs several hosts at once: the early stop's counting
+    // argument (one safe host takes any option) does not cover it.
+    early_stop_allowed_ &= o.partition_by != PartitionBy::kMultiHost;
     // One pass over the shards (a large space holds millions): the early
     // stop's premises, and a uniform option's runs of equal storage.
     std::vector<StorageRun>* runs = is_uniform_[i] ? &runs_[i] : nullptr;
@@ -77,6 +80,7 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     h.total_storage = o.total_storage;
     h.num_shards = o.num_shards();
     h.by_host = o.partition_by == PartitionBy::kHost;
+    h.multi_host = o.partition_by == PartitionBy::kMultiHost;
     h.row_wise = o.sharding_type == ShardingType::kTableRowWise;
     h.option = static_cast<int>(i);
     h.module = o.module;
@@ -340,7 +344,9 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
     const int i = order_[k];
     const HotOption& h = pos_hot_[i];
     const int first = out->first_shard[i];
-    if (h.by_host) {
+    if (h.multi_host) {
+      if (Status st = place_on_hosts(h, first, out); !st) return st;
+    } else if (h.by_host) {
       if (Status st = place_on_host(h, first, out); !st) return st;
     } else if (const int failed = place_on_all_devices(h, first, out); failed >= 0) {
       if (!detailed_errors_) return partition_error("");

@@ -83,8 +83,9 @@ class GreedyPerfPartitioner final : public Partitioner {
     Perf shard_perf;
     Storage total_storage;
     int num_shards = 0;
-    bool by_host = false;   // partition_by == kHost
-    bool row_wise = false;  // table-row-wise (else, by host: table-column-wise)
+    bool by_host = false;     // partition_by == kHost
+    bool multi_host = false;  // partition_by == kMultiHost (grid)
+    bool row_wise = false;    // table-row-wise (else, by host: table-column-wise)
     // By host (table-row-wise, table-column-wise): shards 0..n-2 all have
     // storage `head`, shard n-1 `tail` (row or column blocks of equal size,
     // the last one smaller); false: read the shards.
@@ -122,6 +123,15 @@ class GreedyPerfPartitioner final : public Partitioner {
   // greedy_perf_placement.cc: the device and host strategies.
   void start_placement();
   Status place_on_host(const HotOption& h, int first_shard, PartitionedPlan* out);
+  // Grid options (TorchRec's _multi_hosts_partition): one column block per
+  // host, hosts in order of their totals, reused in a circle when there
+  // are fewer hosts than blocks, else the first window of consecutive
+  // sorted hosts where every shard fits its rank. planner(kOther) when the
+  // topology has no whole host: TorchRec raises IndexError there, which
+  // ends planning.
+  Status place_on_hosts(const HotOption& h, int first_shard, PartitionedPlan* out);
+  bool try_hosts(const HotOption& h, const int* hosts, int blocks, int first_shard,
+                 PartitionedPlan* out);
   bool try_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
   bool try_row_wise(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
   Status host_failure(const ShardingOption& option) const;
@@ -235,6 +245,11 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<int> dirty_hosts_;
   MinKeyTree host_tree_;
   std::vector<int> excluded_hosts_;
+  // A grid placement's attempt: the hosts in order, and what it takes from
+  // each rank so far (a rank may take several blocks).
+  std::vector<int> sorted_hosts_;
+  std::vector<int> window_;
+  std::vector<Storage> attempt_used_;
 
   // The proposal of the previous call, and the per-rank storage used by its
   // uniform options, updated by difference when the next proposal changes a

@@ -1,6 +1,7 @@
 // The device and host strategies of the greedy perf partitioner
 // (docs/cost-model.md §8.1), on the state set up by partition().
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "../planner_messages.h"
@@ -302,6 +303,67 @@ Status GreedyPerfPartitioner::place_on_host(const HotOption& h, int first_shard,
   }
   if (placed) return Status::ok();
   return host_failure(space_->options[h.option]);
+}
+
+Status GreedyPerfPartitioner::place_on_hosts(const HotOption& h, int first_shard,
+                                             PartitionedPlan* out) {
+  const ShardingOption& option = space_->options[h.option];
+  if (num_hosts_ == 0) {
+    return Status::planner(PlannerErrorType::kOther,
+                           "IndexError: list index out of range (TorchRec's "
+                           "_multi_hosts_partition: no whole group of " +
+                               std::to_string(host_size_) + " ranks in a world of " +
+                               std::to_string(world_size_) + " for " + option.name +
+                               "'s grid shards)");
+  }
+  refresh_hosts();
+  // Sorted by summed device perf, stably: (total, host).
+  sorted_hosts_.resize(num_hosts_);
+  std::iota(sorted_hosts_.begin(), sorted_hosts_.end(), 0);
+  std::stable_sort(sorted_hosts_.begin(), sorted_hosts_.end(),
+                   [&](int a, int b) { return host_total_[a] < host_total_[b]; });
+  const int blocks = h.num_shards / host_size_;  // the enumerator's layout: exact
+  if (blocks >= num_hosts_) {
+    // Every host, in a circle: one attempt.
+    window_.resize(blocks);
+    for (int i = 0; i < blocks; ++i) window_[i] = sorted_hosts_[i % num_hosts_];
+    if (try_hosts(h, window_.data(), blocks, first_shard, out)) return Status::ok();
+  } else {
+    for (int start = 0; start + blocks <= num_hosts_; ++start) {
+      if (try_hosts(h, sorted_hosts_.data() + start, blocks, first_shard, out)) return Status::ok();
+    }
+  }
+  if (!detailed_errors_) return Status::planner(PlannerErrorType::kPartition, "");
+  return Status::planner(PlannerErrorType::kPartition,
+                         "can't find hosts for sharding option group "
+                         "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
+                         "planner.types.ShardingOption object at 0x?>], storage_sum=" +
+                             storage_repr(option.total_storage) +
+                             ", perf_sum=" + py_float_repr(option.total_perf) +
+                             ", param_count=" + std::to_string(param_counts_[option.module]) + ")");
+}
+
+// One attempt of place_on_hosts: block i's shards on the ranks of
+// hosts[i] in order (TorchRec's uniform partition over the hosts' devices);
+// commits and returns true when every shard fits its rank.
+bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int blocks,
+                                      int first_shard, PartitionedPlan* out) {
+  const std::vector<Shard>& shards = space_->options[h.option].shards;
+  attempt_used_.assign(static_cast<size_t>(world_size_), Storage{});
+  const int hs = host_size_;
+  for (int k = 0; k < blocks * hs; ++k) {
+    const int rank = hosts[k / hs] * hs + k % hs;
+    const Storage& need = shards[static_cast<size_t>(k)].storage;
+    Storage& used = attempt_used_[static_cast<size_t>(rank)];
+    if (!need.fits_in(free_storage(rank) - used)) return false;
+    used += need;
+  }
+  for (int k = 0; k < blocks * hs; ++k) {
+    const int rank = hosts[k / hs] * hs + k % hs;
+    commit_device(rank, shards[static_cast<size_t>(k)].storage, h.shard_perf);
+    out->ranks[first_shard + k] = rank;
+  }
+  return true;
 }
 
 Status GreedyPerfPartitioner::host_failure(const ShardingOption& option) const {

@@ -9,7 +9,9 @@
 //   kHost     (table-row-wise, table-column-wise): every shard on the ranks
 //             of one group (Topology::num_groups() groups of
 //             intra_group_size consecutive ranks: hosts, or pods); table-
-//             row-wise shard i on the group's i-th rank.
+//             row-wise shard i on the group's i-th rank;
+//   kMultiHost (grid): each column block's shards on the ranks of one group,
+//             row shard i on the group's i-th rank (blocks may share a group).
 // Storage: on every rank, the summed storage of its shards fits (<=, HBM and
 // DDR) the capacity left after the storage reservation.
 //

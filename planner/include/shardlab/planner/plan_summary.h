@@ -19,8 +19,6 @@
 
 namespace shardlab::planner {
 
-inline constexpr int kNumShardingTypes = 6;  // ShardingType values
-
 struct RankSummary {
   int rank = 0;
   Storage shards;           // the plan's shards on this rank (the plan JSON's hbm_used / ddr_used)

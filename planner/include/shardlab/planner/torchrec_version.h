@@ -67,6 +67,12 @@ struct TorchRecBehaviour {
   // #2789); 2024 offered table-wise only.
   bool mtia_offers_model_parallel_types = true;
 
+  // ShardingType.GRID_SHARD, offered by the embedding-bag sharder on cuda
+  // and mtia when a constraint names it, partitioned over whole groups
+  // (_multi_hosts_partition). 2024 had no grid: a constraint naming
+  // grid_shard is refused.
+  bool grid_shard = true;
+
   // --- Perf estimator ---------------------------------------------------
   // kernel_bw_lookup costs fused_uvm and quant_uvm at hbm_to_ddr_mem_bw / 10
   // and the host share of the *_uvm_caching kernels at hbm_to_ddr_mem_bw

@@ -21,8 +21,12 @@ enum class ShardingType {
   kColumnWise,
   kTableColumnWise,
   kRowWise,
-  kTableRowWise
+  kTableRowWise,
+  // TorchRec 2026-08's GRID_SHARD: column blocks, each split row-wise over
+  // one group of intra_group_size ranks (only when a constraint names it).
+  kGridShard
 };
+inline constexpr int kNumShardingTypes = 7;  // ShardingType values
 enum class ComputeKernel {
   kDense,
   kFused,
@@ -37,7 +41,8 @@ enum class DataType { kFp32, kFp16, kBf16, kInt8, kInt4, kInt2 };
 // Element type of pooled all-to-all / reduce-scatter payloads (qcomm).
 enum class CommPrecision { kFp32, kFp16, kBf16, kFp8, kInt8 };
 // How the partitioner places an option's shards.
-enum class PartitionBy { kUniform, kDevice, kHost };
+// kMultiHost: grid shards, a column block per group (TorchRec's multi_host).
+enum class PartitionBy { kUniform, kDevice, kHost, kMultiHost };
 
 std::string_view to_string(ShardingType t);     // "table_wise", ...
 std::string_view abbreviation(ShardingType t);  // "TW", ...
