@@ -45,6 +45,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "../saturating.h"
@@ -134,7 +135,11 @@ class GreedyPerfPartitioner final : public Partitioner {
                  PartitionedPlan* out);
   bool try_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
   bool try_row_wise(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
-  Status host_failure(const ShardingOption& option) const;
+  // TorchRec's "<what> for sharding option group ShardingOptionGroup(...)"
+  // ("can't find a host", "can't find hosts"); an empty message without
+  // detailed errors.
+  Status host_failure(const ShardingOption& option,
+                      std::string_view what = "can't find a host") const;
   // Returns the index of the first shard that fits nowhere, or -1.
   int place_on_all_devices(const HotOption& h, int first_shard, PartitionedPlan* out);
   int smallest_fitting_device(const Storage& need) const;  // -1 if none fits

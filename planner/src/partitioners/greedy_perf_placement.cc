@@ -333,14 +333,7 @@ Status GreedyPerfPartitioner::place_on_hosts(const HotOption& h, int first_shard
       if (try_hosts(h, sorted_hosts_.data() + start, blocks, first_shard, out)) return Status::ok();
     }
   }
-  if (!detailed_errors_) return Status::planner(PlannerErrorType::kPartition, "");
-  return Status::planner(PlannerErrorType::kPartition,
-                         "can't find hosts for sharding option group "
-                         "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
-                         "planner.types.ShardingOption object at 0x?>], storage_sum=" +
-                             storage_repr(option.total_storage) +
-                             ", perf_sum=" + py_float_repr(option.total_perf) +
-                             ", param_count=" + std::to_string(param_counts_[option.module]) + ")");
+  return host_failure(option, "can't find hosts");
 }
 
 // One attempt of place_on_hosts: block i's shards on the ranks of
@@ -366,12 +359,14 @@ bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int 
   return true;
 }
 
-Status GreedyPerfPartitioner::host_failure(const ShardingOption& option) const {
+Status GreedyPerfPartitioner::host_failure(const ShardingOption& option,
+                                           std::string_view what) const {
   if (!detailed_errors_) return Status::planner(PlannerErrorType::kPartition, "");
   return Status::planner(PlannerErrorType::kPartition,
-                         "can't find a host for sharding option group "
-                         "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
-                         "planner.types.ShardingOption object at 0x?>], storage_sum=" +
+                         std::string(what) +
+                             " for sharding option group "
+                             "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
+                             "planner.types.ShardingOption object at 0x?>], storage_sum=" +
                              storage_repr(option.total_storage) +
                              ", perf_sum=" + py_float_repr(option.total_perf) +
                              ", param_count=" + std::to_string(param_counts_[option.module]) + ")");
