@@ -66,8 +66,10 @@ inline constexpr std::string_view kGreedyProposerKeys[] = {"kind", "use_depth", 
 inline constexpr std::string_view kUniformProposerKeys[] = {"kind", "use_depth"};
 inline constexpr std::string_view kGridSearchProposerKeys[] = {"kind", "max_proposals"};
 inline constexpr std::string_view kScaleupProposerKeys[] = {"kind", "use_depth"};
+inline constexpr std::string_view kDynamicProgrammingProposerKeys[] = {"kind",
+                                                                       "hbm_bins_per_device"};
 inline constexpr std::string_view kAnyProposerKeys[] = {"kind", "use_depth", "threshold",
-                                                        "max_proposals"};
+                                                        "max_proposals", "hbm_bins_per_device"};
 inline constexpr std::string_view kGreedyPerfKeys[] = {"kind", "sort_by", "balance_modules"};
 inline constexpr std::string_view kMemoryBalancedKeys[] = {"kind", "max_search_count", "tolerance",
                                                            "balance_modules"};

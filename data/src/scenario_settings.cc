@@ -19,7 +19,8 @@ using planner::SortBy;
 using planner::StorageReservationSpec;
 
 constexpr std::string_view kPrecisions = "fp32, fp16, bf16, fp8, int8";
-constexpr std::string_view kProposers = "greedy, uniform, grid_search, embedding_offload_scaleup";
+constexpr std::string_view kProposers =
+    "greedy, uniform, grid_search, embedding_offload_scaleup, dynamic_programming";
 
 std::optional<ModuleKind> parse_module_kind(std::string_view s) {
   if (s == "embedding_bag_collection") return ModuleKind::kEmbeddingBagCollection;
@@ -32,6 +33,7 @@ std::optional<ProposerKind> parse_proposer_kind(std::string_view s) {
   if (s == "uniform") return ProposerKind::kUniform;
   if (s == "grid_search") return ProposerKind::kGridSearch;
   if (s == "embedding_offload_scaleup") return ProposerKind::kEmbeddingOffloadScaleup;
+  if (s == "dynamic_programming") return ProposerKind::kDynamicProgramming;
   return std::nullopt;
 }
 
@@ -125,6 +127,14 @@ Result<ProposerSpec> read_proposer(const Json& value, const JsonPath& path) {
       SHARDLAB_RETURN_IF_ERROR(
           obj.check("an embedding_offload_scaleup proposer object", kScaleupProposerKeys));
       SHARDLAB_RETURN_IF_ERROR(obj.read("use_depth", p.use_depth, BoolValue{}));
+      break;
+    case ProposerKind::kDynamicProgramming:
+      SHARDLAB_RETURN_IF_ERROR(
+          obj.check("a dynamic_programming proposer object", kDynamicProgrammingProposerKeys));
+      // Bins per device: at most 2^20 (the table keeps 8 bytes per table
+      // and bin of all devices).
+      SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_bins_per_device", p.hbm_bins_per_device,
+                                        IntValue{.min = 1, .max = int64_t{1} << 20}));
       break;
   }
   return p;

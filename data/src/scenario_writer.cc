@@ -199,6 +199,9 @@ void write_proposer(JsonWriter& w, const planner::ProposerSpec& p) {
     case planner::ProposerKind::kEmbeddingOffloadScaleup:
       w.member("use_depth", p.use_depth);
       break;
+    case planner::ProposerKind::kDynamicProgramming:
+      w.member("hbm_bins_per_device", p.hbm_bins_per_device);
+      break;
   }
   w.end_object();
 }

@@ -162,6 +162,10 @@ void LazyRater::settle(const std::vector<LazyItem*>& items, double best) {
   }
 }
 
+void LazyRater::set_table_order(const std::vector<int>* order) {
+  for (auto& w : partitioners_) w->partitioner->set_table_order(order);
+}
+
 void LazyRater::build(const Proposal& proposal, PartitionedPlan* out) {
   (void)partitioners_[0]->partitioner->partition(space_, proposal, reserved_, out);
 }

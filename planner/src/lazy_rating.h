@@ -75,6 +75,9 @@ class LazyRater {
   // Places `proposal` into `out` (after settle() found it the best).
   void build(const Proposal& proposal, PartitionedPlan* out);
 
+  // Partitioner::set_table_order on every worker's partitioner.
+  void set_table_order(const std::vector<int>* order);
+
  private:
   struct Worker;
   const SearchSpace& space_;

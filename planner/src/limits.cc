@@ -377,6 +377,22 @@ class LimitFinder {
         return v;
       }
     }
+    const std::vector<ProposerSpec>& proposers = s_.planner.proposers;
+    for (size_t i = 0; i < proposers.size(); ++i) {
+      if (proposers[i].kind != ProposerKind::kDynamicProgramming) continue;
+      if (!s_.behaviour().dynamic_programming_proposer) {
+        return violation(owned({"planner", "proposers", i}),
+                         "TorchRec " + std::string(to_string(s_.planner.torchrec_version)) +
+                             " has no dynamic_programming proposer",
+                         std::nullopt, false,
+                         "another proposer, or planner.torchrec_version \"2026-08\"");
+      }
+      if (auto v = check_range({"planner", "proposers", i, "hbm_bins_per_device"},
+                               static_cast<double>(proposers[i].hbm_bins_per_device),
+                               {1, static_cast<double>(int64_t{1} << 20)}, true, "an integer")) {
+        return v;
+      }
+    }
     const PartitionerSpec& p = s_.planner.partitioner;
     if (auto v = check_range({"planner", "partitioner", "tolerance"}, p.tolerance, kNonNegative,
                              false, "a number")) {

@@ -73,6 +73,11 @@ class Partitioner {
   // always place everything.
   virtual void set_early_stop(double perf) { (void)perf; }
 
+  // The order of the proposal's tables for tie-breaks (fqn positions; a
+  // proposer's Proposer::table_order()), or null for fqn order. `order`
+  // must outlive its use.
+  virtual void set_table_order(const std::vector<int>* order) { (void)order; }
+
   // A promise from the caller: until the next call of this method, every
   // partition() given `*topology` (the same object) finds its devices'
   // storages unchanged, so what the partitioner derives from them (a

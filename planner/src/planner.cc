@@ -139,6 +139,8 @@ class ProposalLoop {
     proposer_ = &proposer;
     proposer_start_ = std::chrono::steady_clock::now();
     proposer.load(ss_);
+    partitioner_->set_table_order(proposer.table_order());
+    if (rater_) rater_->set_table_order(proposer.table_order());
     if (options_.progress) report(index);
     // A proposer that reads neither plan nor rating gets neither built when
     // they cannot matter (lazy_rating.h).
@@ -187,6 +189,7 @@ class ProposalLoop {
         // Served from the cache: not partitioned again and not counted. The
         // cached plan itself is not kept (no proposer reads it on a repeat).
         proposer.feedback(cached.partitionable, nullptr, cached.rating, reserved_devices_);
+        if (proposer_failed(proposer)) return false;
         continue;
       }
       count_proposal(index);
@@ -207,8 +210,28 @@ class ProposalLoop {
         proposer.feedback(false, nullptr, std::nullopt, reserved_devices_);
         note_failure(std::move(*proposal), tracker_.storage(), st);
       }
+      if (proposer_failed(proposer)) return false;
     }
     return true;
+  }
+
+  // The best plan's table order: its proposer's (Proposer::table_order).
+  void keep_table_order() {
+    const std::vector<int>* order = proposer_ != nullptr ? proposer_->table_order() : nullptr;
+    if (order != nullptr) {
+      result_.table_order = *order;
+    } else {
+      result_.table_order.clear();
+    }
+  }
+
+  // A proposer that cannot go on ends planning with its error (fatal()).
+  bool proposer_failed(const Proposer& proposer) {
+    if (Status st = proposer.failure(); !st.is_ok()) {
+      fatal_ = std::move(st);
+      return true;
+    }
+    return false;
   }
 
   // The proposer's walk ignores the outcomes, so proposals are taken in
@@ -221,11 +244,13 @@ class ProposalLoop {
     const int batch = threads == 1 ? 1 : kLazyBatch;
     if (!rater_) {
       rater_ = std::make_unique<internal::LazyRater>(scenario_, ss_, reserved_topology_, threads);
+      rater_->set_table_order(proposer.table_order());
     }
     std::vector<internal::LazyItem> items(static_cast<size_t>(batch));
     std::vector<Pending> pending;
     std::vector<internal::LazyItem*> to_settle;
     bool more = true;
+    bool failed = false;  // the proposer's feedback failed (Proposer::failure)
     while (more) {
       pending.clear();
       to_settle.clear();
@@ -239,20 +264,27 @@ class ProposalLoop {
         tracker_.advance(*proposal);
         // The walk moves on whatever the outcome (Proposer::reads_plan_or_rating).
         proposer.feedback(false, nullptr, std::nullopt, reserved_devices_);
+        // A proposer that fails in its feedback does so after this proposal
+        // was partitioned and rated, in TorchRec's order: settle it, then end.
+        failed = !proposer.failure().is_ok();
+        if (failed) more = false;
         // A repeat (of an earlier batch or of this one) is served from the
         // cache: nothing to do for a lazy proposer, and not counted.
         auto [it, fresh] = cache_.try_emplace(tracker_.key());
-        if (!fresh) continue;
-        internal::LazyItem& item = items[pending.size()];
-        item.proposal = std::move(*proposal);
-        item.num_shards = tracker_.num_shards();
-        pending.push_back(Pending{&item, &it->second, tracker_.storage()});
-        to_settle.push_back(&item);
+        if (fresh) {
+          internal::LazyItem& item = items[pending.size()];
+          item.proposal = std::move(*proposal);
+          item.num_shards = tracker_.num_shards();
+          pending.push_back(Pending{&item, &it->second, tracker_.storage()});
+          to_settle.push_back(&item);
+        }
+        if (failed) break;
       }
       rater_->settle(to_settle, best_rating_);
       for (const Pending& p : pending) {
         if (cancelled() || !commit_lazy(index, p)) return false;
       }
+      if (failed && proposer_failed(proposer)) return false;
     }
     return true;
   }
@@ -287,6 +319,7 @@ class ProposalLoop {
       best_rating_ = *rating;
       if (!result_.best) result_.best.emplace();
       rater_->build(item.proposal, &*result_.best);  // deterministic: the plan rated
+      keep_table_order();
       best_sums_pending_ = true;
     }
     *p.cached = CachedOutcome{true, rating};
@@ -305,6 +338,7 @@ class ProposalLoop {
       best_rating_ = rating;
       result_.best = candidate_;
       result_.device_perf_total = device_perf_;
+      keep_table_order();
       best_sums_pending_ = false;
     }
     return rating;

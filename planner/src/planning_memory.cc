@@ -55,6 +55,11 @@ int64_t proposal_bound(const Scenario& s, const EnumerationSize& size, int64_t f
       case ProposerKind::kEmbeddingOffloadScaleup:
         bound = saturating_add(bound, kScaleupProposals);
         break;
+      // One proposal per HBM bin at most, and the first.
+      case ProposerKind::kDynamicProgramming:
+        bound =
+            saturating_add(bound, saturating_add(p.hbm_bins_per_device * s.topology.world_size, 1));
+        break;
       case ProposerKind::kGridSearch: {
         // Runs only when the product of the options per table is at most
         // max_proposals; a table has at most options / fqns on average, so
@@ -92,6 +97,16 @@ PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology
                                                        saturating_mul(m.size.shards, kShardBytes)),
                                         saturating_mul(m.size.inputs, kInputBytes));
   m.proposal_bytes = saturating_mul(m.proposals, kCachedProposalBytes);
+  if (!options.enumerate_only) {
+    // The dynamic-programming proposer's back-pointers (8 bytes per table
+    // and bin) and its proposals (4 bytes per table, one per bin at most).
+    for (const ProposerSpec& p : scenario.planner.proposers) {
+      if (p.kind != ProposerKind::kDynamicProgramming) continue;
+      const int64_t bins = p.hbm_bins_per_device * scenario.topology.world_size;
+      m.proposal_bytes =
+          saturating_add(m.proposal_bytes, saturating_mul(saturating_mul(bins, fqns), 12));
+    }
+  }
   if (options.proposal_log != nullptr) {
     // Each logged proposal keeps its record and, at worst, a difference
     // (table, option) from the record before for every table.

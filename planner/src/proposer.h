@@ -76,6 +76,17 @@ class Proposer {
   // `shared` outlives the proposer and is given only proposers of the same
   // space. Without it a proposer computes what it needs by itself.
   virtual void set_shared(ProposerShared* shared) { (void)shared; }
+
+  // The order of the tables in this proposer's proposals (fqn positions),
+  // when it is not fqn order: TorchRec's proposals are lists, and the
+  // partitioner breaks ties in list order. Valid after load(). Null: fqn
+  // order.
+  virtual const std::vector<int>* table_order() const { return nullptr; }
+
+  // Set once the proposer cannot go on: what TorchRec raises from the
+  // proposer as another exception than PlannerError, which ends planning
+  // (a planner error of type other). Checked after each feedback().
+  virtual Status failure() const { return Status::ok(); }
 };
 
 // A proposer whose sequence is fixed at load(): feedback only moves it on to

@@ -19,6 +19,8 @@ std::string_view to_string(ProposerKind k) {
       return "grid_search";
     case ProposerKind::kEmbeddingOffloadScaleup:
       return "embedding_offload_scaleup";
+    case ProposerKind::kDynamicProgramming:
+      return "dynamic_programming";
   }
   return "greedy";
 }

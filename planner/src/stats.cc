@@ -478,6 +478,19 @@ std::vector<std::string> StatsPrinter::run() {
   if (result_.best) {
     plan_ = &*result_.best;
     has_plan_ = true;
+    if (!result_.table_order.empty()) {
+      // TorchRec lists the plan's tables in its proposer's order.
+      const PartitionedPlan& best = *result_.best;
+      ordered_ = PartitionedPlan{};
+      ordered_.first_shard.push_back(0);
+      for (const int t : result_.table_order) {
+        ordered_.proposal.push_back(best.proposal[static_cast<size_t>(t)]);
+        ordered_.ranks.insert(ordered_.ranks.end(), best.ranks.begin() + best.first_shard[t],
+                              best.ranks.begin() + best.first_shard[t + 1]);
+        ordered_.first_shard.push_back(static_cast<int>(ordered_.ranks.size()));
+      }
+      plan_ = &ordered_;
+    }
   } else if (result_.last_proposal) {
     plan_ = &*result_.last_proposal;
   } else {

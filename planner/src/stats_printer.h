@@ -115,6 +115,7 @@ class StatsPrinter {
 
   const SearchSpace* space_ = nullptr;
   const PartitionedPlan* plan_ = nullptr;  // best plan, or the last failed proposal
+  PartitionedPlan ordered_;                // the best plan in result_.table_order
   bool has_plan_ = false;                  // TorchRec's sharding_plan.plan is non-empty
   int world_size_ = 1;
   int width_ = 90;  // MIN_WIDTH

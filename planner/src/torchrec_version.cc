@@ -10,6 +10,7 @@ TorchRecBehaviour behaviour_2024() {
   b.mtia_has_hbm = false;
   b.pods = false;
   b.grid_shard = false;
+  b.dynamic_programming_proposer = false;
   b.mtia_offers_model_parallel_types = false;
   b.uvm_over_hbm_to_ddr_link = false;
   b.zero_load_factor_kept_in_perf = false;

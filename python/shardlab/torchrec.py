@@ -175,6 +175,9 @@ try:
     from torchrec.distributed.planner.perf_models import NoopPerfModel
     from torchrec.distributed.planner.proposers import (
         EmbeddingOffloadScaleupProposer, GreedyProposer, GridSearchProposer, UniformProposer)
+    # TorchRec 2026-08 only.
+    from torchrec.distributed.planner import proposers as _proposers
+    _DynamicProgrammingProposer = getattr(_proposers, "DynamicProgrammingProposer", None)
     from torchrec.distributed.planner.shard_estimators import (
         EmbeddingPerfEstimator, EmbeddingStorageEstimator)
     from torchrec.distributed.planner.stats import EmbeddingStats, NoopEmbeddingStats
@@ -216,7 +219,7 @@ import warnings
 import shardlab
 
 _SHARDING_TYPES = ("data_parallel", "table_wise", "column_wise", "row_wise", "table_row_wise",
-                   "table_column_wise")
+                   "table_column_wise", "grid_shard")
 _COMPUTE_KERNELS = ("dense", "fused", "fused_uvm", "fused_uvm_caching", "quant", "quant_uvm",
                     "quant_uvm_caching")
 _DATA_TYPES = ("fp32", "fp16", "bf16", "int8", "int4", "int2")
@@ -300,11 +303,11 @@ def _topology_section(topology, torchrec_version):
     out["intra_host_bw"] = float(topology.intra_host_bw)
     out["inter_host_bw"] = float(topology.inter_host_bw)
     out["bwd_compute_multiplier"] = float(topology.bwd_compute_multiplier)
-    # TorchRec 2026-08 settings ShardLab has no field for: only their defaults plan alike.
+    # TorchRec 2026-08's pods: groups of intra_group_size = pod_size x local_world_size.
     group = getattr(topology, "intra_group_size", topology.local_world_size)
     if group != topology.local_world_size:
-        raise ValueError("topology.pod_size: NVLink domains spanning hosts (intra_group_size %d)"
-                         " are not modelled by ShardLab" % group)
+        out["pod_size"] = int(group) // int(topology.local_world_size)
+    # TorchRec 2026-08 settings ShardLab has no field for: only their defaults plan alike.
     for key, default in (("weighted_feature_bwd_compute_multiplier", 1.0),
                          ("uneven_sharding_perf_multiplier", 1.0)):
         value = getattr(topology, key, default)
@@ -947,9 +950,12 @@ def _proposer_section(p):
     if type(p) is EmbeddingOffloadScaleupProposer:
         return {"kind": "embedding_offload_scaleup",
                 "use_depth": bool(getattr(p, "use_depth", getattr(p, "_use_depth", True)))}
+    if _DynamicProgrammingProposer is not None and type(p) is _DynamicProgrammingProposer:
+        return {"kind": "dynamic_programming",
+                "hbm_bins_per_device": int(p._hbm_bins_per_device)}
     raise ValueError("proposer %s: ShardLab implements TorchRec's GreedyProposer,"
-                     " UniformProposer, GridSearchProposer and EmbeddingOffloadScaleupProposer"
-                     % _name(p))
+                     " UniformProposer, GridSearchProposer, EmbeddingOffloadScaleupProposer and"
+                     " DynamicProgrammingProposer" % _name(p))
 
 
 def _partitioner_section(p):

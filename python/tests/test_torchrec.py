@@ -389,11 +389,15 @@ class WithTorchRecTest(unittest.TestCase):
             PositionWeightedModuleCollection({"pos": 10}, device=torch.device("meta")))
         with self.assertRaisesRegex(ValueError, "'fp': .*FeatureProcessedEmbeddingBagCollection"):
             self.adapter.scenario_from_torchrec(model, None, topology)  # default sharders
-        with self.assertRaisesRegex(ValueError,
-                                    r"constraints\['t1'\]\.sharding_types: 'grid_shard'"):
-            self.adapter.scenario_from_torchrec(
-                small_model(), self.sharders, topology,
-                constraints={"t1": ParameterConstraints(sharding_types=["grid_shard"])})
+        # grid_shard is TorchRec 2026-08's: the 2024-02 model refuses it by name.
+        grid = {"t1": ParameterConstraints(sharding_types=["grid_shard"])}
+        with self.assertRaisesRegex(ValueError, r"constraints\.t1\.sharding_types\[0\]: "
+                                    "TorchRec 2024-02 has no grid_shard"):
+            self.adapter.scenario_from_torchrec(small_model(), self.sharders, topology,
+                                                constraints=grid, torchrec_version="2024-02")
+        scenario = self.adapter.scenario_from_torchrec(small_model(), self.sharders, topology,
+                                                       constraints=grid)
+        self.assertEqual(scenario["constraints"]["t1"]["sharding_types"], ["grid_shard"])
         with self.assertRaisesRegex(ValueError, "enumerator .*EmbeddingEnumerator"):
             self.adapter.ShardLabPlanner(
                 topology=topology, enumerator=EmbeddingEnumerator(topology, batch_size=512))

@@ -16,6 +16,8 @@ struct GoldenSet {
   const char* shared;   // relative to the shared reference folder
   // Scenario name prefixes the set is limited to; empty: every scenario.
   std::vector<std::string_view> prefixes;
+  // Scenarios of those kinds that also use a feature not modelled yet.
+  std::vector<std::string_view> excluded = {};
 };
 
 // The 2026-08 features set (pods, grid, SSD / key-value, the DP proposer)
@@ -30,10 +32,13 @@ const GoldenSet kSets[] = {
     {planner::TorchRecVersion::k2026_08,
      "tests/golden/data-torchrec-2026-features",
      "golden-torchrec-2026-features",
-     {"pod_", "fail_pod_", "grid_", "fail_grid_"}},
+     {"pod_", "fail_pod_", "grid_", "fail_grid_", "dp_proposer_", "fail_dp_"},
+     // The key_value kernel (SSD tier) is not modelled.
+     {"dp_proposer_with_key_value_ws4"}},
 };
 
 bool in_set(const GoldenSet& set, const std::string& name) {
+  if (std::find(set.excluded.begin(), set.excluded.end(), name) != set.excluded.end()) return false;
   if (set.prefixes.empty()) return true;
   return std::any_of(set.prefixes.begin(), set.prefixes.end(),
                      [&](std::string_view p) { return name.rfind(p, 0) == 0; });

@@ -21,10 +21,13 @@ import tempfile
 # (TorchRec version, bundled folder, folder in the shared reference set,
 # scenario name prefixes the set is limited to: the feature kinds modelled,
 # as in golden_files.cc; empty: every scenario)
+# Scenarios of the modelled kinds that also use a feature not modelled yet
+# (the key_value kernel), as in golden_files.cc.
+EXCLUDED = {"dp_proposer_with_key_value_ws4"}
 SETS = [("2024-02", os.path.join("tests", "golden", "data"), "golden", ()),
         ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026"), "golden-torchrec-2026", ()),
         ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026-features"),
-         "golden-torchrec-2026-features", ("pod_", "fail_pod_", "grid_", "fail_grid_"))]
+         "golden-torchrec-2026-features", ("pod_", "fail_pod_", "grid_", "fail_grid_", "dp_proposer_", "fail_dp_"))]
 
 
 def pairs(source_dir, max_bytes):
@@ -38,7 +41,7 @@ def pairs(source_dir, max_bytes):
                 if not f.endswith(".golden.json"):
                     continue
                 name = f[: -len(".golden.json")]
-                if prefixes and not name.startswith(prefixes):
+                if (prefixes and not name.startswith(prefixes)) or name in EXCLUDED:
                     continue
                 scenario = os.path.join(d, name + ".json")
                 golden = os.path.join(d, f)

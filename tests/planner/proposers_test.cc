@@ -107,6 +107,11 @@ std::unique_ptr<Proposer> scaleup(bool use_depth = true) {
   return make_proposer({.kind = ProposerKind::kEmbeddingOffloadScaleup, .use_depth = use_depth});
 }
 
+std::unique_ptr<Proposer> dynamic_programming(int64_t bins_per_device = 100) {
+  return make_proposer(
+      {.kind = ProposerKind::kDynamicProgramming, .hbm_bins_per_device = bins_per_device});
+}
+
 // ---------------------------------------------------------------- scores
 
 TEST(OptionScoreTest, DepthIsShardTotalAndSumIsRunningSum) {
@@ -470,6 +475,47 @@ TEST(MakeProposerTest, DefaultListProposesInTorchRecOrder) {
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(drain(*p, b.space()), expected[i]) << "proposer " << i;
   }
+}
+
+// The knapsack worked by hand (drain's one device of 2^40 bytes, 100 bins):
+// HBM in bins A: a0 10.5, a1 60.5; B: b0 5.5, b1 30.5; perf a0 5, a1 1,
+// b0 4, b1 2. Tables go in order of their lowest-HBM option (B, then A).
+// Bins reached after B: 5 (perf 4), 30 (2); after A: 16 (a0 b0, 9), 41
+// (a0 b1, 7), 66 (a1 b0, 5), 91 (a1 b1, 3). First each table's lowest-HBM
+// option, then the bins from the highest down.
+TEST(DynamicProgrammingProposerTest, ProposesEveryReachedBinFromTheMostHbm) {
+  const double bin = static_cast<double>(int64_t{1} << 40) / 100;
+  auto at = [&](double bins) { return static_cast<int64_t>(bins * bin); };
+  SpaceBuilder b;
+  const int a0 = b.add("A", 5.0, at(10.5));
+  const int a1 = b.add("A", 1.0, at(60.5));
+  const int b0 = b.add("B", 4.0, at(5.5));
+  const int b1 = b.add("B", 2.0, at(30.5));
+  auto p = dynamic_programming();
+  const Sequence expected{{a0, b0}, {a1, b1}, {a1, b0}, {a0, b1}, {a0, b0}};
+  EXPECT_EQ(drain(*p, b.space()), expected);
+  ASSERT_NE(p->table_order(), nullptr);
+  EXPECT_EQ(*p->table_order(), (std::vector<int>{1, 0}));
+  EXPECT_TRUE(p->failure().is_ok());
+  // One bin: every pair lands in bin 0, and the fastest (strictly less
+  // perf replaces) is the only plan after the first proposal.
+  auto coarse = dynamic_programming(1);
+  EXPECT_EQ(drain(*coarse, b.space()), (Sequence{{a0, b0}, {a1, b1}}));
+}
+
+// Without reserved HBM (cpu) the bin size is 0: TorchRec divides by zero in
+// its first feedback, which ends planning.
+TEST(DynamicProgrammingProposerTest, NoHbmFailsAtTheFirstFeedback) {
+  SpaceBuilder b;
+  b.add("A", 1.0, 0);
+  auto p = dynamic_programming();
+  p->load(b.space());
+  ASSERT_TRUE(p->propose().has_value());
+  EXPECT_TRUE(p->failure().is_ok());
+  p->feedback(true, nullptr, std::nullopt, {Storage{}});
+  EXPECT_EQ(p->failure().code(), StatusCode::kPlanner);
+  EXPECT_EQ(p->failure().planner_error(), PlannerErrorType::kOther);
+  EXPECT_NE(p->failure().message().find("ZeroDivisionError"), std::string::npos);
 }
 
 }  // namespace

@@ -188,6 +188,21 @@ TEST(TorchRecVersionTest, GridShardIsOfferedWhenNamedIn2026AndRefusedIn2024) {
       << old_run.error.message();
 }
 
+// TorchRecBehaviour::dynamic_programming_proposer
+TEST(TorchRecVersionTest, DynamicProgrammingProposerIn2026Only) {
+  Scenario s = scenario(4, 4, 3);
+  s.planner.proposers = {ProposerSpec{.kind = ProposerKind::kDynamicProgramming}};
+  const PlannerResult r = plan(with_version(s, k2026));
+  ASSERT_TRUE(r.ok()) << r.error.message();
+  EXPECT_GT(r.num_proposals, 1);
+  const PlannerResult old_run = plan(with_version(s, k2024));
+  EXPECT_FALSE(old_run.ok());
+  EXPECT_NE(old_run.error.message().find(
+                "planner.proposers[0]: TorchRec 2024-02 has no dynamic_programming proposer"),
+            std::string::npos)
+      << old_run.error.message();
+}
+
 // TorchRecBehaviour::mtia_offers_model_parallel_types
 TEST(TorchRecVersionTest, MtiaOffersFiveShardingTypesIn2026) {
   Scenario s = scenario(4, 4);

@@ -35,7 +35,19 @@ bool GreedyPerfPartitioner::before(int a, int b) const {
   } else if (oa.total_storage != ob.total_storage) {
     return oa.total_storage > ob.total_storage;
   }
-  return a < b;  // stable: proposal order among equal keys
+  // Stable: proposal order among equal keys (the proposer's table order
+  // when it has one).
+  return tie_rank_.empty() ? a < b : tie_rank_[a] < tie_rank_[b];
+}
+
+void GreedyPerfPartitioner::set_table_order(const std::vector<int>* order) {
+  std::vector<int> rank;
+  if (order != nullptr) {
+    rank.assign(order->size(), 0);
+    for (size_t i = 0; i < order->size(); ++i) rank[(*order)[i]] = static_cast<int>(i);
+  }
+  if (rank != tie_rank_) positions_valid_ = false;  // the order to repair is another
+  tie_rank_ = std::move(rank);
 }
 
 void GreedyPerfPartitioner::sync_position(const Proposal& proposal, int p) {

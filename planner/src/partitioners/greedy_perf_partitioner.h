@@ -70,6 +70,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Uniform options go to ranks 0..n-1 in order (the class comment).
   std::optional<Placement> last_placement() const override;
   void set_early_stop(double perf) override { early_stop_ = perf; }
+  void set_table_order(const std::vector<int>* order) override;
   void set_fixed_topology(const Topology* topology) override {
     fixed_topology_ = topology;
     cached_topology_ = nullptr;  // a new promise: copy the devices again
@@ -276,6 +277,9 @@ class GreedyPerfPartitioner final : public Partitioner {
   // is uniform; and the positions of the non-uniform ones in placement
   // order. Positions changed since are pending.
   bool positions_valid_ = false;
+  // Tie-break rank of each proposal position (set_table_order); empty:
+  // the position itself.
+  std::vector<int> tie_rank_;
   std::vector<HotOption> pos_hot_;
   std::vector<int> pos_shards_;
   std::vector<char> pos_uniform_;

@@ -20,6 +20,7 @@ class MemoryBalancedPartitioner final : public Partitioner {
   Status partition(const SearchSpace& space, const Proposal& proposal, const Topology& topology,
                    PartitionedPlan* out) override;
   void set_detailed_errors(bool on) override { inner_.set_detailed_errors(on); }
+  void set_table_order(const std::vector<int>* order) override { inner_.set_table_order(order); }
   // The search places on a capped copy, another object: the inner
   // partitioner copies its devices on every call.
   void set_fixed_topology(const Topology* topology) override {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "../saturating.h"
+#include "dynamic_programming_proposer.h"
 #include "embedding_offload_scaleup_proposer.h"
 #include "greedy_proposer.h"
 #include "grid_search_proposer.h"
@@ -31,6 +32,8 @@ std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec,
     case ProposerKind::kEmbeddingOffloadScaleup:
       return std::make_unique<EmbeddingOffloadScaleupProposer>(
           spec.use_depth, behaviour.scaleup_starts_from_caching_options);
+    case ProposerKind::kDynamicProgramming:
+      return std::make_unique<DynamicProgrammingProposer>(spec.hbm_bins_per_device);
   }
   return nullptr;
 }

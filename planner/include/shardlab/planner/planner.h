@@ -32,6 +32,10 @@ struct PlannerResult {
   std::optional<PartitionedPlan> best;
   double perf_rating = 0.0;               // the perf model's rating of `best`
   std::vector<double> device_perf_total;  // per rank, summed in plan order
+  // The order TorchRec lists `best`'s tables in (fqn positions), when the
+  // proposer that proposed it orders its proposals otherwise (the dynamic-
+  // programming proposer); empty: fqn order. The stats print in it.
+  std::vector<int> table_order;
 
   // Set when planning failed. For failures inside the proposal loop,
   // `last_proposal` holds the last failed proposal with every rank -1.

@@ -121,19 +121,27 @@ struct SharderSpec {
   CommPrecision qcomm_backward = CommPrecision::kFp32;
 };
 
-enum class ProposerKind { kGreedy, kUniform, kGridSearch, kEmbeddingOffloadScaleup };
+enum class ProposerKind {
+  kGreedy,
+  kUniform,
+  kGridSearch,
+  kEmbeddingOffloadScaleup,
+  kDynamicProgramming  // 2026-08 only (TorchRecBehaviour::dynamic_programming_proposer)
+};
 
 struct ProposerSpec {
   ProposerKind kind = ProposerKind::kGreedy;
-  bool use_depth = true;             // greedy, uniform, scale-up
-  std::optional<int64_t> threshold;  // greedy; 0 or absent means none
-  int64_t max_proposals = 10000;     // grid search
+  bool use_depth = true;              // greedy, uniform, scale-up
+  std::optional<int64_t> threshold;   // greedy; 0 or absent means none
+  int64_t max_proposals = 10000;      // grid search
+  int64_t hbm_bins_per_device = 100;  // dynamic programming, >= 1
 };
 
 enum class PartitionerKind { kGreedyPerf, kMemoryBalanced };
 
 // docs/scenario-format.md names: "greedy", "uniform", "grid_search",
-// "embedding_offload_scaleup"; "greedy_perf", "memory_balanced".
+// "embedding_offload_scaleup", "dynamic_programming"; "greedy_perf",
+// "memory_balanced".
 std::string_view to_string(ProposerKind k);
 std::string_view to_string(PartitionerKind k);
 enum class SortBy { kStorage, kPerf };

@@ -116,6 +116,10 @@ struct TorchRecBehaviour {
   // first proposal. 2024 started from each table's best option.
   bool scaleup_starts_from_caching_options = true;
 
+  // DynamicProgrammingProposer exists (a knapsack over HBM bins; not in the
+  // default list). 2024 had none: the proposer is refused.
+  bool dynamic_programming_proposer = true;
+
   // --- Partitioner ------------------------------------------------------
   // MemoryBalancedPartitioner searches per-device HBM between
   // max(average shard HBM per rank, largest shard) and the default plan's
