@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "shard_layout.h"
+#include "shardlab/planner/estimators.h"
 
 namespace shardlab::planner {
 namespace {
@@ -471,20 +472,9 @@ class LimitFinder {
     m.world_size = s_.topology.world_size;
     set_dim(m, t, m.dim);
     const bool inference = s_.planner.is_inference;
-    switch (inference ? OptimizerKind::kNone : s_.sharder.optimizer) {
-      case OptimizerKind::kNone:
-      case OptimizerKind::kSgd:
-        m.state_factor = 1;
-        break;
-      case OptimizerKind::kAdam:
-        m.state_factor = 3;
-        break;
-      case OptimizerKind::kRowwiseAdagrad:
-      case OptimizerKind::kAdagrad:
-      case OptimizerKind::kOther:
-        m.state_factor = 2;
-        break;
-    }
+    // At most one state value per weight byte for row-wise Adagrad (1/D, D >= 1).
+    m.state_factor =
+        1 + optimizer_state_multiplier(inference ? OptimizerKind::kNone : s_.sharder.optimizer, 1);
     m.cache_factor = caching_possible() ? load_factor(i).value : 0.0;
     const std::vector<double> pf =
         (c && c->pooling_factors) ? *c->pooling_factors : std::vector<double>{1.0};

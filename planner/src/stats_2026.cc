@@ -30,23 +30,7 @@ std::string gb3(int64_t bytes) { return py_round(gb(bytes), 3); }
 // multiplier of the storage estimator (docs/cost-model.md §5.5).
 int64_t optimizer_bytes(const Scenario& s, const ShardingOption& o, int64_t weight_bytes) {
   const OptimizerKind kind = s.planner.is_inference ? OptimizerKind::kNone : s.sharder.optimizer;
-  double mu = 0.0;
-  switch (kind) {
-    case OptimizerKind::kNone:
-    case OptimizerKind::kSgd:
-      mu = 0.0;
-      break;
-    case OptimizerKind::kAdam:
-      mu = 2.0;
-      break;
-    case OptimizerKind::kRowwiseAdagrad:
-      mu = 1.0 / static_cast<double>(o.tensor_cols);
-      break;
-    case OptimizerKind::kAdagrad:
-    case OptimizerKind::kOther:
-      mu = 1.0;
-      break;
-  }
+  const double mu = optimizer_state_multiplier(kind, o.tensor_cols);
   return static_cast<int64_t>(std::ceil(static_cast<double>(weight_bytes) * mu));
 }
 

@@ -39,21 +39,9 @@ int64_t ceil_of_rounded_quotient(int128 num, int128 den) {
 }
 
 double optimizer_multiplier(const EstimatorContext& ctx, const ShardingOption& o) {
-  switch (ctx.optimizer) {
-    case OptimizerKind::kNone:
-    case OptimizerKind::kSgd:
-      return 0.0;
-    case OptimizerKind::kAdam:
-      return 2.0;
-    // Row-wise Adagrad keeps one value per row: 1/D of the table, applied to
-    // the shard bytes with the full width D (under-counts CW shards, docs/cost-model.md O8).
-    case OptimizerKind::kRowwiseAdagrad:
-      return 1.0 / static_cast<double>(o.tensor_cols);
-    case OptimizerKind::kAdagrad:
-    case OptimizerKind::kOther:
-      return 1.0;
-  }
-  return 0.0;
+  // Row-wise Adagrad's 1/D is applied to the shard bytes with the full width
+  // D (under-counts CW shards, docs/cost-model.md O8).
+  return optimizer_state_multiplier(ctx.optimizer, o.tensor_cols);
 }
 
 bool is_uvm(ComputeKernel k) {
@@ -66,6 +54,22 @@ bool is_caching(ComputeKernel k) {
 }
 
 }  // namespace
+
+double optimizer_state_multiplier(OptimizerKind optimizer, int64_t cols) {
+  switch (optimizer) {
+    case OptimizerKind::kNone:
+    case OptimizerKind::kSgd:
+      return 0.0;
+    case OptimizerKind::kAdam:
+      return 2.0;
+    case OptimizerKind::kRowwiseAdagrad:
+      return 1.0 / static_cast<double>(cols);
+    case OptimizerKind::kAdagrad:
+    case OptimizerKind::kOther:
+      return 1.0;
+  }
+  return 0.0;
+}
 
 IoSizes shard_io_sizes(const ShardingOption& o, const Shard& shard, int world_size, int group_size,
                        const TorchRecBehaviour& behaviour) {
@@ -117,8 +121,7 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
   const Topology& t = *ctx.topology;
   const TorchRecBehaviour& behaviour = *ctx.behaviour;
   // Devices whose I/O buffers sit in HBM: cuda, and mtia once it has HBM.
-  const bool io_in_hbm = t.compute_device == ComputeDevice::kCuda ||
-                         (t.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
+  const bool io_in_hbm = device_has_hbm(t.compute_device, behaviour);
   // Whole-table bytes as the sharder reports them (§5.2): quant sharders add
   // an fp16 scale and bias per row; UVM kernels keep the table in host memory.
   int64_t table_bytes = option->tensor_bytes;

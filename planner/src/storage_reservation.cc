@@ -13,9 +13,7 @@ __extension__ using int128 = __int128;  // GCC/Clang builtin; -Wpedantic would f
 
 // `bytes` in HBM on cuda (and mtia once it has HBM), in DDR elsewhere.
 Storage by_device_type(ComputeDevice device, int64_t bytes, const TorchRecBehaviour& behaviour) {
-  const bool hbm =
-      device == ComputeDevice::kCuda || (device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
-  return hbm ? Storage{bytes, 0} : Storage{0, bytes};
+  return device_has_hbm(device, behaviour) ? Storage{bytes, 0} : Storage{0, bytes};
 }
 
 // KJT bytes: indices of every input of every table, walked in the modules'

@@ -26,8 +26,7 @@ Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behavi
     if (!cap) return fallback;
     return *cap != 0 || behaviour.explicit_zero_capacity_kept ? *cap : fallback;
   };
-  const bool has_hbm = spec.compute_device == ComputeDevice::kCuda ||
-                       (spec.compute_device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
+  const bool has_hbm = device_has_hbm(spec.compute_device, behaviour);
   const int64_t hbm = has_hbm ? capacity(spec.hbm_cap, kDefaultHbmCap) : 0;
   const int64_t ddr = capacity(spec.ddr_cap, kDefaultDdrCap);
   t.devices.resize(static_cast<size_t>(spec.world_size));

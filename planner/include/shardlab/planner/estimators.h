@@ -102,6 +102,11 @@ std::optional<double> kernel_bandwidth(
 // bandwidth on this device.
 Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option);
 
+// Optimizer state per weight byte (docs/cost-model.md §5.5): none for SGD
+// (and inference), 2 for Adam, 1 for Adagrad and other optimizers, one value
+// per row for row-wise Adagrad (1 / cols).
+double optimizer_state_multiplier(OptimizerKind optimizer, int64_t cols);
+
 // Fills every shard's storage and option.total_storage.
 void estimate_storage(const EstimatorContext& ctx, ShardingOption* option);
 

@@ -38,6 +38,14 @@ struct Topology {
   int num_groups() const { return world_size / intra_group_size; }
 };
 
+// Whether `device` has HBM as the TorchRec version of `behaviour` sees it:
+// cuda, and mtia from 2026-08 (TorchRecBehaviour::mtia_has_hbm). Tables, I/O
+// buffers and reservations live in HBM there, in DDR elsewhere.
+inline bool device_has_hbm(ComputeDevice device, const TorchRecBehaviour& behaviour) {
+  return device == ComputeDevice::kCuda ||
+         (device == ComputeDevice::kMtia && behaviour.mtia_has_hbm);
+}
+
 // Applies TorchRec's defaults and falsy rules (docs/cost-model.md §1.2) as the
 // TorchRec version of `behaviour` applies them (device HBM on MTIA, explicit
 // zero capacities).
