@@ -53,18 +53,19 @@ std::string destination_label(const std::string& dest) {
   return dest == "-" ? std::string("stdout") : shown(dest);
 }
 
-// TorchRec's stats table, under a line naming the TorchRec model that planned
-// and what rated the shards when it is not TorchRec's constants (`rated_with`,
-// CalibrationChoice::note). The table itself is TorchRec's, line for line. On
-// stdout, or on stderr when the plan JSON goes to stdout (-o -).
+// TorchRec's stats table, line for line from its first (TorchRec's own tests
+// read that line), then a line naming the TorchRec model that planned and
+// what rated the shards when it is not TorchRec's constants (`rated_with`,
+// CalibrationChoice::note). On stdout, or on stderr when the plan JSON goes
+// to stdout (-o -).
 void print_stats(const PlanArgs& args, const planner::Scenario& scenario,
                  const planner::PlannerResult& result, const std::string& rated_with) {
   const std::vector<std::string> lines = planner::format_stats(scenario, result);
   if (lines.empty()) return;
   std::ostream& out = args.json_destination() == "-" ? std::cerr : std::cout;
+  for (const std::string& line : lines) out << line << '\n';
   out << "Planned as TorchRec " << planner::model_name(scenario.planner.torchrec_version)
       << rated_with << '\n';
-  for (const std::string& line : lines) out << line << '\n';
   out.flush();
 }
 
