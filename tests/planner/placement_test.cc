@@ -100,6 +100,33 @@ TEST(Placement, GridBlocksEachTakeOneGroupInOrder) {
                   .is_ok());
 }
 
+// A failed partition keeps TorchRec's words and adds what they leave out:
+// the table, what it needs and the most a group (or rank) has left.
+TEST(Placement, PartitionFailuresNameTheTable) {
+  Scenario s = scenario();
+  s.topology.hbm_cap = int64_t{1} << 30;
+  s.tables[0].num_embeddings = 20'000'000;  // 19 GiB of weights: no host holds it
+  s.constraints[0].emplace();
+  s.constraints[0]->sharding_types = std::vector<ShardingType>{ShardingType::kTableRowWise};
+  s.constraints[0]->compute_kernels = std::vector<ComputeKernel>{ComputeKernel::kFused};
+  PlannerResult r = plan(s);
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.error.message();
+  EXPECT_NE(m.find("can't find a host for sharding option group ShardingOptionGroup("),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("[table t0 needs "), std::string::npos) << m;
+  EXPECT_NE(m.find("; the group with the most free HBM, ranks 0-1, has "), std::string::npos) << m;
+  s.constraints[0]->sharding_types = std::vector<ShardingType>{ShardingType::kRowWise};
+  r = plan(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.message().find("bytes does not fit on any rank. Device memory cap: "),
+            std::string::npos)
+      << r.error.message();
+  EXPECT_NE(r.error.message().find("[table t0, its row_wise shard for rank 0]"), std::string::npos)
+      << r.error.message();
+}
+
 TEST(Placement, NamesTheTableOrTheRankThatBreaksAPlan) {
   const Scenario s = scenario();
   const PlannerResult r = plan(s);

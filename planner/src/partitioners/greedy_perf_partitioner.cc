@@ -277,9 +277,12 @@ Status GreedyPerfPartitioner::uniform_failure(const Proposal& proposal, const To
     for (int i = 0; i < o.num_shards(); ++i) {
       const Storage& s = o.shards[i].storage;
       if (!s.fits_in(free[i])) {
+        // TorchRec's words, then the table they leave out.
         return partition_error(
             "Shard of size " + storage_repr(s) +
-            " bytes does not fit on any rank. Device memory cap: " + storage_repr(free[i]) + ".");
+            " bytes does not fit on any rank. Device memory cap: " + storage_repr(free[i]) +
+            ". [table " + o.name + ", its " + std::string(to_string(o.sharding_type)) +
+            " shard for rank " + std::to_string(i) + "]");
       }
       free[i] -= s;
     }

@@ -8,6 +8,7 @@
 #include "greedy_perf_partitioner.h"
 #include "py_format.h"
 #include "row_wise_storage.h"
+#include "shardlab/planner/memory_budget.h"
 
 namespace shardlab::planner {
 
@@ -362,14 +363,32 @@ bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int 
 Status GreedyPerfPartitioner::host_failure(const ShardingOption& option,
                                            std::string_view what) const {
   if (!detailed_errors_) return Status::planner(PlannerErrorType::kPartition, "");
-  return Status::planner(PlannerErrorType::kPartition,
-                         std::string(what) +
-                             " for sharding option group "
-                             "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
-                             "planner.types.ShardingOption object at 0x?>], storage_sum=" +
-                             storage_repr(option.total_storage) +
-                             ", perf_sum=" + py_float_repr(option.total_perf) +
-                             ", param_count=" + std::to_string(param_counts_[option.module]) + ")");
+  // TorchRec's words, then what they leave out: the table, what it needs and
+  // the most any group has left.
+  int roomiest = -1;
+  for (int h = 0; h < num_hosts_; ++h) {
+    if (roomiest < 0 || host_free_[h].hbm > host_free_[roomiest].hbm) roomiest = h;
+  }
+  std::string detail = " [table " + option.name + " needs " +
+                       memory_text(option.total_storage.hbm) + " of HBM and " +
+                       memory_text(option.total_storage.ddr) + " of DDR";
+  if (roomiest < 0) {
+    detail += "; no group of " + std::to_string(host_size_) + " ranks fits in the world of " +
+              std::to_string(world_size_) + "]";
+  } else {
+    detail += "; the group with the most free HBM, ranks " + std::to_string(roomiest * host_size_) +
+              "-" + std::to_string((roomiest + 1) * host_size_ - 1) + ", has " +
+              memory_text(host_free_[roomiest].hbm) + " of HBM and " +
+              memory_text(host_free_[roomiest].ddr) + " of DDR free]";
+  }
+  return Status::planner(
+      PlannerErrorType::kPartition,
+      std::string(what) +
+          " for sharding option group "
+          "ShardingOptionGroup(sharding_options=[<torchrec.distributed."
+          "planner.types.ShardingOption object at 0x?>], storage_sum=" +
+          storage_repr(option.total_storage) + ", perf_sum=" + py_float_repr(option.total_perf) +
+          ", param_count=" + std::to_string(param_counts_[option.module]) + ")" + detail);
 }
 
 }  // namespace shardlab::planner
