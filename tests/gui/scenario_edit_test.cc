@@ -178,6 +178,25 @@ class ScenarioEditTest : public QObject {
     QVERIFY(wb.outcome()->result.ok());
   }
 
+  // topology.pod_size (TorchRec 2026-08's pods) is edited like any field:
+  // the loader's limits decide, and a pod of more hosts than ranks is refused.
+  void edits_the_pod_size() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    const int row = models.settings.row_of(QStringLiteral("topology.pod_size"));
+    QVERIFY(row >= 0);
+    const QModelIndex pod = models.settings.index(row, ScenarioSettingsModel::kValue);
+    QCOMPARE(pod.data().toString(), QString());
+    QVERIFY(!models.settings.setData(pod, QStringLiteral("3"), Qt::EditRole));
+    QVERIFY(!wb.scenario()->topology.pod_size.has_value());
+    QVERIFY(models.settings.setData(pod, QStringLiteral("1"), Qt::EditRole));
+    QCOMPARE(wb.scenario()->topology.pod_size, std::optional<int>(1));
+    QCOMPARE(pod.data().toString(), QStringLiteral("1"));
+    QTRY_VERIFY(!wb.busy());
+  }
+
   void edits_the_gpu_preset_and_the_dense_model() {
     Workbench wb;
     WorkbenchModels models(&wb);
