@@ -37,6 +37,7 @@ struct OptimizeArgs {
   double time_limit = search::OptimizeOptions{}.time_limit_s;
   uint64_t seed = 1;
   int64_t max_evaluations = 0;
+  int max_moved_tables = -1;  // < 0: no cap
   std::string from_plan;
   std::string objective = "simulated";
   std::string calibration;
@@ -107,6 +108,8 @@ int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scena
     summary.emplace_back("torchrec_rating_ms", rated.torchrec->torchrec_ms);
   }
   if (args.max_evaluations > 0) summary.emplace_back("max_evaluations", args.max_evaluations);
+  if (args.max_moved_tables >= 0)
+    summary.emplace_back("max_moved_tables", static_cast<int64_t>(args.max_moved_tables));
   return recorder.record_derived(
       plan_run(data::RunKind::kPlan, args, scenario, start, std::move(start_summary)),
       plan_run(data::RunKind::kOptimize, args, scenario, best, std::move(summary)));
@@ -181,6 +184,7 @@ int run_optimize(const OptimizeArgs& args) {
   request.seed = args.seed;
   request.time_limit_s = args.time_limit;
   request.max_evaluations = args.max_evaluations;
+  request.max_moved_tables = args.max_moved_tables;
   request.cancel = InterruptGuard::flag();
   request.calibration = calibration->get();
   request.progress_interval_s = printer.interval();
@@ -267,6 +271,11 @@ void add_optimize_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-evaluations", args->max_evaluations,
                   "Stop after this many full evaluations (simulations) of candidate plans; with "
                   "--time-limit 0 the result is bit-identical run to run (default: no limit)")
+      ->check(number_at_least(0))
+      ->type_name("N");
+  cmd->add_option("--max-moved-tables", args->max_moved_tables,
+                  "Move at most this many tables from the start plan (a team reviews and "
+                  "deploys every moved table); the search skips moves past it (default: no cap)")
       ->check(number_at_least(0))
       ->type_name("N");
   cmd->add_option("--seed", args->seed, "Seed of the search's random choices (default: 1)")

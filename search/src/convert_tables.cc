@@ -16,7 +16,7 @@ class ConvertTables final : public Move {
     // From the sharding type of a random table to another type.
     const planner::ShardingType from =
         ctx.problem.option(ctx.state.option(ctx.rng.below(ctx.problem.num_tables()))).sharding_type;
-    int to = ctx.rng.below(detail::kNumShardingTypes - 1);
+    int to = ctx.rng.below(ctx.problem.sharding_types() - 1);
     if (to >= static_cast<int>(from)) ++to;
     // A share of 1/32 .. 1 of the candidates, log-uniformly.
     const double fraction = 1.0 / static_cast<double>(1 << ctx.rng.below(6));

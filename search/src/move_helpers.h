@@ -11,8 +11,6 @@
 
 namespace shardlab::search::detail {
 
-using planner::kNumShardingTypes;
-
 // A movable shard (separable option): with probability `focus` one on the
 // estimator's busiest rank (when it holds any), else any. nullopt when the
 // plan has none.

@@ -50,6 +50,7 @@ Result<std::unique_ptr<OptimizeRun>> OptimizeRun::run(const planner::Scenario& s
   options.seed = request.seed;
   options.time_limit_s = deadline.left();  // what the set-up left of the limit
   options.max_evaluations = request.max_evaluations;
+  options.max_moved_tables = request.max_moved_tables;
   options.cancel = request.cancel;
   options.on_progress = request.on_progress;
   options.progress_interval_s = request.progress_interval_s;

@@ -89,6 +89,12 @@ class Search {
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
+  // Whether `change` would move more tables from the start plan than
+  // OptimizeOptions::max_moved_tables allows.
+  bool over_move_cap(const PlanState& state, const Change& change) const {
+    return options_.max_moved_tables >= 0 && state.moved_after(change) > options_.max_moved_tables;
+  }
+
   // Whether the search must stop now; sets result_.stop. Reads the clock.
   bool must_stop() {
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
@@ -174,6 +180,7 @@ Status Search::run(const planner::PartitionedPlan& start) {
 
   const int64_t plans = detail::count_plans(problem_, options_.exhaustive_limit);
   const bool exhaustive = options_.exhaustive_limit > 0 && plans <= options_.exhaustive_limit &&
+                          options_.max_moved_tables < 0 &&
                           (options_.max_evaluations <= 0 || plans <= options_.max_evaluations);
   if (exhaustive) {
     result_.method = "exhaustive";
@@ -240,10 +247,11 @@ Status Search::local_search() {
   // best results start lineages of their own beside the start plan's, so
   // the search refines both the start's mix and the best new ones.
   std::vector<Lineage> swept;
-  for (int from = 0; from < detail::kNumShardingTypes; ++from) {
-    for (int to = 0; to < detail::kNumShardingTypes; ++to) {
+  for (int from = 0; from < problem_.sharding_types(); ++from) {
+    for (int to = 0; to < problem_.sharding_types(); ++to) {
       if (auto h = halt()) return *h;
       PlanState trial(problem_, result_.start);
+      if (options_.max_moved_tables >= 0) trial.count_moves_from(&result_.start);
       estimator.clear();
       trial.add_all(&estimator);
       MoveContext ctx{problem_, trial, estimator, rng};
@@ -251,7 +259,7 @@ Status Search::local_search() {
       if (detail::convert_tables(ctx, static_cast<planner::ShardingType>(from),
                                  static_cast<planner::ShardingType>(to), 1.0, kSweepTries,
                                  &change) == 0 ||
-          !trial.fits(change)) {
+          !trial.fits(change) || over_move_cap(trial, change)) {
         continue;
       }
       trial.apply(change, &estimator, &undo);
@@ -290,6 +298,7 @@ Status Search::local_search() {
     ++result_.cycles;
     bool improved = false;
     PlanState state(problem_, lineage->plan);
+    if (options_.max_moved_tables >= 0) state.count_moves_from(&result_.start);
     estimator.clear();
     state.add_all(&estimator);
     // Fit the estimator to the plan the cycle starts from.
@@ -329,7 +338,7 @@ Status Search::local_search() {
       while (m + 1 < moves.size() && pick >= moves[m].weight) pick -= moves[m++].weight;
       ++result_.moves;
       if (!moves[m].move->propose(ctx, &change)) continue;
-      if (!state.fits(change)) continue;
+      if (!state.fits(change) || over_move_cap(state, change)) continue;
       ++result_.feasible_moves;
       estimator.checkpoint();
       state.apply(change, &estimator, &undo);

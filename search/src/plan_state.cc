@@ -118,6 +118,7 @@ void PlanState::apply(const Change& change, Estimator* estimator, Change* undo) 
     TableAssignment& back = undo->add(t, option_[t]);
     back.ranks = ranks_[t];
   }
+  if (start_ != nullptr) moved_ = moved_after(change);
   for (int i = 0; i < change.size(); ++i) {
     const TableAssignment& a = change[i];
     if (estimator != nullptr) estimator->add(option_[a.table], ranks_[a.table].data(), -1.0);
@@ -125,6 +126,28 @@ void PlanState::apply(const Change& change, Estimator* estimator, Change* undo) 
     place(a.table, a.option, a.ranks);
     if (estimator != nullptr) estimator->add(a.option, ranks_[a.table].data(), 1.0);
   }
+}
+
+bool PlanState::moved_from_start(int table, int option, std::span<const int> ranks) const {
+  if (option != start_->proposal[static_cast<size_t>(table)]) return true;
+  const auto first = start_->ranks.begin() + start_->first_shard[static_cast<size_t>(table)];
+  return !std::equal(ranks.begin(), ranks.end(), first);
+}
+
+void PlanState::count_moves_from(const planner::PartitionedPlan* start) {
+  start_ = start;
+  moved_ = 0;
+  for (int t = 0; t < num_tables(); ++t) moved_ += moved_from_start(t, option_[t], ranks_[t]);
+}
+
+int PlanState::moved_after(const Change& change) const {
+  int moved = moved_;
+  for (int i = 0; i < change.size(); ++i) {
+    const TableAssignment& a = change[i];
+    moved += static_cast<int>(moved_from_start(a.table, a.option, a.ranks)) -
+             static_cast<int>(moved_from_start(a.table, option_[a.table], ranks_[a.table]));
+  }
+  return moved;
 }
 
 void PlanState::add_all(Estimator* estimator) const {

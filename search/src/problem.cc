@@ -28,6 +28,7 @@ Result<Problem> Problem::create(const planner::Scenario& scenario,
     const bool separable = o.partition_by == planner::PartitionBy::kDevice ||
                            o.sharding_type == planner::ShardingType::kTableColumnWise;
     p.separable_.push_back(separable ? 1 : 0);
+    p.has_grid_ = p.has_grid_ || o.sharding_type == planner::ShardingType::kGridShard;
   }
   return p;
 }

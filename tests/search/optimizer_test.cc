@@ -219,6 +219,25 @@ TEST(Optimizer, RefusesAStartPlanThatDoesNotFit) {
       << r.status().message();
 }
 
+// --max-moved-tables: the best plan differs from the start in at most the
+// cap's tables (0: it is the start), where the uncapped search moves more.
+TEST(Optimizer, MovesAtMostTheCapsTables) {
+  auto p = testing::plan_for_search(testing::mixed_scenario(30, 8, 8));
+  auto objective = testing::simulated_objective(*p->problem);
+  Result<OptimizeResult> free = optimize(*p->problem, *objective, *p->result.best, bounded(40));
+  ASSERT_TRUE(free.is_ok()) << free.status().message();
+  ASSERT_GT(free->moved.size(), 2u);  // else the cap below proves nothing
+  for (const int cap : {0, 2}) {
+    OptimizeOptions o = bounded(40);
+    o.max_moved_tables = cap;
+    Result<OptimizeResult> r = optimize(*p->problem, *objective, *p->result.best, o);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    EXPECT_LE(r->moved.size(), static_cast<size_t>(cap));
+    EXPECT_LE(r->best_value, r->start_value);
+    EXPECT_EQ(changed_tables(*p->problem, *p->result.best, r->best).size(), r->moved.size());
+  }
+}
+
 // An estimator that fails (as the phase model does when an all-to-all's
 // tables would not fit the memory budget) after `after` additions; the rest
 // is the wrapped one's.

@@ -36,6 +36,7 @@ struct OptimizeRequest {
   uint64_t seed = 1;
   double time_limit_s = 30.0;   // the whole run, TorchRec's start plan included; <= 0: none
   int64_t max_evaluations = 0;  // exact evaluations of the search; 0: no limit
+  int max_moved_tables = -1;    // OptimizeOptions::max_moved_tables; < 0: no cap
   // Read true: stop the search (see above). Not owned; may be set from any thread.
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const Progress&)> on_progress;

@@ -80,6 +80,10 @@ struct OptimizeOptions {
   // lineage stops; the search stops when every lineage has (0: never stop
   // for that).
   int patience = 8;
+  // Tables whose option or ranks may differ from the start plan's (a team
+  // reviews and deploys every moved table); < 0: no cap. With a cap the
+  // search is local (never exhaustive) and skips moves past it.
+  int max_moved_tables = -1;
 };
 
 // The best point reached so far, each time it improves.

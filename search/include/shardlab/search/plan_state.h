@@ -81,9 +81,18 @@ class PlanState {
   // The plan, in fqn order.
   planner::PartitionedPlan to_plan() const;
 
+  // Counts from now on the tables whose option or ranks differ from
+  // `start`'s (same problem; not owned, must outlive the state).
+  void count_moves_from(const planner::PartitionedPlan* start);
+  // Tables moved from the start now, and after `change` would be applied.
+  // REQUIRES: count_moves_from was called.
+  int moved() const { return moved_; }
+  int moved_after(const Change& change) const;
+
  private:
   void place(int table, int option, std::span<const int> ranks);
   void unplace(int table);
+  bool moved_from_start(int table, int option, std::span<const int> ranks) const;
 
   const Problem* problem_;
   std::vector<int> option_;
@@ -94,6 +103,8 @@ class PlanState {
   std::vector<std::vector<int>> rank_slot_;
   std::vector<std::vector<int>> movable_slot_;
   std::vector<ShardRef> movable_;
+  const planner::PartitionedPlan* start_ = nullptr;  // count_moves_from
+  int moved_ = 0;
   // Scratch for fits(): per-rank storage deltas and the ranks touched.
   mutable std::vector<planner::Storage> delta_;
   mutable std::vector<int> touched_;

@@ -41,6 +41,11 @@ class Problem {
   int group_size() const { return topology_->intra_group_size; }
   int num_groups() const { return topology_->num_groups(); }
 
+  // Sharding types the search converts between, as ShardingType values
+  // 0 .. n-1: TorchRec 2024's six, and grid_shard where the space offers it
+  // (so a space without grid options is searched as before grid existed).
+  int sharding_types() const { return has_grid_ ? planner::kNumShardingTypes : 6; }
+
   // Option indices (into space().options) of table position `t`.
   const std::vector<int>& options_of(int t) const { return space_->options_by_fqn[t]; }
   const planner::ShardingOption& option(int o) const { return space_->options[o]; }
@@ -58,6 +63,7 @@ class Problem {
   const planner::Topology* topology_ = nullptr;
   const std::vector<planner::Storage>* capacity_ = nullptr;
   std::vector<char> separable_;
+  bool has_grid_ = false;
 };
 
 }  // namespace shardlab::search
