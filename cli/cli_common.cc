@@ -235,7 +235,7 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
     return scenario;
   }
   Status status = loaded.status();
-  // Reading the scenario is input, whatever the cause: exit 2, invalid_scenario.
+  // Reading the scenario is input, whatever the cause: exit 2, kInvalidArgument.
   if (status.code() != StatusCode::kInvalidArgument) {
     std::string msg = status.message();
     if (msg.find(shown(path)) == std::string::npos) msg = shown(path) + ": " + msg;

@@ -119,7 +119,8 @@ int finish_stdout(int exit_code);
 std::string scenario_name_from_path(const std::string& path);
 
 // Loads `path`. On failure prints the error to stderr, writes the
-// invalid_scenario JSON to `error_out` when it is non-empty ("-" is stdout),
+// error JSON ("error_type": "invalid_scenario") to `error_out` when it is
+// non-empty ("-" is stdout),
 // and returns nullopt with *exit_code set to 2. A non-empty
 // `torchrec_version` (a --torchrec-version value) replaces the scenario's
 // planner.torchrec_version.
@@ -199,7 +200,7 @@ struct IdListSpec {
 // "3,5-7" -> {3, 5, 6, 7}: ascending, without repeats. Each range is checked
 // against [minimum, maximum] before it is expanded, and the list may name at
 // most 1,000,000 ids counting repeats, so no text makes it loop or allocate
-// without bound. Fails with invalid_scenario naming the option and the item.
+// without bound. Fails with kInvalidArgument naming the option and the item.
 Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdListSpec& spec);
 
 // Shared --help text pieces.

@@ -20,7 +20,7 @@ namespace shardlab::cli {
 // (planner/cost_calibration.h).
 // Where the file's settings differ from the scenario's, the reader's warnings
 // go to stderr. The result has num_proposals = num_plans = 0. On failure `error` is set: the
-// enumeration's error (search_space then absent), or an invalid_scenario
+// enumeration's error (search_space then absent), or a kInvalidArgument
 // naming the file when it does not fit the scenario.
 // A plan over the GPUs' capacity (planner::check_placement_fits) is refused
 // the same way, with no plan, unless `allow_over_capacity`: then it is

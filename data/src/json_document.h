@@ -52,7 +52,7 @@ struct KeySchema {
   const KeySchema* member(std::string_view key) const;
 };
 
-// Parses `text` as one JSON value. Errors are invalid_scenario whose message
+// Parses `text` as one JSON value. Errors are kInvalidArgument whose message
 // has no origin prefix: "malformed JSON at line L, column C: <why>" or
 // "<path>: <what is wrong>". `schema` (may be null) checks keys as they are
 // read; the message is the reader's ("<path>: unknown key: got ..."). The tree

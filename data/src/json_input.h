@@ -9,7 +9,7 @@
 namespace shardlab::data::internal {
 
 // `status` with "<origin>: " in front, printable on one line; an io_error
-// stays one, anything else becomes invalid_scenario.
+// stays one, anything else becomes kInvalidArgument.
 Status with_origin(const Status& status, const std::string& origin);
 
 }  // namespace shardlab::data::internal

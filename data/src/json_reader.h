@@ -1,7 +1,7 @@
 // Typed, path-aware reading of a parsed JSON tree.
 //
 // Every reader takes the value and its JsonPath and returns the converted value
-// or an invalid_scenario Status whose message is one line:
+// or a kInvalidArgument Status whose message is one line:
 //   "<path>: <what is wrong>: got <value>[, expected <what>]"
 // (the loader prefixes the file name). Values are rendered as JSON and cut to
 // about 60 characters. Nothing here throws: the tree's types are checked before

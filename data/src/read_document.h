@@ -17,7 +17,7 @@ namespace shardlab::data::internal {
 // Parses `text` (checking keys against `schema`, may be null) and returns
 // `read(tree)`, a Result<T>; errors get "<origin>: " in front. The tree is
 // torn down without allocating, so running out of memory on the way is an
-// invalid_scenario ("not enough memory to hold the <what> it describes")
+// kInvalidArgument ("not enough memory to hold the <what> it describes")
 // rather than an abort; a JSON exception (a reader bug: types are checked
 // first) is an internal error. Nothing escapes.
 template <typename Read>

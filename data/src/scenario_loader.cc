@@ -24,7 +24,7 @@ using internal::with_origin;
 
 // TorchRec builds the modules before it plans, and refuses some scenarios
 // there (golden README §3.2 item 15, §3.2 item 26). Those refusals are
-// invalid_scenario too, reported at the table that triggers them.
+// kInvalidArgument too, reported at the table that triggers them.
 Status check_module_build(const Json& tables_json, const JsonPath& tables_path,
                           const planner::Scenario& s) {
   if (s.module.kind == planner::ModuleKind::kEmbeddingCollection) {

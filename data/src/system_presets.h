@@ -7,7 +7,7 @@
 namespace shardlab::data::internal {
 
 // Reads root["systems"] (optional) into c.systems; c.gpus and c.sources are
-// read already. Errors: invalid_scenario naming the path and the value.
+// read already. Errors: kInvalidArgument naming the path and the value.
 Status read_systems(const ObjectReader& root, PresetCatalog& c);
 
 }  // namespace shardlab::data::internal

@@ -43,7 +43,7 @@ constexpr const char* kReservationFailsScenario = R"({
   ]
 })";
 
-// An unknown key: invalid_scenario.
+// An unknown key: kInvalidArgument.
 constexpr const char* kBadScenario = R"({
   "name": "cli-bad",
   "topology": {"world_size": 2},

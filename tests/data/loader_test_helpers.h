@@ -21,7 +21,7 @@ inline planner::Scenario load_ok(const std::string& text) {
   return r.is_ok() ? *r : planner::Scenario{};
 }
 
-// The message of the expected invalid_scenario error (one line, origin first).
+// The message of the expected kInvalidArgument error (one line, origin first).
 inline std::string error_of(const std::string& text) {
   auto r = parse_scenario(text, std::string(kOrigin));
   EXPECT_FALSE(r.is_ok()) << "unexpectedly loaded: " << text;

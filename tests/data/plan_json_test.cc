@@ -477,7 +477,7 @@ TEST(ParsePlan, ProposalIsInFqnOrder) {
   EXPECT_EQ(p->first_shard, (std::vector<int>{0, 2, 3}));
 }
 
-// Parses `text` and expects the invalid_scenario error `message` exactly.
+// Parses `text` and expects the kInvalidArgument error `message` exactly.
 void expect_error(const Fixture& f, const std::string& text, const std::string& message) {
   SearchSpace space = f.space;
   Result<planner::PartitionedPlan> p = parse_plan(text, "plan.json", f.scenario, space);

@@ -155,7 +155,7 @@ TEST(Placement, NamesTheTableOrTheRankThatBreaksAPlan) {
 }
 
 // check_placement_fits: ok for the planner's own plan and for a result
-// without a plan; invalid_scenario, naming each rank over capacity with its
+// without a plan; kInvalidArgument, naming each rank over capacity with its
 // bytes and tables, once the capacity shrinks under the plan.
 TEST(Placement, APlannerResultFitsOrSaysWhichRanksDoNot) {
   const Scenario s = scenario();

@@ -78,7 +78,7 @@ int stage_of(const std::string& name);
 uint8_t kernel_families(const std::string& name);
 
 // The files `paths` name: each a file, or a folder's `*.json` and
-// `*.json.gz` files in name order. Errors (invalid_scenario): a folder that
+// `*.json.gz` files in name order. Errors (kInvalidArgument): a folder that
 // cannot be listed or holds none; no path at all.
 Result<std::vector<std::string>> trace_files(const std::vector<std::string>& paths);
 

@@ -24,7 +24,7 @@
 // own), null when there was nothing to measure them on. "fit" is
 // optional when reading (a hand-written profile has none).
 //
-// Reading validates every field: errors are invalid_scenario, one line,
+// Reading validates every field: errors are kInvalidArgument, one line,
 // "<file>: <json path>: <what is wrong>: got <value>, expected <what>", or
 // io_error when the file cannot be read. Nothing here throws.
 #pragma once

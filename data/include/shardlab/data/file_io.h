@@ -65,7 +65,7 @@ struct FileRole {
 // input or another output: the same file after following symbolic links
 // (compared by device and inode), or the same new path. Only files that
 // would be replaced count: outputs that are devices or FIFOs (/dev/null
-// twice) are not refused. Errors are invalid_scenario:
+// twice) are not refused. Errors are kInvalidArgument:
 // "<output> (<role>) is the same file as <input> (<role>); nothing was
 // written: choose another output".
 Status check_distinct_files(const std::vector<FileRole>& inputs,

@@ -10,7 +10,7 @@
 // HBM bandwidth) has the format `shardlab calibrate` writes, and a measured
 // profile replaces it.
 //
-// Errors are invalid_scenario naming the origin, the JSON path and the value.
+// Errors are kInvalidArgument naming the origin, the JSON path and the value.
 // Thread safety: builtin_gpu_presets() parses once (a function-local static)
 // and is safe to call from any thread; the rest is reentrant.
 #pragma once

@@ -4,7 +4,7 @@
 // library; a scenario picks one with `workload.host_profile` (default
 // planner::kDefaultHostProfile).
 //
-// Errors: invalid_scenario naming the origin, the JSON path and the value
+// Errors: kInvalidArgument naming the origin, the JSON path and the value
 // (a malformed profiles document; an unknown profile name in a scenario).
 // Thread safety: builtin_host_profiles() parses once (a function-local
 // static) and is safe to call from any thread.

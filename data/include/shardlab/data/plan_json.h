@@ -122,7 +122,7 @@ inline constexpr const char* kTorchrecPlanFormat = "torchrec.ShardingPlan";
 // line for each goes to `warnings` when it is not null (at most 20, then a
 // count).
 //
-// Errors are Status::invalid_scenario, one line as the scenario loader
+// Errors are StatusCode::kInvalidArgument, one line as the scenario loader
 // writes them: "<origin>: <json path>: <what is wrong>: got <value>,
 // expected <what>", the path naming the table (`plan.ebc.t0.ranks[1]`).
 Result<planner::PartitionedPlan> parse_plan(const std::string& text, const std::string& origin,

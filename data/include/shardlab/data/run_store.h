@@ -204,7 +204,7 @@ class RunStore {
   // files are refused). kCreate and kWrite bring the schema up to
   // kRunStoreSchemaVersion (each migration step is one transaction;
   // concurrent openers migrate once). Fails with:
-  //  - invalid_scenario when the file is missing (kRead, kWrite) or its
+  //  - kInvalidArgument when the file is missing (kRead, kWrite) or its
   //    schema version is newer than this build's: "<path>: run store schema version 7 is newer than
   //    the version this ShardLab supports (1); use a newer ShardLab or another run store file";
   //  - io_error naming the file when it cannot be opened or created (its
@@ -237,12 +237,12 @@ class RunStore {
   // Newest first (highest id first).
   Result<std::vector<RunSummary>> list_runs(const RunFilter& filter = {}) const;
 
-  // A missing id is invalid_scenario "<path>: no run <id>" (bad input, CLI
+  // A missing id is kInvalidArgument "<path>: no run <id>" (bad input, CLI
   // exit status 2).
   Result<StoredRun> get_run(int64_t id) const;
 
   // Deletes the run and all of its rows in one transaction. A missing id is
-  // invalid_scenario as in get_run; a store opened with StoreAccess::kRead
+  // kInvalidArgument as in get_run; a store opened with StoreAccess::kRead
   // refuses (internal).
   Status delete_run(int64_t id);
 

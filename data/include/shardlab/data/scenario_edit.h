@@ -30,7 +30,7 @@ std::string to_string(const FieldPath& path);
 // `"fp16"`, `[1.0, 2.5]`) and loads the result; `null` removes the field.
 // Objects missing along the path are created (a table without constraints
 // gets a constraints entry); arrays are not extended. Errors are
-// invalid_scenario: the loader's message prefixed with `origin`, or a
+// kInvalidArgument: the loader's message prefixed with `origin`, or a
 // malformed value or path naming `origin` and the path.
 Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const FieldPath& path,
                                         const std::string& value_json, const std::string& origin);

@@ -2,7 +2,7 @@
 //
 // Every error names the file, the JSON path (e.g. `tables[3].embedding_dim`),
 // the offending value and what was expected; malformed JSON reports line and
-// column. Errors are Status::invalid_scenario (CLI exit status 2), or
+// column. Errors are StatusCode::kInvalidArgument (CLI exit status 2), or
 // Status::io_error when the file cannot be read.
 #pragma once
 

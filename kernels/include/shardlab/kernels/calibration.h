@@ -32,7 +32,7 @@ namespace shardlab::kernels {
 
 // Non-negative least squares: the x >= 0 that minimises ||A·x - b||₂, by
 // Lawson and Hanson's active-set method. `a` is row-major, rows × cols.
-// Fails (invalid_scenario) when sizes disagree or a value is not finite, and
+// Fails (kInvalidArgument) when sizes disagree or a value is not finite, and
 // (internal) when the active set does not settle within 3·cols + 30 steps.
 Result<std::vector<double>> nnls(const std::vector<double>& a, int rows, int cols,
                                  const std::vector<double>& b);
@@ -106,7 +106,7 @@ struct HoldoutSplit {
 HoldoutSplit holdout_split(const std::vector<Measurement>& measurements,
                            const CalibrationOptions& options);
 
-// Fits the calibration. Fails (invalid_scenario) when the options are out of
+// Fits the calibration. Fails (kInvalidArgument) when the options are out of
 // range or no record can be fitted (no lookups or collectives with positive
 // bytes and time).
 Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& measurements,

@@ -77,7 +77,7 @@ std::optional<LimitViolation> find_limit_violation(const Scenario& scenario);
 // with keys that are not plain identifiers quoted (constraints["a.b"]).
 std::string limit_path(const LimitViolation& violation);
 
-// invalid_scenario "<path>: <what>: got <value>, expected <expected>" for the
+// kInvalidArgument "<path>: <what>: got <value>, expected <expected>" for the
 // first violation; ok when there is none.
 Status check_limits(const Scenario& scenario);
 

@@ -32,12 +32,12 @@ struct MemoryBudget {
   std::string source;  // what sets it, for messages ("physical memory", "RLIMIT_AS", ...)
 };
 
-// The budget now. An unreadable SHARDLAB_MEMORY_BUDGET is invalid_scenario
+// The budget now. An unreadable SHARDLAB_MEMORY_BUDGET is kInvalidArgument
 // naming the variable and its value.
 Result<MemoryBudget> memory_budget();
 
 // ok when `need_bytes` more fit in what is left of the budget; otherwise
-// invalid_scenario: "<what> needs about X, more than the Y left of the
+// kInvalidArgument: "<what> needs about X, more than the Y left of the
 // memory budget (Z, <source>); <remedy>", sizes in binary units.
 // `remedy` says what would make it fit (e.g. "plan fewer tables or ranks").
 Status check_memory(std::string_view what, int64_t need_bytes, std::string_view remedy);

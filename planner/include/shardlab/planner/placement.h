@@ -34,14 +34,14 @@ bool placement_allowed(const ShardingOption& option, const int* ranks, const Top
 // Checks every option's placement and every rank's storage (as
 // check_storage_fits) against `capacity` (one entry per rank: the storage
 // left after the reservation, ReservationResult::devices). Fails with
-// invalid_scenario naming the first table placed against the rules, or
+// kInvalidArgument naming the first table placed against the rules, or
 // check_storage_fits's error.
 Status check_plan_fits(const SearchSpace& space, const PartitionedPlan& plan,
                        const Topology& topology, const std::vector<Storage>& capacity);
 
 // Whether every rank's shards (their storage summed as shard_storage_per_rank
 // in proposal_log.h sums it) fit its entry of `capacity`, HBM and DDR. ok when
-// they do; otherwise invalid_scenario naming the ranks over capacity (the
+// they do; otherwise kInvalidArgument naming the ranks over capacity (the
 // first three, then a count), each with the bytes it needs and has and its
 // largest tables: "the plan does not fit this scenario's GPUs: rank 1 needs
 // 690393568 B of HBM (tables t0, t3 and 2 more) but has 670550630 B after

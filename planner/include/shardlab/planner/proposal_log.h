@@ -114,7 +114,7 @@ struct ProposalPlacement {
 // does: deterministic, so a logged proposal gets the plan plan() saw. When it
 // does not fit, returns the relaxed placement with its overflow.
 // REQUIRES: result.search_space and result.reserved are set (plan() got past
-// enumeration); fails with invalid_scenario otherwise, or when the proposal
+// enumeration); fails with kInvalidArgument otherwise, or when the proposal
 // does not match the search space, or with the partitioner's error when even
 // the relaxed placement fails.
 Result<ProposalPlacement> place_proposal(const Scenario& scenario, const PlannerResult& result,

@@ -127,7 +127,7 @@ struct OptimizeResult {
 };
 
 // Searches from `start` (fqn order over problem.space(), every shard placed).
-// Fails with invalid_scenario when `start` breaks the placement rules or
+// Fails with kInvalidArgument when `start` breaks the placement rules or
 // does not fit (planner::check_plan_fits), or with the objective's error
 // when it cannot evaluate a plan.
 Result<OptimizeResult> optimize(const Problem& problem, Objective& objective,

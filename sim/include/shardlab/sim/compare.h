@@ -87,7 +87,7 @@ std::vector<CompareConfig> default_compare_grid();
 
 // The rows of `grid` whose proposer (proposer_name), partitioner
 // (partitioner_name) and rating model (to_string) are among the names given;
-// an empty list keeps every value of its axis. invalid_scenario naming the
+// an empty list keeps every value of its axis. kInvalidArgument naming the
 // option (--proposers, --partitioners, --perf-models), the unknown name and
 // the names the grid has, or saying that no row is left.
 Result<std::vector<CompareConfig>> select_rows(const std::vector<CompareConfig>& grid,

@@ -2,7 +2,7 @@
 // runs it: layers, their GEMMs and elementwise traffic, parameter counts,
 // per-layer forward and backward times on a GPU (a roofline), the dense
 // optimizer step, and the DDP gradient buckets with the moment each becomes
-// ready during the backward. docs/dense-model.md derives every formula.
+// ready during the backward. docs/simulation.md "The dense model" derives every formula.
 //
 // Per rank, with batch B (the scenario's batch_size) and element size s of
 // the compute precision:
@@ -70,7 +70,7 @@ struct DenseArchitecture {
 
 // The architecture at batch `batch`. `feature_dims` holds the width of every
 // pooled embedding the interaction reads (one per feature of every table).
-// Fails (invalid_scenario, naming workload.dense...) when the widths do not
+// Fails (kInvalidArgument, naming workload.dense...) when the widths do not
 // fit: a dot interaction needs every vector as wide as the bottom MLP's output.
 Result<DenseArchitecture> dense_architecture(const planner::DenseSpec& spec,
                                              const std::vector<int64_t>& feature_dims,
@@ -83,8 +83,8 @@ std::vector<int64_t> feature_dims(const planner::Scenario& scenario);
 int64_t dense_param_bytes(const DenseArchitecture& arch);
 
 // Roofline time of one GEMM in `precision`, ms: max(FLOPs / achievable rate,
-// operand bytes / achievable HBM bandwidth) (docs/dense-model.md "GEMM
-// time"). `hbm_bw` in bytes/ms. The precision's peak must be > 0.
+// operand bytes / achievable HBM bandwidth) (docs/presets.md "The GEMM
+// roofline"). `hbm_bw` in bytes/ms. The precision's peak must be > 0.
 double gemm_time_ms(const planner::GpuSpec& gpu, double hbm_bw, planner::Precision precision,
                     const Gemm& gemm);
 // The achievable FLOP rate of the GEMM, FLOP/ms, before the memory bound.

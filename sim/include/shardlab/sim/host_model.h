@@ -93,7 +93,7 @@ std::vector<HostOpUse> host_ops(const planner::Scenario& scenario, const Iterati
                                 const HostStepShape& step, int rank);
 
 // The ops' cost under `profile`, plus `given_ms` of host time. Fails
-// (invalid_scenario) naming the first op the profile has no cost for.
+// (kInvalidArgument) naming the first op the profile has no cost for.
 Result<HostStepCost> host_cost(const planner::HostProfile& profile,
                                const std::vector<HostOpUse>& ops, double given_ms = 0.0);
 

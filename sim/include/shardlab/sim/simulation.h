@@ -191,7 +191,7 @@ std::vector<std::vector<bool>> critical_phase_marks(const SimResult& result);
 std::string host_side_text(const SimResult& result, double iteration_overhead_ms);
 
 // Simulates `plan` (every shard placed) of `space` enumerated from `scenario`.
-// Fails with invalid_scenario when the fabric or workload do not fit the
+// Fails with kInvalidArgument when the fabric or workload do not fit the
 // topology (e.g. `fabric.hosts` of the wrong length).
 Result<SimResult> simulate(const planner::Scenario& scenario, const planner::SearchSpace& space,
                            const planner::PartitionedPlan& plan, const SimOptions& options = {});

@@ -13,7 +13,7 @@ namespace shardlab::sim {
 // every rank to every other, the executor's timings and the phase records,
 // estimated from counts alone. simulate() checks it first; a front end that
 // will simulate many plans (the simulated perf model) checks it once before
-// planning. Fails with invalid_scenario naming what needs the memory.
+// planning. Fails with kInvalidArgument naming what needs the memory.
 Status check_simulation_memory(const planner::Scenario& scenario, const SimOptions& options = {});
 
 }  // namespace shardlab::sim

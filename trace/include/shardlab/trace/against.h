@@ -38,7 +38,7 @@ struct Against {
 // last iteration of the same rank of `simulated`, whose phases must have been
 // recorded: a step is its iteration time, GPU-busy the union of its compute
 // and comm phases' intervals, a phase the summed length of its records on
-// those streams. Errors (invalid_scenario): a trace rank the simulation does
+// those streams. Errors (kInvalidArgument): a trace rank the simulation does
 // not have ("trace rank 9 (file): the simulation has 8 ranks"); a trace
 // rank without steps; a simulation without recorded phases.
 Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measured,

@@ -39,7 +39,7 @@ struct TraceMeasurements {
 };
 
 // Reads every path (a file, or a folder's *.json and *.json.gz files).
-// Errors (invalid_scenario): as summarize_traces' for the files; a file
+// Errors (kInvalidArgument): as summarize_traces' for the files; a file
 // without distributedInfo.world_size ("cannot tell how many ranks took
 // part"); `local_world_size` < 1; no collective with a size in any file.
 Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& paths,

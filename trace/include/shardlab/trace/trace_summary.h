@@ -64,7 +64,7 @@ struct TraceOptions {
   std::string step_prefix = "ProfilerStep#";
 };
 
-// Reads one trace file. Errors (all invalid_scenario, exit status 2):
+// Reads one trace file. Errors (all kInvalidArgument, exit status 2):
 //  - the file cannot be opened or read: "<file>: cannot read: <reason>";
 //  - it is not JSON, or ends early (a truncated .gz included): "<file>: not a
 //    complete trace: <what> at byte <offset>" (the offset in the decompressed
