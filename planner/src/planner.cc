@@ -140,7 +140,6 @@ class ProposalLoop {
     proposer_start_ = std::chrono::steady_clock::now();
     proposer.load(ss_);
     partitioner_->set_table_order(proposer.table_order());
-    if (rater_) rater_->set_table_order(proposer.table_order());
     if (options_.progress) report(index);
     // A proposer that reads neither plan nor rating gets neither built when
     // they cannot matter (lazy_rating.h).
@@ -152,6 +151,7 @@ class ProposalLoop {
   void finish() {
     if (result_.best) {
       result_.perf_rating = best_rating_;
+      if (best_order_ != nullptr) result_.table_order = *best_order_;
       if (best_sums_pending_) sum_best_plan();
       return;
     }
@@ -215,16 +215,6 @@ class ProposalLoop {
     return true;
   }
 
-  // The best plan's table order: its proposer's (Proposer::table_order).
-  void keep_table_order() {
-    const std::vector<int>* order = proposer_ != nullptr ? proposer_->table_order() : nullptr;
-    if (order != nullptr) {
-      result_.table_order = *order;
-    } else {
-      result_.table_order.clear();
-    }
-  }
-
   // A proposer that cannot go on ends planning with its error (fatal()).
   bool proposer_failed(const Proposer& proposer) {
     if (Status st = proposer.failure(); !st.is_ok()) {
@@ -244,8 +234,8 @@ class ProposalLoop {
     const int batch = threads == 1 ? 1 : kLazyBatch;
     if (!rater_) {
       rater_ = std::make_unique<internal::LazyRater>(scenario_, ss_, reserved_topology_, threads);
-      rater_->set_table_order(proposer.table_order());
     }
+    rater_->set_table_order(proposer.table_order());
     std::vector<internal::LazyItem> items(static_cast<size_t>(batch));
     std::vector<Pending> pending;
     std::vector<internal::LazyItem*> to_settle;
@@ -319,7 +309,7 @@ class ProposalLoop {
       best_rating_ = *rating;
       if (!result_.best) result_.best.emplace();
       rater_->build(item.proposal, &*result_.best);  // deterministic: the plan rated
-      keep_table_order();
+      best_order_ = proposer_->table_order();        // the best plan's table order
       best_sums_pending_ = true;
     }
     *p.cached = CachedOutcome{true, rating};
@@ -338,7 +328,7 @@ class ProposalLoop {
       best_rating_ = rating;
       result_.best = candidate_;
       result_.device_perf_total = device_perf_;
-      keep_table_order();
+      best_order_ = proposer_->table_order();  // the best plan's table order
       best_sums_pending_ = false;
     }
     return rating;
@@ -434,6 +424,9 @@ class ProposalLoop {
   Storage lowest_storage_{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
   Status last_error_;
   std::optional<Status> fatal_;  // fatal()
+  // Proposer::table_order() of the proposer of the best plan (the proposers
+  // outlive the loop); copied to the result at finish().
+  const std::vector<int>* best_order_ = nullptr;
   Proposal last_proposal_;
   PartitionedPlan candidate_;
   std::vector<double> device_perf_;

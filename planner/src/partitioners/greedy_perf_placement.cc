@@ -343,19 +343,26 @@ Status GreedyPerfPartitioner::place_on_hosts(const HotOption& h, int first_shard
 bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int blocks,
                                       int first_shard, PartitionedPlan* out) {
   const std::vector<Shard>& shards = space_->options[h.option].shards;
-  attempt_used_.assign(static_cast<size_t>(world_size_), Storage{});
+  // What the attempt takes from each rank so far; all zero between attempts
+  // (only the attempt's ranks are written, and cleared again below).
+  attempt_used_.resize(static_cast<size_t>(world_size_));
   const int hs = host_size_;
-  for (int k = 0; k < blocks * hs; ++k) {
-    const int rank = hosts[k / hs] * hs + k % hs;
-    const Storage& need = shards[static_cast<size_t>(k)].storage;
+  const int n = blocks * hs;
+  auto rank_of = [&](int k) { return hosts[k / hs] * hs + k % hs; };
+  int fitted = 0;
+  while (fitted < n) {
+    const int rank = rank_of(fitted);
+    const Storage& need = shards[static_cast<size_t>(fitted)].storage;
     Storage& used = attempt_used_[static_cast<size_t>(rank)];
-    if (!need.fits_in(free_storage(rank) - used)) return false;
+    if (!need.fits_in(free_storage(rank) - used)) break;
     used += need;
+    ++fitted;
   }
-  for (int k = 0; k < blocks * hs; ++k) {
-    const int rank = hosts[k / hs] * hs + k % hs;
-    commit_device(rank, shards[static_cast<size_t>(k)].storage, h.shard_perf);
-    out->ranks[first_shard + k] = rank;
+  for (int k = 0; k < n; ++k) attempt_used_[static_cast<size_t>(rank_of(k))] = Storage{};
+  if (fitted < n) return false;
+  for (int k = 0; k < n; ++k) {
+    commit_device(rank_of(k), shards[static_cast<size_t>(k)].storage, h.shard_perf);
+    out->ranks[first_shard + k] = rank_of(k);
   }
   return true;
 }
