@@ -3,45 +3,46 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
-#include <string_view>
+#include <string>
 #include <vector>
 
 namespace shardlab::testing {
 namespace {
 
+// One set of tests/golden/golden_sets.json (its comment says what each
+// field means).
 struct GoldenSet {
   planner::TorchRecVersion version;
-  const char* bundled;  // relative to the repository
-  const char* shared;   // relative to the shared reference folder
-  // Scenario name prefixes the set is limited to; empty: every scenario.
-  std::vector<std::string_view> prefixes;
-  // Scenarios of those kinds that also use a feature not modelled yet.
-  std::vector<std::string_view> excluded = {};
+  std::string bundled;  // relative to the repository
+  std::string shared;   // relative to the shared reference folder
+  std::vector<std::string> prefixes;
+  std::vector<std::string> excluded;
 };
 
-// The 2026-08 features set (pods, grid, SSD / key-value, the DP proposer)
-// holds one kind per prefix; a kind joins the list once it is modelled
-// (docs/torchrec-versions.md lists the others as not modelled).
-const GoldenSet kSets[] = {
-    {planner::TorchRecVersion::k2024_02, "tests/golden/data", "golden", {}},
-    {planner::TorchRecVersion::k2026_08,
-     "tests/golden/data-torchrec-2026",
-     "golden-torchrec-2026",
-     {}},
-    {planner::TorchRecVersion::k2026_08,
-     "tests/golden/data-torchrec-2026-features",
-     "golden-torchrec-2026-features",
-     {"pod_", "fail_pod_", "grid_", "fail_grid_", "dp_proposer_", "fail_dp_"},
-     // The key_value kernel (SSD tier) is not modelled.
-     {"dp_proposer_with_key_value_ws4"}},
-};
+const std::vector<GoldenSet>& golden_sets() {
+  static const std::vector<GoldenSet> kSets = [] {
+    std::ifstream in(std::filesystem::path(SHARDLAB_SOURCE_DIR) / "tests/golden/golden_sets.json");
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::vector<GoldenSet> sets;
+    for (const nlohmann::json& s : doc.at("sets")) {
+      sets.push_back({*planner::parse_torchrec_version(s.at("version").get<std::string>()),
+                      s.at("bundled").get<std::string>(), s.at("shared").get<std::string>(),
+                      s.at("prefixes").get<std::vector<std::string>>(),
+                      s.at("excluded").get<std::vector<std::string>>()});
+    }
+    return sets;
+  }();
+  return kSets;
+}
 
 bool in_set(const GoldenSet& set, const std::string& name) {
   if (std::find(set.excluded.begin(), set.excluded.end(), name) != set.excluded.end()) return false;
   if (set.prefixes.empty()) return true;
   return std::any_of(set.prefixes.begin(), set.prefixes.end(),
-                     [&](std::string_view p) { return name.rfind(p, 0) == 0; });
+                     [&](const std::string& p) { return name.rfind(p, 0) == 0; });
 }
 
 std::string id_of(planner::TorchRecVersion v, const std::string& name) {
@@ -93,7 +94,7 @@ std::filesystem::path shared_root() {
 
 std::vector<GoldenPair> find_golden_pairs(uintmax_t max_golden_bytes) {
   std::vector<GoldenPair> pairs;
-  for (const GoldenSet& set : kSets) {
+  for (const GoldenSet& set : golden_sets()) {
     std::set<std::string> seen;
     collect(std::filesystem::path(SHARDLAB_SOURCE_DIR) / set.bundled, set, max_golden_bytes, &seen,
             &pairs);

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """End-to-end parity through the command line, as users and reviewers run it.
 
-For every golden pair of every TorchRec version (tests/golden/data for
-2024-02 and tests/golden/data-torchrec-2026 for 2026-08, then the shared
-reference sets beside the repository, or under $SHARDLAB_SHARED_DIR, when
-present), runs `shardlab plan SCENARIO --torchrec-version V -o PLAN` and
+For every golden pair of every set of tests/golden/golden_sets.json (the
+bundled folders, then the shared reference sets beside the repository, or
+under $SHARDLAB_SHARED_DIR, when present), runs `shardlab plan SCENARIO --torchrec-version V -o PLAN` and
 `shardlab options SCENARIO --torchrec-version V -o OPTIONS`, then
 compare_golden.py on the outputs. Prints one line per scenario and
 "N passed, N failed" at the end.
@@ -12,36 +11,34 @@ compare_golden.py on the outputs. Prints one line per scenario and
 usage: run_cli_goldens.py SHARDLAB_BINARY SOURCE_DIR [--max-mb 50]
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 
 
-# (TorchRec version, bundled folder, folder in the shared reference set,
-# scenario name prefixes the set is limited to: the feature kinds modelled,
-# as in golden_files.cc; empty: every scenario)
-# Scenarios of the modelled kinds that also use a feature not modelled yet
-# (the key_value kernel), as in golden_files.cc.
-EXCLUDED = {"dp_proposer_with_key_value_ws4"}
-SETS = [("2024-02", os.path.join("tests", "golden", "data"), "golden", ()),
-        ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026"), "golden-torchrec-2026", ()),
-        ("2026-08", os.path.join("tests", "golden", "data-torchrec-2026-features"),
-         "golden-torchrec-2026-features", ("pod_", "fail_pod_", "grid_", "fail_grid_", "dp_proposer_", "fail_dp_"))]
+def golden_sets(source_dir):
+    """tests/golden/golden_sets.json, which golden_files.cc reads too."""
+    with open(os.path.join(source_dir, "tests", "golden", "golden_sets.json"), encoding="utf-8") as f:
+        return json.load(f)["sets"]
 
 
 def pairs(source_dir, max_bytes):
     shared = os.environ.get("SHARDLAB_SHARED_DIR") or os.path.join(source_dir, "..", "shared")
-    for version, bundled, shared_set, prefixes in SETS:
+    for entry in golden_sets(source_dir):
+        version = entry["version"]
+        prefixes = tuple(entry["prefixes"])
+        excluded = set(entry["excluded"])
         seen = set()
-        for d in (os.path.join(source_dir, bundled), os.path.join(shared, shared_set)):
+        for d in (os.path.join(source_dir, entry["bundled"]), os.path.join(shared, entry["shared"])):
             if not os.path.isdir(d):
                 continue
             for f in sorted(os.listdir(d)):
                 if not f.endswith(".golden.json"):
                     continue
                 name = f[: -len(".golden.json")]
-                if (prefixes and not name.startswith(prefixes)) or name in EXCLUDED:
+                if (prefixes and not name.startswith(prefixes)) or name in excluded:
                     continue
                 scenario = os.path.join(d, name + ".json")
                 golden = os.path.join(d, f)
