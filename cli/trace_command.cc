@@ -54,9 +54,11 @@ void add_trace_command(CLI::App& app, int* exit_code) {
       "summarize",
       "Per rank and per ProfilerStep#N: the step's time, its GPU work (the GPU events whose\n"
       "launching runtime call starts inside the step), the kernels, the GPU-busy time (the union\n"
-      "of their intervals) and the time in NCCL, FBGEMM embedding and GEMM kernels. Files are "
-      "read\n"
-      "as a stream, so size is no limit. Exit status: 0 summarized, 2 a file that cannot be read,\n"
+      "of their intervals), the time in NCCL, FBGEMM embedding and GEMM kernels and in each\n"
+      "phase, and the host side: how long the GPU sat idle, how much of that it waited for the\n"
+      "host to launch work, the host's blocking synchronizations, and the verdict (host-bound,\n"
+      "partly, GPU-bound). Files are read as a stream, so size is no limit.\n"
+      "Exit status: 0 summarized, 2 a file that cannot be read,\n"
       "is not a complete trace (named with the byte offset) or has no ProfilerStep annotation, or\n"
       "an output that cannot be written.");
   sum->add_option("PATH", args->paths,

@@ -49,12 +49,13 @@ def median(values):
 
 
 def trace_tables(shardlab):
-    """Each trace case simulated against its profiler traces: per rank, the measured step and
-    GPU-busy time (medians over the trace's steps) beside the simulated ones."""
+    """Each trace case simulated against its profiler traces: per rank, the measured step,
+    GPU-busy time and GPU time waiting for the host (medians over the trace's steps) beside the
+    simulated ones."""
     spec = json.loads((CASES / "cases.json").read_text())
     lines = ["| trace | rank | steps | measured step ms | ShardLab ms | error | measured GPU-busy ms | "
-             "ShardLab ms | error |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "ShardLab ms | error | measured GPU waits host ms | ShardLab ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
     for case in spec.get("traces", []):
         folder = traces_dir() / case["trace"]
@@ -68,6 +69,9 @@ def trace_tables(shardlab):
                 row = rows[what]
                 err = f"{row['error'] * 100:+.1f}%" if row["error"] is not None else "–"
                 cells.append(f"{row['measured_ms']:.3f} | {row['simulated_ms']:.3f} | {err}")
+            host = rows["gpu_waits_host"]
+            simulated = f"{host['simulated_ms']:.3f}" if host["simulated_ms"] is not None else "–"
+            cells.append(f"{host['measured_ms']:.3f} | {simulated}")
             lines.append(f"| `{case['trace']}` | {r['rank']} | {r['steps']} | " + " | ".join(cells) + " |")
         notes.append(f"- `{case['trace']}`: {case['source']}. {case['caveat']}")
     return "\n".join(lines + [""] + notes) + "\n"

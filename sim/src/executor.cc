@@ -250,7 +250,8 @@ bool Executor::try_start(int rank, int lane) {
   double end = queue_.now() + work;
   if (tmpl.issuer >= 0) {
     end = std::max(end, launch_bound_end(rank, tmpl, work));
-    timing.host_wait = waited_for_host + (end - queue_.now() - work);
+    // The stretch is end - now - work, 0 when it rounds below.
+    timing.host_wait = waited_for_host + std::max(0.0, end - queue_.now() - work);
   }
   queue_.schedule(end, this, rank, task);
   return false;

@@ -178,6 +178,14 @@ Result<detail::HostTiming> host_timing(const planner::Scenario& scenario,
   return h;
 }
 
+}  // namespace
+
+const char* host_verdict(double share) {
+  return share >= 0.5 ? "host-bound" : share >= 0.1 ? "partly host-bound" : "GPU-bound";
+}
+
+namespace {
+
 HostSummary host_summary(const planner::Scenario& scenario, const planner::HostProfile& profile,
                          const SimResult& result) {
   HostSummary h;
@@ -202,7 +210,7 @@ HostSummary host_summary(const planner::Scenario& scenario, const planner::HostP
   }
   h.share =
       result.iteration_ms > 0.0 ? std::min(1.0, h.host_critical_ms / result.iteration_ms) : 0.0;
-  h.verdict = h.share >= 0.5 ? "host-bound" : h.share >= 0.1 ? "partly host-bound" : "GPU-bound";
+  h.verdict = host_verdict(h.share);
   const std::string pct = std::to_string(static_cast<int>(std::lround(100.0 * h.share)));
   const std::string sets = "the host sets " + pct +
                            "% of the iteration (its steps on the critical path, rank " +

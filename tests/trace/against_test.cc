@@ -10,9 +10,11 @@ namespace {
 using sim::Phase;
 using sim::Stream;
 
-StepSummary step(double step_ms, double busy, double input_dist, double other) {
+StepSummary step(double step_ms, double busy, double input_dist, double other,
+                 double host_wait = 0.0) {
   StepSummary s;
   s.step_ms = step_ms;
+  s.host_wait_ms = host_wait;
   s.gpu_busy_ms = busy;
   s.phase_ms[static_cast<size_t>(Phase::kInputDist)] = input_dist;
   s.other_ms = other;
@@ -55,6 +57,7 @@ sim::SimResult simulation() {
        .start_ms = 9,
        .end_ms = 15},
   };
+  r.ranks[1].gpu_waits_host_ms = 1.5;
   r.ranks[0].phases = r.ranks[1].phases;
   return r;
 }
@@ -62,9 +65,11 @@ sim::SimResult simulation() {
 TEST(Against, MediansOfTheStepsBesideTheLastIteration) {
   TraceSummary t;
   RankTrace r{.file = "rank-1.json", .rank = 1, .world_size = 2};
-  r.steps = {step(10, 8, 2, 0.5), step(30, 6, 1, 0.5), step(12, 4, 4, 0.5)};
+  r.steps = {step(10, 8, 2, 0.5, 3), step(30, 6, 1, 0.5, 1), step(12, 4, 4, 0.5, 2)};
   t.ranks.push_back(r);
-  Result<std::vector<Against>> a = compare_with_simulation(t, simulation());
+  sim::SimResult simulated = simulation();
+  simulated.host.modelled = true;
+  Result<std::vector<Against>> a = compare_with_simulation(t, simulated);
   ASSERT_TRUE(a.is_ok()) << a.status().message();
   ASSERT_EQ(a->size(), 1u);
   const Against& x = a->front();
@@ -89,10 +94,34 @@ TEST(Against, MediansOfTheStepsBesideTheLastIteration) {
   EXPECT_DOUBLE_EQ(row("fwd_compute").error(), 0.0);       // nothing measured
   EXPECT_FALSE(row("other").simulated_known);
   EXPECT_DOUBLE_EQ(row("other").error(), 0.0);
+  // The GPU's waits for the host: median of 3, 1, 2 against the rank's
+  // simulated waits for launches.
+  EXPECT_DOUBLE_EQ(row("gpu_waits_host").measured_ms, 2.0);
+  EXPECT_DOUBLE_EQ(row("gpu_waits_host").simulated_ms, 1.5);
+  EXPECT_TRUE(row("gpu_waits_host").simulated_known);
   const std::string text = against_text(*a);
   EXPECT_NE(text.find("against rank-1.json: rank 1, medians of 3 steps"), std::string::npos)
       << text;
   EXPECT_NE(text.find("-58.3%"), std::string::npos) << text;  // the step
+}
+
+// Without a host lane the simulation says nothing of the GPU waiting for the
+// host: the row is measured only.
+TEST(Against, WaitsForTheHostAreUnknownWithoutAHostLane) {
+  TraceSummary t;
+  RankTrace r{.file = "rank-1.json", .rank = 1, .world_size = 2};
+  r.steps = {step(10, 8, 2, 0.5, 3)};
+  t.ranks.push_back(r);
+  Result<std::vector<Against>> a = compare_with_simulation(t, simulation());
+  ASSERT_TRUE(a.is_ok()) << a.status().message();
+  for (const AgainstRow& w : a->front().rows) {
+    if (w.what != "gpu_waits_host") continue;
+    EXPECT_DOUBLE_EQ(w.measured_ms, 3.0);
+    EXPECT_FALSE(w.simulated_known);
+    EXPECT_DOUBLE_EQ(w.error(), 0.0);
+    return;
+  }
+  ADD_FAILURE() << "no gpu_waits_host row";
 }
 
 TEST(Against, ErrorsNameTheRankOrWhatIsMissing) {

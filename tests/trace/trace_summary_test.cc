@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,81 @@ TEST_F(TraceTest, PhasesFollowTheStageAnnotations) {
   EXPECT_DOUBLE_EQ(j["ranks"][0]["steps"][1]["phases_ms"]["other"].get<double>(), 0.05);
 }
 
+// The host side (docs/traces.md "Host side"), one step [0, 1000) µs on
+// thread 5. GPU timeline and launches (call start):
+//   c1 [100, 300) launched at 10, c2 [300, 400) at 50: one busy stretch;
+//   c3 [600, 700) launched at 500, after the GPU went idle at 400;
+//   c4 [800, 900) launched at 550, before the GPU went idle at 700;
+//   c5, a device-to-host copy [920, 930), its call at 910 for 30 µs;
+//   c6, a host-to-device copy [2000, 2010), its call at 950.
+// Idle: [0, 100) [400, 600) [700, 800) [900, 920) [930, 1000) = 490 µs.
+// Waiting for the host: all but [700, 800) (c4 was launched before it) =
+// 390 µs. Blocking: the stream synchronize on thread 5 (90 µs) and the
+// device-to-host copy (30 µs); not the other thread's device synchronize
+// nor the host-to-device copy.
+constexpr const char* kHostSide = R"json({
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "ts": 0, "dur": 1000, "tid": 5},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 5, "tid": 5,
+     "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 50, "dur": 5, "tid": 5,
+     "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 500, "dur": 5, "tid": 5,
+     "args": {"correlation": 3}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 550, "dur": 5, "tid": 5,
+     "args": {"correlation": 4}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 700, "dur": 90,
+     "tid": 5, "args": {"correlation": 7}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "ts": 720, "dur": 60,
+     "tid": 9, "args": {"correlation": 8}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 910, "dur": 30, "tid": 5,
+     "args": {"correlation": 5}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 950, "dur": 5, "tid": 5,
+     "args": {"correlation": 6}},
+    {"ph": "X", "cat": "kernel", "name": "a", "ts": 100, "dur": 200, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "b", "ts": 300, "dur": 100, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "kernel", "name": "c", "ts": 600, "dur": 100, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "d", "ts": 800, "dur": 100, "args": {"correlation": 4}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "ts": 920,
+     "dur": 10, "args": {"correlation": 5}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "ts": 2000,
+     "dur": 10, "args": {"correlation": 6}}
+  ]
+})json";
+
+TEST_F(TraceTest, HostSideHandComputed) {
+  Result<RankTrace> r = summarize_trace_file(write("host.json", kHostSide));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->steps.size(), 1u);
+  const StepSummary& s = r->steps[0];
+  EXPECT_DOUBLE_EQ(s.gpu_idle_ms, 0.49);
+  EXPECT_DOUBLE_EQ(s.host_wait_ms, 0.39);
+  EXPECT_EQ(s.syncs, 2);
+  EXPECT_DOUBLE_EQ(s.sync_ms, 0.12);
+  // 39% of the step: partly host-bound (sim::host_verdict's rule).
+  EXPECT_DOUBLE_EQ(host_wait(*r).share, 0.39);
+  EXPECT_EQ(host_wait(*r).verdict, "partly host-bound");
+  TraceSummary summary;
+  summary.ranks.push_back(*r);
+  EXPECT_NE(summary_text(summary).find("the GPU waited for the host 39% of the step (median): "
+                                       "partly host-bound"),
+            std::string::npos)
+      << summary_text(summary);
+
+  // A kernel that also starts at 600 but was launched at 60, before the GPU
+  // went idle at 400: the GPU was not waiting for the host then.
+  std::string text = kHostSide;
+  const std::string events = R"("traceEvents": [)";
+  text.insert(text.find(events) + events.size(), R"(
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 60, "dur": 5, "tid": 5,
+     "args": {"correlation": 11}},
+    {"ph": "X", "cat": "kernel", "name": "e", "ts": 600, "dur": 50, "args": {"correlation": 11}},)");
+  Result<RankTrace> both = summarize_trace_file(write("host2.json", text));
+  ASSERT_TRUE(both.is_ok()) << both.status().message();
+  EXPECT_DOUBLE_EQ(both->steps.at(0).gpu_idle_ms, 0.49);
+  EXPECT_DOUBLE_EQ(both->steps.at(0).host_wait_ms, 0.19);
+}
+
 TEST_F(TraceTest, JsonHasTheDocumentedFields) {
   Result<TraceSummary> s = summarize_traces({write("r1.json", kTwoSteps)});
   ASSERT_TRUE(s.is_ok()) << s.status().message();
@@ -139,10 +215,12 @@ TEST_F(TraceTest, JsonHasTheDocumentedFields) {
   EXPECT_EQ(r["world_size"], 2);
   EXPECT_EQ(r["file"], (dir_ / "r1.json").string());
   ASSERT_EQ(r["steps"].size(), 2u);
-  for (const char* key :
-       {"step", "step_ms", "kernels", "gpu_busy_ms", "nccl_ms", "tbe_ms", "gemm_ms"}) {
+  for (const char* key : {"step", "step_ms", "kernels", "gpu_busy_ms", "nccl_ms", "tbe_ms",
+                          "gemm_ms", "gpu_idle_ms", "host_wait_ms", "syncs", "sync_ms"}) {
     EXPECT_TRUE(r["steps"][0].contains(key)) << key;
   }
+  EXPECT_TRUE(r.contains("host_wait_share"));
+  EXPECT_TRUE(r.contains("host_verdict"));
   EXPECT_EQ(r["steps"][1]["step"], 8);
   EXPECT_DOUBLE_EQ(r["steps"][1]["gpu_busy_ms"].get<double>(), 0.4);
   const std::string text = summary_text(*s);
@@ -238,16 +316,90 @@ std::string gunzip(const fs::path& p) {
   return out;
 }
 
+bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
 struct Expected {
   double step_ms = 0, busy_ms = 0, nccl = 0, tbe = 0, gemm = 0, gpu_ms = 0;
   int64_t kernels = 0;
+  double idle_ms = 0, host_wait_ms = 0, sync_ms = 0;
+  int64_t syncs = 0;
 };
 
-bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+// The host side of every step of `doc` (docs/traces.md "Host side"), from
+// the whole document: the file's GPU events sorted by start, their idle gaps
+// found by a sweep, each gap's following events looked up among all events.
+void read_host_side(const Json& doc, const std::map<int64_t, std::pair<double, double>>& windows,
+                    const std::map<int64_t, int64_t>& step_tid, std::map<int64_t, Expected>& out) {
+  std::map<int64_t, double> launch_ts;
+  std::set<int64_t> to_host;
+  struct Ev {
+    double ts, end;
+    int64_t corr;
+  };
+  std::vector<Ev> gpu;
+  for (const Json& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    const bool has_corr = e.contains("args") && e["args"].contains("correlation");
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && has_corr)
+      launch_ts.emplace(e["args"]["correlation"].get<int64_t>(), e["ts"].get<double>());
+    if ((cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") && has_corr) {
+      const double ts = e["ts"].get<double>();
+      gpu.push_back({ts, ts + e["dur"].get<double>(), e["args"]["correlation"].get<int64_t>()});
+      if (cat == "gpu_memcpy" && contains(e.value("name", ""), "DtoH"))
+        to_host.insert(gpu.back().corr);
+    }
+  }
+  std::sort(gpu.begin(), gpu.end(), [](const Ev& a, const Ev& b) { return a.ts < b.ts; });
+  // Idle gaps (from, to) of the whole timeline, to = +inf after the last event.
+  std::vector<std::pair<double, double>> gaps{{-1e300, gpu.empty() ? 1e300 : gpu[0].ts}};
+  double reach = gpu.empty() ? -1e300 : gpu[0].end;
+  for (const Ev& g : gpu) {
+    if (g.ts > reach) gaps.emplace_back(reach, g.ts);
+    reach = std::max(reach, g.end);
+  }
+  gaps.emplace_back(reach, 1e300);
+  for (const auto& [n, w] : windows) {
+    Expected& x = out[n];
+    for (const auto& [from, to] : gaps) {
+      const double lo = std::max(from, w.first), hi = std::min(to, w.second);
+      if (hi <= lo) continue;
+      x.idle_ms += (hi - lo) / 1000.0;
+      bool host = true;
+      for (const Ev& g : gpu) {
+        if (g.ts != to) continue;
+        const auto l = launch_ts.find(g.corr);
+        host = host && l != launch_ts.end() && l->second >= from;
+      }
+      if (host) x.host_wait_ms += (hi - lo) / 1000.0;
+    }
+  }
+  for (const Json& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (cat != "cuda_runtime" && cat != "cuda_driver") continue;
+    const std::string name = e.value("name", "");
+    const bool sync = name.size() > 11 && name.substr(name.size() - 11) == "Synchronize";
+    const bool copy = name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0;
+    if (!sync && !copy) continue;
+    if (copy && !sync &&
+        !(e.contains("args") && e["args"].contains("correlation") &&
+          to_host.count(e["args"]["correlation"].get<int64_t>())))
+      continue;
+    const double ts = e["ts"].get<double>();
+    for (const auto& [n, w] : windows) {
+      if (ts < w.first || ts >= w.second) continue;
+      if (e.contains("tid") && e["tid"].is_number() && step_tid.at(n) >= 0 &&
+          e["tid"].get<int64_t>() != step_tid.at(n))
+        continue;
+      ++out[n].syncs;
+      out[n].sync_ms += e.value("dur", 0.0) / 1000.0;
+    }
+  }
+}
 
 // docs/traces.md's definitions, written again from the whole document.
 std::map<int64_t, Expected> read_independently(const Json& doc) {
   std::map<int64_t, std::pair<double, double>> windows;  // step -> [start, end) µs
+  std::map<int64_t, int64_t> step_tid;                   // -1: no number
   std::map<int64_t, double> launch_ts;
   for (const Json& e : doc["traceEvents"]) {
     const std::string name = e.value("name", "");
@@ -256,6 +408,7 @@ std::map<int64_t, Expected> read_independently(const Json& doc) {
       const int64_t n = std::stoll(name.substr(13));
       if (!windows.count(n)) {
         windows[n] = {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()};
+        step_tid[n] = e.contains("tid") && e["tid"].is_number() ? e["tid"].get<int64_t>() : -1;
       }
     }
     if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
@@ -302,6 +455,7 @@ std::map<int64_t, Expected> read_independently(const Json& doc) {
     }
     out[n].busy_ms = covered / 1000.0;
   }
+  read_host_side(doc, windows, step_tid, out);
   return out;
 }
 
@@ -340,6 +494,10 @@ TEST(RealTraces, EveryFieldMatchesAnIndependentReading) {
         double phases = s.other_ms;
         for (double p : s.phase_ms) phases += p;
         expect_close(phases, w.gpu_ms, at + " phases");
+        expect_close(s.gpu_idle_ms, w.idle_ms, at + " gpu_idle_ms");
+        expect_close(s.host_wait_ms, w.host_wait_ms, at + " host_wait_ms");
+        expect_close(s.sync_ms, w.sync_ms, at + " sync_ms");
+        EXPECT_EQ(s.syncs, w.syncs) << at;
       }
     }
   }
@@ -366,6 +524,9 @@ TEST(RealTraces, TheKnownJobsReadAsTheirReadmeSays) {
   EXPECT_EQ(v100->ranks[0].rank, 0);
   EXPECT_NEAR(v100->ranks[0].steps.at(0).step_ms, 14.455, 1e-9);
   EXPECT_NEAR(v100->ranks[0].steps.at(0).gpu_busy_ms, 6.59, 0.01);
+  // "the step is dominated by launches": the GPU waits for the host.
+  EXPECT_EQ(host_wait(v100->ranks[0]).verdict, "host-bound");
+  EXPECT_NEAR(v100->ranks[0].steps.at(0).host_wait_ms, 7.79, 0.01);
 }
 
 }  // namespace

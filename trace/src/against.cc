@@ -45,13 +45,21 @@ Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measure
       busy.emplace_back(p.start_ms, p.end_ms);
     }
     Against a{.rank = rank, .file = t.file, .steps = static_cast<int>(t.steps.size())};
-    std::vector<double> step, gpu;
+    std::vector<double> step, gpu, host;
     for (const StepSummary& s : t.steps) {
       step.push_back(s.step_ms);
       gpu.push_back(s.gpu_busy_ms);
+      host.push_back(s.host_wait_ms);
     }
     a.rows.push_back({"step", median(step), simulated.iteration_ms});
     a.rows.push_back({"gpu_busy", median(gpu), detail::union_length(std::move(busy))});
+    // The measured stretches in which the GPU had run all the host had issued,
+    // against the simulated compute stream's waits for launches (known only
+    // where a host lane ran).
+    a.rows.push_back({.what = "gpu_waits_host",
+                      .measured_ms = median(std::move(host)),
+                      .simulated_ms = r.gpu_waits_host_ms,
+                      .simulated_known = simulated.host.modelled});
     for (sim::Phase p : sim::kAllPhases) {
       std::vector<double> v;
       for (const StepSummary& s : t.steps) v.push_back(s.phase_ms[static_cast<size_t>(p)]);

@@ -165,6 +165,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
         has_ts_ = true;
       } else if (key_ == "dur") {
         dur_ = v;
+      } else if (key_ == "tid") {
+        tid_ = i;
       }
     } else if (depth_ == 4 && in_args_ && key_ == "correlation") {
       correlation_ = i;
@@ -183,6 +185,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     cat_.clear();
     input_type_.clear();
     ts_ = dur_ = 0.0;
+    tid_ = -1;
     has_ts_ = has_correlation_ = has_dims_ = false;
     input_elements_ = 0;
   }
@@ -207,7 +210,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
         digits = name_[i] >= '0' && name_[i] <= '9';
         n = n * 10 + (name_[i] - '0');
       }
-      out_.steps.push_back({.step = digits ? n : -1, .ts_us = ts_, .dur_us = dur_});
+      out_.steps.push_back({.step = digits ? n : -1, .ts_us = ts_, .dur_us = dur_, .tid = tid_});
       return;
     }
     if ((cat_ == "cpu_op" || cat_ == "user_annotation") && starts_with(name_, "nccl:")) {
@@ -222,9 +225,22 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
         out_.stages[stage].push_back({.ts_us = ts_, .end_us = ts_ + dur_});
       return;
     }
-    if (!has_correlation_) return;
     // Kineto's categories, and the capitalised ones of its first releases.
-    if (cat_ == "cuda_runtime" || cat_ == "cuda_driver" || cat_ == "Runtime") {
+    const bool runtime = cat_ == "cuda_runtime" || cat_ == "cuda_driver" || cat_ == "Runtime";
+    if (runtime) {
+      const bool sync =
+          name_.size() > 11 && name_.compare(name_.size() - 11, 11, "Synchronize") == 0;
+      const bool copy = starts_with(name_, "cudaMemcpy") || starts_with(name_, "cuMemcpy");
+      if (sync || copy) {
+        out_.blocking.push_back({.ts_us = ts_,
+                                 .dur_us = dur_,
+                                 .tid = tid_,
+                                 .correlation = has_correlation_ ? correlation_ : -1,
+                                 .copy = !sync});
+      }
+    }
+    if (!has_correlation_) return;
+    if (runtime) {
       out_.launches.push_back({.correlation = correlation_, .ts_us = ts_});
     } else if (cat_ == "kernel" || cat_ == "Kernel") {
       out_.gpu.push_back({.correlation = correlation_,
@@ -233,9 +249,10 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
                           .kind = GpuKind::kKernel,
                           .families = kernel_families(name_)});
     } else if (cat_ == "gpu_memcpy" || cat_ == "Memcpy") {
-      out_.gpu.push_back({correlation_, ts_, dur_, GpuKind::kMemcpy, 0});
+      out_.gpu.push_back(
+          {correlation_, ts_, dur_, GpuKind::kMemcpy, 0, name_.find("DtoH") != std::string::npos});
     } else if (cat_ == "gpu_memset" || cat_ == "Memset") {
-      out_.gpu.push_back({correlation_, ts_, dur_, GpuKind::kMemset, 0});
+      out_.gpu.push_back({correlation_, ts_, dur_, GpuKind::kMemset, 0, false});
     }
   }
 
@@ -252,6 +269,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   int64_t input_elements_ = 0;  // -1: too many to count
   std::string input_type_;
   double ts_ = 0.0, dur_ = 0.0;
+  int64_t tid_ = -1;  // -1: absent, or not a number
   int64_t correlation_ = 0;
   bool has_ts_ = false, has_correlation_ = false;
 };

@@ -16,6 +16,7 @@ struct StepMark {
   int64_t step = -1;  // -1: the name carries no number
   double ts_us = 0.0;
   double dur_us = 0.0;
+  int64_t tid = -1;  // the thread that ran it; -1 when the file gives no number
 };
 
 struct Launch {
@@ -24,6 +25,17 @@ struct Launch {
 };
 
 enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// A runtime or driver call that may block its thread until GPU work is done
+// (docs/traces.md "Host side"): a `...Synchronize` call, or a memory copy
+// call, which blocks when its copy goes to the host.
+struct BlockingCall {
+  double ts_us = 0.0;
+  double dur_us = 0.0;
+  int64_t tid = -1;          // -1 when the file gives no number
+  int64_t correlation = -1;  // -1 when it has none
+  bool copy = false;         // a copy call: blocking only if its GPU copy is device to host
+};
 
 // Kernel-name families (StepSummary's nccl_ms, tbe_ms, gemm_ms); a name may
 // belong to several.
@@ -35,6 +47,7 @@ struct GpuEvent {
   double dur_us = 0.0;
   GpuKind kind = GpuKind::kKernel;
   uint8_t families = 0;  // KernelFamily bits
+  bool to_host = false;  // a copy whose name says device to host (`DtoH`)
 };
 
 // The CPU-side annotations that place a launch in a stage of the step
@@ -66,6 +79,7 @@ struct RawTrace {
   bool has_events = false;  // a traceEvents array was found
   std::vector<StepMark> steps;
   std::vector<Launch> launches;
+  std::vector<BlockingCall> blocking;
   std::vector<GpuEvent> gpu;
   std::vector<StageMark> stages[kNumStages];  // by Stage
 };

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "intervals.h"
+#include "shardlab/kernels/measurement.h"
 #include "trace_events.h"
 
 namespace shardlab::trace {
@@ -52,6 +53,73 @@ std::optional<sim::Phase> phase_of(const RawTrace& raw, const GpuEvent& g, doubl
   }
   if (nccl && in(Stage::kAllReduce)) return sim::Phase::kDdpAllreduce;
   return std::nullopt;
+}
+
+// The launching call's start of each GPU event, by correlation (`launches`
+// sorted by correlation); nullopt without one.
+std::optional<double> launch_start(const std::vector<detail::Launch>& launches, int64_t c) {
+  const auto l =
+      std::lower_bound(launches.begin(), launches.end(), c,
+                       [](const detail::Launch& x, int64_t v) { return x.correlation < v; });
+  if (l == launches.end() || l->correlation != c) return std::nullopt;
+  return l->ts_us;
+}
+
+// A stretch of the file's GPU timeline in which something runs, and whether
+// the idle stretch before it was the GPU waiting for the host (every event
+// that starts at `start` was launched at or after that idle stretch began).
+struct BusyStretch {
+  double start = 0.0, end = 0.0;
+  bool after_host_wait = false;
+};
+
+std::vector<BusyStretch> busy_stretches(std::vector<GpuEvent> gpu,
+                                        const std::vector<detail::Launch>& launches) {
+  std::sort(gpu.begin(), gpu.end(),
+            [](const GpuEvent& a, const GpuEvent& b) { return a.ts_us < b.ts_us; });
+  std::vector<BusyStretch> out;
+  double idle_from = -1e300;  // when the idle stretch before the current event began
+  bool waited = true;         // so far, every event starting here was launched after idle_from
+  for (const GpuEvent& g : gpu) {
+    const double end = g.ts_us + g.dur_us;
+    if (!out.empty() && g.ts_us <= out.back().end) {
+      if (g.ts_us == out.back().start) {
+        const std::optional<double> l = launch_start(launches, g.correlation);
+        waited = waited && l && *l >= idle_from;
+        out.back().after_host_wait = waited;
+      }
+      out.back().end = std::max(out.back().end, end);
+      continue;
+    }
+    idle_from = out.empty() ? -1e300 : out.back().end;
+    const std::optional<double> l = launch_start(launches, g.correlation);
+    waited = l && *l >= idle_from;
+    out.push_back({g.ts_us, end, waited});
+  }
+  return out;
+}
+
+// The step's GPU idle time and the part of it spent waiting for the host
+// (StepSummary), from the file's busy stretches in start order.
+void idle_time(const std::vector<BusyStretch>& busy, const detail::StepMark& m, StepSummary& s) {
+  const double from = m.ts_us, to = m.ts_us + m.dur_us;
+  // The first stretch that ends after the window starts.
+  auto it = std::upper_bound(busy.begin(), busy.end(), from,
+                             [](double t, const BusyStretch& b) { return t < b.end; });
+  double idle = 0.0, host = 0.0;
+  double cursor = from;
+  for (; cursor < to; ++it) {
+    const bool last = it == busy.end();
+    const double gap_end = last ? to : std::min(it->start, to);
+    if (gap_end > cursor) {
+      idle += gap_end - cursor;
+      if (last || it->after_host_wait) host += gap_end - cursor;
+    }
+    if (last) break;
+    cursor = std::max(cursor, it->end);
+  }
+  s.gpu_idle_ms = idle / kUsPerMs;
+  s.host_wait_ms = host / kUsPerMs;
 }
 
 std::vector<StepSummary> summarize_steps(RawTrace& raw) {
@@ -116,6 +184,29 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
   }
   for (std::size_t i = 0; i < steps.size(); ++i)
     steps[i].gpu_busy_ms = detail::union_length(std::move(busy[i])) / kUsPerMs;
+  const std::vector<BusyStretch> stretches = busy_stretches(raw.gpu, raw.launches);
+  std::vector<int64_t> to_host;  // correlations of device-to-host copies
+  for (const GpuEvent& g : raw.gpu) {
+    if (g.to_host) to_host.push_back(g.correlation);
+  }
+  std::sort(to_host.begin(), to_host.end());
+  std::sort(raw.blocking.begin(), raw.blocking.end(),
+            [](const detail::BlockingCall& a, const detail::BlockingCall& b) {
+              return a.ts_us < b.ts_us;
+            });
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    idle_time(stretches, marks[i], steps[i]);
+    const double from = marks[i].ts_us, to = marks[i].ts_us + marks[i].dur_us;
+    const auto first =
+        std::lower_bound(raw.blocking.begin(), raw.blocking.end(), from,
+                         [](const detail::BlockingCall& c, double t) { return c.ts_us < t; });
+    for (auto c = first; c != raw.blocking.end() && c->ts_us < to; ++c) {
+      if (marks[i].tid >= 0 && c->tid >= 0 && c->tid != marks[i].tid) continue;
+      if (c->copy && !std::binary_search(to_host.begin(), to_host.end(), c->correlation)) continue;
+      ++steps[i].syncs;
+      steps[i].sync_ms += c->dur_us / kUsPerMs;
+    }
+  }
   std::sort(steps.begin(), steps.end(),
             [](const StepSummary& a, const StepSummary& b) { return a.step < b.step; });
   return steps;
@@ -138,6 +229,17 @@ Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptio
   r.world_size = raw->world_size;
   r.steps = summarize_steps(*raw);
   return r;
+}
+
+HostWait host_wait(const RankTrace& rank) {
+  std::vector<double> shares;
+  for (const StepSummary& s : rank.steps) {
+    shares.push_back(s.step_ms > 0.0 ? std::min(1.0, s.host_wait_ms / s.step_ms) : 0.0);
+  }
+  HostWait h;
+  if (!shares.empty()) h.share = kernels::summarize(std::move(shares)).median_ms;
+  h.verdict = sim::host_verdict(h.share);
+  return h;
 }
 
 Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
@@ -199,11 +301,18 @@ std::string summary_to_json(const TraceSummary& summary, int indent) {
                            {"nccl_ms", s.nccl_ms},
                            {"tbe_ms", s.tbe_ms},
                            {"gemm_ms", s.gemm_ms},
+                           {"gpu_idle_ms", s.gpu_idle_ms},
+                           {"host_wait_ms", s.host_wait_ms},
+                           {"syncs", s.syncs},
+                           {"sync_ms", s.sync_ms},
                            {"phases_ms", phases_json(s)}});
     }
+    const HostWait h = host_wait(r);
     ranks.push_back(Json{{"rank", r.rank},
                          {"world_size", r.world_size},
                          {"file", r.file},
+                         {"host_wait_share", h.share},
+                         {"host_verdict", h.verdict},
                          {"steps", std::move(steps)}});
   }
   return Json{{"ranks", std::move(ranks)}}.dump(indent, ' ', false, Json::error_handler_t::replace);
@@ -240,6 +349,20 @@ std::string summary_text(const TraceSummary& summary) {
       std::snprintf(line, sizeof line, " other %.3f\n", s.other_ms);
       out << line;
     }
+    std::snprintf(line, sizeof line, "  host side:\n  %10s %11s %12s %8s %10s\n", "step",
+                  "gpu_idle_ms", "host_wait_ms", "syncs", "sync_ms");
+    out << line;
+    for (const StepSummary& s : r.steps) {
+      std::snprintf(line, sizeof line, "  %10lld %11.3f %12.3f %8lld %10.3f\n",
+                    static_cast<long long>(s.step), s.gpu_idle_ms, s.host_wait_ms,
+                    static_cast<long long>(s.syncs), s.sync_ms);
+      out << line;
+    }
+    const HostWait h = host_wait(r);
+    std::snprintf(line, sizeof line,
+                  "  the GPU waited for the host %.0f%% of the step (median): %s\n",
+                  100.0 * h.share, h.verdict.c_str());
+    out << line;
   }
   std::string text = out.str();
   if (!text.empty()) text.pop_back();  // the caller ends the output's last line

@@ -144,12 +144,17 @@ struct HostSummary {
   // The last iteration's critical-path time spent in host steps: the part of
   // the iteration the host sets, in which no GPU work is what it waits for.
   double host_critical_ms = 0.0;
-  double share = 0.0;  // host_critical_ms / iteration_ms, in [0, 1]
-  // "host-bound" (share >= 0.5), "partly host-bound" (>= 0.1), "GPU-bound".
-  std::string verdict;
+  double share = 0.0;   // host_critical_ms / iteration_ms, in [0, 1]
+  std::string verdict;  // host_verdict(share)
   // A plain statement of the verdict and what would help; empty without a host lane.
   std::string advice;
 };
+
+// The verdict on a share of an iteration set by (or waiting for) the host:
+// "host-bound" at 0.5 or more, "partly host-bound" from 0.1, else
+// "GPU-bound". One rule for the simulation's HostSummary and for measured
+// traces (trace/trace_summary.h).
+const char* host_verdict(double share);
 
 struct SimResult {
   std::string scenario;

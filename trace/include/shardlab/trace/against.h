@@ -16,10 +16,13 @@
 namespace shardlab::trace {
 
 struct AgainstRow {
-  std::string what;  // "step", "gpu_busy", or a phase name ("input_dist", ...)
+  // "step", "gpu_busy", "gpu_waits_host", or a phase name ("input_dist", ...)
+  std::string what;
   double measured_ms = 0.0;
   double simulated_ms = 0.0;
-  bool simulated_known = true;  // false for "other": time no rule places, unsimulated
+  // false for "other" (time no rule places, unsimulated), and for
+  // "gpu_waits_host" when the simulation ran no host lane
+  bool simulated_known = true;
   // (simulated - measured) / measured; 0 when nothing was measured or
   // nothing is simulated to compare.
   double error() const {
@@ -31,16 +34,17 @@ struct Against {
   int rank = 0;                  // the trace's rank (0 when the file names none)
   std::string file;              // the trace file
   int steps = 0;                 // steps the medians are over
-  std::vector<AgainstRow> rows;  // step, gpu_busy, then each phase either side has
+  std::vector<AgainstRow> rows;  // step, gpu_busy, gpu_waits_host, then each phase either side has
 };
 
 // One Against per rank of `measured` (files in their order). Simulated: the
 // last iteration of the same rank of `simulated`, whose phases must have been
 // recorded: a step is its iteration time, GPU-busy the union of its compute
-// and comm phases' intervals, a phase the summed length of its records on
-// those streams. Errors (kInvalidArgument): a trace rank the simulation does
-// not have ("trace rank 9 (file): the simulation has 8 ranks"); a trace
-// rank without steps; a simulation without recorded phases.
+// and comm phases' intervals, GPU waiting for the host its
+// RankResult::gpu_waits_host_ms (measured: the trace's host_wait_ms), a phase
+// the summed length of its records on those streams. Errors (kInvalidArgument): a trace rank the
+// simulation does not have ("trace rank 9 (file): the simulation has 8 ranks"); a trace rank
+// without steps; a simulation without recorded phases.
 Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measured,
                                                      const sim::SimResult& simulated);
 

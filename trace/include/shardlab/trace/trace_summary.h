@@ -44,6 +44,20 @@ struct StepSummary {
   // rules never name stay 0), and of those they place nowhere.
   std::array<double, sim::kNumPhases> phase_ms{};
   double other_ms = 0.0;
+  // The host side (docs/traces.md "Host side"). Idle: the part of the step's
+  // window in which no GPU event of the file runs (any step's). Of that, the
+  // stretches the GPU spent waiting for the host: every GPU event that ends
+  // the stretch was launched (its call began) at or after the stretch began,
+  // or no GPU event follows. Work the profiler did not record (kernels of a
+  // CUDA graph, in Kinetos before 2023) counts as idle.
+  double gpu_idle_ms = 0.0;
+  double host_wait_ms = 0.0;
+  // Blocking calls on the step's thread that start in its window: runtime or
+  // driver calls named `...Synchronize`, and copy calls (`cudaMemcpy...`,
+  // `cuMemcpy...`) whose GPU copy is device to host. Their count, and their
+  // summed durations.
+  int64_t syncs = 0;
+  double sync_ms = 0.0;
 };
 
 struct RankTrace {
@@ -52,6 +66,15 @@ struct RankTrace {
   int world_size = -1;             // distributedInfo.world_size; -1 when the file has none
   std::vector<StepSummary> steps;  // in step order
 };
+
+// A rank's host verdict: the median over its steps (nearest rank, as the
+// replay's kernels::summarize takes it) of host_wait_ms / step_ms, and
+// sim::host_verdict of that share. Share 0 and "GPU-bound" without steps.
+struct HostWait {
+  double share = 0.0;
+  std::string verdict;
+};
+HostWait host_wait(const RankTrace& rank);
 
 struct TraceSummary {
   std::vector<RankTrace> ranks;  // by rank, then file name
@@ -81,12 +104,15 @@ Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
                                       const TraceOptions& options = {});
 
 // The summary as JSON (docs/traces.md "The summary file"): {"ranks": [{"rank",
-// "world_size", "file", "steps": [{"step", "step_ms", "kernels", "gpu_busy_ms",
-// "nccl_ms", "tbe_ms", "gemm_ms", ...}]}]}. `indent` < 0: one line.
+// "world_size", "file", "host_wait_share", "host_verdict", "steps": [{"step",
+// "step_ms", "kernels", "gpu_busy_ms", "nccl_ms", "tbe_ms", "gemm_ms", ...,
+// "gpu_idle_ms", "host_wait_ms", "syncs", "sync_ms", "phases_ms"}]}]}.
+// `indent` < 0: one line.
 std::string summary_to_json(const TraceSummary& summary, int indent = 2);
 
-// The summary for people: per rank, a row per step. Neither text ends with a
-// line break.
+// The summary for people: per rank, a row per step, then the GPU time by
+// phase and the host side with its verdict (sim::host_verdict of the median
+// host_wait_ms / step_ms). Neither text ends with a line break.
 std::string summary_text(const TraceSummary& summary);
 
 }  // namespace shardlab::trace
