@@ -14,6 +14,8 @@
 #include <fmt/ranges.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -46,14 +48,26 @@ namespace shardlab::data {
 using internal::kRunStoreApplicationId;
 
 struct RunStore::Impl {
-  Impl(std::string p, int flags, StoreAccess a)
-      : path(std::move(p)), access(a), db(path, flags, kBusyTimeoutMs) {}
+  // `open_as`: what SQLite opens when not `path` itself (a URI).
+  Impl(std::string p, int flags, StoreAccess a, const std::string& open_as = {})
+      : path(std::move(p)),
+        access(a),
+        db(open_as.empty() ? path : open_as, flags, kBusyTimeoutMs) {}
   std::string path;
   StoreAccess access;
   SQLite::Database db;
 };
 
 namespace {
+
+// The least room writing to a store takes: a new store with one small run
+// is 76 KiB, and its write-ahead log holds as much again until the
+// checkpoint; rounded up. Less than this free, a writer is refused before a
+// verb's work rather than failing after it.
+constexpr uint64_t kWriteRoomBytes = 256 * 1024;
+
+// The room SQLite's write-ahead-log index (-shm) takes: 32 KiB.
+constexpr uint64_t kIndexBytes = 32 * 1024;
 
 // What to do when the file is not a store: said once, used by every refusal.
 constexpr const char* kLeftAlone =
@@ -200,6 +214,14 @@ void configure(SQLite::Database& db, bool in_memory) {
 // it).
 enum class FileState { kMissing, kEmpty, kSqlite };
 
+// Bytes an unprivileged writer may still use on the file system of `path`;
+// nullopt when the system does not say.
+std::optional<uint64_t> free_space(const std::string& path) {
+  struct statvfs fs_stat {};
+  if (::statvfs(path.c_str(), &fs_stat) != 0) return std::nullopt;
+  return static_cast<uint64_t>(fs_stat.f_bavail) * fs_stat.f_frsize;
+}
+
 Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
   namespace fs = std::filesystem;
   struct stat st {};
@@ -218,6 +240,24 @@ Result<FileState> inspect_file(const std::string& path, StoreAccess access) {
     if (!dir.empty() && (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))) {
       return Status::io_error(printable(
           fmt::format("{}: cannot create the run store: no directory {}", path, dir.string())));
+    }
+    // A directory that cannot take the file, and a full disk, are found
+    // here, before a verb's work, not after it.
+    if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+      return Status::io_error(printable(fmt::format(
+          "{}: cannot create the run store: {} cannot be written ({}); record elsewhere (--db "
+          "PATH) or not at all (--no-record)",
+          path, dir.empty() ? std::string("the working directory") : dir.string(),
+          std::strerror(errno))));
+    }
+    if (const std::optional<uint64_t> free_bytes = free_space(dir.empty() ? "." : dir.string())) {
+      if (*free_bytes < kWriteRoomBytes) {
+        return Status::io_error(printable(fmt::format(
+            "{}: cannot create the run store: {} KiB free on its file system, and a new store "
+            "needs about {} KiB; free some space, or record elsewhere (--db PATH) or not at all "
+            "(--no-record)",
+            path, *free_bytes / 1024, kWriteRoomBytes / 1024)));
+      }
     }
     return FileState::kMissing;
   }
@@ -346,6 +386,54 @@ Status damaged(const std::string& path, const std::string& finding) {
       path, finding)));
 }
 
+// Removes what a store creation that failed left at `path` (a file the
+// caller found missing): an empty file, or an SQLite file whose header never
+// got the run store's application id (bytes 68-71, big-endian).
+void remove_failed_creation(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (st.st_size > 0) {
+    unsigned char head[72] = {};
+    std::ifstream in(path, std::ios::binary);
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    if (in.gcount() == sizeof head) {
+      const uint32_t id = (uint32_t{head[68]} << 24) | (uint32_t{head[69]} << 16) |
+                          (uint32_t{head[70]} << 8) | uint32_t{head[71]};
+      if (id == static_cast<uint32_t>(kRunStoreApplicationId)) return;
+    }
+  }
+  ::unlink(path.c_str());
+}
+
+// SQLite's errors that say the file system refused (full, read-only, I/O),
+// rather than anything about the file's contents.
+bool is_file_system_error(const std::exception& e) {
+  const auto* se = dynamic_cast<const SQLite::Exception*>(&e);
+  if (se == nullptr) return false;
+  const int code = se->getErrorCode() & 0xff;
+  return code == SQLITE_IOERR || code == SQLITE_CANTOPEN || code == SQLITE_FULL ||
+         code == SQLITE_READONLY;
+}
+
+// For a reader of a store whose write-ahead-log index SQLite cannot set up
+// (a full or read-only file system refuses the -shm file): the URI that
+// opens the file as immutable, read without the index and without locks.
+// Only when the write-ahead log is absent or empty, so every committed run
+// is in the file itself; nullopt otherwise.
+std::optional<std::string> immutable_uri(const std::string& path) {
+  struct stat wal {};
+  if (::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) return std::nullopt;
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 bool is_damage(const std::exception& e) {
   const auto* se = dynamic_cast<const SQLite::Exception*>(&e);
   return se != nullptr &&
@@ -377,10 +465,40 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
   try {
     if (state == FileState::kSqlite) {
       // Look before writing anything: read-only, so a file that is not ours
-      // is left exactly as it was.
-      auto reader = std::make_unique<Impl>(path, SQLite::OPEN_READONLY, access);
+      // is left exactly as it was. A reader on a disk without room for
+      // SQLite's index files reads the file as it is, creating none.
+      const std::optional<uint64_t> room = free_space(path);
+      const std::optional<std::string> as_is =
+          access == StoreAccess::kRead && room && *room < kIndexBytes ? immutable_uri(path)
+                                                                      : std::nullopt;
+      if (access != StoreAccess::kRead && room && *room < kWriteRoomBytes) {
+        return Status::io_error(printable(fmt::format(
+            "{}: cannot write to the run store: {} KiB free on its file system, and writing "
+            "needs at least {} KiB; free some space, or record elsewhere (--db PATH) or not at "
+            "all (--no-record)",
+            path, *room / 1024, kWriteRoomBytes / 1024)));
+      }
+      auto reader = as_is ? std::make_unique<Impl>(path, SQLite::OPEN_READONLY | SQLite::OPEN_URI,
+                                                   access, *as_is)
+                          : std::make_unique<Impl>(path, SQLite::OPEN_READONLY, access);
       doing = "cannot read the run store";
-      const Probe p = probe(reader->db);
+      Probe p;
+      try {
+        p = probe(reader->db);
+      } catch (const std::exception& e) {
+        // A reader on a full or read-only disk: read the file as it is.
+        if (access != StoreAccess::kRead || !is_file_system_error(e)) throw;
+        const std::optional<std::string> uri = immutable_uri(path);
+        if (!uri) {
+          return Status::io_error(printable(fmt::format(
+              "{}: cannot read the run store: {} (its write-ahead log, {}-wal, holds runs SQLite "
+              "reads only with room to write its index: free some space on the disk)",
+              path, e.what(), path)));
+        }
+        reader =
+            std::make_unique<Impl>(path, SQLite::OPEN_READONLY | SQLite::OPEN_URI, access, *uri);
+        p = probe(reader->db);
+      }
       if (Status verdict = judge(path, p, access); !verdict.is_ok()) return verdict;
       // A store of this version has all of this version's tables and columns:
       // one that lost some is refused before anything is written to it.
@@ -411,6 +529,14 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
     const int flags =
         SQLite::OPEN_READWRITE | (access == StoreAccess::kCreate ? SQLite::OPEN_CREATE : 0);
     auto impl = std::make_unique<Impl>(path, flags, access);
+    // SQLite opens a file it may not write read-only without a word: say so
+    // now, before a verb's work, rather than when the run is recorded.
+    if (!in_memory && sqlite3_db_readonly(impl->db.getHandle(), "main") == 1) {
+      return Status::io_error(printable(fmt::format(
+          "{}: cannot record runs: the run store cannot be written (a read-only file or file "
+          "system); record elsewhere (--db PATH) or not at all (--no-record)",
+          path)));
+    }
     if (state == FileState::kSqlite) {
       doing = "cannot check the run store";
       if (Status st = quick_check(path, impl->db); !st.is_ok()) return st;
@@ -424,6 +550,9 @@ Result<RunStore> RunStore::open_connection(const std::string& path, StoreAccess 
     // Damage met while a writer looks at the file is the quick check's finding.
     if (access != StoreAccess::kRead && state == FileState::kSqlite && is_damage(e))
       return damaged(path, e.what());
+    // A store this call began to create and could not (a full disk) leaves
+    // no empty file behind.
+    if (state == FileState::kMissing && !in_memory) remove_failed_creation(path);
     return store_error(path, doing, e);
   }
 }

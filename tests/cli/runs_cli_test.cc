@@ -3,12 +3,14 @@
 // back, and an unusable store is an error only when the user named it.
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -166,6 +168,70 @@ TEST_F(RunsCliTest, StoreComesFromDbThenEnvironmentThenTheWorkingDirectory) {
   EXPECT_TRUE(fs::exists(dir_ / "wd" / "shardlab.db"));
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_EQ(Json::parse(listed.out).size(), 1u);
+}
+
+// Full and read-only disks (issue 28), on a small tmpfs mounted in a private
+// user and mount namespace (skipped where the system allows none): readers
+// read the store and leave no index files behind; writers and new stores are
+// refused before the verb's work, naming the disk, and leave nothing behind.
+TEST_F(RunsCliTest, FullAndReadOnlyDisksAreSaidBeforeTheWork) {
+  if (std::system("unshare -rm true > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no user and mount namespaces here (unshare -rm)";
+  const std::string disk = path("disk");
+  fs::create_directories(disk);
+  const std::string cli = quote(SHARDLAB_CLI_PATH);
+  const std::string db = disk + "/runs.db";
+  const std::string fresh = disk + "/new.db";
+  // Each step prints "<name> rc=<status>" after its stderr.
+  const auto step = [&](const std::string& name, const std::string& args) {
+    return cli + " " + args + " 2>&1; echo '" + name + " rc='$?; ";
+  };
+  std::string script = "set -u; mount -t tmpfs -o size=1m tmpfs " + quote(disk) + " || exit 99; ";
+  script += step("record", "simulate " + quote(kTiny) + " -q --db " + quote(db));
+  script += "dd if=/dev/zero of=" + quote(disk + "/filler") + " bs=4k > /dev/null 2>&1; ";
+  script += step("list-full", "runs list --db " + quote(db));
+  script += step("check-full", "runs check --db " + quote(db));
+  script += "ls " + quote(disk) + " | sed 's/^/file-full: /'; ";
+  script += step("record-full", "simulate " + quote(kTiny) + " -q --db " + quote(db) + " -o " +
+                                    quote(path("full.json")));
+  script += step("create-full", "simulate " + quote(kTiny) + " -q --db " + quote(fresh));
+  script += "ls " + quote(disk) + " | sed 's/^/file-full2: /'; ";
+  script += "rm " + quote(disk + "/filler") + "; : > " + quote(db + "-wal") + "; printf abc > " +
+            quote(db + "-shm") + "; mount -o remount,ro " + quote(disk) + " || exit 98; ";
+  script += step("record-ro", "simulate " + quote(kTiny) + " -q --db " + quote(db));
+  script += step("list-ro", "runs list --db " + quote(db));
+  script += step("create-ro", "simulate " + quote(kTiny) + " -q --db " + quote(fresh));
+  const std::string out_path = path("script.txt");
+  const int status = std::system(
+      ("unshare -rm sh -c " + quote(script) + " > " + quote(out_path) + " 2>&1").c_str());
+  const std::string out = read_file(out_path);
+  if (WEXITSTATUS(status) == 99 || WEXITSTATUS(status) == 98)
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << out;
+  const auto has = [&](const std::string& what) { return out.find(what) != std::string::npos; };
+  EXPECT_TRUE(has("record rc=0")) << out;
+  // Readers on the full disk: the run is listed, the check passes, and no
+  // -shm or -wal file was made.
+  EXPECT_TRUE(has("list-full rc=0")) << out;
+  EXPECT_TRUE(has("check-full rc=0")) << out;
+  EXPECT_TRUE(has("runs.db: ok")) << out;
+  EXPECT_FALSE(has("file-full: runs.db-shm")) << out;
+  EXPECT_FALSE(has("file-full: runs.db-wal")) << out;
+  // Writers: refused before the work, naming the disk.
+  EXPECT_TRUE(has("record-full rc=2")) << out;
+  EXPECT_TRUE(has(db + ": cannot write to the run store: 0 KiB free on its file system")) << out;
+  EXPECT_EQ(Json::parse(read_file(path("full.json"))).contains("error"), true);
+  EXPECT_TRUE(has("create-full rc=2")) << out;
+  EXPECT_TRUE(has(fresh + ": cannot create the run store: 0 KiB free")) << out;
+  EXPECT_FALSE(has("file-full2: new.db")) << out;
+  // A read-only disk with leftover index files: the writer is refused up
+  // front (SQLite would open the store read-only without a word), the reader
+  // reads, a new store is refused.
+  EXPECT_TRUE(has("record-ro rc=2")) << out;
+  EXPECT_TRUE(has(db + ": cannot record runs: the run store cannot be written")) << out;
+  EXPECT_FALSE(has("run not recorded")) << out;
+  EXPECT_TRUE(has("list-ro rc=0")) << out;
+  EXPECT_TRUE(has("create-ro rc=2")) << out;
+  EXPECT_TRUE(has(fresh + ": cannot create the run store: " + disk + " cannot be written")) << out;
 }
 
 TEST_F(RunsCliTest, UnusableStoreFailsOnlyWhenNamed) {

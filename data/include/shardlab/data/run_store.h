@@ -208,12 +208,20 @@ class RunStore {
   //    schema version is newer than this build's: "<path>: run store schema version 7 is newer than
   //    the version this ShardLab supports (1); use a newer ShardLab or another run store file";
   //  - io_error naming the file when it cannot be opened or created (its
-  //    directory is missing), is not a run store, or is damaged (for kRead,
-  //    only damage SQLite meets while opening).
+  //    directory is missing or cannot be written), is not a run store, or is
+  //    damaged (for kRead, only damage SQLite meets while opening);
+  //  - io_error, for kWrite and kCreate, when the file or its file system is
+  //    read-only, or the file system has less than 256 KiB free: refused
+  //    before anything is written. A kRead opening on a disk without room for
+  //    SQLite's index files (a full or read-only file system) reads the file
+  //    as it is and creates none; when the store's write-ahead log holds runs
+  //    it needs that room, and the io_error says so.
+  // A store that this call began to create and could not is removed.
   static Result<RunStore> open(const std::string& path, StoreAccess access = StoreAccess::kCreate);
   // For a path with no file yet, whether open(path, kCreate) could create a
-  // store there: an io_error naming the missing directory when not.
-  // Creates nothing; ok for an existing path (open() judges those).
+  // store there: an io_error naming the missing or unwritable directory, or
+  // the full disk (under 256 KiB free), when not. Creates nothing; ok for an
+  // existing path (open() judges those).
   static Status check_can_create(const std::string& path);
 
   // A private store in memory, gone when the object is destroyed (tests).
