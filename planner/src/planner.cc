@@ -372,7 +372,12 @@ class ProposalLoop {
 
   void count_proposal(int index) {
     ++result_.num_proposals;
-    if (options_.progress && result_.num_proposals % PlannerOptions::kProgressEvery == 0) {
+    if (!options_.progress) return;
+    // Every kProgressEvery proposals, and at least every kProgressInterval
+    // when each takes long (a simulated rating), so the counts stay current.
+    const auto now = std::chrono::steady_clock::now();
+    if (result_.num_proposals % PlannerOptions::kProgressEvery == 0 ||
+        now - last_report_ >= PlannerOptions::kProgressInterval) {
       report(index);
     }
   }
@@ -389,7 +394,8 @@ class ProposalLoop {
       options_.proposal_log->append(index, proposal, partitionable, rating);
   }
 
-  void report(int index) const {
+  void report(int index) {
+    last_report_ = std::chrono::steady_clock::now();
     options_.progress(PlannerProgress{
         .proposer = index,
         .num_proposers = num_proposers_,
@@ -416,6 +422,7 @@ class ProposalLoop {
   const int num_proposers_;
   const Proposer* proposer_ = nullptr;  // the running one
   std::chrono::steady_clock::time_point proposer_start_;
+  std::chrono::steady_clock::time_point last_report_;
   std::unique_ptr<Partitioner> partitioner_;
   std::unique_ptr<internal::LazyRater> rater_;  // made for the first lazy proposer
   std::unordered_map<ProposalKey, CachedOutcome, ProposalKeyHash> cache_;

@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "shardlab/planner/planner.h"
@@ -162,6 +164,44 @@ TEST(ProposalLogTest, ReportsProgressWithoutChangingThePlan) {
   }
   EXPECT_EQ(next_proposer, static_cast<int>(s.planner.proposers.size()));
   EXPECT_LE(last_count, reported.num_proposals);
+}
+
+// A rating slower than kProgressInterval brings a report of its own, so the
+// counts a front end shows stay current when each proposal takes long (a
+// simulated rating): one more report than the proposers' starts here, since
+// the scenario's proposals are fewer than kProgressEvery.
+class OneSlowRating final : public PerfModel {
+ public:
+  std::string_view name() const override { return "one slow rating"; }
+  double rate(const SearchSpace&, const PartitionedPlan&, const Topology&,
+              const std::vector<double>& device_perf_total) override {
+    if (calls_++ == 0) std::this_thread::sleep_for(PlannerOptions::kProgressInterval + kMargin);
+    return *std::max_element(device_perf_total.begin(), device_perf_total.end());
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kMargin{100};
+  int calls_ = 0;
+};
+
+TEST(ProposalLogTest, ASlowRatingReportsProgress) {
+  const Scenario s = small_scenario(int64_t{16} << 30);
+  OneSlowRating model;
+  std::vector<PlannerProgress> reports;
+  const PlannerResult r =
+      plan(s, PlannerOptions{.perf_model = &model,
+                             .progress = [&](const PlannerProgress& p) { reports.push_back(p); }});
+  ASSERT_TRUE(r.ok());
+  ASSERT_LT(r.num_proposals, PlannerOptions::kProgressEvery);
+  EXPECT_EQ(reports.size(), s.planner.proposers.size() + 1);
+  // The extra report is a proposer's second, with more proposals than its first.
+  int extra = 0;
+  for (size_t i = 1; i < reports.size(); ++i) {
+    if (reports[i].proposer != reports[i - 1].proposer) continue;
+    ++extra;
+    EXPECT_GT(reports[i].proposals, reports[i - 1].proposals);
+  }
+  EXPECT_EQ(extra, 1);
 }
 
 TEST(ProposalLogTest, PlacingALoggedProposalAgainGivesItsPlanAndRating) {

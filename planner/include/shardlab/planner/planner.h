@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -89,10 +90,13 @@ struct PlannerOptions {
   // must outlive the call.
   const CostCalibration* calibration = nullptr;
   // Called on the planning thread as each proposer starts and then after
-  // every kProgressEvery evaluated proposals; it must be cheap and must not
-  // call plan(). Empty: no reports. Reports change nothing plan() computes.
+  // every kProgressEvery evaluated proposals, or after the first proposal
+  // evaluated kProgressInterval or more after the last report (slow ratings);
+  // it must be cheap and must not call plan(). Empty: no reports. Reports
+  // change nothing plan() computes.
   std::function<void(const PlannerProgress&)> progress;
   static constexpr int kProgressEvery = 256;
+  static constexpr std::chrono::milliseconds kProgressInterval{500};
   // Threads planning may use: 1 settles proposals one at a time on the
   // calling thread; 0 (the default) uses two where the machine has two
   // cores or more (docs/cost-model.md §9.1, "Ratings skipped and shared").
