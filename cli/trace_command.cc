@@ -57,7 +57,10 @@ void add_trace_command(CLI::App& app, int* exit_code) {
       "of their intervals), the time in NCCL, FBGEMM embedding and GEMM kernels and in each\n"
       "phase, and the host side: how long the GPU sat idle, how much of that it waited for the\n"
       "host to launch work, the host's blocking synchronizations, and the verdict (host-bound,\n"
-      "partly, GPU-bound). Files are read as a stream, so size is no limit.\n"
+      "partly, GPU-bound). Given every rank of one job, the ranks' clocks are aligned by their\n"
+      "collectives, each rank's NCCL time is split into waiting for peers and transferring, and\n"
+      "each step names the rank that held the others back. Files are read as a stream, so size\n"
+      "is no limit.\n"
       "Exit status: 0 summarized, 2 a file that cannot be read,\n"
       "is not a complete trace (named with the byte offset) or has no ProfilerStep annotation, or\n"
       "an output that cannot be written.");
@@ -78,7 +81,9 @@ void add_trace_command(CLI::App& app, int* exit_code) {
   add_compact_flag(sum, &args->compact);
   sum->footer(
       example_footer("  shardlab trace summarize traces/rank-0.json.gz\n"
-                     "  shardlab trace summarize traces/ --format json -o summary.json"));
+                     "  shardlab trace summarize traces/ --format json -o summary.json\n"
+                     "  shardlab trace summarize job/rank-*.json.gz   (every rank: waits across "
+                     "ranks)"));
   sum->callback([args, exit_code]() { *exit_code = run_summarize(*args); });
 }
 

@@ -205,6 +205,103 @@ TEST_F(TraceTest, HostSideHandComputed) {
   EXPECT_DOUBLE_EQ(both->steps.at(0).host_wait_ms, 0.19);
 }
 
+// Across ranks (docs/traces.md "Across ranks"): two ranks of a world of 2,
+// rank 1's clock 1,000 µs ahead. Step 1's NCCL kernels, on rank 0's clock:
+//   A (AllReduce): rank 0 [100, 300), rank 1 [200, 300) -> rank 1 last;
+//                  rank 0 waits 100 µs, both transfer 100 µs;
+//   B (SendRecv):  rank 0 [500, 600), rank 1 [350, 600) -> rank 0 last;
+//                  rank 1 waits 150 µs, both transfer 100 µs.
+// Offsets: the median end difference, 1,000 µs. Rank 0 held the others back
+// (0.15 ms of waiting against rank 1's 0.1).
+std::string rank_file(int rank, double shift) {
+  const auto at = [&](double t) { return std::to_string(t + shift); };
+  const double a0 = rank == 0 ? 100 : 200, b0 = rank == 0 ? 500 : 350;
+  return R"({"distributedInfo": {"rank": )" + std::to_string(rank) + R"(, "world_size": 2},
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": )" +
+         at(0) +
+         R"(, "dur": 1000},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": )" +
+         at(10) +
+         R"(, "dur": 5, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": )" +
+         at(20) +
+         R"(, "dur": 5, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce", "ts": )" +
+         at(a0) + R"(, "dur": )" + std::to_string(300 - a0) + R"(, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv", "ts": )" +
+         at(b0) + R"(, "dur": )" + std::to_string(600 - b0) + R"(, "args": {"correlation": 2}}
+  ]})";
+}
+
+TEST_F(TraceTest, AcrossRanksHandComputed) {
+  write("rank-0.json", rank_file(0, 0));
+  write("rank-1.json", rank_file(1, 1000));
+  Result<TraceSummary> s = summarize_traces({dir_.string()});
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  ASSERT_TRUE(s->alignment.aligned) << s->alignment.why;
+  EXPECT_EQ(s->alignment.why, "");
+  ASSERT_EQ(s->ranks.size(), 2u);
+  EXPECT_DOUBLE_EQ(s->ranks[0].clock_offset_ms.value(), 0.0);
+  EXPECT_DOUBLE_EQ(s->ranks[1].clock_offset_ms.value(), 1.0);
+  const StepSummary& r0 = s->ranks[0].steps.at(0);
+  const StepSummary& r1 = s->ranks[1].steps.at(0);
+  EXPECT_NEAR(r0.nccl_wait_ms.value(), 0.1, 1e-9);
+  EXPECT_NEAR(r0.nccl_transfer_ms.value(), 0.2, 1e-9);
+  EXPECT_NEAR(r1.nccl_wait_ms.value(), 0.15, 1e-9);
+  EXPECT_NEAR(r1.nccl_transfer_ms.value(), 0.2, 1e-9);
+  EXPECT_EQ(r0.last_to_arrive, 1);
+  EXPECT_EQ(r1.last_to_arrive, 1);
+  ASSERT_EQ(s->alignment.held_back.size(), 1u);
+  const HeldBack& h = s->alignment.held_back[0];
+  EXPECT_EQ(h.step, 1);
+  EXPECT_EQ(h.rank, 0);
+  EXPECT_EQ(h.last_of, 1);
+  EXPECT_EQ(h.collectives, 2);
+  EXPECT_NEAR(h.others_waited_ms, 0.15, 1e-9);
+  EXPECT_NE(summary_text(*s).find("step 1: rank 0 held the others back (last to arrive at 1 of 2 "
+                                  "collectives; the others waited 0.150 ms for it)"),
+            std::string::npos)
+      << summary_text(*s);
+  const Json j = Json::parse(summary_to_json(*s));
+  EXPECT_EQ(j["alignment"]["aligned"], true);
+  EXPECT_DOUBLE_EQ(j["ranks"][1]["clock_offset_ms"].get<double>(), 1.0);
+  EXPECT_NEAR(j["ranks"][1]["steps"][0]["nccl_wait_ms"].get<double>(), 0.15, 1e-9);
+}
+
+// What cannot be aligned is said, and the fields stay unknown: one rank of
+// two; two ranks whose collectives differ.
+TEST_F(TraceTest, AcrossRanksSaysWhatItCannotAlign) {
+  const std::string r0 = write("rank-0.json", rank_file(0, 0));
+  Result<TraceSummary> one = summarize_traces({r0});
+  ASSERT_TRUE(one.is_ok()) << one.status().message();
+  EXPECT_FALSE(one->alignment.aligned);
+  EXPECT_EQ(one->alignment.why, "one rank: no other rank to align with");
+  EXPECT_FALSE(one->ranks[0].clock_offset_ms.has_value());
+  EXPECT_FALSE(one->ranks[0].steps.at(0).nccl_wait_ms.has_value());
+  EXPECT_TRUE(Json::parse(summary_to_json(*one))["ranks"][0]["steps"][0]["nccl_wait_ms"].is_null());
+
+  std::string other = rank_file(1, 1000);
+  other.replace(other.find("ncclDevKernel_SendRecv"), 22, "ncclDevKernel_AllGather");
+  const std::string r1 = write("rank-1.json", other);
+  Result<TraceSummary> differ = summarize_traces({r0, r1});
+  ASSERT_TRUE(differ.is_ok()) << differ.status().message();
+  EXPECT_FALSE(differ->alignment.aligned);
+  EXPECT_EQ(differ->alignment.why,
+            "no step has the same NCCL kernels, in the same order, on every rank");
+  EXPECT_NE(summary_text(*differ).find("across ranks: no step has the same NCCL kernels"),
+            std::string::npos);
+
+  std::string third = rank_file(1, 0);
+  third.replace(third.find("\"world_size\": 2"), 15, "\"world_size\": 3");
+  Result<TraceSummary> partial = summarize_traces({r0, write("rank-1b.json", third)});
+  ASSERT_TRUE(partial.is_ok()) << partial.status().message();
+  EXPECT_FALSE(partial->alignment.aligned);
+  EXPECT_NE(partial->alignment.why.find("waiting for peers is known only with every rank"),
+            std::string::npos)
+      << partial->alignment.why;
+}
+
 TEST_F(TraceTest, JsonHasTheDocumentedFields) {
   Result<TraceSummary> s = summarize_traces({write("r1.json", kTwoSteps)});
   ASSERT_TRUE(s.is_ok()) << s.status().message();
@@ -504,6 +601,91 @@ TEST(RealTraces, EveryFieldMatchesAnIndependentReading) {
   EXPECT_GE(files, 16) << "the shared traces hold 16 rank files";
 }
 
+// Across ranks on every shared folder that holds all of its job's ranks,
+// recomputed from the whole documents: per rank and step the NCCL kernels
+// launched in the step, sorted by start; offsets the nearest-rank median of
+// end differences to rank 0; waits to the latest aligned start.
+TEST(RealTraces, AcrossRanksMatchesAnIndependentReading) {
+  const fs::path root = traces_root();
+  if (!fs::is_directory(root)) GTEST_SKIP() << "no shared traces at " << root;
+  int aligned_folders = 0;
+  for (const fs::directory_entry& folder : fs::directory_iterator(root)) {
+    if (!folder.is_directory()) continue;
+    Result<TraceSummary> summary = summarize_traces({folder.path().string()});
+    ASSERT_TRUE(summary.is_ok()) << summary.status().message();
+    const auto& ranks = summary->ranks;
+    const bool whole_job =
+        ranks.size() >= 2 && ranks.front().world_size == static_cast<int>(ranks.size());
+    EXPECT_EQ(summary->alignment.aligned, whole_job) << folder.path() << summary->alignment.why;
+    if (!whole_job) continue;
+    ++aligned_folders;
+    // rank -> step -> [(start, end)] in µs, the trace's clock.
+    std::vector<std::map<int64_t, std::vector<std::pair<double, double>>>> kernels(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const Json doc = Json::parse(gunzip(ranks[r].file));
+      std::map<int64_t, std::pair<double, double>> windows;
+      std::map<int64_t, double> launch;
+      for (const Json& e : doc["traceEvents"]) {
+        const std::string name = e.value("name", ""), cat = e.value("cat", "");
+        if (name.rfind("ProfilerStep#", 0) == 0 && cat.rfind("gpu_", 0) != 0 &&
+            !windows.count(std::stoll(name.substr(13))))
+          windows[std::stoll(name.substr(13))] = {e["ts"].get<double>(),
+                                                  e["ts"].get<double>() + e["dur"].get<double>()};
+        if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
+            e["args"].contains("correlation"))
+          launch.emplace(e["args"]["correlation"].get<int64_t>(), e["ts"].get<double>());
+      }
+      for (const Json& e : doc["traceEvents"]) {
+        if (e.value("cat", "") != "kernel" || e.value("name", "").rfind("nccl", 0) != 0) continue;
+        const auto l = launch.find(e["args"]["correlation"].get<int64_t>());
+        if (l == launch.end()) continue;
+        for (const auto& [n, w] : windows) {
+          if (l->second >= w.first && l->second < w.second)
+            kernels[r][n].emplace_back(e["ts"].get<double>(),
+                                       e["ts"].get<double>() + e["dur"].get<double>());
+        }
+      }
+      for (auto& [n, v] : kernels[r]) std::sort(v.begin(), v.end());
+    }
+    std::vector<double> offset(ranks.size(), 0.0);
+    for (std::size_t r = 1; r < ranks.size(); ++r) {
+      std::vector<double> d;
+      for (const auto& [n, v] : kernels[0]) {
+        for (std::size_t k = 0; k < v.size(); ++k)
+          d.push_back(kernels[r][n][k].second - v[k].second);
+      }
+      std::sort(d.begin(), d.end());
+      offset[r] = d[(d.size() + 1) / 2 - 1];
+      expect_close(ranks[r].clock_offset_ms.value(), offset[r] / 1000.0, "offset");
+    }
+    for (const auto& [n, v] : kernels[0]) {
+      std::vector<double> wait(ranks.size(), 0.0), transfer(ranks.size(), 0.0);
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        double latest = -1e300;
+        for (std::size_t r = 0; r < ranks.size(); ++r)
+          latest = std::max(latest, kernels[r][n][k].first - offset[r]);
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+          const auto [b, e] = kernels[r][n][k];
+          const double w = std::min(std::max(latest - (b - offset[r]), 0.0), e - b);
+          wait[r] += w;
+          transfer[r] += e - b - w;
+        }
+      }
+      for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const std::string at = ranks[r].file + " step " + std::to_string(n);
+        const StepSummary* s = nullptr;
+        for (const StepSummary& x : ranks[r].steps) {
+          if (x.step == n) s = &x;
+        }
+        ASSERT_NE(s, nullptr) << at;
+        expect_close(s->nccl_wait_ms.value(), wait[r] / 1000.0, at + " nccl_wait_ms");
+        expect_close(s->nccl_transfer_ms.value(), transfer[r] / 1000.0, at + " nccl_transfer_ms");
+      }
+    }
+  }
+  EXPECT_EQ(aligned_folders, 2) << "the two V100 jobs hold every rank";
+}
+
 // What the shared folder's README says of two jobs, through the summaries:
 // the 16-rank A100 TorchRec job's steps of about 210 ms keep the GPU busy for
 // about 75 ms; the small 8-rank V100 DLRM's 14.5 ms step for 6.6 ms.
@@ -527,6 +709,9 @@ TEST(RealTraces, TheKnownJobsReadAsTheirReadmeSays) {
   // "the step is dominated by launches": the GPU waits for the host.
   EXPECT_EQ(host_wait(v100->ranks[0]).verdict, "host-bound");
   EXPECT_NEAR(v100->ranks[0].steps.at(0).host_wait_ms, 7.79, 0.01);
+  // The most host-bound rank (78%) is the one the others waited for.
+  ASSERT_EQ(v100->alignment.held_back.size(), 1u);
+  EXPECT_EQ(v100->alignment.held_back[0].rank, 7);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <streambuf>
 #include <string_view>
+#include <unordered_map>
 
 namespace shardlab::trace::detail {
 namespace {
@@ -179,6 +180,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
 
+  // The index of name_ among the NCCL kernel names seen so far.
+  int32_t nccl_name_id() {
+    const auto [it, added] = nccl_ids_.emplace(name_, static_cast<int32_t>(out_.nccl_names.size()));
+    if (added) out_.nccl_names.push_back(name_);
+    return it->second;
+  }
+
   void begin_event() {
     in_event_ = true;
     name_.clear();
@@ -243,11 +251,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     if (runtime) {
       out_.launches.push_back({.correlation = correlation_, .ts_us = ts_});
     } else if (cat_ == "kernel" || cat_ == "Kernel") {
+      const uint8_t families = kernel_families(name_);
       out_.gpu.push_back({.correlation = correlation_,
                           .ts_us = ts_,
                           .dur_us = dur_,
                           .kind = GpuKind::kKernel,
-                          .families = kernel_families(name_)});
+                          .families = families,
+                          .nccl_name = (families & kNccl) != 0 ? nccl_name_id() : -1});
     } else if (cat_ == "gpu_memcpy" || cat_ == "Memcpy") {
       out_.gpu.push_back(
           {correlation_, ts_, dur_, GpuKind::kMemcpy, 0, name_.find("DtoH") != std::string::npos});
@@ -257,6 +267,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   }
 
   RawTrace& out_;
+  std::unordered_map<std::string, int32_t> nccl_ids_;
   const std::string& step_prefix_;
   int depth_ = 0;
   std::string key_;

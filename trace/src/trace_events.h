@@ -46,8 +46,9 @@ struct GpuEvent {
   double ts_us = 0.0;
   double dur_us = 0.0;
   GpuKind kind = GpuKind::kKernel;
-  uint8_t families = 0;  // KernelFamily bits
-  bool to_host = false;  // a copy whose name says device to host (`DtoH`)
+  uint8_t families = 0;    // KernelFamily bits
+  bool to_host = false;    // a copy whose name says device to host (`DtoH`)
+  int32_t nccl_name = -1;  // an NCCL kernel's name, as an index into RawTrace::nccl_names
 };
 
 // The CPU-side annotations that place a launch in a stage of the step
@@ -81,6 +82,7 @@ struct RawTrace {
   std::vector<Launch> launches;
   std::vector<BlockingCall> blocking;
   std::vector<GpuEvent> gpu;
+  std::vector<std::string> nccl_names;        // the distinct names of NCCL kernels
   std::vector<StageMark> stages[kNumStages];  // by Stage
 };
 

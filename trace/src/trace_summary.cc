@@ -175,6 +175,10 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
     } else {
       s.other_ms += g.dur_us / kUsPerMs;
     }
+    if (g.nccl_name >= 0) {
+      s.collectives.push_back({raw.nccl_names[static_cast<size_t>(g.nccl_name)], g.ts_us / kUsPerMs,
+                               (g.ts_us + g.dur_us) / kUsPerMs});
+    }
     if (g.kind != detail::GpuKind::kKernel) continue;
     ++s.kernels;
     const double ms = g.dur_us / kUsPerMs;
@@ -182,8 +186,13 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
     if (g.families & detail::kTbe) s.tbe_ms += ms;
     if (g.families & detail::kGemm) s.gemm_ms += ms;
   }
-  for (std::size_t i = 0; i < steps.size(); ++i)
+  for (std::size_t i = 0; i < steps.size(); ++i) {
     steps[i].gpu_busy_ms = detail::union_length(std::move(busy[i])) / kUsPerMs;
+    std::stable_sort(steps[i].collectives.begin(), steps[i].collectives.end(),
+                     [](const CollectiveKernel& a, const CollectiveKernel& b) {
+                       return a.start_ms < b.start_ms;
+                     });
+  }
   const std::vector<BusyStretch> stretches = busy_stretches(raw.gpu, raw.launches);
   std::vector<int64_t> to_host;  // correlations of device-to-host copies
   for (const GpuEvent& g : raw.gpu) {
@@ -264,6 +273,7 @@ Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
                                       std::to_string(a.rank) + " (distributedInfo.rank)");
     }
   }
+  align_ranks(out);
   return out;
 }
 
@@ -275,6 +285,10 @@ constexpr sim::Phase kTracePhases[] = {sim::Phase::kInputDist,   sim::Phase::kFw
                                        sim::Phase::kDenseBwd,    sim::Phase::kBwdOutputDist,
                                        sim::Phase::kBwdCompute,  sim::Phase::kDdpAllreduce,
                                        sim::Phase::kDpAllreduce, sim::Phase::kDenseOptimizer};
+
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
 
 nlohmann::ordered_json phases_json(const StepSummary& s) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
@@ -305,6 +319,9 @@ std::string summary_to_json(const TraceSummary& summary, int indent) {
                            {"host_wait_ms", s.host_wait_ms},
                            {"syncs", s.syncs},
                            {"sync_ms", s.sync_ms},
+                           {"nccl_wait_ms", optional_json(s.nccl_wait_ms)},
+                           {"nccl_transfer_ms", optional_json(s.nccl_transfer_ms)},
+                           {"last_to_arrive", s.last_to_arrive},
                            {"phases_ms", phases_json(s)}});
     }
     const HostWait h = host_wait(r);
@@ -313,9 +330,21 @@ std::string summary_to_json(const TraceSummary& summary, int indent) {
                          {"file", r.file},
                          {"host_wait_share", h.share},
                          {"host_verdict", h.verdict},
+                         {"clock_offset_ms", optional_json(r.clock_offset_ms)},
                          {"steps", std::move(steps)}});
   }
-  return Json{{"ranks", std::move(ranks)}}.dump(indent, ' ', false, Json::error_handler_t::replace);
+  const Alignment& a = summary.alignment;
+  Json held = Json::array();
+  for (const HeldBack& b : a.held_back) {
+    held.push_back(Json{{"step", b.step},
+                        {"rank", b.rank},
+                        {"last_of", b.last_of},
+                        {"collectives", b.collectives},
+                        {"others_waited_ms", b.others_waited_ms}});
+  }
+  Json alignment{{"aligned", a.aligned}, {"why", a.why}, {"held_back", std::move(held)}};
+  return Json{{"ranks", std::move(ranks)}, {"alignment", std::move(alignment)}}.dump(
+      indent, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string summary_text(const TraceSummary& summary) {
@@ -363,7 +392,31 @@ std::string summary_text(const TraceSummary& summary) {
                   "  the GPU waited for the host %.0f%% of the step (median): %s\n",
                   100.0 * h.share, h.verdict.c_str());
     out << line;
+    if (r.clock_offset_ms) {
+      std::snprintf(line, sizeof line,
+                    "  across ranks (clock %+.3f ms from rank 0's):\n  %10s %13s %17s %15s\n",
+                    *r.clock_offset_ms, "step", "nccl_wait_ms", "nccl_transfer_ms",
+                    "last_to_arrive");
+      out << line;
+      for (const StepSummary& s : r.steps) {
+        if (!s.nccl_wait_ms) continue;
+        std::snprintf(line, sizeof line, "  %10lld %13.3f %17.3f %15d\n",
+                      static_cast<long long>(s.step), *s.nccl_wait_ms, *s.nccl_transfer_ms,
+                      s.last_to_arrive);
+        out << line;
+      }
+    }
   }
+  const Alignment& a = summary.alignment;
+  for (const HeldBack& b : a.held_back) {
+    std::snprintf(line, sizeof line,
+                  "step %lld: rank %d held the others back (last to arrive at %d of %d "
+                  "collectives; the others waited %.3f ms for it)\n",
+                  static_cast<long long>(b.step), b.rank, b.last_of, b.collectives,
+                  b.others_waited_ms);
+    out << line;
+  }
+  if (!a.why.empty() && summary.ranks.size() > 1) out << "across ranks: " << a.why << "\n";
   std::string text = out.str();
   if (!text.empty()) text.pop_back();  // the caller ends the output's last line
   return text;

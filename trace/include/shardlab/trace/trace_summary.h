@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::trace {
+
+// An NCCL kernel of a step's GPU work, on the trace's own clock (ms).
+struct CollectiveKernel {
+  std::string name;
+  double start_ms = 0.0;
+  double end_ms = 0.0;
+};
 
 struct StepSummary {
   int64_t step = 0;          // N of ProfilerStep#N
@@ -58,6 +66,16 @@ struct StepSummary {
   // summed durations.
   int64_t syncs = 0;
   double sync_ms = 0.0;
+  // The step's NCCL kernels in start order (what align_ranks matches; not
+  // written out).
+  std::vector<CollectiveKernel> collectives;
+  // Across ranks (align_ranks, docs/traces.md "Across ranks"); unknown
+  // (nullopt, 0) unless the step was aligned: of its NCCL kernels' time, the
+  // part spent before the last rank arrived (waiting for peers) and the rest
+  // (transferring); how many of them this rank arrived at last.
+  std::optional<double> nccl_wait_ms;
+  std::optional<double> nccl_transfer_ms;
+  int last_to_arrive = 0;
 };
 
 struct RankTrace {
@@ -65,6 +83,28 @@ struct RankTrace {
   int rank = -1;                   // distributedInfo.rank; -1 when the file has none
   int world_size = -1;             // distributedInfo.world_size; -1 when the file has none
   std::vector<StepSummary> steps;  // in step order
+  // This rank's clock minus the lowest rank's (align_ranks); nullopt unless
+  // aligned.
+  std::optional<double> clock_offset_ms;
+};
+
+// In an aligned step, the rank the others waited for most: the summed waits
+// of the others in the collectives it arrived at last.
+struct HeldBack {
+  int64_t step = 0;
+  int rank = 0;
+  int last_of = 0;      // collectives it arrived at last
+  int collectives = 0;  // the step's collectives
+  double others_waited_ms = 0.0;
+};
+
+// What align_ranks could do: `aligned` when the files hold every rank of one
+// job; otherwise `why` says what is missing. `held_back`: one entry per
+// aligned step, in step order.
+struct Alignment {
+  bool aligned = false;
+  std::string why;
+  std::vector<HeldBack> held_back;
 };
 
 // A rank's host verdict: the median over its steps (nearest rank, as the
@@ -78,7 +118,21 @@ HostWait host_wait(const RankTrace& rank);
 
 struct TraceSummary {
   std::vector<RankTrace> ranks;  // by rank, then file name
+  Alignment alignment;           // set by summarize_traces (align_ranks)
 };
+
+// Aligns the ranks' clocks and splits collectives into waiting and
+// transferring (docs/traces.md "Across ranks"). Needs every rank of one job
+// (ranks 0..W-1 of one world size W >= 2, one file each); a step is aligned
+// when every rank has it with the same NCCL kernel names in the same order.
+// Offsets: per rank, the median over the aligned steps' collectives of its
+// kernel's end minus rank 0's (a collective ends on every rank at about the
+// same time). Per collective, the last rank to arrive is the one whose
+// kernel starts last on the aligned clock; a rank's wait is from its start
+// to that start (at most its kernel's length), its transfer the rest. Fills
+// the fields above and summary.alignment; changes nothing else. Never fails:
+// what it cannot align it says in alignment.why.
+void align_ranks(TraceSummary& summary);
 
 struct TraceOptions {
   // The steps: CPU-side annotations whose names start with this. A number
