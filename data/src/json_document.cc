@@ -13,6 +13,7 @@
 #include "json_path.h"
 #include "json_reader.h"
 #include "message_text.h"
+#include "problem_collector.h"
 #include "shardlab/planner/memory_budget.h"
 
 namespace shardlab::data::internal {
@@ -199,6 +200,11 @@ class BoundedTreeBuilder {
     }
     error_ = render_path(/*with_pending_value=*/false) + ": unknown key: got " +
              describe(json(key)) + ", expected one of " + choices;
+    // Collecting (shardlab validate): say it and read on.
+    if (ProblemCollector::note(Status::invalid_argument(*error_)).is_ok()) {
+      error_.reset();
+      return false;
+    }
     return true;
   }
 

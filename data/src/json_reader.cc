@@ -252,7 +252,9 @@ Status ObjectReader::check(std::string_view what, std::span<const std::string_vi
       choices += a;
     }
     const Json key_json(key);
-    return invalid_at(path_, "unknown key", &key_json, "one of " + choices);
+    Status unknown =
+        ProblemCollector::note(invalid_at(path_, "unknown key", &key_json, "one of " + choices));
+    if (!unknown.is_ok()) return unknown;
   }
   return Status::ok();
 }

@@ -20,6 +20,7 @@
 
 #include "json_document.h"
 #include "json_path.h"
+#include "problem_collector.h"
 #include "shardlab/planner/limits.h"
 #include "shardlab/planner/status.h"
 
@@ -156,12 +157,14 @@ class ObjectReader {
   const Json& value() const { return value_; }
 
   // Converts member `key` into `out` when present; leaves `out` alone when not.
+  // Under a ProblemCollector a failed conversion is recorded and `out` left
+  // alone too (so are require()'s missing members and check()'s unknown keys).
   template <typename T, typename Convert>
   Status read(std::string_view key, T& out, Convert&& convert, Null null = Null::kRejected) const {
     const Json* v = find(key, null);
     if (v == nullptr) return Status::ok();
     auto r = convert(*v, path_of(key));
-    if (!r) return r.status();
+    if (!r) return ProblemCollector::note(r.status());  // collected: `out` stays
     out = std::move(*r);
     return Status::ok();
   }
@@ -169,7 +172,7 @@ class ObjectReader {
   // Like read(), but an absent key is an error; `expected` says what it should be.
   template <typename T, typename Convert>
   Status require(std::string_view key, T& out, Convert&& convert, std::string_view expected) const {
-    if (find(key) == nullptr) return missing(key, expected);
+    if (find(key) == nullptr) return ProblemCollector::note(missing(key, expected));
     return read(key, out, std::forward<Convert>(convert));
   }
 

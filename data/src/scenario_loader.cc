@@ -9,6 +9,7 @@
 #include "json_document.h"
 #include "json_input.h"
 #include "message_text.h"
+#include "problem_collector.h"
 #include "read_document.h"
 #include "scenario_sections.h"
 #include "shardlab/data/file_io.h"
@@ -141,6 +142,38 @@ const KeySchema& scenario_schema() {
 Result<planner::Scenario> parse_scenario(const std::string& text, const std::string& origin) {
   return internal::read_document(text, origin, &internal::scenario_schema(), "scenario",
                                  [&](const Json& doc) { return read_scenario(doc, origin); });
+}
+
+namespace {
+
+// check_scenario and check_scenario_file: `load` under a collector.
+template <typename Load>
+ScenarioCheck check_with(const std::string& origin, Load&& load) {
+  ScenarioCheck out;
+  internal::ProblemCollector collector;
+  Result<planner::Scenario> loaded = load();
+  if (collector.problems().empty()) {
+    if (loaded) {
+      out.scenario = std::move(loaded).value();
+    } else {
+      out.problems.push_back(loaded.status());
+    }
+    return out;
+  }
+  // What stopped the reading (if anything) ran on members read as absent:
+  // left out, as the header says.
+  for (const Status& p : collector.problems()) out.problems.push_back(with_origin(p, origin));
+  return out;
+}
+
+}  // namespace
+
+ScenarioCheck check_scenario_file(const std::string& path) {
+  return check_with(path, [&] { return load_scenario_file(path); });
+}
+
+ScenarioCheck check_scenario(const std::string& text, const std::string& origin) {
+  return check_with(origin, [&] { return parse_scenario(text, origin); });
 }
 
 Result<planner::Scenario> load_scenario_file(const std::string& path) {

@@ -172,10 +172,13 @@ Status read_tables(const ObjectReader& root, std::vector<TableSpec>& out, TableI
     const JsonPath table_path = path.at(i);
     SHARDLAB_RETURN_IF_ERROR(read_table(t, table_path, out[i]));
     // The key views the document's string, not out[i].name, which may move.
-    const std::string_view name = t.find("name")->get_ref<const std::string&>();
+    // (A name that is not one was a collected problem: ProblemCollector.)
+    const auto found = t.find("name");
+    if (found == t.end() || !found->is_string()) continue;
+    const Json* name_json = &*found;
+    const std::string_view name = name_json->get_ref<const std::string&>();
     const auto [it, inserted] = index.emplace(name, i);
     if (!inserted) {
-      const Json* name_json = &*t.find("name");
       return invalid_at(table_path.child("name"), "duplicate table name", name_json,
                         "a name not already used by tables[" + std::to_string(it->second) + "]");
     }

@@ -167,9 +167,17 @@ planner::PlannerResult plan_of(const planner::Scenario& scenario,
   return r;
 }
 
+// Every problem at once, as `shardlab validate` prints them: one per line of
+// the error's message.
 std::string validate(const std::string& source, bool is_path, const std::string& origin) {
-  scenario_of(source, is_path, origin, "");
-  return "{\"valid\": true}";
+  const data::ScenarioCheck check =
+      is_path ? data::check_scenario_file(source) : data::check_scenario(source, origin);
+  if (check.scenario) return "{\"valid\": true}";
+  if (check.problems.size() == 1) raise(check.problems.front());
+  // Several problems are the members' (kInvalidArgument), one per line.
+  std::string all;
+  for (const Status& p : check.problems) all += (all.empty() ? "" : "\n") + p.message();
+  raise(Status::invalid_argument(all));
 }
 
 std::string plan(const std::string& source, bool is_path, const std::string& origin,

@@ -202,6 +202,27 @@ class ModuleTest(unittest.TestCase):
             shardlab.plan(42)
         self.assertEqual(shardlab.validate(TINY), {"valid": True})
 
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_validate_names_every_problem_as_the_cli_does(self):
+        import tempfile
+        bad = tiny()
+        bad["topology"]["hbm_cpa"] = "16 GiB"
+        bad["batch_size"] = 0
+        bad["tables"][0]["embedding_dim"] = -1
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bad.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(bad, f)
+            with self.assertRaises(shardlab.InvalidScenarioError) as e:
+                shardlab.validate(path)
+            cli = subprocess.run([os.environ["SHARDLAB_CLI"], "validate", path],
+                                 capture_output=True, text=True)
+        self.assertEqual(cli.returncode, 2)
+        lines = [line[len("shardlab: error: "):] for line in cli.stderr.splitlines()]
+        self.assertEqual(lines[-1], "3 problems in " + path)
+        self.assertEqual(str(e.exception).splitlines(), lines[:-1])
+        self.assertIn("hbm_cpa", lines[0])
+
 
 if __name__ == "__main__":
     unittest.main()

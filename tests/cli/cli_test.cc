@@ -146,6 +146,22 @@ TEST_F(CliTest, ValidateGoodAndBad) {
   r = run({"validate", path("missing.json")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("missing.json"), std::string::npos) << r.err;
+
+  // Every member's problem at once, one line each, then how many.
+  std::string many = kSmallScenario;
+  many.insert(many.find('{') + 1, R"("batch_sise": 2, "batch_size": 0, )");
+  const std::string file = write("many.json", many);
+  r = run({"validate", file});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "shardlab: error: " + file +
+                       ": <root>: unknown key: got \"batch_sise\", expected one of name, "
+                       "topology, batch_size, module, tables, constraints, sharder, planner, "
+                       "workload\n"
+                       "shardlab: error: " +
+                       file +
+                       ": batch_size: must be an integer >= 1: got 0\n"
+                       "shardlab: error: 2 problems in " +
+                       file + "\n");
 }
 
 TEST_F(CliTest, InvalidScenarioWritesTheErrorJson) {
