@@ -2,6 +2,7 @@
 // the plan JSON, the stats table and a one-line summary.
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <functional>
 #include <iostream>
@@ -42,10 +43,14 @@ struct PlanArgs {
 
   // Where the plan (or error) JSON goes: -o FILE, else stdout unless --stats
   // took stdout, else nowhere.
+  // Without -o or --stats, a terminal gets the plan as a table
+  // (data::plan_to_text) and files and pipes get its JSON.
+  bool stdout_is_terminal = false;
   std::string json_destination() const {
     if (!output.empty()) return output;
-    return stats ? std::string() : std::string("-");
+    return stats || stdout_is_terminal ? std::string() : std::string("-");
   }
+  bool prints_table() const { return output.empty() && !stats && stdout_is_terminal; }
   int indent() const { return compact ? data::kCompactJson : data::kDefaultJsonIndent; }
 };
 
@@ -94,6 +99,7 @@ int report_success(const PlanArgs& args, const planner::Scenario& scenario,
                    const planner::PlannerResult& result, const std::string& plan_json,
                    const std::string& rated_with) {
   if (args.stats) print_stats(args, scenario, result, rated_with);
+  if (args.prints_table()) std::cout << data::plan_to_text(scenario, result) << std::flush;
   const std::string dest = args.json_destination();
   if (args.format == "torchrec") {
     if (Status buildable = data::torchrec_buildable(result); !buildable) {
@@ -307,10 +313,11 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "Plan the sharding of a scenario's tables as TorchRec does, or re-rate a given plan.\n"
       "Runs TorchRec's EmbeddingShardingPlanner algorithm (storage reservation, enumeration,\n"
       "proposers, partitioner) and keeps the best plan. The plan JSON (docs/cost-model.md §13.1)\n"
-      "goes to -o FILE, or to stdout when neither -o nor --stats is given; with --stats the stats\n"
-      "table goes to stdout and the JSON only to -o. A one-line summary goes to stderr. The run "
-      "is\n"
-      "recorded in the run store (--db; 'shardlab runs --help').\n"
+      "goes to -o FILE ('-o -' for stdout); without -o it goes to stdout when that is a file or\n"
+      "a pipe, and a terminal gets a table of the placement instead (a row per table: sharding\n"
+      "type, kernel, shards, ranks, perf, HBM). With --stats the stats table goes to stdout and\n"
+      "the JSON only to -o. A one-line summary goes to stderr. The run is recorded in the run\n"
+      "store (--db; 'shardlab runs --help').\n"
       "Exit status: 0 planned, 2 invalid scenario, usage, or a file that cannot be read or\n"
       "written, 3 no plan found; on 2 and 3 the JSON output is\n"
       "{\"scenario\", \"error\": {\"type\", \"message\"}, ...} and no partial file is left.\n"
@@ -318,7 +325,7 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "is refused with 2 before anything is written (docs/outputs.md).");
   add_scenario_argument(cmd, &args->scenario);
   add_output_option(cmd, &args->output, "the plan JSON (or the error JSON)",
-                    "stdout unless --stats");
+                    "stdout unless --stats; a table instead on a terminal");
   cmd->add_flag("--stats", args->stats,
                 "Print TorchRec's stats table to stdout; the JSON is then written only with -o "
                 "(default: off)");
@@ -358,6 +365,7 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "  shardlab plan dlrm.json --calibration calibration.json -o plan.json\n"
       "  shardlab plan dlrm.json --db runs.db -o plan.json && shardlab runs list --db runs.db"));
   cmd->callback([args, exit_code]() {
+    args->stdout_is_terminal = isatty(STDOUT_FILENO) == 1;
     *exit_code = args->from_plan.empty() ? run_plan(*args) : run_from_plan(*args);
   });
 }

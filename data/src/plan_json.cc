@@ -1,5 +1,7 @@
 #include "shardlab/data/plan_json.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include "json_writer.h"
 #include "message_text.h"
 #include "shardlab/data/file_io.h"
+#include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
 #include "shardlab/planner/placement_fit.h"
 
@@ -202,6 +205,58 @@ std::string error_to_json(const std::string& scenario_name, const Status& status
   }
   w.end_object();
   return std::move(w).take();
+}
+
+namespace {
+
+// How much of a table or scenario name a row shows.
+constexpr std::size_t kMaxTableNameBytes = 40;
+
+// Ranks as ranges in rank order: "0-7,12,14-15"; "-" for none.
+std::string rank_ranges(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string plan_to_text(const Scenario& scenario, const PlannerResult& result) {
+  if (!result.ok() || !result.search_space.has_value()) return result.failure().message() + "\n";
+  const std::vector<PlacedOption> placed = placed_options(*result.search_space, *result.best);
+  std::vector<std::string> names;
+  std::size_t width = 5;  // "table"
+  for (const PlacedOption& po : placed) {
+    names.push_back(printable(po.option->name, kMaxTableNameBytes));
+    width = std::max(width, names.back().size());
+  }
+  std::string out =
+      fmt::format("{:<{}}  {:<16} {:<14} {:>6}  {:<20} {:>10} {:>11}\n", "table", width,
+                  "sharding_type", "compute_kernel", "shards", "ranks", "perf ms", "HBM");
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    const ShardingOption& opt = *placed[i].option;
+    const int* ranks = placed[i].ranks;
+    out += fmt::format("{:<{}}  {:<16} {:<14} {:>6}  {:<20} {:>10.4f} {:>11}\n", names[i], width,
+                       planner::to_string(opt.sharding_type),
+                       planner::to_string(opt.compute_kernel), opt.num_shards(),
+                       rank_ranges(std::vector<int>(ranks, ranks + opt.num_shards())),
+                       opt.total_perf, format_bytes(static_cast<double>(opt.total_storage.hbm)));
+  }
+  out += fmt::format(
+      "{}: {} tables on {} ranks, rating {:.6g} ms (TorchRec {}); the plan's JSON with -o FILE, "
+      "or -o - for stdout\n",
+      printable(scenario.name, kMaxTableNameBytes), placed.size(), result.topology.world_size,
+      result.perf_rating, planner::to_string(scenario.planner.torchrec_version));
+  return out;
 }
 
 std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, int indent) {

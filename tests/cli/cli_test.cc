@@ -1,6 +1,7 @@
 // Runs the real shardlab binary: exit statuses, the error JSON shapes, atomic
 // output files, the verbs' help, and plan -> TorchRec file -> --from-plan.
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,32 @@ TEST_F(CliTest, StoreInAMissingDirectoryExits2) {
   // The store is opened before the work, so the run is refused, not left unrecorded.
   EXPECT_NE(r.err.find("cannot record the run: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no/such/dir"), std::string::npos) << r.err;
+}
+
+// On a terminal, plan prints the placement as a table; files and pipes get
+// the JSON, and -o - forces it. A terminal comes from script(1) (util-linux).
+TEST_F(CliTest, PlanPrintsATableOnATerminal) {
+  if (std::system("script -qec true /dev/null > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no script(1) to give the CLI a terminal";
+  const std::string tiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+  const auto on_terminal = [&](const std::string& extra) {
+    const std::string out = path("terminal.txt");
+    const std::string cmd =
+        quote(SHARDLAB_CLI_PATH) + " plan " + quote(tiny) + " --no-record -q" + extra;
+    EXPECT_EQ(std::system(("script -qec " + quote(cmd) + " /dev/null > " + quote(out)).c_str()), 0);
+    return read_file(out);
+  };
+  const std::string table = on_terminal("");
+  EXPECT_EQ(table.rfind("table ", 0), 0u) << table;
+  EXPECT_NE(table.find("sharding_type"), std::string::npos) << table;
+  EXPECT_NE(table.find("tiny_2gpu: 4 tables on 2 ranks, rating "), std::string::npos) << table;
+  EXPECT_EQ(table.find('{'), std::string::npos) << table;
+  const std::string json = on_terminal(" -o -");
+  EXPECT_NE(json.find("\"torchrec_version\""), std::string::npos) << json;
+  // Not a terminal: the JSON, as before.
+  const CliRun piped = run({"plan", tiny, "--no-record", "-q"});
+  EXPECT_EQ(piped.exit_code, 0);
+  EXPECT_EQ(Json::parse(piped.out)["scenario"], "tiny_2gpu");
 }
 
 TEST_F(CliTest, ValidateGoodAndBad) {

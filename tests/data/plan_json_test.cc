@@ -216,6 +216,32 @@ TEST(PlanToJson, FieldsInDocumentedOrder) {
   EXPECT_EQ(j["reserved"][1]["hbm"], 29205449932);
 }
 
+// The plan for people: a row per table in plan order, ranks as ranges, then
+// the rating line; a failed result gives its message.
+TEST(PlanToText, ARowPerTableThenTheRating) {
+  Fixture f;
+  const PlannerResult r = f.result(1, 1);
+  const std::string text = plan_to_text(f.scenario, r);
+  const std::string rw = fmt::format("{:.4f}", 2 * kRwPerf.total());
+  const std::string tw = fmt::format("{:.4f}", kTwPerf.total());
+  EXPECT_EQ(
+      text,
+      "table  sharding_type    compute_kernel shards  ranks                   perf ms         "
+      "HBM\n"
+      "t0     row_wise         fused               2  0,1                  " +
+          fmt::format("{:>10}", rw) +
+          "  250.00 KiB\n"
+          "t1     table_wise       fused               1  1                    " +
+          fmt::format("{:>10}", tw) +
+          "   12.50 KiB\n"
+          "tiny: 2 tables on 2 ranks, rating " +
+          fmt::format("{:.6g}", r.perf_rating) +
+          " ms (TorchRec 2026-08); the plan's JSON with -o FILE, or -o - for stdout\n");
+  PlannerResult failed;
+  failed.error = Status::invalid_argument("no plan");
+  EXPECT_EQ(plan_to_text(f.scenario, failed), "no plan\n");
+}
+
 TEST(PlanToJson, DoublesRoundTripExactly) {
   Fixture f;
   const PlannerResult r = f.result(1, 0);

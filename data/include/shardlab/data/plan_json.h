@@ -45,6 +45,14 @@ std::string shard_placement(planner::ComputeDevice device, int rank, int local_w
 std::string plan_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
                          int indent = kDefaultJsonIndent);
 
+// The plan for people (what `shardlab plan` prints on a terminal): a row per
+// table in plan order (table, sharding type, compute kernel, shards, the
+// ranks they are on as ranges "0-7,12", the option's summed perf in ms and
+// its HBM), then one line with the rating, the tables and the ranks. Names
+// are printable() and cut to 40 characters. Lines end with '\n'. For a
+// failed result, the failure's message.
+std::string plan_to_text(const planner::Scenario& scenario, const planner::PlannerResult& result);
+
 // docs/cost-model.md §13.2: {"scenario", "torchrec_version", "options": [...]},
 // every enumerated option of result.search_space in enumeration order. Works for a result of
 // plan(..., {.enumerate_only = true}) and for a failed planning run alike.
