@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -21,7 +22,9 @@ struct OptionsArgs {
   std::string output = "-";
   bool compact = false;
   bool quiet = false;
-  std::string calibration;  // --calibration PROFILE; empty: TorchRec's constants
+  std::string calibration;                  // --calibration PROFILE; empty: TorchRec's constants
+  std::vector<std::string> tables;          // --table NAME ...; empty: every table
+  std::vector<std::string> sharding_types;  // --sharding-type TYPE ...; empty: every type
 };
 
 int run_options(const OptionsArgs& args) {
@@ -36,6 +39,12 @@ int run_options(const OptionsArgs& args) {
   std::optional<planner::Scenario> scenario =
       load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
   if (!scenario) return code;
+  Result<data::OptionFilter> filter =
+      data::option_filter(*scenario, args.tables, args.sharding_types);
+  if (!filter.is_ok()) {
+    print_error(filter.status().message());
+    return exit_status(filter.status());
+  }
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) {
     print_error(calibration.status().message());
@@ -65,15 +74,24 @@ int run_options(const OptionsArgs& args) {
     }
     return exit_status(status);
   }
-  if (Status w = write_output(args.output, data::options_to_json(*scenario, result, indent));
+  if (Status w =
+          write_output(args.output, data::options_to_json(*scenario, result, indent, *filter));
       !w.is_ok()) {
     print_error(w.message());
     return exit_status(w);
   }
   if (!args.quiet) {
-    std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}{}\n",
-                             result.search_space->options.size(), scenario->tables.size(),
-                             result.wall_seconds * 1e3, calibration->note(*scenario),
+    const planner::SearchSpace& space = *result.search_space;
+    const auto listed =
+        std::count_if(space.options.begin(), space.options.begin() + space.num_enumerated(),
+                      [&](const auto& o) { return filter->keeps(o); });
+    const std::string shown_count =
+        static_cast<size_t>(listed) == space.num_enumerated()
+            ? std::string()
+            : fmt::format(" ({} listed by --table / --sharding-type)", listed);
+    std::cerr << fmt::format("enumerated {} options for {} tables in {:.1f} ms{}{}{}\n",
+                             space.options.size(), scenario->tables.size(),
+                             result.wall_seconds * 1e3, shown_count, calibration->note(*scenario),
                              args.output == "-" ? std::string() : " -> " + shown(args.output));
   }
   return kExitOk;
@@ -97,10 +115,23 @@ void add_options_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "the summary line on stderr");
   add_calibration_option(cmd, &args->calibration);
   add_torchrec_version_option(cmd, &args->torchrec_version);
+  cmd->add_option("--table", args->tables,
+                  "List only this table's options (repeat for several; default: every table)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
+  cmd->add_option("--sharding-type", args->sharding_types,
+                  "List only options of this sharding type (repeat for several: table_wise, "
+                  "row_wise, column_wise, table_row_wise, table_column_wise, data_parallel, "
+                  "grid_shard; default: every type)")
+      ->check(CLI::IsMember({"table_wise", "row_wise", "column_wise", "table_row_wise",
+                             "table_column_wise", "data_parallel", "grid_shard"}))
+      ->type_name("TYPE")
+      ->allow_extra_args(false);
   cmd->footer(
       example_footer("  shardlab options dlrm.json > options.json\n"
                      "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"
-                     "  shardlab options dlrm.json -o options.json --compact"));
+                     "  shardlab options dlrm.json -o options.json --compact\n"
+                     "  shardlab options dlrm.json --table t_cat_2 --sharding-type row_wise"));
   cmd->callback([args, exit_code]() { *exit_code = run_options(*args); });
 }
 

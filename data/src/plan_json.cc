@@ -346,14 +346,54 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
   return std::move(w).take();
 }
 
-std::string options_to_json(const Scenario& scenario, const PlannerResult& result, int indent) {
+bool OptionFilter::keeps(const ShardingOption& option) const {
+  const bool table =
+      tables.empty() || std::find(tables.begin(), tables.end(), option.name) != tables.end();
+  const bool type = sharding_types.empty() ||
+                    std::find(sharding_types.begin(), sharding_types.end(), option.sharding_type) !=
+                        sharding_types.end();
+  return table && type;
+}
+
+Result<OptionFilter> option_filter(const Scenario& scenario, const std::vector<std::string>& tables,
+                                   const std::vector<std::string>& sharding_types) {
+  OptionFilter filter;
+  for (const std::string& name : tables) {
+    const bool known = std::any_of(scenario.tables.begin(), scenario.tables.end(),
+                                   [&](const planner::TableSpec& t) { return t.name == name; });
+    if (!known) {
+      return Status::invalid_argument("table \"" + shown(name) +
+                                      "\": the scenario has no table of that name");
+    }
+    filter.tables.push_back(name);
+  }
+  for (const std::string& type : sharding_types) {
+    const std::optional<ShardingType> t = planner::parse_sharding_type(type);
+    if (!t) {
+      std::string names;
+      for (int k = 0; k < planner::kNumShardingTypes; ++k) {
+        names +=
+            (k == 0 ? "" : ", ") + std::string(planner::to_string(static_cast<ShardingType>(k)));
+      }
+      return Status::invalid_argument("sharding type \"" + shown(type) + "\": expected one of " +
+                                      names);
+    }
+    filter.sharding_types.push_back(*t);
+  }
+  return filter;
+}
+
+std::string options_to_json(const Scenario& scenario, const PlannerResult& result, int indent,
+                            const OptionFilter& filter) {
   if (!result.search_space.has_value()) {
     return error_to_json(scenario.name, result.failure(), &result, indent);
   }
   const SearchSpace& space = *result.search_space;
   JsonWriter w(indent);
   size_t num_shards = 0;
-  for (const ShardingOption& opt : space.options) num_shards += opt.shards.size();
+  for (const ShardingOption& opt : space.options) {
+    if (filter.keeps(opt)) num_shards += opt.shards.size();
+  }
   // About 250 bytes per shard on one line, twice that indented.
   w.reserve((indent < 0 ? 256 : 512) * (num_shards + space.options.size()));
   w.begin_object();
@@ -363,6 +403,7 @@ std::string options_to_json(const Scenario& scenario, const PlannerResult& resul
   w.begin_array();
   for (size_t i = 0; i < space.num_enumerated(); ++i) {
     const ShardingOption& opt = space.options[i];
+    if (!filter.keeps(opt)) continue;
     w.begin_object();
     w.member("index", static_cast<int64_t>(i));
     w.member("name", opt.name);

@@ -112,10 +112,11 @@ def validate(scenario):
     return _call(_shardlab.validate, *_source(scenario))
 
 
-def options(scenario, torchrec_version=None, calibration=None):
-    """Every sharding option with its estimates, as `shardlab options -o -` writes them."""
+def options(scenario, torchrec_version=None, calibration=None, tables=(), sharding_types=()):
+    """Every sharding option with its estimates, as `shardlab options -o -` writes them;
+    `tables` and `sharding_types` list only those, as --table and --sharding-type do."""
     return _call(_shardlab.options, *_source(scenario), torchrec_version or "",
-                 *_calibration(calibration))
+                 *_calibration(calibration), list(tables), list(sharding_types))
 
 
 def compare(scenario, proposers=(), partitioners=(), perf_models=(), iterations=4):

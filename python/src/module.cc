@@ -234,8 +234,11 @@ std::string simulate(const std::string& source, bool is_path, const std::string&
 
 std::string options(const std::string& source, bool is_path, const std::string& origin,
                     const std::string& torchrec_version, const std::string& calibration_kind,
-                    const std::string& calibration) {
+                    const std::string& calibration, const std::vector<std::string>& tables,
+                    const std::vector<std::string>& sharding_types) {
   planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  Result<data::OptionFilter> filter = data::option_filter(s, tables, sharding_types);
+  if (!filter.is_ok()) raise(filter.status());
   const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
   planner::PlannerResult r;
   {
@@ -247,7 +250,7 @@ std::string options(const std::string& source, bool is_path, const std::string& 
   if (!r.search_space) {
     raise(r.error.is_ok() ? Status::internal("enumeration returned no search space") : r.error);
   }
-  return data::options_to_json(s, r, data::kCompactJson);
+  return data::options_to_json(s, r, data::kCompactJson, *filter);
 }
 
 std::string compare(const std::string& source, bool is_path, const std::string& origin,
@@ -357,7 +360,8 @@ PYBIND11_MODULE(_shardlab, m) {
   m.def("plan_with_stats", &plan_with_stats, py::arg("source"), py::arg("is_path"),
         py::arg("origin"), py::arg("torchrec_version"));
   m.def("options", &options, py::arg("source"), py::arg("is_path"), py::arg("origin"),
-        py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"));
+        py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"),
+        py::arg("tables"), py::arg("sharding_types"));
   m.def("compare", &compare, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("proposers"), py::arg("partitioners"), py::arg("perf_models"),
         py::arg("iterations"));

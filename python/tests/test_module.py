@@ -203,6 +203,19 @@ class ModuleTest(unittest.TestCase):
         self.assertEqual(shardlab.validate(TINY), {"valid": True})
 
     @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_options_filter_as_the_cli_does(self):
+        name = tiny()["tables"][0]["name"]
+        cli = subprocess.run([os.environ["SHARDLAB_CLI"], "options", TINY, "--table", name,
+                              "--sharding-type", "row_wise", "-q", "--compact"],
+                             check=True, capture_output=True, text=True)
+        got = shardlab.options(TINY, tables=[name], sharding_types=["row_wise"])
+        self.assertEqual(got, json.loads(cli.stdout))
+        self.assertTrue(got["options"])
+        with self.assertRaises(shardlab.InvalidScenarioError) as e:
+            shardlab.options(TINY, tables=["no_such_table"])
+        self.assertIn("no_such_table", str(e.exception))
+
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
     def test_validate_names_every_problem_as_the_cli_does(self):
         import tempfile
         bad = tiny()

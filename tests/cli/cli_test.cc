@@ -159,6 +159,41 @@ TEST_F(CliTest, PlanPrintsATableOnATerminal) {
   EXPECT_EQ(Json::parse(piped.out)["scenario"], "tiny_2gpu");
 }
 
+// options --table / --sharding-type list what was asked for; a table the
+// scenario lacks is exit 2, naming it.
+TEST_F(CliTest, OptionsFilterByTableAndShardingType) {
+  const std::string tiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+  const CliRun all = run({"options", tiny, "-q"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const Json every = Json::parse(all.out);
+  const std::string table = every["options"][0]["name"].get<std::string>();
+  CliRun r = run({"options", tiny, "--table", table, "--sharding-type", "row_wise",
+                  "--sharding-type", "table_wise"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json some = Json::parse(r.out);
+  size_t want = 0;
+  for (const Json& o : every["options"]) {
+    want += o["name"] == table &&
+            (o["sharding_type"] == "row_wise" || o["sharding_type"] == "table_wise");
+  }
+  ASSERT_GT(want, 0u);
+  ASSERT_EQ(some["options"].size(), want);
+  for (const Json& o : some["options"]) {
+    EXPECT_EQ(o["name"], table);
+    EXPECT_EQ(every["options"][o["index"].get<size_t>()], o);  // the same option, same index
+  }
+  EXPECT_NE(r.err.find("(" + std::to_string(want) + " listed by --table / --sharding-type)"),
+            std::string::npos)
+      << r.err;
+  r = run({"options", tiny, "--table", "no_such_table"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("table \"no_such_table\": the scenario has no table of that name"),
+            std::string::npos)
+      << r.err;
+  r = run({"options", tiny, "--sharding-type", "rowwise"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 TEST_F(CliTest, ValidateGoodAndBad) {
   CliRun r = run({"validate", write("small.json", kSmallScenario)});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -398,6 +398,27 @@ TEST(ErrorToJson, Shapes) {
   EXPECT_TRUE(j["reserved"].is_null());
 }
 
+// A filter lists the options of the named tables and sharding types, each
+// with its enumeration index.
+TEST(OptionsToJson, AFilterKeepsTheNamedTablesAndTypes) {
+  Fixture f;
+  PlannerResult r = f.result(1, 0);
+  r.best.reset();
+  const auto listed = [&](const OptionFilter& filter) {
+    std::vector<std::pair<int, std::string>> out;
+    const Json doc = Json::parse(options_to_json(f.scenario, r, 2, filter));
+    for (const Json& o : doc["options"])
+      out.emplace_back(o["index"].get<int>(), o["sharding_type"].get<std::string>());
+    return out;
+  };
+  using Listed = std::vector<std::pair<int, std::string>>;
+  EXPECT_EQ(listed({}), (Listed{{0, "data_parallel"}, {1, "row_wise"}, {2, "table_wise"}}));
+  EXPECT_EQ(listed({.tables = {"t0"}}), (Listed{{0, "data_parallel"}, {1, "row_wise"}}));
+  EXPECT_EQ(listed({.sharding_types = {ShardingType::kRowWise, ShardingType::kTableWise}}),
+            (Listed{{1, "row_wise"}, {2, "table_wise"}}));
+  EXPECT_EQ(listed({.tables = {"t1"}, .sharding_types = {ShardingType::kRowWise}}), Listed{});
+}
+
 TEST(OptionsToJson, EveryOptionInEnumerationOrder) {
   Fixture f;
   PlannerResult r = f.result(1, 0);

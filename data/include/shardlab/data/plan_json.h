@@ -58,8 +58,24 @@ std::string plan_to_text(const planner::Scenario& scenario, const planner::Plann
 // plan(..., {.enumerate_only = true}) and for a failed planning run alike.
 // When the search space is absent (the reservation or enumeration failed) it
 // returns error_to_json(scenario.name, result.error, &result, indent).
+// Which options options_to_json lists: those of the named tables (all when
+// empty) whose sharding type is one of `sharding_types` (all when empty).
+// Listed options keep their enumeration `index`.
+struct OptionFilter {
+  std::vector<std::string> tables;
+  std::vector<planner::ShardingType> sharding_types;
+  bool keeps(const planner::ShardingOption& option) const;
+};
+// The filter for table names and sharding-type names as a user gives them
+// (shardlab options --table/--sharding-type, shardlab.options). Errors
+// (kInvalidArgument): a table the scenario does not have ("table \"x\": the
+// scenario has no table of that name"), a sharding type that is not one
+// ("sharding type \"x\": expected one of table_wise, ...").
+Result<OptionFilter> option_filter(const planner::Scenario& scenario,
+                                   const std::vector<std::string>& tables,
+                                   const std::vector<std::string>& sharding_types);
 std::string options_to_json(const planner::Scenario& scenario, const planner::PlannerResult& result,
-                            int indent = kDefaultJsonIndent);
+                            int indent = kDefaultJsonIndent, const OptionFilter& filter = {});
 
 // The error shape of docs/cost-model.md §13.3:
 //  - a kPlanner status gives {"scenario", "error": {"type", "message"},
