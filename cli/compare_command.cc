@@ -114,6 +114,7 @@ void print_table(std::ostream& out, const planner::Scenario& scenario, const sim
   out << header << '\n' << std::string(header.size(), '-') << '\n';
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const sim::CompareRow& r = c.rows[i];
+    if (!r.applies) continue;  // listed below the table
     const std::string status =
         r.status.is_ok() ? std::string("ok") : data::error_type_name(r.status);
     const std::string peak =
@@ -143,11 +144,15 @@ void print_table(std::ostream& out, const planner::Scenario& scenario, const sim
         "vs_win and moved compare each row with the winner)\n",
         c.winner + 1, w.label, *w.iteration_ms);
   }
-  // One line per distinct reason, with the rows it stopped.
+  // One line per distinct reason, with the rows it stopped or left out.
   std::vector<std::pair<std::string, std::vector<int64_t>>> reasons;
   for (size_t i = 0; i < c.rows.size(); ++i) {
-    if (c.rows[i].status.is_ok()) continue;
-    const std::string reason = failure_reason(c.rows[i]);
+    const sim::CompareRow& r = c.rows[i];
+    if (r.status.is_ok()) continue;
+    const std::string reason =
+        r.applies ? failure_reason(r)
+                  : "left out, " + sim::proposer_name(r.config) +
+                        " cannot apply to this scenario: " + shown(r.not_applicable);
     auto it = std::find_if(reasons.begin(), reasons.end(),
                            [&](const auto& x) { return x.first == reason; });
     if (it == reasons.end()) it = reasons.insert(reasons.end(), {reason, {}});

@@ -29,6 +29,7 @@ void write_row(JsonWriter& w, const planner::Scenario& scenario, const sim::Comp
   for (const auto& [axis, value] : row.config.extra_axes) w.member(axis, value);
   w.end_object();
   w.member("ok", row.status.is_ok());
+  w.member("applies", row.applies);
   w.key("error");
   if (row.status.is_ok()) {
     w.null();

@@ -254,7 +254,41 @@ Comparison compare_configurations(const planner::Scenario& scenario,
   return out;
 }
 
+namespace {
+
+// Why a row that evaluated no proposal cannot apply, on one line.
+std::string why_not_applicable(const CompareRow& r) {
+  if (r.status.code() == StatusCode::kPlanner &&
+      r.status.planner_error() == PlannerErrorType::kInsufficientStorage) {
+    std::string why =
+        "its proposer proposed nothing for this scenario (TorchRec: \"Planner evaluated 0 "
+        "proposals\")";
+    if (r.config.proposer && *r.config.proposer == planner::ProposerKind::kGridSearch) {
+      why +=
+          "; TorchRec's grid search proposes nothing when the product of the tables' option "
+          "counts passes its max_proposals";
+    }
+    return why;
+  }
+  std::string text = r.status.message().substr(0, r.status.message().find('\n'));
+  while (!text.empty() && (text.back() == ' ' || text.back() == '.')) text.pop_back();
+  return text;
+}
+
+// Sets each row's `applies` (CompareRow).
+void mark_applicable(Comparison& c) {
+  const bool some_evaluated = std::any_of(c.rows.begin(), c.rows.end(),
+                                          [](const CompareRow& r) { return r.num_proposals > 0; });
+  for (CompareRow& r : c.rows) {
+    r.applies = r.status.is_ok() || r.num_proposals > 0 || !some_evaluated;
+    r.not_applicable = r.applies ? std::string() : why_not_applicable(r);
+  }
+}
+
+}  // namespace
+
 void rank_rows(Comparison& c) {
+  mark_applicable(c);
   c.winner = -1;
   // The winner: lowest simulated time, then lowest TorchRec rating, then first.
   for (int i = 0; i < static_cast<int>(c.rows.size()); ++i) {

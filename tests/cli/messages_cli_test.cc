@@ -216,24 +216,35 @@ TEST_F(MessagesTest, UsageErrorsSayWhatIsExpected) {
   EXPECT_EQ(unknown.err.find("put it after the verb"), std::string::npos) << unknown.err;
 }
 
-// Failed compare rows say why under the table: the error's first line, once
-// per distinct reason, and "no proposal" where TorchRec's insufficient
-// storage comes from a proposer that proposed nothing.
-TEST_F(MessagesTest, CompareSaysWhyRowsFailed) {
+// Combinations that cannot apply to the scenario (their planning evaluated
+// no proposal while other rows did) are left out of the table and said
+// under it, once per distinct reason; the JSON keeps them with
+// "applies": false.
+TEST_F(MessagesTest, CompareLeavesOutWhatCannotApplyAndSaysWhy) {
   const std::string two_hosts =
       std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/two_host_criteo_kaggle.json";
-  const CliRun r = run({"compare", two_hosts, "--iterations", "1", "-q"});
+  const CliRun r =
+      run({"compare", two_hosts, "--iterations", "1", "-q", "-o", path("compare.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("rows #10-13: insufficient_storage: the proposer produced no proposal to "
-                       "place (TorchRec: \"Planner evaluated 0 proposals\")\n"),
+  EXPECT_NE(r.out.find("rows #10-13: left out, grid_search cannot apply to this scenario: its "
+                       "proposer proposed nothing for this scenario (TorchRec: \"Planner "
+                       "evaluated 0 proposals\"); TorchRec's grid search proposes nothing when "
+                       "the product of the tables' option counts passes its max_proposals\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("rows #14-17: other: EmbeddingOffloadScaleupProposer: table t_cat_0 starts "
-                       "from a fused_uvm_caching option without cache parameters"),
+  EXPECT_NE(r.out.find("rows #14-17: left out, embedding_offload_scaleup cannot apply to this "
+                       "scenario: EmbeddingOffloadScaleupProposer: table t_cat_0 starts from a "
+                       "fused_uvm_caching option without cache parameters"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("give the table a constraint with cache_params"), std::string::npos)
       << r.out;
+  // No table row for them.
+  EXPECT_EQ(r.out.find("grid_search    "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\n 10  "), std::string::npos) << r.out;
+  const Json j = Json::parse(read_file(path("compare.json")));
+  ASSERT_EQ(j["rows"].size(), 17u);
+  for (size_t i = 0; i < 17; ++i) EXPECT_EQ(j["rows"][i]["applies"], i < 9) << i;
 }
 
 // An unknown option close to one of the verb's (two edits, or a prefix) is

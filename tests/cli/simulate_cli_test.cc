@@ -423,6 +423,7 @@ TEST_F(CliTest, CompareWritesOneRowPerConfiguration) {
                                "torchrec_version",
                                "axes",
                                "ok",
+                               "applies",
                                "error",
                                "perf_rating_ms",
                                "iteration_ms",

@@ -217,6 +217,33 @@ TEST(Compare, RankingRowsOfTwoRunsEqualsOneRun) {
   EXPECT_FALSE(joined.rows[static_cast<size_t>(whole.winner)].iteration_vs_winner.has_value());
 }
 
+// A row whose planning evaluated no proposal while another row did cannot
+// apply to the scenario; when no row evaluated any, the scenario failed,
+// and every row stays (its error says why).
+TEST(Compare, RowsThatCannotApply) {
+  Comparison c;
+  c.rows.resize(3);
+  c.rows[0].num_proposals = 5;
+  c.rows[0].iteration_ms = 1.0;
+  c.rows[0].torchrec_rating_ms = 1.0;
+  c.rows[1].status = Status::planner(PlannerErrorType::kInsufficientStorage, "x");
+  c.rows[1].config.proposer = planner::ProposerKind::kGridSearch;
+  c.rows[2].status = Status::planner(PlannerErrorType::kOther, "refused here.\nmore");
+  c.rows[2].num_proposals = 0;
+  rank_rows(c);
+  EXPECT_TRUE(c.rows[0].applies);
+  EXPECT_FALSE(c.rows[1].applies);
+  EXPECT_NE(c.rows[1].not_applicable.find("TorchRec's grid search proposes nothing"),
+            std::string::npos)
+      << c.rows[1].not_applicable;
+  EXPECT_FALSE(c.rows[2].applies);
+  EXPECT_EQ(c.rows[2].not_applicable, "refused here");
+  EXPECT_EQ(c.winner, 0);
+  c.rows[0] = c.rows[2];  // no row evaluated a proposal
+  rank_rows(c);
+  for (const CompareRow& r : c.rows) EXPECT_TRUE(r.applies);
+}
+
 TEST(Compare, RelativeChange) {
   EXPECT_EQ(relative_change(2.0, 3.0), 0.5);
   EXPECT_EQ(relative_change(4.0, 3.0), -0.25);

@@ -18,7 +18,7 @@ namespace shardlab::data {
 //  left out), "winner": row index | null,
 //  "rows": [{"label", "proposer", "partitioner", "perf_model", "torchrec_version",
 //            "axes": {name: value},
-//            "ok", "error": null | {"type", "message"},
+//            "ok", "applies", "error": null | {"type", "message"},
 //            "perf_rating_ms", "iteration_ms", "peak_hbm_bytes", "imbalance",
 //            "num_proposals", "num_plans", "simulations", "plan_seconds",
 //            "winner", "iteration_vs_winner", "rating_vs_winner", "moved_vs_winner": [table],
@@ -26,7 +26,9 @@ namespace shardlab::data {
 //                       "busy_compute_ms", "busy_comm_ms"}]}]}
 // "perf_rating_ms" is TorchRec's rating of the row's plan, whatever model chose
 // it; "perf_model" is the model that chose it. The "_vs_winner" values are
-// relative ((row - winner) / winner). Unset values are null. The error type is
+// relative ((row - winner) / winner). "applies" is false for a combination
+// that cannot apply to the scenario (sim::CompareRow::applies); its error
+// says why. Unset values are null. The error type is
 // the one of plan_json.h's error_to_json ("insufficient_storage", ...,
 // "invalid_scenario", "internal"). `scenario` gives the partitioner of rows
 // that keep the scenario's own.

@@ -137,6 +137,13 @@ struct CompareRow {
   std::optional<double> iteration_vs_winner;
   std::optional<double> rating_vs_winner;
   std::vector<std::string> moved_vs_winner;
+  // False for a combination that cannot apply to the scenario: its planning
+  // failed before evaluating any proposal (its proposer proposed nothing or
+  // refused the scenario) while another row did evaluate proposals, so the
+  // scenario itself is not what failed. `not_applicable` says why, on one
+  // line. Set by rank_rows.
+  bool applies = true;
+  std::string not_applicable;
 };
 
 struct CompareProgress {
