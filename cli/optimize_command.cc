@@ -142,16 +142,21 @@ void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
     std::cerr << fmt::format("  start plan ({}):     {:.6g} ms simulated, {:.6g} ms rating\n",
                              args.from_plan, rated.start.simulated_ms, rated.start.torchrec_ms);
   }
-  std::cerr << fmt::format("  tables moved: {} of {}{}\n", r.moved.size(), problem.num_tables(),
-                           r.moved.empty() ? "" : " (from -> to)");
+  std::cerr << fmt::format(
+      "  tables moved: {} of {}{}\n", r.moved.size(), problem.num_tables(),
+      r.moved.empty() ? ""
+                      : " (from -> to), in the order that gains most first; each with the "
+                        "search's estimate of the share of the gain once it and those above "
+                        "it are applied");
   int shown = 0;
-  for (const search::TableMove& m : r.moved) {
+  for (const search::TableMove* m = r.moved.data(); m != r.moved.data() + r.moved.size(); ++m) {
     if (shown++ >= args.show_moves) {
       std::cerr << fmt::format("    ... and {} more (--show-moves N lists more)\n",
                                r.moved.size() - static_cast<size_t>(args.show_moves));
       break;
     }
-    std::cerr << "    " << search::move_text(problem, m) << '\n';
+    std::cerr << "    " << search::move_share_text(*m) << "  " << search::move_text(problem, *m)
+              << '\n';
   }
   if (args.destination() != "-") std::cerr << "  -> " << args.destination() << '\n';
 }

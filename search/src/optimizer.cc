@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -149,8 +150,75 @@ class Search {
 
   Status run(const planner::PartitionedPlan& start);
 
+  // Orders result_.moved along a path from the start and sets each move's
+  // cumulative_share (TableMove): from the start plan, each step applies the
+  // remaining move that leaves the lowest estimate (greedy), for as many
+  // steps as kShareEvaluations estimates allow; the rest follow in the order
+  // of their gains alone. Left in fqn order with shares of 0 when the
+  // objective makes no estimator or it fails.
+  void order_moves_by_share() {
+    constexpr int64_t kShareEvaluations = 200000;
+    std::vector<TableMove>& moved = result_.moved;
+    if (moved.empty()) return;
+    Result<std::unique_ptr<Estimator>> made = objective_.make_estimator();
+    if (!made.is_ok()) return;
+    Estimator& estimator = **made;
+    PlanState state(problem_, result_.start);
+    state.add_all(&estimator);
+    const double start = estimator.value();
+    Change step, undo, redo;
+    // The estimate with `m` applied on top of the current state; keeps it
+    // applied when `keep`.
+    const auto try_move = [&](const TableMove& m, bool keep) {
+      step.clear();
+      step.add(m.table, m.to_option).ranks = m.to_ranks;
+      state.apply(step, &estimator, &undo);
+      const double v = estimator.value();
+      if (!keep) state.apply(undo, &estimator, &redo);
+      return v;
+    };
+    const size_t n = moved.size();
+    std::vector<size_t> left(n);
+    for (size_t i = 0; i < n; ++i) left[i] = i;
+    // The rest's order: their gains alone, from the start.
+    std::vector<double> alone(n);
+    for (size_t i = 0; i < n; ++i) alone[i] = try_move(moved[i], false);
+    std::stable_sort(left.begin(), left.end(),
+                     [&](size_t a, size_t b) { return alone[a] < alone[b]; });
+    const size_t greedy_steps =
+        std::min<size_t>(n, static_cast<size_t>(kShareEvaluations / static_cast<int64_t>(n)));
+    std::vector<size_t> order;
+    std::vector<double> after;
+    for (size_t k = 0; k < n; ++k) {
+      size_t pick = 0;  // index into `left`
+      if (k < greedy_steps) {
+        double lowest = std::numeric_limits<double>::infinity();
+        for (size_t j = 0; j < left.size(); ++j) {
+          const double v = try_move(moved[left[j]], false);
+          if (v < lowest) {
+            lowest = v;
+            pick = j;
+          }
+        }
+      }
+      order.push_back(left[pick]);
+      after.push_back(try_move(moved[left[pick]], true));
+      left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    if (!estimator.failure().is_ok()) return;
+    const double gain = start - after.back();
+    std::vector<TableMove> ordered;
+    ordered.reserve(n);
+    for (size_t k = 0; k < n; ++k) {
+      ordered.push_back(std::move(moved[order[k]]));
+      ordered.back().cumulative_share = gain > 0.0 ? (start - after[k]) / gain : 0.0;
+    }
+    moved = std::move(ordered);
+  }
+
   OptimizeResult take() {
     result_.moved = changed_tables(problem_, result_.start, result_.best);
+    order_moves_by_share();
     result_.wall_seconds = elapsed();
     return std::move(result_);
   }

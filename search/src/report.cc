@@ -77,6 +77,10 @@ Result<OptimizeSummary> summarize(const Problem& problem, const OptimizeResult& 
   return s;
 }
 
+std::string move_share_text(const TableMove& move) {
+  return format("(%5.1f%%)", 100.0 * move.cumulative_share);
+}
+
 std::string placement_text(const planner::ShardingOption& option, const std::vector<int>& ranks) {
   bool consecutive = ranks.size() > 2;
   for (size_t i = 1; i < ranks.size() && consecutive; ++i) {

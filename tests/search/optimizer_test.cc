@@ -14,6 +14,8 @@
 #include "search_test_helpers.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/planner/placement.h"
+#include "shardlab/search/plan_state.h"
+#include "shardlab/search/report.h"
 #include "shardlab/sim/simulation.h"
 
 namespace shardlab::search {
@@ -236,6 +238,48 @@ TEST(Optimizer, MovesAtMostTheCapsTables) {
     EXPECT_LE(r->best_value, r->start_value);
     EXPECT_EQ(changed_tables(*p->problem, *p->result.best, r->best).size(), r->moved.size());
   }
+}
+
+// The moves come in the order of the path their shares are measured along:
+// replaying them from the start with a fresh estimator gives each share; the
+// first is the move that gains most alone (the path is greedy at this
+// size), and the last share is the whole estimated gain.
+TEST(Optimizer, MovesComeInTheOrderOfTheirShareOfTheGain) {
+  auto p = testing::plan_for_search(testing::mixed_scenario(30, 8, 8));
+  auto objective = testing::simulated_objective(*p->problem);
+  Result<OptimizeResult> r = optimize(*p->problem, *objective, *p->result.best, bounded(40));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_GT(r->moved.size(), 2u);
+  Result<std::unique_ptr<Estimator>> made = objective->make_estimator();
+  ASSERT_TRUE(made.is_ok());
+  Estimator& e = **made;
+  PlanState state(*p->problem, r->start);
+  state.add_all(&e);
+  const double start = e.value();
+  // What each move gives alone, from the start.
+  Change step, undo, redo;
+  const auto apply = [&](const TableMove& m) {
+    step.clear();
+    step.add(m.table, m.to_option).ranks = m.to_ranks;
+    state.apply(step, &e, &undo);
+    return e.value();
+  };
+  double best_alone = std::numeric_limits<double>::infinity();
+  for (const TableMove& m : r->moved) {
+    best_alone = std::min(best_alone, apply(m));
+    state.apply(undo, &e, &redo);
+  }
+  std::vector<double> after;
+  for (const TableMove& m : r->moved) after.push_back(apply(m));
+  EXPECT_DOUBLE_EQ(after.front(), best_alone);
+  const double gain = start - after.back();
+  ASSERT_GT(gain, 0.0);
+  for (size_t k = 0; k < after.size(); ++k) {
+    EXPECT_NEAR(r->moved[k].cumulative_share, (start - after[k]) / gain, 1e-9) << k;
+  }
+  EXPECT_NEAR(r->moved.back().cumulative_share, 1.0, 1e-9);
+  EXPECT_EQ(changed_tables(*p->problem, r->start, r->best).size(), r->moved.size());
+  EXPECT_EQ(move_share_text(r->moved.back()), "(100.0%)");
 }
 
 // An estimator that fails (as the phase model does when an all-to-all's

@@ -102,6 +102,13 @@ struct TableMove {
   int to_option = -1;
   std::vector<int> from_ranks;
   std::vector<int> to_ranks;
+  // The share of the gain, estimated by the objective's estimator (e.g. the
+  // phase model) along a path from the start: the moves are applied one after
+  // another, those that gain most on their own first, and this is the share
+  // of the estimated gain (start to best) once this move and every one before
+  // it are applied. Rises along OptimizeResult::moved, to 1 at its last (up
+  // to the estimator's rounding); 0 when nothing is gained. Set by optimize().
+  double cumulative_share = 0.0;
 };
 
 // Tables of `b` whose option or ranks differ from `a` (both fqn order over
@@ -123,7 +130,10 @@ struct OptimizeResult {
   int64_t cycles = 0;
   double wall_seconds = 0.0;
   std::vector<Improvement> history;  // the start, then every new best
-  std::vector<TableMove> moved;      // changed_tables(start, best)
+  // changed_tables(start, best), in the order of the path their
+  // cumulative_share is measured along: what gains most on its own first
+  // (ties in fqn order), so the first N are the N to deploy first.
+  std::vector<TableMove> moved;
 };
 
 // Searches from `start` (fqn order over problem.space(), every shard placed).

@@ -55,6 +55,10 @@ Result<OptimizeSummary> summarize(const Problem& problem, const OptimizeResult& 
                                   const planner::PlannerResult* torchrec,
                                   sim::SimOptions sim_options = {});
 
+// A move's cumulative share of the gain, for people: "( 34.2%)"
+// (TableMove::cumulative_share).
+std::string move_share_text(const TableMove& move);
+
 // "table_wise/fused on rank 3", "row_wise/fused on ranks 0-15",
 // "column_wise/fused on ranks 2,5".
 std::string placement_text(const planner::ShardingOption& option, const std::vector<int>& ranks);
