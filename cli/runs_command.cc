@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,8 +29,11 @@ struct RunsArgs {
   std::string scenario;  // list: empty = all scenarios
   int limit = 0;         // list: 0 = all
   std::string format = "text";
-  std::vector<int64_t> ids;  // show/export/delete: one; diff: one or two
-  std::string output = "-";  // export
+  std::vector<int64_t> ids;           // show/export: one; diff: one or two
+  std::vector<std::string> id_lists;  // delete: "3", "5-7,9", ...
+  int keep = -1;                      // prune --keep
+  bool dry_run = false;               // prune --dry-run
+  std::string output = "-";           // export
 };
 
 // Opens the store a `runs` verb reads (or, for delete, changes). A missing
@@ -53,16 +57,39 @@ int fail(const Status& st) {
   return exit_status(st);
 }
 
+// The filter of list and prune's --kind / --scenario.
+data::RunFilter run_filter(const RunsArgs& args) {
+  data::RunFilter filter;
+  if (!args.kind.empty()) filter.kind = data::parse_run_kind(args.kind);
+  if (!args.scenario.empty()) filter.scenario = args.scenario;
+  filter.limit = args.limit;
+  return filter;
+}
+
+// Deletes `ids` (ascending) in one transaction, then gives their space back;
+// says what it did. The exit status.
+int delete_and_compact(data::RunStore& store, const std::vector<int64_t>& ids) {
+  if (Status st = store.delete_runs(ids); !st.is_ok()) return fail(st);
+  Result<data::RunStore::Compacted> c = store.compact();
+  const std::string what = fmt::format("deleted run{} {} from {}", ids.size() == 1 ? "" : "s",
+                                       format_id_list(ids), shown(store.path()));
+  if (!c) {
+    std::cerr << what << '\n';
+    return fail(c.status());
+  }
+  std::cerr << fmt::format("{}; the file went from {} to {}\n", what,
+                           format_bytes(static_cast<double>(c->bytes_before)),
+                           format_bytes(static_cast<double>(c->bytes_after)));
+  return kExitOk;
+}
+
 // Long summaries are cut for the list's last column.
 std::string shorten(const std::string& s, size_t max) {
   return s.size() <= max ? s : s.substr(0, max - 3) + "...";
 }
 
 int run_list(const RunsArgs& args) {
-  data::RunFilter filter;
-  if (!args.kind.empty()) filter.kind = data::parse_run_kind(args.kind);
-  if (!args.scenario.empty()) filter.scenario = args.scenario;
-  filter.limit = args.limit;
+  const data::RunFilter filter = run_filter(args);
   Result<data::RunStore> store = open_existing(args.db);
   if (!store) return fail(store.status());
   Result<std::vector<data::RunSummary>> runs = store->list_runs(filter);
@@ -219,11 +246,42 @@ int run_diff(const RunsArgs& args) {
 }
 
 int run_delete(const RunsArgs& args) {
+  std::vector<int64_t> ids;
+  for (const std::string& list : args.id_lists) {
+    Result<std::vector<int64_t>> parsed =
+        parse_id_list(list, IdListSpec{.option = "runs delete",
+                                       .what = "run id",
+                                       .minimum = 1,
+                                       .maximum = std::numeric_limits<int64_t>::max()});
+    if (!parsed) return fail(parsed.status());
+    ids.insert(ids.end(), parsed->begin(), parsed->end());
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   Result<data::RunStore> store = open_existing(args.db, data::StoreAccess::kWrite);
   if (!store) return fail(store.status());
-  if (Status st = store->delete_run(args.ids.at(0)); !st.is_ok()) return fail(st);
-  std::cerr << fmt::format("deleted run {} from {}\n", args.ids[0], shown(store->path()));
-  return kExitOk;
+  return delete_and_compact(*store, ids);
+}
+
+int run_prune(const RunsArgs& args) {
+  Result<data::RunStore> store =
+      open_existing(args.db, args.dry_run ? data::StoreAccess::kRead : data::StoreAccess::kWrite);
+  if (!store) return fail(store.status());
+  Result<std::vector<int64_t>> beyond = store->runs_beyond(run_filter(args), args.keep);
+  if (!beyond) return fail(beyond.status());
+  std::vector<int64_t> ids = std::move(beyond).value();
+  std::sort(ids.begin(), ids.end());
+  if (ids.empty()) {
+    std::cerr << fmt::format("nothing to prune in {}: at most {} run{} match\n",
+                             shown(store->path()), args.keep, args.keep == 1 ? "" : "s");
+    return kExitOk;
+  }
+  if (args.dry_run) {
+    std::cout << fmt::format("would delete run{} {}\n", ids.size() == 1 ? "" : "s",
+                             format_id_list(ids));
+    return kExitOk;
+  }
+  return delete_and_compact(*store, ids);
 }
 
 int run_check(const RunsArgs& args) {
@@ -252,7 +310,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       "--db PATH, else $SHARDLAB_DB, else shardlab.db in the working directory\n"
       "(docs/run-store.md). Exit status: 0 ok, 2 no such run, no store at the path, a file that\n"
       "is not a run store (left unchanged), an unreadable, damaged or newer store, usage, or an\n"
-      "output that cannot be written. Only 'runs delete' writes to the store.");
+      "output that cannot be written. Only 'runs delete' and 'runs prune' write to the store.");
   runs->require_subcommand(1);
   runs->footer(example_footer(
       "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan plan.json\n"
@@ -262,6 +320,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       "  shardlab runs export 2 -o run2.json\n"
       "  shardlab runs diff 1 2\n"
       "  shardlab runs delete 1\n"
+      "  shardlab runs prune --keep 20\n"
       "  SHARDLAB_DB=/data/team.db shardlab runs list"));
 
   CLI::App* list = add_sub(runs, "list", "List runs, newest first", args.get());
@@ -323,13 +382,42 @@ void add_runs_command(CLI::App& app, int* exit_code) {
                      "  shardlab runs diff 5    # an optimize run against its start plan"));
   diff->callback([args, exit_code]() { *exit_code = run_diff(*args); });
 
-  CLI::App* del = add_sub(runs, "delete", "Delete one run and all of its rows", args.get());
-  del->add_option("id", args->ids, "Run id (see 'runs list')")
+  CLI::App* del = add_sub(
+      runs, "delete",
+      "Delete runs and all of their rows (all or none), then give their space back to the disk",
+      args.get());
+  del->add_option("ids", args->id_lists,
+                  "Run ids (see 'runs list'): one or more, each an id or a list such as 3,5-7")
       ->required()
-      ->expected(1)
-      ->check(run_id_check());
-  del->footer(example_footer("  shardlab runs delete 3"));
+      ->type_name("IDS");
+  del->footer(example_footer("  shardlab runs delete 3\n  shardlab runs delete 3,5-7 12"));
   del->callback([args, exit_code]() { *exit_code = run_delete(*args); });
+
+  CLI::App* prune = add_sub(
+      runs, "prune",
+      "Delete all but the newest N runs (of a kind or scenario, when given), then give their\n"
+      "space back to the disk",
+      args.get());
+  prune->add_option("--keep", args->keep, "How many of the newest matching runs to keep")
+      ->required()
+      ->check(number_at_least(0))
+      ->type_name("N");
+  prune
+      ->add_option("--kind", args->kind,
+                   "Only prune runs of this kind: plan, simulate, replay, calibrate, optimize "
+                   "(default: all)")
+      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate", "optimize"}))
+      ->type_name("KIND");
+  prune
+      ->add_option("--scenario", args->scenario,
+                   "Only prune runs of this scenario name (default: all)")
+      ->type_name("NAME");
+  prune->add_flag("--dry-run", args->dry_run,
+                  "Print the runs it would delete and change nothing (default: off)");
+  prune->footer(
+      example_footer("  shardlab runs prune --keep 20\n"
+                     "  shardlab runs prune --keep 3 --kind simulate --dry-run"));
+  prune->callback([args, exit_code]() { *exit_code = run_prune(*args); });
 
   CLI::App* check =
       add_sub(runs, "check", "Check the store's integrity (SQLite's and every run's row counts)",

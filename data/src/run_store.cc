@@ -940,19 +940,55 @@ Result<StoredRun> RunStore::get_run(int64_t id) const {
   }
 }
 
-Status RunStore::delete_run(int64_t id) {
-  if (impl_->access == StoreAccess::kRead) return read_only(impl_->path, "cannot delete the run");
+Status RunStore::delete_run(int64_t id) { return delete_runs({id}); }
+
+Status RunStore::delete_runs(const std::vector<int64_t>& ids) {
+  if (impl_->access == StoreAccess::kRead) return read_only(impl_->path, "cannot delete runs");
   SQLite::Database& db = impl_->db;
+  int64_t at = ids.empty() ? 0 : ids.front();
   try {
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement st(db, "DELETE FROM runs WHERE id = ?");
-    st.bind(1, id);
-    if (st.exec() == 0) return no_run(impl_->path, id);
+    for (const int64_t id : ids) {
+      at = id;
+      st.reset();
+      st.bind(1, id);
+      if (st.exec() == 0) return no_run(impl_->path, id);  // the transaction rolls back
+    }
     tx.commit();
     return Status::ok();
   } catch (const std::exception& e) {
-    return store_error(impl_->path, fmt::format("cannot delete run {}", id).c_str(), e);
+    return store_error(impl_->path, fmt::format("cannot delete run {}", at).c_str(), e);
   }
+}
+
+Result<std::vector<int64_t>> RunStore::runs_beyond(const RunFilter& filter, int keep) const {
+  RunFilter all = filter;
+  all.limit = 0;
+  Result<std::vector<RunSummary>> runs = list_runs(all);  // newest first
+  if (!runs) return runs.status();
+  std::vector<int64_t> out;
+  for (std::size_t i = static_cast<std::size_t>(std::max(keep, 0)); i < runs->size(); ++i)
+    out.push_back((*runs)[i].id);
+  return out;
+}
+
+Result<RunStore::Compacted> RunStore::compact() {
+  if (impl_->access == StoreAccess::kRead) return read_only(impl_->path, "cannot compact");
+  const auto size_of = [&] {
+    struct stat st {};
+    return ::stat(impl_->path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : int64_t{0};
+  };
+  Compacted c{.bytes_before = size_of()};
+  try {
+    impl_->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    impl_->db.exec("VACUUM");
+    impl_->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch (const std::exception& e) {
+    return store_error(impl_->path, "cannot give the deleted runs' space back (VACUUM)", e);
+  }
+  c.bytes_after = size_of();
+  return c;
 }
 
 Result<std::vector<kernels::Measurement>> RunStore::measurements(

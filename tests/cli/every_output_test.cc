@@ -80,8 +80,8 @@ bool is_file_input(const Spec& s, bool positional) {
 
 // Values of the positionals that are not files: ids, and names of built-in data.
 std::string value_of(const Spec& s) {
-  if (s.type.rfind("INT", 0) == 0) return "1";
-  if (s.name == "name") return "h100-sxm";  // presets show NAME
+  if (s.type.rfind("INT", 0) == 0 || s.type == "IDS") return "1";  // an id, or a list of ids
+  if (s.name == "name") return "h100-sxm";                         // presets show NAME
   return std::string();
 }
 

@@ -136,6 +136,44 @@ TEST_F(RunsCliTest, PlanAndSimulateAreListedShownExportedAndDiffed) {
   EXPECT_EQ(Json::parse(r.out).size(), 1u);
 }
 
+// runs delete takes ids and ranges (all or none) and gives the space back;
+// runs prune keeps the newest N matching runs, --dry-run only says which go.
+TEST_F(RunsCliTest, DeleteRangesAndPrune) {
+  const std::string db = path("runs.db");
+  for (int i = 0; i < 6; ++i) {
+    const CliRun r = run({"simulate", kTiny, "-q", "--db", db});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  CliRun r = run({"runs", "delete", "2,4-5", "9", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(db + ": no run 9"), std::string::npos) << r.err;
+  const auto ids = [&] {
+    const CliRun l = run({"runs", "list", "--db", db, "--format", "json"});
+    std::vector<int64_t> out;
+    for (const Json& run : Json::parse(l.out)) out.push_back(run["id"].get<int64_t>());
+    return out;
+  };
+  EXPECT_EQ(ids(), (std::vector<int64_t>{6, 5, 4, 3, 2, 1}));  // none deleted
+  r = run({"runs", "delete", "2,4-5", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("deleted runs 2,4-5 from " + db + "; the file went from "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(ids(), (std::vector<int64_t>{6, 3, 1}));
+  r = run({"runs", "prune", "--keep", "1", "--dry-run", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "would delete runs 1,3\n");
+  EXPECT_EQ(ids(), (std::vector<int64_t>{6, 3, 1}));
+  r = run({"runs", "prune", "--keep", "1", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ids(), (std::vector<int64_t>{6}));
+  r = run({"runs", "prune", "--keep", "1", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("nothing to prune"), std::string::npos) << r.err;
+  r = run({"runs", "delete", "0", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 TEST_F(RunsCliTest, StoreComesFromDbThenEnvironmentThenTheWorkingDirectory) {
   // The fixture points SHARDLAB_DB at this test's shardlab.db.
   CliRun r = run({"plan", kTiny, "-o", path("plan.json")});

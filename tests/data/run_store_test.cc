@@ -209,6 +209,52 @@ TEST(RunStore, DeleteCascadesAndMissingIdsAreErrors) {
   EXPECT_FALSE(m.is_ok());
 }
 
+// delete_runs is all or none; runs_beyond names what prune deletes.
+TEST(RunStore, DeleteSeveralRunsAllOrNone) {
+  RunStore store = open_memory();
+  std::vector<int64_t> ids;
+  for (int i = 1; i <= 5; ++i) ids.push_back(add(store, full_run(i)));
+  const Status missing = store.delete_runs({ids[0], ids[4] + 7});
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(), ":memory:: no run " + std::to_string(ids[4] + 7));
+  EXPECT_TRUE(store.get_run(ids[0]).is_ok());  // nothing was deleted
+  ASSERT_TRUE(store.delete_runs({ids[0], ids[2]}).is_ok());
+  EXPECT_FALSE(store.get_run(ids[0]).is_ok());
+  EXPECT_FALSE(store.get_run(ids[2]).is_ok());
+  EXPECT_TRUE(store.check_integrity().is_ok());
+  // Left: 1, 3, 4 (0-based); beyond the newest 2 of them: ids[1].
+  Result<std::vector<int64_t>> beyond = store.runs_beyond({}, 2);
+  ASSERT_TRUE(beyond.is_ok());
+  EXPECT_EQ(*beyond, (std::vector<int64_t>{ids[1]}));
+  EXPECT_EQ(store.runs_beyond({}, 0).value(), (std::vector<int64_t>{ids[4], ids[3], ids[1]}));
+  EXPECT_TRUE(store.runs_beyond({}, 9).value().empty());
+  EXPECT_TRUE(store.runs_beyond({.kind = RunKind::kPlan}, 0).value().empty());
+}
+
+// compact() gives the deleted runs' space back to the file system; a store
+// opened for reading refuses it (kInternal).
+TEST(RunStoreFile, CompactGivesTheSpaceBack) {
+  TempDir dir;
+  const std::string path = dir.file("runs.db");
+  std::vector<int64_t> ids;
+  {
+    Result<RunStore> store = RunStore::open(path);
+    ASSERT_TRUE(store.is_ok()) << store.status().message();
+    for (int i = 1; i <= 40; ++i) ids.push_back(add(*store, sample_run(RunKind::kPlan, i, 400)));
+    ids.pop_back();
+    ASSERT_TRUE(store->delete_runs(ids).is_ok());
+    Result<RunStore::Compacted> c = store->compact();
+    ASSERT_TRUE(c.is_ok()) << c.status().message();
+    EXPECT_LT(c->bytes_after, c->bytes_before / 4);
+    EXPECT_EQ(c->bytes_after, static_cast<int64_t>(std::filesystem::file_size(path)));
+    EXPECT_EQ(store->list_runs().value().size(), 1u);
+  }
+  Result<RunStore> reader = RunStore::open(path, StoreAccess::kRead);
+  ASSERT_TRUE(reader.is_ok());
+  EXPECT_EQ(reader->compact().status().code(), StatusCode::kInternal);
+  EXPECT_EQ(reader->delete_runs({1}).code(), StatusCode::kInternal);
+}
+
 TEST(RunStore, MeasurementsOfSeveralRunsInTheGivenOrder) {
   RunStore store = open_memory();
   NewRun a = full_run(1);

@@ -250,9 +250,29 @@ class RunStore {
   Result<StoredRun> get_run(int64_t id) const;
 
   // Deletes the run and all of its rows in one transaction. A missing id is
-  // kInvalidArgument as in get_run; a store opened with StoreAccess::kRead
-  // refuses (internal).
+  // kNotFound ("<path>: no run <id>"); a store opened with StoreAccess::kRead
+  // refuses (kInternal).
   Status delete_run(int64_t id);
+  // Deletes the runs `ids` and all of their rows in one transaction: all or
+  // none. A missing id is kNotFound as above and nothing is deleted; a store
+  // opened with StoreAccess::kRead refuses (kInternal).
+  Status delete_runs(const std::vector<int64_t>& ids);
+  // The runs `filter` selects (its limit ignored) beyond the newest `keep`
+  // of them, newest first: what `shardlab runs prune --keep` deletes. Errors
+  // as list_runs.
+  Result<std::vector<int64_t>> runs_beyond(const RunFilter& filter, int keep) const;
+
+  // The file's size before and after compact(), bytes.
+  struct Compacted {
+    int64_t bytes_before = 0;
+    int64_t bytes_after = 0;
+  };
+  // Gives the space of deleted runs back to the file system: a checkpoint of
+  // the write-ahead log, then SQLite's VACUUM (which needs room for a copy
+  // of the store while it runs). kIo naming the file when SQLite fails (the
+  // store is left as it was); a store opened with StoreAccess::kRead refuses
+  // (kInternal).
+  Result<Compacted> compact();
 
   // The measurements of `run_ids`, runs in the given order, each run's rows
   // in the order they were added (for calibration). A missing id is an error.
