@@ -25,6 +25,10 @@ void add_store_options(CLI::App* cmd, StoreOptions* options) {
   cmd->add_flag("--no-record", options->no_record,
                 "Do not record this run in the run store (default: record; SHARDLAB_NO_RECORD=1 "
                 "also skips it)");
+  cmd->add_option("--label", options->label,
+                  "A name for the recorded run, shown by 'runs list' and chosen by its --label "
+                  "(default: none; 'shardlab runs label ID TEXT' sets it later)")
+      ->type_name("TEXT");
 }
 
 DbLocation resolve_db(const std::string& db_option) {
@@ -49,6 +53,7 @@ std::string scenario_text(const std::string& path) {
 Result<RunRecorder> RunRecorder::start(const StoreOptions& options, bool quiet) {
   RunRecorder r;
   r.quiet_ = quiet;
+  r.label_ = options.label;
   if (recording_disabled(options)) return r;
   r.where_ = resolve_db(options.db);
   Status st = data::RunStore::check_can_create(r.where_.path);
@@ -101,10 +106,11 @@ int RunRecorder::record_each(const std::vector<const data::NewRun*>& runs, bool 
   for (const data::NewRun* run : runs) {
     if (!st.is_ok()) break;
     Result<int64_t> added = [&] {
-      if (!chained || ids.empty()) return store_->add_run(*run);
-      data::NewRun derived = *run;
-      derived.inputs.push_back(ids.back());
-      return store_->add_run(derived);
+      if ((!chained || ids.empty()) && label_.empty()) return store_->add_run(*run);
+      data::NewRun labelled = *run;
+      if (chained && !ids.empty()) labelled.inputs.push_back(ids.back());
+      if (!label_.empty()) labelled.label = label_;
+      return store_->add_run(labelled);
     }();
     if (added.is_ok()) {
       ids.push_back(*added);

@@ -32,6 +32,7 @@ namespace shardlab::cli {
 struct StoreOptions {
   std::string db;          // --db; empty: SHARDLAB_DB, else shardlab.db
   bool no_record = false;  // --no-record
+  std::string label;       // --label: the runs' label (data::NewRun::label)
 };
 
 // Adds --db PATH and --no-record to `cmd` (the verbs that record).
@@ -84,6 +85,7 @@ class RunRecorder {
   DbLocation where_;
   bool active_ = false;
   bool quiet_ = false;
+  std::string label_;  // StoreOptions::label, given to every run recorded
   std::optional<data::RunStore> store_;
 };
 

@@ -25,9 +25,12 @@ namespace {
 
 struct RunsArgs {
   std::string db;
-  std::string kind;      // list: empty = all kinds
-  std::string scenario;  // list: empty = all scenarios
-  int limit = 0;         // list: 0 = all
+  std::string kind;           // list: empty = all kinds
+  std::string scenario;       // list: empty = all scenarios
+  std::string label;          // list: empty = all labels; label: the new label
+  int64_t label_id = 0;       // label: the run
+  bool remove_label = false;  // label --remove
+  int limit = 0;              // list: 0 = all
   std::string format = "text";
   std::vector<int64_t> ids;           // show/export: one; diff: one or two
   std::vector<std::string> id_lists;  // delete: "3", "5-7,9", ...
@@ -62,6 +65,7 @@ data::RunFilter run_filter(const RunsArgs& args) {
   data::RunFilter filter;
   if (!args.kind.empty()) filter.kind = data::parse_run_kind(args.kind);
   if (!args.scenario.empty()) filter.scenario = args.scenario;
+  if (!args.label.empty()) filter.label = args.label;
   filter.limit = args.limit;
   return filter;
 }
@@ -103,17 +107,22 @@ int run_list(const RunsArgs& args) {
     return kExitOk;
   }
   size_t wname = 8;
-  for (const data::RunSummary& r : *runs)
+  size_t wlabel = 5;
+  for (const data::RunSummary& r : *runs) {
     wname = std::max(wname, std::min<size_t>(r.scenario_name.size(), 32));
-  std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<16}  {:>9}  {}\n", "id", "kind",
-                           "created (UTC)", "scenario", wname, "device", "rows", "summary", "");
+    wlabel = std::max(wlabel, std::min<size_t>(r.label.size(), 24));
+  }
+  std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<{}}  {:<16}  {:>9}  {}\n", "id",
+                           "kind", "created (UTC)", "label", wlabel, "scenario", wname, "device",
+                           "rows", "summary");
   for (const data::RunSummary& r : *runs) {
     const int64_t rows = r.estimate_count + r.sim_phase_count + r.measurement_count;
     const std::string device = data::device_label(r);
-    std::cout << fmt::format("{:>6}  {:<9}  {:<24}  {:<{}}  {:<16}  {:>9}  {}\n", r.id,
-                             data::to_string(r.kind), shown(r.created_at),
-                             shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 16)),
-                             rows, shown(shorten(data::summary_text(r.summary_json), 100)));
+    std::cout << fmt::format(
+        "{:>6}  {:<9}  {:<24}  {:<{}}  {:<{}}  {:<16}  {:>9}  {}\n", r.id, data::to_string(r.kind),
+        shown(r.created_at), r.label.empty() ? std::string("-") : shown(shorten(r.label, 24)),
+        wlabel, shown(shorten(r.scenario_name, 32)), wname, shown(shorten(device, 16)), rows,
+        shown(shorten(data::summary_text(r.summary_json), 100)));
   }
   return kExitOk;
 }
@@ -263,6 +272,21 @@ int run_delete(const RunsArgs& args) {
   return delete_and_compact(*store, ids);
 }
 
+int run_label(const RunsArgs& args) {
+  if (args.label.empty() != args.remove_label) {
+    return fail(Status::invalid_argument(
+        "runs label: give the run a label (runs label ID TEXT), or remove it (runs label ID "
+        "--remove), not both"));
+  }
+  Result<data::RunStore> store = open_existing(args.db, data::StoreAccess::kWrite);
+  if (!store) return fail(store.status());
+  const int64_t id = args.label_id;
+  if (Status st = store->set_label(id, args.label); !st.is_ok()) return fail(st);
+  std::cerr << (args.label.empty() ? fmt::format("run {} has no label now\n", id)
+                                   : fmt::format("run {} is labelled {}\n", id, shown(args.label)));
+  return kExitOk;
+}
+
 int run_prune(const RunsArgs& args) {
   Result<data::RunStore> store =
       open_existing(args.db, args.dry_run ? data::StoreAccess::kRead : data::StoreAccess::kWrite);
@@ -331,6 +355,8 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->type_name("KIND");
   list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
       ->type_name("NAME");
+  list->add_option("--label", args->label, "Only runs with this label (default: all)")
+      ->type_name("TEXT");
   list->add_option("--limit", args->limit, "Show the newest N runs; 0 shows all (default: all)")
       ->check(number_at_least(0))
       ->type_name("N");
@@ -392,6 +418,18 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->type_name("IDS");
   del->footer(example_footer("  shardlab runs delete 3\n  shardlab runs delete 3,5-7 12"));
   del->callback([args, exit_code]() { *exit_code = run_delete(*args); });
+
+  CLI::App* label =
+      add_sub(runs, "label", "Give a run a label, or remove it with --remove", args.get());
+  label->add_option("id", args->label_id, "Run id (see 'runs list')")
+      ->required()
+      ->check(run_id_check());
+  label->add_option("text", args->label, "The label")->type_name("TEXT");
+  label->add_flag("--remove", args->remove_label, "Remove the run's label (default: off)");
+  label->footer(
+      example_footer("  shardlab runs label 3 baseline\n  shardlab runs list --label "
+                     "baseline\n  shardlab runs label 3 --remove"));
+  label->callback([args, exit_code]() { *exit_code = run_label(*args); });
 
   CLI::App* prune = add_sub(
       runs, "prune",

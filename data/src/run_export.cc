@@ -98,6 +98,7 @@ std::string run_to_json(const StoredRun& run, int indent) {
   j["device"] = s.device;
   j["backend"] = s.backend;
   j["torchrec_version"] = s.torchrec_version;
+  j["label"] = s.label;
   j["inputs"] = run.inputs;
   j["summary"] = internal::embedded_json(s.summary_json);
   j["scenario"] = internal::embedded_json(run.scenario_json);
@@ -137,6 +138,7 @@ std::string run_summaries_to_json(const std::vector<RunSummary>& runs, int inden
                      {"device", s.device},
                      {"backend", s.backend},
                      {"torchrec_version", s.torchrec_version},
+                     {"label", s.label},
                      {"summary", internal::embedded_json(s.summary_json)},
                      {"estimates", s.estimate_count},
                      {"sim_phases", s.sim_phase_count},

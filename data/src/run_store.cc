@@ -853,6 +853,7 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
                          .device = run.device,
                          .backend = run.backend,
                          .torchrec_version = run.torchrec_version,
+                         .label = run.label,
                          .summary_json = std::move(summary).value(),
                          .estimate_count = static_cast<int64_t>(run.estimates.size()),
                          .sim_phase_count = static_cast<int64_t>(run.sim_phases.size()),
@@ -890,13 +891,14 @@ Result<int64_t> RunStore::add_run(const NewRun& run) {
 Result<std::vector<RunSummary>> RunStore::list_runs(const RunFilter& filter) const {
   SQLite::Database& db = impl_->db;
   try {
-    SQLite::Statement st(db,
-                         fmt::format("SELECT {} FROM runs WHERE (?1 IS NULL OR kind = ?1) AND "
-                                     "(?2 IS NULL OR scenario_name = ?2) ORDER BY id DESC LIMIT ?3",
-                                     summary_select()));
+    SQLite::Statement st(db, fmt::format("SELECT {} FROM runs WHERE (?1 IS NULL OR kind = ?1) AND "
+                                         "(?2 IS NULL OR scenario_name = ?2) AND "
+                                         "(?4 IS NULL OR label = ?4) ORDER BY id DESC LIMIT ?3",
+                                         summary_select()));
     if (filter.kind) st.bind(1, std::string(to_string(*filter.kind)));
     if (filter.scenario) st.bind(2, *filter.scenario);
     st.bind(3, static_cast<int64_t>(filter.limit > 0 ? filter.limit : -1));
+    if (filter.label) st.bind(4, *filter.label);
     std::vector<RunSummary> out;
     while (st.executeStep()) {
       RunSummary s;
@@ -959,6 +961,21 @@ Status RunStore::delete_runs(const std::vector<int64_t>& ids) {
     return Status::ok();
   } catch (const std::exception& e) {
     return store_error(impl_->path, fmt::format("cannot delete run {}", at).c_str(), e);
+  }
+}
+
+Status RunStore::set_label(int64_t id, const std::string& label) {
+  if (impl_->access == StoreAccess::kRead) return read_only(impl_->path, "cannot label the run");
+  try {
+    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement st(impl_->db, "UPDATE runs SET label = ? WHERE id = ?");
+    st.bind(1, label);
+    st.bind(2, id);
+    if (st.exec() == 0) return no_run(impl_->path, id);
+    tx.commit();
+    return Status::ok();
+  } catch (const std::exception& e) {
+    return store_error(impl_->path, fmt::format("cannot label run {}", id).c_str(), e);
   }
 }
 

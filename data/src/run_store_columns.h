@@ -50,6 +50,7 @@ struct RunSummaryColumns {
     v("sim_phase_count", s.sim_phase_count);
     v("measurement_count", s.measurement_count);
     v("torchrec_version", s.torchrec_version);
+    v("label", s.label);
   }
 };
 

@@ -182,6 +182,12 @@ ALTER TABLE runs ADD COLUMN torchrec_version TEXT NOT NULL DEFAULT '';
 UPDATE runs SET torchrec_version = '2024-02';
 )sql";
 
+// Version 4: the user's label of a run (--label, shardlab runs label).
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE runs ADD COLUMN label TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_label ON runs (label, id);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -189,6 +195,7 @@ const std::vector<Migration>& migrations() {
       {.version = 1, .sql = kSchemaV1},
       {.version = 2, .sql = kSchemaV2, .rebuilds_tables = true},
       {.version = 3, .sql = kSchemaV3},
+      {.version = 4, .sql = kSchemaV4},
   };
   return kMigrations;
 }

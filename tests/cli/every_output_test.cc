@@ -82,6 +82,7 @@ bool is_file_input(const Spec& s, bool positional) {
 std::string value_of(const Spec& s) {
   if (s.type.rfind("INT", 0) == 0 || s.type == "IDS") return "1";  // an id, or a list of ids
   if (s.name == "name") return "h100-sxm";                         // presets show NAME
+  if (s.name == "text") return "a-label";                          // runs label ID TEXT
   return std::string();
 }
 

@@ -136,6 +136,41 @@ TEST_F(RunsCliTest, PlanAndSimulateAreListedShownExportedAndDiffed) {
   EXPECT_EQ(Json::parse(r.out).size(), 1u);
 }
 
+// --label names a recorded run; runs list shows and filters labels; runs
+// label sets or removes one.
+TEST_F(RunsCliTest, LabelsNameRuns) {
+  const std::string db = path("runs.db");
+  CliRun r = run({"simulate", kTiny, "-q", "--db", db, "--label", "baseline"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"plan", kTiny, "-q", "--db", db, "-o", path("plan.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"runs", "list", "--db", db});
+  EXPECT_NE(r.out.find("label"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("baseline"), std::string::npos) << r.out;
+  const auto labelled = [&](const std::string& label) {
+    const CliRun l = run({"runs", "list", "--db", db, "--label", label, "--format", "json"});
+    EXPECT_EQ(l.exit_code, 0) << l.err;
+    std::vector<int64_t> ids;
+    for (const Json& x : Json::parse(l.out)) {
+      EXPECT_EQ(x["label"], label);
+      ids.push_back(x["id"].get<int64_t>());
+    }
+    return ids;
+  };
+  EXPECT_EQ(labelled("baseline"), (std::vector<int64_t>{1}));
+  r = run({"runs", "label", "2", "after rebalancing", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(labelled("after rebalancing"), (std::vector<int64_t>{2}));
+  r = run({"runs", "label", "1", "--remove", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(labelled("baseline").empty());
+  r = run({"runs", "label", "1", "--db", db});  // neither a label nor --remove
+  EXPECT_EQ(r.exit_code, 2);
+  r = run({"runs", "label", "7", "x", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(db + ": no run 7"), std::string::npos) << r.err;
+}
+
 // runs delete takes ids and ranges (all or none) and gives the space back;
 // runs prune keeps the newest N matching runs, --dry-run only says which go.
 TEST_F(RunsCliTest, DeleteRangesAndPrune) {

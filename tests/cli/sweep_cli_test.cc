@@ -112,7 +112,7 @@ TEST_F(SweepCliTest, EveryScenarioFileTheHelpNamesExists) {
     verbs.insert(line.substr(2, line.find(' ', 2) - 2));
   ASSERT_GE(verbs.size(), 12u) << top.out;
   for (const std::string& v : verbs) helps.push_back({v, "--help"});
-  for (const char* sub : {"list", "show", "export", "diff", "delete", "prune", "check"})
+  for (const char* sub : {"list", "show", "export", "diff", "delete", "prune", "label", "check"})
     helps.push_back({"runs", sub, "--help"});
   const std::regex scenario_path(R"(data/scenarios/[A-Za-z0-9_./-]+\.json)");
   int named = 0;

@@ -159,10 +159,10 @@ TEST(RunExport, DocumentHoldsEveryRowAndEmbedsTheJsonTexts) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys,
-            (std::vector<std::string>{"id", "kind", "created_at", "scenario_name", "scenario_hash",
-                                      "shardlab_version", "host", "device", "backend",
-                                      "torchrec_version", "inputs", "summary", "scenario", "plan",
-                                      "estimates", "sim_phases", "measurements", "calibration"}));
+            (std::vector<std::string>{
+                "id", "kind", "created_at", "scenario_name", "scenario_hash", "shardlab_version",
+                "host", "device", "backend", "torchrec_version", "label", "inputs", "summary",
+                "scenario", "plan", "estimates", "sim_phases", "measurements", "calibration"}));
   EXPECT_EQ(j["id"], 9);
   EXPECT_EQ(j["kind"], "replay");
   EXPECT_EQ(j["inputs"], Json::array({3, 4}));

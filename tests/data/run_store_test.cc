@@ -209,6 +209,26 @@ TEST(RunStore, DeleteCascadesAndMissingIdsAreErrors) {
   EXPECT_FALSE(m.is_ok());
 }
 
+// Labels: given when the run is recorded, set or removed later, and a
+// filter of list_runs; a missing run is kNotFound.
+TEST(RunStore, LabelsAreKeptSetAndFiltered) {
+  RunStore store = open_memory();
+  NewRun labelled = full_run(1);
+  labelled.label = "baseline";
+  const int64_t a = add(store, labelled);
+  const int64_t b = add(store, full_run(2));
+  EXPECT_EQ(store.get_run(a)->summary.label, "baseline");
+  EXPECT_EQ(store.get_run(b)->summary.label, "");
+  ASSERT_TRUE(store.set_label(b, "after rebalancing").is_ok());
+  Result<std::vector<RunSummary>> after = store.list_runs({.label = "after rebalancing"});
+  ASSERT_TRUE(after.is_ok());
+  ASSERT_EQ(after->size(), 1u);
+  EXPECT_EQ(after->front().id, b);
+  ASSERT_TRUE(store.set_label(a, "").is_ok());
+  EXPECT_TRUE(store.list_runs({.label = "baseline"}).value().empty());
+  EXPECT_EQ(store.set_label(b + 9, "x").code(), StatusCode::kNotFound);
+}
+
 // delete_runs is all or none; runs_beyond names what prune deletes.
 TEST(RunStore, DeleteSeveralRunsAllOrNone) {
   RunStore store = open_memory();
@@ -342,7 +362,7 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
-                                            "version this ShardLab supports (3); use a "
+                                            "version this ShardLab supports (4); use a "
                                             "newer ShardLab or another run store file");
   EXPECT_EQ(header_field(path, 60), 7u);
 }
@@ -359,8 +379,10 @@ TEST(RunStoreFile, UpgradesAVersion2StoreInPlace) {
     id = *added;
   }
   {
-    // What version 2 wrote: no torchrec_version column.
+    // What version 2 wrote: no torchrec_version column (nor version 4's label).
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("DROP INDEX runs_by_label");
+    db.exec("ALTER TABLE runs DROP COLUMN label");
     db.exec("ALTER TABLE runs DROP COLUMN torchrec_version");
     db.exec("PRAGMA user_version = 2");
   }
@@ -372,6 +394,7 @@ TEST(RunStoreFile, UpgradesAVersion2StoreInPlace) {
     Result<StoredRun> run = upgraded->get_run(id);
     ASSERT_TRUE(run.is_ok());
     EXPECT_EQ(run->summary.torchrec_version, "2024-02");
+    EXPECT_EQ(run->summary.label, "");  // and before version 4 had no label
     EXPECT_EQ(run->estimates.size(), 3u);
     NewRun next = sample_run(RunKind::kPlan, 1);
     next.torchrec_version = "2026-08";
@@ -379,8 +402,8 @@ TEST(RunStoreFile, UpgradesAVersion2StoreInPlace) {
     ASSERT_TRUE(added.is_ok());
     EXPECT_EQ(upgraded->get_run(*added)->summary.torchrec_version, "2026-08");
   }
-  // Closed (the write-ahead log checkpointed): the file is at version 3.
-  EXPECT_EQ(header_field(path, 60), 3u);
+  // Closed (the write-ahead log checkpointed): the file is at this version.
+  EXPECT_EQ(header_field(path, 60), static_cast<uint32_t>(kRunStoreSchemaVersion));
 }
 
 TEST(RunStoreFile, RefusesAnotherApplicationsDatabase) {

@@ -58,7 +58,7 @@ namespace shardlab::data {
 
 // The schema version this build writes and reads (PRAGMA user_version). A
 // file with a higher version was written by a newer ShardLab and is refused.
-inline constexpr int kRunStoreSchemaVersion = 3;
+inline constexpr int kRunStoreSchemaVersion = 4;
 
 // How long a writer waits for another connection's transaction, ms.
 inline constexpr int kBusyTimeoutMs = 10000;
@@ -136,6 +136,8 @@ struct NewRun {
   // The TorchRec planner model the run planned or rated with: "2024-02" or
   // "2026-08" (planner/torchrec_version.h); empty for runs that plan nothing.
   std::string torchrec_version;
+  // The user's name for the run (--label), e.g. "baseline"; may be empty.
+  std::string label;
   std::vector<EstimateRow> estimates;
   std::vector<SimPhaseRow> sim_phases;
   std::vector<kernels::Measurement> measurements;
@@ -158,6 +160,7 @@ struct RunSummary {
   std::string device;
   std::string backend;
   std::string torchrec_version;  // "2024-02", "2026-08", or empty (see NewRun)
+  std::string label;             // NewRun::label, or set_label's; may be empty
   std::string summary_json;      // always a JSON object ("{}" at least)
   int64_t estimate_count = 0;
   int64_t sim_phase_count = 0;
@@ -180,6 +183,7 @@ struct StoredRun {
 struct RunFilter {
   std::optional<RunKind> kind;          // only runs of this kind
   std::optional<std::string> scenario;  // only runs of this scenario name
+  std::optional<std::string> label;     // only runs with this label
   int limit = 0;                        // newest `limit` runs; 0: all
 };
 
@@ -257,6 +261,9 @@ class RunStore {
   // none. A missing id is kNotFound as above and nothing is deleted; a store
   // opened with StoreAccess::kRead refuses (kInternal).
   Status delete_runs(const std::vector<int64_t>& ids);
+  // Sets run `id`'s label ("" removes it). A missing id is kNotFound; a store
+  // opened with StoreAccess::kRead refuses (kInternal).
+  Status set_label(int64_t id, const std::string& label);
   // The runs `filter` selects (its limit ignored) beyond the newest `keep`
   // of them, newest first: what `shardlab runs prune --keep` deletes. Errors
   // as list_runs.
