@@ -316,6 +316,17 @@ int run_check(const RunsArgs& args) {
   return kExitOk;
 }
 
+// --kind and --scenario of list and prune; `only` begins their help ("Only runs").
+void add_run_filter_options(CLI::App* sub, RunsArgs* args, const std::string& only) {
+  sub->add_option(
+         "--kind", args->kind,
+         only + " of this kind: plan, simulate, replay, calibrate, optimize (default: all)")
+      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate", "optimize"}))
+      ->type_name("KIND");
+  sub->add_option("--scenario", args->scenario, only + " of this scenario name (default: all)")
+      ->type_name("NAME");
+}
+
 // Adds a sub-verb of `runs` with --db and the shared example footer.
 CLI::App* add_sub(CLI::App* runs, const char* name, const char* description, RunsArgs* args) {
   CLI::App* sub = runs->add_subcommand(name, description);
@@ -348,13 +359,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       "  SHARDLAB_DB=/data/team.db shardlab runs list"));
 
   CLI::App* list = add_sub(runs, "list", "List runs, newest first", args.get());
-  list->add_option("--kind", args->kind,
-                   "Only runs of this kind: plan, simulate, replay, calibrate, optimize (default: "
-                   "all)")
-      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate", "optimize"}))
-      ->type_name("KIND");
-  list->add_option("--scenario", args->scenario, "Only runs of this scenario name (default: all)")
-      ->type_name("NAME");
+  add_run_filter_options(list, args.get(), "Only runs");
   list->add_option("--label", args->label, "Only runs with this label (default: all)")
       ->type_name("TEXT");
   list->add_option("--limit", args->limit, "Show the newest N runs; 0 shows all (default: all)")
@@ -440,16 +445,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->required()
       ->check(number_at_least(0))
       ->type_name("N");
-  prune
-      ->add_option("--kind", args->kind,
-                   "Only prune runs of this kind: plan, simulate, replay, calibrate, optimize "
-                   "(default: all)")
-      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate", "optimize"}))
-      ->type_name("KIND");
-  prune
-      ->add_option("--scenario", args->scenario,
-                   "Only prune runs of this scenario name (default: all)")
-      ->type_name("NAME");
+  add_run_filter_options(prune, args.get(), "Only prune runs");
   prune->add_flag("--dry-run", args->dry_run,
                   "Print the runs it would delete and change nothing (default: off)");
   prune->footer(
