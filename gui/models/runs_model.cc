@@ -49,6 +49,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       return str(data::to_string(r.kind));
     case kCreated:
       return QString::fromStdString(r.created_at);
+    case kLabel:
+      return QString::fromStdString(r.label);
     case kScenario:
       return QString::fromStdString(r.scenario_name);
     case kDevice:
@@ -70,7 +72,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
-  static const char* const kHeaders[] = {"Run",    "Kind",    "Created (UTC)", "Scenario",
+  static const char* const kHeaders[] = {"Run",    "Kind",    "Created (UTC)", "Label",  "Scenario",
                                          "Device", "Backend", "Rows",          "Summary"};
   static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == kNumColumns);
   if (section < 0 || section >= kNumColumns) return {};

@@ -1,4 +1,4 @@
-// The run store's runs, newest first: id, kind, time, scenario, device,
+// The run store's runs, newest first: id, kind, time, label, scenario, device,
 // backend, row counts and the run's summary numbers ("rating_ms 0.3148,
 // proposals 744"; ToolTipRole one per line at full precision).
 #pragma once
@@ -14,7 +14,18 @@ class RunsModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kId, kKind, kCreated, kScenario, kDevice, kBackend, kRows, kSummary, kNumColumns };
+  enum Column {
+    kId,
+    kKind,
+    kCreated,
+    kLabel,
+    kScenario,
+    kDevice,
+    kBackend,
+    kRows,
+    kSummary,
+    kNumColumns
+  };
 
   explicit RunsModel(QObject* parent = nullptr);
 

@@ -116,6 +116,7 @@ class RunsTest : public QObject {
     calibrate.inputs = {st.replay};
     calibrate.summary_json = data::summary_json(
         {{"profile", std::string("test-fit")}, {"holdout_fraction", 0.2}, {"seed", int64_t{1}}});
+    calibrate.label = "first fit";
     calibrate.calibration = data::CalibrationRow{.name = "test-fit",
                                                  .profile_json = data::calibration_to_json(profile),
                                                  .mape_before = profile.mape_before.value_or(0),
@@ -144,6 +145,9 @@ class RunsTest : public QObject {
     QCOMPARE(runs.index(0, RunsModel::kId).data(RawValueRole).toLongLong(),
              st.calibrate);  // newest first
     QCOMPARE(runs.index(3, RunsModel::kKind).data().toString(), QStringLiteral("plan"));
+    QCOMPARE(runs.index(0, RunsModel::kLabel).data().toString(), QStringLiteral("first fit"));
+    QCOMPARE(runs.headerData(RunsModel::kLabel, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("Label"));
 
     // Opening the row-wise plan run shows its stored plan, not a new one.
     QSignalSpy shown(&wb, &Workbench::displayedChanged);
