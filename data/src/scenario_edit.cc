@@ -52,19 +52,14 @@ std::string to_string(const FieldPath& path) {
   return out.empty() ? "<root>" : out;
 }
 
-Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const FieldPath& path,
-                                        const std::string& value_json, const std::string& origin) {
-  if (path.empty()) return bad_edit(origin, path, "no field to edit");
-  auto value = internal::parse_json_document(value_json);
-  if (!value)
-    return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
-  auto doc = internal::parse_json_document(scenario_to_json(scenario, kCompactJson));
-  if (!doc)
-    return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
-  drop_left_out_topology(scenario.preset_fills, *doc);
+namespace {
 
+// Puts `value` at `path` in `doc` (null removes the field), creating the
+// objects missing on the way.
+Status set_at(Json& doc, const FieldPath& path, Json value, const std::string& origin) {
+  if (path.empty()) return bad_edit(origin, path, "no field to edit");
   // Walk to the parent of the last step, creating objects on the way.
-  Json* node = &*doc;
+  Json* node = &doc;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     if (const std::string* key = std::get_if<std::string>(&path[i])) {
       if (!node->is_object())
@@ -83,19 +78,52 @@ Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const
   const FieldStep& last = path.back();
   if (const std::string* key = std::get_if<std::string>(&last)) {
     if (!node->is_object()) return bad_edit(origin, path, "not an object");
-    if (value->is_null()) {
+    if (value.is_null()) {
       node->erase(*key);
     } else {
-      (*node)[*key] = std::move(*value);
+      (*node)[*key] = std::move(value);
     }
-  } else {
-    const int index = std::get<int>(last);
-    if (!node->is_array() || index < 0 || static_cast<size_t>(index) >= node->size()) {
-      return bad_edit(origin, path, "no element " + std::to_string(index));
-    }
-    (*node)[static_cast<size_t>(index)] = std::move(*value);
+    return Status::ok();
   }
+  const int index = std::get<int>(last);
+  if (!node->is_array() || index < 0 || static_cast<size_t>(index) >= node->size()) {
+    return bad_edit(origin, path, "no element " + std::to_string(index));
+  }
+  (*node)[static_cast<size_t>(index)] = std::move(value);
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const FieldPath& path,
+                                        const std::string& value_json, const std::string& origin) {
+  if (path.empty()) return bad_edit(origin, path, "no field to edit");
+  auto value = internal::parse_json_document(value_json);
+  if (!value)
+    return bad_edit(origin, path, "the value is not JSON (" + value.status().message() + ")");
+  auto doc = internal::parse_json_document(scenario_to_json(scenario, kCompactJson));
+  if (!doc)
+    return Status::internal("scenario_to_json wrote malformed JSON: " + doc.status().message());
+  drop_left_out_topology(scenario.preset_fills, *doc);
+  if (Status st = set_at(*doc, path, std::move(*value), origin); !st.is_ok()) return st;
   return parse_scenario(doc->dump(), origin);
+}
+
+Result<std::string> apply_edits_to_text(const std::string& original_text,
+                                        const std::vector<FieldEdit>& edits,
+                                        const std::string& origin) {
+  auto doc = internal::parse_json_document(original_text);
+  if (!doc || !doc->is_object()) {
+    return Status::invalid_argument(origin + ": the file to save into is not a JSON object");
+  }
+  for (const FieldEdit& e : edits) {
+    auto value = internal::parse_json_document(e.value_json);
+    if (!value) {
+      return bad_edit(origin, e.path, "the value is not JSON (" + value.status().message() + ")");
+    }
+    if (Status st = set_at(*doc, e.path, std::move(*value), origin); !st.is_ok()) return st;
+  }
+  return doc->dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace shardlab::data

@@ -4,6 +4,7 @@
 #include <QUndoCommand>
 
 #include "shardlab/data/file_io.h"
+#include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/scenario_writer.h"
 
 namespace shardlab::gui {
@@ -12,11 +13,14 @@ namespace shardlab::gui {
 class ScenarioEditCommand : public QUndoCommand {
  public:
   ScenarioEditCommand(ScenarioDocument* document, ScenarioPtr before, ScenarioPtr after,
-                      const QString& text)
+                      const QString& text, std::optional<data::FieldEdit> field)
       : QUndoCommand(text),
         document_(document),
         before_(std::move(before)),
-        after_(std::move(after)) {}
+        after_(std::move(after)),
+        field_(std::move(field)) {}
+
+  const std::optional<data::FieldEdit>& field() const { return field_; }
 
   void undo() override { document_->make_current(before_, QStringLiteral("Undo ") + text()); }
   void redo() override { document_->make_current(after_, text()); }
@@ -25,6 +29,7 @@ class ScenarioEditCommand : public QUndoCommand {
   ScenarioDocument* document_;
   ScenarioPtr before_;
   ScenarioPtr after_;
+  std::optional<data::FieldEdit> field_;
 };
 
 ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent) {
@@ -41,6 +46,10 @@ void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QSt
   }
   name_ = name.isEmpty() ? QFileInfo(path).fileName() : name;
   last_change_.clear();
+  Result<std::string> text = path.isEmpty() ? Result<std::string>(std::string())
+                                            : data::read_input_file(path.toStdString(), "scenario");
+  base_text_ = text.is_ok() ? std::move(text).value() : std::string();
+  base_index_ = 0;
   {
     const QSignalBlocker quiet(&undo_);  // clear() announces cleanChanged; one signal below
     undo_.clear();
@@ -49,8 +58,26 @@ void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QSt
   if (was_modified) emit modifiedChanged(false);
 }
 
-void ScenarioDocument::edit(ScenarioPtr edited, const QString& text) {
-  undo_.push(new ScenarioEditCommand(this, scenario_, std::move(edited), text));
+void ScenarioDocument::edit(ScenarioPtr edited, const QString& text,
+                            std::optional<data::FieldEdit> field) {
+  undo_.push(new ScenarioEditCommand(this, scenario_, std::move(edited), text, std::move(field)));
+}
+
+std::string ScenarioDocument::file_text() const {
+  const std::string whole = data::scenario_to_json(*scenario_) + "\n";
+  if (base_text_.empty() || undo_.index() < base_index_) return whole;
+  std::vector<data::FieldEdit> edits;
+  for (int i = base_index_; i < undo_.index(); ++i) {
+    const auto* step = dynamic_cast<const ScenarioEditCommand*>(undo_.command(i));
+    if (step == nullptr || !step->field()) return whole;
+    edits.push_back(*step->field());
+  }
+  Result<std::string> text = data::apply_edits_to_text(base_text_, edits, name_.toStdString());
+  if (!text.is_ok()) return whole;
+  // Only a file that loads as exactly the current scenario is written.
+  Result<planner::Scenario> back = data::parse_scenario(*text, name_.toStdString());
+  if (!back.is_ok() || data::scenario_to_json(*back) + "\n" != whole) return whole;
+  return std::move(text).value();
 }
 
 void ScenarioDocument::make_current(ScenarioPtr scenario, const QString& change) {
@@ -64,11 +91,10 @@ Status ScenarioDocument::save(const QString& path) {
   if (!scenario_) return Status::not_found("no scenario is open");
   // As the command line writes its outputs (docs/outputs.md): atomically over a
   // regular file or a link's target, never over a device or FIFO.
-  if (Status st =
-          data::write_output_file(path.toStdString(), data::scenario_to_json(*scenario_) + "\n");
-      !st.is_ok()) {
-    return st;
-  }
+  const std::string text = file_text();
+  if (Status st = data::write_output_file(path.toStdString(), text); !st.is_ok()) return st;
+  base_text_ = text;
+  base_index_ = undo_.index();
   if (path_ != path) {
     path_ = path;
     emit pathChanged(path_);

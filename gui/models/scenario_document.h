@@ -7,6 +7,11 @@
 // (the same object, so results computed for it are recognised as current).
 // Saving writes the scenario file atomically (write to a temporary file, then
 // rename; a failed save leaves the old file) and marks the history clean.
+// What it writes: the file as it was opened (or last saved) with the edits
+// since applied (data::apply_edits_to_text: no defaults written out, keys in
+// their order) when every step since carries its field edit and the result
+// loads as the current scenario; otherwise the whole scenario
+// (scenario_writer.h).
 //
 // Threading: UI thread only.
 #pragma once
@@ -14,8 +19,11 @@
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <optional>
+#include <string>
 
 #include "models/planning_job.h"
+#include "shardlab/data/scenario_edit.h"
 #include "shardlab/planner/status.h"
 
 namespace shardlab::gui {
@@ -44,7 +52,10 @@ class ScenarioDocument : public QObject {
   void open(ScenarioPtr scenario, const QString& path, const QString& name = {});
   // Makes `edited` current as one undoable step described by `text` ("Edit
   // batch_size"). REQUIRES: a scenario is open.
-  void edit(ScenarioPtr edited, const QString& text);
+  // `field`: the one field the step set (written into the file on save), or
+  // none for a step that changed more (the whole scenario is then written).
+  void edit(ScenarioPtr edited, const QString& text,
+            std::optional<data::FieldEdit> field = std::nullopt);
   // Writes the scenario to `path` (scenario_writer.h), which then becomes
   // path(); the history is marked clean. On failure nothing changes.
   Status save(const QString& path);
@@ -60,7 +71,13 @@ class ScenarioDocument : public QObject {
   friend class ScenarioEditCommand;
   void make_current(ScenarioPtr scenario, const QString& change);
 
+  // What save() writes (see the class comment).
+  std::string file_text() const;
+
   ScenarioPtr scenario_;
+  // The file's text as opened or last saved, and the undo index it matches.
+  std::string base_text_;
+  int base_index_ = 0;
   QString path_;
   QString name_;
   QString last_change_;

@@ -311,14 +311,16 @@ bool ScenarioSettingsModel::setData(const QModelIndex& index, const QVariant& va
   const QString typed = value.toString();
   const QString before = f.value(*scenario_);
   if (typed.trimmed() == before) return true;
-  Result<ScenarioPtr> edited = validator_(f.path, field_json(f.kind, typed));
+  const std::string value_json = field_json(f.kind, typed).toStdString();
+  Result<ScenarioPtr> edited = validator_(f.path, QString::fromStdString(value_json));
   if (!edited.is_ok()) {
     emit editRefused(QString::fromStdString(edited.status().message()));
     return false;
   }
   scenario_ = std::move(edited).value();
   emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, kNumColumns - 1));
-  emit scenarioEdited(scenario_, edit_description(f.path, before, f.value(*scenario_)));
+  emit scenarioEdited(scenario_, edit_description(f.path, before, f.value(*scenario_)),
+                      data::FieldEdit{f.path, value_json});
   return true;
 }
 

@@ -33,7 +33,9 @@ class ScenarioSettingsModel : public QAbstractTableModel {
 
  signals:
   void editRefused(const QString& message);
-  void scenarioEdited(shardlab::gui::ScenarioPtr scenario, const QString& description);
+  // `field`: the field set and its value, for the file on save.
+  void scenarioEdited(shardlab::gui::ScenarioPtr scenario, const QString& description,
+                      const shardlab::data::FieldEdit& field);
 
  private:
   ScenarioValidator validator_;

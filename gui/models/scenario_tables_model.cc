@@ -229,14 +229,16 @@ bool ScenarioTablesModel::setData(const QModelIndex& index, const QVariant& valu
   const QString before = text(index.row(), column);
   if (typed.trimmed() == before) return true;  // unchanged: no replan
   const data::FieldPath path = field_path(index.row(), column);
-  Result<ScenarioPtr> edited = validator_(path, field_json(kind_of(column), typed));
+  const std::string value_json = field_json(kind_of(column), typed).toStdString();
+  Result<ScenarioPtr> edited = validator_(path, QString::fromStdString(value_json));
   if (!edited.is_ok()) {
     emit editRefused(QString::fromStdString(edited.status().message()));
     return false;
   }
   scenario_ = std::move(edited).value();
   emit dataChanged(this->index(index.row(), 0), this->index(index.row(), kNumColumns - 1));
-  emit scenarioEdited(scenario_, edit_description(path, before, text(index.row(), column)));
+  emit scenarioEdited(scenario_, edit_description(path, before, text(index.row(), column)),
+                      data::FieldEdit{path, value_json});
   return true;
 }
 

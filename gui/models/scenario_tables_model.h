@@ -58,7 +58,9 @@ class ScenarioTablesModel : public QAbstractTableModel {
  signals:
   void editRefused(const QString& message);
   // `description`: edit_description() of the field.
-  void scenarioEdited(shardlab::gui::ScenarioPtr scenario, const QString& description);
+  // `field`: the field set and its value, for the file on save.
+  void scenarioEdited(shardlab::gui::ScenarioPtr scenario, const QString& description,
+                      const shardlab::data::FieldEdit& field);
 
  private:
   QString text(int row, int column) const;

@@ -140,13 +140,15 @@ bool Workbench::apply_edit(const data::FieldPath& path, const QString& value_jso
     return false;
   }
   apply_edit_result(std::move(edited).value(),
-                    QStringLiteral("Edit %1").arg(QString::fromStdString(data::to_string(path))));
+                    QStringLiteral("Edit %1").arg(QString::fromStdString(data::to_string(path))),
+                    data::FieldEdit{path, value_json.toStdString()});
   return true;
 }
 
-void Workbench::apply_edit_result(ScenarioPtr edited, const QString& description) {
+void Workbench::apply_edit_result(ScenarioPtr edited, const QString& description,
+                                  const std::optional<data::FieldEdit>& field) {
   if (!scenario()) return;
-  document_.edit(std::move(edited), description);
+  document_.edit(std::move(edited), description, field);
 }
 
 Status Workbench::save() {

@@ -105,8 +105,16 @@ class Workbench : public QObject {
   Result<ScenarioPtr> edit(const data::FieldPath& path, const QString& value_json) const;
   // edit() then apply_edit_result(); a refusal emits editRefused(message).
   bool apply_edit(const data::FieldPath& path, const QString& value_json);
-  // Makes an already validated scenario current as one undoable edit, and plans it.
-  void apply_edit_result(ScenarioPtr edited, const QString& description);
+  // Makes an already validated scenario current as one undoable edit, and
+  // plans it. `field`: the one field it set (saved into the file as written,
+  // ScenarioDocument), or none when the step changed more.
+  void apply_edit_result(ScenarioPtr edited, const QString& description,
+                         const std::optional<data::FieldEdit>& field = std::nullopt);
+  // apply_edit_result of a one-field edit (the scenario models' scenarioEdited).
+  void apply_field_edit(ScenarioPtr edited, const QString& description,
+                        const data::FieldEdit& field) {
+    apply_edit_result(std::move(edited), description, field);
+  }
   // Saves to the document's file; fails when it has none (use save_as).
   Status save();
   Status save_as(const QString& path);

@@ -18,9 +18,9 @@ WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
   // An accepted edit becomes the session's scenario as an undoable step (and
   // is re-planned); a refused one is reported by the session like any other
   // refusal.
-  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, &Workbench::apply_edit_result);
+  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, &Workbench::apply_field_edit);
   connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench,
-          &Workbench::apply_edit_result);
+          &Workbench::apply_field_edit);
   connect(&tables, &ScenarioTablesModel::editRefused, workbench, &Workbench::editRefused);
   connect(&settings, &ScenarioSettingsModel::editRefused, workbench, &Workbench::editRefused);
 

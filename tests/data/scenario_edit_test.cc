@@ -137,5 +137,53 @@ TEST(ScenarioEditTest, RefusesWithTheLoadersMessage) {
             "constraints[\"a.b\"].min_partition");
 }
 
+// The file as written with the edits set and nothing else: keys keep their
+// order, absent fields stay absent, null removes, a path that does not fit
+// the document is refused naming it.
+TEST(ScenarioEditTest, EditsAppliedToTheFileAsWritten) {
+  const std::string original =
+      R"({"name": "x", "topology": {"world_size": 2, "local_world_size": 2},
+          "tables": [{"name": "a", "num_embeddings": 10, "embedding_dim": 8,
+                      "feature_names": ["f"]}]})";
+  Result<std::string> text =
+      apply_edits_to_text(original,
+                          {{{"topology", "hbm_cap"}, R"("8 GiB")"},
+                           {{"tables", 0, "embedding_dim"}, "16"},
+                           {{"constraints", "a", "sharding_types"}, R"(["row_wise"])"},
+                           {{"topology", "local_world_size"}, "null"}},
+                          "s.json");
+  ASSERT_TRUE(text.is_ok()) << text.status().message();
+  EXPECT_EQ(*text, R"({
+  "name": "x",
+  "topology": {
+    "world_size": 2,
+    "hbm_cap": "8 GiB"
+  },
+  "tables": [
+    {
+      "name": "a",
+      "num_embeddings": 10,
+      "embedding_dim": 16,
+      "feature_names": [
+        "f"
+      ]
+    }
+  ],
+  "constraints": {
+    "a": {
+      "sharding_types": [
+        "row_wise"
+      ]
+    }
+  }
+}
+)");
+  Result<std::string> bad = apply_edits_to_text(original, {{{"tables", 3, "name"}, "1"}}, "s.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("tables[3].name"), std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(apply_edits_to_text("[1]", {}, "s.json").is_ok());
+}
+
 }  // namespace
 }  // namespace shardlab::data

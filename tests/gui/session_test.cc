@@ -10,6 +10,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "app/compare_view.h"
 #include "app/main_window.h"
@@ -197,6 +200,13 @@ class SessionTest : public QObject {
     QVERIFY(!wb.document().modified());
   }
 
+  static std::string read_text(const QString& path) {
+    std::ifstream in(path.toStdString());
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
   // Save writes a file that loads back to the same scenario and clears the
   // unsaved mark; Save without a file refuses.
   void save_writes_the_edited_scenario() {
@@ -218,6 +228,22 @@ class SessionTest : public QObject {
     QVERIFY(loaded.is_ok());
     QCOMPARE(data::scenario_to_json(*loaded), data::scenario_to_json(*wb.scenario()));
     QCOMPARE(loaded->topology.hbm_cap, int64_t{8} << 30);
+    // The file is the one opened with that field set: keys in their order,
+    // nothing the file left out written (no defaults).
+    nlohmann::ordered_json want =
+        nlohmann::ordered_json::parse(read_text(scenario_path("tiny_2gpu.json")));
+    want["topology"]["hbm_cap"] = "8 GiB";
+    const nlohmann::ordered_json saved = nlohmann::ordered_json::parse(read_text(path));
+    QVERIFY2(saved == want, saved.dump().c_str());
+    // An edit the file cannot take field by field (the whole scenario set at
+    // once) writes the whole scenario, which loads as the current one.
+    wb.apply_edit_result(wb.scenario(), QStringLiteral("whole"));
+    QVERIFY(models.settings.setData(setting(models, "topology.hbm_cap"), QStringLiteral("9 GiB"),
+                                    Qt::EditRole));
+    QVERIFY(wb.save().is_ok());
+    auto whole = data::load_scenario_file(path.toStdString());
+    QVERIFY(whole.is_ok());
+    QCOMPARE(data::scenario_to_json(*whole), data::scenario_to_json(*wb.scenario()));
     // Save again goes to the same file; a failing save changes nothing.
     QVERIFY(wb.save().is_ok());
     QVERIFY(!wb.save_as(dir.filePath(QStringLiteral("missing/dir/x.json"))).is_ok());

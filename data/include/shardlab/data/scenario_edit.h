@@ -35,4 +35,20 @@ std::string to_string(const FieldPath& path);
 Result<planner::Scenario> edit_scenario(const planner::Scenario& scenario, const FieldPath& path,
                                         const std::string& value_json, const std::string& origin);
 
+// One edit as edit_scenario takes it.
+struct FieldEdit {
+  FieldPath path;
+  std::string value_json;
+};
+
+// The scenario file `original_text` with `edits` applied in order, each as
+// edit_scenario puts its value, and nothing else changed: keys keep their
+// order and fields the file leaves out stay out (no defaults written), laid
+// out with 2-space indentation. The result is not loaded here. Errors
+// (kInvalidArgument, naming `origin`): the original is not a JSON object, an
+// edit's value is not JSON or its path does not fit the document.
+Result<std::string> apply_edits_to_text(const std::string& original_text,
+                                        const std::vector<FieldEdit>& edits,
+                                        const std::string& origin);
+
 }  // namespace shardlab::data
