@@ -477,16 +477,4 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
 
 std::string example_footer(const std::string& lines) { return "\nExample:\n" + lines; }
 
-std::string format_id_list(const std::vector<int64_t>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += j > i ? fmt::format("{}-{}", ids[i], ids[j]) : fmt::format("{}", ids[i]);
-    i = j + 1;
-  }
-  return out;
-}
-
 }  // namespace shardlab::cli

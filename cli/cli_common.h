@@ -206,8 +206,8 @@ Result<std::vector<int64_t>> parse_id_list(const std::string& text, const IdList
 // Shared --help text pieces.
 std::string example_footer(const std::string& lines);
 
-// Run ids for people: "3,5-7" (ascending ids, runs of consecutive ids joined).
-std::string format_id_list(const std::vector<int64_t>& ids);
+// Run ids for people: "3,5-7" (data/message_text.h).
+using data::format_id_list;
 
 // A byte count for people (data/scenario_loader.h).
 using data::format_bytes;

@@ -212,20 +212,12 @@ namespace {
 // How much of a table or scenario name a row shows.
 constexpr std::size_t kMaxTableNameBytes = 40;
 
-// Ranks as ranges in rank order: "0-7,12,14-15"; "-" for none.
-std::string rank_ranges(std::vector<int> ranks) {
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out.empty() ? "-" : out;
+// Ranks as ranges in rank order (format_id_list); "-" for none.
+std::string rank_ranges(const int* ranks, int count) {
+  std::vector<int64_t> ids(ranks, ranks + count);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids.empty() ? "-" : format_id_list(ids);
 }
 
 }  // namespace
@@ -245,11 +237,11 @@ std::string plan_to_text(const Scenario& scenario, const PlannerResult& result) 
   for (std::size_t i = 0; i < placed.size(); ++i) {
     const ShardingOption& opt = *placed[i].option;
     const int* ranks = placed[i].ranks;
-    out += fmt::format("{:<{}}  {:<16} {:<14} {:>6}  {:<20} {:>10.4f} {:>11}\n", names[i], width,
-                       planner::to_string(opt.sharding_type),
-                       planner::to_string(opt.compute_kernel), opt.num_shards(),
-                       rank_ranges(std::vector<int>(ranks, ranks + opt.num_shards())),
-                       opt.total_perf, format_bytes(static_cast<double>(opt.total_storage.hbm)));
+    out +=
+        fmt::format("{:<{}}  {:<16} {:<14} {:>6}  {:<20} {:>10.4f} {:>11}\n", names[i], width,
+                    planner::to_string(opt.sharding_type), planner::to_string(opt.compute_kernel),
+                    opt.num_shards(), rank_ranges(ranks, opt.num_shards()), opt.total_perf,
+                    format_bytes(static_cast<double>(opt.total_storage.hbm)));
   }
   out += fmt::format(
       "{}: {} tables on {} ranks, rating {:.6g} ms (TorchRec {}); the plan's JSON with -o FILE, "

@@ -228,7 +228,7 @@ TEST(PlanToText, ARowPerTableThenTheRating) {
       text,
       "table  sharding_type    compute_kernel shards  ranks                   perf ms         "
       "HBM\n"
-      "t0     row_wise         fused               2  0,1                  " +
+      "t0     row_wise         fused               2  0-1                  " +
           fmt::format("{:>10}", rw) +
           "  250.00 KiB\n"
           "t1     table_wise       fused               1  1                    " +

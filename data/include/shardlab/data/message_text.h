@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shardlab::data {
 
@@ -26,6 +28,10 @@ std::string printable(std::string_view text, std::size_t max_bytes);
 inline constexpr std::size_t kMaxShownBytes = 4096;
 // printable(text, kMaxShownBytes).
 std::string shown(std::string_view text);
+
+// Ids or ranks for people: "3,5-7" (`ids` ascending, runs of consecutive
+// ids joined); "" for none.
+std::string format_id_list(const std::vector<int64_t>& ids);
 
 // As printable, but keeps line breaks ('\n') and tabs: for messages that are
 // several lines by design (an integrity report, TorchRec's hints).
