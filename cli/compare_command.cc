@@ -85,20 +85,10 @@ std::string percent(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? fmt::format("{:+.1f}%", 100.0 * *v) : std::string("-");
 }
 
-// Why a row has no simulated plan, on one line: the error's first line (the
-// JSON keeps all of it), or, when TorchRec reports insufficient storage
-// after evaluating no proposal, that the proposer proposed nothing.
+// Why a row has no simulated plan, on one line (sim::failure_line; the JSON
+// keeps the whole error), after its error type.
 std::string failure_reason(const sim::CompareRow& r) {
-  const std::string type = data::error_type_name(r.status);
-  if (r.status.code() == StatusCode::kPlanner &&
-      r.status.planner_error() == PlannerErrorType::kInsufficientStorage && r.num_proposals == 0) {
-    return type +
-           ": the proposer produced no proposal to place (TorchRec: \"Planner evaluated 0 "
-           "proposals\")";
-  }
-  std::string text = r.status.message().substr(0, r.status.message().find('\n'));
-  while (!text.empty() && (text.back() == ' ' || text.back() == '.')) text.pop_back();
-  return type + ": " + shown(text);
+  return data::error_type_name(r.status) + ": " + shown(sim::failure_line(r));
 }
 
 constexpr char kInterruptNote[] =

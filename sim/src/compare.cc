@@ -254,12 +254,9 @@ Comparison compare_configurations(const planner::Scenario& scenario,
   return out;
 }
 
-namespace {
-
-// Why a row that evaluated no proposal cannot apply, on one line.
-std::string why_not_applicable(const CompareRow& r) {
+std::string failure_line(const CompareRow& r) {
   if (r.status.code() == StatusCode::kPlanner &&
-      r.status.planner_error() == PlannerErrorType::kInsufficientStorage) {
+      r.status.planner_error() == PlannerErrorType::kInsufficientStorage && r.num_proposals == 0) {
     std::string why =
         "its proposer proposed nothing for this scenario (TorchRec: \"Planner evaluated 0 "
         "proposals\")";
@@ -275,13 +272,15 @@ std::string why_not_applicable(const CompareRow& r) {
   return text;
 }
 
+namespace {
+
 // Sets each row's `applies` (CompareRow).
 void mark_applicable(Comparison& c) {
   const bool some_evaluated = std::any_of(c.rows.begin(), c.rows.end(),
                                           [](const CompareRow& r) { return r.num_proposals > 0; });
   for (CompareRow& r : c.rows) {
     r.applies = r.status.is_ok() || r.num_proposals > 0 || !some_evaluated;
-    r.not_applicable = r.applies ? std::string() : why_not_applicable(r);
+    r.not_applicable = r.applies ? std::string() : failure_line(r);
   }
 }
 

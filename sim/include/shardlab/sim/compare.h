@@ -146,6 +146,13 @@ struct CompareRow {
   std::string not_applicable;
 };
 
+// Why `row` failed, on one line: that its proposer proposed nothing when
+// TorchRec's insufficient storage comes after no proposal was evaluated
+// (with TorchRec's grid-search rule for a grid-search row), else the first
+// line of its error without trailing spaces and periods. REQUIRES: the row
+// failed.
+std::string failure_line(const CompareRow& row);
+
 struct CompareProgress {
   int row = 0;  // the row being computed
   int rows = 0;
