@@ -37,7 +37,8 @@ ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent) {
           [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
-void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QString& name) {
+void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QString& name,
+                            std::string file_text) {
   const bool was_modified = modified();
   scenario_ = std::move(scenario);
   if (path_ != path) {
@@ -46,9 +47,7 @@ void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QSt
   }
   name_ = name.isEmpty() ? QFileInfo(path).fileName() : name;
   last_change_.clear();
-  Result<std::string> text = path.isEmpty() ? Result<std::string>(std::string())
-                                            : data::read_input_file(path.toStdString(), "scenario");
-  base_text_ = text.is_ok() ? std::move(text).value() : std::string();
+  base_text_ = std::move(file_text);
   base_index_ = 0;
   {
     const QSignalBlocker quiet(&undo_);  // clear() announces cleanChanged; one signal below

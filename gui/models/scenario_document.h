@@ -48,8 +48,11 @@ class ScenarioDocument : public QObject {
   const QString& last_change() const { return last_change_; }
 
   // Makes `scenario` the document, forgetting the history. `path`: its file
-  // (empty: none); `name`: how to call it (the file name when empty).
-  void open(ScenarioPtr scenario, const QString& path, const QString& name = {});
+  // (empty: none); `name`: how to call it (the file name when empty);
+  // `file_text`: the text it was loaded from (empty: none, save writes the
+  // whole scenario).
+  void open(ScenarioPtr scenario, const QString& path, const QString& name = {},
+            std::string file_text = {});
   // Makes `edited` current as one undoable step described by `text` ("Edit
   // batch_size"). REQUIRES: a scenario is open.
   // `field`: the one field the step set (written into the file on save), or

@@ -111,12 +111,16 @@ Workbench::Workbench(QObject* parent) : QObject(parent) {
 }
 
 Status Workbench::open_scenario(const QString& path) {
-  Result<planner::Scenario> loaded = data::load_scenario_file(path.toStdString());
+  // Read once: the document keeps the text the scenario was loaded from.
+  Result<std::string> text = data::read_input_file(path.toStdString(), "scenario");
+  Result<planner::Scenario> loaded = text.is_ok() ? data::parse_scenario(*text, path.toStdString())
+                                                  : Result<planner::Scenario>(text.status());
   if (!loaded.is_ok()) {
     emit errorOccurred(QString::fromStdString(loaded.status().message()));
     return loaded.status();
   }
-  document_.open(std::make_shared<const planner::Scenario>(std::move(loaded).value()), path);
+  document_.open(std::make_shared<const planner::Scenario>(std::move(loaded).value()), path, {},
+                 std::move(text).value());
   return Status::ok();
 }
 
