@@ -1,9 +1,11 @@
 #include "shardlab/trace/trace_summary.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -55,16 +57,6 @@ std::optional<sim::Phase> phase_of(const RawTrace& raw, const GpuEvent& g, doubl
   return std::nullopt;
 }
 
-// The launching call's start of each GPU event, by correlation (`launches`
-// sorted by correlation); nullopt without one.
-std::optional<double> launch_start(const std::vector<detail::Launch>& launches, int64_t c) {
-  const auto l =
-      std::lower_bound(launches.begin(), launches.end(), c,
-                       [](const detail::Launch& x, int64_t v) { return x.correlation < v; });
-  if (l == launches.end() || l->correlation != c) return std::nullopt;
-  return l->ts_us;
-}
-
 // A stretch of the file's GPU timeline in which something runs, and whether
 // the idle stretch before it was the GPU waiting for the host (every event
 // that starts at `start` was launched at or after that idle stretch began).
@@ -73,27 +65,30 @@ struct BusyStretch {
   bool after_host_wait = false;
 };
 
-std::vector<BusyStretch> busy_stretches(std::vector<GpuEvent> gpu,
-                                        const std::vector<detail::Launch>& launches) {
-  std::sort(gpu.begin(), gpu.end(),
-            [](const GpuEvent& a, const GpuEvent& b) { return a.ts_us < b.ts_us; });
+// The file's busy stretches in start order; `launched[k]`: when the call
+// that launched gpu[k] began, NaN without one (never "after" anything).
+std::vector<BusyStretch> busy_stretches(const std::vector<GpuEvent>& gpu,
+                                        const std::vector<double>& launched) {
+  std::vector<uint32_t> order(gpu.size());
+  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return gpu[a].ts_us < gpu[b].ts_us; });
   std::vector<BusyStretch> out;
   double idle_from = -1e300;  // when the idle stretch before the current event began
   bool waited = true;         // so far, every event starting here was launched after idle_from
-  for (const GpuEvent& g : gpu) {
+  for (const uint32_t k : order) {
+    const GpuEvent& g = gpu[k];
     const double end = g.ts_us + g.dur_us;
     if (!out.empty() && g.ts_us <= out.back().end) {
       if (g.ts_us == out.back().start) {
-        const std::optional<double> l = launch_start(launches, g.correlation);
-        waited = waited && l && *l >= idle_from;
+        waited = waited && launched[k] >= idle_from;
         out.back().after_host_wait = waited;
       }
       out.back().end = std::max(out.back().end, end);
       continue;
     }
     idle_from = out.empty() ? -1e300 : out.back().end;
-    const std::optional<double> l = launch_start(launches, g.correlation);
-    waited = l && *l >= idle_from;
+    waited = launched[k] >= idle_from;
     out.push_back({g.ts_us, end, waited});
   }
   return out;
@@ -154,11 +149,16 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
     steps[i].step_ms = marks[i].dur_us / kUsPerMs;
     steps[i].start_ms = marks[i].ts_us / kUsPerMs;
   }
-  for (const GpuEvent& g : raw.gpu) {
+  // When each GPU event's launching call began (NaN: none), for the idle
+  // stretches below; one lookup per event.
+  std::vector<double> launched(raw.gpu.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t k = 0; k < raw.gpu.size(); ++k) {
+    const GpuEvent& g = raw.gpu[k];
     const auto launch =
         std::lower_bound(raw.launches.begin(), raw.launches.end(), g.correlation,
                          [](const detail::Launch& l, int64_t c) { return l.correlation < c; });
     if (launch == raw.launches.end() || launch->correlation != g.correlation) continue;
+    launched[k] = launch->ts_us;
     // The step whose window [ts, ts + dur) holds the launch: marks are in
     // start order and do not overlap.
     const auto after =
@@ -193,7 +193,7 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
                        return a.start_ms < b.start_ms;
                      });
   }
-  const std::vector<BusyStretch> stretches = busy_stretches(raw.gpu, raw.launches);
+  const std::vector<BusyStretch> stretches = busy_stretches(raw.gpu, launched);
   std::vector<int64_t> to_host;  // correlations of device-to-host copies
   for (const GpuEvent& g : raw.gpu) {
     if (g.to_host) to_host.push_back(g.correlation);
