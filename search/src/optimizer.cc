@@ -189,21 +189,24 @@ class Search {
         std::min<size_t>(n, static_cast<size_t>(kShareEvaluations / static_cast<int64_t>(n)));
     std::vector<size_t> order;
     std::vector<double> after;
-    for (size_t k = 0; k < n; ++k) {
+    for (size_t k = 0; k < greedy_steps; ++k) {
+      // The first step's estimates are the gains alone: `left` starts with the lowest.
       size_t pick = 0;  // index into `left`
-      if (k < greedy_steps) {
-        double lowest = std::numeric_limits<double>::infinity();
-        for (size_t j = 0; j < left.size(); ++j) {
-          const double v = try_move(moved[left[j]], false);
-          if (v < lowest) {
-            lowest = v;
-            pick = j;
-          }
+      double lowest = std::numeric_limits<double>::infinity();
+      for (size_t j = 0; j < left.size() && k > 0; ++j) {
+        const double v = try_move(moved[left[j]], false);
+        if (v < lowest) {
+          lowest = v;
+          pick = j;
         }
       }
       order.push_back(left[pick]);
       after.push_back(try_move(moved[left[pick]], true));
       left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    for (const size_t i : left) {  // the rest, by their gains alone
+      order.push_back(i);
+      after.push_back(try_move(moved[i], true));
     }
     if (!estimator.failure().is_ok()) return;
     const double gain = start - after.back();
