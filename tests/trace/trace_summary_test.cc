@@ -422,12 +422,38 @@ struct Expected {
   int64_t syncs = 0;
 };
 
+// A whole document's steps and launches, read plainly.
+struct DocSteps {
+  std::map<int64_t, std::pair<double, double>> windows;  // step -> [start, end) µs
+  std::map<int64_t, int64_t> step_tid;                   // -1: no number
+  std::map<int64_t, double> launch_ts;                   // correlation -> call start, µs
+};
+
+DocSteps read_doc_steps(const Json& doc) {
+  DocSteps d;
+  for (const Json& e : doc["traceEvents"]) {
+    const std::string name = e.value("name", "");
+    const std::string cat = e.value("cat", "");
+    if (name.rfind("ProfilerStep#", 0) == 0 && cat.rfind("gpu_", 0) != 0 && e.contains("ts")) {
+      const int64_t n = std::stoll(name.substr(13));
+      if (!d.windows.count(n)) {
+        d.windows[n] = {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()};
+        d.step_tid[n] = e.contains("tid") && e["tid"].is_number() ? e["tid"].get<int64_t>() : -1;
+      }
+    }
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
+        e["args"].contains("correlation")) {
+      d.launch_ts.emplace(e["args"]["correlation"].get<int64_t>(), e["ts"].get<double>());
+    }
+  }
+  return d;
+}
+
 // The host side of every step of `doc` (docs/traces.md "Host side"), from
 // the whole document: the file's GPU events sorted by start, their idle gaps
 // found by a sweep, each gap's following events looked up among all events.
-void read_host_side(const Json& doc, const std::map<int64_t, std::pair<double, double>>& windows,
-                    const std::map<int64_t, int64_t>& step_tid, std::map<int64_t, Expected>& out) {
-  std::map<int64_t, double> launch_ts;
+void read_host_side(const Json& doc, const DocSteps& steps, std::map<int64_t, Expected>& out) {
+  const auto& [windows, step_tid, launch_ts] = steps;
   std::set<int64_t> to_host;
   struct Ev {
     double ts, end;
@@ -437,8 +463,6 @@ void read_host_side(const Json& doc, const std::map<int64_t, std::pair<double, d
   for (const Json& e : doc["traceEvents"]) {
     const std::string cat = e.value("cat", "");
     const bool has_corr = e.contains("args") && e["args"].contains("correlation");
-    if ((cat == "cuda_runtime" || cat == "cuda_driver") && has_corr)
-      launch_ts.emplace(e["args"]["correlation"].get<int64_t>(), e["ts"].get<double>());
     if ((cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") && has_corr) {
       const double ts = e["ts"].get<double>();
       gpu.push_back({ts, ts + e["dur"].get<double>(), e["args"]["correlation"].get<int64_t>()});
@@ -495,24 +519,8 @@ void read_host_side(const Json& doc, const std::map<int64_t, std::pair<double, d
 
 // docs/traces.md's definitions, written again from the whole document.
 std::map<int64_t, Expected> read_independently(const Json& doc) {
-  std::map<int64_t, std::pair<double, double>> windows;  // step -> [start, end) µs
-  std::map<int64_t, int64_t> step_tid;                   // -1: no number
-  std::map<int64_t, double> launch_ts;
-  for (const Json& e : doc["traceEvents"]) {
-    const std::string name = e.value("name", "");
-    const std::string cat = e.value("cat", "");
-    if (name.rfind("ProfilerStep#", 0) == 0 && cat.rfind("gpu_", 0) != 0 && e.contains("ts")) {
-      const int64_t n = std::stoll(name.substr(13));
-      if (!windows.count(n)) {
-        windows[n] = {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()};
-        step_tid[n] = e.contains("tid") && e["tid"].is_number() ? e["tid"].get<int64_t>() : -1;
-      }
-    }
-    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
-        e["args"].contains("correlation")) {
-      launch_ts.emplace(e["args"]["correlation"].get<int64_t>(), e["ts"].get<double>());
-    }
-  }
+  const DocSteps steps = read_doc_steps(doc);
+  const auto& [windows, step_tid, launch_ts] = steps;
   std::map<int64_t, Expected> out;
   std::map<int64_t, std::vector<std::pair<double, double>>> intervals;
   for (const auto& [n, w] : windows) out[n].step_ms = (w.second - w.first) / 1000.0;
@@ -552,7 +560,7 @@ std::map<int64_t, Expected> read_independently(const Json& doc) {
     }
     out[n].busy_ms = covered / 1000.0;
   }
-  read_host_side(doc, windows, step_tid, out);
+  read_host_side(doc, steps, out);
   return out;
 }
 
@@ -623,18 +631,9 @@ TEST(RealTraces, AcrossRanksMatchesAnIndependentReading) {
     std::vector<std::map<int64_t, std::vector<std::pair<double, double>>>> kernels(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       const Json doc = Json::parse(gunzip(ranks[r].file));
-      std::map<int64_t, std::pair<double, double>> windows;
-      std::map<int64_t, double> launch;
-      for (const Json& e : doc["traceEvents"]) {
-        const std::string name = e.value("name", ""), cat = e.value("cat", "");
-        if (name.rfind("ProfilerStep#", 0) == 0 && cat.rfind("gpu_", 0) != 0 &&
-            !windows.count(std::stoll(name.substr(13))))
-          windows[std::stoll(name.substr(13))] = {e["ts"].get<double>(),
-                                                  e["ts"].get<double>() + e["dur"].get<double>()};
-        if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
-            e["args"].contains("correlation"))
-          launch.emplace(e["args"]["correlation"].get<int64_t>(), e["ts"].get<double>());
-      }
+      const DocSteps steps = read_doc_steps(doc);
+      const auto& windows = steps.windows;
+      const auto& launch = steps.launch_ts;
       for (const Json& e : doc["traceEvents"]) {
         if (e.value("cat", "") != "kernel" || e.value("name", "").rfind("nccl", 0) != 0) continue;
         const auto l = launch.find(e["args"]["correlation"].get<int64_t>());
