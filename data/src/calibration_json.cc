@@ -32,8 +32,6 @@ using planner::CostCalibration;
 using planner::DimClass;
 
 constexpr std::string_view kFormat = "shardlab-calibration";
-constexpr std::string_view kKernels =
-    "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching";
 constexpr std::size_t kMaxProfileBytes = std::size_t{64} << 20;
 
 // The fitted constants feed the planner's times: the scenario's limits
@@ -43,7 +41,7 @@ const NumberValue kTimeMs{.min = 0.0, .max = planner::kMaxTimeMs};
 const NumberValue kMultiplier{.min = 0.0, .max = planner::kMaxFactor};
 const NumberValue kNonNegative{.min = 0.0};
 const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel,
-                                            kKernels};
+                                            planner::compute_kernel_names()};
 const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class,
                                          "narrow, half, full"};
 

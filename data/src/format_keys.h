@@ -12,9 +12,9 @@ namespace shardlab::data::internal {
 // shard metadata; ShardLab's plan entry and shard.
 inline constexpr std::string_view kPlanWrapperKeys[] = {"format", "version", "scenario", "plan"};
 inline constexpr std::string_view kParameterShardingKeys[] = {
-    "sharding_type",       "compute_kernel",   "ranks",
-    "sharding_spec",       "cache_params",     "enforce_hbm",
-    "stochastic_rounding", "bounds_check_mode"};
+    "sharding_type",       "compute_kernel",    "ranks",
+    "sharding_spec",       "cache_params",      "enforce_hbm",
+    "stochastic_rounding", "bounds_check_mode", "key_value_params"};
 inline constexpr std::string_view kShardMetadataKeys[] = {"shard_offsets", "shard_sizes",
                                                           "placement"};
 inline constexpr std::string_view kPlanTableKeys[] = {"module",
@@ -26,12 +26,11 @@ inline constexpr std::string_view kPlanTableKeys[] = {"module",
                                                       "enforce_hbm",
                                                       "stochastic_rounding",
                                                       "bounds_check_mode",
+                                                      "key_value_params",
                                                       "shards",
                                                       "layout"};
 inline constexpr std::string_view kPlanShardKeys[] = {"offset",    "size", "rank",
                                                       "placement", "perf", "storage"};
-inline constexpr std::string_view kPlanCacheParamsKeys[] = {
-    "algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"};
 
 // Calibration profiles (calibration_json.h).
 inline constexpr std::string_view kProfileKeys[] = {

@@ -49,10 +49,13 @@ void write_perf(JsonWriter& w, const Perf& p) {
   w.end_object();
 }
 
-void write_storage(JsonWriter& w, const Storage& s) {
+// {hbm, ddr}, and ssd for a scenario that uses the SSD tier
+// (Scenario::uses_ssd_tier), as TorchRec 2026-08's Storage writes it.
+void write_storage(JsonWriter& w, const Storage& s, bool ssd) {
   w.begin_object();
   w.member("hbm", s.hbm);
   w.member("ddr", s.ddr);
+  if (ssd) w.member("ssd", s.ssd);
   w.end_object();
 }
 
@@ -80,6 +83,19 @@ void write_cache_params(JsonWriter& w, const std::optional<CacheParams>& cp) {
   if (cp->precision) precision = planner::to_string(*cp->precision);
   write_optional(w, "precision", precision);
   write_optional(w, "prefetch_pipeline", cp->prefetch_pipeline);
+  w.end_object();
+}
+
+// null, or TorchRec's KeyValueParams with null for each field not given.
+void write_key_value_params(JsonWriter& w, const std::optional<planner::KeyValueParams>& p) {
+  w.key("key_value_params");
+  if (!p.has_value()) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  write_optional(w, "max_l1_cache_size", p->max_l1_cache_size);
+  write_optional(w, "l2_cache_size", p->l2_cache_size);
   w.end_object();
 }
 
@@ -114,8 +130,9 @@ void write_ranks(JsonWriter& w, const int* ranks, int n) {
   w.end_array();
 }
 
-// "reserved": the per-device storage list [{rank, hbm, ddr}], or null.
-void write_reserved(JsonWriter& w, const std::optional<planner::ReservationResult>& reserved) {
+// "reserved": the per-device storage list [{rank, hbm, ddr[, ssd]}], or null.
+void write_reserved(JsonWriter& w, const std::optional<planner::ReservationResult>& reserved,
+                    bool ssd) {
   w.key("reserved");
   if (!reserved.has_value()) {
     w.null();
@@ -127,6 +144,7 @@ void write_reserved(JsonWriter& w, const std::optional<planner::ReservationResul
     w.member("rank", static_cast<int64_t>(r));
     w.member("hbm", reserved->devices[r].hbm);
     w.member("ddr", reserved->devices[r].ddr);
+    if (ssd) w.member("ssd", reserved->devices[r].ssd);
     w.end_object();
   }
   w.end_array();
@@ -184,7 +202,7 @@ std::string error_type_name(const Status& status) {
 }
 
 std::string error_to_json(const std::string& scenario_name, const Status& status,
-                          const PlannerResult* result, int indent) {
+                          const PlannerResult* result, int indent, bool ssd_tier) {
   assert(!status.is_ok());
   JsonWriter w(indent);
   w.begin_object();
@@ -198,7 +216,7 @@ std::string error_to_json(const std::string& scenario_name, const Status& status
     w.member("num_proposals", result != nullptr ? result->num_proposals : 0);
     w.member("num_plans", result != nullptr ? result->num_plans : 0);
     if (result != nullptr) {
-      write_reserved(w, result->reserved);
+      write_reserved(w, result->reserved, ssd_tier);
     } else {
       w.null_member("reserved");
     }
@@ -253,11 +271,13 @@ std::string plan_to_text(const Scenario& scenario, const PlannerResult& result) 
 
 std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, int indent) {
   if (!result.ok() || !result.search_space.has_value()) {
-    return error_to_json(scenario.name, result.failure(), &result, indent);
+    return error_to_json(scenario.name, result.failure(), &result, indent,
+                         scenario.uses_ssd_tier());
   }
   const SearchSpace& space = *result.search_space;
   const planner::Topology& topo = result.topology;
   const int world_size = topo.world_size;
+  const bool ssd = scenario.uses_ssd_tier();
 
   JsonWriter w(indent);
   w.begin_object();
@@ -286,6 +306,7 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
     w.member("sharding_spec", opt.sharding_type != ShardingType::kDataParallel);
     write_cache_params(w, opt.cache_params);
     write_optional(w, "enforce_hbm", c != nullptr ? c->enforce_hbm : std::nullopt);
+    if (ssd) write_key_value_params(w, opt.key_value_params);
     w.key("shards");
     w.begin_array();
     for (int s = 0; s < opt.num_shards(); ++s) {
@@ -301,7 +322,7 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
       w.key("perf");
       write_perf(w, opt.shard_perf);
       w.key("storage");
-      write_storage(w, sh.storage);
+      write_storage(w, sh.storage, ssd);
       w.end_object();
       if (rank >= 0 && rank < world_size) used[static_cast<size_t>(rank)] += sh.storage;
     }
@@ -326,6 +347,11 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
     w.member("ddr_used", used[ur].ddr);
     w.member("ddr_cap", cap.ddr);
     w.member("ddr_available", avail.ddr);
+    if (ssd) {
+      w.member("ssd_used", used[ur].ssd);
+      w.member("ssd_cap", cap.ssd);
+      w.member("ssd_available", avail.ssd);
+    }
     w.key("perf");
     w.begin_object();
     w.member("total", ur < result.device_perf_total.size() ? result.device_perf_total[ur] : 0.0);
@@ -333,7 +359,7 @@ std::string plan_to_json(const Scenario& scenario, const PlannerResult& result, 
     w.end_object();
   }
   w.end_array();
-  write_reserved(w, result.reserved);
+  write_reserved(w, result.reserved, ssd);
   w.end_object();
   return std::move(w).take();
 }
@@ -378,9 +404,11 @@ Result<OptionFilter> option_filter(const Scenario& scenario, const std::vector<s
 std::string options_to_json(const Scenario& scenario, const PlannerResult& result, int indent,
                             const OptionFilter& filter) {
   if (!result.search_space.has_value()) {
-    return error_to_json(scenario.name, result.failure(), &result, indent);
+    return error_to_json(scenario.name, result.failure(), &result, indent,
+                         scenario.uses_ssd_tier());
   }
   const SearchSpace& space = *result.search_space;
+  const bool ssd = scenario.uses_ssd_tier();
   JsonWriter w(indent);
   size_t num_shards = 0;
   for (const ShardingOption& opt : space.options) {
@@ -410,9 +438,10 @@ std::string options_to_json(const Scenario& scenario, const PlannerResult& resul
     for (double x : opt.input_lengths) w.value(x);
     w.end_array();
     write_cache_params(w, opt.cache_params);
+    if (ssd) write_key_value_params(w, opt.key_value_params);
     w.member("total_perf", opt.total_perf);
     w.key("total_storage");
-    write_storage(w, opt.total_storage);
+    write_storage(w, opt.total_storage, ssd);
     w.key("shards");
     w.begin_array();
     for (const Shard& sh : opt.shards) {
@@ -424,7 +453,7 @@ std::string options_to_json(const Scenario& scenario, const PlannerResult& resul
       w.key("perf");
       write_perf(w, opt.shard_perf);
       w.key("storage");
-      write_storage(w, sh.storage);
+      write_storage(w, sh.storage, ssd);
       w.end_object();
     }
     w.end_array();
@@ -450,12 +479,13 @@ Status torchrec_buildable(const PlannerResult& result) {
 std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult& result,
                                   int indent) {
   if (!result.ok() || !result.search_space.has_value()) {
-    return error_to_json(scenario.name, result.failure(), &result, indent);
+    return error_to_json(scenario.name, result.failure(), &result, indent,
+                         scenario.uses_ssd_tier());
   }
   const SearchSpace& space = *result.search_space;
   const planner::Topology& topo = result.topology;
   if (Status buildable = torchrec_buildable(result); !buildable)
-    return error_to_json(scenario.name, buildable, &result, indent);
+    return error_to_json(scenario.name, buildable, &result, indent, scenario.uses_ssd_tier());
 
   // Group the plan's options by module, modules in order of first appearance.
   std::vector<std::pair<std::string, std::vector<PlacedOption>>> modules;
@@ -509,6 +539,8 @@ std::string plan_to_torchrec_json(const Scenario& scenario, const PlannerResult&
       std::optional<std::string> bounds;
       if (c != nullptr && c->bounds_check_mode) bounds = to_string(*c->bounds_check_mode);
       write_optional(w, "bounds_check_mode", bounds);
+      // ParameterSharding.key_value_params (2026-08), for the SSD tier's tables.
+      if (scenario.uses_ssd_tier()) write_key_value_params(w, opt.key_value_params);
       w.end_object();
     }
     w.end_object();

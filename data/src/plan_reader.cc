@@ -20,6 +20,7 @@
 #include "json_reader.h"
 #include "message_text.h"
 #include "read_document.h"
+#include "scenario_sections.h"
 #include "shardlab/data/file_io.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/planner/hugectr_layout.h"
@@ -46,18 +47,8 @@ using planner::Shard;
 using planner::ShardingOption;
 using planner::ShardingType;
 
-constexpr std::string_view kShardingTypes =
-    "data_parallel, table_wise, column_wise, row_wise, table_row_wise, table_column_wise";
-constexpr std::string_view kKernels =
-    "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching";
 // Warnings beyond this many are counted, not listed.
 constexpr std::size_t kMaxWarnings = 20;
-
-std::optional<planner::CacheAlgorithm> parse_cache_algorithm(std::string_view s) {
-  if (s == "lru") return planner::CacheAlgorithm::kLru;
-  if (s == "lfu") return planner::CacheAlgorithm::kLfu;
-  return std::nullopt;
-}
 
 std::optional<planner::BoundsCheckMode> parse_bounds_check_mode(std::string_view s) {
   if (s == "fatal") return planner::BoundsCheckMode::kFatal;
@@ -68,9 +59,9 @@ std::optional<planner::BoundsCheckMode> parse_bounds_check_mode(std::string_view
 }
 
 const EnumValue<ShardingType> kShardingTypeValue{"sharding type", planner::parse_sharding_type,
-                                                 kShardingTypes};
-const EnumValue<planner::ComputeKernel> kKernelValue{"compute kernel",
-                                                     planner::parse_compute_kernel, kKernels};
+                                                 planner::sharding_type_names()};
+const EnumValue<planner::ComputeKernel> kKernelValue{
+    "compute kernel", planner::parse_compute_kernel, planner::compute_kernel_names()};
 
 std::string option_label(const ShardingOption& o) {
   return std::string(planner::to_string(o.sharding_type)) + "/" +
@@ -533,30 +524,30 @@ class PlanReader {
     if (const Json* v = obj.find("cache_params")) {
       std::optional<CacheParams> file;
       if (!v->is_null()) {
-        ObjectReader c(*v, obj.path_of("cache_params"));
-        SHARDLAB_RETURN_IF_ERROR(c.check("a cache_params object", internal::kPlanCacheParamsKeys));
         CacheParams p;
-        SHARDLAB_RETURN_IF_ERROR(c.read("algorithm", p.algorithm,
-                                        EnumValue<planner::CacheAlgorithm>{
-                                            "cache algorithm", parse_cache_algorithm, "lru, lfu"},
-                                        Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(
-            c.read("load_factor", p.load_factor, NumberValue{.min = 0}, Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(c.read("reserved_memory", p.reserved_memory, NumberValue{.min = 0},
-                                        Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(
-            c.read("precision", p.precision,
-                   EnumValue<planner::DataType>{"data type", planner::parse_data_type,
-                                                "fp32, fp16, bf16, int8, int4, int2"},
-                   Null::kMeansAbsent));
-        SHARDLAB_RETURN_IF_ERROR(
-            c.read("prefetch_pipeline", p.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
+        SHARDLAB_RETURN_IF_ERROR(internal::read_cache_params(*v, obj.path_of("cache_params"), p));
         file = p;
       }
       if (file != opt.cache_params) {
         warn(obj.path_of("cache_params"),
              std::string("differs from the scenario's constraint (") +
                  (opt.cache_params ? "its cache_params" : "none") +
+                 "): TorchRec would build the file's, the rating estimates the scenario's");
+      }
+    }
+    // TorchRec 2026-08's key-value tables: the L1 cache TorchRec builds.
+    if (const Json* v = obj.find("key_value_params")) {
+      std::optional<planner::KeyValueParams> file;
+      if (!v->is_null()) {
+        planner::KeyValueParams p;
+        SHARDLAB_RETURN_IF_ERROR(
+            internal::read_key_value_params(*v, obj.path_of("key_value_params"), p));
+        file = p;
+      }
+      if (file != opt.key_value_params) {
+        warn(obj.path_of("key_value_params"),
+             std::string("differs from the scenario's constraint (") +
+                 (opt.key_value_params ? "its key_value_params" : "none") +
                  "): TorchRec would build the file's, the rating estimates the scenario's");
       }
     }

@@ -108,8 +108,10 @@ const KeySchema& scenario_schema() {
   static const KeySchema table{.keys = kTableKeys};
   static const KeySchema tables{.elements = &table};
   static const KeySchema cache_params{.keys = kCacheParamsKeys};
-  static const KeySchema constraint{.keys = kConstraintKeys,
-                                    .members = {{"cache_params", &cache_params}}};
+  static const KeySchema key_value_params{.keys = kKeyValueParamsKeys};
+  static const KeySchema constraint{
+      .keys = kConstraintKeys,
+      .members = {{"cache_params", &cache_params}, {"key_value_params", &key_value_params}}};
   static const KeySchema constraints{.any_member = &constraint};
   static const KeySchema fused_params{.keys = kFusedParamsKeys};
   static const KeySchema qcomm{.keys = kQcommKeys};

@@ -35,6 +35,8 @@ inline constexpr std::string_view kTopologyKeys[] = {"world_size",
                                                      "hbm_mem_bw",
                                                      "ddr_mem_bw",
                                                      "hbm_to_ddr_mem_bw",
+                                                     "ssd_cap",
+                                                     "ssd_mem_bw",
                                                      "intra_host_bw",
                                                      "inter_host_bw",
                                                      "bwd_compute_multiplier",
@@ -48,11 +50,14 @@ inline constexpr std::string_view kFabricKeys[] = {
 inline constexpr std::string_view kHostKeys[] = {"intra_host_bw", "nic_bw", "nics"};
 inline constexpr std::string_view kModuleKeys[] = {"kind", "dense_param_bytes"};
 inline constexpr std::string_view kTableKeys[] = {
-    "name", "num_embeddings", "embedding_dim", "feature_names", "data_type", "is_weighted"};
+    "name",      "num_embeddings", "embedding_dim",     "feature_names",
+    "data_type", "is_weighted",    "use_virtual_table", "total_num_buckets"};
 inline constexpr std::string_view kConstraintKeys[] = {
-    "sharding_types", "compute_kernels",     "min_partition",     "pooling_factors",
-    "num_poolings",   "batch_sizes",         "is_weighted",       "cache_params",
-    "enforce_hbm",    "stochastic_rounding", "bounds_check_mode", "feature_names"};
+    "sharding_types",   "compute_kernels",     "min_partition",     "pooling_factors",
+    "num_poolings",     "batch_sizes",         "is_weighted",       "cache_params",
+    "enforce_hbm",      "stochastic_rounding", "bounds_check_mode", "feature_names",
+    "key_value_params", "use_virtual_table"};
+inline constexpr std::string_view kKeyValueParamsKeys[] = {"max_l1_cache_size", "l2_cache_size"};
 inline constexpr std::string_view kCacheParamsKeys[] = {
     "algorithm", "load_factor", "reserved_memory", "precision", "prefetch_pipeline"};
 inline constexpr std::string_view kSharderKeys[] = {"fused_params", "optimizer", "qcomm"};
@@ -106,6 +111,10 @@ Status read_tables(const ObjectReader& root, std::vector<planner::TableSpec>& ou
 // `out` gets one entry per table (same order as the tables).
 Status read_constraints(const ObjectReader& root, const TableIndex& index,
                         std::vector<std::optional<planner::ConstraintSpec>>& out);
+// TorchRec's CacheParams and KeyValueParams objects (null fields mean not
+// given), for a scenario's constraints and a plan file's tables alike.
+Status read_cache_params(const Json& value, const JsonPath& path, planner::CacheParams& out);
+Status read_key_value_params(const Json& value, const JsonPath& path, planner::KeyValueParams& out);
 Status read_sharder(const ObjectReader& root, planner::SharderSpec& out);
 Status read_planner(const ObjectReader& root, planner::PlannerSpec& out);
 

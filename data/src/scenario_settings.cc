@@ -242,6 +242,10 @@ Status read_topology(const ObjectReader& root, planner::TopologySpec& t,
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_mem_bw", t.hbm_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("ddr_mem_bw", t.ddr_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw, BandwidthValue{}));
+  // The SSD tier (2026-08; the version is checked with the other limits).
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.read("ssd_cap", t.ssd_cap, SizeValue{.max = planner::kMaxDeviceBytes}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("ssd_mem_bw", t.ssd_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_bw", t.intra_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_bw", t.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(obj.read("bwd_compute_multiplier", t.bwd_compute_multiplier,

@@ -10,13 +10,10 @@ using planner::BoundsCheckMode;
 using planner::CacheAlgorithm;
 using planner::CacheParams;
 using planner::ConstraintSpec;
+using planner::KeyValueParams;
 using planner::TableSpec;
 
 constexpr std::string_view kDataTypes = "fp32, fp16, bf16, int8, int4, int2";
-constexpr std::string_view kShardingTypes =
-    "data_parallel, table_wise, column_wise, row_wise, table_row_wise, table_column_wise";
-constexpr std::string_view kKernels =
-    "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching";
 
 std::optional<CacheAlgorithm> parse_cache_algorithm(std::string_view s) {
   if (s == "lru") return CacheAlgorithm::kLru;
@@ -47,13 +44,36 @@ Status read_table(const Json& value, const JsonPath& path, TableSpec& t) {
   SHARDLAB_RETURN_IF_ERROR(obj.require("num_embeddings", t.num_embeddings,
                                        IntValue{.min = 1, .max = planner::kMaxRows},
                                        "an integer from 1 to 2^53"));
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.require("embedding_dim", t.embedding_dim, IntValue{.min = 1}, "an integer >= 1"));
+  SHARDLAB_RETURN_IF_ERROR(obj.require("embedding_dim", t.embedding_dim,
+                                       IntValue{.min = 1, .max = planner::kMaxEmbeddingDim},
+                                       "an integer from 1 to 2^30"));
   SHARDLAB_RETURN_IF_ERROR(obj.require("feature_names", t.feature_names,
                                        ListOf{StringValue{}, /*non_empty=*/true},
                                        "a non-empty list of feature names"));
   SHARDLAB_RETURN_IF_ERROR(obj.read("data_type", t.data_type, kDataTypeValue));
   SHARDLAB_RETURN_IF_ERROR(obj.read("is_weighted", t.is_weighted, BoolValue{}));
+  // TorchRec 2026-08's virtual tables (checked against the version with the
+  // other limits once the file is read); null buckets mean not given.
+  SHARDLAB_RETURN_IF_ERROR(obj.read("use_virtual_table", t.use_virtual_table, BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("total_num_buckets", t.total_num_buckets,
+                                    IntValue{.min = 1, .max = planner::kMaxRows},
+                                    Null::kMeansAbsent));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status read_key_value_params(const Json& value, const JsonPath& path, KeyValueParams& p) {
+  ObjectReader obj(value, path);
+  SHARDLAB_RETURN_IF_ERROR(obj.check("a key_value_params object", kKeyValueParamsKeys));
+  // MiB and GB as TorchRec's KeyValueParams carries them; bounded so that
+  // the cache in bytes stays exact.
+  SHARDLAB_RETURN_IF_ERROR(obj.read("max_l1_cache_size", p.max_l1_cache_size,
+                                    IntValue{.min = 0, .max = planner::kMaxDeviceBytes >> 20},
+                                    Null::kMeansAbsent));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("l2_cache_size", p.l2_cache_size,
+                                    IntValue{.min = 0, .max = planner::kMaxDeviceBytes >> 20},
+                                    Null::kMeansAbsent));
   return Status::ok();
 }
 
@@ -74,6 +94,8 @@ Status read_cache_params(const Json& value, const JsonPath& path, CacheParams& c
       obj.read("prefetch_pipeline", c.prefetch_pipeline, BoolValue{}, Null::kMeansAbsent));
   return Status::ok();
 }
+
+namespace {
 
 // docs/scenario-format.md: the per-input lists that are present (empty ones included) have
 // equal lengths, and without pooling_factors (one input by default) a
@@ -116,18 +138,18 @@ Status read_constraint(const Json& value, const JsonPath& path, ConstraintSpec& 
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(obj.check("a constraints object", kConstraintKeys));
   constexpr Null kNull = Null::kMeansAbsent;
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.read("sharding_types", c.sharding_types,
-               ListOf{EnumValue<planner::ShardingType>{
-                          "sharding type", planner::parse_sharding_type, kShardingTypes},
-                      false},
-               kNull));
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.read("compute_kernels", c.compute_kernels,
-               ListOf{EnumValue<planner::ComputeKernel>{"compute kernel",
-                                                        planner::parse_compute_kernel, kKernels},
-                      false},
-               kNull));
+  SHARDLAB_RETURN_IF_ERROR(obj.read(
+      "sharding_types", c.sharding_types,
+      ListOf{EnumValue<planner::ShardingType>{"sharding type", planner::parse_sharding_type,
+                                              planner::sharding_type_names()},
+             false},
+      kNull));
+  SHARDLAB_RETURN_IF_ERROR(obj.read(
+      "compute_kernels", c.compute_kernels,
+      ListOf{EnumValue<planner::ComputeKernel>{"compute kernel", planner::parse_compute_kernel,
+                                               planner::compute_kernel_names()},
+             false},
+      kNull));
   SHARDLAB_RETURN_IF_ERROR(obj.read("min_partition", c.min_partition, IntValue{.min = 1}, kNull));
   SHARDLAB_RETURN_IF_ERROR(
       obj.read("pooling_factors", c.pooling_factors, ListOf{NumberValue{.min = 0}, false}, kNull));
@@ -151,6 +173,12 @@ Status read_constraint(const Json& value, const JsonPath& path, ConstraintSpec& 
                kNull));
   SHARDLAB_RETURN_IF_ERROR(
       obj.read("feature_names", c.feature_names, ListOf{StringValue{}, false}, kNull));
+  if (const Json* kv = obj.find("key_value_params", kNull)) {
+    KeyValueParams params;
+    SHARDLAB_RETURN_IF_ERROR(read_key_value_params(*kv, obj.path_of("key_value_params"), params));
+    c.key_value_params = params;
+  }
+  SHARDLAB_RETURN_IF_ERROR(obj.read("use_virtual_table", c.use_virtual_table, BoolValue{}, kNull));
   return check_input_list_lengths(c, path);
 }
 

@@ -40,6 +40,8 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   if (!(preset && filled.hbm_mem_bw)) w.member("hbm_mem_bw", t.hbm_mem_bw);
   if (!(preset && filled.ddr_mem_bw)) w.member("ddr_mem_bw", t.ddr_mem_bw);
   if (!(preset && filled.hbm_to_ddr_mem_bw)) w.member("hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw);
+  if (t.ssd_cap) w.member("ssd_cap", *t.ssd_cap);
+  if (t.ssd_mem_bw) w.member("ssd_mem_bw", *t.ssd_mem_bw);
   if (!(preset && filled.intra_host_bw)) w.member("intra_host_bw", t.intra_host_bw);
   if (!(preset && filled.inter_host_bw)) w.member("inter_host_bw", t.inter_host_bw);
   if (!(preset && filled.bwd_compute_multiplier))
@@ -127,6 +129,8 @@ void write_table(JsonWriter& w, const planner::TableSpec& t) {
   write_list(w, "feature_names", t.feature_names, [&](const std::string& f) { w.value(f); });
   w.member("data_type", planner::to_string(t.data_type));
   w.member("is_weighted", t.is_weighted);
+  if (t.use_virtual_table) w.member("use_virtual_table", true);
+  if (t.total_num_buckets) w.member("total_num_buckets", *t.total_num_buckets);
   w.end_object();
 }
 
@@ -162,6 +166,16 @@ void write_constraint(JsonWriter& w, const planner::ConstraintSpec& c) {
   if (c.bounds_check_mode) w.member("bounds_check_mode", to_string(*c.bounds_check_mode));
   if (c.feature_names)
     write_list(w, "feature_names", *c.feature_names, [&](const std::string& f) { w.value(f); });
+  if (c.key_value_params) {
+    w.key("key_value_params");
+    w.begin_object();
+    if (c.key_value_params->max_l1_cache_size)
+      w.member("max_l1_cache_size", *c.key_value_params->max_l1_cache_size);
+    if (c.key_value_params->l2_cache_size)
+      w.member("l2_cache_size", *c.key_value_params->l2_cache_size);
+    w.end_object();
+  }
+  if (c.use_virtual_table) w.member("use_virtual_table", *c.use_virtual_table);
   w.end_object();
 }
 

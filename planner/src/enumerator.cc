@@ -54,6 +54,10 @@ void regroup_by_data_type(const Scenario& s, std::vector<int>* tables) {
 }
 
 struct OptionTemplate {
+  std::optional<KeyValueParams> key_value_params;
+  bool use_virtual_table = false;
+  // A virtual table's buckets (_get_num_buckets): its row-wise layout.
+  std::optional<int64_t> num_buckets;
   std::vector<double> input_lengths;
   std::vector<double> num_poolings;
   std::vector<int64_t> batch_sizes;
@@ -80,7 +84,11 @@ OptionTemplate option_template(const Scenario& s, const ModuleInfo& m, int table
   if (c) {
     o.min_partition = c->min_partition;
     o.cache_params = c->cache_params;
+    o.key_value_params = c->key_value_params;
+    o.use_virtual_table = c->use_virtual_table.value_or(false);
   }
+  const TableSpec& spec = s.tables[table];
+  if (spec.use_virtual_table) o.num_buckets = spec.total_num_buckets;
   // Cache load factor and prefetch flag precedence (§1.4).
   const bool fused = s.sharder.has_fused_params;
   if (o.cache_params && o.cache_params->load_factor) {
@@ -92,6 +100,25 @@ OptionTemplate option_template(const Scenario& s, const ModuleInfo& m, int table
   if (!prefetch && fused) prefetch = s.sharder.prefetch_pipeline.value_or(false);
   o.prefetch_pipeline = prefetch;
   return o;
+}
+
+// The checks calculate_shard_sizes_and_offsets makes of a bucketed row-wise
+// layout, as planning errors of type other carrying TorchRec's exception.
+Status check_buckets(int64_t rows, int64_t buckets, int world_size) {
+  if (buckets < world_size) {
+    return Status::planner(PlannerErrorType::kOther,
+                           "ValueError: Number of buckets (" + std::to_string(buckets) +
+                               ") must be >= the number of ranks (" + std::to_string(world_size) +
+                               "): a bucket cannot be split across ranks. Increase "
+                               "total_num_buckets or reduce world_size.");
+  }
+  if (rows % buckets != 0) {
+    return Status::planner(PlannerErrorType::kOther,
+                           "AssertionError: hash_size must be divisible by num_buckets (" +
+                               std::to_string(rows) + " rows, " + std::to_string(buckets) +
+                               " buckets)");
+  }
+  return Status::ok();
 }
 
 PartitionBy partition_by(ShardingType t) {
@@ -128,6 +155,9 @@ EstimatorContext estimator_context(const Scenario& s, const Topology& t) {
     ctx.qcomm_backward = s.sharder.qcomm_backward;
   }
   ctx.optimizer = s.planner.is_inference ? OptimizerKind::kNone : s.sharder.optimizer;
+  // fused_params.get("cache_load_factor", KV_CACHING_RATIO): an explicit 0 is kept.
+  if (s.sharder.has_fused_params && s.sharder.cache_load_factor)
+    ctx.kv_cache_load_factor = *s.sharder.cache_load_factor;
   return ctx;
 }
 
@@ -188,7 +218,11 @@ std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& m, Shar
   static constexpr ComputeKernel kQuantCuda[] = {CK::kQuant, CK::kQuantUvm, CK::kQuantUvmCaching};
   static constexpr ComputeKernel kQuant[] = {CK::kQuant};
   static constexpr ComputeKernel kDense[] = {CK::kDense};
-  static constexpr ComputeKernel kFusedCuda[] = {CK::kFused, CK::kFusedUvm, CK::kFusedUvmCaching};
+  // The guarded kernels (key-value, virtual tables) only reach a table whose
+  // constraint names them (for_each_option_kind), which 2024-02 refuses.
+  static constexpr ComputeKernel kFusedCuda[] = {
+      CK::kFused,           CK::kFusedUvm,         CK::kFusedUvmCaching,    CK::kKeyValue,
+      CK::kSsdVirtualTable, CK::kDramVirtualTable, CK::kDramSsdVirtualTable};
   static constexpr ComputeKernel kFused[] = {CK::kFused};
   if (m.is_quant)
     return device == ComputeDevice::kCuda ? std::span<const ComputeKernel>(kQuantCuda) : kQuant;
@@ -209,9 +243,17 @@ bool listed(const T& v, const std::optional<std::vector<T>>& wanted) {
          std::find(wanted->begin(), wanted->end(), v) != wanted->end();
 }
 
+// Whether some device has SSD (EmbeddingEnumerator._has_ssd): key_value is
+// offered only then.
+bool has_ssd(const Topology& topo) {
+  return std::any_of(topo.devices.begin(), topo.devices.end(),
+                     [](const Device& d) { return d.storage.ssd > 0; });
+}
+
 // The (sharding type, kernel) pairs enumerate_options builds for table `t`
 // of module `m`, in its order: the sharder's lists filtered by the
-// constraint, dense dropped where fused is offered too.
+// constraint, dense dropped where fused is offered too, the guarded kernels
+// only where the constraint names them (key_value only with an SSD).
 template <typename F>
 void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleInfo& m, int t,
                           F&& f) {
@@ -221,6 +263,8 @@ void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleI
   const auto& wanted_types = c ? c->sharding_types : kNoTypes;
   const auto& wanted_kernels = c ? c->compute_kernels : kNoKernels;
   const bool types_named = wanted_types && !wanted_types->empty();
+  const bool kernels_named = wanted_kernels && !wanted_kernels->empty();
+  const bool ssd = has_ssd(topo);
   for (ShardingType type : sharder_sharding_types(m, topo.compute_device, s.behaviour())) {
     if (!listed(type, wanted_types)) continue;
     // GRID_SHARD only where the constraint names it (_filter_sharding_types).
@@ -231,6 +275,7 @@ void for_each_option_kind(const Scenario& s, const Topology& topo, const ModuleI
     for (ComputeKernel k : kernels) fused = fused || (k == CK::kFused && listed(k, wanted_kernels));
     for (ComputeKernel kernel : kernels) {
       if (!listed(kernel, wanted_kernels) || (kernel == CK::kDense && fused)) continue;
+      if (is_guarded(kernel) && (!kernels_named || (kernel == CK::kKeyValue && !ssd))) continue;
       f(type, kernel);
     }
   }
@@ -349,8 +394,16 @@ Result<SearchSpace> enumerate_options(const Scenario& s, const Topology& topo,
         o.cache_params = tmpl.cache_params;
         o.cache_load_factor = tmpl.cache_load_factor;
         o.prefetch_pipeline = tmpl.prefetch_pipeline;
+        o.key_value_params = tmpl.key_value_params;
+        o.use_virtual_table = tmpl.use_virtual_table;
+        const std::optional<int64_t> buckets =
+            type == ST::kRowWise ? tmpl.num_buckets : std::nullopt;
+        if (buckets) {
+          status = check_buckets(rows, *buckets, topo.world_size);
+          if (!status) return;
+        }
         o.shards = make_shards(type, rows, cols, topo.world_size, topo.intra_group_size,
-                               tmpl.min_partition);
+                               tmpl.min_partition, buckets);
         status = estimator.estimate(&o);
         if (!status) return;
         space.options.push_back(std::move(o));

@@ -215,20 +215,26 @@ class LimitFinder {
     if (t.pod_size) {
       if (auto v = check_pod_size(t)) return v;
     }
+    if (!s_.behaviour().ssd_tier) {
+      if (t.ssd_cap) return no_ssd_tier(owned({"topology", "ssd_cap"}));
+      if (t.ssd_mem_bw) return no_ssd_tier(owned({"topology", "ssd_mem_bw"}));
+    }
     const Range device{0, static_cast<double>(kMaxDeviceBytes)};
-    const std::pair<const char*, const std::optional<int64_t>*> caps[] = {{"hbm_cap", &t.hbm_cap},
-                                                                          {"ddr_cap", &t.ddr_cap}};
+    const std::pair<const char*, const std::optional<int64_t>*> caps[] = {
+        {"hbm_cap", &t.hbm_cap}, {"ddr_cap", &t.ddr_cap}, {"ssd_cap", &t.ssd_cap}};
     for (const auto& [key, cap] : caps) {
       if (!*cap) continue;
       if (auto v =
               check_range({"topology", key}, static_cast<double>(**cap), device, true, "bytes"))
         return v;
     }
-    const std::pair<const char*, double> bandwidths[] = {{"hbm_mem_bw", t.hbm_mem_bw},
-                                                         {"ddr_mem_bw", t.ddr_mem_bw},
-                                                         {"hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw},
-                                                         {"intra_host_bw", t.intra_host_bw},
-                                                         {"inter_host_bw", t.inter_host_bw}};
+    const std::pair<const char*, double> bandwidths[] = {
+        {"hbm_mem_bw", t.hbm_mem_bw},
+        {"ddr_mem_bw", t.ddr_mem_bw},
+        {"hbm_to_ddr_mem_bw", t.hbm_to_ddr_mem_bw},
+        {"ssd_mem_bw", t.ssd_mem_bw.value_or(kDefaultSsdMemBw)},
+        {"intra_host_bw", t.intra_host_bw},
+        {"inter_host_bw", t.inter_host_bw}};
     for (const auto& [key, bw] : bandwidths) {
       if (auto v = check_range({"topology", key}, bw, kBandwidth, false, "bytes/ms")) return v;
     }
@@ -295,11 +301,30 @@ class LimitFinder {
         return v;
       }
       if (auto v = check_range({"tables", i, "embedding_dim"}, static_cast<double>(t.embedding_dim),
-                               {1, kUnbounded}, true, "an integer")) {
+                               {1, static_cast<double>(kMaxEmbeddingDim)}, true, "an integer")) {
         return v;
+      }
+      if (t.use_virtual_table && !s_.behaviour().ssd_tier)
+        return no_ssd_tier(owned({"tables", i, "use_virtual_table"}));
+      if (t.total_num_buckets) {
+        if (!s_.behaviour().ssd_tier) return no_ssd_tier(owned({"tables", i, "total_num_buckets"}));
+        if (auto v = check_range({"tables", i, "total_num_buckets"},
+                                 static_cast<double>(*t.total_num_buckets),
+                                 {1, static_cast<double>(kMaxRows)}, true, "an integer")) {
+          return v;
+        }
       }
     }
     return std::nullopt;
+  }
+
+  // A key of TorchRec 2026-08's SSD tier in a scenario planned as 2024-02.
+  std::optional<LimitViolation> no_ssd_tier(Path path) const {
+    return violation(std::move(path),
+                     "TorchRec " + std::string(to_string(s_.planner.torchrec_version)) +
+                         " has no SSD tier, key-value kernels or virtual tables",
+                     std::nullopt, false,
+                     "no such key, or planner.torchrec_version \"2026-08\" (TorchRec 376cac6a)");
   }
 
   Path constraint_path(size_t table, std::string key) const {
@@ -333,6 +358,31 @@ class LimitFinder {
                                " has no grid_shard",
                            std::nullopt, false,
                            "another sharding type, or planner.torchrec_version \"2026-08\"");
+        }
+      }
+      if (!s_.behaviour().ssd_tier) {
+        if (c.compute_kernels) {
+          for (size_t k = 0; k < c.compute_kernels->size(); ++k) {
+            if (is_guarded((*c.compute_kernels)[k]))
+              return no_ssd_tier(owned({"constraints", name, "compute_kernels", k}));
+          }
+        }
+        if (c.key_value_params)
+          return no_ssd_tier(owned({"constraints", name, "key_value_params"}));
+        if (c.use_virtual_table)
+          return no_ssd_tier(owned({"constraints", name, "use_virtual_table"}));
+      }
+      if (c.key_value_params) {
+        const std::pair<const char*, const std::optional<int64_t>*> sizes[] = {
+            {"max_l1_cache_size", &c.key_value_params->max_l1_cache_size},
+            {"l2_cache_size", &c.key_value_params->l2_cache_size}};
+        for (const auto& [key, size] : sizes) {
+          if (!*size) continue;
+          if (auto v = check_range(
+                  {"constraints", name, "key_value_params", key}, static_cast<double>(**size),
+                  {0, static_cast<double>(kMaxDeviceBytes >> 20)}, true, "an integer")) {
+            return v;
+          }
         }
       }
       if (c.min_partition) {

@@ -254,7 +254,7 @@ BatchSums batch_sums(const ShardingOption& o) {
 std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kernel, double hbm_bw,
                                        double ddr_bw, std::optional<double> cache_load_factor,
                                        bool prefetch_pipeline, double hbm_to_ddr_bw,
-                                       const TorchRecBehaviour& behaviour) {
+                                       const TorchRecBehaviour& behaviour, double ssd_bw) {
   // A missing load factor is 0.2; 2024-02 also replaced 0 (falsy rule).
   double c = cache_load_factor.value_or(kDefaultCacheLoadFactor);
   if (c == 0.0 && !behaviour.zero_load_factor_kept_in_perf) c = kDefaultCacheLoadFactor;
@@ -289,15 +289,22 @@ std::optional<double> kernel_bandwidth(ComputeDevice device, ComputeKernel kerne
     case ComputeKernel::kFusedUvmCaching:
     case ComputeKernel::kQuantUvmCaching:
       return (c * hbm_bw + (1 - c) * host_bw) / 10;
+    case ComputeKernel::kKeyValue:
+      return ssd_bw;
+    case ComputeKernel::kSsdVirtualTable:
+    case ComputeKernel::kDramVirtualTable:
+    case ComputeKernel::kDramSsdVirtualTable:
+      return hbm_to_ddr_bw;
   }
   return std::nullopt;
 }
 
 Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option) {
   const Topology& t = *ctx.topology;
-  const auto bw = kernel_bandwidth(t.compute_device, option->compute_kernel, t.hbm_mem_bw,
-                                   t.ddr_mem_bw, option->cache_load_factor,
-                                   option->prefetch_pipeline, t.hbm_to_ddr_mem_bw, *ctx.behaviour);
+  const auto bw =
+      kernel_bandwidth(t.compute_device, option->compute_kernel, t.hbm_mem_bw, t.ddr_mem_bw,
+                       option->cache_load_factor, option->prefetch_pipeline, t.hbm_to_ddr_mem_bw,
+                       *ctx.behaviour, t.ssd_mem_bw);
   if (!bw) {
     return Status::planner(PlannerErrorType::kOther,
                            "No kernel bandwidth exists for this combo of compute device: " +

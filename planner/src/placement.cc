@@ -93,7 +93,7 @@ Status check_storage_fits(const SearchSpace& space, const PartitionedPlan& plan,
       for (int sh = 0; sh < opt.num_shards(); ++sh) {
         if (plan.ranks[static_cast<size_t>(plan.first_shard[i] + sh)] != rank) continue;
         const Storage& st = opt.shards[static_cast<size_t>(sh)].storage;
-        bytes += st.hbm + st.ddr;
+        bytes += st.hbm + st.ddr + st.ssd;
       }
       if (bytes > 0) tables.emplace_back(bytes, opt.name);
     }
@@ -104,11 +104,18 @@ Status check_storage_fits(const SearchSpace& space, const PartitionedPlan& plan,
       names += (t == 0 ? "" : ", ") + tables[t].second;
     if (tables.size() > kNamedTables)
       names += " and " + std::to_string(tables.size() - kNamedTables) + " more";
-    const bool hbm = need.hbm > cap.hbm;
+    // The first tier that overflows, in TorchRec's order.
+    const char* tier = "SSD";
+    int64_t needed = need.ssd;
+    int64_t has = cap.ssd;
+    if (need.hbm > cap.hbm) {
+      tier = "HBM", needed = need.hbm, has = cap.hbm;
+    } else if (need.ddr > cap.ddr) {
+      tier = "DDR", needed = need.ddr, has = cap.ddr;
+    }
     text += std::string(text.empty() ? "" : "; ") + "rank " + std::to_string(rank) + " needs " +
-            std::to_string(hbm ? need.hbm : need.ddr) + " B of " + (hbm ? "HBM" : "DDR") +
-            " (tables " + names + ") but has " + std::to_string(hbm ? cap.hbm : cap.ddr) +
-            " B after the storage reservation";
+            std::to_string(needed) + " B of " + tier + " (tables " + names + ") but has " +
+            std::to_string(has) + " B after the storage reservation";
   }
   if (over == 0) return Status::ok();
   if (over > kNamedRanks) {

@@ -55,7 +55,8 @@ TableSummary summarize_table(const Scenario& scenario, const SearchSpace& space,
 }
 
 Storage non_negative(const Storage& s) {
-  return Storage{std::max<int64_t>(0, s.hbm), std::max<int64_t>(0, s.ddr)};
+  return Storage{std::max<int64_t>(0, s.hbm), std::max<int64_t>(0, s.ddr),
+                 std::max<int64_t>(0, s.ssd)};
 }
 
 }  // namespace

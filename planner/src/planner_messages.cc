@@ -10,7 +10,8 @@ std::string gb(int64_t bytes) { return py_round(static_cast<double>(bytes) / (1 
 }  // namespace
 
 std::string storage_repr(const Storage& s) {
-  return "Storage(hbm=" + std::to_string(s.hbm) + ", ddr=" + std::to_string(s.ddr) + ")";
+  return "Storage(hbm=" + std::to_string(s.hbm) + ", ddr=" + std::to_string(s.ddr) +
+         (s.ssd != 0 ? ", ssd=" + std::to_string(s.ssd) : std::string()) + ")";
 }
 
 std::string storage_gb(const Storage& s) {

@@ -10,7 +10,8 @@
 
 namespace shardlab::planner {
 
-// "Storage(hbm=1, ddr=2)" (bytes) and "Storage(hbm = 1.0 GB, ddr = 2.0 GB)".
+// "Storage(hbm=1, ddr=2)" (bytes; ", ssd=3" added when there is SSD, as
+// TorchRec 2026-08 writes it) and "Storage(hbm = 1.0 GB, ddr = 2.0 GB)".
 std::string storage_repr(const Storage& s);
 std::string storage_gb(const Storage& s);
 // "Perf(fwd_compute=..., ...)"

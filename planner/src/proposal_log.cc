@@ -94,6 +94,7 @@ std::vector<Storage> storage_overflow(const std::vector<Storage>& used,
     const Storage cap = r < capacity.size() ? capacity[r] : Storage{};
     over[r].hbm = std::max<int64_t>(0, used[r].hbm - cap.hbm);
     over[r].ddr = std::max<int64_t>(0, used[r].ddr - cap.ddr);
+    over[r].ssd = std::max<int64_t>(0, used[r].ssd - cap.ssd);
   }
   return over;
 }
@@ -147,7 +148,8 @@ Result<ProposalPlacement> place_proposal(const Scenario& scenario, const Planner
   } else {
     // The relaxed placement: the same partitioner, unlimited devices.
     Topology unlimited = reserved_topology;
-    for (Device& d : unlimited.devices) d.storage = Storage{kUnlimitedStorage, kUnlimitedStorage};
+    for (Device& d : unlimited.devices)
+      d.storage = Storage{kUnlimitedStorage, kUnlimitedStorage, kUnlimitedStorage};
     std::unique_ptr<Partitioner> relaxed =
         make_partitioner(scenario.planner.partitioner, scenario.behaviour());
     if (Status st = relaxed->partition(space, proposal, unlimited, &out.plan); !st.is_ok())

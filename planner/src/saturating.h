@@ -23,6 +23,7 @@ inline int64_t saturating_add(int64_t a, int64_t b) {
 inline void saturating_add(Storage& acc, const Storage& s) {
   acc.hbm = saturating_add(acc.hbm, s.hbm);
   acc.ddr = saturating_add(acc.ddr, s.ddr);
+  acc.ssd = saturating_add(acc.ssd, s.ssd);
 }
 
 // A running storage sum that is added to and subtracted from: exact in 128
@@ -32,8 +33,9 @@ class WideStorage {
   void add(const Storage& s, int sign) {
     hbm_ += sign * static_cast<Int128>(s.hbm);
     ddr_ += sign * static_cast<Int128>(s.ddr);
+    ssd_ += sign * static_cast<Int128>(s.ssd);
   }
-  Storage saturated() const { return Storage{clamp(hbm_), clamp(ddr_)}; }
+  Storage saturated() const { return Storage{clamp(hbm_), clamp(ddr_), clamp(ssd_)}; }
 
  private:
   __extension__ using Int128 = __int128;  // GCC/Clang builtin; -Wpedantic would flag it
@@ -43,6 +45,7 @@ class WideStorage {
     return v > kMax ? kMax : (v < kMin ? kMin : static_cast<int64_t>(v));
   }
   Int128 hbm_ = 0;
+  Int128 ssd_ = 0;
   Int128 ddr_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "shardlab/planner/scenario.h"
 
+#include <algorithm>
+
 namespace shardlab::planner {
 
 int Scenario::table_index(const std::string& table_name) const {
@@ -7,6 +9,23 @@ int Scenario::table_index(const std::string& table_name) const {
     if (tables[i].name == table_name) return static_cast<int>(i);
   }
   return -1;
+}
+
+bool Scenario::uses_ssd_tier() const {
+  if (!behaviour().ssd_tier) return false;
+  if (topology.ssd_cap || topology.ssd_mem_bw) return true;
+  for (const TableSpec& t : tables) {
+    if (t.use_virtual_table || t.total_num_buckets) return true;
+  }
+  for (const auto& c : constraints) {
+    if (!c) continue;
+    if (c->key_value_params || c->use_virtual_table) return true;
+    if (c->compute_kernels &&
+        std::any_of(c->compute_kernels->begin(), c->compute_kernels->end(), is_guarded)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string_view to_string(ProposerKind k) {

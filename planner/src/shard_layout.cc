@@ -18,7 +18,21 @@ std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n) {
   int64_t offset = 0;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t r = i < full ? block : (i == full ? last : 0);
-    shards[i] = Shard{.rows = r, .cols = cols, .row_offset = offset, .col_offset = 0};
+    shards[i] = Shard{.rows = r, .row_offset = offset, .cols = static_cast<int32_t>(cols)};
+    offset += r;
+  }
+  return shards;
+}
+
+std::vector<Shard> bucketed_row_wise_split(int64_t rows, int64_t cols, int64_t n, int64_t buckets) {
+  const int64_t bucket_rows = rows / buckets;
+  const int64_t per_rank = buckets / n;
+  const int64_t extra = buckets % n;  // ranks with one more bucket
+  std::vector<Shard> shards(static_cast<size_t>(n));
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r = bucket_rows * (i < extra ? per_rank + 1 : per_rank);
+    shards[i] = Shard{.rows = r, .row_offset = offset, .cols = static_cast<int32_t>(cols)};
     offset += r;
   }
   return shards;
@@ -42,19 +56,24 @@ std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
   std::vector<Shard> shards;
   shards.reserve(static_cast<size_t>(cols / block));
   for (int64_t k = 0; k < cols / block; ++k) {
-    shards.push_back(Shard{.rows = rows, .cols = block, .row_offset = 0, .col_offset = k * block});
+    shards.push_back(Shard{.rows = rows,
+                           .cols = static_cast<int32_t>(block),
+                           .col_offset = static_cast<int32_t>(k * block)});
   }
   return shards;
 }
 
 std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
-                               int group_size, std::optional<int64_t> min_partition) {
+                               int group_size, std::optional<int64_t> min_partition,
+                               std::optional<int64_t> buckets) {
+  const Shard whole{.rows = rows, .cols = static_cast<int32_t>(cols)};
   switch (type) {
     case ShardingType::kDataParallel:
-      return std::vector<Shard>(static_cast<size_t>(world_size), Shard{.rows = rows, .cols = cols});
+      return std::vector<Shard>(static_cast<size_t>(world_size), whole);
     case ShardingType::kTableWise:
-      return {Shard{.rows = rows, .cols = cols}};
+      return {whole};
     case ShardingType::kRowWise:
+      if (buckets) return bucketed_row_wise_split(rows, cols, world_size, *buckets);
       return row_wise_split(rows, cols, world_size);
     case ShardingType::kTableRowWise:
       return row_wise_split(rows, cols, group_size);
@@ -71,8 +90,8 @@ std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, in
       for (const Shard& b : blocks) {
         for (const Shard& r : row_shards) {
           shards.push_back(Shard{.rows = r.rows,
-                                 .cols = b.cols,
                                  .row_offset = r.row_offset,
+                                 .cols = b.cols,
                                  .col_offset = b.col_offset});
         }
       }

@@ -327,7 +327,7 @@ std::vector<std::string> StatsPrinter::param_table() const {
                                          sum.bwd_compute, sum.bwd_comms, sum.prefetch_compute);
     std::string storage = "(" + py_round(gb(o.total_storage.hbm), 3) + " GB, " +
                           py_round(gb(o.total_storage.ddr), 3) + " GB";
-    storage += v2026 ? ", 0.0 GB)" : ")";  // SSD: no key-value tier is modelled
+    storage += v2026 ? ", " + py_round(gb(o.total_storage.ssd), 3) + " GB)" : ")";
     std::vector<std::string> row = {
         o.fqn,
         std::string(abbreviation(o.sharding_type)),

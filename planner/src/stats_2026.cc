@@ -170,7 +170,8 @@ void StatsPrinter::emit_kernel_sections_2026() {
   blank();
   left("Compute Kernels Total Estimated Memory (weights + optimizer + IO + pipeline):");
   for (const auto& [k, s] : storage) {
-    indented(k + ": HBM: " + gb3(s.hbm) + " GB, DDR: " + gb3(s.ddr) + " GB, SSD: 0.0 GB");
+    indented(k + ": HBM: " + gb3(s.hbm) + " GB, DDR: " + gb3(s.ddr) + " GB, SSD: " + gb3(s.ssd) +
+             " GB");
   }
   blank();
   left("Compute Kernel Constraints:");

@@ -1,4 +1,5 @@
 // TorchRec's per-shard storage model (docs/cost-model.md §5).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -51,6 +52,18 @@ bool is_uvm(ComputeKernel k) {
 
 bool is_caching(ComputeKernel k) {
   return k == ComputeKernel::kFusedUvmCaching || k == ComputeKernel::kQuantUvmCaching;
+}
+
+// The HBM every shard of a key-value or virtual-table option holds for its
+// weights (calculate_shard_storages): an L1 cache of at most
+// max_l1_cache_size MiB, sized from the whole table, 0 without the param.
+int64_t key_value_l1_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
+  const int64_t max_l1 = o.key_value_params ? o.key_value_params->max_l1_cache_size.value_or(0) : 0;
+  // TorchRec's product order: rows * clf * element size * dim, as doubles.
+  const double cache = static_cast<double>(o.tensor_rows) * ctx.kv_cache_load_factor *
+                       static_cast<double>(o.element_size) * static_cast<double>(o.tensor_cols);
+  const double limit = static_cast<double>(max_l1) * 1024 * 1024;
+  return static_cast<int64_t>(std::min(limit, std::ceil(cache)));
 }
 
 }  // namespace
@@ -147,6 +160,13 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
   }
   // 2026-08: the cache's index map, slot state and LRU state.
   const bool aux_state = caching && behaviour.cache_aux_state_in_hbm;
+  // 2026-08's SSD tier: the key-value and virtual-table kernels, and any
+  // kernel of a table whose constraint says use_virtual_table, keep their
+  // weights out of HBM and DDR; key_value keeps them (with the optimizer
+  // state and the cache's state) on SSD.
+  const bool key_value_weights = is_guarded(option->compute_kernel) || option->use_virtual_table;
+  const bool on_ssd = option->compute_kernel == ComputeKernel::kKeyValue;
+  const int64_t l1_bytes = key_value_weights ? key_value_l1_bytes(ctx, *option) : 0;
 
   const double mu = optimizer_multiplier(ctx, *option);
   const int128 table_elems = int128{option->tensor_rows} * option->tensor_cols;
@@ -174,9 +194,24 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
     const IoSizes io =
         shard_io_sizes(*option, sums, s, t.world_size, t.intra_group_size, behaviour);
     int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
-    const int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
+    int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
     if (aux_state)
       hbm_spec += static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
+    s.storage.ssd = 0;
+    if (key_value_weights) {
+      hbm_spec = l1_bytes;
+      ddr_spec = 0;
+    }
+    if (on_ssd) {
+      // The table as compute_storage_usage places it (in HBM on cuda), with
+      // its optimizer state and the cache's state at the option's load factor.
+      const int64_t share = share_of(table_bytes, s);
+      s.storage.ssd =
+          ctx.is_inference
+              ? share
+              : with_optimizer(share) +
+                    static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
+    }
     if (io_in_hbm) {
       s.storage.hbm = io.input + io.output + hbm_spec;
       s.storage.ddr = ddr_spec;

@@ -86,8 +86,8 @@ Result<ReservationResult> reserve_storage(const Scenario& s, const Topology& top
   const double keep = 1 - spec.percentage;
   r.devices.reserve(topology.devices.size());
   for (const Device& d : topology.devices) {
-    r.devices.push_back(
-        Storage{static_cast<int64_t>(keep * static_cast<double>(d.storage.hbm)), d.storage.ddr});
+    r.devices.push_back(Storage{static_cast<int64_t>(keep * static_cast<double>(d.storage.hbm)),
+                                d.storage.ddr, d.storage.ssd});
   }
   const TorchRecBehaviour& behaviour = s.behaviour();
   auto kjt_bytes = [&](int copies) {

@@ -17,6 +17,7 @@ Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behavi
   t.hbm_mem_bw = spec.hbm_mem_bw;
   t.ddr_mem_bw = spec.ddr_mem_bw;
   t.hbm_to_ddr_mem_bw = spec.hbm_to_ddr_mem_bw;
+  t.ssd_mem_bw = spec.ssd_mem_bw.value_or(kDefaultSsdMemBw);
   t.intra_host_bw = spec.intra_host_bw;
   t.inter_host_bw = spec.inter_host_bw;
   t.bwd_compute_multiplier = spec.bwd_compute_multiplier;
@@ -29,10 +30,12 @@ Topology make_topology(const TopologySpec& spec, const TorchRecBehaviour& behavi
   const bool has_hbm = device_has_hbm(spec.compute_device, behaviour);
   const int64_t hbm = has_hbm ? capacity(spec.hbm_cap, kDefaultHbmCap) : 0;
   const int64_t ddr = capacity(spec.ddr_cap, kDefaultDdrCap);
+  // 2026-08: every device has an SSD tier (2 TiB unless given); 2024-02 none.
+  const int64_t ssd = behaviour.ssd_tier ? spec.ssd_cap.value_or(kDefaultSsdCap) : 0;
   t.devices.resize(static_cast<size_t>(spec.world_size));
   for (int r = 0; r < spec.world_size; ++r) {
     t.devices[r].rank = r;
-    t.devices[r].storage = Storage{hbm, ddr};
+    t.devices[r].storage = Storage{hbm, ddr, ssd};
   }
   return t;
 }

@@ -9,6 +9,7 @@ TorchRecBehaviour behaviour_2024() {
   b.explicit_zero_capacity_kept = false;
   b.mtia_has_hbm = false;
   b.pods = false;
+  b.ssd_tier = false;
   b.grid_shard = false;
   b.dynamic_programming_proposer = false;
   b.mtia_offers_model_parallel_types = false;

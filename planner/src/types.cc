@@ -1,6 +1,7 @@
 #include "shardlab/planner/types.h"
 
 #include <array>
+#include <string>
 #include <utility>
 
 #include "shardlab/planner/status.h"
@@ -50,7 +51,7 @@ constexpr NameTable<ShardingType, kNumShardingTypes> kShardingAbbreviations{{
     {ShardingType::kTableRowWise, "TWRW"},
     {ShardingType::kGridShard, "GS"},
 }};
-constexpr NameTable<ComputeKernel, 7> kKernels{{
+constexpr NameTable<ComputeKernel, kNumComputeKernels> kKernels{{
     {ComputeKernel::kDense, "dense"},
     {ComputeKernel::kFused, "fused"},
     {ComputeKernel::kFusedUvm, "fused_uvm"},
@@ -58,6 +59,10 @@ constexpr NameTable<ComputeKernel, 7> kKernels{{
     {ComputeKernel::kQuant, "quant"},
     {ComputeKernel::kQuantUvm, "quant_uvm"},
     {ComputeKernel::kQuantUvmCaching, "quant_uvm_caching"},
+    {ComputeKernel::kKeyValue, "key_value"},
+    {ComputeKernel::kSsdVirtualTable, "ssd_virtual_table"},
+    {ComputeKernel::kDramVirtualTable, "dram_virtual_table"},
+    {ComputeKernel::kDramSsdVirtualTable, "dram_ssd_virtual_table"},
 }};
 constexpr NameTable<ComputeDevice, 3> kDevices{{
     {ComputeDevice::kCuda, "cuda"},
@@ -111,6 +116,27 @@ std::string_view to_string(ComputeDevice d) { return name_of(kDevices, d); }
 std::string_view to_string(DataType t) { return name_of(kDataTypes, t); }
 std::string_view to_string(CommPrecision p) { return name_of(kPrecisions, p); }
 std::string_view to_string(PartitionBy p) { return name_of(kPartitionBy, p); }
+
+namespace {
+template <typename E, size_t N>
+std::string joined_names(const NameTable<E, N>& table) {
+  std::string out;
+  for (const auto& [value, name] : table) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+}  // namespace
+
+std::string_view sharding_type_names() {
+  static const std::string names = joined_names(kShardingTypes);
+  return names;
+}
+std::string_view compute_kernel_names() {
+  static const std::string names = joined_names(kKernels);
+  return names;
+}
 
 std::optional<ShardingType> parse_sharding_type(std::string_view s) {
   return value_of(kShardingTypes, s);

@@ -221,11 +221,15 @@ import shardlab
 _SHARDING_TYPES = ("data_parallel", "table_wise", "column_wise", "row_wise", "table_row_wise",
                    "table_column_wise", "grid_shard")
 _COMPUTE_KERNELS = ("dense", "fused", "fused_uvm", "fused_uvm_caching", "quant", "quant_uvm",
-                    "quant_uvm_caching")
+                    "quant_uvm_caching", "key_value", "ssd_virtual_table", "dram_virtual_table",
+                    "dram_ssd_virtual_table")
 _DATA_TYPES = ("fp32", "fp16", "bf16", "int8", "int4", "int2")
 _CONSTRAINT_FIELDS = ("sharding_types", "compute_kernels", "min_partition", "pooling_factors",
                       "num_poolings", "batch_sizes", "is_weighted", "cache_params",
-                      "enforce_hbm", "stochastic_rounding", "bounds_check_mode", "feature_names")
+                      "enforce_hbm", "stochastic_rounding", "bounds_check_mode", "feature_names",
+                      "key_value_params", "use_virtual_table")
+# The KeyValueParams fields the planner reads (TorchRec 2026-08).
+_KEY_VALUE_FIELDS = ("max_l1_cache_size", "l2_cache_size")
 _CACHE_FIELDS = ("algorithm", "load_factor", "reserved_memory", "precision",
                  "prefetch_pipeline")
 # The planner methods of the stock sharders; a subclass that overrides one of them
@@ -296,6 +300,13 @@ def _topology_section(topology, torchrec_version):
     out["ddr_mem_bw"] = float(topology.ddr_mem_bw)
     if hasattr(topology, "hbm_to_ddr_mem_bw"):  # TorchRec 2026-08
         out["hbm_to_ddr_mem_bw"] = float(topology.hbm_to_ddr_mem_bw)
+    if hasattr(topology, "ssd_mem_bw"):  # TorchRec 2026-08's SSD tier
+        out["ssd_mem_bw"] = float(topology.ssd_mem_bw)
+        ssd = {int(getattr(d.storage, "ssd", 0)) for d in devices}
+        if len(ssd) > 1:
+            raise ValueError("topology.devices: devices of different SSD capacities %s"
+                             % sorted(ssd))
+        out["ssd_cap"] = ssd.pop()
     comms = getattr(topology, "comms_bandwidths", None)  # TorchRec 2026-08
     if comms is not None and type(comms).__name__ != "BasicCommsBandwidths":
         raise ValueError("topology.comms_bandwidths %s: ShardLab models TorchRec's"
@@ -679,7 +690,22 @@ def _constraint_section(name, c):
                                               what + ".bounds_check_mode")
     if c.feature_names is not None:
         out["feature_names"] = [str(x) for x in c.feature_names]
+    kv = getattr(c, "key_value_params", None)  # TorchRec 2026-08
+    if kv is not None:
+        out["key_value_params"] = _key_value_params(kv, what + ".key_value_params")
+    if getattr(c, "use_virtual_table", False):
+        out["use_virtual_table"] = True
     return out
+
+
+def _key_value_params(kv, what):
+    if not dataclasses.is_dataclass(kv):
+        raise ValueError("%s: expected TorchRec's KeyValueParams, got %s" % (what, _name(kv)))
+    for f in dataclasses.fields(kv):
+        value = getattr(kv, f.name)
+        if f.name not in _KEY_VALUE_FIELDS and value is not None and not _is_default(value, f):
+            raise ValueError("%s.%s = %r: not modelled by ShardLab" % (what, f.name, value))
+    return {k: int(getattr(kv, k)) for k in _KEY_VALUE_FIELDS if getattr(kv, k) is not None}
 
 
 # --- The dense size -------------------------------------------------------------------
@@ -754,6 +780,10 @@ def _build(module, sharders, topology, batch_size, constraints, torchrec_version
                      "data_type": data_type}
             if kind == "weighted_ebc":
                 table["is_weighted"] = True
+            if getattr(config, "use_virtual_table", False):  # TorchRec 2026-08
+                table["use_virtual_table"] = True
+                if getattr(config, "total_num_buckets", None) is not None:
+                    table["total_num_buckets"] = int(config.total_num_buckets)
             tables.append((kind, table))
             optimizers[name] = (None if inference else
                                 _optimizer_name(_optimizer(param, torchrec_version)))

@@ -402,6 +402,39 @@ class WithTorchRecTest(unittest.TestCase):
             self.adapter.ShardLabPlanner(
                 topology=topology, enumerator=EmbeddingEnumerator(topology, batch_size=512))
 
+    def test_the_ssd_tier_is_read_for_the_2026_model(self):
+        """TorchRec 2026-08's key-value settings, here set by hand on the 2024 objects
+        (the Debian TorchRec predates them): the adapter reads them by name, and the
+        2024-02 model refuses them by name."""
+        import dataclasses
+        from torchrec.distributed.planner import ParameterConstraints
+
+        @dataclasses.dataclass
+        class KeyValueParams:  # the two fields of TorchRec 2026-08's that the planner reads
+            max_l1_cache_size: object = None
+            l2_cache_size: object = None
+
+        topology = self.Topology(world_size=4, compute_device="cuda")
+        topology.ssd_mem_bw = 2e5
+        for d in topology.devices:
+            d.storage.ssd = 10 ** 12
+        kv = ParameterConstraints(compute_kernels=["key_value"])
+        kv.key_value_params = KeyValueParams(max_l1_cache_size=64)
+        kv.use_virtual_table = True
+        scenario = self.adapter.scenario_from_torchrec(small_model(), self.sharders, topology,
+                                                       constraints={"t1": kv})
+        self.assertEqual(scenario["topology"]["ssd_cap"], 10 ** 12)
+        self.assertEqual(scenario["topology"]["ssd_mem_bw"], 2e5)
+        self.assertEqual(scenario["constraints"]["t1"]["compute_kernels"], ["key_value"])
+        self.assertEqual(scenario["constraints"]["t1"]["key_value_params"],
+                         {"max_l1_cache_size": 64})
+        self.assertTrue(scenario["constraints"]["t1"]["use_virtual_table"])
+        self.assertEqual(shardlab.plan(scenario)["tables"]["t1"]["compute_kernel"], "key_value")
+        with self.assertRaisesRegex(ValueError, "TorchRec 2024-02 has no SSD tier"):
+            self.adapter.scenario_from_torchrec(small_model(), self.sharders, topology,
+                                                constraints={"t1": kv},
+                                                torchrec_version="2024-02")
+
     def test_a_plan_that_cannot_be_found_raises_torchrecs_error(self):
         from torchrec.distributed.planner.types import PlannerError, PlannerErrorType
         kwargs = dict(topology=self.Topology(world_size=2, compute_device="cuda",

@@ -182,7 +182,8 @@ TEST(CalibrationJson, BadFieldsAreNamedWithFilePathAndValue) {
       {"\"kernel\":\"dense\"", "\"kernel\":\"sparse\"",
        "bad.json: parameters.compute[0].kernel: unknown compute kernel: got \"sparse\", expected "
        "one of dense, "
-       "fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching"},
+       "fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching, key_value, "
+       "ssd_virtual_table, dram_virtual_table, dram_ssd_virtual_table"},
       {"\"dim_class\":\"half\"", "\"dim_class\":\"wide\"",
        "bad.json: parameters.compute[0].dim_class: unknown dim class: got \"wide\", expected one "
        "of narrow, half, "

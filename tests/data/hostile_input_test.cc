@@ -519,8 +519,9 @@ TEST(HostileInput, LongStringsAreCutInMessages) {
                         "topology.hbm_cap: invalid size: longer than 256 characters");
   EXPECT_ERROR_CONTAINS(render("constraints", R"({")" + huge + R"(": {}})"),
                         "constraint for a table that does not exist");
-  EXPECT_ERROR_CONTAINS(render("t_dim", R"([")" + huge + R"("])"),
-                        "tables[0].embedding_dim: must be an integer >= 1: got [\"kkk");
+  EXPECT_ERROR_CONTAINS(
+      render("t_dim", R"([")" + huge + R"("])"),
+      "tables[0].embedding_dim: must be an integer in [1, 1073741824]: got [\"kkk");
 }
 
 // ---- Files. ----------------------------------------------------------------

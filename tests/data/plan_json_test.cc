@@ -111,8 +111,8 @@ struct Fixture {
                                          Shard{.rows = 1000, .cols = 64, .storage = dp_storage}}));
     space.options.push_back(make_option(
         0, "t0", ShardingType::kRowWise, ComputeKernel::kFused, PartitionBy::kUniform, kRwPerf,
-        {Shard{.rows = 500, .cols = 64, .row_offset = 0, .storage = {.hbm = 128000, .ddr = 3}},
-         Shard{.rows = 500, .cols = 64, .row_offset = 500, .storage = {.hbm = 128001, .ddr = 4}}}));
+        {Shard{.rows = 500, .row_offset = 0, .cols = 64, .storage = {.hbm = 128000, .ddr = 3}},
+         Shard{.rows = 500, .row_offset = 500, .cols = 64, .storage = {.hbm = 128001, .ddr = 4}}}));
     space.options.push_back(make_option(
         1, "t1", ShardingType::kTableWise, ComputeKernel::kFused, PartitionBy::kDevice, kTwPerf,
         {Shard{.rows = 100, .cols = 32, .storage = {.hbm = 12800, .ddr = 0}}}));
@@ -335,6 +335,37 @@ TEST(PlanToJson, CacheParamsNullEmptyAndGiven) {
   EXPECT_EQ(given["reserved_memory"], 7);
   EXPECT_EQ(given["precision"], "fp16");
   EXPECT_TRUE(given["prefetch_pipeline"].is_null());
+}
+
+// TorchRec 2026-08's SSD tier: a scenario that says anything of it gets
+// "ssd" in every storage object, the devices' SSD columns and
+// key_value_params on tables and options; any other keeps the two tiers.
+TEST(PlanToJson, SsdMembersOnlyForScenariosOfTheSsdTier) {
+  Fixture f;
+  const Json two = Json::parse(plan_to_json(f.scenario, f.result(1, 0)));
+  EXPECT_FALSE(two["tables"]["t0"].contains("key_value_params"));
+  EXPECT_EQ(keys(two["tables"]["t0"]["shards"][0]["storage"]), (Keys{"hbm", "ddr"}));
+  EXPECT_FALSE(two["devices"][0].contains("ssd_used"));
+
+  Fixture g;
+  g.scenario.constraints[0]->key_value_params = planner::KeyValueParams{.max_l1_cache_size = 8};
+  g.space.options[1].key_value_params = g.scenario.constraints[0]->key_value_params;
+  g.space.options[1].shards[1].storage.ssd = 77;
+  g.space.options[1].total_storage.ssd = 77;
+  const Json three = Json::parse(plan_to_json(g.scenario, g.result(1, 0)));
+  const Json& t0 = three["tables"]["t0"];
+  EXPECT_EQ(t0["key_value_params"],
+            Json::parse(R"({"max_l1_cache_size": 8, "l2_cache_size": null})"));
+  EXPECT_TRUE(three["tables"]["t1"]["key_value_params"].is_null());
+  EXPECT_EQ(keys(t0["shards"][1]["storage"]), (Keys{"hbm", "ddr", "ssd"}));
+  EXPECT_EQ(t0["shards"][1]["storage"]["ssd"], 77);
+  EXPECT_EQ(three["devices"][1]["ssd_used"], 77);
+  EXPECT_TRUE(three["devices"][1].contains("ssd_cap"));
+  const Json opts = Json::parse(options_to_json(g.scenario, g.result(1, 0)));
+  EXPECT_EQ(opts["options"][1]["total_storage"]["ssd"], 77);
+  EXPECT_EQ(opts["options"][1]["key_value_params"]["max_l1_cache_size"], 8);
+  const Json tr = Json::parse(plan_to_torchrec_json(g.scenario, g.result(1, 0)));
+  EXPECT_EQ(tr["plan"]["ebc"]["t0"]["key_value_params"]["max_l1_cache_size"], 8);
 }
 
 TEST(PlanToJson, PlacementsFollowTheDevice) {
@@ -576,7 +607,8 @@ TEST(ParsePlan, Errors) {
       f, with_t0(R"({"sharding_type": "sideways", "compute_kernel": "fused", "ranks": [0]})"),
       "plan.json: tables.t0.sharding_type: unknown sharding type: got \"sideways\", expected one "
       "of "
-      "data_parallel, table_wise, column_wise, row_wise, table_row_wise, table_column_wise");
+      "data_parallel, table_wise, column_wise, table_column_wise, row_wise, table_row_wise, "
+      "grid_shard");
   expect_error(
       f, with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused"})"),
       "plan.json: tables.t0.ranks: missing required key, expected a list of ranks, one per shard");
@@ -597,7 +629,7 @@ TEST(ParsePlan, Errors) {
           R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1], "rank": 0})"),
       "plan.json: tables.t0: unknown key: got \"rank\", expected one of module, sharding_type, "
       "compute_kernel, ranks, sharding_spec, cache_params, enforce_hbm, stochastic_rounding, "
-      "bounds_check_mode, shards, layout");
+      "bounds_check_mode, key_value_params, shards, layout");
   // Shard geometry that is not the option's.
   expect_error(f,
                with_t0(R"({"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],

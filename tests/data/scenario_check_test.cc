@@ -44,11 +44,12 @@ TEST(ScenarioCheck, NamesEveryMembersProblem) {
           "batch_size, module, tables, constraints, sharder, planner, workload",
       path +
           ": tables[1]: unknown key: got \"pooling\", expected one of name, num_embeddings, "
-          "embedding_dim, feature_names, data_type, is_weighted",
+          "embedding_dim, feature_names, data_type, is_weighted, use_virtual_table, "
+          "total_num_buckets",
       path + ": topology.world_size: must be an integer in [1, 65536]: got 0",
       path + ": topology.local_world_size: must be an integer in [1, 65536]: got -1",
       path + ": tables[0].num_embeddings: must be an integer in [1, 9007199254740992]: got -5",
-      path + ": tables[0].embedding_dim: must be an integer >= 1: got 0",
+      path + ": tables[0].embedding_dim: must be an integer in [1, 1073741824]: got 0",
       path +
           ": tables[0].feature_names: missing required key, expected a non-empty list of "
           "feature names"};

@@ -113,7 +113,7 @@ TEST(ScenarioEditTest, RefusesWithTheLoadersMessage) {
   ASSERT_FALSE(zero.is_ok());
   EXPECT_EQ(zero.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(zero.status().message(),
-            "tiny.json: tables[2].embedding_dim: must be an integer >= 1: got 0");
+            "tiny.json: tables[2].embedding_dim: must be an integer in [1, 1073741824]: got 0");
   auto negative =
       edit_scenario(s, {"constraints", "user_history", "pooling_factors"}, "[-1]", "tiny.json");
   ASSERT_FALSE(negative.is_ok());

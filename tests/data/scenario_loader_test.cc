@@ -438,7 +438,7 @@ TEST(ScenarioValidation, MessageShapeOfTheSpecExample) {
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
-            "dlrm.json: tables[3].embedding_dim: must be an integer >= 1: got -5");
+            "dlrm.json: tables[3].embedding_dim: must be an integer in [1, 1073741824]: got -5");
 }
 
 TEST(ScenarioValidation, UnknownKeysAnywhere) {
@@ -615,7 +615,7 @@ TEST(ScenarioValidation, CountsMustBeAtLeastOne) {
       "constraints.t0.batch_sizes[0]: must be an integer >= 1: got 1.5");
   EXPECT_ERROR_CONTAINS(scenario_text("", R"({"world_size": 2})",
                                       one_table(std::string(kT0) + R"(, "embedding_dim": 0)")),
-                        "tables[0].embedding_dim: must be an integer >= 1: got 0");
+                        "tables[0].embedding_dim: must be an integer in [1, 1073741824]: got 0");
   EXPECT_ERROR_CONTAINS(
       scenario_text(
           "", R"({"world_size": 2})",

@@ -48,6 +48,13 @@ std::string expected_error_type(const json& err) {
   return "other";
 }
 
+// A golden storage object {hbm, ddr} (and ssd in the goldens of TorchRec
+// 2026-08's SSD tier; without it the SSD must be 0).
+bool same_storage(const json& g, const planner::Storage& s) {
+  return g["hbm"].get<int64_t>() == s.hbm && g["ddr"].get<int64_t>() == s.ddr &&
+         g.value("ssd", int64_t{0}) == s.ssd;
+}
+
 // Compares one shard (size, offset, perf terms, storage) and records mismatches.
 void compare_shard(const std::string& where, const json& g, const ShardingOption& o, int j,
                    std::vector<std::string>* out) {
@@ -66,10 +73,10 @@ void compare_shard(const std::string& where, const json& g, const ShardingOption
                      json(v).dump());
     }
   }
-  if (g["storage"]["hbm"].get<int64_t>() != s.storage.hbm ||
-      g["storage"]["ddr"].get<int64_t>() != s.storage.ddr) {
-    out->push_back(where + ".storage: want " + g["storage"].dump() + " got " +
-                   json({{"hbm", s.storage.hbm}, {"ddr", s.storage.ddr}}).dump());
+  if (!same_storage(g["storage"], s.storage)) {
+    out->push_back(
+        where + ".storage: want " + g["storage"].dump() + " got " +
+        json({{"hbm", s.storage.hbm}, {"ddr", s.storage.ddr}, {"ssd", s.storage.ssd}}).dump());
   }
 }
 
@@ -102,8 +109,11 @@ TEST_P(GoldenParity, MatchesTorchRec) {
     const auto& gdev = golden["reserved"]["devices"];
     ASSERT_EQ(gdev.size(), result.reserved->devices.size());
     for (size_t r = 0; r < gdev.size(); ++r) {
+      // The reservation keeps each device's SSD; goldens without the tier have none.
+      const bool ssd_ok = !gdev[r].contains("ssd") ||
+                          gdev[r]["ssd"].get<int64_t>() == result.reserved->devices[r].ssd;
       if (gdev[r]["hbm"].get<int64_t>() != result.reserved->devices[r].hbm ||
-          gdev[r]["ddr"].get<int64_t>() != result.reserved->devices[r].ddr) {
+          gdev[r]["ddr"].get<int64_t>() != result.reserved->devices[r].ddr || !ssd_ok) {
         mismatches.push_back("reserved[" + std::to_string(r) + "]: want " + gdev[r].dump());
       }
     }

@@ -55,6 +55,7 @@ TEST(HostileCoverage, EveryScenarioKeyHasAField) {
       {"/tables/0/", k::kTableKeys},
       {"/constraints/t0/", k::kConstraintKeys},
       {"/constraints/t0/cache_params/", k::kCacheParamsKeys},
+      {"/constraints/t0/key_value_params/", k::kKeyValueParamsKeys},
       {"/sharder/", k::kSharderKeys},
       {"/sharder/fused_params/", k::kFusedParamsKeys},
       {"/sharder/qcomm/", k::kQcommKeys},
@@ -79,7 +80,7 @@ TEST(HostileCoverage, EveryPlanAndProfileKeyHasAField) {
       {"/", k::kPlanWrapperKeys},
       {"/plan/ebc/t0/", k::kParameterShardingKeys},
       {"/plan/ebc/t0/sharding_spec/0/", k::kShardMetadataKeys},
-      {"/plan/ebc/t0/cache_params/", k::kPlanCacheParamsKeys},
+      {"/plan/ebc/t0/cache_params/", k::kCacheParamsKeys},
   };
   for (const auto& [prefix, keys] : torchrec) {
     for (const std::string& missing : uncovered(torchrec_plan_fields(), prefix, keys)) {

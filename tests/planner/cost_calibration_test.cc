@@ -40,7 +40,7 @@ ShardingOption make_option(ShardingType type, ComputeKernel kernel, int64_t dim,
   o.input_lengths = {4.0};
   o.num_poolings = {1.0};
   o.batch_sizes = {512};
-  o.shards.push_back(Shard{.rows = rows, .cols = dim});
+  o.shards.push_back(Shard{.rows = rows, .cols = static_cast<int32_t>(dim)});
   return o;
 }
 

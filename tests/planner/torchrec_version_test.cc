@@ -99,12 +99,13 @@ TEST(TorchRecVersionTest, ExplicitZeroCapacityIsZeroIn2026) {
   const Topology old_topo = make_topology(spec, torchrec_behaviour(k2024));
   const Topology new_topo = make_topology(spec, torchrec_behaviour(k2026));
   EXPECT_EQ(old_topo.devices[0].storage, (Storage{kDefaultHbmCap, kDefaultDdrCap}));
-  EXPECT_EQ(new_topo.devices[0].storage, (Storage{0, 0}));
+  // 2026-08's devices have an SSD tier (2 TiB unless given); 2024-02's none.
+  EXPECT_EQ(new_topo.devices[0].storage, (Storage{0, 0, kDefaultSsdCap}));
   // Absent capacities are TorchRec's defaults in both.
   spec.hbm_cap.reset();
   spec.ddr_cap.reset();
   EXPECT_EQ(make_topology(spec, torchrec_behaviour(k2026)).devices[1].storage,
-            (Storage{kDefaultHbmCap, kDefaultDdrCap}));
+            (Storage{kDefaultHbmCap, kDefaultDdrCap, kDefaultSsdCap}));
 }
 
 // TorchRecBehaviour::mtia_has_hbm
@@ -185,6 +186,95 @@ TEST(TorchRecVersionTest, GridShardIsOfferedWhenNamedIn2026AndRefusedIn2024) {
     EXPECT_TRUE(o.name == "t0" || o.sharding_type != ShardingType::kGridShard) << o.name;
   }
   expect_refused_in_2024(s, "constraints.t0.sharding_types[1]: TorchRec 2024-02 has no grid_shard");
+}
+
+// TorchRecBehaviour::ssd_tier: the devices' SSD, the guarded kernels and
+// the key-value storage formula, hand-computed from TorchRec 376cac6a's
+// calculate_shard_storages and kernel_bw_lookup
+// (tests/golden/data-torchrec-2026-features/kv_l1_cache_and_load_factor_ws4
+// is the same table in TorchRec's own output).
+TEST(TorchRecVersionTest, SsdTierAndKeyValueKernelsIn2026AndRefusedIn2024) {
+  Scenario s = scenario(4, 4, 2, 50000000, 128, 1.0);
+  s.sharder.optimizer = OptimizerKind::kAdam;
+  s.sharder.has_fused_params = true;
+  s.sharder.cache_load_factor = 0.05;
+  ConstraintSpec& kv = *s.constraints[0];
+  kv.compute_kernels = std::vector<ComputeKernel>{ComputeKernel::kKeyValue};
+  kv.key_value_params = KeyValueParams{.max_l1_cache_size = 1024};
+  kv.cache_params = CacheParams{.load_factor = 0.5};
+  EXPECT_EQ(make_topology(with_version(s, k2026)).devices[3].storage.ssd, kDefaultSsdCap);
+  EXPECT_EQ(make_topology(with_version(s, k2024)).devices[3].storage.ssd, 0);
+
+  const SearchSpace space = options_of(s, k2026);
+  const ShardingOption& tw =
+      option(space, "t0", ShardingType::kTableWise, ComputeKernel::kKeyValue);
+  ASSERT_EQ(tw.num_shards(), 1);
+  // HBM: the L1 cache, min(1024 MiB, rows x 0.05 (the sharder's factor) x
+  // 4 x 128) = 2^30, plus the I/O buffers (512 x 4 x 8 input, 512 x 4 x 128
+  // x 4 output).
+  EXPECT_EQ(tw.shards[0].storage.hbm, (int64_t{1} << 30) + 16384 + 1048576);
+  EXPECT_EQ(tw.shards[0].storage.ddr, 0);
+  // SSD: the table (25.6 GB) with Adam's two states, and the cache's state
+  // at the constraint's load factor: 50M x (4 + 0.5 x 16).
+  EXPECT_EQ(tw.shards[0].storage.ssd, int64_t{25600000000} * 3 + int64_t{50000000} * 12);
+  // Forward compute at the SSD's 100 MiB/s: the table-wise bytes (ids 512 x
+  // 4 x 8, lookups and outputs 512 x 4 x 128 x 4 each) over 104857.6 bytes/ms.
+  EXPECT_DOUBLE_EQ(tw.shard_perf.fwd_compute, 2113536 / kDefaultSsdMemBw);
+  // The guarded kernels reach only the table whose constraint names them.
+  for (const ShardingOption& o : space.options) {
+    EXPECT_TRUE(o.name == "t0" || !is_guarded(o.compute_kernel)) << o.name;
+  }
+  // Without SSD there is no key_value option; t0 then has none at all.
+  Scenario no_ssd = s;
+  no_ssd.topology.ssd_cap = 0;
+  const PlannerResult none = plan(with_version(no_ssd, k2026));
+  EXPECT_EQ(none.error.planner_error(), PlannerErrorType::kNoOptions) << none.error.message();
+
+  expect_refused_in_2024(
+      s, "constraints.t0.compute_kernels[0]: TorchRec 2024-02 has no SSD tier, key-value kernels");
+  Scenario cap = scenario(4, 4);
+  cap.topology.ssd_cap = int64_t{1} << 40;
+  expect_refused_in_2024(cap, "topology.ssd_cap: TorchRec 2024-02 has no SSD tier");
+}
+
+// Virtual tables: their weights cost no HBM or DDR without an L1 cache, for
+// any kernel of a table whose constraint says use_virtual_table, and their
+// row-wise layout is by buckets (_calculate_rw_shard_sizes_and_offsets).
+TEST(TorchRecVersionTest, VirtualTablesCostTheirBuffersAndSplitByBuckets) {
+  Scenario s = scenario(4, 4, 1, 100, 64, 1.0);
+  s.constraints[0]->use_virtual_table = true;
+  s.tables[0].use_virtual_table = true;
+  s.tables[0].total_num_buckets = 10;
+  const SearchSpace space = options_of(s, k2026);
+  const ShardingOption& tw = option(space, "t0", ShardingType::kTableWise, ComputeKernel::kFused);
+  // Only the I/O buffers: 512 x 4 x 8 input and 512 x 4 x 64 x 4 output.
+  EXPECT_EQ(tw.shards[0].storage.hbm, 16384 + 524288);
+  EXPECT_EQ(tw.shards[0].storage.ddr, 0);
+  EXPECT_EQ(tw.shards[0].storage.ssd, 0);
+  // 10 buckets of 10 rows over 4 ranks: 3, 3, 2, 2 buckets.
+  const ShardingOption& rw = option(space, "t0", ShardingType::kRowWise, ComputeKernel::kFused);
+  ASSERT_EQ(rw.num_shards(), 4);
+  EXPECT_EQ(rw.shards[0].rows, 30);
+  EXPECT_EQ(rw.shards[1].row_offset, 30);
+  EXPECT_EQ(rw.shards[3].rows, 20);
+  EXPECT_EQ(rw.shards[3].row_offset, 80);
+  // Table-row-wise is not bucketed: ceil(100 / 4) rows each.
+  EXPECT_EQ(option(space, "t0", ShardingType::kTableRowWise, ComputeKernel::kFused).shards[3].rows,
+            25);
+  // Fewer buckets than ranks, and buckets that do not divide the rows: the
+  // exceptions TorchRec raises inside plan().
+  s.tables[0].total_num_buckets = 3;
+  PlannerResult r = plan(with_version(s, k2026));
+  EXPECT_EQ(r.error.planner_error(), PlannerErrorType::kOther);
+  EXPECT_NE(r.error.message().find("Number of buckets (3) must be >= the number of ranks (4)"),
+            std::string::npos)
+      << r.error.message();
+  s.tables[0].total_num_buckets = 8;
+  r = plan(with_version(s, k2026));
+  EXPECT_EQ(r.error.planner_error(), PlannerErrorType::kOther);
+  EXPECT_NE(r.error.message().find("hash_size must be divisible by num_buckets"), std::string::npos)
+      << r.error.message();
+  expect_refused_in_2024(s, "tables[0].use_virtual_table: TorchRec 2024-02 has no SSD tier");
 }
 
 // TorchRecBehaviour::dynamic_programming_proposer
@@ -391,8 +481,12 @@ TEST(TorchRecVersionTest, FixedPercentageEstimatesKjtStorageIn2026) {
   // 2 tables x pooling 3 x batch 65536 x 8 bytes, 20 copies: 0.059 GB.
   ASSERT_TRUE(new_r.reserved->kjt.has_value());
   EXPECT_EQ(*new_r.reserved->kjt, (Storage{int64_t{2} * 3 * 65536 * 8 * 20, 0}));
-  // Estimated, not reserved: the capacity left is the same.
-  EXPECT_EQ(new_r.reserved->devices, old_r.reserved->devices);
+  // Estimated, not reserved: the HBM and DDR left are the same (2026-08 adds SSD).
+  ASSERT_EQ(new_r.reserved->devices.size(), old_r.reserved->devices.size());
+  for (size_t r = 0; r < new_r.reserved->devices.size(); ++r) {
+    EXPECT_EQ(new_r.reserved->devices[r].hbm, old_r.reserved->devices[r].hbm);
+    EXPECT_EQ(new_r.reserved->devices[r].ddr, old_r.reserved->devices[r].ddr);
+  }
   // The stats print it (and add it to every rank's HBM).
   const std::vector<std::string> new_stats = format_stats(with_version(s, k2026), new_r);
   const auto kjt = std::find_if(new_stats.begin(), new_stats.end(), [](const std::string& l) {

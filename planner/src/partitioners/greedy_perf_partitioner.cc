@@ -47,12 +47,14 @@ void GreedyPerfPartitioner::reset(const SearchSpace& space, const Topology& topo
   // for proposals that get past it: most do not.
   free_hbm_.resize(world_size_);
   free_ddr_.resize(world_size_);
+  free_ssd_.resize(world_size_);
 }
 
 void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
   hot_.assign(space.options.size(), HotOption{});
   small_needs_ = true;
   early_stop_allowed_ = true;
+  ssd_in_play_ = false;
   for (size_t i = 0; i < space.options.size(); ++i) {
     const ShardingOption& o = space.options[i];
     const Perf& p = o.shard_perf;
@@ -68,6 +70,7 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
       const Storage& storage = o.shards[j].storage;
       early_stop_allowed_ &=
           storage.hbm >= 0 && storage.ddr >= 0 && storage.fits_in(o.total_storage);
+      ssd_in_play_ |= storage.ssd != 0;
       if (runs == nullptr) continue;
       if (!runs->empty() && runs->back().storage == storage) {
         runs->back().end = j + 1;
@@ -82,17 +85,23 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     h.by_host = o.partition_by == PartitionBy::kHost;
     h.multi_host = o.partition_by == PartitionBy::kMultiHost;
     h.row_wise = o.sharding_type == ShardingType::kTableRowWise;
+    h.distinct_ranks = o.sharding_type == ShardingType::kColumnWise &&
+                       o.compute_kernel == ComputeKernel::kKeyValue;
     h.option = static_cast<int>(i);
     h.module = o.module;
     h.total_perf = o.total_perf;
     if (h.by_host && h.num_shards > 0) {
-      h.head = o.shards.front().storage;
-      h.tail = o.shards.back().storage;
-      h.head_tail = true;
-      for (int j = 0; j + 1 < h.num_shards; ++j) h.head_tail &= o.shards[j].storage == h.head;
-      if (h.row_wise) small_needs_ &= small_need(h.head) && small_need(h.tail);
+      const Storage& head = o.shards.front().storage;
+      const Storage& tail = o.shards.back().storage;
+      h.head = HbmDdr{head.hbm, head.ddr};
+      h.tail = HbmDdr{tail.hbm, tail.ddr};
+      h.head_tail = o.total_storage.ssd == 0;
+      for (int j = 0; j + 1 < h.num_shards; ++j) h.head_tail &= o.shards[j].storage == head;
+      if (h.row_wise) small_needs_ &= small_need(head) && small_need(tail);
     }
   }
+  // The early stop's counting argument covers HBM and DDR only.
+  early_stop_allowed_ &= !ssd_in_play_;
 }
 
 // Moves from last_proposal_ to `proposal`: patches the uniform options'
@@ -118,6 +127,9 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
         uniform_hbm_[r] += hbm;
         uniform_ddr_[r] += ddr;
       }
+      if (const int64_t ssd = sign * run.storage.ssd; ssd != 0) {
+        for (int r = run.begin; r < run.end; ++r) uniform_ssd_[r] += ssd;
+      }
     }
   };
   const bool same_shape = last_proposal_.size() == proposal.size() &&
@@ -125,6 +137,7 @@ void GreedyPerfPartitioner::advance(const Proposal& proposal) {
   if (!same_shape) {
     uniform_hbm_.assign(world_size_, 0);
     uniform_ddr_.assign(world_size_, 0);
+    uniform_ssd_.assign(world_size_, 0);
     num_uniform_ = 0;
     total_need_ = internal::WideStorage{};
     placed_need_ = internal::WideStorage{};
@@ -155,15 +168,18 @@ void GreedyPerfPartitioner::sync_topology(const Topology& topology) {
   cached_topology_ = &topology == fixed_topology_ ? &topology : nullptr;
   cap_hbm_.resize(world_size_);
   cap_ddr_.resize(world_size_);
+  cap_ssd_.resize(world_size_);
   capacity_ = Storage{};
   capacity_known_ = true;
   for (int r = 0; r < world_size_; ++r) {
     const Storage& d = topology.devices[r].storage;
     cap_hbm_[r] = d.hbm;
     cap_ddr_[r] = d.ddr;
+    cap_ssd_[r] = d.ssd;
     capacity_known_ = capacity_known_ &&
                       !__builtin_add_overflow(capacity_.hbm, d.hbm, &capacity_.hbm) &&
-                      !__builtin_add_overflow(capacity_.ddr, d.ddr, &capacity_.ddr);
+                      !__builtin_add_overflow(capacity_.ddr, d.ddr, &capacity_.ddr) &&
+                      !__builtin_add_overflow(capacity_.ssd, d.ssd, &capacity_.ssd);
   }
   uniform_fit_valid_ = false;
   host_least_free_valid_ = false;
@@ -190,6 +206,9 @@ bool GreedyPerfPartitioner::uniform_options_fit() {
     const int64_t* ddr = uniform_ddr_.data();
     bool fits = true;
     for (int r = 0; r < world_size_; ++r) fits &= (hbm[r] <= cap_hbm[r]) & (ddr[r] <= cap_ddr[r]);
+    if (ssd_in_play_) {
+      for (int r = 0; r < world_size_; ++r) fits &= uniform_ssd_[r] <= cap_ssd_[r];
+    }
     uniform_fit_ = fits;
     uniform_fit_valid_ = true;
   }
@@ -220,6 +239,7 @@ void GreedyPerfPartitioner::place_uniform_options() {
   for (int r = 0; r < world_size_; ++r) {
     free_hbm_[r] = cap_hbm_[r] - uniform_hbm_[r];
     free_ddr_[r] = cap_ddr_[r] - uniform_ddr_[r];
+    free_ssd_[r] = cap_ssd_[r] - uniform_ssd_[r];
   }
   perf_.assign(world_size_, uniform_perf());
 }
@@ -351,6 +371,8 @@ Status GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal
       if (Status st = place_on_hosts(h, first, out); !st) return st;
     } else if (h.by_host) {
       if (Status st = place_on_host(h, first, out); !st) return st;
+    } else if (h.distinct_ranks) {
+      if (Status st = place_on_distinct_devices(h, first, out); !st) return st;
     } else if (const int failed = place_on_all_devices(h, first, out); failed >= 0) {
       if (!detailed_errors_) return partition_error("");
       const ShardingOption& option = space.options[h.option];

@@ -52,6 +52,7 @@
 #include "device_perfs.h"
 #include "min_key_tree.h"
 #include "partitioner.h"
+#include "row_wise_storage.h"
 
 namespace shardlab::planner {
 
@@ -81,23 +82,26 @@ class GreedyPerfPartitioner final : public Partitioner {
   // placement loop visits options in storage order, i.e. all over the search
   // space, and a ShardingOption spreads these fields over four lines among
   // its strings and vectors.
-  struct alignas(64) HotOption {
+  struct alignas(64) HotOption {  // 128 bytes (static_assert below)
     Perf shard_perf;
     Storage total_storage;
     int num_shards = 0;
-    bool by_host = false;     // partition_by == kHost
-    bool multi_host = false;  // partition_by == kMultiHost (grid)
-    bool row_wise = false;    // table-row-wise (else, by host: table-column-wise)
+    bool by_host = false;         // partition_by == kHost
+    bool multi_host = false;      // partition_by == kMultiHost (grid)
+    bool row_wise = false;        // table-row-wise (else, by host: table-column-wise)
+    bool distinct_ranks = false;  // column-wise key_value: one shard per rank
     // By host (table-row-wise, table-column-wise): shards 0..n-2 all have
     // storage `head`, shard n-1 `tail` (row or column blocks of equal size,
     // the last one smaller); false: read the shards.
+    // Only for options without SSD (HbmDdr keeps this struct in two lines).
     bool head_tail = false;
-    Storage head;
-    Storage tail;
+    HbmDdr head;
+    HbmDdr tail;
     int option = -1;  // index in the search space
     int module = -1;
     double total_perf = 0.0;
   };
+  static_assert(sizeof(HotOption) == 128);
   // A run of consecutive shards with equal storage: ranks [begin, end).
   struct StorageRun {
     int begin;
@@ -144,10 +148,13 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Returns the index of the first shard that fits nowhere, or -1.
   int place_on_all_devices(const HotOption& h, int first_shard, PartitionedPlan* out);
   int smallest_fitting_device(const Storage& need) const;  // -1 if none fits
+  // A column-wise key_value option: each shard on a rank of its own
+  // (TorchRec 2026-08's _column_wise_device_partition); -1 or the failed shard.
+  Status place_on_distinct_devices(const HotOption& h, int first_shard, PartitionedPlan* out);
   bool place_within_host(const HotOption& h, int host, int first_shard, PartitionedPlan* out);
   // Storage of shard j of a by-host option.
-  const Storage& host_shard_storage(const HotOption& h, int j) const {
-    if (h.head_tail) return j + 1 < h.num_shards ? h.head : h.tail;
+  Storage host_shard_storage(const HotOption& h, int j) const {
+    if (h.head_tail) return (j + 1 < h.num_shards ? h.head : h.tail).storage();
     return space_->options[h.option].shards[j].storage;
   }
   void commit_device(int rank, const Storage& storage, const Perf& perf);
@@ -162,6 +169,10 @@ class GreedyPerfPartitioner final : public Partitioner {
     min_free_hbm_ = std::min(min_free_hbm_, free_hbm_[r]);
     min_free_ddr_ = std::min(min_free_ddr_, free_ddr_[r]);
   }
+  // Whether `need` fits device r's free storage.
+  bool fits_device(const Storage& need, int r) const {
+    return need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r] && need.ssd <= free_ssd_[r];
+  }
   const Perf& uniform_perf();
   void mark_rank(int rank);  // the device changed: its device group and host group
   void refresh_hosts();
@@ -170,7 +181,9 @@ class GreedyPerfPartitioner final : public Partitioner {
     return TreeKey{key_total_[rank],
                    (static_cast<uint64_t>(local_rank_[rank]) << 32) | static_cast<uint32_t>(rank)};
   }
-  Storage free_storage(int rank) const { return Storage{free_hbm_[rank], free_ddr_[rank]}; }
+  Storage free_storage(int rank) const {
+    return Storage{free_hbm_[rank], free_ddr_[rank], free_ssd_[rank]};
+  }
 
   // Storage values in (-2^62, 2^62): the difference of two cannot overflow.
   static constexpr int64_t kSmallStorage = int64_t{1} << 62;
@@ -198,6 +211,11 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<int64_t> need_hbm_;
   std::vector<int64_t> need_ddr_;
   bool small_needs_ = true;  // every table-row-wise need lies in [0, 2^62)
+  // Some shard of the space needs SSD (a key_value option, TorchRec
+  // 2026-08): the SSD arrays below are then kept and checked, and the early
+  // stop (which counts HBM and DDR only) is off. Otherwise every SSD need is
+  // 0 and every SSD check passes.
+  bool ssd_in_play_ = false;
   // Every shard perf component and shard storage is non-negative, and no
   // shard's storage exceeds its option's total: device totals only grow and
   // free storage only shrinks, the premises of the early stop.
@@ -219,6 +237,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   const Topology* cached_topology_ = nullptr;
   std::vector<int64_t> cap_hbm_;
   std::vector<int64_t> cap_ddr_;
+  std::vector<int64_t> cap_ssd_;
   Storage capacity_;
   bool capacity_known_ = false;
   // What the capacities and the uniform options' per-rank storage give,
@@ -232,6 +251,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Device state of the current partition.
   std::vector<int64_t> free_hbm_;
   std::vector<int64_t> free_ddr_;
+  std::vector<int64_t> free_ssd_;
   DevicePerfs perf_;
   std::vector<double> key_total_;  // perf_.total(r), cached
   std::vector<int> local_rank_;    // r mod Lw, precomputed
@@ -263,6 +283,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   Proposal last_proposal_;
   std::vector<int64_t> uniform_hbm_;
   std::vector<int64_t> uniform_ddr_;
+  std::vector<int64_t> uniform_ssd_;   // all 0 unless ssd_in_play_
   int num_uniform_ = 0;                // uniform options in last_proposal_
   int64_t num_shards_ = 0;             // shards of last_proposal_'s options
   internal::WideStorage total_need_;   // Σ total storage of last_proposal_'s options, exact
@@ -314,6 +335,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Scratch for the within-host device strategy: the host's devices' free
   // storage, perf and perf total.
   std::vector<Storage> local_free_;
+  std::vector<char> used_ranks_;  // place_on_distinct_devices' ranks taken
   std::vector<Perf> local_perf_;
   std::vector<double> local_total_;
 };

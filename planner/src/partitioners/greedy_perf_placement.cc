@@ -73,6 +73,7 @@ void GreedyPerfPartitioner::mark_rank(int rank) {
 void GreedyPerfPartitioner::commit_device(int rank, const Storage& storage, const Perf& perf) {
   free_hbm_[rank] -= storage.hbm;
   free_ddr_[rank] -= storage.ddr;
+  free_ssd_[rank] -= storage.ssd;
   small_frees_ &= is_small(free_hbm_[rank]) & is_small(free_ddr_[rank]);
   perf_.add(rank, 1, perf, key_total_.data());
   const int host = rank / host_size_;
@@ -108,7 +109,7 @@ int GreedyPerfPartitioner::place_on_all_devices(const HotOption& h, int first_sh
         h.num_shards == 1 ? h.total_storage : space_->options[h.option].shards[j].storage;
     refresh_groups();
     int chosen = device_tree_.min().item();
-    if (!(need.hbm <= free_hbm_[chosen] && need.ddr <= free_ddr_[chosen])) {
+    if (!fits_device(need, chosen)) {
       chosen = smallest_fitting_device(need);
       if (chosen < 0) return j;
     }
@@ -118,27 +119,64 @@ int GreedyPerfPartitioner::place_on_all_devices(const HotOption& h, int first_sh
   return -1;
 }
 
+// TorchRec 2026-08's _column_wise_device_partition: for each shard, the
+// ranks the option has not used yet, by (total, rank mod Lw, rank), and the
+// first of them with room.
+Status GreedyPerfPartitioner::place_on_distinct_devices(const HotOption& h, int first_shard,
+                                                        PartitionedPlan* out) {
+  const ShardingOption& option = space_->options[h.option];
+  const auto failure = [&](std::string message) {
+    return Status::planner(PlannerErrorType::kPartition,
+                           detailed_errors_ ? std::move(message) : std::string());
+  };
+  if (h.num_shards > world_size_) {
+    return failure("COLUMN_WISE sharding requires num_shards (" + std::to_string(h.num_shards) +
+                   ") <= num_devices (" + std::to_string(world_size_) + ")");
+  }
+  used_ranks_.assign(static_cast<size_t>(world_size_), 0);
+  for (int j = 0; j < h.num_shards; ++j) {
+    const Storage& need = option.shards[static_cast<size_t>(j)].storage;
+    int chosen = -1;
+    for (int r = 0; r < world_size_; ++r) {
+      if (used_ranks_[r] || !fits_device(need, r)) continue;
+      if (chosen < 0 || device_key(r) < device_key(chosen)) chosen = r;
+    }
+    if (chosen < 0) {
+      return failure("COLUMN_WISE partition failed. Couldn't find a suitable rank for shard " +
+                     shard_repr(option, option.shards[static_cast<size_t>(j)]) + " of table " +
+                     option.name + ". Storage required: " + storage_repr(need) +
+                     ", available devices: " + std::to_string(world_size_ - j));
+    }
+    used_ranks_[chosen] = 1;
+    commit_device(chosen, need, h.shard_perf);
+    out->ranks[first_shard + j] = chosen;
+  }
+  return Status::ok();
+}
+
 // The least loaded device is full: the smallest key among the devices with
 // room, by a scan. First the smallest total (branch-free), then the smallest
 // (rank mod Lw, rank) among the devices with that total, usually one.
 int GreedyPerfPartitioner::smallest_fitting_device(const Storage& need) const {
   const int64_t* free_hbm = free_hbm_.data();
   const int64_t* free_ddr = free_ddr_.data();
+  const int64_t* free_ssd = free_ssd_.data();
   const double* totals = key_total_.data();
   double best = 0.0;
   int first = -1;  // the first fitting device: `best` starts at its total
   for (int r = 0; r < world_size_ && first < 0; ++r) {
-    if (need.hbm <= free_hbm[r] && need.ddr <= free_ddr[r]) first = r;
+    if (fits_device(need, r)) first = r;
   }
   if (first < 0) return -1;
   best = totals[first];
   for (int r = first + 1; r < world_size_; ++r) {
-    const bool better = (need.hbm <= free_hbm[r]) & (need.ddr <= free_ddr[r]) & (totals[r] < best);
+    const bool better = (need.hbm <= free_hbm[r]) & (need.ddr <= free_ddr[r]) &
+                        (need.ssd <= free_ssd[r]) & (totals[r] < best);
     best = better ? totals[r] : best;
   }
   int chosen = -1;
   for (int r = first; r < world_size_; ++r) {
-    if (totals[r] != best || !(need.hbm <= free_hbm[r] && need.ddr <= free_ddr[r])) continue;
+    if (totals[r] != best || !fits_device(need, r)) continue;
     if (chosen < 0 || local_rank_[r] < local_rank_[chosen])
       chosen = r;  // ranks ascend: ties keep the lower
   }
@@ -178,8 +216,7 @@ bool GreedyPerfPartitioner::place_within_host(const HotOption& h, int host, int 
     const Storage& need = h.total_storage;
     int chosen = -1;
     for (int r = base; r < base + lw; ++r) {
-      if (need.hbm <= free_hbm_[r] && need.ddr <= free_ddr_[r] &&
-          (chosen < 0 || key_total_[r] < key_total_[chosen])) {
+      if (fits_device(need, r) && (chosen < 0 || key_total_[r] < key_total_[chosen])) {
         chosen = r;
       }
     }
@@ -247,6 +284,13 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
                           ? row_wise_fits_small(need_hbm, need_ddr, n, free_hbm, free_ddr)
                           : row_wise_fits(need_hbm, need_ddr, n, free_hbm, free_ddr);
     if (!fits) return false;
+    if (ssd_in_play_) {  // key_value shards: SSD too (head_tail options have none)
+      const std::vector<Shard>& shards = space_->options[o].shards;
+      for (int j = 0; j < n; ++j) {
+        if (shards[j].storage.ssd > free_ssd_[base + j]) return false;
+      }
+      for (int j = 0; j < n; ++j) free_ssd_[base + j] -= shards[j].storage.ssd;
+    }
     row_wise_take(need_hbm, need_ddr, n, base, free_hbm, free_ddr, ranks);
   }
   perf_.add(base, n, h.shard_perf, key_total_.data());

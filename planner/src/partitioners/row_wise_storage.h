@@ -13,6 +13,14 @@
 
 namespace shardlab::planner {
 
+// The HBM and DDR of a shard without SSD, 16 bytes (the greedy partitioner
+// keeps two per option in its hot data; options with SSD read their shards).
+struct HbmDdr {
+  int64_t hbm = 0;
+  int64_t ddr = 0;
+  Storage storage() const { return Storage{hbm, ddr, 0}; }
+};
+
 // Whether shard i (storage need_*[i]) fits device i, for every i < n.
 inline bool row_wise_fits(const int64_t* __restrict need_hbm, const int64_t* __restrict need_ddr,
                           int n, const int64_t* __restrict free_hbm,
@@ -23,7 +31,7 @@ inline bool row_wise_fits(const int64_t* __restrict need_hbm, const int64_t* __r
 }
 
 // The same for shards 0..n-2 of storage `head` and shard n-1 of `tail`.
-inline bool row_wise_fits(const Storage& head, const Storage& tail, int n, const int64_t* free_hbm,
+inline bool row_wise_fits(const HbmDdr& head, const HbmDdr& tail, int n, const int64_t* free_hbm,
                           const int64_t* free_ddr) {
   bool fits = tail.hbm <= free_hbm[n - 1] && tail.ddr <= free_ddr[n - 1];
   for (int i = 0; i + 1 < n; ++i) fits &= (head.hbm <= free_hbm[i]) & (head.ddr <= free_ddr[i]);
@@ -45,7 +53,7 @@ inline bool row_wise_fits_small(const int64_t* __restrict need_hbm,
 
 // Shards 0..n-2 of storage `head` and shard n-1 of storage `tail` (n >= 1),
 // by subtractions as above.
-inline bool head_tail_fits_small(const Storage& head, const Storage& tail, int n,
+inline bool head_tail_fits_small(const HbmDdr& head, const HbmDdr& tail, int n,
                                  const int64_t* __restrict free_hbm,
                                  const int64_t* __restrict free_ddr) {
   const int64_t hbm = head.hbm;
@@ -55,7 +63,7 @@ inline bool head_tail_fits_small(const Storage& head, const Storage& tail, int n
   return signs >= 0;
 }
 
-inline void head_tail_take(const Storage& head, const Storage& tail, int n, int base,
+inline void head_tail_take(const HbmDdr& head, const HbmDdr& tail, int n, int base,
                            int64_t* __restrict free_hbm, int64_t* __restrict free_ddr,
                            int* __restrict ranks) {
   const int64_t hbm = head.hbm;

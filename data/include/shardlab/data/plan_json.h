@@ -81,12 +81,14 @@ std::string options_to_json(const planner::Scenario& scenario, const planner::Pl
 //  - a kPlanner status gives {"scenario", "error": {"type", "message"},
 //    "num_proposals", "num_plans", "reserved"}, with type to_string(planner_error()),
 //    counters from `result` (0 when `result` is null) and reserved the device
-//    list [{rank, hbm, ddr}] or null when the reservation did not complete;
+//    list [{rank, hbm, ddr}] (with ssd when `ssd_tier`: a scenario that
+//    uses_ssd_tier()) or null when the reservation did not complete;
 //  - every other status gives {"scenario", "error": {"type", "message"}} with
 //    type error_type_name(status).
 // REQUIRES: !status.is_ok()
 std::string error_to_json(const std::string& scenario_name, const Status& status,
-                          const planner::PlannerResult* result, int indent = kDefaultJsonIndent);
+                          const planner::PlannerResult* result, int indent = kDefaultJsonIndent,
+                          bool ssd_tier = false);
 
 // The error type a failed Status is reported under (docs/cost-model.md §13.3):
 // kPlanner: to_string(planner_error()); kCorrupt: "corrupt" (a damaged run

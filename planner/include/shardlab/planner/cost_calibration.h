@@ -37,7 +37,6 @@ namespace shardlab::planner {
 // TorchRec's block-penalty classes of an embedding dim (docs/cost-model.md §4.3).
 enum class DimClass { kNarrow, kHalf, kFull };  // d < 64, 64 <= d < 128, d >= 128
 inline constexpr int kNumDimClasses = 3;
-inline constexpr int kNumComputeKernels = 7;
 
 DimClass dim_class(int64_t dim);
 std::string_view to_string(DimClass c);  // "narrow", "half", "full"

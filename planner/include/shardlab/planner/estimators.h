@@ -25,6 +25,9 @@ struct EstimatorContext {
   std::optional<CommPrecision> qcomm_backward;
   OptimizerKind optimizer = OptimizerKind::kNone;
   bool quant_sharder = false;  // storage adds 4 bytes per row
+  // The share of a key-value table its L1 cache may hold: the sharder's
+  // fused cache_load_factor (0 kept), else KV_CACHING_RATIO.
+  double kv_cache_load_factor = kDefaultKvCacheLoadFactor;
   // Fitted parameters that replace TorchRec's constants in the perf terms
   // (cost_calibration.h); null: TorchRec's model, untouched. Not owned.
   const CostCalibration* calibration = nullptr;
@@ -91,12 +94,15 @@ double block_penalty(ShardingType type, int64_t dim);
 
 // Device bandwidth of TorchRec's kernel_bw_lookup (docs/cost-model.md §1.3) under
 // `behaviour`'s rules, or nullopt for an unknown pair. `hbm_to_ddr_bw` is the
-// device-host link the 2026-08 model charges UVM kernels with.
+// device-host link the 2026-08 model charges UVM kernels with, and the
+// virtual-table kernels (not divided by 10); `ssd_bw` the key_value kernel's
+// (Topology::ssd_mem_bw). The guarded kernels have a bandwidth on cuda only.
 std::optional<double> kernel_bandwidth(
     ComputeDevice device, ComputeKernel kernel, double hbm_bw, double ddr_bw,
     std::optional<double> cache_load_factor, bool prefetch_pipeline,
     double hbm_to_ddr_bw = kDefaultHbmToDdrMemBw,
-    const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion));
+    const TorchRecBehaviour& behaviour = torchrec_behaviour(kLatestTorchRecVersion),
+    double ssd_bw = kDefaultSsdMemBw);
 
 // Fills option.shard_perf and option.total_perf. Fails when the kernel has no
 // bandwidth on this device.

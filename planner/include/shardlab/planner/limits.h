@@ -40,7 +40,9 @@ namespace shardlab::planner {
 inline constexpr int kMaxWorldSize = 65536;
 // Rows of a table: row counts TorchRec divides as floats stay exact (2^53).
 inline constexpr int64_t kMaxRows = int64_t{1} << 53;
-// hbm_cap and ddr_cap per device: 64 TiB. 65,536 of them still sum inside int64.
+// Columns of a table: shards keep them in 32 bits (sharding_option.h).
+inline constexpr int64_t kMaxEmbeddingDim = int64_t{1} << 30;
+// hbm_cap, ddr_cap and ssd_cap per device: 64 TiB. 65,536 of them still sum inside int64.
 inline constexpr int64_t kMaxDeviceBytes = int64_t{1} << 46;
 // Each of the dense and KJT reservations, dense_param_bytes and
 // dense_tensor_estimate: 1 EiB.

@@ -31,6 +31,12 @@ inline constexpr double kDefaultInterHostBw = 12.5 * 1024 * 1024 * 1024 / 1000; 
 // HBM_TO_DDR_MEM_BW of TorchRec 2026-08 (constants.py): 32 GiB/s, the PCIe link
 // UVM kernels read host memory through.
 inline constexpr double kDefaultHbmToDdrMemBw = 32.0 * 1024 * 1024 * 1024 / 1000;  // 34359738.368
+// SSD_CAP and SSD_MEM_BW of TorchRec 2026-08 (constants.py): 2 TiB per rank
+// (commented "2 TB" there) and 100 MiB/s, the key_value kernel's bandwidth.
+inline constexpr int64_t kDefaultSsdCap = int64_t{2} << 40;
+inline constexpr double kDefaultSsdMemBw = 100.0 * 1024 * 1024 / 1000;  // 104857.6
+// KV_CACHING_RATIO: the share of a key-value table its HBM L1 cache may hold.
+inline constexpr double kDefaultKvCacheLoadFactor = 0.2;
 inline constexpr double kDefaultBwdComputeMultiplier = 2.0;
 inline constexpr int64_t kDefaultBatchSize = 512;
 inline constexpr double kDefaultCacheLoadFactor = 0.2;  // UVM_CACHING_RATIO
@@ -54,8 +60,12 @@ struct TopologySpec {
   // bytes/ms, > 0: device <-> host memory link UVM kernels use (2026-08 model
   // only; TorchRec's Topology.hbm_to_ddr_mem_bw).
   double hbm_to_ddr_mem_bw = kDefaultHbmToDdrMemBw;
-  double intra_host_bw = kDefaultIntraHostBw;                    // bytes/ms, > 0
-  double inter_host_bw = kDefaultInterHostBw;                    // bytes/ms, > 0
+  // SSD per rank (2026-08 only; TorchRec's Topology.ssd_cap): the key_value
+  // kernel's tier. Absent: 2 TiB; 0 is 0 bytes (no SSD, no key_value option).
+  std::optional<int64_t> ssd_cap;
+  std::optional<double> ssd_mem_bw;            // bytes/ms, > 0 (2026-08 only); absent: 100 MiB/s
+  double intra_host_bw = kDefaultIntraHostBw;  // bytes/ms, > 0
+  double inter_host_bw = kDefaultInterHostBw;  // bytes/ms, > 0
   double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;  // >= 0, used verbatim
 };
 
@@ -75,6 +85,19 @@ struct TableSpec {
   std::vector<std::string> feature_names;  // at least one
   DataType data_type = DataType::kFp32;
   bool is_weighted = false;
+  // TorchRec 2026-08's BaseEmbeddingConfig.use_virtual_table and
+  // total_num_buckets: a virtual table's row-wise options are split by
+  // buckets (the buckets are read only when use_virtual_table is true).
+  bool use_virtual_table = false;
+  std::optional<int64_t> total_num_buckets;  // >= 1
+};
+
+// TorchRec 2026-08's KeyValueParams as a constraint gives them (the two
+// fields the planner carries; null fields were not given).
+struct KeyValueParams {
+  std::optional<int64_t> max_l1_cache_size;  // MiB of HBM L1 cache, >= 0
+  std::optional<int64_t> l2_cache_size;      // GB, >= 0; carried to the plan only
+  bool operator==(const KeyValueParams&) const = default;
 };
 
 enum class CacheAlgorithm { kLru, kLfu };
@@ -105,6 +128,10 @@ struct ConstraintSpec {
   std::optional<bool> stochastic_rounding;
   std::optional<BoundsCheckMode> bounds_check_mode;
   std::optional<std::vector<std::string>> feature_names;
+  // 2026-08 only (TorchRecBehaviour::ssd_tier).
+  std::optional<KeyValueParams> key_value_params;
+  // Any kernel's weights cost the key-value formula (docs/cost-model.md §5).
+  std::optional<bool> use_virtual_table;
 };
 
 enum class OptimizerKind { kNone, kSgd, kAdam, kRowwiseAdagrad, kAdagrad, kOther };
@@ -325,6 +352,11 @@ struct Scenario {
   const TorchRecBehaviour& behaviour() const {
     return torchrec_behaviour(planner.torchrec_version);
   }
+  // Whether the scenario says anything of TorchRec 2026-08's SSD tier
+  // (topology.ssd_cap or ssd_mem_bw, a key-value or virtual-table kernel,
+  // key_value_params, use_virtual_table, total_num_buckets): its outputs
+  // then carry the SSD columns TorchRec's do (docs/cost-model.md §13.1).
+  bool uses_ssd_tier() const;
 };
 
 // TorchRec's default proposer list.

@@ -19,13 +19,16 @@
 
 namespace shardlab::planner {
 
+// 48 bytes: an options list at production scale holds 10^8 of them, so
+// columns are 32-bit (embedding_dim is at most kMaxEmbeddingDim, limits.h).
 struct Shard {
   int64_t rows = 0;
-  int64_t cols = 0;
   int64_t row_offset = 0;
-  int64_t col_offset = 0;
+  int32_t cols = 0;
+  int32_t col_offset = 0;
   Storage storage;
 };
+static_assert(sizeof(Shard) == 48);
 
 // A module of the scenario as TorchRec would build it (docs/cost-model.md §2.7,
 // "Modules built from a scenario").
@@ -64,6 +67,10 @@ struct ShardingOption {
   std::optional<CacheParams> cache_params;    // constraint cache_params, passed through
   std::optional<double> cache_load_factor;    // c_opt of docs/cost-model.md §1.4 (raw)
   bool prefetch_pipeline = false;             // p of docs/cost-model.md §1.4
+  // The constraint's key_value_params and use_virtual_table (2026-08):
+  // the key-value storage formula's L1 cache size, carried to the plan.
+  std::optional<KeyValueParams> key_value_params;
+  bool use_virtual_table = false;
 
   // A table split by rows as HugeCTR's embedding collection splits it, over
   // any ranks (hugectr_layout.h), not a layout TorchRec builds.

@@ -1,4 +1,5 @@
-// The cluster as the planner sees it: identical devices with HBM/DDR capacity,
+// The cluster as the planner sees it: identical devices with HBM/DDR (and,
+// from 2026-08, SSD) capacity,
 // the bandwidths of docs/cost-model.md §1, and a running perf per device that the
 // partitioner accumulates.
 #pragma once
@@ -28,6 +29,7 @@ struct Topology {
   double hbm_mem_bw = kDefaultHbmMemBw;
   double ddr_mem_bw = kDefaultDdrMemBw;
   double hbm_to_ddr_mem_bw = kDefaultHbmToDdrMemBw;
+  double ssd_mem_bw = kDefaultSsdMemBw;
   double intra_host_bw = kDefaultIntraHostBw;
   double inter_host_bw = kDefaultInterHostBw;
   double bwd_compute_multiplier = kDefaultBwdComputeMultiplier;

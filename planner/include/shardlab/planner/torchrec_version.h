@@ -61,6 +61,17 @@ struct TorchRecBehaviour {
   // 2024 had no pods: topology.pod_size is refused.
   bool pods = true;
 
+  // Topology(ssd_cap, ssd_mem_bw) and Storage.ssd: every device has an SSD
+  // tier (2 TiB by default) and every fit checks it; the key_value and
+  // virtual-table kernels (offered only when a constraint names them,
+  // key_value only when some device has SSD), their storage
+  // (calculate_shard_storages: an L1 cache sized from the whole table, the
+  // weights on SSD for key_value) and bandwidths (kernel_bw_lookup),
+  // key_value column-wise shards on distinct ranks
+  // (_column_wise_device_partition), use_virtual_table and bucketed
+  // row-wise layouts. 2024 had none of them: their keys are refused.
+  bool ssd_tier = true;
+
   // --- Enumeration ------------------------------------------------------
   // BaseEmbeddingSharder.sharding_types("mtia") offers table-wise,
   // column-wise, table-column-wise, row-wise and table-row-wise (TorchRec PR

@@ -34,8 +34,21 @@ enum class ComputeKernel {
   kFusedUvmCaching,
   kQuant,
   kQuantUvm,
-  kQuantUvmCaching
+  kQuantUvmCaching,
+  // TorchRec 2026-08's SSD tier (TorchRecBehaviour::ssd_tier): an SSD-backed
+  // TBE with an HBM L1 cache, and the three virtual-table kernels. Offered
+  // only to tables whose constraint names them (GUARDED_COMPUTE_KERNELS).
+  kKeyValue,
+  kSsdVirtualTable,
+  kDramVirtualTable,
+  kDramSsdVirtualTable
 };
+inline constexpr int kNumComputeKernels = 11;  // ComputeKernel values
+// The kernels TorchRec enumerates only when a constraint names them.
+inline bool is_guarded(ComputeKernel k) {
+  return k == ComputeKernel::kKeyValue || k == ComputeKernel::kSsdVirtualTable ||
+         k == ComputeKernel::kDramVirtualTable || k == ComputeKernel::kDramSsdVirtualTable;
+}
 enum class ComputeDevice { kCuda, kCpu, kMtia };
 enum class DataType { kFp32, kFp16, kBf16, kInt8, kInt4, kInt2 };
 // Element type of pooled all-to-all / reduce-scatter payloads (qcomm).
@@ -51,6 +64,10 @@ std::string_view to_string(ComputeDevice d);    // "cuda", ...
 std::string_view to_string(DataType t);         // "fp32", ...
 std::string_view to_string(CommPrecision p);    // "fp32", ...
 std::string_view to_string(PartitionBy p);      // "uniform", "device", "host"
+
+// Every name, in declaration order, ", "-separated: for messages and --help.
+std::string_view sharding_type_names();   // "data_parallel, table_wise, ..."
+std::string_view compute_kernel_names();  // "dense, fused, ..."
 
 std::optional<ShardingType> parse_sharding_type(std::string_view s);
 std::optional<ComputeKernel> parse_compute_kernel(std::string_view s);
@@ -84,26 +101,33 @@ struct Perf {
   bool operator==(const Perf&) const = default;
 };
 
-// Bytes of HBM and DDR. Ordered lexicographically (hbm first), as TorchRec's
-// Storage dataclass compares.
+// Bytes of HBM, DDR and SSD. Ordered lexicographically (hbm, ddr, ssd), as
+// TorchRec's Storage dataclass compares. `ssd` is TorchRec 2026-08's third
+// tier: non-zero only for key-value shards and the devices' SSD capacity
+// (always 0 under 2024-02).
 struct Storage {
   int64_t hbm = 0;
   int64_t ddr = 0;
+  int64_t ssd = 0;
 
   Storage& operator+=(const Storage& o) {
     hbm += o.hbm;
     ddr += o.ddr;
+    ssd += o.ssd;
     return *this;
   }
   Storage& operator-=(const Storage& o) {
     hbm -= o.hbm;
     ddr -= o.ddr;
+    ssd -= o.ssd;
     return *this;
   }
   friend Storage operator+(Storage a, const Storage& b) { return a += b; }
   friend Storage operator-(Storage a, const Storage& b) { return a -= b; }
-  // True when both components fit (<=) into `capacity`.
-  bool fits_in(const Storage& capacity) const { return hbm <= capacity.hbm && ddr <= capacity.ddr; }
+  // True when every component fits (<=) into `capacity`.
+  bool fits_in(const Storage& capacity) const {
+    return hbm <= capacity.hbm && ddr <= capacity.ddr && ssd <= capacity.ssd;
+  }
   auto operator<=>(const Storage&) const = default;
 };
 
