@@ -17,6 +17,8 @@
 
 namespace {
 
+using shardlab::planner::ProposerKind;
+using shardlab::planner::ProposerSpec;
 using shardlab::planner::Scenario;
 
 void run_plan(benchmark::State& state, const Scenario& scenario) {
@@ -117,11 +119,26 @@ void register_synthetic() {
   }
 }
 
+// TorchRec 2026-08's dynamic-programming proposer alone (its target: 1,000
+// tables on 128 ranks under 1 s, docs/torchrec-versions.md).
+void register_dynamic_programming() {
+  for (int ranks : {8, 128}) {
+    Scenario s = synthetic(1000, ranks);
+    s.planner.proposers = {ProposerSpec{.kind = ProposerKind::kDynamicProgramming}};
+    benchmark::RegisterBenchmark(
+        ("dynamic_programming/1000_tables/" + std::to_string(ranks) + "_ranks").c_str(),
+        [s = std::move(s)](benchmark::State& st) { run_plan(st, s); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   register_goldens();
   register_synthetic();
+  register_dynamic_programming();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

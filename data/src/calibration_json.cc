@@ -40,8 +40,17 @@ const NumberValue kBandwidth{.min = planner::kMinBandwidth, .max = planner::kMax
 const NumberValue kTimeMs{.min = 0.0, .max = planner::kMaxTimeMs};
 const NumberValue kMultiplier{.min = 0.0, .max = planner::kMaxFactor};
 const NumberValue kNonNegative{.min = 0.0};
-const EnumValue<ComputeKernel> kKernelValue{"compute kernel", planner::parse_compute_kernel,
-                                            planner::compute_kernel_names()};
+// The kernels a profile calibrates: those ShardLab replays. TorchRec
+// 2026-08's key-value and virtual-table kernels have no replay; the
+// simulator models their SSD tier instead (docs/simulation.md).
+std::optional<ComputeKernel> parse_calibrated_kernel(std::string_view s) {
+  const std::optional<ComputeKernel> k = planner::parse_compute_kernel(s);
+  if (k && planner::is_guarded(*k)) return std::nullopt;
+  return k;
+}
+const EnumValue<ComputeKernel> kKernelValue{
+    "compute kernel", parse_calibrated_kernel,
+    "dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching"};
 const EnumValue<DimClass> kDimClassValue{"dim class", planner::parse_dim_class,
                                          "narrow, half, full"};
 

@@ -305,7 +305,14 @@ void TopologyView::rebuild() {
     auto* box = scene_->addRect(QRectF(x0, y0, host_w, host_h), QPen(QColor(0x88, 0x88, 0x88)),
                                 QBrush(QColor(0xf5, 0xf5, 0xf5)));
     box->setZValue(-2);
-    auto* title = scene_->addSimpleText(QStringLiteral("host %1").arg(host));
+    // A box is an NVLink domain: one host, or a pod of several (a GB200 rack).
+    const int gpus = static_cast<int>(items.gpus.size());
+    auto* title = scene_->addSimpleText(
+        gpus > t.ranks_per_host ? QStringLiteral("NVLink domain %1: %2 hosts of %3 GPUs")
+                                      .arg(host)
+                                      .arg((gpus + t.ranks_per_host - 1) / t.ranks_per_host)
+                                      .arg(t.ranks_per_host)
+                                : QStringLiteral("host %1").arg(host));
     title->setPos(x0 + 6, y0 + 4);
     if (items.leaf >= 0) at[static_cast<size_t>(items.leaf)] = QPointF(x0 + host_w / 2, y0 + 16);
     for (size_t n = 0; n < items.nics.size(); ++n) {

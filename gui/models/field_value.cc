@@ -81,18 +81,15 @@ QStringList enum_names(std::initializer_list<E> values, F&& name) {
 
 }  // namespace
 
+// The core's lists (planner/types.h), in declaration order.
 QStringList sharding_type_names() {
-  using T = planner::ShardingType;
-  return enum_names({T::kDataParallel, T::kTableWise, T::kColumnWise, T::kTableColumnWise,
-                     T::kRowWise, T::kTableRowWise, T::kGridShard},
-                    [](T t) { return planner::to_string(t); });
+  return QString::fromUtf8(std::string(planner::sharding_type_names()).c_str())
+      .split(QStringLiteral(", "));
 }
 
 QStringList compute_kernel_names() {
-  using K = planner::ComputeKernel;
-  return enum_names({K::kDense, K::kFused, K::kFusedUvm, K::kFusedUvmCaching, K::kQuant,
-                     K::kQuantUvm, K::kQuantUvmCaching},
-                    [](K k) { return planner::to_string(k); });
+  return QString::fromUtf8(std::string(planner::compute_kernel_names()).c_str())
+      .split(QStringLiteral(", "));
 }
 
 QStringList data_type_names() {

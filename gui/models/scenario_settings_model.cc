@@ -139,6 +139,25 @@ const std::vector<Field>& fields() {
          return QStringLiteral("UVM reads of host memory (2026-08); ") +
                 num(s.topology.hbm_to_ddr_mem_bw) + QStringLiteral(" bytes/ms");
        }},
+      {"SSD capacity",
+       {"topology", "ssd_cap"},
+       FieldKind::kNumber,
+       [](const Scenario& s) { return capacity_value(s.topology.ssd_cap); },
+       [](const Scenario& s) {
+         return capacity_meaning(s, s.topology.ssd_cap, "2 TiB") +
+                QStringLiteral(": key_value tables (2026-08)");
+       }},
+      {"SSD bandwidth",
+       {"topology", "ssd_mem_bw"},
+       FieldKind::kNumber,
+       [](const Scenario& s) {
+         return s.topology.ssd_mem_bw ? exact_bandwidth_text(*s.topology.ssd_mem_bw) : QString();
+       },
+       [](const Scenario& s) {
+         return QStringLiteral("key_value lookups (2026-08); ") +
+                num(s.topology.ssd_mem_bw.value_or(planner::kDefaultSsdMemBw)) +
+                QStringLiteral(" bytes/ms");
+       }},
       {"Intra-host bandwidth",
        {"topology", "intra_host_bw"},
        FieldKind::kNumber,

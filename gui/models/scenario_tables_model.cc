@@ -27,8 +27,10 @@ FieldKind kind_of(int column) {
     case ScenarioTablesModel::kRows:
     case ScenarioTablesModel::kDim:
     case ScenarioTablesModel::kMinPartition:
+    case ScenarioTablesModel::kL1Cache:
       return FieldKind::kNumber;
     case ScenarioTablesModel::kWeighted:
+    case ScenarioTablesModel::kVirtualTable:
       return FieldKind::kBool;
     case ScenarioTablesModel::kPoolingFactors:
       return FieldKind::kNumberList;
@@ -39,6 +41,11 @@ FieldKind kind_of(int column) {
     default:
       return FieldKind::kString;
   }
+}
+
+// The checkable columns: booleans shown as a check box.
+bool is_check_column(int column) {
+  return column == ScenarioTablesModel::kWeighted || column == ScenarioTablesModel::kVirtualTable;
 }
 
 }  // namespace
@@ -105,6 +112,10 @@ data::FieldPath ScenarioTablesModel::field_path(int row, int column) const {
       return constraint("compute_kernels");
     case kMinPartition:
       return constraint("min_partition");
+    case kVirtualTable:
+      return table_field("use_virtual_table");
+    case kL1Cache:
+      return data::FieldPath{"constraints", t.name, "key_value_params", "max_l1_cache_size"};
     default:
       return {};
   }
@@ -144,6 +155,12 @@ QString ScenarioTablesModel::text(int row, int column) const {
                  : QString();
     case kMinPartition:
       return c && c->min_partition ? QString::number(*c->min_partition) : QString();
+    case kVirtualTable:
+      return t.use_virtual_table ? QStringLiteral("true") : QStringLiteral("false");
+    case kL1Cache:
+      return c && c->key_value_params && c->key_value_params->max_l1_cache_size
+                 ? QString::number(*c->key_value_params->max_l1_cache_size)
+                 : QString();
     default:
       return {};
   }
@@ -156,12 +173,11 @@ QVariant ScenarioTablesModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
     case Qt::EditRole:
-      if (column == kWeighted && role == Qt::DisplayRole) return {};
+      if (is_check_column(column) && role == Qt::DisplayRole) return {};
       return text(row, column);
     case Qt::CheckStateRole:
-      if (column == kWeighted)
-        return scenario_->tables[static_cast<size_t>(row)].is_weighted ? Qt::Checked
-                                                                       : Qt::Unchecked;
+      if (is_check_column(column))
+        return text(row, column) == QStringLiteral("true") ? Qt::Checked : Qt::Unchecked;
       return {};
     case Qt::ToolTipRole: {
       QString tip = QString::fromStdString(data::to_string(field_path(row, column)));
@@ -201,7 +217,7 @@ QVariant ScenarioTablesModel::headerData(int section, Qt::Orientation orientatio
   static const char* const kHeaders[] = {"Table",           "Rows",           "Dim",
                                          "Data type",       "Weighted",       "Features",
                                          "Pooling factors", "Sharding types", "Compute kernels",
-                                         "Min partition"};
+                                         "Min partition",   "Virtual table",  "L1 cache (MiB)"};
   if (section < 0 || section >= kNumColumns) return {};
   return QString::fromLatin1(kHeaders[section]);
 }
@@ -211,7 +227,7 @@ Qt::ItemFlags ScenarioTablesModel::flags(const QModelIndex& index) const {
   Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
   // Renaming would orphan the table's constraints entry: names are fixed here.
   if (index.column() == kName) return f;
-  if (index.column() == kWeighted) return f | Qt::ItemIsUserCheckable;
+  if (is_check_column(index.column())) return f | Qt::ItemIsUserCheckable;
   return f | Qt::ItemIsEditable;
 }
 
@@ -219,7 +235,7 @@ bool ScenarioTablesModel::setData(const QModelIndex& index, const QVariant& valu
   if (!index.isValid() || !checkIndex(index) || !scenario_) return false;
   const int column = index.column();
   QString typed;
-  if (role == Qt::CheckStateRole && column == kWeighted) {
+  if (role == Qt::CheckStateRole && is_check_column(column)) {
     typed = value.toInt() == Qt::Checked ? QStringLiteral("true") : QStringLiteral("false");
   } else if (role == Qt::EditRole && (flags(index) & Qt::ItemIsEditable)) {
     typed = value.toString();

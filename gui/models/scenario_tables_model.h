@@ -35,6 +35,8 @@ class ScenarioTablesModel : public QAbstractTableModel {
     kShardingTypes,
     kComputeKernels,
     kMinPartition,
+    kVirtualTable,  // tables[].use_virtual_table (2026-08)
+    kL1Cache,       // constraints.<t>.key_value_params.max_l1_cache_size, MiB (2026-08)
     kNumColumns
   };
 

@@ -12,6 +12,9 @@ Result<TopologySnapshot> topology_snapshot(const planner::Scenario& scenario) {
   TopologySnapshot out;
   out.num_hosts = graph->num_hosts();
   out.num_ranks = graph->num_ranks();
+  out.ranks_per_host = scenario.topology.local_world_size.value_or(0) > 0
+                           ? *scenario.topology.local_world_size
+                           : scenario.topology.world_size;
   out.vertices = graph->vertices();
   std::set<std::pair<int, int>> seen;
   for (const sim::Link& l : graph->links()) {

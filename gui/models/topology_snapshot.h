@@ -15,6 +15,7 @@ namespace shardlab::gui {
 struct TopologySnapshot {
   int num_hosts = 0;
   int num_ranks = 0;
+  int ranks_per_host = 1;             // local_world_size: an NVLink domain (a pod) may span hosts
   std::vector<sim::Vertex> vertices;  // vertex ids are indices
   std::vector<sim::Link> links;       // one per physical link (its first direction)
 };

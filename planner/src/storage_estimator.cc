@@ -54,9 +54,8 @@ bool is_caching(ComputeKernel k) {
   return k == ComputeKernel::kFusedUvmCaching || k == ComputeKernel::kQuantUvmCaching;
 }
 
-// The HBM every shard of a key-value or virtual-table option holds for its
-// weights (calculate_shard_storages): an L1 cache of at most
-// max_l1_cache_size MiB, sized from the whole table, 0 without the param.
+}  // namespace
+
 int64_t key_value_l1_bytes(const EstimatorContext& ctx, const ShardingOption& o) {
   const int64_t max_l1 = o.key_value_params ? o.key_value_params->max_l1_cache_size.value_or(0) : 0;
   // TorchRec's product order: rows * clf * element size * dim, as doubles.
@@ -65,8 +64,6 @@ int64_t key_value_l1_bytes(const EstimatorContext& ctx, const ShardingOption& o)
   const double limit = static_cast<double>(max_l1) * 1024 * 1024;
   return static_cast<int64_t>(std::min(limit, std::ceil(cache)));
 }
-
-}  // namespace
 
 double optimizer_state_multiplier(OptimizerKind optimizer, int64_t cols) {
   switch (optimizer) {

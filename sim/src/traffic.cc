@@ -326,6 +326,31 @@ std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ra
 
 namespace {
 
+// How the simulator's lookups of `o` compare with the estimate's: for the
+// SSD-resident kernels (key_value, ssd_virtual_table) the share of lookups
+// the HBM L1 cache serves runs at HBM bandwidth and the rest at the SSD's,
+// where TorchRec charges them all at one bandwidth (the SSD's for
+// key_value, the host link's for the virtual table). The share is the
+// cache's bytes over the table's: every row equally likely, which a skewed
+// workload beats (docs/simulation.md "Key-value tables"). 1 for every other
+// kernel. The estimate's bandwidth is TorchRec's: calibration profiles hold
+// no key-value kernel (none is replayed).
+double lookup_scale(const planner::EstimatorContext& ctx, const ShardingOption& o) {
+  using planner::ComputeKernel;
+  if (o.compute_kernel != ComputeKernel::kKeyValue &&
+      o.compute_kernel != ComputeKernel::kSsdVirtualTable) {
+    return 1.0;
+  }
+  const planner::Topology& t = *ctx.topology;
+  const std::optional<double> estimated = planner::kernel_bandwidth(
+      t.compute_device, o.compute_kernel, t.hbm_mem_bw, t.ddr_mem_bw, o.cache_load_factor,
+      o.prefetch_pipeline, t.hbm_to_ddr_mem_bw, *ctx.behaviour, t.ssd_mem_bw);
+  if (!estimated || o.tensor_bytes <= 0) return 1.0;
+  const double hit = std::min(1.0, static_cast<double>(planner::key_value_l1_bytes(ctx, o)) /
+                                       static_cast<double>(o.tensor_bytes));
+  return *estimated * (hit / t.hbm_mem_bw + (1.0 - hit) / t.ssd_mem_bw);
+}
+
 // RankWork::collectives: the collectives each rank joins, per phase.
 void count_collectives(IterationTraffic* t) {
   for (const CollectiveSpec& c : t->collectives) {
@@ -358,6 +383,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
         (o.is_weighted ? 1 : 0);
     const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
     const planner::BatchSums sums = planner::batch_sums(o);
+    const double lookups = lookup_scale(ctx, o);
     GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
     if (!g.present) g.init(ranks, num_row_wise_groups(topology));
     int last_host = -1;  // shards of one host are consecutive in both layouts
@@ -382,12 +408,12 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
                 rank, topology, sizes, &g);
       last_host = host;
       w.prefetch_ms += p.prefetch_compute;
-      w.fwd_ms += p.fwd_compute;
+      w.fwd_ms += p.fwd_compute * lookups;
       w.output_dist_estimate_ms += p.fwd_comms;
       // An inference iteration has no backward, although TorchRec's RW,
       // TWRW and DP estimates carry backward terms there too.
       if (!training) continue;
-      w.bwd_ms += p.bwd_compute;
+      w.bwd_ms += p.bwd_compute * lookups;
       if (o.sharding_type == ShardingType::kDataParallel) {
         w.dp_allreduce_estimate_ms += p.bwd_comms;
       } else {

@@ -182,8 +182,12 @@ TEST(CalibrationJson, BadFieldsAreNamedWithFilePathAndValue) {
       {"\"kernel\":\"dense\"", "\"kernel\":\"sparse\"",
        "bad.json: parameters.compute[0].kernel: unknown compute kernel: got \"sparse\", expected "
        "one of dense, "
-       "fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching, key_value, "
-       "ssd_virtual_table, dram_virtual_table, dram_ssd_virtual_table"},
+       "fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, quant_uvm_caching"},
+      // TorchRec 2026-08's key-value kernel has no replay to calibrate it from.
+      {"\"kernel\":\"dense\"", "\"kernel\":\"key_value\"",
+       "bad.json: parameters.compute[0].kernel: unknown compute kernel: got \"key_value\", "
+       "expected one of dense, fused, fused_uvm, fused_uvm_caching, quant, quant_uvm, "
+       "quant_uvm_caching"},
       {"\"dim_class\":\"half\"", "\"dim_class\":\"wide\"",
        "bad.json: parameters.compute[0].dim_class: unknown dim class: got \"wide\", expected one "
        "of narrow, half, "

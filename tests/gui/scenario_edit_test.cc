@@ -1,13 +1,17 @@
 // Editing a scenario in the Scenario view's models: values go through the
 // loader's rules, refusals carry the loader's message and change nothing,
 // accepted edits become the session's scenario and are planned again.
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QObject>
 #include <QSignalSpy>
 #include <QTest>
 
+#include "app/topology_view.h"
 #include "gui_test_support.h"
 #include "models/field_value.h"
 #include "models/model_roles.h"
+#include "models/topology_snapshot.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/types.h"
 #include "test_registry.h"
@@ -195,6 +199,60 @@ class ScenarioEditTest : public QObject {
     QCOMPARE(wb.scenario()->topology.pod_size, std::optional<int>(1));
     QCOMPARE(pod.data().toString(), QStringLiteral("1"));
     QTRY_VERIFY(!wb.busy());
+  }
+
+  // TorchRec 2026-08's SSD tier: the SSD capacity in the settings, a
+  // table's key-value L1 cache and virtual-table flag in the tables view.
+  void edits_the_ssd_tier() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    const QModelIndex ssd = models.settings.index(
+        models.settings.row_of(QStringLiteral("topology.ssd_cap")), ScenarioSettingsModel::kValue);
+    QVERIFY(models.settings.setData(ssd, QStringLiteral("4 TB"), Qt::EditRole));
+    QCOMPARE(wb.scenario()->topology.ssd_cap, std::optional<int64_t>(4000000000000));
+    QTRY_VERIFY(!wb.busy());
+
+    const QModelIndex l1 = models.tables.index(0, ScenarioTablesModel::kL1Cache);
+    QCOMPARE(l1.data().toString(), QString());
+    QVERIFY(models.tables.setData(l1, QStringLiteral("64"), Qt::EditRole));
+    const auto& c = wb.scenario()->constraints[0];
+    QVERIFY(c && c->key_value_params);
+    QCOMPARE(c->key_value_params->max_l1_cache_size, std::optional<int64_t>(64));
+    QVERIFY(!models.tables.setData(l1, QStringLiteral("-1"), Qt::EditRole));
+    QTRY_VERIFY(!wb.busy());
+
+    const QModelIndex virtual_table = models.tables.index(0, ScenarioTablesModel::kVirtualTable);
+    QCOMPARE(virtual_table.data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    QVERIFY(models.tables.setData(virtual_table, Qt::Checked, Qt::CheckStateRole));
+    QVERIFY(wb.scenario()->tables[0].use_virtual_table);
+    QTRY_VERIFY(!wb.busy());
+    QVERIFY(wb.outcome()->result.ok());
+  }
+
+  // A pod (topology.pod_size) is one NVLink domain: the topology view draws
+  // it as one box over its hosts and says so.
+  void the_topology_draws_a_pod_as_one_nvlink_domain() {
+    auto scenario = data::parse_scenario(
+        R"({"topology": {"world_size": 16, "local_world_size": 4, "pod_size": 2},
+            "tables": [{"name": "t0", "num_embeddings": 1000, "embedding_dim": 64,
+                        "feature_names": ["f0"]}]})",
+        "pods.json");
+    QVERIFY2(scenario.is_ok(), scenario.status().message().c_str());
+    TopologyView view;
+    view.set_topology(topology_snapshot(*scenario));
+    QStringList titles;
+    for (QGraphicsItem* item : view.scene()->items()) {
+      if (item->type() != QGraphicsSimpleTextItem::Type) continue;
+      const QString text = static_cast<QGraphicsSimpleTextItem*>(item)->text();
+      if (text.startsWith(QStringLiteral("NVLink domain")) ||
+          text.startsWith(QStringLiteral("host ")))
+        titles << text;
+    }
+    titles.sort();
+    QCOMPARE(titles, (QStringList{QStringLiteral("NVLink domain 0: 2 hosts of 4 GPUs"),
+                                  QStringLiteral("NVLink domain 1: 2 hosts of 4 GPUs")}));
   }
 
   void edits_the_gpu_preset_and_the_dense_model() {

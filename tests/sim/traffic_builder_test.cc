@@ -148,5 +148,38 @@ TEST(TrafficBuilder, GridBlocksAreTableRowWiseTablesOfTheirWidth) {
   EXPECT_DOUBLE_EQ(grid_bytes, twrw_bytes);
 }
 
+// A key-value table's lookups: the share its L1 cache holds (here half the
+// table: rows x 0.5 x 4 x 64 bytes, under the 1 GiB cap) runs at HBM
+// bandwidth, the rest at the SSD's, where TorchRec's estimate charges all at
+// the SSD's; a table without a cache is the estimate.
+TEST(TrafficBuilder, KeyValueLookupsHitTheirCacheInHbm) {
+  auto lookup_ms = [](const std::string& kv_params) {
+    auto scenario = data::parse_scenario(
+        R"({"topology": {"world_size": 2, "local_world_size": 2, "ssd_mem_bw": "2 GB/s"},
+            "tables": [{"name": "t0", "num_embeddings": 1000000, "embedding_dim": 64,
+                        "feature_names": ["f0"]}],
+            "constraints": {"t0": {"sharding_types": ["table_wise"], "compute_kernels": ["key_value"])" +
+            kv_params + R"(}},
+            "sharder": {"fused_params": {"cache_load_factor": 0.5}}})",
+        "kv.json");
+    EXPECT_TRUE(scenario.is_ok()) << scenario.status().message();
+    const planner::PlannerResult r = planner::plan(*scenario);
+    EXPECT_TRUE(r.ok()) << r.error.message();
+    Result<IterationTraffic> t = iteration_traffic(*scenario, *r.search_space, *r.best);
+    EXPECT_TRUE(t.is_ok());
+    const planner::ShardingOption& o = r.search_space->options[r.best->proposal[0]];
+    double fwd = 0.0;
+    for (const RankWork& w : t->ranks) fwd += w.fwd_ms;
+    return std::make_pair(fwd, o.shard_perf.fwd_compute);
+  };
+  const auto [uncached, uncached_estimate] = lookup_ms("");
+  EXPECT_DOUBLE_EQ(uncached, uncached_estimate);
+  const auto [cached, estimate] = lookup_ms(R"(, "key_value_params": {"max_l1_cache_size": 1024})");
+  const double ssd = 2e9 / 1000;
+  const double hbm = planner::kDefaultHbmMemBw;
+  EXPECT_DOUBLE_EQ(cached, estimate * ssd * (0.5 / hbm + 0.5 / ssd));
+  EXPECT_LT(cached, 0.51 * estimate);
+}
+
 }  // namespace
 }  // namespace shardlab::sim

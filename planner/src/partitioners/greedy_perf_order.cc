@@ -8,8 +8,9 @@
 namespace shardlab::planner {
 namespace {
 
-// Above this many changed tables a full sort is cheaper than repairing.
-constexpr size_t kMaxIncrementalChanges = 16;
+// Up to this many changed tables, each is put back by a binary search and an
+// insertion; beyond, they are sorted and merged into the order.
+constexpr size_t kMaxInsertedChanges = 16;
 
 }  // namespace
 
@@ -62,16 +63,31 @@ void GreedyPerfPartitioner::sync_position(const Proposal& proposal, int p) {
 void GreedyPerfPartitioner::sync_positions(const Proposal& proposal) {
   const auto cmp = [this](int a, int b) { return before(a, b); };
   const int n = static_cast<int>(proposal.size());
-  if (positions_valid_ && pending_.size() <= kMaxIncrementalChanges) {
+  if (positions_valid_ && 2 * pending_.size() <= proposal.size()) {
     // Repair: take the changed tables out of the order, then put back those
     // placed after the uniform phase at their sorted position.
     for (const int p : pending_) sync_position(proposal, p);
     order_.erase(
         std::remove_if(order_.begin(), order_.end(), [&](int p) { return is_pending_[p] != 0; }),
         order_.end());
-    for (const int p : pending_) {
-      if (!pos_uniform_[p])
-        order_.insert(std::lower_bound(order_.begin(), order_.end(), p, cmp), p);
+    if (pending_.size() <= kMaxInsertedChanges) {
+      for (const int p : pending_) {
+        if (!pos_uniform_[p])
+          order_.insert(std::lower_bound(order_.begin(), order_.end(), p, cmp), p);
+      }
+    } else {
+      // Many changed (the dynamic-programming proposer's neighbouring bins):
+      // sort them alone and merge; the order is strict, so the merge is the
+      // sorted order.
+      changed_.clear();
+      for (const int p : pending_) {
+        if (!pos_uniform_[p]) changed_.push_back(p);
+      }
+      std::sort(changed_.begin(), changed_.end(), cmp);
+      merged_.resize(order_.size() + changed_.size());
+      std::merge(order_.begin(), order_.end(), changed_.begin(), changed_.end(), merged_.begin(),
+                 cmp);
+      order_.swap(merged_);
     }
   } else {
     pos_hot_.resize(n);

@@ -307,6 +307,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   std::vector<double> pos_perf_;      // shard perf total × shard count
   std::vector<Storage> pos_storage_;  // total storage
   std::vector<int> order_;
+  std::vector<int> changed_, merged_;  // sync_positions scratch
   std::vector<int> pending_;
   std::vector<char> is_pending_;
 

@@ -25,9 +25,14 @@
 // Memory: the back-pointers, 8 bytes per table and bin (two rows of the
 // table itself), and the proposals, 4 bytes per table each; at most one
 // proposal per bin.
+//
+// Threads: the knapsack uses a second thread where the machine has two
+// cores (a table's options split in two halves, the walks back shared);
+// the result is the sequential one.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -57,8 +62,10 @@ class DynamicProgrammingProposer final : public Proposer {
   std::vector<int> order_;                 // fqn positions, in the proposer's table order
   std::vector<std::vector<int>> options_;  // per entry of order_: option indices, HBM ascending
   bool built_ = false;
-  // Per proposal: the chosen index into options_[i] for each entry of order_.
-  std::vector<std::vector<int>> proposals_;
+  // The plans, one row of space_->fqns.size() option indices (a Proposal)
+  // each, most HBM first.
+  std::unique_ptr<int[]> proposals_;
+  size_t num_proposals_ = 0;
   int64_t current_ = -1;
   Status failure_;
 };

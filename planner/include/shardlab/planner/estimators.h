@@ -113,6 +113,12 @@ Status estimate_perf(const EstimatorContext& ctx, ShardingOption* option);
 // per row for row-wise Adagrad (1 / cols).
 double optimizer_state_multiplier(OptimizerKind optimizer, int64_t cols);
 
+// The HBM L1 cache every shard of a key-value or virtual-table option holds
+// (TorchRec 2026-08's calculate_shard_storages, docs/cost-model.md §5.7):
+// min(max_l1_cache_size MiB, ceil(rows x kv_cache_load_factor x element
+// size x dim)) of the whole table; 0 without key_value_params.
+int64_t key_value_l1_bytes(const EstimatorContext& ctx, const ShardingOption& option);
+
 // Fills every shard's storage and option.total_storage.
 void estimate_storage(const EstimatorContext& ctx, ShardingOption* option);
 
