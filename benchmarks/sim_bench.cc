@@ -133,6 +133,17 @@ Scenario synthetic_sharp() {
   return s;
 }
 
+// A rail-optimized network (the DGX SuperPOD's: rails in units of 32 hosts),
+// closed forms; and with PXN, whose relays make every collective flows.
+template <int Tables, int Ranks, bool Pxn>
+Scenario synthetic_rails() {
+  Scenario s = synthetic_preset_dense<Tables, Ranks>();
+  s.fabric.rail_optimized = true;
+  s.fabric.rail_group_size = 32;
+  s.fabric.pxn = Pxn;
+  return s;
+}
+
 Scenario criteo_kaggle() {
   auto s = shardlab::data::load_scenario_file(SHARDLAB_SOURCE_DIR
                                               "/data/scenarios/dlrm_criteo_kaggle.json");
@@ -162,6 +173,14 @@ template <int Tables, int Ranks>
 void BM_SyntheticSharp(benchmark::State& state) {
   const std::string key = "sharp_" + std::to_string(Tables) + "x" + std::to_string(Ranks);
   run_sim(state, planned(key, &synthetic_sharp<Tables, Ranks>), static_cast<int>(state.range(0)));
+}
+
+template <int Tables, int Ranks, bool Pxn>
+void BM_SyntheticRails(benchmark::State& state) {
+  const std::string key =
+      std::string(Pxn ? "pxn_" : "rails_") + std::to_string(Tables) + "x" + std::to_string(Ranks);
+  run_sim(state, planned(key, &synthetic_rails<Tables, Ranks, Pxn>),
+          static_cast<int>(state.range(0)));
 }
 
 void BM_CriteoKaggle(benchmark::State& state) {
@@ -209,6 +228,14 @@ BENCHMARK(BM_SyntheticPresetDense<1000, 1024>)
 
 BENCHMARK(BM_SyntheticNvl72<1000, 1152>)
     ->Name("sim/preset_dense/1000_tables/1152_ranks_nvl72/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SyntheticRails<1000, 1024, false>)
+    ->Name("sim/preset_dense/1000_tables/1024_ranks_rails/iterations")
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SyntheticRails<1000, 1024, true>)
+    ->Name("sim/preset_dense/1000_tables/1024_ranks_rails_pxn/iterations")
     ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SyntheticSharp<1000, 1024>)

@@ -55,12 +55,18 @@ void print_table(const data::PresetCatalog& c) {
                              peaks(g.spec));
   }
   std::cout << "(link: GPU-to-GPU per direction; NIC: per GPU in the usual 8-GPU system.)\n\n";
-  std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9} {:>7}  {}\n", "system", "gpu",
-                           "GPUs", "per host", "NICs", "NIC GB/s", "NVLink", "SHARP");
+  std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9} {:>7}  {:<5}  {}\n", "system",
+                           "gpu", "GPUs", "per host", "NICs", "NIC GB/s", "NVLink", "SHARP",
+                           "rails");
   for (const data::SystemPreset& s : c.systems) {
-    std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9.0f} {:>7}  {}\n", s.name, s.gpu,
-                             s.gpus, s.gpus_per_host, s.nics_per_host, s.nic_bw * kGbPerBytesPerMs,
-                             s.nvlink_domain_size, s.sharp ? "yes" : "no");
+    const std::string rails = !s.rail_optimized ? std::string("no")
+                              : s.rail_group_size > 0
+                                  ? "units of " + std::to_string(s.rail_group_size) + " hosts"
+                                  : std::string("yes");
+    std::cout << fmt::format("{:<16} {:<16} {:>5} {:>9} {:>5} {:>9.0f} {:>7}  {:<5}  {}\n", s.name,
+                             s.gpu, s.gpus, s.gpus_per_host, s.nics_per_host,
+                             s.nic_bw * kGbPerBytesPerMs, s.nvlink_domain_size,
+                             s.sharp ? "yes" : "no", rails);
   }
   std::cout << "(a scenario's topology.system with topology.nodes; NICs per host, NVLink: GPUs "
                "per NVLink domain. 'shardlab presets show NAME' lists every number of a GPU or a "

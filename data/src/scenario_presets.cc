@@ -115,6 +115,8 @@ Status read_system_preset(const ObjectReader& topology, planner::TopologySpec& t
   fabric.nvlink_domain_size =
       system->nvlink_domain_size > system->gpus_per_host ? system->nvlink_domain_size : 0;
   fabric.sharp = system->sharp;
+  fabric.rail_optimized = system->rail_optimized;
+  fabric.rail_group_size = system->rail_group_size;
   gpu_name = system->gpu;
   return Status::ok();
 }

@@ -44,9 +44,17 @@ inline constexpr std::string_view kTopologyKeys[] = {"world_size",
                                                      "system",
                                                      "nodes",
                                                      "fabric"};
-inline constexpr std::string_view kFabricKeys[] = {
-    "nics_per_host",         "nic_bw", "oversubscription",   "intra_host_latency_ms",
-    "inter_host_latency_ms", "hosts",  "nvlink_domain_size", "sharp"};
+inline constexpr std::string_view kFabricKeys[] = {"nics_per_host",
+                                                   "nic_bw",
+                                                   "oversubscription",
+                                                   "intra_host_latency_ms",
+                                                   "inter_host_latency_ms",
+                                                   "hosts",
+                                                   "nvlink_domain_size",
+                                                   "sharp",
+                                                   "rail_optimized",
+                                                   "rail_group_size",
+                                                   "pxn"};
 inline constexpr std::string_view kHostKeys[] = {"intra_host_bw", "nic_bw", "nics"};
 inline constexpr std::string_view kModuleKeys[] = {"kind", "dense_param_bytes"};
 inline constexpr std::string_view kTableKeys[] = {

@@ -216,6 +216,16 @@ Status read_fabric(const ObjectReader& topology, const planner::TopologySpec& t,
   SHARDLAB_RETURN_IF_ERROR(obj.read("intra_host_latency_ms", f.intra_host_latency_ms, kLatencyMs));
   SHARDLAB_RETURN_IF_ERROR(obj.read("inter_host_latency_ms", f.inter_host_latency_ms, kLatencyMs));
   SHARDLAB_RETURN_IF_ERROR(obj.read("sharp", f.sharp, BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("rail_optimized", f.rail_optimized, BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("rail_group_size", f.rail_group_size,
+                                    IntValue{.min = 0, .max = planner::kMaxWorldSize}));
+  SHARDLAB_RETURN_IF_ERROR(obj.read("pxn", f.pxn, BoolValue{}));
+  if (f.pxn && !f.rail_optimized) {
+    return invalid_at(obj.path_of("pxn"),
+                      "PXN relays a message to the GPU whose NIC is on the destination's rail, "
+                      "which needs a rail-optimized network",
+                      obj.find("pxn"), "false, or rail_optimized true");
+  }
   SHARDLAB_RETURN_IF_ERROR(read_nvlink_domain(topology, &obj, t, f));
   if (const Json* hosts = obj.find("hosts")) {
     const JsonPath path = obj.path_of("hosts");

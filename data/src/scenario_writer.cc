@@ -58,6 +58,9 @@ void write_topology(JsonWriter& w, const Scenario& s) {
   w.member("inter_host_latency_ms", f.inter_host_latency_ms);
   if (f.nvlink_domain_size > 0) w.member("nvlink_domain_size", f.nvlink_domain_size);
   if (f.sharp) w.member("sharp", true);
+  if (f.rail_optimized) w.member("rail_optimized", true);
+  if (f.rail_group_size > 0) w.member("rail_group_size", f.rail_group_size);
+  if (f.pxn) w.member("pxn", true);
   if (!f.hosts.empty()) {
     write_list(w, "hosts", f.hosts, [&](const planner::HostFabricSpec& h) {
       w.begin_object();

@@ -17,8 +17,9 @@ Status read_system(const Json& value, const JsonPath& path, const PresetCatalog&
                    SystemPreset& s) {
   ObjectReader obj(value, path);
   SHARDLAB_RETURN_IF_ERROR(
-      obj.check("a system preset", {"name", "description", "gpu", "gpus", "gpus_per_host",
-                                    "nics_per_host", "nic_bw", "nvlink_domain_size", "sharp"}));
+      obj.check("a system preset",
+                {"name", "description", "gpu", "gpus", "gpus_per_host", "nics_per_host", "nic_bw",
+                 "nvlink_domain_size", "sharp", "rail_optimized", "rail_group_size"}));
   SHARDLAB_RETURN_IF_ERROR(
       obj.require("name", s.name, StringValue{.non_empty = true}, "the system's name"));
   SHARDLAB_RETURN_IF_ERROR(
@@ -38,6 +39,11 @@ Status read_system(const Json& value, const JsonPath& path, const PresetCatalog&
   SHARDLAB_RETURN_IF_ERROR(
       r.read(obj, "nvlink_domain_size", "nvlink_domain_size", s.nvlink_domain_size, kGpuCount));
   SHARDLAB_RETURN_IF_ERROR(r.read(obj, "sharp", "sharp", s.sharp, BoolValue{}));
+  SHARDLAB_RETURN_IF_ERROR(r.read(obj, "rail_optimized", "rail_optimized", s.rail_optimized,
+                                  BoolValue{}, /*required=*/false));
+  SHARDLAB_RETURN_IF_ERROR(r.read(obj, "rail_group_size", "rail_group_size", s.rail_group_size,
+                                  IntValue{.min = 0, .max = planner::kMaxWorldSize},
+                                  /*required=*/false));
   // A system is whole hosts, and its NVLink domain whole hosts that divide it.
   const auto bad = [&](std::string_view key, const std::string& why) {
     return invalid_at(obj.path_of(key).child("value"), why, &*obj.find(key)->find("value"));

@@ -253,6 +253,7 @@ void TopologyView::rebuild() {
     int fabric = -1, leaf = -1;
   };
   std::map<int, HostItems> hosts;
+  std::vector<int> rail_leaves;
   int core = -1;
   for (size_t v = 0; v < t.vertices.size(); ++v) {
     const sim::Vertex& x = t.vertices[v];
@@ -267,7 +268,12 @@ void TopologyView::rebuild() {
         hosts[x.host].fabric = static_cast<int>(v);
         break;
       case sim::VertexKind::kLeaf:
-        hosts[x.host].leaf = static_cast<int>(v);
+        // A rail-optimized network's leaves serve many hosts: drawn apart.
+        if (x.host < 0) {
+          rail_leaves.push_back(static_cast<int>(v));
+        } else {
+          hosts[x.host].leaf = static_cast<int>(v);
+        }
         break;
       case sim::VertexKind::kCore:
         core = static_cast<int>(v);
@@ -330,6 +336,11 @@ void TopologyView::rebuild() {
     }
   }
   if (core >= 0) at[static_cast<size_t>(core)] = QPointF(trunk_x, 20);
+  // Rail leaves in a row beside the core, above the hosts.
+  for (size_t i = 0; i < rail_leaves.size(); ++i) {
+    at[static_cast<size_t>(rail_leaves[i])] =
+        QPointF(trunk_x + 100 + 90 * static_cast<double>(i), 20);
+  }
 
   // Links: one label per kind and host when there are many.
   const bool label_all = t.num_ranks <= 16;
@@ -344,6 +355,12 @@ void TopologyView::rebuild() {
     const int host = t.vertices[static_cast<size_t>(
                                     network && l.kind == sim::LinkKind::kCoreLeaf ? l.to : l.from)]
                          .host;
+    if (network && host < 0) {  // a rail's leaf, beside the core
+      auto* line = scene_->addLine(QLineF(a, b), QPen(QColor(0x4e, 0x79, 0xa7), 2.0));
+      line->setZValue(-1);
+      line->setToolTip(tip);
+      continue;
+    }
     if (network) {
       // Leaf, up to the bus above its row of hosts, along it to the trunk on
       // the left, up to the core: never across another host.

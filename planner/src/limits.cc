@@ -306,6 +306,14 @@ class LimitFinder {
       }
       if (t.use_virtual_table && !s_.behaviour().ssd_tier)
         return no_ssd_tier(owned({"tables", i, "use_virtual_table"}));
+      // TorchRec's quantized modules build FBGEMM's key-value inference
+      // module for a virtual table, which needs GPU kernels to exist.
+      if (t.use_virtual_table && s_.planner.is_inference) {
+        return violation(owned({"tables", i, "use_virtual_table"}),
+                         "a virtual table in inference (TorchRec builds FBGEMM's key-value "
+                         "inference module, whose planning ShardLab does not model)",
+                         std::nullopt, false, "false, or planner.is_inference false");
+      }
       if (t.total_num_buckets) {
         if (!s_.behaviour().ssd_tier) return no_ssd_tier(owned({"tables", i, "total_num_buckets"}));
         if (auto v = check_range({"tables", i, "total_num_buckets"},

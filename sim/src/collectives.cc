@@ -72,10 +72,11 @@ class SwitchCollective final : public detail::CollectiveBase {
     const MessageShape& m = network_switch_ ? shape_.inter : shape_.intra;
     for (int member_index = 0; member_index < size(); ++member_index) {
       const int rank = members_[member_index];
-      const std::span<const int> climb =
-          network_switch_ ? graph.climb(rank, true) : graph.link_route(graph.fabric_uplink(rank));
+      const std::span<const int> climb = network_switch_
+                                             ? graph.climb(rank, Reach::kCore)
+                                             : graph.link_route(graph.fabric_uplink(rank));
       const std::span<const int> descent = network_switch_
-                                               ? graph.descent(rank, true)
+                                               ? graph.descent(rank, Reach::kCore)
                                                : graph.link_route(graph.fabric_downlink(rank));
       for (const auto& [route, bytes] : {std::pair{climb, up_}, std::pair{descent, down_}}) {
         if (!(bytes > 0.0)) {

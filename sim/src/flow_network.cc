@@ -263,7 +263,7 @@ void FlowNetwork::State::fill() {
 // from 0 in route order (a climb's sum starts its route's) or one by one (a
 // descent's continue the climb's sum).
 struct FlowNetwork::HalfRoute {
-  static constexpr int kMaxLinks = TopologyGraph::kMaxRouteLinks / 2;
+  static constexpr int kMaxLinks = TopologyGraph::kMaxHalfLinks;
   int links[kMaxLinks] = {};
   int hops = 0;
   double capacity = std::numeric_limits<double>::infinity();
@@ -288,10 +288,10 @@ FlowNetwork::HalfRoute::HalfRoute(std::span<const int> route, const std::vector<
 // The route's smallest capacity is the smaller of its halves', and its
 // latency the climb's sum continued over the descent's links: the min and
 // the additions route_bottleneck and route_latency make, in their order.
-inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
+inline void FlowNetwork::fill_moving(const HalfRoute& up, const HalfRoute& down, Reach reach,
                                      ClosedFormMessage* m) const {
   double latency;
-  if (uniform_climb_latency_[across]) {
+  if (uniform_climb_latency_[static_cast<int>(reach)]) {
     latency = down.route_latency;
   } else {
     latency = up.latency_sum;
@@ -323,34 +323,41 @@ FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool con
   state_->queue = &queue;
   state_->handler = this;
   if (!closed_form_exact_) return;
-  // Two entries per rank, [2 * rank + across]; in one NVLink domain the
-  // second is empty and never read (no message crosses domains).
+  // kNumReaches entries per rank, [kNumReaches * rank + reach]; in one
+  // NVLink domain the others are empty and never read (no message crosses
+  // domains), as is the leaf's off a rail-optimized network.
   const int ranks = graph.num_ranks();
   const bool hosts = graph.num_domains() > 1;
-  climbs_.reserve(2 * static_cast<size_t>(ranks));
-  descents_.reserve(2 * static_cast<size_t>(ranks));
+  climbs_.reserve(kNumReaches * static_cast<size_t>(ranks));
+  descents_.reserve(kNumReaches * static_cast<size_t>(ranks));
   domain_.resize(static_cast<size_t>(ranks));
+  if (graph.rail_optimized()) {
+    leaf_.resize(static_cast<size_t>(ranks));
+    int rails = 1;
+    for (int r = 0; r < ranks; ++r) rails = std::max(rails, graph.rail_of(r) + 1);
+    for (int r = 0; r < ranks; ++r) leaf_[r] = graph.rail_group_of(r) * rails + graph.rail_of(r);
+  }
   for (int r = 0; r < ranks; ++r) {
     domain_[r] = graph.domain_of(r);
-    for (const bool across : {false, true}) {
-      climbs_.emplace_back(across && !hosts ? std::span<const int>{} : graph.climb(r, across),
-                           links);
-      descents_.emplace_back(across && !hosts ? std::span<const int>{} : graph.descent(r, across),
-                             links);
+    for (int reach = 0; reach < kNumReaches; ++reach) {
+      const auto to = static_cast<Reach>(reach);
+      const bool none = to != Reach::kDomain && !hosts;
+      climbs_.emplace_back(none ? std::span<const int>{} : graph.climb(r, to), links);
+      descents_.emplace_back(none ? std::span<const int>{} : graph.descent(r, to), links);
     }
   }
-  // Where every climb of a direction sums its latencies to the same value
-  // (one latency per fabric level: always, today), each descent's route
-  // latency is that sum continued over its links, the same additions.
-  for (const bool across : {false, true}) {
-    const double first = climbs_[across].latency_sum;
+  // Where every climb of a reach sums its latencies to the same value (one
+  // latency per fabric level: always, today), each descent's route latency
+  // is that sum continued over its links, the same additions.
+  for (int reach = 0; reach < kNumReaches; ++reach) {
+    const double first = climbs_[static_cast<size_t>(reach)].latency_sum;
     bool uniform = true;
     for (int r = 0; r < ranks && uniform; ++r)
-      uniform = climbs_[2 * static_cast<size_t>(r) + across].latency_sum == first;
-    uniform_climb_latency_[across] = uniform;
+      uniform = climbs_[kNumReaches * static_cast<size_t>(r) + reach].latency_sum == first;
+    uniform_climb_latency_[reach] = uniform;
     if (!uniform) continue;
     for (int r = 0; r < ranks; ++r) {
-      HalfRoute& down = descents_[2 * static_cast<size_t>(r) + across];
+      HalfRoute& down = descents_[kNumReaches * static_cast<size_t>(r) + reach];
       down.route_latency = first;
       for (int h = 0; h < down.hops; ++h) down.route_latency += down.latency[h];
     }
@@ -373,11 +380,11 @@ FlowNetwork::~FlowNetwork() = default;
 int FlowNetwork::active_flows() const { return state_->active; }
 
 inline const FlowNetwork::HalfRoute& FlowNetwork::climb(const ClosedFormMessage& m) const {
-  return climbs_[2 * static_cast<size_t>(m.src) + m.across];
+  return climbs_[kNumReaches * static_cast<size_t>(m.src) + static_cast<size_t>(m.reach)];
 }
 
 inline const FlowNetwork::HalfRoute& FlowNetwork::descent(const ClosedFormMessage& m) const {
-  return descents_[2 * static_cast<size_t>(m.dst) + m.across];
+  return descents_[kNumReaches * static_cast<size_t>(m.dst) + static_cast<size_t>(m.reach)];
 }
 
 // Writes the message to *m; returns its route's halves when it moves.
@@ -387,9 +394,14 @@ FlowNetwork::fill_message(int src_rank, int dst_rank, double bytes, ClosedFormMe
   *m = ClosedFormMessage{.bytes = bytes, .src = src_rank, .dst = dst_rank};
   if (!(bytes > 0.0) || src_rank == dst_rank) return {nullptr, nullptr};
   m->across = domain_[static_cast<size_t>(src_rank)] != domain_[static_cast<size_t>(dst_rank)];
+  m->reach = !m->across ? Reach::kDomain
+             : !leaf_.empty() &&
+                     leaf_[static_cast<size_t>(src_rank)] == leaf_[static_cast<size_t>(dst_rank)]
+                 ? Reach::kLeaf
+                 : Reach::kCore;
   const HalfRoute& up = climb(*m);
   const HalfRoute& down = descent(*m);
-  fill_moving(up, down, m->across, m);
+  fill_moving(up, down, m->reach, m);
   return {&up, &down};
 }
 

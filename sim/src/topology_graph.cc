@@ -108,6 +108,22 @@ Status validate(const planner::TopologySpec& topology, const planner::FabricSpec
         "topology.fabric.hosts: per-host overrides cannot be used inside an NVLink domain of "
         "several hosts");
   }
+  if (fabric.pxn && !fabric.rail_optimized) {
+    return Status::invalid_argument(
+        "topology.fabric.pxn: PXN relays to another rail's NIC, which needs "
+        "topology.fabric.rail_optimized");
+  }
+  if (fabric.rail_group_size < 0) {
+    return Status::invalid_argument("topology.fabric.rail_group_size: must be >= 0, got " +
+                                    std::to_string(fabric.rail_group_size));
+  }
+  if (fabric.rail_optimized &&
+      std::any_of(fabric.hosts.begin(), fabric.hosts.end(),
+                  [](const planner::HostFabricSpec& h) { return h.nics.has_value(); })) {
+    return Status::invalid_argument(
+        "topology.fabric.hosts: per-host NIC counts cannot be used on a rail-optimized network "
+        "(every host has one NIC per rail)");
+  }
   if (!fabric.hosts.empty() && static_cast<int>(fabric.hosts.size()) != hosts) {
     return Status::invalid_argument(
         "topology.fabric.hosts: " + std::to_string(fabric.hosts.size()) +
@@ -178,11 +194,21 @@ struct TopologyGraph::Impl {
   std::vector<int> link_ids;     // link_ids[l] == l: one-link routes point here
   std::vector<int> fabric_up;    // per rank: GPU -> host fabric link
   std::vector<int> fabric_down;  // per rank: host fabric -> GPU link
-  // Per rank, the climb and the descent across hosts (kHalfLinks link ids
-  // each; within a host they are fabric_up and fabric_down).
-  static constexpr int kHalfLinks = kMaxRouteLinks / 2;
+  // Per rank, the climb and the descent to the core (kHalfLinks link ids
+  // each: gpu -> nic -> leaf -> core and back); their first two links are
+  // the climb and descent to the leaf. Within a domain they are fabric_up
+  // and fabric_down.
+  static constexpr int kHalfLinks = kMaxHalfLinks;
   std::vector<int> climb_across;
   std::vector<int> descent_across;
+  // Rail-optimized networks: per rank its rail and rail group; per host and
+  // rail, the host's GPU whose NIC is on that rail (PXN's relay), or -1.
+  bool rails = false;
+  bool pxn = false;
+  int host_nics = 1;  // NICs per host: rails
+  std::vector<int> rail_of;
+  std::vector<int> group_of;
+  std::vector<int> rail_gpu;
   Graph graph;
 
   // Route cache, filled per source on its first query: kMaxRouteLinks link ids
@@ -212,11 +238,16 @@ struct TopologyGraph::Impl {
   }
 
   void build(const planner::FabricSpec& fabric);
+  void build_rails(const planner::FabricSpec& fabric);
   void fill_routes(int src) const;
-  std::span<const int> climb(int rank, bool across) const;
-  std::span<const int> descent(int rank, bool across) const;
-  // Whether `path` (the breadth-first route) is src's climb then dst's descent.
-  bool splits_into_halves(int src, int dst, std::span<const int> path) const;
+  Reach reach(int src, int dst) const;
+  // PXN's relay for src -> dst: the GPU of src's host on dst's rail, or -1.
+  int relay(int src, int dst) const;
+  std::span<const int> climb(int rank, Reach reach) const;
+  std::span<const int> descent(int rank, Reach reach) const;
+  // The route as its halves say it (a relayed one: src to the relay inside
+  // the domain, then the relay's halves); returns its length.
+  int pair_route(int src, int dst, int* out) const;
   std::span<const int> route(int src, int dst) const;
 };
 
@@ -249,6 +280,10 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
   }
   if (num_hosts <= 1) return;
 
+  if (fabric.rail_optimized) {
+    build_rails(fabric);
+    return;
+  }
   const double lat = fabric.inter_host_latency_ms;
   std::vector<int> first_nic(num_hosts);
   std::vector<int> leaf(num_hosts);
@@ -295,15 +330,121 @@ void TopologyGraph::Impl::build(const planner::FabricSpec& fabric) {
   }
 }
 
-void TopologyGraph::Impl::fill_routes(int src) const {
-  pred_link.assign(vertices.size(), -1);
-  boost::breadth_first_search(graph, boost::vertex(src, graph),
-                              boost::visitor(PredecessorLinkRecorder(pred_link)));
+// A rail-optimized network (docs/simulation.md "Rail-optimized networks").
+void TopologyGraph::Impl::build_rails(const planner::FabricSpec& fabric) {
+  const int num_hosts = static_cast<int>(hosts.size());  // NVLink domains
+  const std::string unit = domain_size > local_world_size ? "domain" : "host";
+  const double lat = fabric.inter_host_latency_ms;
+  const int hosts_per_domain = domain_size / local_world_size;
+  host_nics = std::max(1, hosts[0].nics / hosts_per_domain);
+  rails = fabric.rail_optimized;
+  pxn = rails && fabric.pxn;
+  std::vector<int> first_nic(num_hosts);
+  for (int h = 0; h < num_hosts; ++h) {
+    first_nic[h] = static_cast<int>(vertices.size());
+    for (int n = 0; n < hosts[h].nics; ++n) {
+      add_vertex(VertexKind::kNic, h, n, -1, unit + std::to_string(h) + "/nic" + std::to_string(n));
+    }
+  }
+  // Leaves: one per domain, or one per rail and rail group.
+  const int total_hosts = num_hosts * hosts_per_domain;
+  const int group_hosts =
+      fabric.rail_group_size > 0 ? std::min(fabric.rail_group_size, total_hosts) : total_hosts;
+  const int groups = (total_hosts + group_hosts - 1) / group_hosts;
+  std::vector<int> leaf;                    // vertex ids
+  const auto leaf_of = [&](int h, int n) {  // NIC n of domain h
+    if (!rails) return leaf[h];
+    const int host = h * hosts_per_domain + n / host_nics;
+    return leaf[(host / group_hosts) * host_nics + n % host_nics];
+  };
+  if (rails) {
+    for (int g = 0; g < groups; ++g) {
+      for (int r = 0; r < host_nics; ++r) {
+        leaf.push_back(add_vertex(VertexKind::kLeaf, -1, r, -1,
+                                  (groups > 1 ? "group" + std::to_string(g) + "/" : std::string()) +
+                                      "rail" + std::to_string(r) + "/leaf"));
+      }
+    }
+  } else {
+    for (int h = 0; h < num_hosts; ++h)
+      leaf.push_back(add_vertex(VertexKind::kLeaf, h, 0, -1, unit + std::to_string(h) + "/leaf"));
+  }
+  const int core = add_vertex(VertexKind::kCore, -1, 0, -1, "core");
+  climb_across.assign(static_cast<size_t>(num_ranks) * kHalfLinks, -1);
+  descent_across.assign(static_cast<size_t>(num_ranks) * kHalfLinks, -1);
+  rail_of.assign(static_cast<size_t>(num_ranks), 0);
+  group_of.assign(static_cast<size_t>(num_ranks), 0);
+  rail_gpu.assign(static_cast<size_t>(total_hosts) * host_nics, -1);
+  std::vector<int> nic_up_link;     // per NIC vertex: NIC -> leaf
+  std::vector<double> leaf_demand;  // per vertex: the NICs' bandwidth into a leaf
+  nic_up_link.assign(vertices.size(), -1);
+  leaf_demand.assign(vertices.size(), 0.0);
+  std::vector<int> gpu_link(static_cast<size_t>(num_ranks), -1);  // GPU -> NIC
+  std::vector<int> gpu_nic_vertex(static_cast<size_t>(num_ranks), -1);
+  for (int h = 0; h < num_hosts; ++h) {
+    const HostPlan& p = hosts[h];
+    for (int k = 0; k < p.gpus; ++k) {
+      const int rank = p.first_rank + k;
+      const int n = static_cast<int>(int64_t{k} * p.nics / domain_size);
+      gpu_link[rank] = static_cast<int>(links.size());
+      gpu_nic_vertex[rank] = first_nic[h] + n;
+      add_duplex(LinkKind::kGpuNic, LinkKind::kNicGpu, rank, first_nic[h] + n, p.nic_bw, lat);
+      const int host = h * hosts_per_domain + n / host_nics;
+      rail_of[rank] = n % host_nics;
+      group_of[rank] = host / group_hosts;
+      int& relay_gpu = rail_gpu[static_cast<size_t>(rank / local_world_size) * host_nics +
+                                static_cast<size_t>(rail_of[rank])];
+      if (relay_gpu < 0) relay_gpu = rank;
+    }
+    for (int n = 0; n < p.nics; ++n) {
+      const int nic = first_nic[h] + n;
+      nic_up_link[nic] = static_cast<int>(links.size());
+      add_duplex(LinkKind::kNicLeaf, LinkKind::kLeafNic, nic, leaf_of(h, n), p.nic_bw, lat);
+      leaf_demand[leaf_of(h, n)] += p.nic_bw;
+    }
+  }
+  // A leaf's uplink carries its NICs' bandwidth over the oversubscription.
+  std::vector<int> leaf_up(vertices.size(), -1);
+  for (const int l : leaf) {
+    leaf_up[l] = static_cast<int>(links.size());
+    add_duplex(LinkKind::kLeafCore, LinkKind::kCoreLeaf, l, core,
+               leaf_demand[l] / fabric.oversubscription, lat);
+  }
+  // gpu -> nic -> leaf -> core, and core -> leaf -> nic -> gpu (duplex
+  // links are added there-and-back, so a link's reverse is the next id).
+  for (int rank = 0; rank < num_ranks; ++rank) {
+    int* up = climb_across.data() + static_cast<size_t>(rank) * kHalfLinks;
+    int* down = descent_across.data() + static_cast<size_t>(rank) * kHalfLinks;
+    const int nic = gpu_nic_vertex[rank];
+    const int uplink = leaf_up[links[nic_up_link[nic]].to];
+    up[0] = gpu_link[rank];
+    up[1] = nic_up_link[nic];
+    up[2] = uplink;
+    down[0] = uplink + 1;
+    down[1] = nic_up_link[nic] + 1;
+    down[2] = gpu_link[rank] + 1;
+  }
+}
 
+void TopologyGraph::Impl::fill_routes(int src) const {
   std::vector<int>& out = route_links[src];
   std::vector<uint8_t>& len = route_len[src];
   out.assign(static_cast<size_t>(num_ranks) * kMaxRouteLinks, -1);
   len.assign(num_ranks, 0);
+  if (rails) {
+    // Between two rails several routes are equally short (through the core,
+    // or NVLink then another GPU's NIC): the halves (and PXN) say which.
+    for (int dst = 0; dst < num_ranks; ++dst) {
+      if (dst == src) continue;
+      len[dst] = static_cast<uint8_t>(
+          pair_route(src, dst, out.data() + static_cast<size_t>(dst) * kMaxRouteLinks));
+    }
+    return;
+  }
+  pred_link.assign(vertices.size(), -1);
+  boost::breadth_first_search(graph, boost::vertex(src, graph),
+                              boost::visitor(PredecessorLinkRecorder(pred_link)));
+
   for (int dst = 0; dst < num_ranks; ++dst) {
     if (dst == src) continue;
     // Walk back from dst's GPU to src's, then reverse into path order.
@@ -318,29 +459,57 @@ void TopologyGraph::Impl::fill_routes(int src) const {
     }
     std::reverse(path, path + hops);
     len[dst] = static_cast<uint8_t>(hops);
-    assert(splits_into_halves(src, dst, {path, static_cast<size_t>(hops)}));
+#ifndef NDEBUG
+    int halves[kMaxRouteLinks];
+    const int n = pair_route(src, dst, halves);
+    assert(n == hops && std::equal(halves, halves + n, path) && "a route is its two halves");
+#endif
   }
 }
 
-std::span<const int> TopologyGraph::Impl::climb(int rank, bool across) const {
-  assert(rank >= 0 && rank < num_ranks && (!across || !climb_across.empty()));
-  if (!across) return {fabric_up.data() + rank, 1};
-  return {climb_across.data() + static_cast<size_t>(rank) * kHalfLinks, kHalfLinks};
+Reach TopologyGraph::Impl::reach(int src, int dst) const {
+  if (src / domain_size == dst / domain_size) return Reach::kDomain;  // domain_of
+  if (rails && rail_of[src] == rail_of[dst] && group_of[src] == group_of[dst]) return Reach::kLeaf;
+  return Reach::kCore;
 }
 
-std::span<const int> TopologyGraph::Impl::descent(int rank, bool across) const {
-  assert(rank >= 0 && rank < num_ranks && (!across || !descent_across.empty()));
-  if (!across) return {fabric_down.data() + rank, 1};
-  return {descent_across.data() + static_cast<size_t>(rank) * kHalfLinks, kHalfLinks};
+int TopologyGraph::Impl::relay(int src, int dst) const {
+  if (!pxn || src / domain_size == dst / domain_size || rail_of[src] == rail_of[dst]) return -1;
+  return rail_gpu[static_cast<size_t>(src / local_world_size) * host_nics +
+                  static_cast<size_t>(rail_of[dst])];
 }
 
-bool TopologyGraph::Impl::splits_into_halves(int src, int dst, std::span<const int> path) const {
-  const bool across = src / domain_size != dst / domain_size;  // domain_of
-  const std::span<const int> up = climb(src, across);
-  const std::span<const int> down = descent(dst, across);
-  return path.size() == up.size() + down.size() && std::equal(up.begin(), up.end(), path.begin()) &&
-         std::equal(down.begin(), down.end(),
-                    path.begin() + static_cast<std::ptrdiff_t>(up.size()));
+std::span<const int> TopologyGraph::Impl::climb(int rank, Reach reach) const {
+  assert(rank >= 0 && rank < num_ranks && (reach == Reach::kDomain || !climb_across.empty()));
+  if (reach == Reach::kDomain) return {fabric_up.data() + rank, 1};
+  return {climb_across.data() + static_cast<size_t>(rank) * kHalfLinks,
+          reach == Reach::kLeaf ? size_t{2} : size_t{kHalfLinks}};
+}
+
+std::span<const int> TopologyGraph::Impl::descent(int rank, Reach reach) const {
+  assert(rank >= 0 && rank < num_ranks && (reach == Reach::kDomain || !descent_across.empty()));
+  if (reach == Reach::kDomain) return {fabric_down.data() + rank, 1};
+  // The descent from a leaf is the last two links of the one from the core.
+  const int* down = descent_across.data() + static_cast<size_t>(rank) * kHalfLinks;
+  if (reach == Reach::kLeaf) return {down + 1, 2};
+  return {down, kHalfLinks};
+}
+
+int TopologyGraph::Impl::pair_route(int src, int dst, int* out) const {
+  int hops = 0;
+  const auto append = [&](std::span<const int> half) {
+    for (const int l : half) out[hops++] = l;
+  };
+  const int via = relay(src, dst);
+  if (via >= 0 && via != src) {
+    out[hops++] = fabric_up[src];
+    out[hops++] = fabric_down[via];
+    src = via;
+  }
+  const Reach r = reach(src, dst);
+  append(climb(src, r));
+  append(descent(dst, r));
+  return hops;
 }
 
 std::span<const int> TopologyGraph::Impl::route(int src, int dst) const {
@@ -379,11 +548,26 @@ int TopologyGraph::host_of(int rank) const { return rank / impl_->local_world_si
 int TopologyGraph::num_domains() const { return static_cast<int>(impl_->hosts.size()); }
 int TopologyGraph::domain_size() const { return impl_->domain_size; }
 int TopologyGraph::domain_of(int rank) const { return rank / impl_->domain_size; }
+bool TopologyGraph::rail_optimized() const { return impl_->rails; }
+int TopologyGraph::rail_of(int rank) const {
+  return impl_->rails ? impl_->rail_of[static_cast<size_t>(rank)] : 0;
+}
+int TopologyGraph::rail_group_of(int rank) const {
+  return impl_->rails ? impl_->group_of[static_cast<size_t>(rank)] : 0;
+}
+bool TopologyGraph::relays(int src_rank, int dst_rank) const {
+  const int via = impl_->relay(src_rank, dst_rank);
+  return via >= 0 && via != src_rank;
+}
+Reach TopologyGraph::reach(int src_rank, int dst_rank) const {
+  return impl_->reach(src_rank, dst_rank);
+}
 const std::vector<Vertex>& TopologyGraph::vertices() const { return impl_->vertices; }
 const std::vector<Link>& TopologyGraph::links() const { return impl_->links; }
 int TopologyGraph::gpu_vertex(int rank) const { return rank; }
 
 bool TopologyGraph::non_blocking() const {
+  if (impl_->pxn) return false;  // a relay shares another GPU's links
   const std::vector<Link>& links = impl_->links;
   std::vector<int> gpus_per_nic(impl_->vertices.size(), 0);
   std::vector<double> up_demand(impl_->vertices.size(), 0.0);    // per leaf: NIC -> leaf capacity
@@ -407,12 +591,12 @@ std::span<const int> TopologyGraph::route(int src_rank, int dst_rank) const {
   return impl_->route(src_rank, dst_rank);
 }
 
-std::span<const int> TopologyGraph::climb(int rank, bool across) const {
-  return impl_->climb(rank, across);
+std::span<const int> TopologyGraph::climb(int rank, Reach reach) const {
+  return impl_->climb(rank, reach);
 }
 
-std::span<const int> TopologyGraph::descent(int rank, bool across) const {
-  return impl_->descent(rank, across);
+std::span<const int> TopologyGraph::descent(int rank, Reach reach) const {
+  return impl_->descent(rank, reach);
 }
 
 std::span<const int> TopologyGraph::link_route(int link) const {
@@ -427,14 +611,14 @@ int TopologyGraph::fabric_downlink(int rank) const {
   return impl_->fabric_down[static_cast<size_t>(rank)];
 }
 
-// A route is src's climb then dst's descent (Impl::splits_into_halves, checked
-// as routes are filled): the same links in the same order as route().
+// A route is what Impl::pair_route says (checked against the breadth-first
+// routes as they are filled): the same links in the same order as route().
 double TopologyGraph::route_latency(int src_rank, int dst_rank) const {
   if (src_rank == dst_rank) return 0.0;  // empty route
-  const bool across = domain_of(src_rank) != domain_of(dst_rank);
+  int path[kMaxRouteLinks];
+  const int hops = impl_->pair_route(src_rank, dst_rank, path);
   double total = 0.0;
-  for (int link : impl_->climb(src_rank, across)) total += impl_->links[link].latency_ms;
-  for (int link : impl_->descent(dst_rank, across)) total += impl_->links[link].latency_ms;
+  for (int h = 0; h < hops; ++h) total += impl_->links[path[h]].latency_ms;
   return total;
 }
 
@@ -442,11 +626,9 @@ double TopologyGraph::route_bottleneck(int src_rank, int dst_rank) const {
   // Empty route (src == dst): nothing limits it.
   double bottleneck = std::numeric_limits<double>::infinity();
   if (src_rank == dst_rank) return bottleneck;
-  const bool across = domain_of(src_rank) != domain_of(dst_rank);
-  for (int link : impl_->climb(src_rank, across))
-    bottleneck = std::min(bottleneck, impl_->links[link].capacity);
-  for (int link : impl_->descent(dst_rank, across))
-    bottleneck = std::min(bottleneck, impl_->links[link].capacity);
+  int path[kMaxRouteLinks];
+  const int hops = impl_->pair_route(src_rank, dst_rank, path);
+  for (int h = 0; h < hops; ++h) bottleneck = std::min(bottleneck, impl_->links[path[h]].capacity);
   return bottleneck;
 }
 

@@ -105,7 +105,7 @@ TEST(ScenarioFabric, Validation) {
       scenario_text(R"(, "fabric": {"nics": 2})"),
       "s.json: topology.fabric: unknown key: got \"nics\", expected one of nics_per_host, nic_bw, "
       "oversubscription, intra_host_latency_ms, inter_host_latency_ms, hosts, nvlink_domain_size, "
-      "sharp");
+      "sharp, rail_optimized, rail_group_size, pxn");
   EXPECT_ERROR(scenario_text(R"(, "fabric": [])"),
                "s.json: topology.fabric: must be a fabric object: got []");
   EXPECT_ERROR(scenario_text(R"(, "fabric": {"nics_per_host": 0})"),

@@ -275,6 +275,13 @@ TEST(TorchRecVersionTest, VirtualTablesCostTheirBuffersAndSplitByBuckets) {
   EXPECT_NE(r.error.message().find("hash_size must be divisible by num_buckets"), std::string::npos)
       << r.error.message();
   expect_refused_in_2024(s, "tables[0].use_virtual_table: TorchRec 2024-02 has no SSD tier");
+  // Not in inference, whose modules TorchRec builds with FBGEMM's kernels.
+  s.planner.is_inference = true;
+  r = plan(with_version(s, k2026));
+  EXPECT_EQ(r.error.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.error.message().find("tables[0].use_virtual_table: a virtual table in inference"),
+            std::string::npos)
+      << r.error.message();
 }
 
 // TorchRecBehaviour::dynamic_programming_proposer

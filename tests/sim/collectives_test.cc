@@ -304,6 +304,44 @@ TEST(CollectivesTest, AllToAllClosedFormEqualsFlowModel) {
   EXPECT_EQ(closed.net.flows_started(), flows.net.flows_started());
 }
 
+// A rail-optimized network (two rail groups of 2 hosts, 3 hosts of 4 GPUs):
+// messages between GPUs of one rail and group stop at the rail's leaf, the
+// others climb to the core; the closed form stays exact, bit for bit, and
+// moves the same bytes over the same links as the flows.
+TEST(CollectivesTest, AllToAllOnRailsClosedFormEqualsFlowModel) {
+  TopologySpec t;
+  t.world_size = 12;
+  t.local_world_size = 4;
+  FabricSpec rails;
+  rails.rail_optimized = true;
+  rails.rail_group_size = 2;
+  const TopologyGraph graph = std::move(TopologyGraph::build(t, rails)).value();
+  ASSERT_TRUE(graph.non_blocking());
+  EXPECT_EQ(graph.reach(1, 5), Reach::kLeaf);  // rail 1, group 0
+  EXPECT_EQ(graph.reach(1, 9), Reach::kCore);  // rail 1, group 1
+  EXPECT_EQ(graph.reach(1, 6), Reach::kCore);  // rails 1 and 2
+  auto split = [](int i, int j) {
+    return (i * 7 + j * 3) % 5 == 0 ? 0.0 : 1e5 * (1 + (i * 31 + j * 17) % 13);
+  };
+  const std::vector<double> joins = {0.0, 0.3, 0.01, 0.0, 1.2, 0.05,
+                                     0.0, 0.7, 0.02, 0.0, 0.4, 0.09};
+  Harness closed(graph, true, true);
+  Harness flows(graph);
+  ASSERT_TRUE(closed.net.closed_form_exact());
+  const auto done =
+      closed.run(make_all_to_all(closed.net, iota(12), split, &closed, Harness::kTag), joins);
+  const auto reference =
+      flows.run(make_all_to_all(flows.net, iota(12), split, &flows, Harness::kTag), joins);
+  EXPECT_EQ(done, reference);
+  EXPECT_EQ(closed.net.link_bytes(), flows.net.link_bytes());
+  // PXN relays through another GPU's links: no closed form, flows only.
+  rails.pxn = true;
+  const TopologyGraph relayed = std::move(TopologyGraph::build(t, rails)).value();
+  EXPECT_FALSE(relayed.non_blocking());
+  Harness pxn(relayed, true, true);
+  EXPECT_FALSE(pxn.net.closed_form_exact());
+}
+
 // Runs the collective `make` builds once in closed form and once as flows,
 // with members joining at `joins`, and expects the same member completion
 // times, link bytes and flow count, bit for bit.

@@ -98,6 +98,54 @@ TEST(TopologyGraphTest, RoutesInsideAndAcrossHosts) {
   EXPECT_TRUE(std::isinf(g.route_bottleneck(5, 5)));
 }
 
+// A rail-optimized network (a DGX SuperPOD's): NIC n of every host on rail
+// n's leaf. Same rail: through that leaf only; another rail: up to the core
+// and down the other rail, or, with PXN, across NVLink to the source host's
+// GPU on the destination's rail, then down that rail.
+TEST(TopologyGraphTest, RailOptimizedRoutesByRailAndPxn) {
+  FabricSpec rails;
+  rails.rail_optimized = true;
+  const TopologyGraph g = build_ok(topology(8, 4), rails);
+  EXPECT_TRUE(g.rail_optimized());
+  EXPECT_EQ(count_kind(g, VertexKind::kLeaf), 4);  // a leaf per rail
+  EXPECT_EQ(g.rail_of(6), 2);
+  EXPECT_EQ(route_names(g, 1, 5),
+            (std::vector<std::string>{"host0/gpu1->host0/nic1", "host0/nic1->rail1/leaf",
+                                      "rail1/leaf->host1/nic1", "host1/nic1->host1/gpu1"}));
+  EXPECT_DOUBLE_EQ(g.route_latency(1, 5), 4 * 0.002);
+  EXPECT_EQ(route_names(g, 1, 6),
+            (std::vector<std::string>{"host0/gpu1->host0/nic1", "host0/nic1->rail1/leaf",
+                                      "rail1/leaf->core", "core->rail2/leaf",
+                                      "rail2/leaf->host1/nic2", "host1/nic2->host1/gpu2"}));
+  // A rail's leaf serves one NIC of each of the 2 hosts: its uplink is 2 NICs' worth.
+  const auto cross = g.route(1, 6);
+  EXPECT_DOUBLE_EQ(g.links()[cross[2]].capacity, 200.0);
+  EXPECT_TRUE(g.non_blocking());
+
+  rails.pxn = true;
+  const TopologyGraph p = build_ok(topology(8, 4), rails);
+  EXPECT_TRUE(p.relays(1, 6));
+  EXPECT_FALSE(p.relays(1, 5));
+  EXPECT_EQ(route_names(p, 1, 6),
+            (std::vector<std::string>{"host0/gpu1->host0/fabric", "host0/fabric->host0/gpu2",
+                                      "host0/gpu2->host0/nic2", "host0/nic2->rail2/leaf",
+                                      "rail2/leaf->host1/nic2", "host1/nic2->host1/gpu2"}));
+  EXPECT_DOUBLE_EQ(p.route_latency(1, 6), 2 * 0.0025 + 4 * 0.002);
+  EXPECT_FALSE(p.non_blocking());
+
+  // Rail groups of one host: even one rail crosses the core between groups,
+  // and PXN's relay then climbs there too.
+  rails.rail_group_size = 1;
+  const TopologyGraph q = build_ok(topology(8, 4), rails);
+  EXPECT_EQ(count_kind(q, VertexKind::kLeaf), 8);
+  EXPECT_EQ(q.reach(1, 5), Reach::kCore);
+  EXPECT_EQ(route_names(q, 1, 6),
+            (std::vector<std::string>{"host0/gpu1->host0/fabric", "host0/fabric->host0/gpu2",
+                                      "host0/gpu2->host0/nic2", "host0/nic2->group0/rail2/leaf",
+                                      "group0/rail2/leaf->core", "core->group1/rail2/leaf",
+                                      "group1/rail2/leaf->host1/nic2", "host1/nic2->host1/gpu2"}));
+}
+
 TEST(TopologyGraphTest, SharedNicsAndOversubscription) {
   FabricSpec fabric;
   fabric.nics_per_host = 2;
@@ -228,10 +276,11 @@ TEST(TopologyGraphTest, EveryRouteIsAClimbThenADescent) {
     for (int src = 0; src < g.num_ranks(); ++src) {
       for (int dst = 0; dst < g.num_ranks(); ++dst) {
         if (src == dst) continue;
-        const bool across = g.host_of(src) != g.host_of(dst);
+        const Reach reach = g.host_of(src) != g.host_of(dst) ? Reach::kCore : Reach::kDomain;
+        EXPECT_EQ(g.reach(src, dst), reach);
         std::vector<int> halves;
-        for (int l : g.climb(src, across)) halves.push_back(l);
-        for (int l : g.descent(dst, across)) halves.push_back(l);
+        for (int l : g.climb(src, reach)) halves.push_back(l);
+        for (int l : g.descent(dst, reach)) halves.push_back(l);
         const auto route = g.route(src, dst);
         ASSERT_EQ(halves, std::vector<int>(route.begin(), route.end()))
             << c.topology.world_size << " ranks: " << src << "->" << dst;
@@ -251,6 +300,22 @@ std::string build_error(const TopologySpec& t, const FabricSpec& f) {
 TEST(TopologyGraphTest, RejectsInvalidFabric) {
   const TopologySpec t = topology(8, 4);
   FabricSpec f;
+  f.pxn = true;
+  EXPECT_EQ(build_error(t, f),
+            "topology.fabric.pxn: PXN relays to another rail's NIC, which needs "
+            "topology.fabric.rail_optimized");
+  f = FabricSpec{};
+  f.rail_optimized = true;
+  f.rail_group_size = -1;
+  EXPECT_EQ(build_error(t, f), "topology.fabric.rail_group_size: must be >= 0, got -1");
+  f.rail_group_size = 0;
+  f.hosts.resize(2);
+  f.hosts[0].nics = 2;
+  EXPECT_EQ(build_error(t, f),
+            "topology.fabric.hosts: per-host NIC counts cannot be used on a rail-optimized "
+            "network (every host has one NIC per rail)");
+
+  f = FabricSpec{};
   f.hosts.resize(3);
   EXPECT_EQ(build_error(t, f), "topology.fabric.hosts: 3 entries but the topology has 2 hosts");
 

@@ -74,6 +74,10 @@ struct SystemPreset {
   double nic_bw = 0.0;         // one NIC, bytes/ms per direction
   int nvlink_domain_size = 0;  // GPUs sharing one NVLink (NVSwitch) domain
   bool sharp = false;          // the reference network's switches reduce (SHARP)
+  // The reference network is rail-optimized, its rail leaves joining groups
+  // of rail_group_size hosts (0: all); optional in the file (false, 0).
+  bool rail_optimized = false;
+  int rail_group_size = 0;
   std::vector<PresetValue> values;  // every number, in file order
 };
 

@@ -234,6 +234,15 @@ struct FabricSpec {
   // The network's switches reduce (InfiniBand SHARP): NCCL's CollNet
   // all-reduce between domains, and NVLS+SHARP where the GPU has NVLS.
   bool sharp = false;
+  // Rail-optimized network (a DGX SuperPOD's): NIC n of every host is on
+  // rail n, whose leaf switch joins the rail's NICs of `rail_group_size`
+  // hosts (0: every host); traffic between two NICs of one rail and group
+  // stays on that leaf, any other crosses the core.
+  bool rail_optimized = false;
+  int rail_group_size = 0;
+  // NCCL's PXN (rail-optimized networks): a message for another rail first
+  // crosses NVLink to the GPU of its own host whose NIC is on that rail.
+  bool pxn = false;
   // The system preset that filled the topology (topology.system,
   // docs/presets.md "Systems"); empty without one.
   std::string system;

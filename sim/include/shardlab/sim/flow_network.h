@@ -86,7 +86,8 @@ class FlowNetwork : private EventHandler {
     double latency_ms = 0.0;
     int src = 0;  // ranks
     int dst = 0;
-    bool across = false;  // between hosts
+    bool across = false;           // between NVLink domains
+    Reach reach = Reach::kDomain;  // how far its route climbs
     bool moves = false;
   };
   // Writes the message from src to dst to *m, reading its route as the
@@ -127,19 +128,22 @@ class FlowNetwork : private EventHandler {
   struct HalfRoute;
   const HalfRoute& climb(const ClosedFormMessage& m) const;
   const HalfRoute& descent(const ClosedFormMessage& m) const;
-  void fill_moving(const HalfRoute& up, const HalfRoute& down, bool across,
+  void fill_moving(const HalfRoute& up, const HalfRoute& down, Reach reach,
                    ClosedFormMessage* m) const;
   std::pair<const HalfRoute*, const HalfRoute*> fill_message(int src_rank, int dst_rank,
                                                              double bytes,
                                                              ClosedFormMessage* m) const;
   void add_link_bytes(const HalfRoute& up, const HalfRoute& down, double bytes);
 
-  // Per rank and direction, [2 * rank + across]: its climb and descent
+  // Per rank and reach, [kNumReaches * rank + reach]: its climb and descent
   // (built only where closed forms are exact).
   std::vector<HalfRoute> climbs_;
   std::vector<HalfRoute> descents_;
   std::vector<int> domain_;  // per rank: its NVLink domain
-  bool uniform_climb_latency_[2] = {false, false};
+  // Per rank on a rail-optimized network: rail x rail groups + rail, the
+  // leaf it reaches (empty otherwise).
+  std::vector<int> leaf_;
+  bool uniform_climb_latency_[kNumReaches] = {false, false, false};
   // No link is both the top of a half and another link of a half, or the top
   // of a climb and of a descent: send_closed_form may hold the tops' sums.
   bool tops_apart_ = false;
