@@ -9,6 +9,8 @@
 2. Every document a comment or a document cites by its path in the
    repository (`docs/NAME.md`, `scripts/NAME.py`, a header as code includes
    it) or by a relative Markdown link exists.
+3. Every status code a public header's comments promise (`kInvalidArgument`,
+   ...) is checked (`StatusCode::kName`) by a test that includes the header.
 
 Prints one line per problem ("FILE:LINE: ...") and exits 1 when there is any.
 
@@ -56,6 +58,30 @@ def exists_as_cited(path):
         path, os.path.join(lib, "include", "shardlab", path), os.path.join(lib, "src", rest)))
 
 
+def untested_codes(codes):
+    """Item 3: (header, code) pairs whose code no test including the header checks."""
+    tests = {}
+    for path in tracked("tests/*.cc", "tests/*.h"):
+        with open(os.path.join(ROOT, path), encoding="utf-8", errors="replace") as f:
+            tests[path] = f.read()
+    problems = []
+    for header in tracked("*/include/shardlab/*.h", "*/include/shardlab/*/*.h"):
+        if header == STATUS_H:
+            continue  # it declares them
+        with open(os.path.join(ROOT, header), encoding="utf-8", errors="replace") as f:
+            comments = " ".join(line[line.find("//"):] for line in f if "//" in line)
+        promised = set(re.findall(r"\b(k[A-Z][A-Za-z]*)\b", comments)) & (codes - {"kOk"})
+        if not promised:
+            continue
+        included = header.split("/include/", 1)[1]
+        users = [text for text in tests.values() if included in text]
+        for code in sorted(promised):
+            if not any("StatusCode::" + code in text for text in users):
+                problems.append("%s: promises %s, but no test that includes it checks "
+                                "StatusCode::%s" % (header, code, code))
+    return problems
+
+
 def main():
     factories, codes = status_names()
     problems = []
@@ -101,6 +127,7 @@ def main():
                     continue
                 if not exists_as_cited(c):
                     problems.append("%s: %s is cited but is not in the repository" % (where, c))
+    problems += untested_codes(codes)
     for p in problems:
         print(p)
     print("check_contracts: %d problem(s)" % len(problems))

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "loader_test_helpers.h"
+#include "shardlab/data/host_profiles.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/scenario.h"
 
@@ -298,6 +299,25 @@ TEST(ScenarioWorkload, UnknownTopLevelKeyListsWorkload) {
       scenario_text("", R"(, "work_load": {})"),
       "<root>: unknown key: got \"work_load\", expected one of name, topology, batch_size, module, "
       "tables, constraints, sharder, planner, workload");
+}
+
+// host_profiles.h: a malformed profiles document and an unknown profile are
+// kInvalidArgument naming the origin and the path.
+TEST(HostProfiles, RefusalsAreInvalidArgument) {
+  const Result<HostProfileCatalog> bad = parse_host_profiles("{\"profiles\": 3}", "mine.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("mine.json"), std::string::npos) << bad.status().message();
+  ASSERT_TRUE(builtin_host_profiles().is_ok()) << builtin_host_profiles().status().message();
+  const auto unknown = parse_scenario(
+      R"({"topology": {"world_size": 2}, "tables": [{"name": "t", "num_embeddings": 10,
+          "embedding_dim": 8, "feature_names": ["f"]}],
+          "workload": {"host_profile": "no-such-profile"}})",
+      "s.json");
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("workload.host_profile"), std::string::npos)
+      << unknown.status().message();
 }
 
 }  // namespace

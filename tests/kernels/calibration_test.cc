@@ -140,9 +140,10 @@ TEST(Nnls, MatchesEnumerationOnRandomProblems) {
 }
 
 TEST(Nnls, RefusesBadInput) {
-  EXPECT_FALSE(nnls({1, 2, 3}, 2, 2, {1, 2}).is_ok());
-  EXPECT_FALSE(nnls({1, 2, 3, 4}, 2, 2, {1}).is_ok());
-  EXPECT_FALSE(nnls({1, std::nan(""), 3, 4}, 2, 2, {1, 2}).is_ok());
+  EXPECT_EQ(nnls({1, 2, 3}, 2, 2, {1, 2}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(nnls({1, 2, 3, 4}, 2, 2, {1}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(nnls({1, std::nan(""), 3, 4}, 2, 2, {1, 2}).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 // ---- Synthetic measurements --------------------------------------------------
@@ -455,6 +456,7 @@ TEST(CalibrationFit, RefusesNothingToFitAndBadOptions) {
              1e6, 0.0)};
   auto fit = fit_calibration(ms);
   ASSERT_FALSE(fit.is_ok());
+  EXPECT_EQ(fit.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(fit.status().message().find("none of the 2 measurement records can be fitted"),
             std::string::npos)
       << fit.status().message();

@@ -14,6 +14,7 @@
 
 #include "../../benchmarks/synthetic_scenario.h"
 #include "../sanitized_build.h"
+#include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/planner.h"
 
 namespace shardlab::planner {
@@ -135,6 +136,28 @@ TEST(PlanningMemory, APlansJsonIsCheckedOnceItsShardsAreKnown) {
   EXPECT_EQ(internal::plan_json_bytes(0), 0);
   EXPECT_GT(internal::plan_json_bytes(1000), 1000 * 300);
   EXPECT_EQ(internal::plan_json_bytes(int64_t{1} << 62), std::numeric_limits<int64_t>::max());
+}
+
+// The budget's errors (memory_budget.h): an unreadable SHARDLAB_MEMORY_BUDGET
+// names the variable; a need past what is left says the sizes and the remedy.
+TEST(MemoryBudget, RefusalsAreInvalidArgument) {
+  const char* before = std::getenv("SHARDLAB_MEMORY_BUDGET");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("SHARDLAB_MEMORY_BUDGET", "lots", 1);
+  const Result<MemoryBudget> unreadable = memory_budget();
+  EXPECT_EQ(unreadable.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unreadable.status().message().find("SHARDLAB_MEMORY_BUDGET"), std::string::npos);
+  ::setenv("SHARDLAB_MEMORY_BUDGET", "8 GiB", 1);
+  const Status over = check_memory("planning", int64_t{16} << 30, "plan fewer tables");
+  EXPECT_EQ(over.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(over.message().find("planning needs about 16.00 GiB"), std::string::npos)
+      << over.message();
+  EXPECT_TRUE(check_memory("planning", 1 << 20, "plan fewer tables").is_ok());
+  if (before != nullptr) {
+    ::setenv("SHARDLAB_MEMORY_BUDGET", saved.c_str(), 1);
+  } else {
+    ::unsetenv("SHARDLAB_MEMORY_BUDGET");
+  }
 }
 
 }  // namespace

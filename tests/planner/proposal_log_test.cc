@@ -266,7 +266,11 @@ TEST(ProposalLogTest, PlaceProposalRefusesAProposalOfAnotherSearchSpace) {
   const Scenario s = small_scenario(int64_t{16} << 30);
   const PlannerResult r = plan(s);
   ASSERT_TRUE(r.ok());
-  EXPECT_FALSE(place_proposal(s, r, Proposal{0}).is_ok());
+  EXPECT_EQ(place_proposal(s, r, Proposal{0}).status().code(), StatusCode::kInvalidArgument);
+  PlannerResult no_space = r;
+  no_space.search_space.reset();
+  EXPECT_EQ(place_proposal(s, no_space, r.best->proposal).status().code(),
+            StatusCode::kInvalidArgument);
   Proposal swapped = r.best->proposal;
   std::swap(swapped[0], swapped[1]);  // options of the wrong tables
   EXPECT_FALSE(place_proposal(s, r, swapped).is_ok());

@@ -160,7 +160,13 @@ TEST(HostModel, TheInventoryNamesEveryOpTheDefaultProfilePrices) {
   p.scenario.workload.host->ops.erase("aten::relu");
   auto missing = simulate(p.scenario, *p.result.search_space, *p.result.best, {});
   ASSERT_FALSE(missing.is_ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(missing.status().message().find("aten::relu"), std::string::npos);
+  // host_cost itself names the op it has no cost for.
+  const Result<HostStepCost> cost =
+      host_cost(*p.scenario.workload.host, {HostOpUse{.op = "aten::relu"}});
+  EXPECT_EQ(cost.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(cost.status().message().find("aten::relu"), std::string::npos);
 }
 
 }  // namespace

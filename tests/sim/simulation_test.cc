@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/planner.h"
+#include "shardlab/sim/simulation_memory.h"
 
 namespace shardlab::sim {
 namespace {
@@ -305,6 +307,29 @@ TEST(Simulation, AStopFlagStopsIt) {
   Result<SimResult> without = simulate(*scenario, *p.result.search_space, *p.result.best, options);
   ASSERT_TRUE(with_flag.is_ok() && without.is_ok());
   EXPECT_EQ(with_flag->iteration_ms, without->iteration_ms);
+}
+
+// simulation_memory.h: a simulation that does not fit the memory budget is
+// refused before it starts, naming what needs the memory.
+TEST(Simulation, AScenarioPastTheMemoryBudgetIsInvalidArgument) {
+  planner::Scenario s;
+  s.topology.world_size = 4096;
+  s.topology.local_world_size = 8;
+  s.tables = {planner::TableSpec{
+      .name = "t0", .num_embeddings = 1000, .embedding_dim = 64, .feature_names = {"f0"}}};
+  s.constraints.resize(1);
+  const char* before = std::getenv("SHARDLAB_MEMORY_BUDGET");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("SHARDLAB_MEMORY_BUDGET", "1 MiB", 1);
+  const Status st = check_simulation_memory(s);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("simulating 4096 ranks needs about"), std::string::npos)
+      << st.message();
+  if (before != nullptr) {
+    ::setenv("SHARDLAB_MEMORY_BUDGET", saved.c_str(), 1);
+  } else {
+    ::unsetenv("SHARDLAB_MEMORY_BUDGET");
+  }
 }
 
 }  // namespace

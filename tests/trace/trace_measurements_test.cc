@@ -86,8 +86,11 @@ TEST_F(TraceMeasurementsTest, Refusals) {
                          8);
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("no collective with a recorded size"), std::string::npos);
-  EXPECT_FALSE(trace_measurements({write("t.json", kTrace)}, 0).is_ok());
-  EXPECT_FALSE(trace_measurements({(dir_ / "missing.json").string()}, 8).is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(trace_measurements({write("t.json", kTrace)}, 0).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(trace_measurements({(dir_ / "missing.json").string()}, 8).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 fs::path traces_root() {
