@@ -318,10 +318,10 @@ int run_check(const RunsArgs& args) {
 
 // --kind and --scenario of list and prune; `only` begins their help ("Only runs").
 void add_run_filter_options(CLI::App* sub, RunsArgs* args, const std::string& only) {
-  sub->add_option(
-         "--kind", args->kind,
-         only + " of this kind: plan, simulate, replay, calibrate, optimize (default: all)")
-      ->check(CLI::IsMember({"plan", "simulate", "replay", "calibrate", "optimize"}))
+  std::string kinds;
+  for (const std::string& k : data::run_kind_names()) kinds += (kinds.empty() ? "" : ", ") + k;
+  sub->add_option("--kind", args->kind, only + " of this kind: " + kinds + " (default: all)")
+      ->check(CLI::IsMember(data::run_kind_names()))
       ->type_name("KIND");
   sub->add_option("--scenario", args->scenario, only + " of this scenario name (default: all)")
       ->type_name("NAME");

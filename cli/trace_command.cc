@@ -1,12 +1,15 @@
 // shardlab trace summarize: per-rank, per-step summaries of PyTorch profiler
 // traces (docs/traces.md). The reading and every number are trace/'s.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli_common.h"
+#include "run_recording.h"
+#include "shardlab/data/run_records.h"
 #include "shardlab/trace/trace_summary.h"
 
 namespace shardlab::cli {
@@ -18,12 +21,30 @@ struct TraceArgs {
   std::string step_name = trace::TraceOptions{}.step_prefix;
   std::string output = "-";
   bool compact = false;
+  bool quiet = false;
+  StoreOptions store;
 };
+
+// The run's name: the first path's file or folder name, without .gz and .json.
+std::string trace_name(const std::vector<std::string>& paths) {
+  std::string name = std::filesystem::path(paths.front()).lexically_normal().filename().string();
+  if (name.empty()) name = std::filesystem::path(paths.front()).parent_path().filename().string();
+  for (const std::string_view ext : {".gz", ".json"}) {
+    if (name.size() > ext.size() && name.ends_with(ext)) name.resize(name.size() - ext.size());
+  }
+  return paths.size() > 1 ? name + " and " + std::to_string(paths.size() - 1) + " more" : name;
+}
 
 int run_summarize(const TraceArgs& args) {
   VerbFiles files;
   for (const std::string& p : args.paths) files.input(p, "a trace");
-  if (!files.output(args.output, "the summary output").distinct()) return kExitInvalid;
+  if (!files.output(args.output, "the summary output").store(args.store).distinct())
+    return kExitInvalid;
+  Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
+  if (!recorder.is_ok()) {
+    print_error(recorder.status().message());
+    return exit_status(recorder.status());
+  }
   Result<trace::TraceSummary> summary =
       trace::summarize_traces(args.paths, trace::TraceOptions{.step_prefix = args.step_name});
   if (!summary) {
@@ -37,7 +58,10 @@ int run_summarize(const TraceArgs& args) {
     print_error(w.message());
     return exit_status(w);
   }
-  return kExitOk;
+  const std::vector<std::pair<std::string, double>> numbers = trace::headline(*summary);
+  if (numbers.empty()) return kExitOk;  // no step: nothing measured to record
+  return recorder->record(
+      data::trace_run(trace_name(args.paths), summary->ranks.front().device, numbers));
 }
 
 }  // namespace
@@ -61,6 +85,8 @@ void add_trace_command(CLI::App& app, int* exit_code) {
       "collectives, each rank's NCCL time is split into waiting for peers and transferring, and\n"
       "each step names the rank that held the others back. Files are read as a stream, so size\n"
       "is no limit.\n"
+      "The headline numbers (medians over every rank's steps) are recorded in the run store as a\n"
+      "run of kind trace, which 'shardlab runs diff' sets beside a simulation of the same job.\n"
       "Exit status: 0 summarized, 2 a file that cannot be read,\n"
       "is not a complete trace (named with the byte offset) or has no ProfilerStep annotation, or\n"
       "an output that cannot be written.");
@@ -79,6 +105,8 @@ void add_trace_command(CLI::App& app, int* exit_code) {
       ->type_name("FORMAT");
   add_output_option(sum, &args->output, "the summary", "stdout");
   add_compact_flag(sum, &args->compact);
+  add_quiet_flag(sum, &args->quiet, "the line naming the run recorded");
+  add_store_options(sum, &args->store);
   sum->footer(
       example_footer("  shardlab trace summarize traces/rank-0.json.gz\n"
                      "  shardlab trace summarize traces/ --format json -o summary.json\n"

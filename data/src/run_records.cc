@@ -101,6 +101,27 @@ NewRun simulation_run(const planner::Scenario& scenario, const planner::PlannerR
   return run;
 }
 
+NewRun trace_run(std::string name, std::string device,
+                 const std::vector<std::pair<std::string, double>>& headline) {
+  NewRun run;
+  run.kind = RunKind::kTrace;
+  run.scenario_name = std::move(name);
+  run.device = std::move(device);
+  run.backend = "trace";
+  std::vector<std::pair<std::string, SummaryValue>> summary;
+  for (const auto& [key, value] : headline) {
+    // Counts as integers, times as numbers.
+    const bool count = key == "kernels" || key == "ranks" || key == "steps" || key == "world_size";
+    if (count && value == static_cast<double>(static_cast<int64_t>(value))) {
+      summary.emplace_back(key, static_cast<int64_t>(value));
+    } else {
+      summary.emplace_back(key, value);
+    }
+  }
+  run.summary_json = summary_json(summary);
+  return run;
+}
+
 std::string summary_text(const std::string& summary_json, int digits, std::string_view separator) {
   std::string out;
   for (const auto& [key, value] : summary_fields(summary_json)) {

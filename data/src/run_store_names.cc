@@ -25,16 +25,31 @@ std::string_view to_string(RunKind k) {
       return "calibrate";
     case RunKind::kOptimize:
       return "optimize";
+    case RunKind::kTrace:
+      return "trace";
   }
   return "plan";
 }
 
+namespace {
+constexpr std::array kRunKinds = {RunKind::kPlan,      RunKind::kSimulate, RunKind::kReplay,
+                                  RunKind::kCalibrate, RunKind::kOptimize, RunKind::kTrace};
+}  // namespace
+
 std::optional<RunKind> parse_run_kind(std::string_view s) {
-  for (RunKind k : {RunKind::kPlan, RunKind::kSimulate, RunKind::kReplay, RunKind::kCalibrate,
-                    RunKind::kOptimize}) {
+  for (RunKind k : kRunKinds) {
     if (to_string(k) == s) return k;
   }
   return std::nullopt;
+}
+
+const std::vector<std::string>& run_kind_names() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (RunKind k : kRunKinds) names.emplace_back(to_string(k));
+    return names;
+  }();
+  return kNames;
 }
 
 double EstimateRow::total_ms() const {

@@ -28,6 +28,8 @@
 // the old table cascades to nothing), rows copied with their ids, the
 // AUTOINCREMENT high-water mark carried over (ids are never reused), indexes
 // rebuilt, foreign_key_check before the commit.
+// Version 5: runs.kind also takes 'trace' (a summarized profiler trace),
+// the runs table rebuilt as in version 2.
 // Version 3:
 //   runs.torchrec_version  the TorchRec planner model the run planned or
 //                 rated with ("2024-02", "2026-08"; docs/torchrec-versions.md).
@@ -188,6 +190,45 @@ ALTER TABLE runs ADD COLUMN label TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_by_label ON runs (label, id);
 )sql";
 
+// Version 5: runs.kind also takes 'trace' (shardlab trace summarize), the
+// runs table rebuilt as in version 2.
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE runs_v5 (
+  id                INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind              TEXT    NOT NULL
+                    CHECK (kind IN ('plan', 'simulate', 'replay', 'calibrate', 'optimize', 'trace')),
+  created_at        TEXT    NOT NULL,
+  scenario_name     TEXT    NOT NULL,
+  scenario_hash     TEXT    NOT NULL,
+  scenario_json     TEXT    NOT NULL,
+  plan_json         TEXT    NOT NULL DEFAULT '',
+  summary_json      TEXT    NOT NULL DEFAULT '{}',
+  shardlab_version  TEXT    NOT NULL,
+  host              TEXT    NOT NULL,
+  device            TEXT    NOT NULL DEFAULT '',
+  backend           TEXT    NOT NULL DEFAULT '',
+  estimate_count    INTEGER NOT NULL DEFAULT 0,
+  sim_phase_count   INTEGER NOT NULL DEFAULT 0,
+  measurement_count INTEGER NOT NULL DEFAULT 0,
+  torchrec_version  TEXT    NOT NULL DEFAULT '',
+  label             TEXT    NOT NULL DEFAULT ''
+);
+INSERT INTO runs_v5 (id, kind, created_at, scenario_name, scenario_hash, scenario_json, plan_json,
+                     summary_json, shardlab_version, host, device, backend, estimate_count,
+                     sim_phase_count, measurement_count, torchrec_version, label)
+  SELECT id, kind, created_at, scenario_name, scenario_hash, scenario_json, plan_json,
+         summary_json, shardlab_version, host, device, backend, estimate_count,
+         sim_phase_count, measurement_count, torchrec_version, label
+  FROM runs ORDER BY id;
+DELETE FROM sqlite_sequence WHERE name = 'runs_v5';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'runs_v5', seq FROM sqlite_sequence WHERE name = 'runs';
+DROP TABLE runs;
+ALTER TABLE runs_v5 RENAME TO runs;
+CREATE INDEX runs_by_kind ON runs (kind, id);
+CREATE INDEX runs_by_scenario ON runs (scenario_name, id);
+CREATE INDEX runs_by_label ON runs (label, id);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -196,6 +237,7 @@ const std::vector<Migration>& migrations() {
       {.version = 2, .sql = kSchemaV2, .rebuilds_tables = true},
       {.version = 3, .sql = kSchemaV3},
       {.version = 4, .sql = kSchemaV4},
+      {.version = 5, .sql = kSchemaV5, .rebuilds_tables = true},
   };
   return kMigrations;
 }

@@ -23,8 +23,6 @@ namespace data = shardlab::data;
 namespace kernels = shardlab::kernels;
 namespace planner = shardlab::planner;
 
-const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
-
 // Every option's shard perfs, in option order.
 std::vector<Json> shard_perfs(const Json& options) {
   std::vector<Json> out;

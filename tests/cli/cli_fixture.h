@@ -25,6 +25,10 @@ namespace shardlab_cli_test {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
+// The bundled two-GPU scenario most CLI tests run.
+inline const std::string kTiny =
+    std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
+
 struct CliRun {
   int exit_code = -1;
   std::string out;

@@ -12,8 +12,6 @@ namespace {
 
 using namespace shardlab_cli_test;
 
-const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
-
 class MessagesTest : public CliTest {
  protected:
   void SetUp() override {

@@ -11,8 +11,6 @@
 namespace shardlab_cli_test {
 namespace {
 
-const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
-
 class ReplayCliTest : public CliTest {
  protected:
   std::string plan_tiny() {

@@ -20,8 +20,6 @@
 namespace shardlab_cli_test {
 namespace {
 
-const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
-
 std::string fmt_4g(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);

@@ -13,8 +13,6 @@ namespace {
 
 using namespace shardlab_cli_test;
 
-const std::string kTiny = std::string(SHARDLAB_SOURCE_DIR) + "/data/scenarios/tiny_2gpu.json";
-
 const std::set<std::string> kPhases = {
     "input_dist",    "fwd_compute",     "output_dist",       "dense_fwd",    "dense_bwd",
     "ddp_allreduce", "bwd_output_dist", "bwd_compute",       "dp_allreduce", "dense_optimizer",

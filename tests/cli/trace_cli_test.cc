@@ -35,6 +35,39 @@ TEST_F(CliTest, TraceSummarizeTextAndJson) {
   EXPECT_EQ(j["ranks"][0]["steps"][0]["nccl_ms"], 0.5);
 }
 
+// A summarized trace is a run of kind trace (its medians), which runs diff
+// sets beside a simulation: iteration_ms measured against simulated.
+TEST_F(CliTest, TraceSummarizeRecordsATraceRunThatDiffsWithASimulation) {
+  const std::string file = write("rank-3.json", kTrace);
+  const std::string db = path("runs.db");
+  CliRun r = run({"trace", "summarize", file, "--db", db, "-o", path("summary.txt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("recorded run 1 in"), std::string::npos) << r.err;
+  r = run({"runs", "list", "--kind", "trace", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("trace "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank-3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iteration 2 ms"), std::string::npos) << r.out;
+  r = run({"simulate", kTiny, "--db", db, "-q", "-o", path("sim.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"runs", "diff", "1", "2", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json d = Json::parse(r.out);
+  bool compared = false;
+  for (const Json& f : d["fields"]) {
+    if (f["name"] != "iteration_ms") continue;
+    compared = true;
+    EXPECT_EQ(f["a"], 2.0);
+    EXPECT_TRUE(f["b"].is_number());
+  }
+  EXPECT_TRUE(compared) << r.out;
+  // --no-record records nothing.
+  r = run({"trace", "summarize", file, "--db", db, "--no-record", "-o", path("again.txt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"runs", "list", "--kind", "trace", "--db", db, "--format", "json"});
+  EXPECT_EQ(Json::parse(r.out).size(), 1u) << r.out;
+}
+
 TEST_F(CliTest, TraceSummarizeErrors) {
   const std::string file = write("rank-3.json", kTrace);
   // The output over the trace is refused; the trace is left as it was.

@@ -68,6 +68,13 @@ TEST(RunStoreMigration, VersionOneUpgradesKeepingRunsRowsLinksAndIds) {
   Result<std::vector<RunSummary>> optimizes = store->list_runs({.kind = RunKind::kOptimize});
   ASSERT_TRUE(optimizes.is_ok());
   ASSERT_EQ(optimizes->size(), 1u);
+  // Version 5 takes traces, and kept what versions 3 and 4 added.
+  Result<int64_t> trace = store->add_run(testing::sample_run(RunKind::kTrace, 0));
+  ASSERT_TRUE(trace.is_ok()) << trace.status().message();
+  EXPECT_EQ(*trace, 5);
+  EXPECT_EQ(first->summary.torchrec_version, "2024-02");
+  ASSERT_TRUE(store->set_label(1, "kept").is_ok());
+  EXPECT_EQ(store->get_run(1)->summary.label, "kept");
 
   // Foreign keys are on again: deleting run 1 takes its rows and links.
   ASSERT_TRUE(store->delete_run(1).is_ok());

@@ -362,7 +362,7 @@ TEST(RunStoreFile, RefusesANewerSchemaWithoutTouchingIt) {
   EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(refused.status().message(), path +
                                             ": run store schema version 7 is newer than the "
-                                            "version this ShardLab supports (4); use a "
+                                            "version this ShardLab supports (5); use a "
                                             "newer ShardLab or another run store file");
   EXPECT_EQ(header_field(path, 60), 7u);
 }

@@ -236,6 +236,7 @@ Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptio
   r.file = path;
   r.rank = raw->rank;
   r.world_size = raw->world_size;
+  r.device = raw->device;
   r.steps = summarize_steps(*raw);
   return r;
 }
@@ -345,6 +346,39 @@ std::string summary_to_json(const TraceSummary& summary, int indent) {
   Json alignment{{"aligned", a.aligned}, {"why", a.why}, {"held_back", std::move(held)}};
   return Json{{"ranks", std::move(ranks)}, {"alignment", std::move(alignment)}}.dump(
       indent, ' ', false, Json::error_handler_t::replace);
+}
+
+std::vector<std::pair<std::string, double>> headline(const TraceSummary& summary) {
+  using Field = double StepSummary::*;
+  static constexpr std::pair<const char*, Field> kMedians[] = {
+      {"iteration_ms", &StepSummary::step_ms},    {"gpu_busy_ms", &StepSummary::gpu_busy_ms},
+      {"gpu_idle_ms", &StepSummary::gpu_idle_ms}, {"host_wait_ms", &StepSummary::host_wait_ms},
+      {"nccl_ms", &StepSummary::nccl_ms},         {"tbe_ms", &StepSummary::tbe_ms},
+      {"gemm_ms", &StepSummary::gemm_ms}};
+  std::vector<std::pair<std::string, double>> out;
+  int64_t steps = 0;
+  int world_size = -1;
+  for (const RankTrace& r : summary.ranks) {
+    steps += static_cast<int64_t>(r.steps.size());
+    world_size = std::max(world_size, r.world_size);
+  }
+  if (steps == 0) return out;
+  const auto median = [&](auto value_of) {
+    std::vector<double> samples;
+    samples.reserve(static_cast<size_t>(steps));
+    for (const RankTrace& r : summary.ranks) {
+      for (const StepSummary& s : r.steps) samples.push_back(value_of(s));
+    }
+    return kernels::summarize(std::move(samples)).median_ms;
+  };
+  for (const auto& [name, field] : kMedians)
+    out.emplace_back(name, median([field](const StepSummary& s) { return s.*field; }));
+  out.emplace_back("kernels",
+                   median([](const StepSummary& s) { return static_cast<double>(s.kernels); }));
+  out.emplace_back("ranks", static_cast<double>(summary.ranks.size()));
+  out.emplace_back("steps", static_cast<double>(steps));
+  out.emplace_back("world_size", static_cast<double>(world_size));
+  return out;
 }
 
 std::string summary_text(const TraceSummary& summary) {

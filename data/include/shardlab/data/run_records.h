@@ -69,6 +69,13 @@ struct SimulationRunSettings {
   std::string calibration;           // the calibration profile given; "": none
 };
 
+// A run of kind trace: a profiler trace of a real job summarized
+// (trace::headline's numbers as its summary), named `name` (the trace's
+// file or folder), measured on `device` (the GPU's name, may be empty), with
+// no scenario or plan; backend "trace".
+NewRun trace_run(std::string name, std::string device,
+                 const std::vector<std::pair<std::string, double>>& headline);
+
 // A simulate run of `planned` (new_run) with the steady-state iteration's
 // phases (sim_phase_rows) and the summary docs/run-store.md lists:
 // iteration_ms, total_ms, iterations, rating_ms, overlap, contention,

@@ -58,7 +58,7 @@ namespace shardlab::data {
 
 // The schema version this build writes and reads (PRAGMA user_version). A
 // file with a higher version was written by a newer ShardLab and is refused.
-inline constexpr int kRunStoreSchemaVersion = 4;
+inline constexpr int kRunStoreSchemaVersion = 5;
 
 // How long a writer waits for another connection's transaction, ms.
 inline constexpr int kBusyTimeoutMs = 10000;
@@ -67,10 +67,14 @@ inline constexpr int kBusyTimeoutMs = 10000;
 // the working directory.
 inline constexpr const char* kDefaultRunStoreFile = "shardlab.db";
 
-enum class RunKind { kPlan, kSimulate, kReplay, kCalibrate, kOptimize };
-// "plan", "simulate", "replay", "calibrate", "optimize"
+// kTrace: a profiler trace of a real run, summarized (shardlab trace
+// summarize): measured numbers beside the simulations of the same job.
+enum class RunKind { kPlan, kSimulate, kReplay, kCalibrate, kOptimize, kTrace };
+// "plan", "simulate", "replay", "calibrate", "optimize", "trace"
 std::string_view to_string(RunKind k);
 std::optional<RunKind> parse_run_kind(std::string_view s);  // inverse of to_string
+// Every kind's name, in declaration order: for --kind's choices and messages.
+const std::vector<std::string>& run_kind_names();
 
 // One shard of a plan with TorchRec's estimates for it (docs/cost-model.md).
 struct EstimateRow {

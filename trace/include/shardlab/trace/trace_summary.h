@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shardlab/planner/status.h"
@@ -82,6 +83,7 @@ struct RankTrace {
   std::string file;                // as given
   int rank = -1;                   // distributedInfo.rank; -1 when the file has none
   int world_size = -1;             // distributedInfo.world_size; -1 when the file has none
+  std::string device;              // deviceProperties[0].name; empty when the file has none
   std::vector<StepSummary> steps;  // in step order
   // This rank's clock minus the lowest rank's (align_ranks); nullopt unless
   // aligned.
@@ -163,6 +165,15 @@ Result<TraceSummary> summarize_traces(const std::vector<std::string>& paths,
 // "gpu_idle_ms", "host_wait_ms", "syncs", "sync_ms", "phases_ms"}]}]}.
 // `indent` < 0: one line.
 std::string summary_to_json(const TraceSummary& summary, int indent = 2);
+
+// The summary's headline numbers, what a run of kind "trace" records
+// (docs/run-store.md): medians over every rank's steps (nearest rank, as
+// kernels::summarize takes them) of iteration_ms (the step), gpu_busy_ms,
+// gpu_idle_ms, host_wait_ms, nccl_ms, tbe_ms, gemm_ms and kernels, then
+// ranks, steps (over all ranks) and world_size (-1 when no file says).
+// iteration_ms has the name a simulation's run gives its iteration, so
+// `shardlab runs diff` sets the two side by side. Empty without steps.
+std::vector<std::pair<std::string, double>> headline(const TraceSummary& summary);
 
 // The summary for people: per rank, a row per step, then the GPU time by
 // phase and the host side with its verdict (sim::host_verdict of the median
