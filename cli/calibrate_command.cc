@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "plan_source.h"
 #include "run_recording.h"
 #include "shardlab/data/calibration_json.h"
 #include "shardlab/data/message_text.h"
@@ -28,7 +29,9 @@
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/kernels/calibration.h"
 #include "shardlab/planner/estimators.h"
+#include "shardlab/planner/planner.h"
 #include "shardlab/planner/topology.h"
+#include "shardlab/trace/trace_lookups.h"
 #include "shardlab/trace/trace_measurements.h"
 
 namespace shardlab::cli {
@@ -38,6 +41,8 @@ struct CalibrateArgs {
   std::optional<std::string> runs;      // "3,5-7"; absent: every replay run
   std::vector<std::string> from_trace;  // profiler traces instead of runs
   int local_world_size = 8;             // with --from-trace: GPUs per host
+  std::string scenario;                 // with --from-trace: the traced job's model (lookups)
+  std::string plan;                     // with --scenario: the plan it ran; empty: plan it
   StoreOptions store;
   double holdout = kernels::CalibrationOptions{}.holdout_fraction;
   uint64_t seed = kernels::CalibrationOptions{}.seed;
@@ -76,15 +81,38 @@ struct Sources {
   std::vector<std::string> trace_notes;       // --from-trace: what was skipped
 };
 
+// The lookups of the traced ranks (trace_lookups.h) under the plan of
+// --plan, or the scenario's own plan.
+Status add_trace_lookups(const CalibrateArgs& args, Sources& s) {
+  Result<planner::Scenario> scenario = data::load_scenario_file(args.scenario);
+  if (!scenario) return scenario.status();
+  const planner::PlannerResult planned =
+      args.plan.empty() ? planner::plan(*scenario) : read_and_rate_plan(*scenario, args.plan);
+  if (!planned.ok()) return planned.error;
+  Result<trace::TraceSummary> summary = trace::summarize_traces(args.from_trace);
+  if (!summary) return summary.status();
+  Result<trace::TraceLookups> lookups = trace::trace_lookups(*summary, *scenario, planned);
+  if (!lookups) return lookups.status();
+  s.measurements.insert(s.measurements.end(), lookups->measurements.begin(),
+                        lookups->measurements.end());
+  s.trace_notes.insert(s.trace_notes.end(), lookups->notes.begin(), lookups->notes.end());
+  s.scenario_name = scenario->name;
+  s.scenario_json = scenario_text(args.scenario);
+  s.scenario = std::move(scenario).value();
+  return Status::ok();
+}
+
 Result<Sources> read_trace_sources(const CalibrateArgs& args) {
-  Result<trace::TraceMeasurements> read =
-      trace::trace_measurements(args.from_trace, args.local_world_size);
+  // With the job's scenario its lookups count too, so collectives are optional.
+  Result<trace::TraceMeasurements> read = trace::trace_measurements(
+      args.from_trace, args.local_world_size, {}, /*require_collectives=*/args.scenario.empty());
   if (!read) return read.status();
   Sources s;
   s.measurements = std::move(read->measurements);
   s.device = read->device;
   s.traces = std::move(read->files);
   s.trace_notes = std::move(read->notes);
+  if (!args.scenario.empty()) SHARDLAB_RETURN_IF_ERROR(add_trace_lookups(args, s));
   return s;
 }
 
@@ -203,12 +231,23 @@ void print_report(std::ostream& out, const Sources& s, const kernels::Calibratio
   out << fmt::format(
       "calibrated from {} on {}: {} measurements, {} fitted, {} held out, {} skipped\n", from,
       s.device, s.measurements.size(), fit.fit_count, fit.held_out_count, fit.skipped);
-  out << fmt::format("TorchRec's constants from {}\n",
-                     s.scenario ? fmt::format("run {}'s scenario topology ({})", s.ids.front(),
-                                              planner::to_string(o.compute_device))
-                     : s.traces.empty()
-                         ? std::string("TorchRec's defaults (the run's scenario could not be read)")
-                         : std::string("TorchRec's defaults (traces carry no scenario)"));
+  std::string constants;
+  if (s.scenario && !s.traces.empty()) {
+    constants = fmt::format(
+        "the traced job's scenario {} ({}), whose plan shares each rank's "
+        "lookup time among its shards",
+        data::quoted(s.scenario_name), planner::to_string(o.compute_device));
+  } else if (s.scenario) {
+    constants = fmt::format("run {}'s scenario topology ({})", s.ids.front(),
+                            planner::to_string(o.compute_device));
+  } else {
+    constants = s.traces.empty()
+                    ? std::string("TorchRec's defaults (the run's scenario could not be read)")
+                    : std::string(
+                          "TorchRec's defaults (traces carry no scenario; --scenario "
+                          "names the job's)");
+  }
+  out << fmt::format("TorchRec's constants from {}\n", constants);
   print_parameters(out, fit, o);
   out << fmt::format("held-out error (MAPE of {} records): TorchRec {}, calibrated {}\n",
                      fit.held_out_count, pct(fit.mape_before), pct(fit.mape_after));
@@ -263,6 +302,7 @@ int run_calibrate_from_traces(const CalibrateArgs& args) {
   VerbFiles files;
   files.store(args.store).output(args.output, "the profile output");
   for (const std::string& t : args.from_trace) files.input(t, "a trace of --from-trace");
+  files.input(args.scenario, "the scenario of --scenario").input(args.plan, "the plan of --plan");
   if (!files.distinct()) return kExitInvalid;
   Result<Sources> sources = read_trace_sources(args);
   if (!sources) return fail(sources.status());
@@ -361,6 +401,17 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
                       "traces\")")
           ->type_name("PATH");
   traces->excludes(cmd->get_option("--runs"));
+  cmd->add_option("--scenario", args->scenario,
+                  "With --from-trace: the traced job's scenario, so its embedding lookups are "
+                  "fitted too (each rank's forward and backward GPU time shared among the shards "
+                  "the plan gives it; docs/calibration.md \"Lookups from traces\")")
+      ->needs(traces)
+      ->type_name("FILE");
+  cmd->add_option("--plan", args->plan,
+                  "With --scenario: the plan the job ran (either plan format; default: the "
+                  "scenario's own plan)")
+      ->needs(cmd->get_option("--scenario"))
+      ->type_name("FILE");
   cmd->add_option("--local-world-size", args->local_world_size,
                   "With --from-trace: GPUs per host of the traced job, which tells collectives "
                   "inside a host from those across (default: 8)")
@@ -381,6 +432,8 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       "  shardlab replay dlrm.json plan.json && shardlab calibrate -o calibration.json\n"
       "  shardlab calibrate --runs 3,5-7 --holdout 0.3 --name h100 -o h100.json\n"
       "  shardlab calibrate --from-trace traces/ --local-world-size 8 -o a100.json\n"
+      "  shardlab calibrate --from-trace job/ --scenario job.json --plan job.plan.json -o "
+      "v100.json\n"
       "  shardlab plan dlrm.json --calibration h100.json -o plan.json"));
   cmd->callback([args, exit_code]() { *exit_code = run_calibrate(*args); });
 }

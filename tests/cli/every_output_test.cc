@@ -9,7 +9,8 @@
 // its "Positionals:" (scenario, plan and PATH are file inputs; INT ones get an
 // id, `name` a preset's); its "Options:" of type FILE whose description begins "Write" or "Also
 // write" (outputs), and the other options of type FILE, PROFILE or PATH
-// (inputs).
+// (inputs). An option that "Needs:" others is given with them (each a file of
+// its own when it takes one).
 #include <map>
 #include <sstream>
 #include <string>
@@ -25,6 +26,7 @@ struct Spec {
   std::string name;  // "-o,--output", "scenario"
   std::string type;  // "FILE", "TEXT", "INT:ID"
   std::string description;
+  std::vector<std::string> needs;  // "Needs: --from-trace": options it is given only with
 };
 
 struct Verb {
@@ -59,6 +61,12 @@ std::vector<Spec> section(const std::string& help, const std::string& title) {
     spec >> s.name;
     std::string second;
     if (spec >> second && is_type(second)) s.type = second;
+    for (std::string word = second; !spec.fail(); spec >> word) {
+      if (word == "Needs:") {
+        while (spec >> word && word.rfind("--", 0) == 0) s.needs.push_back(word);
+        break;
+      }
+    }
     if (gap != std::string::npos) {
       const std::size_t text = body.find_first_not_of(' ', gap);
       if (text != std::string::npos) s.description = body.substr(text);
@@ -91,11 +99,29 @@ std::string first_name(const std::string& names) {
   return comma == std::string::npos ? names : names.substr(comma + 1);
 }
 
+const Spec* option_named(const std::vector<Spec>& options, const std::string& name) {
+  for (const Spec& s : options) {
+    if (first_name(s.name) == name) return &s;
+  }
+  return nullptr;
+}
+
 class EveryOutputTest : public CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
     ::setenv("SHARDLAB_NO_RECORD", "1", 1);
+  }
+
+  // The options `spec` needs, before it in `args` (and theirs before them).
+  void add_needs(const Verb& verb, const Spec& spec, std::vector<std::string>& args) {
+    for (const std::string& name : spec.needs) {
+      const Spec* need = option_named(verb.options, name);
+      ASSERT_NE(need, nullptr) << spec.name << " needs " << name << ", which --help does not list";
+      add_needs(verb, *need, args);
+      args.push_back(name);
+      if (!need->type.empty()) args.push_back(write(name.substr(2) + ".need", "{}\n"));
+    }
   }
 
   std::string help(const std::vector<std::string>& words) {
@@ -168,6 +194,7 @@ TEST_F(EveryOutputTest, NoVerbWritesOverAnyOfItsInputs) {
         if (in.positional) {
           target = files.at(in.spec->name);
         } else {
+          add_needs(verb, *in.spec, args);
           const std::string option = first_name(in.spec->name);
           target = write(option.substr(2) + ".in", "{\"input\": \"" + option + "\"}\n");
           args.push_back(option);

@@ -68,6 +68,37 @@ TEST_F(CliTest, TraceSummarizeRecordsATraceRunThatDiffsWithASimulation) {
   EXPECT_EQ(Json::parse(r.out).size(), 1u) << r.out;
 }
 
+// calibrate --from-trace --scenario fits the traced job's lookups (each
+// rank's forward and backward embedding time) beside its collectives.
+TEST_F(CliTest, CalibrateFromATraceWithItsScenarioFitsLookups) {
+  const std::string trace =
+      write("rank-0.json", R"({"distributedInfo": {"rank": 0, "world_size": 2},
+    "deviceProperties": [{"id": 0, "name": "Tesla V100-SXM2-16GB"}],
+    "traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 5000},
+      {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 100, "dur": 1000},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 200, "dur": 2, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "split_embedding_codegen_forward_kernel", "ts": 300, "dur": 300, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 2000, "dur": 1000},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2100, "dur": 2, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "split_embedding_backward_codegen_kernel", "ts": 2200, "dur": 600, "args": {"correlation": 2}}]})");
+  // Without the scenario there is nothing to fit (no collective has a size).
+  CliRun r = run({"calibrate", "--from-trace", trace, "--no-record"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no collective with a recorded size"), std::string::npos) << r.err;
+  r = run({"calibrate", "--from-trace", trace, "--scenario", kTiny, "--holdout", "0", "--no-record",
+           "-o", path("profile.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the traced job's scenario"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fwd fused"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("collectives not fitted"), std::string::npos) << r.out;
+  const Json profile = Json::parse(read_file(path("profile.json")));
+  EXPECT_FALSE(profile["parameters"]["compute"].empty()) << profile.dump();
+  // --plan needs --scenario.
+  r = run({"calibrate", "--from-trace", trace, "--plan", path("plan.json"), "--no-record"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 TEST_F(CliTest, TraceSummarizeErrors) {
   const std::string file = write("rank-3.json", kTrace);
   // The output over the trace is refused; the trace is left as it was.

@@ -81,7 +81,8 @@ std::vector<double> op_kernel_us(const RawTrace& t) {
 }  // namespace
 
 Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& paths,
-                                             int local_world_size, const TraceOptions& options) {
+                                             int local_world_size, const TraceOptions& options,
+                                             bool require_collectives) {
   if (local_world_size < 1) {
     return Status::invalid_argument("local world size must be >= 1, got " +
                                     std::to_string(local_world_size));
@@ -148,9 +149,11 @@ Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& pat
                         " skipped: " + why);
   if (out.device.empty()) out.device = "unknown GPU";
   if (out.measurements.empty()) {
-    return Status::invalid_argument(
+    const std::string none =
         "no collective with a recorded size in the traces (record them with "
-        "torch.profiler.profile(record_shapes=True))");
+        "torch.profiler.profile(record_shapes=True))";
+    if (require_collectives) return Status::invalid_argument(none);
+    out.notes.push_back(none + ": collectives not fitted");
   }
   return out;
 }

@@ -41,9 +41,11 @@ struct TraceMeasurements {
 // Reads every path (a file, or a folder's *.json and *.json.gz files).
 // Errors (kInvalidArgument): as summarize_traces' for the files; a file
 // without distributedInfo.world_size ("cannot tell how many ranks took
-// part"); `local_world_size` < 1; no collective with a size in any file.
+// part"); `local_world_size` < 1; no collective with a size in any file,
+// when `require_collectives` (else a note says so: the caller measures
+// lookups too, trace_lookups.h).
 Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& paths,
-                                             int local_world_size,
-                                             const TraceOptions& options = {});
+                                             int local_world_size, const TraceOptions& options = {},
+                                             bool require_collectives = true);
 
 }  // namespace shardlab::trace
