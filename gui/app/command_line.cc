@@ -30,6 +30,12 @@ bool parse_command_line(const QStringList& arguments, CommandLine* out, QString*
       QStringLiteral("Show this plan file (written by 'shardlab plan') for "
                      "SCENARIO instead of planning."),
       QStringLiteral("FILE"));
+  const QCommandLineOption trace_option(
+      QStringLiteral("trace"),
+      QStringLiteral("A PyTorch profiler trace of SCENARIO's job (a file per rank, .json or "
+                     ".json.gz, or their folder; repeat for more): the Timeline view shows its "
+                     "measured lanes under the simulated ones (docs/traces.md)."),
+      QStringLiteral("PATH"));
   const QCommandLineOption db_option(QStringLiteral("db"),
                                      QStringLiteral("Run store (SQLite) for the Runs view."),
                                      QStringLiteral("FILE"));
@@ -44,7 +50,8 @@ bool parse_command_line(const QStringList& arguments, CommandLine* out, QString*
   const QCommandLineOption size_option(
       QStringLiteral("size"), QStringLiteral("Size of the --screenshot image (default 1400x860)."),
       QStringLiteral("WxH"));
-  parser.addOptions({help_option, plan_option, db_option, shot_option, view_option, size_option});
+  parser.addOptions(
+      {help_option, plan_option, trace_option, db_option, shot_option, view_option, size_option});
   if (!parser.parse(arguments)) {
     *error = parser.errorText();
     return false;
@@ -62,12 +69,18 @@ bool parse_command_line(const QStringList& arguments, CommandLine* out, QString*
   }
   if (!positional.isEmpty()) out->scenario = positional.front();
   out->plan = parser.value(plan_option);
+  out->traces = parser.values(trace_option);
   out->db = parser.value(db_option);
   out->screenshot = parser.value(shot_option);
   out->view = parser.value(view_option);
   if (!out->plan.isEmpty() && out->scenario.isEmpty()) {
     *error = QStringLiteral(
         "--plan needs the scenario the plan was made for: shardlab-gui SCENARIO --plan FILE");
+    return false;
+  }
+  if (!out->traces.isEmpty() && out->scenario.isEmpty()) {
+    *error = QStringLiteral(
+        "--trace needs the scenario of the traced job: shardlab-gui SCENARIO --trace PATH");
     return false;
   }
   if (!out->screenshot.isEmpty()) {

@@ -1,5 +1,5 @@
 // The command line of shardlab-gui:
-//   shardlab-gui [SCENARIO] [--plan FILE] [--db FILE]
+//   shardlab-gui [SCENARIO] [--plan FILE] [--trace PATH]... [--db FILE]
 //                [--screenshot FILE.png --view NAME] [--size WxH]
 #pragma once
 
@@ -12,6 +12,7 @@ namespace shardlab::gui {
 struct CommandLine {
   QString scenario;    // a scenario file; empty: start empty
   QString plan;        // a plan file to show for the scenario instead of planning
+  QStringList traces;  // the job's profiler trace (files or folders): measured lanes
   QString db;          // run store (SQLite)
   QString screenshot;  // render one view to this PNG and exit
   QString view;        // the view --screenshot renders

@@ -2,6 +2,8 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "app/command_line.h"
 #include "app/main_window.h"
@@ -49,6 +51,18 @@ int main(int argc, char** argv) {
       if (shardlab::Status ps = window.workbench().open_plan(cl.plan); !ps.is_ok()) {
         report(ps);
         if (!interactive) return 2;
+      }
+    }
+  }
+  if (!cl.traces.isEmpty()) {
+    std::vector<std::string> paths;
+    for (const QString& t : cl.traces) paths.push_back(t.toStdString());
+    window.models().trace.load(std::move(paths));
+    if (!interactive) {
+      window.models().trace.wait_idle();
+      if (const shardlab::Status& st = window.models().trace.status(); !st.is_ok()) {
+        report(st);
+        return 2;
       }
     }
   }

@@ -1,11 +1,14 @@
 #include "app/timeline_view.h"
 
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
@@ -43,6 +46,10 @@ QWidget* legend(QWidget* parent) {
   layout->addWidget(
       new QLabel(QStringLiteral("<span style='color:#d62728'>&#9634;</span> critical path"), w),
       sim::kNumPhases / kColumns, sim::kNumPhases % kColumns);
+  layout->addWidget(new QLabel(QStringLiteral("<span style='background:#9a9a9a'>&nbsp;&nbsp;&nbsp;"
+                                              "</span> other (trace)"),
+                               w),
+                    (sim::kNumPhases + 1) / kColumns, (sim::kNumPhases + 1) % kColumns);
   layout->setColumnStretch(kColumns, 1);
   return w;
 }
@@ -70,9 +77,16 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
   add_export_action(timeline_, QStringLiteral("timeline"));
   auto* fit = new QPushButton(QStringLiteral("Fit"), this);
   auto* trace = new QPushButton(QStringLiteral("Export Chrome trace..."), this);
+  auto* measured_trace = new QPushButton(QStringLiteral("Trace..."), this);
+  measured_trace->setToolTip(
+      QStringLiteral("Read a PyTorch profiler trace of this job (a file per rank, .json or "
+                     ".json.gz): its measured lanes under the simulated ones (docs/traces.md)"));
+  auto* trace_menu = new QMenu(measured_trace);
+  measured_trace->setMenu(trace_menu);
   auto* bar = new QHBoxLayout();
   bar->addWidget(header_, 1);
   bar->addWidget(fit);
+  bar->addWidget(measured_trace);
   bar->addWidget(trace);
   auto* chart = new QGridLayout();
   chart->setSpacing(0);
@@ -92,16 +106,26 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
   measured_layout->addWidget(measured_header_);
   measured_layout->addWidget(measured_, 1);
   measured_box_->hide();
+  trace_label_ = new QLabel(this);
+  trace_label_->setWordWrap(true);
+  trace_label_->hide();
+  against_ = new QPlainTextEdit(this);
+  against_->setReadOnly(true);
+  against_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  against_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  against_->hide();
   auto* chart_box = new QWidget(this);
   chart_box->setLayout(chart);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(chart_box);
   split->addWidget(measured_box_);
+  split->addWidget(against_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(banner_);
   layout->addLayout(bar);
+  layout->addWidget(trace_label_);
   layout->addWidget(legend(this));
   layout->addWidget(split, 1);
   auto* help = new QLabel(
@@ -132,6 +156,19 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
     if (!export_chrome_trace(path, &error))
       QMessageBox::warning(this, QStringLiteral("Export failed"), error);
   });
+  trace_menu->addAction(QStringLiteral("Open trace files..."), this, [this]() {
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, QStringLiteral("Open the job's trace: a file per rank"), QString(),
+        QStringLiteral("PyTorch profiler traces (*.json *.json.gz)"));
+    if (!files.isEmpty()) open_trace(files);
+  });
+  trace_menu->addAction(QStringLiteral("Open trace folder..."), this, [this]() {
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, QStringLiteral("Open the job's trace folder"));
+    if (!folder.isEmpty()) open_trace({folder});
+  });
+  trace_menu->addAction(QStringLiteral("Clear trace"), &models->trace, &MeasuredTrace::clear);
+  connect(&models->trace, &MeasuredTrace::changed, this, &TimelineView::refresh_trace);
   connect(timeline_, &TimelineWidget::rankClicked, wb, &Workbench::select_rank);
   connect(wb, &Workbench::selectionChanged, this,
           [this, wb]() { timeline_->set_selected_rank(wb->selected_rank()); });
@@ -145,6 +182,55 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
 }
 
 QString TimelineView::header_text() const { return header_->text(); }
+
+QString TimelineView::trace_text() const { return trace_label_->text(); }
+
+QString TimelineView::against_text() const { return against_->toPlainText(); }
+
+void TimelineView::open_trace(const QStringList& paths) {
+  std::vector<std::string> list;
+  for (const QString& p : paths) list.push_back(p.toStdString());
+  models_->trace.load(std::move(list));
+}
+
+// What the trace is, and the trace beside the simulation (the models hold
+// both, computed in the core).
+void TimelineView::refresh_trace() {
+  const MeasuredTrace& t = models_->trace;
+  const TraceBeside& beside = models_->trace_beside;
+  const QString source = QString::fromStdString(t.source()).toHtmlEscaped();
+  QString text;
+  if (t.loading()) {
+    text = QStringLiteral("Reading the trace %1...").arg(source);
+  } else if (!t.status().is_ok()) {
+    text = QStringLiteral("<b>Trace not read</b>: ") +
+           QString::fromStdString(t.status().message()).toHtmlEscaped();
+  } else if (t.summary() && !beside.timeline.is_ok()) {
+    text = QStringLiteral("<b>Trace</b> %1 not laid out: ").arg(source) +
+           QString::fromStdString(beside.timeline.status().message()).toHtmlEscaped();
+  } else if (t.summary()) {
+    const trace::MeasuredTimeline& m = *beside.timeline;
+    text = QStringLiteral(
+               "<b>Measured</b> (lanes \"trace gpu\" and \"trace nccl\", hatched): step %1 of %2, "
+               "the median of the "
+               "%3 step(s) every traced rank has (%4 ms on the lowest rank), from the last "
+               "simulated iteration's start (%5 ms); %6")
+               .arg(m.step)
+               .arg(source)
+               .arg(m.steps)
+               .arg(m.step_ms, 0, 'f', 3)
+               .arg(m.origin_ms, 0, 'f', 3)
+               .arg(m.aligned ? QStringLiteral("ranks on one clock, aligned by their collectives")
+                              : QStringLiteral("each rank from its own step's start (the files "
+                                               "are not every rank of one job)"));
+  }
+  trace_label_->setText(text);
+  trace_label_->setVisible(!text.isEmpty());
+  const bool rows = t.summary() && beside.rows.is_ok();
+  against_->setPlainText(rows ? QString::fromStdString(trace::against_text(*beside.rows))
+                              : QString());
+  against_->setVisible(rows);
+}
 
 void TimelineView::sync_bars() {
   syncing_ = true;
@@ -182,6 +268,7 @@ bool TimelineView::export_chrome_trace(const QString& path, QString* error) cons
 }
 
 void TimelineView::refresh() {
+  refresh_trace();
   Workbench* wb = models_->workbench();
   const PhaseComparisonModel& measured = models_->measured_phases;
   measured_box_->setVisible(measured.rowCount() > 0);

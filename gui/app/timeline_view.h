@@ -2,12 +2,15 @@
 // (TimelineWidget) with scrollbars, its legend, fit / export buttons and a
 // header naming the plan it simulates (best plan, proposal, plan file,
 // comparison row) with a summary of the critical path. Exports as PNG, SVG
-// and Chrome trace JSON.
+// and Chrome trace JSON. "Trace..." reads a profiler trace of the job
+// (WorkbenchModels::trace): its measured lanes join the chart, and the
+// `simulate --against` table shows under it.
 #pragma once
 
 #include "app/workbench_view.h"
 
 class QLabel;
+class QPlainTextEdit;
 class QScrollBar;
 class QTableView;
 
@@ -35,11 +38,19 @@ class TimelineView : public WorkbenchView {
   // plan has no measurements).
   QTableView* measured_table() const { return measured_; }
 
+  // What the view says of the trace: read, failed, or laid out beside the
+  // simulation; and the measured-against-simulated table (empty without).
+  QString trace_text() const;
+  QString against_text() const;
+  // Reads `paths` as the job's trace (the "Trace..." menu's action).
+  void open_trace(const QStringList& paths);
+
   // Writes the shown simulation as Chrome trace JSON (data/sim_json.h).
   bool export_chrome_trace(const QString& path, QString* error) const;
 
  private:
   void refresh();
+  void refresh_trace();
   void sync_bars();
 
   WorkbenchModels* models_;
@@ -51,6 +62,8 @@ class TimelineView : public WorkbenchView {
   QWidget* measured_box_ = nullptr;
   QLabel* measured_header_ = nullptr;
   QTableView* measured_ = nullptr;
+  QLabel* trace_label_ = nullptr;
+  QPlainTextEdit* against_ = nullptr;
   bool syncing_ = false;
 };
 

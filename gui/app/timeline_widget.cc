@@ -35,6 +35,9 @@ std::vector<TimelinePhase>::const_iterator first_ending_after(const TimelineLane
                               [t](const TimelinePhase& p) { return p.record.end_ms < t; });
 }
 
+// A measured span no rule of docs/traces.md "Phases" places.
+const QColor kOtherColor(0x9a, 0x9a, 0x9a);
+
 }  // namespace
 
 QColor phase_color(sim::Phase p) {
@@ -179,9 +182,13 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
       p.drawLine(0, y - 1, rect.width(), y - 1);
     }
     p.setPen(lane.critical ? QColor(0xd6, 0x27, 0x28) : QColor(0x30, 0x30, 0x30));
+    if (lane.measured) {
+      // A traced step's lane: a hatched ground, so it reads as measured.
+      p.fillRect(QRect(plot_left, y, rect.width() - plot_left, kLaneHeight),
+                 QBrush(QColor(0xe8, 0xe8, 0xe8), Qt::BDiagPattern));
+    }
     p.drawText(QRect(kHostBand + 4, y, kLabelWidth - kHostBand - 8, kLaneHeight),
-               Qt::AlignVCenter | Qt::AlignLeft,
-               QStringLiteral("r%1 %2").arg(lane.rank).arg(str(sim::to_string(lane.stream))));
+               Qt::AlignVCenter | Qt::AlignLeft, lane_name(lane));
     p.save();
     p.setClipRect(
         QRect(plot_left, std::max(y, kAxisHeight), rect.width() - plot_left, kLaneHeight));
@@ -194,7 +201,7 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
       if (x1 <= last_px && !it->critical) continue;
       last_px = x1;
       const QRectF box(x0, y, x1 - x0, kLaneHeight);
-      p.fillRect(box, phase_color(r.phase));
+      p.fillRect(box, it->other ? kOtherColor : phase_color(r.phase));
       if (it->critical) {
         p.setPen(critical_pen);
         p.setBrush(Qt::NoBrush);
@@ -203,7 +210,7 @@ void TimelineWidget::render_frame(QPainter& p, const QRect& rect) const {
       if (x1 - x0 > 60) {
         p.setPen(Qt::white);
         p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                   str(sim::to_string(r.phase)));
+                   it->other ? QStringLiteral("other") : str(sim::to_string(r.phase)));
       }
     }
     p.restore();
@@ -250,16 +257,21 @@ QString TimelineWidget::describe_at(const QPoint& pos) const {
   for (auto it = first_ending_after(lane, t - ms_per_px_); it != lane.phases.end(); ++it) {
     const sim::PhaseRecord& r = it->record;
     if (r.start_ms > t + ms_per_px_) break;
+    // A measured span names its step and GPU events; a simulated phase its
+    // iteration and table shards.
+    const QString phase = it->other ? QStringLiteral("other") : str(sim::to_string(r.phase));
     QString text =
-        QStringLiteral("%1 (iteration %2)\nrank %3, %4 stream\n%5 to %6 ms (%7)\n%8 table shard(s)")
-            .arg(str(sim::to_string(r.phase)))
-            .arg(r.iteration)
+        QStringLiteral("%1%2\nrank %3, %4 %5\n%6 to %7 ms (%8)\n")
+            .arg(phase, lane.measured ? QStringLiteral(", measured (step %1)").arg(r.iteration)
+                                      : QStringLiteral(" (iteration %1)").arg(r.iteration))
             .arg(lane.rank)
-            .arg(str(sim::to_string(lane.stream)))
+            .arg(str(sim::to_string(lane.stream)),
+                 lane.measured ? QStringLiteral("lane") : QStringLiteral("stream"))
             .arg(r.start_ms, 0, 'f', 4)
             .arg(r.end_ms, 0, 'f', 4)
-            .arg(format_ms(r.end_ms - r.start_ms))
-            .arg(r.tables);
+            .arg(format_ms(r.end_ms - r.start_ms));
+    if (lane.measured) return text + QStringLiteral("%1 GPU event(s)").arg(it->events);
+    text += QStringLiteral("%1 table shard(s)").arg(r.tables);
     if (r.bytes > 0) text += QStringLiteral(", sends ") + format_bytes(r.bytes);
     if (it->critical) text += QStringLiteral("\non the critical path");
     return text;

@@ -32,7 +32,7 @@ class TimelineWidget : public QWidget {
  public:
   static constexpr int kLaneHeight = 16;
   static constexpr int kLanePitch = 18;
-  static constexpr int kLabelWidth = 112;
+  static constexpr int kLabelWidth = 124;
   static constexpr int kHostBand = 22;  // left part of the labels: the host
   static constexpr int kAxisHeight = 24;
 

@@ -15,14 +15,33 @@ QString str(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
+// A measured lane as the timeline's: spans as phase records of the step.
+TimelineLane measured_lane(const trace::MeasuredLane& m, int64_t step, int host) {
+  TimelineLane lane{.rank = m.rank, .host = host, .stream = m.stream, .measured = true};
+  lane.phases.reserve(m.spans.size());
+  for (const trace::MeasuredSpan& s : m.spans) {
+    lane.phases.push_back(
+        TimelinePhase{.record = {.phase = s.phase.value_or(sim::Phase::kIterationOverhead),
+                                 .stream = m.stream,
+                                 .iteration = static_cast<int>(step),
+                                 .start_ms = s.start_ms,
+                                 .end_ms = s.end_ms},
+                      .other = !s.phase.has_value(),
+                      .events = s.events});
+  }
+  return lane;
+}
+
 }  // namespace
 
 TimelineModel::TimelineModel(QObject* parent) : QAbstractItemModel(parent) {}
 
-void TimelineModel::reset(const sim::SimResult& simulation) {
+void TimelineModel::reset(const sim::SimResult& simulation,
+                          const trace::MeasuredTimeline* measured) {
   beginResetModel();
   lanes_.clear();
   critical_phases_ = 0;
+  measured_lanes_ = 0;
   total_ms_ = simulation.total_ms;
   iteration_ms_ = simulation.iteration_ms;
   const std::vector<std::vector<bool>> critical = sim::critical_phase_marks(simulation);
@@ -47,6 +66,13 @@ void TimelineModel::reset(const sim::SimResult& simulation) {
                        });
       lanes_.push_back(std::move(lane));
     }
+    if (!measured) continue;
+    for (const trace::MeasuredLane& m : measured->lanes) {
+      if (m.rank != r.rank) continue;
+      lanes_.push_back(measured_lane(m, measured->step, r.host));
+      ++measured_lanes_;
+      total_ms_ = std::max(total_ms_, lanes_.back().phases.back().record.end_ms);
+    }
   }
   endResetModel();
 }
@@ -57,12 +83,23 @@ void TimelineModel::clear() {
   total_ms_ = 0.0;
   iteration_ms_ = 0.0;
   critical_phases_ = 0;
+  measured_lanes_ = 0;
   endResetModel();
+}
+
+QString lane_name(const TimelineLane& lane) {
+  if (lane.measured) {
+    return QStringLiteral("r%1 trace %2")
+        .arg(lane.rank)
+        .arg(lane.stream == sim::Stream::kComm ? QStringLiteral("nccl") : QStringLiteral("gpu"));
+  }
+  return QStringLiteral("r%1 %2").arg(lane.rank).arg(str(sim::to_string(lane.stream)));
 }
 
 int TimelineModel::lane_of(int rank, sim::Stream stream) const {
   for (size_t i = 0; i < lanes_.size(); ++i) {
-    if (lanes_[i].rank == rank && lanes_[i].stream == stream) return static_cast<int>(i);
+    if (lanes_[i].rank == rank && lanes_[i].stream == stream && !lanes_[i].measured)
+      return static_cast<int>(i);
   }
   return -1;
 }
@@ -101,7 +138,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const {
     if (role == CriticalRole) return lane.critical;
     if (role == RawValueRole && index.column() == kName) return lane.rank;
     if (role != Qt::DisplayRole || index.column() != kName) return {};
-    return QStringLiteral("r%1 %2").arg(lane.rank).arg(str(sim::to_string(lane.stream)));
+    return lane_name(lane);
   }
   const TimelineLane& lane = lanes_[static_cast<size_t>(index.internalId() - 1)];
   const TimelinePhase& p = lane.phases[static_cast<size_t>(index.row())];
@@ -132,7 +169,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case kName:
-      return str(sim::to_string(r.phase));
+      return p.other ? QStringLiteral("other") : str(sim::to_string(r.phase));
     case kIteration:
       return r.iteration;
     case kStart:

@@ -29,6 +29,7 @@ WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
   connect(workbench, &Workbench::displayedChanged, this, &WorkbenchModels::on_displayed);
   connect(workbench, &Workbench::simulationChanged, this, &WorkbenchModels::on_simulation);
   connect(workbench, &Workbench::comparisonChanged, this, &WorkbenchModels::on_comparison);
+  connect(&trace, &MeasuredTrace::changed, this, &WorkbenchModels::on_simulation);
   if (workbench->scenario()) on_scenario();
 }
 
@@ -65,8 +66,9 @@ void WorkbenchModels::on_displayed() {
 void WorkbenchModels::on_simulation() {
   const SimResultPtr& s = workbench_->simulation();
   ranks.reset_simulation(s.get());
+  trace_beside = s ? trace.beside(*s) : TraceBeside{};
   if (s) {
-    timeline.reset(*s);
+    timeline.reset(*s, trace_beside.timeline.is_ok() ? &*trace_beside.timeline : nullptr);
   } else {
     timeline.clear();
   }

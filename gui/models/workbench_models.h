@@ -9,6 +9,7 @@
 #include <QObject>
 
 #include "models/compare_model.h"
+#include "models/measured_trace.h"
 #include "models/phase_comparison_model.h"
 #include "models/placement_matrix_model.h"
 #include "models/proposals_model.h"
@@ -42,6 +43,11 @@ class WorkbenchModels : public QObject {
   CompareRanksModel compare_ranks;
   TimelineModel timeline;
   PhaseComparisonModel measured_phases;
+  // A profiler trace of the job (the Timeline view's "Trace..."), and it
+  // beside the shown simulation: the timeline's measured lanes and the
+  // `simulate --against` table.
+  MeasuredTrace trace;
+  TraceBeside trace_beside;
 
  signals:
   // Every model shows the session's current values.

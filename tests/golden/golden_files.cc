@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "../shared_dir.h"
+
 namespace shardlab::testing {
 namespace {
 
@@ -84,11 +86,7 @@ void collect(const std::filesystem::path& dir, const GoldenSet& set, uintmax_t m
   }
 }
 
-std::filesystem::path shared_root() {
-  if (const char* env = std::getenv("SHARDLAB_SHARED_DIR"); env != nullptr && *env != '\0')
-    return env;
-  return std::filesystem::path(SHARDLAB_SOURCE_DIR) / "../shared";
-}
+std::filesystem::path shared_root() { return testing_support::shared_dir(); }
 
 }  // namespace
 

@@ -12,7 +12,10 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <filesystem>
 
+#include "../shared_dir.h"
 #include "app/command_line.h"
 #include "app/main_window.h"
 #include "app/plan_view.h"
@@ -153,6 +156,90 @@ class AppTest : public QObject {
       }
     }
     QVERIFY(red > 0);
+  }
+
+  // A real trace of a job beside its simulation: the 4-rank V100 TorchRec
+  // DLRM (../shared/traces, its README) and its bundled scenario. Each rank
+  // gets measured lanes under its simulated ones, the table is the CLI's
+  // `simulate --against`; a truncated file is refused with its name; clearing
+  // takes the lanes away.
+  void timeline_shows_a_traced_job_beside_its_simulation() {
+    const std::filesystem::path traces =
+        testing_support::shared_traces_dir() / "v100_4rank_torchrec_dlrm";
+    if (!std::filesystem::is_directory(traces)) QSKIP("no shared traces");
+    MainWindow window;
+    auto testers = attach_testers(window.models());
+    QVERIFY(
+        open_and_plan(window.workbench(), "validation/torchrec_golden_training_v100_4x4096.json"));
+    QVERIFY(window.workbench().simulation() != nullptr);
+    auto* view = static_cast<TimelineView*>(window.view(QStringLiteral("timeline")));
+    const MeasuredTrace& trace = window.models().trace;
+    QSignalSpy changed(&trace, &MeasuredTrace::changed);
+    view->open_trace({QString::fromStdString(traces.string())});
+    QVERIFY2(view->trace_text().contains(QStringLiteral("Reading the trace")),
+             qPrintable(view->trace_text()));
+    QVERIFY(wait_for(changed, 2));
+    QVERIFY2(trace.status().is_ok(), trace.status().message().c_str());
+    const TimelineModel& m = window.models().timeline;
+    QCOMPARE(m.measured_lanes(), 8);  // 4 ranks, compute and comm
+    // Steps 4, 5, 6 last 152.6, 407.5 and 127.6 ms on rank 0: step 4 is shown.
+    QVERIFY2(view->trace_text().contains(QStringLiteral("step 4 of")),
+             qPrintable(view->trace_text()));
+    QVERIFY2(view->against_text().contains(QStringLiteral("rank 0")),
+             qPrintable(view->against_text()));
+    int row = -1;
+    for (size_t i = 0; i < m.lanes().size(); ++i) {
+      const TimelineLane& lane = m.lanes()[i];
+      if (!lane.measured) continue;
+      if (row < 0) row = static_cast<int>(i);
+      QVERIFY(i > 0 && m.lanes()[i - 1].rank == lane.rank);  // under its rank's lanes
+      for (size_t k = 1; k < lane.phases.size(); ++k)
+        QVERIFY(lane.phases[k - 1].record.end_ms <= lane.phases[k].record.start_ms + 1e-9);
+    }
+    QVERIFY(row >= 0);
+    QVERIFY(m.data(m.index(row, TimelineModel::kName), Qt::DisplayRole)
+                .toString()
+                .contains(QStringLiteral(" trace ")));
+    // Hovering a measured span says so.
+    TimelineWidget* w = view->timeline();
+    w->resize(900, 400);
+    w->fit();
+    const TimelineLane& lane = m.lanes()[static_cast<size_t>(row)];
+    const auto widest = std::max_element(
+        lane.phases.begin(), lane.phases.end(), [](const TimelinePhase& a, const TimelinePhase& b) {
+          return a.record.end_ms - a.record.start_ms < b.record.end_ms - b.record.start_ms;
+        });
+    w->set_view(w->start_ms(), w->ms_per_pixel(), row * TimelineWidget::kLanePitch);
+    const int x =
+        TimelineWidget::kLabelWidth +
+        static_cast<int>(((widest->record.start_ms + widest->record.end_ms) / 2 - w->start_ms()) /
+                         w->ms_per_pixel());
+    const QString tip =
+        w->describe_at(QPoint(x, TimelineWidget::kAxisHeight + row * TimelineWidget::kLanePitch -
+                                     w->scroll_y() + TimelineWidget::kLaneHeight / 2));
+    QVERIFY2(tip.contains(QStringLiteral("measured (step 4)")), qPrintable(tip));
+
+    QTemporaryDir dir;
+    const QString broken = dir.filePath(QStringLiteral("rank-0.json"));
+    QFile f(broken);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"traceEvents": [{"ph": "X", "name": )");
+    f.close();
+    changed.clear();
+    view->open_trace({broken});
+    QVERIFY(wait_for(changed, 2));
+    QVERIFY2(view->trace_text().contains(QStringLiteral("Trace not read")) &&
+                 view->trace_text().contains(QStringLiteral("rank-0.json")),
+             qPrintable(view->trace_text()));
+    QCOMPARE(m.measured_lanes(), 0);
+    QVERIFY(view->against_text().isEmpty());
+    view->open_trace({QString::fromStdString(traces.string())});
+    changed.clear();
+    QVERIFY(wait_for(changed, 1));
+    QCOMPARE(m.measured_lanes(), 8);
+    window.models().trace.clear();
+    QCOMPARE(m.measured_lanes(), 0);
+    QVERIFY(view->trace_text().isEmpty());
   }
 
   void scenario_view_shows_a_refusal() {

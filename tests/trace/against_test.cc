@@ -144,5 +144,86 @@ TEST(Against, ErrorsNameTheRankOrWhatIsMissing) {
   EXPECT_NE(a.status().message().find("kept no phase records"), std::string::npos);
 }
 
+// measured_timeline: the median step (of those both ranks have) laid out from
+// the simulation's last iteration's start (10 ms here), by rank then lane.
+// Steps 1..3 last 3, 5 and 4 ms on rank 0: step 3 (4 ms) is shown. Unaligned,
+// each rank's own step start goes to 10; aligned, rank 1's clock is 0.5 ms
+// ahead of rank 0's, so its spans keep that offset.
+TEST(Against, MeasuredTimelineShowsTheMedianStepFromTheLastIteration) {
+  const auto with_spans = [](int64_t n, double start, double len) {
+    StepSummary s = step(len, len, 0, 0);
+    s.step = n;
+    s.start_ms = start;
+    s.spans = {{Phase::kFwdCompute, Stream::kCompute, 1, 2, 3},
+               {std::nullopt, Stream::kCompute, 2.5, 3, 1},
+               {Phase::kOutputDist, Stream::kComm, 1.5, 2.5, 1}};
+    return s;
+  };
+  TraceSummary t;
+  t.ranks.push_back(RankTrace{.file = "r0", .rank = 0, .world_size = 2});
+  t.ranks.push_back(RankTrace{.file = "r1", .rank = 1, .world_size = 2});
+  t.ranks[0].steps = {with_spans(1, 100, 3), with_spans(2, 103, 5), with_spans(3, 108, 4)};
+  t.ranks[1].steps = {with_spans(2, 203.5, 5), with_spans(3, 208.5, 4), with_spans(4, 212, 9)};
+  Result<MeasuredTimeline> m = measured_timeline(t, simulation());
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  // Common steps 2 and 3 (5 and 4 ms): the nearest-rank median of two is the lower.
+  EXPECT_EQ(m->step, 3);
+  EXPECT_DOUBLE_EQ(m->step_ms, 4.0);
+  EXPECT_EQ(m->steps, 2);
+  EXPECT_FALSE(m->aligned);
+  EXPECT_DOUBLE_EQ(m->origin_ms, 9.0);  // the host step of iteration 2 starts at 9
+  ASSERT_EQ(m->lanes.size(), 4u);
+  EXPECT_EQ(m->lanes[0].rank, 0);
+  EXPECT_EQ(m->lanes[0].stream, Stream::kCompute);
+  ASSERT_EQ(m->lanes[0].spans.size(), 2u);
+  EXPECT_DOUBLE_EQ(m->lanes[0].spans[0].start_ms, 10.0);
+  EXPECT_DOUBLE_EQ(m->lanes[0].spans[1].end_ms, 12.0);
+  EXPECT_FALSE(m->lanes[0].spans[1].phase.has_value());
+  EXPECT_EQ(m->lanes[1].stream, Stream::kComm);
+  EXPECT_DOUBLE_EQ(m->lanes[1].spans[0].start_ms, 10.5);
+  EXPECT_EQ(m->lanes[2].rank, 1);
+  EXPECT_DOUBLE_EQ(m->lanes[2].spans[0].start_ms, 10.0);  // its own step start at 9
+
+  t.alignment.aligned = true;
+  t.ranks[0].clock_offset_ms = 0.0;
+  t.ranks[1].clock_offset_ms = 100.0;  // rank 1's step 3 starts at 108.5 on rank 0's clock
+  m = measured_timeline(t, simulation());
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_TRUE(m->aligned);
+  EXPECT_DOUBLE_EQ(m->lanes[0].spans[0].start_ms, 10.0);
+  EXPECT_DOUBLE_EQ(m->lanes[2].spans[0].start_ms, 10.5);
+}
+
+TEST(Against, MeasuredTimelineErrorsSayWhatIsMissing) {
+  TraceSummary t;
+  t.ranks.push_back(RankTrace{.file = "rank-5.json", .rank = 5, .world_size = 8});
+  Result<MeasuredTimeline> m = measured_timeline(t, simulation());
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.status().message(), "trace rank 5 (rank-5.json): the simulation has 2 ranks");
+  t.ranks[0].rank = 1;
+  t.ranks[0].steps = {step(1, 1, 1, 0)};  // no spans kept
+  m = measured_timeline(t, simulation());
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("without its spans"), std::string::npos);
+  t.ranks.push_back(RankTrace{.file = "rank-0.json", .rank = 0, .world_size = 8});
+  t.ranks[1].steps = {step(1, 1, 1, 0)};
+  t.ranks[1].steps[0].step = 9;  // no step number both have
+  m = measured_timeline(t, simulation());
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("no step number"), std::string::npos);
+  m = measured_timeline(TraceSummary{}, simulation());
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_EQ(m.status().message(), "no traced ranks");
+  t.ranks.pop_back();
+  sim::SimResult bare = simulation();
+  bare.ranks[1].phases.clear();
+  m = measured_timeline(t, bare);
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_NE(m.status().message().find("kept no phase records"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace shardlab::trace

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "../shared_dir.h"
 #include "shardlab/kernels/calibration.h"
 #include "trace_files.h"
 
@@ -93,11 +94,7 @@ TEST_F(TraceMeasurementsTest, Refusals) {
             StatusCode::kInvalidArgument);
 }
 
-fs::path traces_root() {
-  if (const char* env = std::getenv("SHARDLAB_SHARED_DIR"); env != nullptr && *env != '\0')
-    return fs::path(env) / "traces";
-  return fs::path(SHARDLAB_SOURCE_DIR) / "../shared/traces";
-}
+fs::path traces_root() { return testing_support::shared_traces_dir(); }
 
 // The 8-rank production trace: one host; its embedding all-to-all sends 7/8
 // of an [8, 1024, 8816] float buffer. A calibration fits the host's

@@ -15,10 +15,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "../shared_dir.h"
 #include "trace_files.h"
 
 namespace shardlab::trace {
@@ -102,7 +104,9 @@ TEST_F(TraceTest, HandComputedTwoSteps) {
 // 0.3 ms); step 8's two events in sparse_data_dist (input_dist, 0.4 ms, even
 // though one is an embedding kernel); a kernel launched outside every stage
 // is "other".
-TEST_F(TraceTest, PhasesFollowTheStageAnnotations) {
+// kTwoSteps with TorchRec's stage annotations, an "other" kernel launched
+// at 2500 (elementwise [2600, 2650)), and `more` events.
+std::string with_stages(const std::string& more = "") {
   std::string text = kTwoSteps;
   const std::string events = R"("traceEvents": [)";
   text.insert(text.find(events) + events.size(), R"(
@@ -112,8 +116,12 @@ TEST_F(TraceTest, PhasesFollowTheStageAnnotations) {
     {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2500, "dur": 5,
      "args": {"correlation": 5}},
     {"ph": "X", "cat": "kernel", "name": "elementwise", "ts": 2600, "dur": 50,
-     "args": {"correlation": 5}},)");
-  Result<RankTrace> r = summarize_trace_file(write("phases.json", text));
+     "args": {"correlation": 5}},)" + more);
+  return text;
+}
+
+TEST_F(TraceTest, PhasesFollowTheStageAnnotations) {
+  Result<RankTrace> r = summarize_trace_file(write("phases.json", with_stages()));
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->steps.size(), 2u);
   const auto ms = [&](int step, sim::Phase p) {
@@ -128,6 +136,62 @@ TEST_F(TraceTest, PhasesFollowTheStageAnnotations) {
   const Json j = Json::parse(summary_to_json(TraceSummary{.ranks = {*r}}));
   EXPECT_DOUBLE_EQ(j["ranks"][0]["steps"][1]["phases_ms"]["input_dist"].get<double>(), 0.4);
   EXPECT_DOUBLE_EQ(j["ranks"][0]["steps"][1]["phases_ms"]["other"].get<double>(), 0.05);
+}
+
+// Spans (MeasuredSpan's rules), on the trace above with two more kernels
+// launched in the forward: relu [1600, 1800) and relu2 [1800, 1850), both
+// dense_fwd. Step 7's compute lane: the GEMM [1400, 1700) (dense_bwd), relu
+// starting inside it with another phase shows from 1700, relu2 touching it
+// extends it: [1700, 1850) of two events. Its comm lane: the all-to-all
+// [1200, 1500). Step 8's compute lane: the lookup [2100, 2400), then the copy
+// [2600, 2700) with the "other" elementwise kernel [2600, 2650) inside it.
+// Without TraceOptions::spans nothing is kept.
+TEST_F(TraceTest, SpansLayOutEachLaneWithoutOverlap) {
+  const std::string text = with_stages(R"(
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1060, "dur": 5,
+     "args": {"correlation": 6}},
+    {"ph": "X", "cat": "kernel", "name": "relu", "ts": 1600, "dur": 200,
+     "args": {"correlation": 6}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1070, "dur": 5,
+     "args": {"correlation": 7}},
+    {"ph": "X", "cat": "kernel", "name": "relu2", "ts": 1800, "dur": 50,
+     "args": {"correlation": 7}},)");
+  const std::string path = write("spans.json", text);
+  Result<RankTrace> bare = summarize_trace_file(path);
+  ASSERT_TRUE(bare.is_ok()) << bare.status().message();
+  for (const StepSummary& s : bare->steps) EXPECT_TRUE(s.spans.empty());
+  Result<RankTrace> r = summarize_trace_file(path, TraceOptions{.spans = true});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->steps.size(), 2u);
+  using sim::Phase;
+  using sim::Stream;
+  struct Want {
+    std::optional<Phase> phase;
+    Stream stream;
+    double start, end;
+    int events;
+  };
+  const auto expect_spans = [](const StepSummary& s, const std::vector<Want>& want) {
+    ASSERT_EQ(s.spans.size(), want.size()) << "step " << s.step;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const MeasuredSpan& got = s.spans[i];
+      SCOPED_TRACE("step " + std::to_string(s.step) + " span " + std::to_string(i));
+      EXPECT_EQ(got.phase, want[i].phase);
+      EXPECT_EQ(got.stream, want[i].stream);
+      EXPECT_DOUBLE_EQ(got.start_ms, want[i].start);
+      EXPECT_DOUBLE_EQ(got.end_ms, want[i].end);
+      EXPECT_EQ(got.events, want[i].events);
+    }
+  };
+  // From each step's start (1 and 2 ms).
+  expect_spans(r->steps[0], {{Phase::kDenseBwd, Stream::kCompute, 0.4, 0.7, 1},
+                             {Phase::kDenseFwd, Stream::kCompute, 0.7, 0.85, 2},
+                             {Phase::kOutputDist, Stream::kComm, 0.2, 0.5, 1}});
+  expect_spans(r->steps[1], {{Phase::kInputDist, Stream::kCompute, 0.1, 0.4, 1},
+                             {Phase::kInputDist, Stream::kCompute, 0.6, 0.7, 2}});
+  // Everything else is as without spans.
+  EXPECT_DOUBLE_EQ(r->steps[0].gpu_busy_ms, bare->steps[0].gpu_busy_ms);
+  EXPECT_EQ(r->steps[1].gpu_events, bare->steps[1].gpu_events);
 }
 
 // The host side (docs/traces.md "Host side"), one step [0, 1000) µs on
@@ -398,11 +462,7 @@ TEST_F(TraceTest, StepsFromTheLoopsOwnAnnotation) {
 
 // --- The real traces, read independently --------------------------------
 
-fs::path traces_root() {
-  if (const char* env = std::getenv("SHARDLAB_SHARED_DIR"); env != nullptr && *env != '\0')
-    return fs::path(env) / "traces";
-  return fs::path(SHARDLAB_SOURCE_DIR) / "../shared/traces";
-}
+fs::path traces_root() { return testing_support::shared_traces_dir(); }
 
 std::string gunzip(const fs::path& p) {
   gzFile f = gzopen(p.c_str(), "rb");
@@ -607,6 +667,49 @@ TEST(RealTraces, EveryFieldMatchesAnIndependentReading) {
     }
   }
   EXPECT_GE(files, 16) << "the shared traces hold 16 rank files";
+}
+
+// Spans of every real trace: per step and lane in order and not
+// overlapping, every GPU event in one, and their union the step's GPU-busy
+// time.
+TEST(RealTraces, SpansCoverEveryGpuEventOnce) {
+  const fs::path root = traces_root();
+  if (!fs::is_directory(root)) GTEST_SKIP() << "no shared traces at " << root;
+  int steps = 0;
+  for (const fs::directory_entry& folder : fs::directory_iterator(root)) {
+    if (!folder.is_directory()) continue;
+    Result<TraceSummary> summary =
+        summarize_traces({folder.path().string()}, TraceOptions{.spans = true});
+    ASSERT_TRUE(summary.is_ok()) << summary.status().message();
+    for (const RankTrace& rank : summary->ranks) {
+      for (const StepSummary& s : rank.steps) {
+        const std::string at = rank.file + " step " + std::to_string(s.step);
+        ++steps;
+        int64_t events = 0;
+        std::vector<std::pair<double, double>> all;
+        for (std::size_t i = 0; i < s.spans.size(); ++i) {
+          const MeasuredSpan& m = s.spans[i];
+          EXPECT_LT(m.start_ms, m.end_ms + 1e-12) << at;
+          EXPECT_GE(m.events, 1) << at;
+          events += m.events;
+          all.emplace_back(m.start_ms, m.end_ms);
+          if (i > 0 && s.spans[i - 1].stream == m.stream)
+            EXPECT_LE(s.spans[i - 1].end_ms, m.start_ms + 1e-12) << at << " span " << i;
+          if (i > 0) EXPECT_LE(s.spans[i - 1].stream, m.stream) << at;
+        }
+        EXPECT_EQ(events, s.gpu_events) << at;
+        std::sort(all.begin(), all.end());
+        double covered = 0.0, reach = -1e300;
+        for (const auto& [a, b] : all) {
+          if (b <= reach) continue;
+          covered += b - std::max(a, reach);
+          reach = b;
+        }
+        EXPECT_NEAR(covered, s.gpu_busy_ms, 1e-6) << at;
+      }
+    }
+  }
+  EXPECT_GT(steps, 16);
 }
 
 // Across ranks on every shared folder that holds all of its job's ranks,

@@ -1,7 +1,9 @@
 #include "shardlab/trace/against.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -14,6 +16,33 @@ namespace {
 // The replay's median (kernels/measurement.h: nearest rank), of the steps.
 double median(std::vector<double> v) { return kernels::summarize(std::move(v)).median_ms; }
 
+// The simulation's rank of trace rank `t` (0 when the file names none), once
+// the trace and the simulation are known to be comparable.
+Result<int> simulated_rank(const RankTrace& t, const sim::SimResult& simulated) {
+  const int rank = std::max(t.rank, 0);
+  if (rank >= static_cast<int>(simulated.ranks.size())) {
+    return Status::invalid_argument("trace rank " + std::to_string(rank) + " (" + t.file +
+                                    "): the simulation has " +
+                                    std::to_string(simulated.ranks.size()) + " ranks");
+  }
+  if (t.steps.empty()) {
+    return Status::invalid_argument("trace rank " + std::to_string(rank) + " (" + t.file +
+                                    "): no steps to compare");
+  }
+  if (simulated.ranks[static_cast<size_t>(rank)].phases.empty()) {
+    return Status::invalid_argument(
+        "the simulation kept no phase records: simulate with phases recorded to compare it with "
+        "a trace");
+  }
+  return rank;
+}
+
+const StepSummary* find_step(const RankTrace& t, int64_t step) {
+  const auto it = std::lower_bound(t.steps.begin(), t.steps.end(), step,
+                                   [](const StepSummary& s, int64_t n) { return s.step < n; });
+  return it != t.steps.end() && it->step == step ? &*it : nullptr;
+}
+
 }  // namespace
 
 Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measured,
@@ -21,22 +50,10 @@ Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measure
   std::vector<Against> out;
   const int last = simulated.iterations - 1;
   for (const RankTrace& t : measured.ranks) {
-    const int rank = std::max(t.rank, 0);
-    if (rank >= static_cast<int>(simulated.ranks.size())) {
-      return Status::invalid_argument("trace rank " + std::to_string(rank) + " (" + t.file +
-                                      "): the simulation has " +
-                                      std::to_string(simulated.ranks.size()) + " ranks");
-    }
-    if (t.steps.empty()) {
-      return Status::invalid_argument("trace rank " + std::to_string(rank) + " (" + t.file +
-                                      "): no steps to compare");
-    }
+    const Result<int> found = simulated_rank(t, simulated);
+    if (!found) return found.status();
+    const int rank = *found;
     const sim::RankResult& r = simulated.ranks[static_cast<size_t>(rank)];
-    if (r.phases.empty()) {
-      return Status::invalid_argument(
-          "the simulation kept no phase records: simulate with phases recorded to compare it with "
-          "a trace");
-    }
     std::array<double, sim::kNumPhases> sim_phase{};
     std::vector<std::pair<double, double>> busy;
     for (const sim::PhaseRecord& p : r.phases) {
@@ -72,6 +89,75 @@ Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measure
     if (const double m = median(std::move(other)); m > 0.0)
       a.rows.push_back({.what = "other", .measured_ms = m, .simulated_known = false});
     out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<MeasuredTimeline> measured_timeline(const TraceSummary& measured,
+                                           const sim::SimResult& simulated) {
+  if (measured.ranks.empty()) return Status::invalid_argument("no traced ranks");
+  for (const RankTrace& t : measured.ranks) {
+    if (const Result<int> rank = simulated_rank(t, simulated); !rank) return rank.status();
+  }
+  // The steps every rank has, and the median one on the lowest rank.
+  const RankTrace& lowest = measured.ranks.front();
+  std::vector<const StepSummary*> common;
+  for (const StepSummary& s : lowest.steps) {
+    const bool everywhere =
+        std::all_of(measured.ranks.begin(), measured.ranks.end(),
+                    [&](const RankTrace& t) { return find_step(t, s.step) != nullptr; });
+    if (everywhere) common.push_back(&s);
+  }
+  if (common.empty()) {
+    return Status::invalid_argument(
+        "no step number is in every traced rank's file: give the files of one job's steps");
+  }
+  std::vector<double> lengths;
+  for (const StepSummary* s : common) lengths.push_back(s->step_ms);
+  const double typical = median(std::move(lengths));
+  const StepSummary& shown = **std::find_if(
+      common.begin(), common.end(), [&](const StepSummary* s) { return s->step_ms == typical; });
+  const bool any_spans = std::any_of(measured.ranks.begin(), measured.ranks.end(), [&](auto& t) {
+    const StepSummary* s = find_step(t, shown.step);
+    return s != nullptr && !s->spans.empty();
+  });
+  if (!any_spans) {
+    return Status::invalid_argument(
+        "the trace was summarized without its spans: summarize it with TraceOptions::spans to lay "
+        "it out beside a simulation");
+  }
+  MeasuredTimeline out{.step = shown.step,
+                       .step_ms = shown.step_ms,
+                       .steps = static_cast<int>(common.size()),
+                       .aligned = measured.alignment.aligned};
+  const int last = simulated.iterations - 1;
+  double origin = std::numeric_limits<double>::infinity();
+  for (const sim::RankResult& r : simulated.ranks) {
+    for (const sim::PhaseRecord& p : r.phases) {
+      if (p.iteration == last) origin = std::min(origin, p.start_ms);
+    }
+  }
+  out.origin_ms = std::isfinite(origin) ? origin : 0.0;
+  const double lowest_offset = lowest.clock_offset_ms.value_or(0.0);
+  for (const RankTrace& t : measured.ranks) {
+    const StepSummary& s = *find_step(t, shown.step);
+    // From the step's start to the simulation's clock: aligned, the step
+    // starts where it does on the lowest rank's clock relative to that rank's.
+    const double shift = out.aligned
+                             ? out.origin_ms + (s.start_ms - t.clock_offset_ms.value_or(0.0)) -
+                                   (shown.start_ms - lowest_offset)
+                             : out.origin_ms;
+    for (const sim::Stream stream : {sim::Stream::kCompute, sim::Stream::kComm}) {
+      MeasuredLane lane{.rank = std::max(t.rank, 0), .stream = stream};
+      for (const MeasuredSpan& span : s.spans) {
+        if (span.stream != stream) continue;
+        MeasuredSpan moved = span;
+        moved.start_ms += shift;
+        moved.end_ms += shift;
+        lane.spans.push_back(moved);
+      }
+      if (!lane.spans.empty()) out.lanes.push_back(std::move(lane));
+    }
   }
   return out;
 }

@@ -117,7 +117,53 @@ void idle_time(const std::vector<BusyStretch>& busy, const detail::StepMark& m, 
   s.host_wait_ms = host / kUsPerMs;
 }
 
-std::vector<StepSummary> summarize_steps(RawTrace& raw) {
+// One GPU event of a step, for its spans.
+struct SpanEvent {
+  double start_us = 0.0, end_us = 0.0;
+  std::optional<sim::Phase> phase;
+  sim::Stream stream = sim::Stream::kCompute;
+};
+
+// The lanes' spans of one step's events (MeasuredSpan's rules): the compute
+// lane's, then the comm lane's, from the step's start.
+std::vector<MeasuredSpan> lane_spans(std::vector<SpanEvent> events, double step_start_us) {
+  std::sort(events.begin(), events.end(), [](const SpanEvent& a, const SpanEvent& b) {
+    if (a.stream != b.stream) return a.stream < b.stream;
+    if (a.start_us != b.start_us) return a.start_us < b.start_us;
+    if (a.end_us != b.end_us) return a.end_us > b.end_us;  // the longer first
+    return a.phase < b.phase;
+  });
+  std::vector<MeasuredSpan> out;
+  std::vector<double> end_us;  // each span's end in µs (the exact comparisons)
+  std::vector<double> start_us;
+  for (const SpanEvent& e : events) {
+    const bool same_lane = !out.empty() && out.back().stream == e.stream;
+    if (same_lane && e.start_us <= end_us.back()) {
+      MeasuredSpan& last = out.back();
+      if (e.end_us <= end_us.back() || e.phase == last.phase) {
+        ++last.events;
+        end_us.back() = std::max(end_us.back(), e.end_us);
+        continue;
+      }
+      // Another phase running past this span: it shows from the span's end.
+      const double from = end_us.back();
+      out.push_back({e.phase, e.stream, 0.0, 0.0, 1});
+      start_us.push_back(from);
+      end_us.push_back(e.end_us);
+      continue;
+    }
+    out.push_back({e.phase, e.stream, 0.0, 0.0, 1});
+    start_us.push_back(e.start_us);
+    end_us.push_back(e.end_us);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].start_ms = (start_us[i] - step_start_us) / kUsPerMs;
+    out[i].end_ms = (end_us[i] - step_start_us) / kUsPerMs;
+  }
+  return out;
+}
+
+std::vector<StepSummary> summarize_steps(RawTrace& raw, bool keep_spans) {
   for (auto& marks : raw.stages) {
     std::sort(
         marks.begin(), marks.end(),
@@ -143,6 +189,7 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
                      (a.correlation == b.correlation && a.ts_us < b.ts_us);
             });
   std::vector<std::vector<std::pair<double, double>>> busy(marks.size());
+  std::vector<std::vector<SpanEvent>> span_events(keep_spans ? marks.size() : 0);
   std::vector<StepSummary> steps(marks.size());
   for (std::size_t i = 0; i < marks.size(); ++i) {
     steps[i].step = marks[i].step;
@@ -170,10 +217,16 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
     StepSummary& s = steps[i];
     ++s.gpu_events;
     busy[i].emplace_back(g.ts_us, g.ts_us + g.dur_us);
-    if (const std::optional<sim::Phase> phase = phase_of(raw, g, launch->ts_us)) {
+    const std::optional<sim::Phase> phase = phase_of(raw, g, launch->ts_us);
+    if (phase) {
       s.phase_ms[static_cast<size_t>(*phase)] += g.dur_us / kUsPerMs;
     } else {
       s.other_ms += g.dur_us / kUsPerMs;
+    }
+    if (keep_spans) {
+      const bool comm = (g.families & detail::kNccl) != 0;
+      span_events[i].push_back(
+          {g.ts_us, g.ts_us + g.dur_us, phase, comm ? sim::Stream::kComm : sim::Stream::kCompute});
     }
     if (g.nccl_name >= 0) {
       s.collectives.push_back({raw.nccl_names[static_cast<size_t>(g.nccl_name)], g.ts_us / kUsPerMs,
@@ -188,6 +241,7 @@ std::vector<StepSummary> summarize_steps(RawTrace& raw) {
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     steps[i].gpu_busy_ms = detail::union_length(std::move(busy[i])) / kUsPerMs;
+    if (keep_spans) steps[i].spans = lane_spans(std::move(span_events[i]), marks[i].ts_us);
     std::stable_sort(steps[i].collectives.begin(), steps[i].collectives.end(),
                      [](const CollectiveKernel& a, const CollectiveKernel& b) {
                        return a.start_ms < b.start_ms;
@@ -237,7 +291,7 @@ Result<RankTrace> summarize_trace_file(const std::string& path, const TraceOptio
   r.rank = raw->rank;
   r.world_size = raw->world_size;
   r.device = raw->device;
-  r.steps = summarize_steps(*raw);
+  r.steps = summarize_steps(*raw, options.spans);
   return r;
 }
 

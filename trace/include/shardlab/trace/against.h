@@ -48,6 +48,35 @@ struct Against {
 Result<std::vector<Against>> compare_with_simulation(const TraceSummary& measured,
                                                      const sim::SimResult& simulated);
 
+// One measured step laid out beside a simulation, for a timeline that shows
+// measured lanes under the simulated ones (the workbench's Timeline view).
+struct MeasuredLane {
+  int rank = 0;  // the trace's rank (0 when the file names none)
+  sim::Stream stream = sim::Stream::kCompute;
+  std::vector<MeasuredSpan> spans;  // on the simulation's clock, in order, not overlapping
+};
+
+struct MeasuredTimeline {
+  int64_t step = 0;        // the step shown: N of ProfilerStep#N
+  double step_ms = 0.0;    // its length on the lowest traced rank
+  int steps = 0;           // steps every traced rank has, the step was chosen among
+  bool aligned = false;    // ranks on one clock (align_ranks); else each from its own step's start
+  double origin_ms = 0.0;  // where the step starts: the simulation's last iteration's start
+  std::vector<MeasuredLane> lanes;  // by rank, compute then comm; a lane without spans is left out
+};
+
+// The traced step whose length on the lowest rank is the median (nearest
+// rank) of the steps every rank has, moved so that it starts where the
+// simulation's last iteration starts (its earliest phase record): aligned
+// ranks keep their offsets from the lowest rank's step start, others start
+// their own step there. `measured` must have been summarized with
+// TraceOptions::spans. Errors (kInvalidArgument): a trace rank the simulation
+// does not have, or without steps (as compare_with_simulation); a simulation
+// without recorded phases; no spans kept ("summarize with spans"); no step
+// number that every rank has.
+Result<MeasuredTimeline> measured_timeline(const TraceSummary& measured,
+                                           const sim::SimResult& simulated);
+
 // The rows as a table for people, one block per rank.
 std::string against_text(const std::vector<Against>& all);
 

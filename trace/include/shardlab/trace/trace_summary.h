@@ -35,6 +35,25 @@ struct CollectiveKernel {
   double end_ms = 0.0;
 };
 
+// A stretch of one step's GPU work on one lane, kept when
+// TraceOptions::spans asks (the workbench's measured lanes,
+// measured_timeline.h). The step's GPU events go to two lanes as the
+// simulator's streams: NCCL kernels to kComm, the rest to kCompute. On a lane,
+// in start order (the longer first when two start together), an event that overlaps or touches the
+// span before it and has its phase extends that span; one that starts inside it with another phase
+// starts where it ends (an event wholly inside is counted in the span it is
+// inside); otherwise it starts a span of its own. So a lane's spans do not
+// overlap, run in order, and their union is the union of the lane's events.
+struct MeasuredSpan {
+  std::optional<sim::Phase> phase;  // nullopt: "other" (no rule places it)
+  sim::Stream stream = sim::Stream::kCompute;
+  // From the step's start (StepSummary::start_ms): exact to the trace's
+  // microseconds, where a clock of the epoch's scale in ms would round them.
+  double start_ms = 0.0;
+  double end_ms = 0.0;
+  int events = 0;  // GPU events it holds
+};
+
 struct StepSummary {
   int64_t step = 0;          // N of ProfilerStep#N
   double step_ms = 0.0;      // the annotation's duration
@@ -70,6 +89,9 @@ struct StepSummary {
   // The step's NCCL kernels in start order (what align_ranks matches; not
   // written out).
   std::vector<CollectiveKernel> collectives;
+  // The compute lane's spans, then the comm lane's (MeasuredSpan); empty
+  // unless TraceOptions::spans. Not written out.
+  std::vector<MeasuredSpan> spans;
   // Across ranks (align_ranks, docs/traces.md "Across ranks"); unknown
   // (nullopt, 0) unless the step was aligned: of its NCCL kernels' time, the
   // part spent before the last rank arrived (waiting for peers) and the rest
@@ -141,6 +163,9 @@ struct TraceOptions {
   // right after it is the step's; names without one are numbered 0, 1, ...
   // in time order (a training loop's own `record_function("train_step")`).
   std::string step_prefix = "ProfilerStep#";
+  // Keep each step's GPU work as lanes of spans (StepSummary::spans): about
+  // 40 bytes per GPU event of the file more, for a timeline of it.
+  bool spans = false;
 };
 
 // Reads one trace file. Errors (all kInvalidArgument, exit status 2):
