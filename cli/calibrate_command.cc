@@ -23,6 +23,7 @@
 #include "plan_source.h"
 #include "run_recording.h"
 #include "shardlab/data/calibration_json.h"
+#include "shardlab/data/gpu_presets.h"
 #include "shardlab/data/message_text.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/data/run_store.h"
@@ -43,6 +44,7 @@ struct CalibrateArgs {
   int local_world_size = 8;             // with --from-trace: GPUs per host
   std::string scenario;                 // with --from-trace: the traced job's model (lookups)
   std::string plan;                     // with --scenario: the plan it ran; empty: plan it
+  std::string gpu;  // with --from-trace: the GPU preset of the GEMM fit; empty: found
   StoreOptions store;
   double holdout = kernels::CalibrationOptions{}.holdout_fraction;
   uint64_t seed = kernels::CalibrationOptions{}.seed;
@@ -79,6 +81,8 @@ struct Sources {
   std::optional<planner::Scenario> scenario;  // the first run's, for TorchRec's constants
   std::vector<std::string> traces;            // --from-trace: the files read
   std::vector<std::string> trace_notes;       // --from-trace: what was skipped
+  std::vector<kernels::GemmRecord> gemms;     // --from-trace: the dense model's matrix products
+  std::string trace_device;                   // --from-trace: the GPU the traces name
 };
 
 // The lookups of the traced ranks (trace_lookups.h) under the plan of
@@ -109,7 +113,9 @@ Result<Sources> read_trace_sources(const CalibrateArgs& args) {
   if (!read) return read.status();
   Sources s;
   s.measurements = std::move(read->measurements);
+  s.gemms = std::move(read->gemms);
   s.device = read->device;
+  s.trace_device = read->device;
   s.traces = std::move(read->files);
   s.trace_notes = std::move(read->notes);
   if (!args.scenario.empty()) SHARDLAB_RETURN_IF_ERROR(add_trace_lookups(args, s));
@@ -222,6 +228,71 @@ void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit,
          "   RW, TWRW and DP shards take no penalty)\n";
 }
 
+// The GEMM fit of --from-trace: on the preset --gpu names, else the
+// scenario's GPU, else the one the traces' device name names.
+struct GemmCalibration {
+  std::string gpu;  // the preset fitted against; empty: none found
+  std::vector<kernels::GemmFit> fits;
+  std::vector<std::string> notes;
+};
+
+Result<GemmCalibration> fit_trace_gemms(const CalibrateArgs& args, const Sources& s,
+                                        const kernels::CalibrationOptions& options) {
+  GemmCalibration out;
+  if (s.gemms.empty()) {
+    out.notes.push_back(
+        "no matrix product with recorded shapes in the traces: the dense model's GEMMs are not "
+        "fitted (record_shapes=True records them)");
+    return out;
+  }
+  const Result<data::PresetCatalog>& catalog = data::builtin_gpu_presets();
+  if (!catalog) return catalog.status();
+  const data::GpuPreset* preset = nullptr;
+  if (!args.gpu.empty()) {
+    preset = catalog->find(args.gpu);
+    if (preset == nullptr) {
+      return Status::invalid_argument(fmt::format("--gpu: no GPU preset named {}; presets: {}",
+                                                  data::quoted(args.gpu), catalog->names()));
+    }
+  } else if (s.scenario && s.scenario->gpu) {
+    preset = catalog->find(s.scenario->gpu->name);
+  } else {
+    preset = catalog->find_device(s.trace_device);
+  }
+  if (preset == nullptr) {
+    const std::string why = s.trace_device == trace::kUnknownDevice
+                                ? std::string("the traces name no GPU")
+                                : "no GPU preset is named " + data::quoted(s.trace_device);
+    out.notes.push_back(
+        fmt::format("{} matrix products not fitted: {}; name the GPU with --gpu (presets: {})",
+                    s.gemms.size(), why, catalog->names()));
+    return out;
+  }
+  out.gpu = preset->name;
+  Result<std::vector<kernels::GemmFit>> fits =
+      kernels::fit_gemm_efficiency(s.gemms, preset->spec, preset->hbm_mem_bw, options, &out.notes);
+  if (!fits) return fits.status();
+  out.fits = std::move(fits).value();
+  return out;
+}
+
+void print_gemm_report(std::ostream& out, const Sources& s, const GemmCalibration& g) {
+  if (g.fits.empty()) return;
+  out << fmt::format("dense GEMMs ({} shapes measured) against the {} roofline:\n", s.gemms.size(),
+                     g.gpu);
+  out << fmt::format("  {:<10} {:>10} {:>10} {:>11} {:>11} {:>5} {:>5} {:>8} {:>8} {:>9}\n",
+                     "arithmetic", "eff preset", "eff fitted", "kernel pre.", "kernel fit.", "fit",
+                     "held", "before", "after", "fit after");
+  for (const kernels::GemmFit& f : g.fits) {
+    out << fmt::format("  {:<10} {:>10.4g} {:>10.4g} {:>11} {:>11} {:>5} {:>5} {:>8} {:>8} {:>9}\n",
+                       planner::to_string(f.precision), f.preset, f.fitted, ms(f.preset_kernel_ms),
+                       ms(f.fitted_kernel_ms), f.fit_count, f.held_out, pct(f.mape_before),
+                       pct(f.mape_after), pct(f.fit_mape_after));
+  }
+  out << "  (efficiency on large, square products and a fixed time per GEMM kernel; MAPE "
+         "before: the preset's model, after: the fitted)\n";
+}
+
 void print_report(std::ostream& out, const Sources& s, const kernels::CalibrationFit& fit,
                   const kernels::CalibrationOptions& o) {
   const std::string from =
@@ -309,14 +380,32 @@ int run_calibrate_from_traces(const CalibrateArgs& args) {
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder) return fail(recorder.status());
   const kernels::CalibrationOptions options = fit_options(args, *sources);
-  Result<kernels::CalibrationFit> fit = kernels::fit_calibration(sources->measurements, options);
+  // Traces of matrix products alone fit the GEMMs alone.
+  Result<kernels::CalibrationFit> fit =
+      sources->measurements.empty() ? kernels::CalibrationFit{}
+                                    : kernels::fit_calibration(sources->measurements, options);
   if (!fit) return fail(fit.status());
+  Result<GemmCalibration> gemms = fit_trace_gemms(args, *sources, options);
+  if (!gemms) return fail(gemms.status());
+  for (const kernels::GemmFit& g : gemms->fits) {
+    fit->calibration.gemm_efficiency[static_cast<size_t>(g.precision)] = g.fitted;
+    fit->calibration.gemm_kernel_ms[static_cast<size_t>(g.precision)] = g.fitted_kernel_ms;
+  }
+  sources->trace_notes.insert(sources->trace_notes.end(), gemms->notes.begin(), gemms->notes.end());
+  if (fit->calibration.empty()) {
+    return fail(Status::invalid_argument(
+        "nothing in the traces could be fitted: " +
+        (sources->trace_notes.empty() ? std::string("no records") : sources->trace_notes.back())));
+  }
   const std::string name = args.name.empty() ? "traces" : args.name;
   data::CalibrationProfile profile = data::make_profile(*fit, name, utc_now(), sources->device, {});
   for (const std::string& t : sources->traces) profile.notes.push_back("measured in " + t);
   const std::string json = data::calibration_to_json(profile, args.compact ? -1 : 2);
-  if (!args.quiet)
-    print_report(args.output == "-" ? std::cerr : std::cout, *sources, *fit, options);
+  if (!args.quiet) {
+    std::ostream& out = args.output == "-" ? std::cerr : std::cout;
+    print_report(out, *sources, *fit, options);
+    print_gemm_report(out, *sources, *gemms);
+  }
   if (!args.output.empty()) {
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);
     if (!args.quiet && args.output != "-")
@@ -412,6 +501,12 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
                   "scenario's own plan)")
       ->needs(cmd->get_option("--scenario"))
       ->type_name("FILE");
+  cmd->add_option("--gpu", args->gpu,
+                  "With --from-trace: the GPU preset (shardlab presets) whose GEMM roofline the "
+                  "traced matrix products fit (default: --scenario's topology.gpu, else the preset "
+                  "the trace's device name names; docs/calibration.md \"GEMMs from traces\")")
+      ->needs(cmd->get_option("--from-trace"))
+      ->type_name("NAME");
   cmd->add_option("--local-world-size", args->local_world_size,
                   "With --from-trace: GPUs per host of the traced job, which tells collectives "
                   "inside a host from those across (default: 8)")

@@ -40,6 +40,8 @@ const NumberValue kBandwidth{.min = planner::kMinBandwidth, .max = planner::kMax
 const NumberValue kTimeMs{.min = 0.0, .max = planner::kMaxTimeMs};
 const NumberValue kMultiplier{.min = 0.0, .max = planner::kMaxFactor};
 const NumberValue kNonNegative{.min = 0.0};
+// A fraction of the GEMM roofline's peak (kernels::fit_gemm_efficiency's range).
+const NumberValue kEfficiency{.min = 0.0, .min_exclusive = true, .max = 1.0};
 // The kernels a profile calibrates: those ShardLab replays. TorchRec
 // 2026-08's key-value and virtual-table kernels have no replay; the
 // simulator models their SSD tier instead (docs/simulation.md).
@@ -103,6 +105,28 @@ void write_parameters(JsonWriter& w, const CostCalibration& c) {
   write_comm(w, "intra_host", c.intra_host);
   write_comm(w, "inter_host", c.inter_host);
   w.end_object();
+  // The dense model's GEMM terms per arithmetic, only those fitted.
+  const auto any = [](const std::array<std::optional<double>, planner::kNumPrecisions>& a) {
+    return std::any_of(a.begin(), a.end(), [](const auto& e) { return e.has_value(); });
+  };
+  const auto write_by_precision =
+      [&w](std::string_view key,
+           const std::array<std::optional<double>, planner::kNumPrecisions>& a) {
+        w.key(key);
+        w.begin_object();
+        for (int p = 0; p < planner::kNumPrecisions; ++p) {
+          if (const std::optional<double>& e = a[static_cast<size_t>(p)])
+            w.member(planner::to_string(static_cast<planner::Precision>(p)), *e);
+        }
+        w.end_object();
+      };
+  if (any(c.gemm_efficiency) || any(c.gemm_kernel_ms)) {
+    w.key("dense");
+    w.begin_object();
+    if (any(c.gemm_efficiency)) write_by_precision("gemm_efficiency", c.gemm_efficiency);
+    if (any(c.gemm_kernel_ms)) write_by_precision("gemm_kernel_ms", c.gemm_kernel_ms);
+    w.end_object();
+  }
   w.end_object();
 }
 
@@ -208,6 +232,23 @@ Status read_comm_scope(const ObjectReader& comm, std::string_view key,
   return Status::ok();
 }
 
+// {"tf32": x, ...}: one optional number per arithmetic.
+Status read_by_precision(const ObjectReader& parent, const char* key, const NumberValue& range,
+                         std::array<std::optional<double>, planner::kNumPrecisions>& out) {
+  const Json* v = parent.find(key, Null::kMeansAbsent);
+  if (v == nullptr) return Status::ok();
+  ObjectReader r(*v, parent.path_of(key));
+  std::array<std::string_view, planner::kNumPrecisions> names;
+  for (int i = 0; i < planner::kNumPrecisions; ++i)
+    names[static_cast<size_t>(i)] = planner::to_string(static_cast<planner::Precision>(i));
+  SHARDLAB_RETURN_IF_ERROR(r.check("an object of numbers by arithmetic", names));
+  for (int i = 0; i < planner::kNumPrecisions; ++i) {
+    SHARDLAB_RETURN_IF_ERROR(r.read(std::string(names[static_cast<size_t>(i)]),
+                                    out[static_cast<size_t>(i)], range, Null::kMeansAbsent));
+  }
+  return Status::ok();
+}
+
 Status read_parameters(const ObjectReader& root, CostCalibration& c) {
   const Json* v = root.find("parameters");
   if (v == nullptr)
@@ -226,6 +267,13 @@ Status read_parameters(const ObjectReader& root, CostCalibration& c) {
     SHARDLAB_RETURN_IF_ERROR(cr.check("a comm object", internal::kProfileCommKeys));
     SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "intra_host", c.intra_host));
     SHARDLAB_RETURN_IF_ERROR(read_comm_scope(cr, "inter_host", c.inter_host));
+  }
+  if (const Json* dense = p.find("dense", Null::kMeansAbsent)) {
+    ObjectReader dr(*dense, p.path_of("dense"));
+    SHARDLAB_RETURN_IF_ERROR(dr.check("a dense object", internal::kProfileDenseKeys));
+    SHARDLAB_RETURN_IF_ERROR(
+        read_by_precision(dr, "gemm_efficiency", kEfficiency, c.gemm_efficiency));
+    SHARDLAB_RETURN_IF_ERROR(read_by_precision(dr, "gemm_kernel_ms", kTimeMs, c.gemm_kernel_ms));
   }
   return Status::ok();
 }

@@ -35,7 +35,9 @@ inline constexpr std::string_view kPlanShardKeys[] = {"offset",    "size", "rank
 // Calibration profiles (calibration_json.h).
 inline constexpr std::string_view kProfileKeys[] = {
     "format", "version", "name", "created", "device", "source_runs", "parameters", "fit"};
-inline constexpr std::string_view kProfileParametersKeys[] = {"compute", "bwd_multiplier", "comm"};
+inline constexpr std::string_view kProfileParametersKeys[] = {"compute", "bwd_multiplier", "comm",
+                                                              "dense"};
+inline constexpr std::string_view kProfileDenseKeys[] = {"gemm_efficiency", "gemm_kernel_ms"};
 inline constexpr std::string_view kProfileComputeKeys[] = {
     "kernel", "dim_class", "bandwidth_bytes_per_ms", "overhead_ms", "bwd_multiplier"};
 inline constexpr std::string_view kProfileCommKeys[] = {"intra_host", "inter_host"};

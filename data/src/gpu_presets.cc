@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <utility>
 
 #include "gpu_presets_text.h"
@@ -326,6 +327,16 @@ const GpuPreset* PresetCatalog::find(std::string_view name) const {
     if (g.name == name) return &g;
   }
   return nullptr;
+}
+
+const GpuPreset* PresetCatalog::find_device(std::string_view device_name) const {
+  std::string name;
+  for (const char c : device_name)
+    name += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string_view vendor : {"nvidia-", "tesla-"}) {
+    if (name.rfind(vendor, 0) == 0) name.erase(0, vendor.size());
+  }
+  return name.empty() ? nullptr : find(name);
 }
 
 const PresetSource* PresetCatalog::source(std::string_view id) const {

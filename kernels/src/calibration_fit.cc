@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "calibration_common.h"
 #include "calibration_nnls.h"
 #include "shardlab/kernels/calibration.h"
 #include "shardlab/planner/estimators.h"
@@ -23,6 +24,7 @@
 namespace shardlab::kernels {
 namespace {
 
+using internal::ErrorSum;
 using planner::ComputeKernel;
 using planner::CostCalibration;
 using planner::DimClass;
@@ -99,19 +101,6 @@ Grouping group_of(const Measurement& m, const CalibrationOptions& options) {
                 static_cast<int>(planner::dim_class(m.dim));
   return {.group = m.phase == sim::Phase::kFwdCompute ? g : kFirstBwdGroup + g};
 }
-
-// splitmix64: a portable generator, so a seed gives the same split everywhere.
-struct SplitMix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n); the modulo bias (n < 2^32 here) is negligible.
-  size_t below(size_t n) { return static_cast<size_t>(next() % n); }
-};
 
 Status check_options(const CalibrationOptions& o) {
   if (!(o.holdout_fraction >= 0.0 && o.holdout_fraction < 1.0)) {
@@ -317,20 +306,11 @@ class Fitter {
   std::array<bool, kNumGroups> fitted_{};
 };
 
-// Mean absolute percentage error of one model over some records.
-struct ErrorSum {
-  double sum = 0.0;
-  int n = 0;
-  void add(double predicted, double measured) {
-    sum += std::abs(predicted - measured) / measured;
-    ++n;
-  }
-  std::optional<double> mape() const {
-    return n > 0 ? std::optional<double>(100.0 * sum / n) : std::nullopt;
-  }
-};
-
 }  // namespace
+
+Status internal::check_calibration_options(const CalibrationOptions& options) {
+  return check_options(options);
+}
 
 HoldoutSplit holdout_split(const std::vector<Measurement>& ms, const CalibrationOptions& options) {
   std::array<std::vector<size_t>, kNumGroups> groups;
@@ -339,22 +319,9 @@ HoldoutSplit holdout_split(const std::vector<Measurement>& ms, const Calibration
     if (g >= 0) groups[static_cast<size_t>(g)].push_back(i);
   }
   HoldoutSplit split;
-  for (int g = 0; g < kNumGroups; ++g) {
-    std::vector<size_t>& recs = groups[static_cast<size_t>(g)];
-    const size_t n = recs.size();
-    size_t held = 0;
-    if (n >= 2 && options.holdout_fraction > 0.0) {
-      held = static_cast<size_t>(std::llround(options.holdout_fraction * static_cast<double>(n)));
-      held = std::clamp<size_t>(held, 1, n - 1);
-    }
-    // Fisher-Yates on the group's own stream: a group's split depends only on
-    // its records and the seed, not on the other groups.
-    SplitMix rng{options.seed ^ (0xD1B54A32D192ED03ull * static_cast<uint64_t>(g + 1))};
-    for (size_t i = n; i > 1; --i) std::swap(recs[i - 1], recs[rng.below(i)]);
-    split.held_out.insert(split.held_out.end(), recs.begin(),
-                          recs.begin() + static_cast<std::ptrdiff_t>(held));
-    split.fit.insert(split.fit.end(), recs.begin() + static_cast<std::ptrdiff_t>(held), recs.end());
-  }
+  for (int g = 0; g < kNumGroups; ++g)
+    internal::split_group(std::move(groups[static_cast<size_t>(g)]), options.holdout_fraction,
+                          options.seed, group_name(g), &split);
   std::sort(split.fit.begin(), split.fit.end());
   std::sort(split.held_out.begin(), split.held_out.end());
   return split;

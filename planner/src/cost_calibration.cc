@@ -39,6 +39,12 @@ bool CostCalibration::empty() const {
   for (const auto& m : kernel_bwd_multiplier) {
     if (m) return false;
   }
+  for (const auto& e : gemm_efficiency) {
+    if (e) return false;
+  }
+  for (const auto& k : gemm_kernel_ms) {
+    if (k) return false;
+  }
   return !bwd_multiplier && !intra_host.bandwidth_bytes_per_ms && !intra_host.latency_ms &&
          !inter_host.bandwidth_bytes_per_ms && !inter_host.latency_ms;
 }

@@ -160,7 +160,8 @@ PhaseModel::~PhaseModel() = default;
 
 Result<std::unique_ptr<PhaseModel>> PhaseModel::create(const Problem& problem,
                                                        const sim::SimOptions& options) {
-  Result<sim::TrafficBuilder> builder = sim::TrafficBuilder::create(problem.scenario());
+  Result<sim::TrafficBuilder> builder =
+      sim::TrafficBuilder::create(problem.scenario(), options.calibration);
   if (!builder.is_ok()) return builder.status();
   return std::unique_ptr<PhaseModel>(new PhaseModel(problem, options, std::move(builder).value()));
 }

@@ -233,7 +233,7 @@ double gemm_time_ms(const GpuSpec& gpu, double hbm_bw, Precision precision, cons
   const double compute = g.flops() / gemm_flop_rate(gpu, precision, g);
   const double bytes = (d(g.m) * d(g.k) + d(g.k) * d(g.n) + d(g.m) * d(g.n)) * s * d(g.batch);
   const double memory = bytes / (hbm_bw * gpu.hbm_efficiency);
-  return std::max(compute, memory);
+  return std::max(compute, memory) + gpu.gemm.kernel_ms;
 }
 
 double stream_time_ms(const GpuSpec& gpu, double hbm_bw, double bytes) {

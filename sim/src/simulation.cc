@@ -244,7 +244,7 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
   const planner::Topology topology = planner::make_topology(scenario);
-  auto traffic = detail::build_traffic(scenario, space, plan, topology);
+  auto traffic = detail::build_traffic(scenario, space, plan, topology, options.calibration);
   if (!traffic) return traffic.status();
   const bool training = !scenario.planner.is_inference;
   std::vector<detail::CollectiveSpec> collectives = traffic->collectives;

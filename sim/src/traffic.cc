@@ -259,13 +259,26 @@ void emit_bwd_output_dist(ShardingType type, const GroupTraffic& g, const HostLa
   }
 }
 
-// The dense model's times on the scenario's GPU. Without a GPU preset (the
-// loader then requires dense_fwd_ms and dense_bwd_ms) only the buckets are
-// needed: they become ready in proportion to each layer's backward FLOPs and
-// bytes, and the optimizer step costs nothing.
-DenseTimes dense_timing(const DenseArchitecture& arch, const planner::Scenario& scenario) {
+// The dense model's times on the scenario's GPU, with a calibration's GEMM
+// efficiency and kernel time for the model's arithmetic when it has them. Without a GPU preset
+// (the loader then requires dense_fwd_ms and dense_bwd_ms) only the buckets
+// are needed: they become ready in proportion to each layer's backward FLOPs
+// and bytes, and the optimizer step costs nothing.
+DenseTimes dense_timing(const DenseArchitecture& arch, const planner::Scenario& scenario,
+                        const planner::CostCalibration* calibration) {
   const planner::DenseSpec& spec = *scenario.workload.dense;
   if (scenario.gpu) {
+    const auto p = static_cast<size_t>(spec.precision);
+    if (calibration != nullptr &&
+        (calibration->gemm_efficiency[p] || calibration->gemm_kernel_ms[p])) {
+      planner::GpuSpec gpu = *scenario.gpu;
+      gpu.gemm.max_efficiency[p] =
+          calibration->gemm_efficiency[p].value_or(gpu.gemm.max_efficiency[p]);
+      gpu.gemm.kernel_ms = calibration->gemm_kernel_ms[p].value_or(gpu.gemm.kernel_ms);
+      return dense_times(arch, spec, gpu, scenario.topology.hbm_mem_bw,
+                         scenario.workload.ddp_first_bucket_bytes,
+                         scenario.workload.ddp_bucket_bytes);
+    }
     return dense_times(arch, spec, *scenario.gpu, scenario.topology.hbm_mem_bw,
                        scenario.workload.ddp_first_bucket_bytes,
                        scenario.workload.ddp_bucket_bytes);
@@ -364,7 +377,8 @@ void count_collectives(IterationTraffic* t) {
 Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
                                        const planner::SearchSpace& space,
                                        const planner::PartitionedPlan& plan,
-                                       const planner::Topology& topology) {
+                                       const planner::Topology& topology,
+                                       const planner::CostCalibration* calibration) {
   const int ranks = topology.world_size;
   const bool training = !scenario.planner.is_inference;
   const planner::EstimatorContext ctx = planner::estimator_context(scenario, topology);
@@ -426,7 +440,7 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
   if (workload.dense) {
     auto arch = dense_architecture(*workload.dense, feature_dims(scenario), scenario.batch_size);
     if (!arch) return arch.status();
-    dense = dense_timing(*arch, scenario);
+    dense = dense_timing(*arch, scenario, calibration);
     t.dense_layers = static_cast<int>(arch->layers.size());
     t.dense_params = arch->params;
     for (const DenseLayer& l : arch->layers) {

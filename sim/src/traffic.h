@@ -23,9 +23,12 @@ std::vector<CollectiveSpec> estimate_collectives(const std::vector<RankWork>& ra
 std::vector<CollectiveSpec> ddp_collectives(const std::vector<CollectiveSpec>& collectives);
 
 // Fails when a shard is unplaced or placed on a rank outside the topology.
+// `calibration` (may be null): its GEMM efficiencies replace the GPU preset's
+// in the dense model.
 Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
                                        const planner::SearchSpace& space,
                                        const planner::PartitionedPlan& plan,
-                                       const planner::Topology& topology);
+                                       const planner::Topology& topology,
+                                       const planner::CostCalibration* calibration = nullptr);
 
 }  // namespace shardlab::sim::detail

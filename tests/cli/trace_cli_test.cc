@@ -1,5 +1,7 @@
 // shardlab trace summarize through the real binary: text and JSON, folders,
 // exit statuses, and its output never over a trace.
+#include <fmt/format.h>
+
 #include <string>
 
 #include "cli_fixture.h"
@@ -97,6 +99,58 @@ TEST_F(CliTest, CalibrateFromATraceWithItsScenarioFitsLookups) {
   // --plan needs --scenario.
   r = run({"calibrate", "--from-trace", trace, "--plan", path("plan.json"), "--no-record"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// A step of six tf32 matrix products (CUTLASS's s1688 kernels) on `device`,
+// recorded with shapes: what calibrate --from-trace fits the GEMM roofline to.
+std::string gemm_trace(const std::string& device) {
+  std::string events =
+      R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 100000, "tid": 1})";
+  const int64_t shapes[][3] = {{64, 64, 64},       {512, 256, 1024}, {4096, 64, 2798},
+                               {1024, 1024, 1024}, {4096, 512, 512}, {2048, 2048, 4096}};
+  double ts = 100;
+  int corr = 1;
+  for (const auto& sh : shapes) {
+    // A fixed 8 µs and 60 TFLOP/s.
+    const double us = 8.0 + 2.0 * static_cast<double>(sh[0] * sh[1] * sh[2]) / 60e6;
+    events += fmt::format(
+        R"(, {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": {0}, "dur": 20, "tid": 1, "args": {{"Input Dims": [[{1}, {3}], [{3}, {2}]], "Input type": ["float", "float"]}}}})"
+        R"(, {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": {4}, "dur": 2, "tid": 1, "args": {{"correlation": {5}}}}})"
+        R"(, {{"ph": "X", "cat": "kernel", "name": "cutlass_80_tensorop_s1688gemm_128x128", "ts": {6}, "dur": {7}, "args": {{"correlation": {5}}}}})",
+        ts, sh[0], sh[1], sh[2], ts + 5, corr, ts + 30, us);
+    ts += 1000;
+    ++corr;
+  }
+  return R"({"distributedInfo": {"rank": 0, "world_size": 8}, "deviceProperties": [{"id": 0, "name": ")" +
+         device + R"("}], "traceEvents": [)" + events + "]}";
+}
+
+// calibrate --from-trace fits the dense model's GEMMs to the traced matrix
+// products on the preset the device name names, or --gpu's; the profile
+// carries them.
+TEST_F(CliTest, CalibrateFromATraceFitsItsGemms) {
+  const std::string a100 = write("a100.json", gemm_trace("NVIDIA A100-SXM4-80GB"));
+  CliRun r = run({"calibrate", "--from-trace", a100, "--no-record", "-o", path("g.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dense GEMMs (6 shapes measured) against the a100-sxm4-80gb roofline"),
+            std::string::npos)
+      << r.out;
+  const Json dense = Json::parse(read_file(path("g.json")))["parameters"]["dense"];
+  const double eff = dense["gemm_efficiency"]["tf32"].get<double>();
+  EXPECT_GT(eff, 0.0);
+  EXPECT_LE(eff, 1.0);
+  EXPECT_GE(dense["gemm_kernel_ms"]["tf32"].get<double>(), 0.0);
+  r = run({"calibrate", "--from-trace", a100, "--no-record", "--gpu", "nope"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpu: no GPU preset named \"nope\""), std::string::npos) << r.err;
+  // A device no preset is named after: nothing to fit until --gpu names one.
+  const std::string h100 = write("h100.json", gemm_trace("NVIDIA H100 80GB HBM3"));
+  r = run({"calibrate", "--from-trace", h100, "--no-record"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("name the GPU with --gpu"), std::string::npos) << r.err;
+  r = run({"calibrate", "--from-trace", h100, "--no-record", "--gpu", "h100-sxm"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("against the h100-sxm roofline"), std::string::npos) << r.out;
 }
 
 TEST_F(CliTest, TraceSummarizeErrors) {

@@ -146,6 +146,44 @@ TEST(CalibrationJson, MinimalHandWrittenProfile) {
   EXPECT_TRUE(p->source_runs.empty());
 }
 
+// The dense model's GEMM terms (from a trace's matrix products): read per
+// arithmetic, written back only where set, and checked like every number.
+TEST(CalibrationJson, DenseGemmTermsByArithmetic) {
+  const std::string head = R"({"format": "shardlab-calibration", "version": 1, "name": "gemms",
+      "parameters": {"compute": [], "dense": )";
+  auto p = parse_calibration(
+      head +
+          R"({"gemm_efficiency": {"tf32": 0.42, "fp32": 0.7}, "gemm_kernel_ms": {"tf32": 0.008}}}})",
+      "g.json");
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  const auto at = [](planner::Precision x) { return static_cast<size_t>(x); };
+  EXPECT_EQ(p->parameters.gemm_efficiency[at(planner::Precision::kTf32)], 0.42);
+  EXPECT_EQ(p->parameters.gemm_efficiency[at(planner::Precision::kFp32)], 0.7);
+  EXPECT_FALSE(p->parameters.gemm_efficiency[at(planner::Precision::kBf16)].has_value());
+  EXPECT_EQ(p->parameters.gemm_kernel_ms[at(planner::Precision::kTf32)], 0.008);
+  EXPECT_FALSE(p->parameters.empty());
+  const std::string text = calibration_to_json(*p, -1);
+  EXPECT_NE(
+      text.find(
+          R"("dense":{"gemm_efficiency":{"fp32":0.7,"tf32":0.42},"gemm_kernel_ms":{"tf32":0.008}})"),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(calibration_to_json(sample(), -1).find("\"dense\":{"),
+            std::string::npos);  // none fitted
+  auto bad = parse_calibration(head + R"({"gemm_efficiency": {"tf32": 0}}}})", "g.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.status().message(),
+            "g.json: parameters.dense.gemm_efficiency.tf32: must be a number in (0, 1]: got 0");
+  bad = parse_calibration(head + R"({"gemm_efficiency": {"int8": 0.5}}}})", "g.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("parameters.dense.gemm_efficiency"), std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("int8"), std::string::npos) << bad.status().message();
+  bad = parse_calibration(head + R"({"gemm": {}}}})", "g.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+}
+
 // Replaces the first occurrence of `from` in the sample's compact JSON.
 std::string sample_with(const std::string& from, const std::string& to) {
   std::string text = calibration_to_json(sample(), -1);

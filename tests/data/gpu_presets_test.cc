@@ -337,5 +337,18 @@ TEST(DenseWorkload, Refusals) {
       "s.json: workload.ddp_bucket_cap: must be at least 1 byte");
 }
 
+// A CUDA device name as a profiler trace writes it names its preset.
+TEST(GpuPresets, DeviceNamesFindTheirPreset) {
+  const Result<PresetCatalog>& c = builtin_gpu_presets();
+  ASSERT_TRUE(c.is_ok());
+  ASSERT_NE(c->find_device("NVIDIA A100-SXM4-80GB"), nullptr);
+  EXPECT_EQ(c->find_device("NVIDIA A100-SXM4-80GB")->name, "a100-sxm4-80gb");
+  ASSERT_NE(c->find_device("Tesla V100-SXM2-16GB"), nullptr);
+  EXPECT_EQ(c->find_device("Tesla V100-SXM2-16GB")->name, "v100-sxm2-16gb");
+  EXPECT_EQ(c->find_device("NVIDIA A100-PG509-200"), nullptr);
+  EXPECT_EQ(c->find_device("NVIDIA H100 80GB HBM3"), nullptr);
+  EXPECT_EQ(c->find_device(""), nullptr);
+}
+
 }  // namespace
 }  // namespace shardlab::data

@@ -102,6 +102,7 @@ TEST(HostileCoverage, EveryPlanAndProfileKeyHasAField) {
       {"/parameters/compute/0/", k::kProfileComputeKeys},
       {"/parameters/comm/", k::kProfileCommKeys},
       {"/parameters/comm/inter_host/", k::kProfileCommScopeKeys},
+      {"/parameters/dense/", k::kProfileDenseKeys},
       {"/fit/", k::kProfileFitKeys},
       {"/fit/groups/0/", k::kProfileGroupKeys},
   };

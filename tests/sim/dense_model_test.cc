@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "shardlab/data/gpu_presets.h"
+#include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/planner.h"
+#include "shardlab/sim/traffic_builder.h"
 
 namespace shardlab::sim {
 namespace {
@@ -187,6 +190,43 @@ TEST(DenseModel, GemmRooflineOnEveryPreset) {
               (3.0 * 8192 * 8192 * 2) / (p.hbm_mem_bw * p.spec.hbm_efficiency));
     EXPECT_LT(gemv.flops() / gemm_flop_rate(p.spec, Precision::kBf16, gemv), c.memory_ms);
   }
+}
+
+// A calibration's GEMM terms (kernels::fit_gemm_efficiency) replace the
+// preset's in the simulated dense layers: a kernel time adds itself to every
+// forward GEMM, a lower efficiency slows them; the planner's rating is
+// untouched.
+TEST(DenseModel, ACalibrationsGemmTermsReachTheSimulatedDenseLayers) {
+  Result<planner::Scenario> scenario =
+      data::load_scenario_file(SHARDLAB_SOURCE_DIR "/data/scenarios/dlrm_dcnv2_criteo_1tb.json");
+  ASSERT_TRUE(scenario.is_ok()) << scenario.status().message();
+  const planner::PlannerResult planned = planner::plan(*scenario);
+  ASSERT_TRUE(planned.ok());
+  const auto fwd_ms = [&](const planner::CostCalibration* c) {
+    Result<TrafficBuilder> b = TrafficBuilder::create(*scenario, c);
+    EXPECT_TRUE(b.is_ok());
+    Result<IterationTraffic> t = b->build(*planned.search_space, *planned.best);
+    EXPECT_TRUE(t.is_ok()) << t.status().message();
+    return t->ranks[0].dense_fwd_ms;
+  };
+  const double preset_ms = fwd_ms(nullptr);
+  Result<DenseArchitecture> arch =
+      dense_architecture(*scenario->workload.dense, feature_dims(*scenario), scenario->batch_size);
+  ASSERT_TRUE(arch.is_ok());
+  size_t gemms = 0;
+  for (const DenseLayer& l : arch->layers) gemms += l.fwd_gemms.size();
+  ASSERT_GT(gemms, 0u);
+  const auto bf16 = static_cast<size_t>(Precision::kBf16);
+  planner::CostCalibration c;
+  c.gemm_kernel_ms[bf16] = 0.01;
+  expect_rel(fwd_ms(&c), preset_ms + 0.01 * static_cast<double>(gemms), 1e-9);
+  c.gemm_kernel_ms[bf16].reset();
+  c.gemm_efficiency[bf16] = scenario->gpu->gemm.max_efficiency[bf16] / 2;
+  EXPECT_GT(fwd_ms(&c), preset_ms * 1.2);
+  // Another arithmetic's terms leave this bf16 model alone.
+  planner::CostCalibration other;
+  other.gemm_efficiency[static_cast<size_t>(Precision::kTf32)] = 0.1;
+  EXPECT_EQ(fwd_ms(&other), preset_ms);
 }
 
 TEST(DenseModel, DdpBucketsInReverseOrderWithTheFirstCappedSmall) {

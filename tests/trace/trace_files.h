@@ -40,4 +40,15 @@ class TraceFilesTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// A trace file's whole text (plain or gzip: zlib reads both), for the tests
+// that read the real traces independently of the library's stream.
+inline std::string read_trace_text(const std::filesystem::path& p) {
+  gzFile f = gzopen(p.c_str(), "rb");
+  std::string out;
+  char buf[1 << 16];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  return out;
+}
+
 }  // namespace shardlab::trace::testing

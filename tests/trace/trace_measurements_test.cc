@@ -5,10 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "../shared_dir.h"
 #include "shardlab/kernels/calibration.h"
@@ -74,6 +79,80 @@ TEST_F(TraceMeasurementsTest, SizesTimesAndSteps) {
   EXPECT_FALSE(trace_measurements({write("rank-0b.json", kTrace)}, 16)->measurements[0].inter_host);
 }
 
+// Matrix products, one step [1000, 2000) and one [2000, 3000), thread 1:
+//   an addmm (bias, [32, 128], [128, 64]) whose tf32 kernel (CUTLASS's
+//   s1688) takes 20 µs, then 40 in step 2; a kernel another thread launched
+//   meanwhile (500 µs) is not its;
+//   an mm of the same shape on fp32 SIMT (ampere_sgemm), 30 µs: its own record;
+//   a bmm ([4, 16, 8], [4, 8, 2]) of bfloat16, 10 µs;
+//   an mm outside every step, an mm whose inner dims disagree (not a
+//   product), and one of doubles (a type the simulator does not model).
+constexpr const char* kGemms = R"({"distributedInfo": {"rank": 2, "world_size": 4},
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 1000, "dur": 1000, "tid": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "ts": 1100, "dur": 50, "tid": 1,
+     "args": {"Input Dims": [[64], [32, 128], [128, 64], [], []], "Input type": ["float", "float", "float", "Scalar", "Scalar"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1110, "dur": 2, "tid": 1, "args": {"correlation": 10}},
+    {"ph": "X", "cat": "kernel", "name": "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>", "ts": 1200, "dur": 20, "args": {"correlation": 10}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1120, "dur": 2, "tid": 2, "args": {"correlation": 11}},
+    {"ph": "X", "cat": "kernel", "name": "other_thread", "ts": 1300, "dur": 500, "args": {"correlation": 11}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1400, "dur": 30, "tid": 1,
+     "args": {"Input Dims": [[32, 128], [128, 64]], "Input type": ["float", "float"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1410, "dur": 2, "tid": 1, "args": {"correlation": 12}},
+    {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "ts": 1450, "dur": 30, "args": {"correlation": 12}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "ts": 1500, "dur": 30, "tid": 1,
+     "args": {"Input Dims": [[4, 16, 8], [4, 8, 2]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1510, "dur": 2, "tid": 1, "args": {"correlation": 13}},
+    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16", "ts": 1550, "dur": 10, "args": {"correlation": 13}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1600, "dur": 30, "tid": 1,
+     "args": {"Input Dims": [[2, 3], [4, 5]], "Input type": ["float", "float"]}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1700, "dur": 30, "tid": 1,
+     "args": {"Input Dims": [[2, 3], [3, 5]], "Input type": ["double", "double"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1710, "dur": 2, "tid": 1, "args": {"correlation": 14}},
+    {"ph": "X", "cat": "kernel", "name": "dgemm", "ts": 1750, "dur": 10, "args": {"correlation": 14}},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 2000, "dur": 1000, "tid": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "ts": 2100, "dur": 50, "tid": 1,
+     "args": {"Input Dims": [[64], [32, 128], [128, 64], [], []], "Input type": ["float", "float", "float", "Scalar", "Scalar"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2110, "dur": 2, "tid": 1, "args": {"correlation": 20}},
+    {"ph": "X", "cat": "kernel", "name": "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>", "ts": 2200, "dur": 40, "args": {"correlation": 20}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 3100, "dur": 30, "tid": 1,
+     "args": {"Input Dims": [[32, 128], [128, 64]], "Input type": ["float", "float"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 3110, "dur": 2, "tid": 1, "args": {"correlation": 30}},
+    {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "ts": 3150, "dur": 30, "args": {"correlation": 30}}]})";
+
+TEST_F(TraceMeasurementsTest, GemmsFromTheirShapesAndTheirThreadsKernels) {
+  // No collective, but matrix products: not an error even when collectives are required.
+  Result<TraceMeasurements> r = trace_measurements({write("rank-2.json", kGemms)}, 8);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_TRUE(r->measurements.empty());
+  ASSERT_EQ(r->gemms.size(), 3u);
+  const kernels::GemmRecord& addmm = r->gemms[0];
+  EXPECT_EQ(addmm.rank, 2);
+  EXPECT_EQ(addmm.op, "aten::addmm");
+  EXPECT_EQ(addmm.gemm.m, 32);
+  EXPECT_EQ(addmm.gemm.k, 128);
+  EXPECT_EQ(addmm.gemm.n, 64);
+  EXPECT_EQ(addmm.gemm.batch, 1);
+  EXPECT_EQ(addmm.precision, planner::Precision::kTf32);
+  EXPECT_EQ(addmm.timing.samples, 2);
+  EXPECT_DOUBLE_EQ(addmm.timing.min_ms, 0.020);  // not the other thread's 500 µs
+  const kernels::GemmRecord& mm = r->gemms[1];
+  EXPECT_EQ(mm.precision, planner::Precision::kFp32);
+  EXPECT_EQ(mm.timing.samples, 1);  // the one outside the steps is not a sample
+  EXPECT_DOUBLE_EQ(mm.timing.median_ms, 0.030);
+  const kernels::GemmRecord& bmm = r->gemms[2];
+  EXPECT_EQ(bmm.precision, planner::Precision::kBf16);
+  EXPECT_EQ(bmm.gemm.batch, 4);
+  EXPECT_EQ(bmm.gemm.m, 16);
+  EXPECT_EQ(bmm.gemm.k, 8);
+  EXPECT_EQ(bmm.gemm.n, 2);
+  bool doubles = false;
+  for (const std::string& n : r->notes)
+    doubles =
+        doubles || n.find("of a type the simulator does not model (double)") != std::string::npos;
+  EXPECT_TRUE(doubles);
+}
+
 TEST_F(TraceMeasurementsTest, Refusals) {
   std::string no_world = kTrace;
   no_world.replace(no_world.find(", \"world_size\": 16"), 18, "");
@@ -120,6 +199,68 @@ TEST(RealTraceMeasurements, A100EightRanks) {
   EXPECT_TRUE(fit->calibration.intra_host.bandwidth_bytes_per_ms.has_value());
   ASSERT_TRUE(fit->mape_after.has_value());
   EXPECT_GT(fit->held_out_count, 0);
+}
+
+// The matrix products of every real trace that records shapes, against an
+// independent reading of the whole document: per file, each aten::mm, addmm
+// and bmm cpu_op launched inside a step, its time the kernels its own
+// thread launched while it ran (a DOM and plain loops, not the library's
+// stream). Samples and summed medians agree.
+TEST(RealTraceMeasurements, GemmsMatchAnIndependentReading) {
+  using Json = nlohmann::json;
+  const fs::path root = traces_root();
+  if (!fs::is_directory(root)) GTEST_SKIP() << root << " not found";
+  int files_with_gemms = 0;
+  for (const fs::directory_entry& folder : fs::directory_iterator(root)) {
+    if (!folder.is_directory()) continue;
+    for (const fs::directory_entry& file : fs::directory_iterator(folder.path())) {
+      const std::string path = file.path().string();
+      if (path.find(".json") == std::string::npos) continue;
+      Result<TraceMeasurements> r = trace_measurements({path}, 8, {}, false);
+      ASSERT_TRUE(r.is_ok()) << r.status().message();
+      const Json doc = Json::parse(testing::read_trace_text(file.path()));
+      std::vector<std::pair<double, double>> steps;
+      std::map<int64_t, double> kernel_us;                         // by correlation
+      std::vector<std::tuple<double, int64_t, int64_t>> launches;  // ts, tid, correlation
+      for (const Json& e : doc["traceEvents"]) {
+        const std::string cat = e.value("cat", ""), name = e.value("name", "");
+        if (name.rfind("ProfilerStep#", 0) == 0 && cat.rfind("gpu_", 0) != 0)
+          steps.emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+        if (!e.contains("args") || !e["args"].contains("correlation")) continue;
+        const int64_t c = e["args"]["correlation"].get<int64_t>();
+        if (cat == "kernel") kernel_us[c] += e["dur"].get<double>();
+        if (cat == "cuda_runtime" || cat == "cuda_driver")
+          launches.emplace_back(e["ts"].get<double>(), e.value("tid", int64_t{-1}), c);
+      }
+      int samples = 0;
+      for (const Json& e : doc["traceEvents"]) {
+        const std::string name = e.value("name", "");
+        if (e.value("cat", "") != "cpu_op" ||
+            (name != "aten::mm" && name != "aten::addmm" && name != "aten::bmm"))
+          continue;
+        if (!e["args"].contains("Input Dims")) continue;
+        const double ts = e["ts"].get<double>(), end = ts + e["dur"].get<double>();
+        const bool in_step = std::any_of(steps.begin(), steps.end(), [&](const auto& s) {
+          return ts >= s.first && ts < s.second;
+        });
+        if (!in_step) continue;
+        double us = 0.0;
+        for (const auto& [lts, tid, c] : launches) {
+          if (lts >= ts && lts <= end && tid == e.value("tid", int64_t{-1}) && kernel_us.count(c))
+            us += kernel_us[c];
+        }
+        const Json& t = e["args"]["Input type"];
+        const std::string type = t[name == "aten::addmm" ? 1 : 0].get<std::string>();
+        const bool modelled = type == "float" || type == "c10::Half" || type == "c10::BFloat16";
+        if (us > 0.0 && modelled) ++samples;
+      }
+      int got = 0;
+      for (const kernels::GemmRecord& g : r->gemms) got += g.timing.samples;
+      EXPECT_EQ(got, samples) << path;
+      files_with_gemms += samples > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GE(files_with_gemms, 3) << "the A100 traces record shapes";
 }
 
 }  // namespace

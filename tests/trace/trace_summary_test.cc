@@ -464,15 +464,6 @@ TEST_F(TraceTest, StepsFromTheLoopsOwnAnnotation) {
 
 fs::path traces_root() { return testing_support::shared_traces_dir(); }
 
-std::string gunzip(const fs::path& p) {
-  gzFile f = gzopen(p.c_str(), "rb");
-  std::string out;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
-  gzclose(f);
-  return out;
-}
-
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
 struct Expected {
@@ -639,7 +630,7 @@ TEST(RealTraces, EveryFieldMatchesAnIndependentReading) {
     ASSERT_TRUE(summary.is_ok()) << summary.status().message();
     for (const RankTrace& rank : summary->ranks) {
       ++files;
-      const Json doc = Json::parse(gunzip(rank.file));
+      const Json doc = Json::parse(testing::read_trace_text(rank.file));
       EXPECT_EQ(rank.rank, doc["distributedInfo"]["rank"].get<int>()) << rank.file;
       EXPECT_EQ(rank.world_size, doc["distributedInfo"]["world_size"].get<int>()) << rank.file;
       const std::map<int64_t, Expected> want = read_independently(doc);
@@ -733,7 +724,7 @@ TEST(RealTraces, AcrossRanksMatchesAnIndependentReading) {
     // rank -> step -> [(start, end)] in µs, the trace's clock.
     std::vector<std::map<int64_t, std::vector<std::pair<double, double>>>> kernels(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const Json doc = Json::parse(gunzip(ranks[r].file));
+      const Json doc = Json::parse(testing::read_trace_text(ranks[r].file));
       const DocSteps steps = read_doc_steps(doc);
       const auto& windows = steps.windows;
       const auto& launch = steps.launch_ts;

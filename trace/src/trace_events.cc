@@ -86,9 +86,10 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       } else if (key_ == "cat") {
         cat_.swap(v);
       }
-    } else if (depth_ == 5 && in_args_ && list_key_ == "Input type" && first_list_ &&
-               input_type_.empty()) {
-      input_type_ = v;
+    } else if (depth_ == 5 && in_args_ && list_key_ == "Input type") {
+      if (input_types_ < kDimsKept) types_[input_types_] = v;
+      if (first_list_ && input_type_.empty()) input_type_ = v;
+      ++input_types_;
     } else if (depth_ == 3 && in_devices_ && key_ == "name" && out_.device.empty()) {
       out_.device = v;
     }
@@ -127,9 +128,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       list_key_ = key_;
       first_list_ = true;
     }
-    if (depth_ == 6 && in_args_ && list_key_ == "Input Dims" && first_list_) {
-      dims_open_ = true;
-      input_elements_ = 1;
+    if (depth_ == 6 && in_args_ && list_key_ == "Input Dims") {
+      dims_index_ = inputs_seen_++;
+      if (dims_index_ < kDimsKept) ndims_[dims_index_] = 0;
+      if (first_list_) {
+        dims_open_ = true;
+        input_elements_ = 1;
+      }
     }
     return true;
   }
@@ -140,6 +145,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       first_list_ = false;
       has_dims_ = true;
     }
+    if (depth_ == 6) dims_index_ = -1;
     if (depth_ == 5) list_key_.clear();
     --depth_;
     return true;
@@ -172,7 +178,12 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     } else if (depth_ == 4 && in_args_ && key_ == "correlation") {
       correlation_ = i;
       has_correlation_ = true;
-    } else if (depth_ == 6 && dims_open_) {
+    } else if (depth_ == 6 && dims_index_ >= 0 && dims_index_ < kDimsKept) {
+      int& nd = ndims_[dims_index_];
+      if (nd < kDimsKept) dims_[dims_index_][nd] = i;
+      ++nd;
+    }
+    if (depth_ == 6 && dims_open_) {
       input_elements_ = i >= 0 && input_elements_ <= (int64_t{1} << 50) / std::max<int64_t>(i, 1)
                             ? input_elements_ * i
                             : -1;
@@ -196,6 +207,30 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     tid_ = -1;
     has_ts_ = has_correlation_ = has_dims_ = false;
     input_elements_ = 0;
+    inputs_seen_ = input_types_ = 0;
+    dims_index_ = -1;
+    ndims_.fill(0);
+  }
+
+  // The matrix product an `aten::mm`/`addmm`/`bmm` op's inputs describe:
+  // mm (A, B), addmm (bias, A, B), bmm (A, B) with a leading batch dim.
+  void add_gemm() {
+    const int a = name_ == "aten::addmm" ? 1 : 0;
+    const int rank = name_ == "aten::bmm" ? 3 : 2;
+    if (inputs_seen_ < a + 2 || ndims_[a] != rank || ndims_[a + 1] != rank) return;
+    const auto& A = dims_[a];
+    const auto& B = dims_[a + 1];
+    GemmOp g{.name = name_, .ts_us = ts_, .end_us = ts_ + dur_, .tid = tid_};
+    if (rank == 3) {
+      if (A[0] != B[0]) return;
+      g.batch = A[0];
+    }
+    g.m = A[rank - 2];
+    g.k = A[rank - 1];
+    g.n = B[rank - 1];
+    if (B[rank - 2] != g.k || g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return;
+    if (a < input_types_ && a < kDimsKept) g.type = types_[a];
+    out_.gemm_ops.push_back(std::move(g));
   }
 
   // Bytes of one element of a profiler "Input type".
@@ -228,6 +263,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
                                .elements = has_dims_ && input_elements_ > 0 ? input_elements_ : 0,
                                .element_bytes = element_bytes(input_type_)});
     }
+    if (cat_ == "cpu_op" && (name_ == "aten::mm" || name_ == "aten::addmm" || name_ == "aten::bmm"))
+      add_gemm();
     if (cat_ == "user_annotation" || cat_ == "cpu_op") {
       if (const int stage = stage_of(name_); stage >= 0)
         out_.stages[stage].push_back({.ts_us = ts_, .end_us = ts_ + dur_});
@@ -249,7 +286,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     }
     if (!has_correlation_) return;
     if (runtime) {
-      out_.launches.push_back({.correlation = correlation_, .ts_us = ts_});
+      out_.launches.push_back({.correlation = correlation_, .ts_us = ts_, .tid = tid_});
     } else if (cat_ == "kernel" || cat_ == "Kernel") {
       const uint8_t families = kernel_families(name_);
       out_.gpu.push_back({.correlation = correlation_,
@@ -279,6 +316,14 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   bool first_list_ = false, dims_open_ = false, has_dims_ = false;
   int64_t input_elements_ = 0;  // -1: too many to count
   std::string input_type_;
+  // The first kDimsKept inputs' dims (kDimsKept of each at most; ndims_
+  // counts them all) and types, for matrix products.
+  static constexpr int kDimsKept = 3;
+  std::array<std::array<int64_t, kDimsKept>, kDimsKept> dims_{};
+  std::array<int, kDimsKept> ndims_{};
+  std::array<std::string, kDimsKept> types_;
+  int inputs_seen_ = 0, input_types_ = 0;
+  int dims_index_ = -1;  // the input whose dims are being read
   double ts_ = 0.0, dur_ = 0.0;
   int64_t tid_ = -1;  // -1: absent, or not a number
   int64_t correlation_ = 0;
@@ -293,6 +338,7 @@ uint8_t kernel_families(const std::string& name) {
   if (starts_with(name, "nccl")) f |= kNccl;
   if (has("split_embedding") || has("embedding_codegen") || has("batched_embedding")) f |= kTbe;
   if (has("gemm") || has("xmma") || has("cutlass")) f |= kGemm;
+  if (has("tf32") || has("s1688")) f |= kTensorF32;
   return f;
 }
 

@@ -22,6 +22,7 @@ struct StepMark {
 struct Launch {
   int64_t correlation = 0;
   double ts_us = 0.0;
+  int64_t tid = -1;  // the calling thread; -1 when the file gives no number
 };
 
 enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
@@ -39,7 +40,9 @@ struct BlockingCall {
 
 // Kernel-name families (StepSummary's nccl_ms, tbe_ms, gemm_ms); a name may
 // belong to several.
-enum KernelFamily : uint8_t { kNccl = 1, kTbe = 2, kGemm = 4 };
+// kTensorF32: a kernel computing fp32 data on tensor cores, i.e. in tf32
+// (its name says `tf32`, or cuBLAS's/CUTLASS's `s1688`).
+enum KernelFamily : uint8_t { kNccl = 1, kTbe = 2, kGemm = 4, kTensorF32 = 8 };
 
 struct GpuEvent {
   int64_t correlation = 0;
@@ -72,11 +75,24 @@ struct CommOp {
   int element_bytes = 0;  // 0: a type this reader does not size
 };
 
+// A matrix product as ATen records it (a cpu_op `aten::mm`, `aten::addmm` or
+// `aten::bmm` with "Input Dims"): C[m x n] = A[m x k] · B[k x n], `batch`
+// times for bmm; its first matrix's "Input type".
+struct GemmOp {
+  std::string name;  // "aten::mm", "aten::addmm", "aten::bmm"
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::string type;  // "float", "c10::Half", "c10::BFloat16", ...
+  double ts_us = 0.0;
+  double end_us = 0.0;
+  int64_t tid = -1;
+};
+
 struct RawTrace {
   int rank = -1;
   int world_size = -1;
   std::string device;  // deviceProperties[0].name, empty when absent
   std::vector<CommOp> comm_ops;
+  std::vector<GemmOp> gemm_ops;
   bool has_events = false;  // a traceEvents array was found
   std::vector<StepMark> steps;
   std::vector<Launch> launches;

@@ -54,26 +54,96 @@ double bytes_sent(sim::CollectiveKind kind, double bytes, int n) {
   return spec.bytes_sent(0);
 }
 
-// GPU time, µs, of the kernels launched inside each op: launches sorted by
-// time, kernels by correlation.
-std::vector<double> op_kernel_us(const RawTrace& t) {
-  std::unordered_map<int64_t, double> kernel_us;
+// A CPU-side op's window, and the thread whose launches count (-1: any).
+struct OpWindow {
+  double ts_us = 0.0, end_us = 0.0;
+  int64_t tid = -1;
+};
+
+struct OpKernels {
+  double us = 0.0;          // summed kernel durations
+  bool tensor_f32 = false;  // one of them computes fp32 data on tensor cores
+};
+
+// The kernels launched inside each window: launches sorted by time, kernels
+// by correlation.
+std::vector<OpKernels> op_kernels(const RawTrace& t, const std::vector<OpWindow>& windows) {
+  std::unordered_map<int64_t, OpKernels> by_correlation;
   for (const detail::GpuEvent& g : t.gpu) {
-    if (g.kind == detail::GpuKind::kKernel) kernel_us[g.correlation] += g.dur_us;
+    if (g.kind != detail::GpuKind::kKernel) continue;
+    OpKernels& k = by_correlation[g.correlation];
+    k.us += g.dur_us;
+    k.tensor_f32 = k.tensor_f32 || (g.families & detail::kTensorF32) != 0;
   }
   std::vector<detail::Launch> launches = t.launches;
   std::sort(launches.begin(), launches.end(),
             [](const detail::Launch& a, const detail::Launch& b) { return a.ts_us < b.ts_us; });
-  std::vector<double> out;
-  out.reserve(t.comm_ops.size());
-  for (const CommOp& op : t.comm_ops) {
-    double us = 0.0;
-    auto it = std::lower_bound(launches.begin(), launches.end(), op.ts_us,
+  std::vector<OpKernels> out;
+  out.reserve(windows.size());
+  for (const OpWindow& w : windows) {
+    OpKernels sum;
+    auto it = std::lower_bound(launches.begin(), launches.end(), w.ts_us,
                                [](const detail::Launch& l, double ts) { return l.ts_us < ts; });
-    for (; it != launches.end() && it->ts_us <= op.end_us; ++it) {
-      if (const auto k = kernel_us.find(it->correlation); k != kernel_us.end()) us += k->second;
+    for (; it != launches.end() && it->ts_us <= w.end_us; ++it) {
+      if (w.tid >= 0 && it->tid >= 0 && it->tid != w.tid) continue;
+      if (const auto k = by_correlation.find(it->correlation); k != by_correlation.end()) {
+        sum.us += k->second.us;
+        sum.tensor_f32 = sum.tensor_f32 || k->second.tensor_f32;
+      }
     }
-    out.push_back(us);
+    out.push_back(sum);
+  }
+  return out;
+}
+
+// The arithmetic of a matrix product on `type` data (GemmOp::type).
+std::optional<planner::Precision> gemm_precision(const std::string& type, bool tensor_f32) {
+  if (type == "float") return tensor_f32 ? planner::Precision::kTf32 : planner::Precision::kFp32;
+  if (type == "c10::Half") return planner::Precision::kFp16;
+  if (type == "c10::BFloat16") return planner::Precision::kBf16;
+  return std::nullopt;
+}
+
+bool in_some_step(const RawTrace& t, double ts_us) {
+  return std::any_of(t.steps.begin(), t.steps.end(), [&](const detail::StepMark& s) {
+    return ts_us >= s.ts_us && ts_us < s.ts_us + s.dur_us;
+  });
+}
+
+// The file's matrix-product records (trace_measurements.h).
+std::vector<kernels::GemmRecord> gemm_records(const RawTrace& t,
+                                              std::map<std::string, int>& skipped) {
+  std::vector<OpWindow> windows;
+  for (const detail::GemmOp& g : t.gemm_ops) windows.push_back({g.ts_us, g.end_us, g.tid});
+  const std::vector<OpKernels> kernels = op_kernels(t, windows);
+  using Key = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, planner::Precision>;
+  std::map<Key, std::vector<double>> samples;
+  std::vector<Key> order;
+  for (size_t i = 0; i < t.gemm_ops.size(); ++i) {
+    const detail::GemmOp& g = t.gemm_ops[i];
+    if (!in_some_step(t, g.ts_us)) continue;
+    const std::optional<planner::Precision> p = gemm_precision(g.type, kernels[i].tensor_f32);
+    if (!p) {
+      ++skipped["a matrix product of a type the simulator does not model (" + g.type + ")"];
+      continue;
+    }
+    if (kernels[i].us <= 0.0) {
+      ++skipped["a matrix product that launched no kernel"];
+      continue;
+    }
+    const Key key{g.name, g.m, g.n, g.k, g.batch, *p};
+    auto [it, fresh] = samples.try_emplace(key);
+    if (fresh) order.push_back(key);
+    it->second.push_back(kernels[i].us / kUsPerMs);
+  }
+  std::vector<kernels::GemmRecord> out;
+  for (const Key& key : order) {
+    const auto& [name, m, n, k, batch, precision] = key;
+    out.push_back({.rank = t.rank,
+                   .op = name,
+                   .gemm = {.m = m, .n = n, .k = k, .batch = batch},
+                   .precision = precision,
+                   .timing = kernels::summarize(samples[key])});
   }
   return out;
 }
@@ -102,7 +172,11 @@ Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& pat
     }
     out.files.push_back(file);
     if (out.device.empty()) out.device = raw->device;
-    const std::vector<double> kernel_us = op_kernel_us(*raw);
+    std::vector<OpWindow> comm_windows;
+    for (const CommOp& op : raw->comm_ops) comm_windows.push_back({op.ts_us, op.end_us, -1});
+    std::vector<double> kernel_us;
+    for (const OpKernels& k : op_kernels(*raw, comm_windows)) kernel_us.push_back(k.us);
+    for (kernels::GemmRecord& g : gemm_records(*raw, skipped)) out.gemms.push_back(std::move(g));
     // Samples per (kind name, size, occurrence in the step).
     using Key = std::tuple<std::string, int64_t, int>;
     std::map<Key, std::vector<double>> samples;
@@ -147,12 +221,12 @@ Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& pat
   for (const auto& [why, count] : skipped)
     out.notes.push_back(std::to_string(count) + " op" + (count == 1 ? "" : "s") +
                         " skipped: " + why);
-  if (out.device.empty()) out.device = "unknown GPU";
+  if (out.device.empty()) out.device = kUnknownDevice;
   if (out.measurements.empty()) {
     const std::string none =
         "no collective with a recorded size in the traces (record them with "
         "torch.profiler.profile(record_shapes=True))";
-    if (require_collectives) return Status::invalid_argument(none);
+    if (require_collectives && out.gemms.empty()) return Status::invalid_argument(none);
     out.notes.push_back(none + ": collectives not fitted");
   }
   return out;

@@ -87,6 +87,12 @@ struct PresetCatalog {
   std::vector<SystemPreset> systems;  // file order
 
   const GpuPreset* find(std::string_view name) const;
+  // The preset a CUDA device name names, as a profiler trace or nvidia-smi
+  // writes it: lower-cased, a leading "nvidia " or "tesla " dropped, spaces
+  // as hyphens ("NVIDIA A100-SXM4-80GB" is a100-sxm4-80gb, "Tesla
+  // V100-SXM2-16GB" v100-sxm2-16gb); null when no preset has that name
+  // ("NVIDIA H100 80GB HBM3" names none: give the preset).
+  const GpuPreset* find_device(std::string_view device_name) const;
   const SystemPreset* find_system(std::string_view name) const;
   // "dgx-h100, hgx-h200, ..." for messages.
   std::string system_names() const;

@@ -112,6 +112,42 @@ HoldoutSplit holdout_split(const std::vector<Measurement>& measurements,
 Result<CalibrationFit> fit_calibration(const std::vector<Measurement>& measurements,
                                        const CalibrationOptions& options = {});
 
+// The dense model's GEMMs: the GEMM roofline (docs/presets.md "The GEMM
+// roofline") fitted per arithmetic to matrix products measured in profiler
+// traces (GemmRecord). Two parameters: the efficiency on large, square
+// products (planner::GemmModel::max_efficiency, in [0.001, 1]) and a fixed
+// time per kernel (GemmModel::kernel_ms, from 0 to the shortest record's
+// time), so the model's time of a record is max(C / e, M) + t0, C the
+// compute time at efficiency 1 and M the memory time of
+// sim::gemm_time_ms. The fit minimises the summed squared log ratio of
+// model to measured median over the fit records (every shape weighs the
+// same whatever its length): e scanned in log space, t0 by golden-section
+// search for each e, then both refined. Records are split per arithmetic as
+// holdout_split splits a group (group "gemm <arithmetic>",
+// options.holdout_fraction, options.seed).
+struct GemmFit {
+  planner::Precision precision = planner::Precision::kFp32;
+  double preset = 0.0;            // the GPU preset's max_efficiency
+  double preset_kernel_ms = 0.0;  // and its kernel_ms
+  double fitted = 0.0;
+  double fitted_kernel_ms = 0.0;
+  int fit_count = 0;
+  int held_out = 0;
+  std::optional<double> mape_before;  // held-out records, the preset's model
+  std::optional<double> mape_after;   // held-out records, the fitted one
+  std::optional<double> fit_mape_before;
+  std::optional<double> fit_mape_after;
+};
+
+// One fit per arithmetic the records hold, in Precision order. A record whose
+// arithmetic the GPU has no peak for is left out, said in `notes`.
+// Errors (kInvalidArgument): options out of range; `hbm_bw` <= 0; no record
+// left to fit ("no matrix product to fit ...").
+Result<std::vector<GemmFit>> fit_gemm_efficiency(const std::vector<GemmRecord>& records,
+                                                 const planner::GpuSpec& gpu, double hbm_bw,
+                                                 const CalibrationOptions& options,
+                                                 std::vector<std::string>* notes);
+
 // One fitted parameter beside TorchRec's value, for every parameter the fit
 // had records for: what `shardlab calibrate` prints and the workbench's
 // Calibration view shows. Rows: per compute kernel, its forward bandwidth per

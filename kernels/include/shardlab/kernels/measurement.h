@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "shardlab/kernels/workload.h"
+#include "shardlab/planner/hardware_spec.h"
+#include "shardlab/sim/dense_model.h"
 #include "shardlab/sim/iteration_traffic.h"
 #include "shardlab/sim/simulation.h"
 
@@ -65,6 +67,18 @@ struct Measurement {
 struct PhaseTiming {
   int rank = -1;
   sim::Phase phase = sim::Phase::kFwdCompute;
+  TimingSummary timing;
+};
+
+// A matrix product of the dense model measured in a profiler trace
+// (trace/include/shardlab/trace/trace_measurements.h): its shape and
+// arithmetic, and the GPU time of its kernels per occurrence, summarized.
+// What calibration fits the GEMM roofline's efficiency to (calibration.h).
+struct GemmRecord {
+  int rank = -1;
+  std::string op;  // "aten::mm", "aten::addmm", "aten::bmm"
+  sim::Gemm gemm;
+  planner::Precision precision = planner::Precision::kFp32;
   TimingSummary timing;
 };
 

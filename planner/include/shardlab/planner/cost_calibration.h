@@ -23,6 +23,9 @@
 //       2·(W-1)/W·table bytes sent per rank, since that is what replay
 //       measures; without one it is TorchRec's expression plus the latency;
 //   other terms (RW/TWRW batched copy, DP optimizer kernels, prefetch) as TorchRec.
+// The planner never reads gemm_efficiency and gemm_kernel_ms: they replace
+// the GPU preset's GEMM model (GemmModel::max_efficiency, kernel_ms) in the
+// simulator's dense model.
 #pragma once
 
 #include <array>
@@ -30,6 +33,7 @@
 #include <optional>
 #include <string_view>
 
+#include "shardlab/planner/hardware_spec.h"
 #include "shardlab/planner/types.h"
 
 namespace shardlab::planner {
@@ -63,6 +67,13 @@ struct CostCalibration {
   std::optional<double> bwd_multiplier;
   CommCalibration intra_host;  // collectives among the ranks of one host
   CommCalibration inter_host;  // collectives whose ranks span hosts
+  // The dense model's GEMM efficiency on large, square products per
+  // arithmetic, in (0, 1] (kernels::fit_gemm_efficiency). Missing: the GPU
+  // preset's.
+  std::array<std::optional<double>, kNumPrecisions> gemm_efficiency{};
+  // The fixed time of every GEMM kernel per arithmetic, ms, >= 0
+  // (GemmModel::kernel_ms). Missing: the preset's (0).
+  std::array<std::optional<double>, kNumPrecisions> gemm_kernel_ms{};
 
   std::optional<double>& bandwidth(ComputeKernel k, DimClass c) {
     return fwd_bandwidth[static_cast<size_t>(k)][static_cast<size_t>(c)];

@@ -83,6 +83,10 @@ struct GemmModel {
   int tile_n = 128;
   double k_half = 0.0;       // K at which the main loop runs at half its rate
   double min_split_k = 256;  // smallest K slice of a split-K GEMM
+  // Fixed time of every GEMM kernel besides its roofline (ramp-up, tail, a
+  // split-K reduction), ms: 0 in the presets, fitted from measured products
+  // by a calibration (kernels::fit_gemm_efficiency).
+  double kernel_ms = 0.0;
 };
 
 struct GpuSpec {

@@ -83,8 +83,9 @@ std::vector<int64_t> feature_dims(const planner::Scenario& scenario);
 int64_t dense_param_bytes(const DenseArchitecture& arch);
 
 // Roofline time of one GEMM in `precision`, ms: max(FLOPs / achievable rate,
-// operand bytes / achievable HBM bandwidth) (docs/presets.md "The GEMM
-// roofline"). `hbm_bw` in bytes/ms. The precision's peak must be > 0.
+// operand bytes / achievable HBM bandwidth) + gpu.gemm.kernel_ms
+// (docs/presets.md "The GEMM roofline"). `hbm_bw` in bytes/ms. The
+// precision's peak must be > 0.
 double gemm_time_ms(const planner::GpuSpec& gpu, double hbm_bw, planner::Precision precision,
                     const Gemm& gemm);
 // The achievable FLOP rate of the GEMM, FLOP/ms, before the memory bound.

@@ -7,6 +7,7 @@
 // builder is used by one thread at a time.
 #pragma once
 
+#include "shardlab/planner/cost_calibration.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/sharding_option.h"
 #include "shardlab/planner/status.h"
@@ -19,8 +20,11 @@ namespace shardlab::sim {
 class TrafficBuilder {
  public:
   // Fails as iteration_traffic() does on a fabric that does not fit the
-  // topology. `scenario` must outlive the builder.
-  static Result<TrafficBuilder> create(const planner::Scenario& scenario);
+  // topology. `scenario` and `calibration` (may be null: its GEMM
+  // efficiencies replace the GPU preset's in the dense model) must outlive
+  // the builder.
+  static Result<TrafficBuilder> create(const planner::Scenario& scenario,
+                                       const planner::CostCalibration* calibration = nullptr);
 
   // The traffic of `plan`, exactly as iteration_traffic(scenario, space, plan)
   // computes it. `plan` may hold any subset of the scenario's tables (its
@@ -32,8 +36,10 @@ class TrafficBuilder {
   const planner::Topology& topology() const { return topology_; }
 
  private:
-  TrafficBuilder(const planner::Scenario& scenario, TopologyGraph graph);
+  TrafficBuilder(const planner::Scenario& scenario, const planner::CostCalibration* calibration,
+                 TopologyGraph graph);
   const planner::Scenario* scenario_;
+  const planner::CostCalibration* calibration_;
   TopologyGraph graph_;
   planner::Topology topology_;
 };

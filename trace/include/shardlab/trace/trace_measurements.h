@@ -15,9 +15,17 @@
 // (distributedInfo.world_size); a collective spans hosts when n exceeds
 // `local_world_size`.
 //
-// Lookups are not measured: the profiler keeps an embedding op's tensor
-// sizes but not its tables' widths (TBE's D offsets are values, not sizes),
-// so the bytes a lookup moves cannot be told.
+// The dense model's matrix products too: each `aten::mm`, `aten::addmm` and
+// `aten::bmm` op inside a step whose inputs' shapes the profiler recorded
+// (record_shapes=True) is a sample of its shape (m, n, k, batch) and
+// arithmetic; its time the summed duration of the kernels its thread
+// launched while it ran. Arithmetic: the first matrix's "Input type"
+// (c10::Half fp16, c10::BFloat16 bf16, float fp32), and tf32 for float data
+// when one of its kernels runs on tensor cores (a name with `tf32` or
+// `s1688`). One record per rank, op, shape and arithmetic, its samples
+// summarized.
+//
+// Lookups need the job's model and are measured by trace_lookups.h.
 #pragma once
 
 #include <string>
@@ -29,9 +37,13 @@
 
 namespace shardlab::trace {
 
+// TraceMeasurements::device when no file names its GPU.
+inline constexpr const char* kUnknownDevice = "unknown GPU";
+
 struct TraceMeasurements {
   std::vector<kernels::Measurement> measurements;  // collectives, by rank then first occurrence
-  std::string device;                              // the first file's GPU, or "unknown GPU"
+  std::vector<kernels::GemmRecord> gemms;          // by rank, then first occurrence
+  std::string device;                              // the first file's GPU, or kUnknownDevice
   std::vector<std::string> files;                  // the files read, in order
   // Ops skipped, and why (a size the profiler did not record, a collective
   // kind the simulator has none of), counted per reason.
@@ -41,9 +53,9 @@ struct TraceMeasurements {
 // Reads every path (a file, or a folder's *.json and *.json.gz files).
 // Errors (kInvalidArgument): as summarize_traces' for the files; a file
 // without distributedInfo.world_size ("cannot tell how many ranks took
-// part"); `local_world_size` < 1; no collective with a size in any file,
-// when `require_collectives` (else a note says so: the caller measures
-// lookups too, trace_lookups.h).
+// part"); `local_world_size` < 1; neither a collective with a size nor a
+// matrix product with shapes in any file, when `require_collectives` (else a
+// note says so: the caller measures lookups too, trace_lookups.h).
 Result<TraceMeasurements> trace_measurements(const std::vector<std::string>& paths,
                                              int local_world_size, const TraceOptions& options = {},
                                              bool require_collectives = true);
