@@ -12,6 +12,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <limits>
 
 #include "app/stale_banner.h"
@@ -141,12 +142,18 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
   connect(wb, &Workbench::freshnessChanged, this, &CompareView::refresh);
   connect(&models->compare, &QAbstractItemModel::modelReset, this, [this]() {
     rows_->resizeColumnsToContents();
+    // A running row's status is a long progress line: the results stay in
+    // view, the whole line is the cell's tooltip.
+    rows_->setColumnWidth(CompareModel::kStatus,
+                          std::min(rows_->columnWidth(CompareModel::kStatus), kMaxStatusWidth));
     ranks_->resizeColumnsToContents();
   });
   refresh();
 }
 
 QString CompareView::summary_text() const { return summary_->text(); }
+
+int CompareView::status_width() const { return rows_->columnWidth(CompareModel::kStatus); }
 
 void CompareView::optimize() {
   models_->workbench()->optimize(OptimizeRequest{.seed = static_cast<uint64_t>(seed_->value()),

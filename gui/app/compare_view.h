@@ -37,6 +37,9 @@ class CompareView : public WorkbenchView {
 
   QTableView* rows_view() const { return rows_; }
   QString summary_text() const;
+  // The Status column's width: at most kMaxStatusWidth pixels.
+  int status_width() const;
+  static constexpr int kMaxStatusWidth = 220;
   StaleBanner* banner() const { return banner_; }
   // Opens the selected row as the plan; false when none is selected or it has no plan.
   bool open_selected();

@@ -200,6 +200,16 @@ bool PlacementMatrixWidget::scroll_to_table(const QString& name) {
     const int y = static_cast<int>(r * cell_h_);
     QScrollBar* v = verticalScrollBar();
     if (y < v->value() || y + cell_h_ > v->value() + view_h) v->setValue(y - view_h / 2);
+    // And its first shard: the lowest rank holding one.
+    const int s = source_rows_[static_cast<size_t>(r)];
+    for (int c = 0; c < ranks(); ++c) {
+      if (source_->shards_at(s, c) == 0) continue;
+      const int view_w = std::max(0, viewport()->width() - name_width_);
+      const int x = static_cast<int>(c * cell_w_);
+      QScrollBar* h = horizontalScrollBar();
+      if (x < h->value() || x + cell_w_ > h->value() + view_w) h->setValue(x - view_w / 2);
+      break;
+    }
     return true;
   }
   return false;

@@ -56,6 +56,7 @@ class PlacementMatrixWidget : public QAbstractScrollArea {
   // (viewport coordinates; the centre of the cells when null) in place.
   void zoom_by(double factor, QPointF anchor = {});
   // Scrolls the row of table `name` into view; false when no row shows it.
+  // (Its row, and the column of its lowest rank holding a shard.)
   bool scroll_to_table(const QString& name);
   // The first visible row and rank (for tests).
   int first_visible_row() const;

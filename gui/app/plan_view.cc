@@ -11,6 +11,8 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <array>
+#include <string_view>
 
 #include "app/charts/chart_view.h"
 #include "app/export_action.h"
@@ -91,6 +93,9 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent)
   matrix_layout->setContentsMargins(0, 0, 0, 0);
   matrix_layout->addLayout(zoom_bar);
   matrix_layout->addWidget(matrix_, 1);
+  legend_ = new QLabel(this);
+  legend_->setWordWrap(true);
+  matrix_layout->addWidget(legend_);
 
   hbm_chart_ = make_stacked_bar_chart(
       &models->ranks, StackedBarSpec{.title = QStringLiteral("HBM per rank against capacity"),
@@ -176,11 +181,13 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent)
   });
   connect(wb, &Workbench::changeExplained, this, &PlanView::refresh_change);
   connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_header);
+  connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_legend);
   connect(wb, &Workbench::simulationChanged, this, &PlanView::refresh_header);
   connect(wb, &Workbench::selectionChanged, this, &PlanView::refresh_selection);
   connect(&models->table_summary, &QAbstractItemModel::modelReset, summary_,
           [this]() { summary_->resizeColumnsToContents(); });
   refresh_header();
+  refresh_legend();
   banner_->set_state(wb->plan_state());
 }
 
@@ -215,6 +222,33 @@ bool PlanView::find_table(const QString& name) {
   wb->select_table(table);
   return matrix_->scroll_to_table(
       QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(table)].name));
+}
+
+QString PlanView::legend_text() const { return legend_->text(); }
+
+void PlanView::refresh_legend() {
+  const PlacementMatrixModel& pm = models_->placement;
+  std::array<bool, planner::kNumShardingTypes> used{};
+  bool uvm = false;
+  for (int t = 0; t < pm.rowCount(); ++t) {
+    used[static_cast<size_t>(pm.table(t).sharding_type)] = true;
+    uvm = uvm || std::string_view(planner::to_string(pm.table(t).compute_kernel)).find("uvm") !=
+                     std::string_view::npos;
+  }
+  QStringList items;
+  for (int i = 0; i < planner::kNumShardingTypes; ++i) {
+    if (!used[static_cast<size_t>(i)]) continue;
+    const auto type = static_cast<planner::ShardingType>(i);
+    items << QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span> %2 %3")
+                 .arg(PlacementMatrixWidget::sharding_color(type).name(),
+                      QString::fromUtf8(planner::abbreviation(type).data(),
+                                        static_cast<qsizetype>(planner::abbreviation(type).size())),
+                      QString::fromUtf8(planner::to_string(type).data(),
+                                        static_cast<qsizetype>(planner::to_string(type).size())));
+  }
+  if (uvm) items << QStringLiteral("hatched: a UVM kernel (embeddings in host memory)");
+  legend_->setText(items.join(QStringLiteral("&nbsp;&nbsp; ")));
+  legend_->setVisible(!items.isEmpty());
 }
 
 void PlanView::refresh_change() {

@@ -36,6 +36,9 @@ class PlanView : public WorkbenchView {
   ChartView* time_chart() const { return time_chart_; }
   QString header_text() const;
   QString change_text() const;
+  // The matrix's legend: each sharding type the plan uses with its colour
+  // and abbreviation, and the hatching of UVM kernels.
+  QString legend_text() const;
   StaleBanner* banner() const { return banner_; }
   // Finds a table by name: selects it and scrolls the matrix to it.
   bool find_table(const QString& name);
@@ -47,11 +50,13 @@ class PlanView : public WorkbenchView {
   void refresh_header();
   void refresh_change();
   void refresh_selection();
+  void refresh_legend();
 
   WorkbenchModels* models_;
   StaleBanner* banner_ = nullptr;
   QLabel* header_ = nullptr;
   QLabel* change_ = nullptr;
+  QLabel* legend_ = nullptr;
   QLineEdit* find_ = nullptr;
   QLineEdit* name_filter_ = nullptr;
   QComboBox* type_filter_ = nullptr;

@@ -63,6 +63,20 @@ QString host_side_note(const sim::SimResult& result, const ScenarioPtr& scenario
                                     .replace('\n', QStringLiteral("; "));
 }
 
+// The lanes holding the critical path, named as their labels ("r37 comm,
+// r95 compute"), the first six and how many more: at scale Fit shows the
+// whole run but not every lane, and "Next critical lane" goes to them.
+QString critical_lane_names(const TimelineModel& m) {
+  constexpr size_t kNamed = 6;
+  const std::vector<int> lanes = m.critical_lanes();
+  QStringList names;
+  for (size_t i = 0; i < lanes.size() && i < kNamed; ++i)
+    names << lane_name(m.lanes()[static_cast<size_t>(lanes[i])]);
+  QString text = names.join(QStringLiteral(", "));
+  if (lanes.size() > kNamed) text += QStringLiteral(" and %1 more").arg(lanes.size() - kNamed);
+  return text;
+}
+
 }  // namespace
 
 TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
@@ -76,6 +90,9 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
   timeline_->set_model(&models->timeline);
   add_export_action(timeline_, QStringLiteral("timeline"));
   auto* fit = new QPushButton(QStringLiteral("Fit"), this);
+  auto* critical = new QPushButton(QStringLiteral("Next critical lane"), this);
+  critical->setToolTip(
+      QStringLiteral("Scroll to the next lane on the critical path of the last iteration (C)"));
   auto* trace = new QPushButton(QStringLiteral("Export Chrome trace..."), this);
   auto* measured_trace = new QPushButton(QStringLiteral("Trace..."), this);
   measured_trace->setToolTip(
@@ -86,6 +103,7 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
   auto* bar = new QHBoxLayout();
   bar->addWidget(header_, 1);
   bar->addWidget(fit);
+  bar->addWidget(critical);
   bar->addWidget(measured_trace);
   bar->addWidget(trace);
   auto* chart = new QGridLayout();
@@ -129,8 +147,9 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
   layout->addWidget(legend(this));
   layout->addWidget(split, 1);
   auto* help = new QLabel(
-      QStringLiteral("Wheel or +/-: zoom, 0: fit, Shift+wheel or Up/Down: scroll lanes, drag or "
-                     "arrows: pan, hover: phase details, click a lane label: select the rank"),
+      QStringLiteral("Wheel or +/-: zoom, 0: fit, C: next critical lane, Shift+wheel or Up/Down: "
+                     "scroll lanes, drag or arrows: pan, hover: phase details, click a lane label: "
+                     "select the rank"),
       this);
   help->setWordWrap(true);
   layout->addWidget(help);
@@ -147,6 +166,7 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
 
   Workbench* wb = models->workbench();
   connect(fit, &QPushButton::clicked, timeline_, &TimelineWidget::fit);
+  connect(critical, &QPushButton::clicked, timeline_, &TimelineWidget::show_next_critical);
   connect(trace, &QPushButton::clicked, this, [this]() {
     const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export Chrome trace"),
                                                       QStringLiteral("trace.json"),
@@ -297,14 +317,15 @@ void TimelineView::refresh() {
       QStringLiteral(
           "<b>%1</b> simulated, <b>%2 iterations</b> on %3 ranks: steady-state iteration "
           "%4 ms, all end at %5 ms; critical path of the last iteration: %6 phases on %7 "
-          "lanes")
+          "lanes (%8)")
           .arg(which)
           .arg(s->iterations)
           .arg(s->ranks.size())
           .arg(s->iteration_ms, 0, 'f', 4)
           .arg(s->total_ms, 0, 'f', 4)
           .arg(s->critical_path.size())
-          .arg(m.critical_lanes().size()) +
+          .arg(m.critical_lanes().size())
+          .arg(critical_lane_names(m)) +
       host_side_note(*s, d ? d->base->scenario : wb->scenario()));
 }
 

@@ -112,7 +112,28 @@ void TimelineWidget::fit() {
   const double total = model_ && model_->total_ms() > 0 ? model_->total_ms() : 1.0;
   const int plot = std::max(50, width() - kLabelWidth - 8);
   fitted_ = true;
+  critical_cursor_ = -1;
   set_view(0.0, total / plot, 0);
+}
+
+int TimelineWidget::show_next_critical() {
+  if (!model_) return -1;
+  const std::vector<int> lanes = model_->critical_lanes();
+  if (lanes.empty()) return -1;
+  const auto next = std::upper_bound(lanes.begin(), lanes.end(), critical_cursor_);
+  critical_cursor_ = next == lanes.end() ? lanes.front() : *next;
+  const TimelineLane& lane = model_->lanes()[static_cast<size_t>(critical_cursor_)];
+  const auto first = std::find_if(lane.phases.begin(), lane.phases.end(),
+                                  [](const TimelinePhase& p) { return p.critical; });
+  const int plot = std::max(50, width() - kLabelWidth);
+  double start = start_ms_;
+  if (first != lane.phases.end() && (first->record.start_ms < start_ms_ ||
+                                     first->record.start_ms > start_ms_ + plot * ms_per_px_))
+    start = first->record.start_ms - 0.1 * plot * ms_per_px_;
+  const int visible = std::max(0, height() - kAxisHeight);
+  fitted_ = false;
+  set_view(start, ms_per_px_, critical_cursor_ * kLanePitch - visible / 2);
+  return critical_cursor_;
 }
 
 void TimelineWidget::pan_by(int dx, int dy) {
@@ -337,6 +358,9 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event) {
       break;
     case Qt::Key_0:
       fit();
+      break;
+    case Qt::Key_C:
+      show_next_critical();
       break;
     case Qt::Key_Left:
       pan_by(-plot / 8, 0);

@@ -2,7 +2,8 @@
 // and stream, grouped by host (a band names each host's lanes), a bar per
 // phase coloured by phase, critical-path phases outlined in red. Wheel zooms
 // time around the cursor (Shift+wheel scrolls lanes), dragging pans, keys
-// zoom (+, -, 0 fits) and pan (arrows, Page Up/Down, Home/End), hovering
+// zoom (+, -, 0 fits) and pan (arrows, Page Up/Down, Home/End), C steps
+// through the critical path's lanes (show_next_critical), hovering
 // shows the phase, its iteration, tables and bytes. The Timeline view adds
 // scrollbars that follow the view (viewChanged).
 //
@@ -49,6 +50,12 @@ class TimelineWidget : public QWidget {
   int scroll_y() const { return scroll_y_; }
   // Shows the whole simulation.
   void fit();
+  // Brings the next lane holding a critical phase (after the one this last
+  // showed, wrapping; the first after fit()) into the middle of the view and
+  // its first critical phase into view at the current zoom. Returns the
+  // lane, or -1 when no lane holds one. At scale Fit shows the whole run but
+  // not every lane: this finds the critical path's lanes.
+  int show_next_critical();
   // Moves the view by pixels (positive dx shows later times).
   void pan_by(int dx, int dy);
   // Zooms by `factor` (> 1 zooms in) keeping the time under x fixed.
@@ -92,6 +99,7 @@ class TimelineWidget : public QWidget {
   bool dragging_ = false;
   QPoint drag_from_;
   bool fitted_ = false;
+  int critical_cursor_ = -1;  // the lane show_next_critical() showed last
 };
 
 }  // namespace shardlab::gui

@@ -91,7 +91,9 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     for (const std::string& t : r->moved_vs_winner) moved << QString::fromStdString(t);
   }
   if (role == Qt::ToolTipRole) {
-    if (r == nullptr) return {};
+    if (r == nullptr) {
+      return column == kStatus && index.row() == running_ ? QVariant(running_status_) : QVariant();
+    }
     if (column == kStatus && !r->status.is_ok()) return QString::fromStdString(r->status.message());
     if (column == kMoved || column == kMovedCount) return moved.join(QLatin1Char('\n'));
     if (column == kVsWinner) {

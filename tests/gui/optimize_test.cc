@@ -284,6 +284,31 @@ class OptimizeTest : public QObject {
     QVERIFY2(view.summary_text().contains(QStringLiteral("Optimizer (#2)")),
              qPrintable(view.summary_text()));
   }
+
+  // A running row's progress line (long) does not push the results off
+  // screen: the Status column stays narrow and the line is its tooltip.
+  void compare_status_stays_narrow_while_rows_run() {
+    Workbench wb;
+    WorkbenchModels models(&wb);
+    auto testers = attach_testers(models);
+    QVERIFY(open_and_plan(wb, kTinyScenario));
+    CompareView view(&models);
+    CompareOutcome running;
+    running.scenario = wb.scenario();
+    running.grid = sim::default_compare_grid();
+    running.running_row = 0;
+    running.running_status =
+        "greedy proposer: 12,345 of about 15,000 proposals evaluated, 3,071 plans found, best "
+        "rating 41.79 ms so far, 2.1 s elapsed of the row's planning, simulating the best plan "
+        "next";
+    models.compare.reset(running);
+    QVERIFY2(view.status_width() <= CompareView::kMaxStatusWidth,
+             qPrintable(QString::number(view.status_width())));
+    QCOMPARE(models.compare.data(models.compare.index(0, CompareModel::kStatus), Qt::ToolTipRole)
+                 .toString()
+                 .toStdString(),
+             running.running_status);
+  }
 };
 
 SHARDLAB_REGISTER_GUI_TEST(OptimizeTest)
