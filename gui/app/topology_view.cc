@@ -151,11 +151,13 @@ void TopologyView::set_usage(const std::vector<planner::RankSummary>& ranks) {
 
 void TopologyView::set_simulation(const sim::SimResult* simulation) {
   busy_.clear();
+  link_use_.clear();
   iteration_ms_ = 0.0;
   if (simulation != nullptr) {
     iteration_ms_ = simulation->iteration_ms;
     for (const sim::RankResult& r : simulation->ranks)
       busy_.push_back(std::max(r.busy_compute_ms, r.busy_comm_ms));
+    for (const sim::LinkResult& l : simulation->links) link_use_[l.name] = l;
   }
   invalidate();
 }
@@ -247,6 +249,11 @@ void TopologyView::rebuild() {
       mode_ == ColourBy::kHbmUse
           ? QStringLiteral("HBM of shards, dense and KJT / HBM capacity: green 0% .. red 100%")
           : QStringLiteral("busiest stream per iteration / iteration time: green 0% .. red 100%"));
+  if (!link_use_.empty()) {
+    legend_->setText(legend_->text() +
+                     QStringLiteral("; links: simulated load, green idle .. red always busy, "
+                                    "thicker when busier"));
+  }
   // Per host: its vertices by kind.
   struct HostItems {
     std::vector<int> gpus, nics;
@@ -342,21 +349,56 @@ void TopologyView::rebuild() {
         QPointF(trunk_x + 100 + 90 * static_cast<double>(i), 20);
   }
 
-  // Links: one label per kind and host when there are many.
+  // Links: one label per kind and host when there are many, none where it
+  // would cover one already placed (the link's tooltip still says it).
   const bool label_all = t.num_ranks <= 16;
   std::map<std::pair<int, int>, bool> labelled;  // (host, link kind)
   std::map<int, bool> routed;                    // hosts whose network path is drawn
-  for (const sim::Link& l : t.links) {
+  std::vector<QRectF> placed;
+  const auto add_label = [&](const QString& text, QPointF pos) {
+    auto* label = scene_->addSimpleText(text, small);
+    label->setPos(pos);
+    const QRectF box = label->sceneBoundingRect();
+    if (std::any_of(placed.begin(), placed.end(),
+                    [&](const QRectF& r) { return r.intersects(box); })) {
+      scene_->removeItem(label);
+      delete label;
+      return;
+    }
+    placed.push_back(box);
+    label->setBrush(QColor(0x40, 0x40, 0x40));
+    details_.push_back(label);
+  };
+  for (size_t li = 0; li < t.links.size(); ++li) {
+    const sim::Link& l = t.links[li];
     const QPointF a = at[static_cast<size_t>(l.from)];
     const QPointF b = at[static_cast<size_t>(l.to)];
     const bool network = l.kind == sim::LinkKind::kLeafCore || l.kind == sim::LinkKind::kCoreLeaf;
-    const QString tip = QString::fromStdString(l.name) + QStringLiteral(": ") +
-                        bandwidth(l.capacity) + QStringLiteral(", latency %1 ms").arg(l.latency_ms);
+    QString tip = QString::fromStdString(l.name) + QStringLiteral(": ") + bandwidth(l.capacity) +
+                  QStringLiteral(", latency %1 ms").arg(l.latency_ms);
+    // Its load, once simulated: the busier direction's.
+    std::optional<double> load;
+    double bytes = 0.0;
+    for (const std::string& name : {l.name, t.reverse[li]}) {
+      const auto use = link_use_.find(name);
+      if (use == link_use_.end()) continue;
+      load = std::max(load.value_or(0.0), use->second.utilization);
+      bytes += use->second.bytes;
+    }
+    if (load) {
+      tip += QStringLiteral("; simulated: %1% busy over the run (the busier direction), %2 carried")
+                 .arg(100.0 * *load, 0, 'f', 1)
+                 .arg(format_bytes(bytes));
+    }
+    const auto pen = [&](QColor idle, double width) {
+      return load ? QPen(heat(*load), width + 3.0 * std::clamp(*load, 0.0, 1.0))
+                  : QPen(idle, width);
+    };
     const int host = t.vertices[static_cast<size_t>(
                                     network && l.kind == sim::LinkKind::kCoreLeaf ? l.to : l.from)]
                          .host;
     if (network && host < 0) {  // a rail's leaf, beside the core
-      auto* line = scene_->addLine(QLineF(a, b), QPen(QColor(0x4e, 0x79, 0xa7), 2.0));
+      auto* line = scene_->addLine(QLineF(a, b), pen(QColor(0x4e, 0x79, 0xa7), 2.0));
       line->setZValue(-1);
       line->setToolTip(tip);
       continue;
@@ -373,23 +415,18 @@ void TopologyView::rebuild() {
       path.lineTo(leaf.x(), bus);
       path.lineTo(trunk_x, bus);
       path.lineTo(hub);
-      auto* line = scene_->addPath(path, QPen(QColor(0x4e, 0x79, 0xa7), 2.0));
+      auto* line = scene_->addPath(path, pen(QColor(0x4e, 0x79, 0xa7), 2.0));
       line->setZValue(-1);
       line->setToolTip(tip);
-      auto* label = scene_->addSimpleText(bandwidth(l.capacity), small);
-      label->setBrush(QColor(0x40, 0x40, 0x40));
-      label->setPos(leaf.x() + 4, bus + 2);
-      details_.push_back(label);
+      add_label(bandwidth(l.capacity), QPointF(leaf.x() + 4, bus + 2));
       continue;
     }
-    auto* line = scene_->addLine(QLineF(a, b), QPen(QColor(0x99, 0x99, 0x99), 1.0));
+    auto* line = scene_->addLine(QLineF(a, b), pen(QColor(0x99, 0x99, 0x99), 1.0));
     line->setZValue(-1);
     line->setToolTip(tip);
     const auto key = std::make_pair(host, static_cast<int>(l.kind));
     if (!label_all && labelled[key]) continue;
     labelled[key] = true;
-    auto* label = scene_->addSimpleText(bandwidth(l.capacity), small);
-    label->setBrush(QColor(0x40, 0x40, 0x40));
     // A GPU's links fan out from it: label them near the GPU so labels of
     // neighbouring GPUs do not pile up at the shared switch.
     const bool from_gpu = t.vertices[static_cast<size_t>(l.from)].kind == sim::VertexKind::kGpu;
@@ -397,8 +434,7 @@ void TopologyView::rebuild() {
     const QPointF at_label = from_gpu ? a + (b - a) * 0.45
                              : to_gpu ? b + (a - b) * 0.45
                                       : (a + b) / 2;
-    label->setPos(at_label.x() + 3, at_label.y() - 6);
-    details_.push_back(label);
+    add_label(bandwidth(l.capacity), QPointF(at_label.x() + 3, at_label.y() - 6));
   }
   // Switches and NICs.
   for (size_t v = 0; v < t.vertices.size(); ++v) {

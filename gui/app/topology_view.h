@@ -1,7 +1,10 @@
 // The Topology view: hosts as groups of GPUs with each host's fabric, NICs
 // and leaf switch, and the network core, drawn as a graph (QGraphicsView).
-// Links are labelled with their bandwidth; GPUs are coloured by HBM use of the
-// shown plan or by simulated busy time per iteration. Double-clicking a GPU
+// Links are labelled with their bandwidth (a label that would overlap one
+// already placed is left to the link's tooltip) and, once simulated,
+// coloured and thickened by their load (the busier direction's utilization
+// over the run, sim::LinkResult); GPUs are coloured by HBM use of the shown
+// plan or by simulated busy time per iteration. Double-clicking a GPU
 // selects its rank.
 //
 // At a hundred GPUs: hosts sit in a grid, and each host's link to the core
@@ -12,7 +15,9 @@
 // is visible.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "app/workbench_view.h"
@@ -83,6 +88,7 @@ class TopologyView : public WorkbenchView {
   QString topology_error_;
   std::vector<planner::RankSummary> ranks_;
   std::vector<double> busy_;  // per rank: max(compute, comm) busy ms per iteration
+  std::map<std::string, sim::LinkResult> link_use_;  // by link name; empty: not simulated
   double iteration_ms_ = 0.0;
   int selected_rank_ = -1;
   ColourBy mode_ = ColourBy::kHbmUse;

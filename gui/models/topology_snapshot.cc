@@ -1,7 +1,7 @@
 #include "models/topology_snapshot.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 #include <utility>
 
 namespace shardlab::gui {
@@ -16,10 +16,16 @@ Result<TopologySnapshot> topology_snapshot(const planner::Scenario& scenario) {
                            ? *scenario.topology.local_world_size
                            : scenario.topology.world_size;
   out.vertices = graph->vertices();
-  std::set<std::pair<int, int>> seen;
+  std::map<std::pair<int, int>, size_t> first;  // (from, to) of a kept link -> its index
   for (const sim::Link& l : graph->links()) {
-    const auto key = std::minmax(l.from, l.to);
-    if (seen.insert(key).second) out.links.push_back(l);
+    if (const auto back = first.find({l.to, l.from}); back != first.end()) {
+      out.reverse[back->second] = l.name;
+      continue;
+    }
+    if (first.count({l.from, l.to}) > 0) continue;
+    first[{l.from, l.to}] = out.links.size();
+    out.links.push_back(l);
+    out.reverse.emplace_back();
   }
   return out;
 }

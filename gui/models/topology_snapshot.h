@@ -4,6 +4,7 @@
 // full-duplex pair have the same capacity and latency).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "shardlab/planner/scenario.h"
@@ -18,6 +19,7 @@ struct TopologySnapshot {
   int ranks_per_host = 1;             // local_world_size: an NVLink domain (a pod) may span hosts
   std::vector<sim::Vertex> vertices;  // vertex ids are indices
   std::vector<sim::Link> links;       // one per physical link (its first direction)
+  std::vector<std::string> reverse;   // per link: its other direction's name, empty without one
 };
 
 Result<TopologySnapshot> topology_snapshot(const planner::Scenario& scenario);

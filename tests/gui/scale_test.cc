@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QObject>
 #include <QPainter>
+#include <QPen>
 #include <QScrollBar>
 #include <QTest>
 #include <algorithm>
@@ -339,6 +340,38 @@ class ScaleTest : public QObject {
     QVERIFY(!label_visible());
     view->zoom_by(1.0 / (view->scale() / 1.0));
     QVERIFY(label_visible());
+    window_->show_view(QStringLiteral("plan"));
+  }
+
+  // Link labels never cover one another; once simulated, links carry their
+  // load: in the tooltip, and in a colour and width that differ from idle.
+  void the_topology_labels_links_apart_and_colours_them_by_load() {
+    window_->show_view(QStringLiteral("topology"));
+    auto* view = static_cast<TopologyView*>(window_->view(QStringLiteral("topology")));
+    QGraphicsScene* scene = view->scene();
+    std::vector<QRectF> labels;
+    int loaded = 0;
+    double widest = 0.0;
+    for (QGraphicsItem* item : scene->items()) {
+      if (auto* text = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item);
+          text != nullptr && text->text().endsWith(QStringLiteral("/s")))
+        labels.push_back(text->sceneBoundingRect());
+      if (item->toolTip().contains(QStringLiteral("; simulated: "))) {
+        ++loaded;
+        if (auto* line = qgraphicsitem_cast<QGraphicsLineItem*>(item))
+          widest = std::max(widest, line->pen().widthF());
+        if (auto* path = qgraphicsitem_cast<QGraphicsPathItem*>(item))
+          widest = std::max(widest, path->pen().widthF());
+      }
+    }
+    QVERIFY(labels.size() > 8);
+    for (size_t i = 0; i < labels.size(); ++i) {
+      for (size_t j = i + 1; j < labels.size(); ++j)
+        QVERIFY2(!labels[i].intersects(labels[j]),
+                 qPrintable(QStringLiteral("%1 %2").arg(i).arg(j)));
+    }
+    QVERIFY(loaded > 0);
+    QVERIFY(widest > 2.0);  // a busy link is drawn thicker than any idle one
     window_->show_view(QStringLiteral("plan"));
   }
 
