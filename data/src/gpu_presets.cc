@@ -172,21 +172,9 @@ Status read_gpu_collectives(const ObjectReader& gpu, SourcedReader& r,
   return Status::ok();
 }
 
-Status read_gpu(const Json& value, const JsonPath& path, const NcclConstants& nccl,
-                const PresetCatalog& c, GpuPreset& g) {
-  ObjectReader obj(value, path);
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.check("a GPU preset",
-                {"name", "description", "hbm_cap", "hbm_mem_bw", "intra_host_bw", "intra_host_link",
-                 "inter_host_bw", "host_link_bw", "peak_tflops", "sm_count", "gemm_efficiency",
-                 "gemm_tile", "hbm_efficiency", "embedding_efficiency", "nvls", "collectives"}));
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.require("name", g.name, StringValue{.non_empty = true}, "the preset's name"));
-  SHARDLAB_RETURN_IF_ERROR(
-      obj.require("description", g.description, StringValue{.non_empty = true}, "a description"));
-  g.spec.name = g.name;
-  g.spec.description = g.description;
-  SourcedReader r(c, g.values);
+// A preset's memory and links: HBM, the GPU link (nvlink or pci, returned),
+// the NIC and the host link.
+Result<std::string> read_gpu_links(const ObjectReader& obj, SourcedReader& r, GpuPreset& g) {
   SHARDLAB_RETURN_IF_ERROR(r.read(obj, "hbm_cap", "hbm_cap", g.hbm_cap, SizeValue{}));
   SHARDLAB_RETURN_IF_ERROR(r.read(obj, "hbm_mem_bw", "hbm_mem_bw", g.hbm_mem_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(
@@ -201,9 +189,13 @@ Status read_gpu(const Json& value, const JsonPath& path, const NcclConstants& nc
       r.read(obj, "inter_host_bw", "inter_host_bw", g.inter_host_bw, BandwidthValue{}));
   SHARDLAB_RETURN_IF_ERROR(
       r.read(obj, "host_link_bw", "host_link_bw", g.host_link_bw, BandwidthValue{}));
+  return link;
+}
 
-  // Peak FLOP rates and large-GEMM efficiencies per precision; a precision
-  // without a peak is not supported.
+// The GEMM roofline's numbers (docs/presets.md "The GEMM roofline"): peak
+// FLOP rates and large-GEMM efficiencies per precision (a precision without
+// a peak is not supported, and has no efficiency), SMs and the tile.
+Status read_gpu_gemm(const ObjectReader& obj, SourcedReader& r, GpuPreset& g) {
   for (const std::string_view group : {"peak_tflops", "gemm_efficiency"}) {
     const Json* v = obj.find(group);
     if (v == nullptr) return obj.missing(group, "an object by precision");
@@ -245,15 +237,12 @@ Status read_gpu(const Json& value, const JsonPath& path, const NcclConstants& nc
   g.spec.gemm.tile_n = static_cast<int>(tile[1]);
   // A split-K slice is at least one tile deep (docs/presets.md "The GEMM roofline").
   g.spec.gemm.min_split_k = static_cast<double>(tile[0]);
-  SHARDLAB_RETURN_IF_ERROR(
-      r.read(obj, "hbm_efficiency", "hbm_efficiency", g.spec.hbm_efficiency, kPositive));
-  SHARDLAB_RETURN_IF_ERROR(r.read(obj, "embedding_efficiency", "embedding_efficiency",
-                                  g.embedding_efficiency, kPositive));
-  SHARDLAB_RETURN_IF_ERROR(r.read(obj, "nvls", "nvls", g.spec.nvls, BoolValue{}));
+  return Status::ok();
+}
 
-  planner::CollectiveTuning& t = g.spec.collectives;
-  SHARDLAB_RETURN_IF_ERROR(read_gpu_collectives(obj, r, t));
-  const bool pci = link == "pci";
+// NCCL's latencies and protocol factors (the catalog's nccl section) for a
+// GPU whose link is `pci` or NVLink: NCCL enables LL128 only on NVLink paths.
+void apply_nccl(const NcclConstants& nccl, bool pci, planner::CollectiveTuning& t) {
   const PerProtocol& intra = pci ? nccl.pci_step_us : nccl.nvlink_step_us;
   for (int a = 0; a < planner::kNumCollAlgorithms; ++a) {
     for (int p = 0; p < planner::kNumCollProtocols; ++p) {
@@ -263,12 +252,39 @@ Status read_gpu(const Json& value, const JsonPath& path, const NcclConstants& nc
       l.inter_step_ms =
           nccl.network_step_us[static_cast<size_t>(a)][static_cast<size_t>(p)] * kMsPerUs;
       double factor = nccl.protocol_factor[static_cast<size_t>(a)][static_cast<size_t>(p)];
-      // NCCL enables LL128 only on NVLink paths.
       if (pci && p == static_cast<int>(CollProtocol::kLl128)) factor = 0.0;
       t.protocol_factor[static_cast<size_t>(a)][static_cast<size_t>(p)] = factor;
     }
   }
   t.p2p_ll_threshold_bytes = nccl.p2p_ll_threshold;
+}
+
+Status read_gpu(const Json& value, const JsonPath& path, const NcclConstants& nccl,
+                const PresetCatalog& c, GpuPreset& g) {
+  ObjectReader obj(value, path);
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.check("a GPU preset",
+                {"name", "description", "hbm_cap", "hbm_mem_bw", "intra_host_bw", "intra_host_link",
+                 "inter_host_bw", "host_link_bw", "peak_tflops", "sm_count", "gemm_efficiency",
+                 "gemm_tile", "hbm_efficiency", "embedding_efficiency", "nvls", "collectives"}));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("name", g.name, StringValue{.non_empty = true}, "the preset's name"));
+  SHARDLAB_RETURN_IF_ERROR(
+      obj.require("description", g.description, StringValue{.non_empty = true}, "a description"));
+  g.spec.name = g.name;
+  g.spec.description = g.description;
+  SourcedReader r(c, g.values);
+  Result<std::string> link = read_gpu_links(obj, r, g);
+  if (!link) return link.status();
+  SHARDLAB_RETURN_IF_ERROR(read_gpu_gemm(obj, r, g));
+  SHARDLAB_RETURN_IF_ERROR(
+      r.read(obj, "hbm_efficiency", "hbm_efficiency", g.spec.hbm_efficiency, kPositive));
+  SHARDLAB_RETURN_IF_ERROR(r.read(obj, "embedding_efficiency", "embedding_efficiency",
+                                  g.embedding_efficiency, kPositive));
+  SHARDLAB_RETURN_IF_ERROR(r.read(obj, "nvls", "nvls", g.spec.nvls, BoolValue{}));
+  planner::CollectiveTuning& t = g.spec.collectives;
+  SHARDLAB_RETURN_IF_ERROR(read_gpu_collectives(obj, r, t));
+  apply_nccl(nccl, *link == "pci", t);
   if (g.spec.nvls && t.nvls_fraction <= 0.0) {
     return invalid_at(obj.path_of("collectives").child("nvls_fraction"),
                       "must be > 0 for a GPU with NVLS",

@@ -83,6 +83,16 @@ double typical_rise(PlanState& state, Estimator& estimator, std::vector<Weighted
 }
 
 // The search's shared state: clock, budget, best plan and reporting.
+// A line of cycles, each starting from the best plan the line found.
+struct Lineage {
+  planner::PartitionedPlan plan;
+  Evaluation eval;
+  int stale = 0;   // cycles in a row without a better plan
+  int cycles = 0;  // cycles run
+};
+
+struct Walk;
+
 class Search {
  public:
   Search(const Problem& problem, Objective& objective, const OptimizeOptions& options)
@@ -227,7 +237,22 @@ class Search {
   }
 
  private:
+  // Local search (docs/optimize.md): the sweep's lineages beside the
+  // start's, then cycles of moves on the lineage next_lineage picks until
+  // none is left or a stop condition holds. Each step returns a Status when
+  // the search must end with it (OK: a stop condition), else nullopt.
   Status local_search();
+  std::optional<Status> halt(const Walk& walk);
+  // From the start plan, every table of one sharding type that can takes
+  // another, for each pair of types; each result is evaluated exactly, and
+  // the best results below the start start lineages of their own.
+  std::optional<Status> sweep(Walk& walk, std::vector<Lineage>* lineages);
+  // The live lineage (close to the best, not out of patience) that has run
+  // the fewest cycles, the better one first; null when none is live.
+  Lineage* next_lineage(std::vector<Lineage>& lineages) const;
+  // One cycle of moves from the lineage's best plan, annealed after its first.
+  std::optional<Status> cycle(Walk& walk, Lineage& lineage);
+  static size_t pick_move(Walk& walk);
 
   const Problem& problem_;
   Objective& objective_;
@@ -269,71 +294,81 @@ Status Search::run(const planner::PartitionedPlan& start) {
   return local_search();
 }
 
+// What local search carries from step to step: the estimator, the moves
+// and their weights, the acceptance rule, the random stream and the
+// scratch changes. Every step draws from `rng` in the same order as one
+// loop would, so a seed gives the same search.
+struct Walk {
+  Estimator& estimator;
+  std::vector<WeightedMove> moves;
+  double total_weight = 0.0;
+  std::unique_ptr<AcceptanceRule> acceptance;
+  Rng rng;
+  Change change, undo, redo;
+  int64_t cycle_moves = 0;  // moves per cycle
+};
+
+// Moves per cycle grow with the options and shards: each gets tried a
+// number of times per cycle.
+constexpr int64_t kMovesPerUnit = 10;
+// Evaluate exactly once the estimate fell this much below the last check.
+constexpr double kCheckStep = 0.002;
+constexpr int kStopCheckEvery = 256;
+constexpr int kSweepTries = 4;
+// Lineages whose best is this much worse than the best plan stop.
+constexpr double kLineageSlack = 0.10;
+constexpr int kSweepLineages = 2;
+
 Status Search::local_search() {
   Result<std::unique_ptr<Estimator>> made = objective_.make_estimator();
   if (!made.is_ok()) return made.status();
-  Estimator& estimator = **made;
-  // An estimator that cannot go on (its memory would not fit) ends the
-  // search with its error; otherwise the usual stop conditions.
-  auto halt = [&]() -> std::optional<Status> {
-    if (Status st = estimator.failure(); !st.is_ok()) return st;
-    if (must_stop()) return Status::ok();
-    return std::nullopt;
-  };
-  std::vector<WeightedMove> moves = default_moves();
-  double total_weight = 0.0;
-  for (const WeightedMove& m : moves) total_weight += m.weight;
-  std::unique_ptr<AcceptanceRule> acceptance = make_annealing();
-  Rng rng(options_.seed);
-  Change change, undo, redo;
-
-  // Moves per cycle grow with the options and shards: each gets tried a
-  // number of times per cycle.
-  constexpr int64_t kMovesPerUnit = 10;
+  Walk walk{.estimator = **made,
+            .moves = default_moves(),
+            .acceptance = make_annealing(),
+            .rng = Rng(options_.seed)};
+  for (const WeightedMove& m : walk.moves) walk.total_weight += m.weight;
   const int64_t units = static_cast<int64_t>(problem_.space().options.size()) +
                         static_cast<int64_t>(result_.start.ranks.size());
-  const int64_t cycle_moves = std::clamp<int64_t>(kMovesPerUnit * units, 10000, 50000);
-  // Evaluate exactly once the estimate fell this much below the last check.
-  constexpr double kCheckStep = 0.002;
-  constexpr int kStopCheckEvery = 256;
-  constexpr int kSweepTries = 4;
-  // Lineages whose best is this much worse than the best plan stop.
-  constexpr double kLineageSlack = 0.10;
-  constexpr int kSweepLineages = 2;
+  walk.cycle_moves = std::clamp<int64_t>(kMovesPerUnit * units, 10000, 50000);
 
-  // A line of cycles, each starting from the best plan the line found.
-  struct Lineage {
-    planner::PartitionedPlan plan;
-    Evaluation eval;
-    int stale = 0;   // cycles in a row without a better plan
-    int cycles = 0;  // cycles run
-  };
   std::vector<Lineage> lineages;
   lineages.push_back(Lineage{result_.start, start_eval_});
+  if (std::optional<Status> stop = sweep(walk, &lineages)) return *stop;
+  for (;;) {
+    if (auto h = halt(walk)) return *h;
+    Lineage* lineage = next_lineage(lineages);
+    if (lineage == nullptr) {
+      result_.stop = StopReason::kConverged;
+      return Status::ok();
+    }
+    if (std::optional<Status> stop = cycle(walk, *lineage)) return *stop;
+  }
+}
 
-  // The sweep: from the start plan, every table of one sharding type that
-  // can takes another, for each pair of types in turn; each result is
-  // evaluated exactly. Far-off mixes of sharding types (every table-wise
-  // table table-row-wise, say) are then known before the first cycle. The
-  // best results start lineages of their own beside the start plan's, so
-  // the search refines both the start's mix and the best new ones.
+std::optional<Status> Search::halt(const Walk& walk) {
+  if (Status st = walk.estimator.failure(); !st.is_ok()) return st;
+  if (must_stop()) return Status::ok();
+  return std::nullopt;
+}
+
+std::optional<Status> Search::sweep(Walk& walk, std::vector<Lineage>* lineages) {
   std::vector<Lineage> swept;
   for (int from = 0; from < problem_.sharding_types(); ++from) {
     for (int to = 0; to < problem_.sharding_types(); ++to) {
-      if (auto h = halt()) return *h;
+      if (auto h = halt(walk)) return h;
       PlanState trial(problem_, result_.start);
       if (options_.max_moved_tables >= 0) trial.count_moves_from(&result_.start);
-      estimator.clear();
-      trial.add_all(&estimator);
-      MoveContext ctx{problem_, trial, estimator, rng};
-      change.clear();
+      walk.estimator.clear();
+      trial.add_all(&walk.estimator);
+      MoveContext ctx{problem_, trial, walk.estimator, walk.rng};
+      walk.change.clear();
       if (detail::convert_tables(ctx, static_cast<planner::ShardingType>(from),
                                  static_cast<planner::ShardingType>(to), 1.0, kSweepTries,
-                                 &change) == 0 ||
-          !trial.fits(change) || over_move_cap(trial, change)) {
+                                 &walk.change) == 0 ||
+          !trial.fits(walk.change) || over_move_cap(trial, walk.change)) {
         continue;
       }
-      trial.apply(change, &estimator, &undo);
+      trial.apply(walk.change, &walk.estimator, &walk.undo);
       planner::PartitionedPlan plan = trial.to_plan();
       Result<Evaluation> e = evaluate(plan);
       if (!e.is_ok()) return e.status();
@@ -343,95 +378,101 @@ Status Search::local_search() {
   }
   std::stable_sort(swept.begin(), swept.end(),
                    [](const Lineage& a, const Lineage& b) { return a.eval.value < b.eval.value; });
-  for (size_t i = 0; i < swept.size() && i < kSweepLineages; ++i) {
-    lineages.push_back(std::move(swept[i]));
+  for (size_t i = 0; i < swept.size() && i < kSweepLineages; ++i)
+    lineages->push_back(std::move(swept[i]));
+  return std::nullopt;
+}
+
+Lineage* Search::next_lineage(std::vector<Lineage>& lineages) const {
+  Lineage* pick = nullptr;
+  for (Lineage& l : lineages) {
+    const bool close = l.eval.value <= result_.best_value * (1.0 + kLineageSlack);
+    const bool fresh = options_.patience <= 0 || l.stale < options_.patience;
+    if (!close || !fresh) continue;
+    if (pick == nullptr || l.cycles < pick->cycles ||
+        (l.cycles == pick->cycles && l.eval.value < pick->eval.value)) {
+      pick = &l;
+    }
   }
+  return pick;
+}
 
-  for (int64_t cycle = 0;; ++cycle) {
-    if (auto h = halt()) return *h;
-    // The live lineage that has run the fewest cycles, the better one first:
-    // each gets a first cycle, in order of quality, then they take turns.
-    Lineage* lineage = nullptr;
-    for (Lineage& l : lineages) {
-      const bool close = l.eval.value <= result_.best_value * (1.0 + kLineageSlack);
-      const bool fresh = options_.patience <= 0 || l.stale < options_.patience;
-      if (!close || !fresh) continue;
-      if (lineage == nullptr || l.cycles < lineage->cycles ||
-          (l.cycles == lineage->cycles && l.eval.value < lineage->eval.value)) {
-        lineage = &l;
-      }
-    }
-    if (lineage == nullptr) {
-      result_.stop = StopReason::kConverged;
-      return Status::ok();
-    }
-    ++lineage->cycles;
-    ++result_.cycles;
-    bool improved = false;
-    PlanState state(problem_, lineage->plan);
-    if (options_.max_moved_tables >= 0) state.count_moves_from(&result_.start);
-    estimator.clear();
-    state.add_all(&estimator);
-    // Fit the estimator to the plan the cycle starts from.
-    estimator.observe(lineage->eval);
-    double current = estimator.value();
-    // A lineage's first cycle descends (no rise is kept): the quickest way
-    // down from a plan no search has refined yet. Later cycles anneal.
-    const double rise = lineage->cycles == 1
-                            ? 0.0
-                            : typical_rise(state, estimator, moves, total_weight, rng, current);
-    acceptance->start_cycle(current, rise);
-    double check_below = current * (1.0 - kCheckStep);
-    MoveContext ctx{problem_, state, estimator, rng};
+std::optional<Status> Search::cycle(Walk& walk, Lineage& lineage) {
+  ++lineage.cycles;
+  ++result_.cycles;
+  bool improved = false;
+  Estimator& estimator = walk.estimator;
+  PlanState state(problem_, lineage.plan);
+  if (options_.max_moved_tables >= 0) state.count_moves_from(&result_.start);
+  estimator.clear();
+  state.add_all(&estimator);
+  // Fit the estimator to the plan the cycle starts from.
+  estimator.observe(lineage.eval);
+  double current = estimator.value();
+  // A lineage's first cycle descends (no rise is kept): the quickest way
+  // down from a plan no search has refined yet. Later cycles anneal.
+  const double rise = lineage.cycles == 1 ? 0.0
+                                          : typical_rise(state, estimator, walk.moves,
+                                                         walk.total_weight, walk.rng, current);
+  walk.acceptance->start_cycle(current, rise);
+  double check_below = current * (1.0 - kCheckStep);
+  MoveContext ctx{problem_, state, estimator, walk.rng};
 
-    auto check = [&]() -> Status {
-      planner::PartitionedPlan plan = state.to_plan();
-      Result<Evaluation> e = evaluate(plan);
-      if (!e.is_ok()) return e.status();
-      if (e->value < lineage->eval.value) {
-        lineage->plan = std::move(plan);
-        lineage->eval = *e;
-        improved = true;
-      }
-      estimator.observe(*e);
-      current = estimator.value();
-      check_below = current * (1.0 - kCheckStep);
-      return Status::ok();
-    };
-
-    for (int64_t step = 0; step < cycle_moves; ++step) {
-      if (step % kStopCheckEvery == 0) {
-        if (auto h = halt()) return *h;
-        report(false);
-      }
-      double pick = rng.uniform() * total_weight;
-      size_t m = 0;
-      while (m + 1 < moves.size() && pick >= moves[m].weight) pick -= moves[m++].weight;
-      ++result_.moves;
-      if (!moves[m].move->propose(ctx, &change)) continue;
-      if (!state.fits(change) || over_move_cap(state, change)) continue;
-      ++result_.feasible_moves;
-      estimator.checkpoint();
-      state.apply(change, &estimator, &undo);
-      const double after = estimator.value();
-      const double progress = static_cast<double>(step) / static_cast<double>(cycle_moves);
-      if (!acceptance->accept(current, after, progress, rng)) {
-        state.apply(undo, &estimator, &redo);
-        estimator.restore();
-        continue;
-      }
-      estimator.release();
-      ++result_.accepted_moves;
-      current = after;
-      if (current < check_below) {
-        if (Status st = check(); !st.is_ok()) return st;
-        if (auto h = halt()) return *h;
-      }
+  // Evaluates the state exactly: a better plan is the lineage's, and the
+  // estimator is fitted to it.
+  auto check = [&]() -> Status {
+    planner::PartitionedPlan plan = state.to_plan();
+    Result<Evaluation> e = evaluate(plan);
+    if (!e.is_ok()) return e.status();
+    if (e->value < lineage.eval.value) {
+      lineage.plan = std::move(plan);
+      lineage.eval = *e;
+      improved = true;
     }
-    // The cycle ends cold, in a local minimum of the estimate: check it.
-    if (Status st = check(); !st.is_ok()) return st;
-    lineage->stale = improved ? 0 : lineage->stale + 1;
+    estimator.observe(*e);
+    current = estimator.value();
+    check_below = current * (1.0 - kCheckStep);
+    return Status::ok();
+  };
+
+  for (int64_t step = 0; step < walk.cycle_moves; ++step) {
+    if (step % kStopCheckEvery == 0) {
+      if (auto h = halt(walk)) return h;
+      report(false);
+    }
+    const size_t m = pick_move(walk);
+    ++result_.moves;
+    if (!walk.moves[m].move->propose(ctx, &walk.change)) continue;
+    if (!state.fits(walk.change) || over_move_cap(state, walk.change)) continue;
+    ++result_.feasible_moves;
+    estimator.checkpoint();
+    state.apply(walk.change, &estimator, &walk.undo);
+    const double after = estimator.value();
+    const double progress = static_cast<double>(step) / static_cast<double>(walk.cycle_moves);
+    if (!walk.acceptance->accept(current, after, progress, walk.rng)) {
+      state.apply(walk.undo, &estimator, &walk.redo);
+      estimator.restore();
+      continue;
+    }
+    estimator.release();
+    ++result_.accepted_moves;
+    current = after;
+    if (current < check_below) {
+      if (Status st = check(); !st.is_ok()) return st;
+      if (auto h = halt(walk)) return h;
+    }
   }
+  // The cycle ends cold, in a local minimum of the estimate: check it.
+  if (Status st = check(); !st.is_ok()) return st;
+  lineage.stale = improved ? 0 : lineage.stale + 1;
+  return std::nullopt;
+}
+
+size_t Search::pick_move(Walk& walk) {
+  double pick = walk.rng.uniform() * walk.total_weight;
+  size_t m = 0;
+  while (m + 1 < walk.moves.size() && pick >= walk.moves[m].weight) pick -= walk.moves[m++].weight;
+  return m;
 }
 
 }  // namespace

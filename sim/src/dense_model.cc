@@ -82,125 +82,168 @@ std::vector<int64_t> feature_dims(const planner::Scenario& scenario) {
   return dims;
 }
 
-Result<DenseArchitecture> dense_architecture(const DenseSpec& spec,
-                                             const std::vector<int64_t>& feature_dims,
-                                             int64_t batch) {
-  DenseArchitecture a;
-  const double s = planner::precision_bytes(spec.precision);
-  const bool autocast = s < kMasterBytes;
-  const bool fused = spec.fused_epilogues;
-  const int64_t b = batch;
+namespace {
 
-  // Bottom MLP: dense features -> bottom_mlp; its input needs no gradient.
-  int64_t width = spec.dense_features;
-  for (size_t i = 0; i < spec.bottom_mlp.size(); ++i) {
-    if (width == 0) return invalid("bottom_mlp", "a bottom MLP needs dense_features >= 1");
-    a.layers.push_back(linear("bottom_mlp[" + std::to_string(i) + "]", b, width, spec.bottom_mlp[i],
-                              s, i > 0, autocast, fused));
-    width = spec.bottom_mlp[i];
+// What every layer's formulas share: batch, element size, autocast, fused epilogues.
+struct LayerContext {
+  int64_t batch = 0;
+  double element = 0.0;
+  bool autocast = false;
+  bool fused = false;
+};
+
+// `prefix`[i] for each width of `widths`, from `width`; the first layer's
+// input needs a gradient unless `first_is_input`. Returns the last width.
+Result<int64_t> add_mlp(const std::string& prefix, const std::vector<int64_t>& widths,
+                        int64_t width, bool first_is_input, const char* no_input,
+                        const LayerContext& c, DenseArchitecture* a) {
+  for (size_t i = 0; i < widths.size(); ++i) {
+    if (width == 0) return invalid(prefix, no_input);
+    a->layers.push_back(linear(prefix + "[" + std::to_string(i) + "]", c.batch, width, widths[i],
+                               c.element, i > 0 || !first_is_input, c.autocast, c.fused));
+    width = widths[i];
   }
-  const int64_t dense_out = width;  // 0: no dense vector
-  a.bottom_layers = static_cast<int>(a.layers.size());
+  return width;
+}
 
-  // The interaction reads the bottom MLP's output and every pooled embedding.
-  a.interaction_vectors = static_cast<int64_t>(feature_dims.size()) + (dense_out > 0 ? 1 : 0);
-  // As wide as an MLP layer may be, so every GEMM's dimensions stay small
-  // enough for their products (FLOPs, bytes) to be exact.
+// The interaction's inputs: the bottom MLP's output and every pooled
+// embedding; their count and summed width, at most 2^24 (an MLP width, so
+// every GEMM's products stay exact).
+Status set_interaction_input(int64_t dense_out, const std::vector<int64_t>& feature_dims,
+                             DenseArchitecture* a) {
+  a->interaction_vectors = static_cast<int64_t>(feature_dims.size()) + (dense_out > 0 ? 1 : 0);
   constexpr int64_t kMaxInteractionWidth = int64_t{1} << 24;
-  a.interaction_width = dense_out;  // <= 2^24, an MLP width
+  a->interaction_width = dense_out;  // <= 2^24, an MLP width
   for (const int64_t dim : feature_dims) {
     // Checked before the sum grows past 2^25: no overflow.
-    if (dim <= kMaxInteractionWidth) a.interaction_width += dim;
-    if (dim > kMaxInteractionWidth || a.interaction_width > kMaxInteractionWidth) {
+    if (dim <= kMaxInteractionWidth) a->interaction_width += dim;
+    if (dim > kMaxInteractionWidth || a->interaction_width > kMaxInteractionWidth) {
       return invalid("interaction",
                      "its input (the pooled embeddings of every feature and the bottom MLP's "
                      "output) is wider than " +
                          std::to_string(kMaxInteractionWidth) + " values");
     }
   }
-  const int64_t n = a.interaction_vectors;
-  const int64_t w = a.interaction_width;
+  return Status::ok();
+}
+
+// A dot interaction over n vectors of one width: T·Tᵀ, its upper triangle
+// gathered and concatenated with the dense vector.
+Result<DenseLayer> dot_layer(const DenseSpec& spec, int64_t dense_out,
+                             const std::vector<int64_t>& feature_dims, int64_t n,
+                             const LayerContext& c, int64_t* output) {
+  const int64_t dim = dense_out > 0 ? dense_out : (feature_dims.empty() ? 0 : feature_dims.front());
+  for (size_t f = 0; f < feature_dims.size(); ++f) {
+    if (feature_dims[f] != dim) {
+      return invalid("interaction.kind",
+                     "a dot interaction needs every pooled embedding as wide as the bottom "
+                     "MLP's output (" +
+                         std::to_string(dim) + "), but feature " + std::to_string(f) + " is " +
+                         std::to_string(feature_dims[f]) + " wide");
+    }
+  }
+  const int64_t b = c.batch;
+  const double s = c.element;
+  const int64_t pairs = n * (n - 1) / 2 + (spec.interaction.self_interaction ? n : 0);
+  DenseLayer l;
+  l.name = "interaction";
+  l.fwd_gemms = {Gemm{.m = n, .n = n, .k = dim, .batch = b}};
+  // Gather the upper triangle, then concatenate it with the dense vector.
+  l.fwd_bytes = d(b) * s * (d(n) * d(n) + d(pairs) + 2.0 * d(dense_out + pairs));
+  l.fwd_kernels = 3;
+  // d(T·Tᵀ) needs dZ·T and dZᵀ·T; the triangle's gradient is scattered first.
+  l.bwd_gemms = {Gemm{.m = n, .n = dim, .k = n, .batch = b},
+                 Gemm{.m = n, .n = dim, .k = n, .batch = b}};
+  l.bwd_bytes = d(b) * s * (2.0 * d(dense_out + pairs) + d(pairs) + d(n) * d(n));
+  l.bwd_kernels = 4;
+  *output = dense_out + pairs;
+  return l;
+}
+
+// DCN-v2's layer i on width w: x_{l+1} = x0 ⊙ (W x_l + b) + x_l, W full or
+// of low rank.
+DenseLayer dcn_layer(const DenseSpec& spec, int i, int64_t w, const LayerContext& c) {
+  const int64_t b = c.batch;
+  const double s = c.element;
+  DenseLayer l;
+  l.name = "dcn[" + std::to_string(i) + "]";
+  if (spec.interaction.low_rank) {
+    const int64_t r = *spec.interaction.low_rank;
+    l.weight_params = 2 * w * r;
+    l.fwd_gemms = {Gemm{.m = b, .n = r, .k = w}, Gemm{.m = b, .n = w, .k = r}};
+    l.bwd_gemms = {Gemm{.m = b, .n = r, .k = w}, Gemm{.m = b, .n = w, .k = r},   // dgrad
+                   Gemm{.m = w, .n = r, .k = b}, Gemm{.m = r, .n = w, .k = b}};  // wgrad
+  } else {
+    l.weight_params = w * w;
+    l.fwd_gemms = {Gemm{.m = b, .n = w, .k = w}};
+    l.bwd_gemms = {Gemm{.m = b, .n = w, .k = w}, Gemm{.m = w, .n = w, .k = b}};
+  }
+  l.params = l.weight_params + w;
+  // x0 ⊙ y + x_l: read three, write one (not fused into a GEMM: it reads x0
+  // and x_l besides the GEMM's output).
+  l.fwd_bytes = 4.0 * d(b) * d(w) * s;
+  l.fwd_kernels = static_cast<int>(l.fwd_gemms.size()) + 1;
+  // dy = dx ⊙ x0, dx0 += dx ⊙ y, dx_l = dx + Wᵀ dy, bias gradient.
+  l.bwd_bytes = 8.0 * d(b) * d(w) * s;
+  l.bwd_kernels = static_cast<int>(l.bwd_gemms.size()) + 3;
+  if (c.autocast) {
+    l.fwd_bytes += d(l.weight_params) * (kMasterBytes + s);
+    l.fwd_kernels += 1;
+  }
+  return l;
+}
+
+// The interaction's layers; sets interaction_output.
+Status add_interaction(const DenseSpec& spec, int64_t dense_out,
+                       const std::vector<int64_t>& feature_dims, const LayerContext& c,
+                       DenseArchitecture* a) {
+  const int64_t w = a->interaction_width;
   switch (spec.interaction.kind) {
     case InteractionKind::kDot: {
-      const int64_t dim =
-          dense_out > 0 ? dense_out : (feature_dims.empty() ? 0 : feature_dims.front());
-      for (size_t f = 0; f < feature_dims.size(); ++f) {
-        if (feature_dims[f] != dim) {
-          return invalid("interaction.kind",
-                         "a dot interaction needs every pooled embedding as wide as the bottom "
-                         "MLP's output (" +
-                             std::to_string(dim) + "), but feature " + std::to_string(f) + " is " +
-                             std::to_string(feature_dims[f]) + " wide");
-        }
-      }
-      const int64_t pairs = n * (n - 1) / 2 + (spec.interaction.self_interaction ? n : 0);
-      DenseLayer l;
-      l.name = "interaction";
-      l.fwd_gemms = {Gemm{.m = n, .n = n, .k = dim, .batch = b}};
-      // Gather the upper triangle, then concatenate it with the dense vector.
-      l.fwd_bytes = d(b) * s * (d(n) * d(n) + d(pairs) + 2.0 * d(dense_out + pairs));
-      l.fwd_kernels = 3;
-      // d(T·Tᵀ) needs dZ·T and dZᵀ·T; the triangle's gradient is scattered first.
-      l.bwd_gemms = {Gemm{.m = n, .n = dim, .k = n, .batch = b},
-                     Gemm{.m = n, .n = dim, .k = n, .batch = b}};
-      l.bwd_bytes = d(b) * s * (2.0 * d(dense_out + pairs) + d(pairs) + d(n) * d(n));
-      l.bwd_kernels = 4;
-      a.layers.push_back(std::move(l));
-      a.interaction_output = dense_out + pairs;
+      Result<DenseLayer> dot = dot_layer(spec, dense_out, feature_dims, a->interaction_vectors, c,
+                                         &a->interaction_output);
+      if (!dot) return dot.status();
+      a->layers.push_back(std::move(dot).value());
       break;
     }
-    case InteractionKind::kDcn: {
-      // x0 = concat(dense, embeddings); each layer x_{l+1} = x0 ⊙ (W x_l + b) + x_l.
-      a.layers.push_back(concat_layer(b, w, s));
-      for (int i = 0; i < spec.interaction.layers; ++i) {
-        DenseLayer l;
-        l.name = "dcn[" + std::to_string(i) + "]";
-        if (spec.interaction.low_rank) {
-          const int64_t r = *spec.interaction.low_rank;
-          l.weight_params = 2 * w * r;
-          l.fwd_gemms = {Gemm{.m = b, .n = r, .k = w}, Gemm{.m = b, .n = w, .k = r}};
-          l.bwd_gemms = {Gemm{.m = b, .n = r, .k = w}, Gemm{.m = b, .n = w, .k = r},   // dgrad
-                         Gemm{.m = w, .n = r, .k = b}, Gemm{.m = r, .n = w, .k = b}};  // wgrad
-        } else {
-          l.weight_params = w * w;
-          l.fwd_gemms = {Gemm{.m = b, .n = w, .k = w}};
-          l.bwd_gemms = {Gemm{.m = b, .n = w, .k = w}, Gemm{.m = w, .n = w, .k = b}};
-        }
-        l.params = l.weight_params + w;
-        // x0 ⊙ y + x_l: read three, write one (not fused into a GEMM: it
-        // reads x0 and x_l besides the GEMM's output).
-        l.fwd_bytes = 4.0 * d(b) * d(w) * s;
-        l.fwd_kernels = static_cast<int>(l.fwd_gemms.size()) + 1;
-        // dy = dx ⊙ x0, dx0 += dx ⊙ y, dx_l = dx + Wᵀ dy, bias gradient.
-        l.bwd_bytes = 8.0 * d(b) * d(w) * s;
-        l.bwd_kernels = static_cast<int>(l.bwd_gemms.size()) + 3;
-        if (autocast) {
-          l.fwd_bytes += d(l.weight_params) * (kMasterBytes + s);
-          l.fwd_kernels += 1;
-        }
-        a.layers.push_back(std::move(l));
-      }
-      a.interaction_output = w;
+    case InteractionKind::kDcn:
+      // x0 = concat(dense, embeddings), then the layers.
+      a->layers.push_back(concat_layer(c.batch, w, c.element));
+      for (int i = 0; i < spec.interaction.layers; ++i)
+        a->layers.push_back(dcn_layer(spec, i, w, c));
+      a->interaction_output = w;
       break;
-    }
-    case InteractionKind::kCat: {
-      a.layers.push_back(concat_layer(b, w, s));
-      a.interaction_output = w;
+    case InteractionKind::kCat:
+      a->layers.push_back(concat_layer(c.batch, w, c.element));
+      a->interaction_output = w;
       break;
-    }
     case InteractionKind::kNone:
-      a.interaction_output = w;
+      a->interaction_output = w;
       break;
   }
+  return Status::ok();
+}
 
-  width = a.interaction_output;
-  for (size_t i = 0; i < spec.top_mlp.size(); ++i) {
-    if (width == 0)
-      return invalid("top_mlp", "the top MLP has no input: no dense features and no embeddings");
-    a.layers.push_back(linear("top_mlp[" + std::to_string(i) + "]", b, width, spec.top_mlp[i], s,
-                              true, autocast, fused));
-    width = spec.top_mlp[i];
-  }
+}  // namespace
+
+Result<DenseArchitecture> dense_architecture(const DenseSpec& spec,
+                                             const std::vector<int64_t>& feature_dims,
+                                             int64_t batch) {
+  DenseArchitecture a;
+  const double s = planner::precision_bytes(spec.precision);
+  const LayerContext c{
+      .batch = batch, .element = s, .autocast = s < kMasterBytes, .fused = spec.fused_epilogues};
+  // Bottom MLP: dense features -> bottom_mlp; its input needs no gradient.
+  Result<int64_t> dense_out = add_mlp("bottom_mlp", spec.bottom_mlp, spec.dense_features, true,
+                                      "a bottom MLP needs dense_features >= 1", c, &a);
+  if (!dense_out) return dense_out.status();  // 0: no dense vector
+  a.bottom_layers = static_cast<int>(a.layers.size());
+  SHARDLAB_RETURN_IF_ERROR(set_interaction_input(*dense_out, feature_dims, &a));
+  SHARDLAB_RETURN_IF_ERROR(add_interaction(spec, *dense_out, feature_dims, c, &a));
+  Result<int64_t> top =
+      add_mlp("top_mlp", spec.top_mlp, a.interaction_output, false,
+              "the top MLP has no input: no dense features and no embeddings", c, &a);
+  if (!top) return top.status();
   for (const DenseLayer& l : a.layers) a.params += l.params;
   return a;
 }

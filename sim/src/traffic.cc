@@ -374,31 +374,34 @@ void count_collectives(IterationTraffic* t) {
 
 }  // namespace
 
-Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
-                                       const planner::SearchSpace& space,
-                                       const planner::PartitionedPlan& plan,
-                                       const planner::Topology& topology,
-                                       const planner::CostCalibration* calibration) {
+namespace {
+
+// The key of a table-batched kernel group (host_model.h): options that share
+// sharding type, kernel, element size and weighting run as one.
+int group_key(const ShardingOption& o) {
+  return ((static_cast<int>(o.sharding_type) * 16 + static_cast<int>(o.compute_kernel)) * 16 +
+          o.element_size) *
+             2 +
+         (o.is_weighted ? 1 : 0);
+}
+
+// Step 1: every placed shard's lookups on its rank (RankWork's embedding
+// terms and kernel groups) and its sharding type's traffic (groups).
+Status add_sparse_work(const planner::Scenario& scenario, const planner::SearchSpace& space,
+                       const planner::PartitionedPlan& plan, const planner::Topology& topology,
+                       IterationTraffic* t, std::array<GroupTraffic, kNumShardingTypes>* groups) {
   const int ranks = topology.world_size;
   const bool training = !scenario.planner.is_inference;
   const planner::EstimatorContext ctx = planner::estimator_context(scenario, topology);
-  IterationTraffic t;
-  t.ranks.resize(static_cast<size_t>(ranks));
-  std::array<GroupTraffic, kNumShardingTypes> groups;
-
-  // Per rank, the table-batched kernel groups it runs (host_model.h).
+  // Per rank, the table-batched kernel groups it runs.
   std::vector<std::vector<int>> group_keys(static_cast<size_t>(ranks));
   for (size_t i = 0; i < plan.proposal.size(); ++i) {
     const ShardingOption& o = space.options[plan.proposal[i]];
-    const int group_key =
-        ((static_cast<int>(o.sharding_type) * 16 + static_cast<int>(o.compute_kernel)) * 16 +
-         o.element_size) *
-            2 +
-        (o.is_weighted ? 1 : 0);
+    const int key = group_key(o);
     const planner::CommElementSizes sizes = planner::comm_element_sizes(ctx, o);
     const planner::BatchSums sums = planner::batch_sums(o);
     const double lookups = lookup_scale(ctx, o);
-    GroupTraffic& g = groups[static_cast<size_t>(o.sharding_type)];
+    GroupTraffic& g = (*groups)[static_cast<size_t>(o.sharding_type)];
     if (!g.present) g.init(ranks, num_row_wise_groups(topology));
     int last_host = -1;  // shards of one host are consecutive in both layouts
     for (int s = 0; s < o.num_shards(); ++s) {
@@ -408,11 +411,11 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
             "plan: shard " + std::to_string(s) + " of " + o.fqn + " is on rank " +
             std::to_string(rank) + ", but the topology has ranks 0.." + std::to_string(ranks - 1));
       }
-      RankWork& w = t.ranks[static_cast<size_t>(rank)];
+      RankWork& w = t->ranks[static_cast<size_t>(rank)];
       const planner::Perf& p = o.shard_perf;
       ++w.shards;
       std::vector<int>& keys = group_keys[static_cast<size_t>(rank)];
-      if (std::find(keys.begin(), keys.end(), group_key) == keys.end()) keys.push_back(group_key);
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
       const int host = rank / topology.intra_group_size;
       // A grid's column blocks each start a group's share (two blocks may
       // share a group).
@@ -435,58 +438,77 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
       }
     }
   }
+  for (int r = 0; r < ranks; ++r) {
+    t->ranks[static_cast<size_t>(r)].embedding_groups =
+        static_cast<int>(group_keys[static_cast<size_t>(r)].size());
+  }
+  return Status::ok();
+}
+
+// Step 2: the dense model's times on every rank (given times override the
+// model's) and its shape; the times, for the backward's collectives.
+Result<DenseTimes> add_dense_work(const planner::Scenario& scenario,
+                                  const planner::CostCalibration* calibration,
+                                  IterationTraffic* t) {
   const planner::WorkloadSpec& workload = scenario.workload;
+  const bool training = !scenario.planner.is_inference;
   DenseTimes dense;
   if (workload.dense) {
     auto arch = dense_architecture(*workload.dense, feature_dims(scenario), scenario.batch_size);
     if (!arch) return arch.status();
     dense = dense_timing(*arch, scenario, calibration);
-    t.dense_layers = static_cast<int>(arch->layers.size());
-    t.dense_params = arch->params;
+    t->dense_layers = static_cast<int>(arch->layers.size());
+    t->dense_params = arch->params;
     for (const DenseLayer& l : arch->layers) {
-      t.dense_fwd_kernels += l.fwd_kernels;
-      t.dense_bwd_kernels += l.bwd_kernels;
-      t.dense_param_tensors += l.params > 0 ? 2 : 0;  // weight and bias
+      t->dense_fwd_kernels += l.fwd_kernels;
+      t->dense_bwd_kernels += l.bwd_kernels;
+      t->dense_param_tensors += l.params > 0 ? 2 : 0;  // weight and bias
     }
   }
-  for (int r = 0; r < ranks; ++r) {
-    t.ranks[static_cast<size_t>(r)].embedding_groups =
-        static_cast<int>(group_keys[static_cast<size_t>(r)].size());
-  }
-  for (int r = 0; r < ranks; ++r) {
-    RankWork& w = t.ranks[static_cast<size_t>(r)];
-    // Given times override the model's.
+  for (size_t r = 0; r < t->ranks.size(); ++r) {
+    RankWork& w = t->ranks[r];
+    const int rank = static_cast<int>(r);
     w.dense_fwd_ms =
-        workload.dense_fwd_ms.empty() ? dense.fwd_ms : dense_time(workload.dense_fwd_ms, r);
+        workload.dense_fwd_ms.empty() ? dense.fwd_ms : dense_time(workload.dense_fwd_ms, rank);
     w.dense_bwd_ms = !training                       ? 0.0
                      : workload.dense_bwd_ms.empty() ? dense.bwd_ms
-                                                     : dense_time(workload.dense_bwd_ms, r);
+                                                     : dense_time(workload.dense_bwd_ms, rank);
     w.dense_optimizer_ms = training ? dense.optimizer_ms : 0.0;
     w.iteration_overhead_ms = workload.iteration_overhead_ms;
   }
+  return dense;
+}
 
-  // Issue order: sharding types in the sharder's order; backward reversed.
-  const HostLayout hosts = host_layout(topology);
+// Step 3: the forward's collectives in issue order: input dists in the
+// sharder's order of sharding types (data-parallel has none), then output
+// dists.
+void emit_forward(const std::array<GroupTraffic, kNumShardingTypes>& groups,
+                  const HostLayout& hosts, int ranks, IterationTraffic* t) {
   for (int type = 0; type < kNumShardingTypes; ++type) {
     const GroupTraffic& g = groups[type];
     if (g.present && static_cast<ShardingType>(type) != ShardingType::kDataParallel) {
-      emit_input_dist(g, ranks, &t.collectives);
-      ++t.input_dist_types;
+      emit_input_dist(g, ranks, &t->collectives);
+      ++t->input_dist_types;
     }
   }
   for (int type = 0; type < kNumShardingTypes; ++type) {
     if (groups[type].present) {
-      emit_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks, &t.collectives);
+      emit_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks,
+                       &t->collectives);
     }
   }
-  if (!training) {
-    count_collectives(&t);
-    return t;
-  }
+}
+
+// Step 4: the backward's: output dists in reverse order, the data-parallel
+// tables' all-reduce, and with a dense model the embedding gradients' wait
+// for it and DDP's buckets.
+void emit_backward(const std::array<GroupTraffic, kNumShardingTypes>& groups,
+                   const HostLayout& hosts, int ranks, const planner::WorkloadSpec& workload,
+                   const DenseTimes& dense, IterationTraffic* t) {
   for (int type = kNumShardingTypes - 1; type >= 0; --type) {
     if (groups[type].present) {
       emit_bwd_output_dist(static_cast<ShardingType>(type), groups[type], hosts, ranks,
-                           &t.collectives);
+                           &t->collectives);
     }
   }
   const GroupTraffic& dp = groups[static_cast<size_t>(ShardingType::kDataParallel)];
@@ -496,16 +518,36 @@ Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
     ar.kind = CollectiveKind::kAllReduce;
     ar.members = all_ranks(ranks);
     ar.bytes = dp.allreduce_bytes;
-    t.collectives.push_back(std::move(ar));
+    t->collectives.push_back(std::move(ar));
   }
   if (workload.dense) {
     // The embedding gradients leave once the dense model has produced them.
-    t.embedding_grad_fraction = dense.embedding_grad_fraction;
-    for (CollectiveSpec& c : t.collectives) {
-      if (c.phase == Phase::kBwdOutputDist) c.ready_fraction = t.embedding_grad_fraction;
+    t->embedding_grad_fraction = dense.embedding_grad_fraction;
+    for (CollectiveSpec& c : t->collectives) {
+      if (c.phase == Phase::kBwdOutputDist) c.ready_fraction = t->embedding_grad_fraction;
     }
-    append_ddp_buckets(dense, ranks, &t.collectives);
+    append_ddp_buckets(dense, ranks, &t->collectives);
   }
+}
+
+}  // namespace
+
+Result<IterationTraffic> build_traffic(const planner::Scenario& scenario,
+                                       const planner::SearchSpace& space,
+                                       const planner::PartitionedPlan& plan,
+                                       const planner::Topology& topology,
+                                       const planner::CostCalibration* calibration) {
+  const int ranks = topology.world_size;
+  IterationTraffic t;
+  t.ranks.resize(static_cast<size_t>(ranks));
+  std::array<GroupTraffic, kNumShardingTypes> groups;
+  SHARDLAB_RETURN_IF_ERROR(add_sparse_work(scenario, space, plan, topology, &t, &groups));
+  Result<DenseTimes> dense = add_dense_work(scenario, calibration, &t);
+  if (!dense) return dense.status();
+  const HostLayout hosts = host_layout(topology);
+  emit_forward(groups, hosts, ranks, &t);
+  if (!scenario.planner.is_inference)
+    emit_backward(groups, hosts, ranks, scenario.workload, *dense, &t);
   count_collectives(&t);
   return t;
 }
