@@ -54,10 +54,7 @@ struct CalibrateArgs {
   bool quiet = false;
 };
 
-int fail(const Status& st) {
-  print_error(st.message());
-  return exit_status(st);
-}
+int fail(const Status& st) { return report_failure(st); }
 
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

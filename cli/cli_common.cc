@@ -220,6 +220,17 @@ std::string scenario_name_from_path(const std::string& path) {
   return stem.empty() ? path : stem;
 }
 
+int report_failure(const Status& status, const std::string& json_destination,
+                   const std::string& scenario_name, const planner::PlannerResult* result,
+                   int indent) {
+  print_error(status.message());
+  if (!json_destination.empty()) {
+    const std::string json = data::error_to_json(scenario_name, status, result, indent);
+    if (Status w = write_output(json_destination, json); !w.is_ok()) print_error(w.message());
+  }
+  return exit_status(status);
+}
+
 std::optional<planner::Scenario> load_scenario_or_report(const std::string& path,
                                                          const std::string& error_out,
                                                          int* exit_code,
@@ -241,12 +252,7 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
     if (msg.find(shown(path)) == std::string::npos) msg = shown(path) + ": " + msg;
     status = Status::invalid_argument(msg);
   }
-  print_error(status.message());
-  *exit_code = kExitInvalid;
-  if (!error_out.empty()) {
-    const std::string json = data::error_to_json(scenario_name_from_path(path), status, nullptr);
-    if (Status w = write_output(error_out, json); !w.is_ok()) print_error(w.message());
-  }
+  *exit_code = report_failure(status, error_out, scenario_name_from_path(path));
   return std::nullopt;
 }
 

@@ -15,7 +15,9 @@
 #include "run_recording.h"
 #include "shardlab/data/file_io.h"
 #include "shardlab/data/message_text.h"
+#include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/planner.h"
 #include "shardlab/planner/scenario.h"
 #include "shardlab/planner/status.h"
 
@@ -34,6 +36,16 @@ int exit_status(const Status& status);
 
 // Prints "shardlab: error: <message>" to stderr, control bytes escaped.
 void print_error(const std::string& message);
+
+// How every verb reports a failed run: the message on stderr, and, when
+// `json_destination` is not empty ("-": stdout), the error JSON
+// (data::error_to_json: the planner's counters and reservation from
+// `result` when given) written there as every output is written. Returns
+// exit_status(status). REQUIRES: !status.is_ok().
+int report_failure(const Status& status, const std::string& json_destination = {},
+                   const std::string& scenario_name = {},
+                   const planner::PlannerResult* result = nullptr,
+                   int indent = data::kDefaultJsonIndent);
 void print_warning(const std::string& message);
 
 // `text` (a name, a path) as it may be echoed in a message or a table:

@@ -64,16 +64,8 @@ data::NewRun row_run(const CompareArgs& args, const planner::Scenario& scenario,
 
 // Failure before any row runs: message to stderr, error JSON to -o.
 int report_failure(const CompareArgs& args, const std::string& scenario_name, const Status& st) {
-  print_error(st.message());
-  if (!args.output.empty()) {
-    const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
-    if (Status w =
-            write_output(args.output, data::error_to_json(scenario_name, st, nullptr, indent));
-        !w.is_ok()) {
-      print_error(w.message());
-    }
-  }
-  return exit_status(st);
+  return cli::report_failure(st, args.output, scenario_name, nullptr,
+                             args.compact ? data::kCompactJson : data::kDefaultJsonIndent);
 }
 
 template <typename T>

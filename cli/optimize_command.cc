@@ -56,10 +56,7 @@ constexpr char kInterruptNote[] =
 
 int report_failure(const OptimizeArgs& args, const planner::Scenario& scenario,
                    const planner::PlannerResult* result, const Status& status) {
-  print_error(status.message());
-  const std::string json = data::error_to_json(scenario.name, status, result, args.indent());
-  if (Status w = write_output(args.destination(), json); !w.is_ok()) print_error(w.message());
-  return exit_status(status);
+  return cli::report_failure(status, args.destination(), scenario.name, result, args.indent());
 }
 
 // A run of `kind` holding `result`'s plan, its estimates and `summary`.

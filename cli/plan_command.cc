@@ -84,6 +84,7 @@ int report_failure(const PlanArgs& args, const planner::Scenario& scenario,
       status.code() == StatusCode::kPlanner) {
     print_stats(args, scenario, *result, rated_with);
   }
+  // The message is out (the stats follow it, as TorchRec prints them).
   const std::string dest = args.json_destination();
   if (!dest.empty()) {
     const std::string json = data::error_to_json(scenario.name, status, result, args.indent());

@@ -65,12 +65,7 @@ constexpr size_t kBusiestLinks = 5;
 // Failure before a result exists: message to stderr, error JSON to -o.
 int report_failure(const SimulateArgs& args, const std::string& scenario_name,
                    const planner::PlannerResult* result, const Status& status) {
-  print_error(status.message());
-  if (!args.output.empty()) {
-    const std::string json = data::error_to_json(scenario_name, status, result, args.indent());
-    if (Status w = write_output(args.output, json); !w.is_ok()) print_error(w.message());
-  }
-  return exit_status(status);
+  return cli::report_failure(status, args.output, scenario_name, result, args.indent());
 }
 
 // The plan to simulate: the default planner's best plan, or the --plan file.

@@ -266,37 +266,41 @@ void Workbench::mark_compare_cancelled() {
 }
 
 Status Workbench::open_plan(const QString& path) {
-  std::vector<std::string> warnings;
-  const Status st = show_plan(
-      [&](planner::SearchSpace& space) {
-        return data::read_plan_file(path.toStdString(), *scenario(), space, &warnings);
+  return show_read_plan(
+      [&](planner::SearchSpace& space, std::vector<std::string>* warnings) {
+        return data::read_plan_file(path.toStdString(), *scenario(), space, warnings);
       },
       PlanSource::kPlanFile, QFileInfo(path).fileName().toStdString());
-  report_warnings(warnings);
-  return st;
 }
 
 Status Workbench::open_plan_text(const QString& text, const QString& origin) {
-  std::vector<std::string> warnings;
-  const Status st = show_plan(
-      [&](planner::SearchSpace& space) {
-        return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space,
-                                &warnings);
-      },
-      PlanSource::kPlanFile, origin.toStdString());
-  report_warnings(warnings);
-  return st;
+  return open_parsed_plan(text, origin, PlanSource::kPlanFile, origin.toStdString(), nullptr);
 }
 
 Status Workbench::open_run_plan(const QString& text, const QString& origin, const QString& name,
                                 std::shared_ptr<const kernels::ReplayResult> replay) {
-  std::vector<std::string> warnings;
-  const Status st = show_plan(
-      [&](planner::SearchSpace& space) {
+  return open_parsed_plan(text, origin, PlanSource::kStoredRun, name.toStdString(),
+                          std::move(replay));
+}
+
+Status Workbench::open_parsed_plan(const QString& text, const QString& origin, PlanSource source,
+                                   const std::string& name,
+                                   std::shared_ptr<const kernels::ReplayResult> replay) {
+  return show_read_plan(
+      [&](planner::SearchSpace& space, std::vector<std::string>* warnings) {
         return data::parse_plan(text.toStdString(), origin.toStdString(), *scenario(), space,
-                                &warnings);
+                                warnings);
       },
-      PlanSource::kStoredRun, name.toStdString(), std::move(replay));
+      source, name, std::move(replay));
+}
+
+Status Workbench::show_read_plan(const std::function<Result<planner::PartitionedPlan>(
+                                     planner::SearchSpace&, std::vector<std::string>*)>& read,
+                                 PlanSource source, const std::string& name,
+                                 std::shared_ptr<const kernels::ReplayResult> replay) {
+  std::vector<std::string> warnings;
+  const Status st = show_plan([&](planner::SearchSpace& space) { return read(space, &warnings); },
+                              source, name, std::move(replay));
   report_warnings(warnings);
   return st;
 }

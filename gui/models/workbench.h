@@ -234,6 +234,16 @@ class Workbench : public QObject {
       const std::function<Result<planner::PartitionedPlan>(planner::SearchSpace&)>& read,
       PlanSource source, const std::string& source_name,
       std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
+  // show_plan of a reader that collects warnings; they are reported
+  // (warningsOccurred) whatever the outcome.
+  Status show_read_plan(const std::function<Result<planner::PartitionedPlan>(
+                            planner::SearchSpace&, std::vector<std::string>*)>& read,
+                        PlanSource source, const std::string& name,
+                        std::shared_ptr<const kernels::ReplayResult> replay = nullptr);
+  // A plan file's text (either format) shown as from `source`.
+  Status open_parsed_plan(const QString& text, const QString& origin, PlanSource source,
+                          const std::string& name,
+                          std::shared_ptr<const kernels::ReplayResult> replay);
 
   ScenarioDocument document_;
   PlanningWorker worker_;
