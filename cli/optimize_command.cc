@@ -115,13 +115,9 @@ int record(RunRecorder& recorder, const OptimizeArgs& args, const planner::Scena
 void print_summary(const OptimizeArgs& args, const planner::Scenario& scenario,
                    const search::Problem& problem, const search::OptimizeResult& r,
                    const search::OptimizeSummary& rated) {
-  const double rate = r.wall_seconds > 0 ? static_cast<double>(r.moves) / r.wall_seconds : 0.0;
-  std::cerr << fmt::format(
-      "optimized {} ({} tables on {} ranks) in {:.1f} s: {}, stopped on {}; {} moves ({}/s), "
-      "{} evaluations, objective {}, seed {}\n",
-      shown(scenario.name), scenario.tables.size(), problem.world_size(), r.wall_seconds, r.method,
-      search::to_string(r.stop), search::count_text(static_cast<double>(r.moves)),
-      search::count_text(rate), r.evaluations, args.objective, args.seed);
+  std::cerr << fmt::format("optimized {} ({} tables on {} ranks): {}, {}, objective {}, seed {}\n",
+                           shown(scenario.name), scenario.tables.size(), problem.world_size(),
+                           r.method, search::search_text(r), args.objective, args.seed);
   if (r.stop == search::StopReason::kCancelled && r.moves == 0) {
     std::cerr << "  Ctrl-C came before the search's first move: the plan written is the start "
                  "plan\n";

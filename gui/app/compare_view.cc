@@ -216,14 +216,10 @@ void CompareView::refresh() {
     if (c->optimizer) {
       const search::OptimizerRun& run = *c->optimizer;
       const search::OptimizeSummary& s = run.summary;
-      const double rate = run.result.wall_seconds > 0
-                              ? static_cast<double>(run.result.moves) / run.result.wall_seconds
-                              : 0.0;
       text += QStringLiteral(
                   "<br><b>Optimizer (#%1)</b>: simulated iteration %2 \u2192 %3 ms (%4), "
                   "TorchRec rating %5 \u2192 %6 ms (%7) against %8; %9 of %10 tables moved (open "
-                  "the row to see them); stopped on %11 after %12 s, %13 moves (%14/s), %15 "
-                  "evaluations.")
+                  "the row to see them); %11.")
                   .arg(c->optimizer_row + 1)
                   .arg(s.reference().simulated_ms, 0, 'f', 5)
                   .arg(s.best.simulated_ms, 0, 'f', 5)
@@ -235,13 +231,7 @@ void CompareView::refresh() {
                                   : QStringLiteral("the start plan"))
                   .arg(run.result.moved.size())
                   .arg(wb->scenario() ? static_cast<int>(wb->scenario()->tables.size()) : 0)
-                  .arg(QString::fromStdString(std::string(search::to_string(run.result.stop)))
-                           .replace(QLatin1Char('_'), QLatin1Char(' ')))
-                  .arg(run.result.wall_seconds, 0, 'f', 1)
-                  .arg(QString::fromStdString(
-                      search::count_text(static_cast<double>(run.result.moves))))
-                  .arg(QString::fromStdString(search::count_text(rate)))
-                  .arg(run.result.evaluations);
+                  .arg(QString::fromStdString(search::search_text(run.result)));
     }
   } else if (c->complete) {
     text = QStringLiteral("No row has a simulated plan.");

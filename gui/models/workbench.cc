@@ -15,13 +15,6 @@
 namespace shardlab::gui {
 namespace {
 
-// "time limit", "cancelled", ...
-QString stop_text(search::StopReason stop) {
-  const std::string_view s = search::to_string(stop);
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()))
-      .replace(QLatin1Char('_'), QLatin1Char(' '));
-}
-
 QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
   if (a.perf_model != b.perf_model) return QStringLiteral("the rating model changed");
   if (a.calibration != b.calibration) return QStringLiteral("the calibration profile changed");
@@ -348,10 +341,8 @@ Status Workbench::open_compare_row(int row) {
   const search::OptimizerRun& run = *comparison->optimizer;
   const search::PlanRating& before = run.summary.reference();
   PlanChange c;
-  c.cause = QStringLiteral("optimizing TorchRec's plan (stopped on %1 after %2 s, %3 evaluations)")
-                .arg(stop_text(run.result.stop))
-                .arg(run.result.wall_seconds, 0, 'f', 1)
-                .arg(run.result.evaluations);
+  c.cause = QStringLiteral("optimizing TorchRec's plan (%1)")
+                .arg(QString::fromStdString(search::search_text(run.result)));
   c.rating_before = before.torchrec_ms;
   c.rating_after = run.summary.best.torchrec_ms;
   c.iteration_before = before.simulated_ms;

@@ -1,5 +1,6 @@
 #include "shardlab/search/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -96,6 +97,15 @@ std::string placement_text(const planner::ShardingOption& option, const std::vec
 std::string move_text(const Problem& problem, const TableMove& move) {
   return move.name + ": " + placement_text(problem.option(move.from_option), move.from_ranks) +
          " -> " + placement_text(problem.option(move.to_option), move.to_ranks);
+}
+
+std::string search_text(const OptimizeResult& r) {
+  std::string stop(to_string(r.stop));
+  std::replace(stop.begin(), stop.end(), '_', ' ');
+  const double rate = r.wall_seconds > 0 ? static_cast<double>(r.moves) / r.wall_seconds : 0.0;
+  return format("stopped on %s after %.1f s, %s moves (%s/s), %lld evaluations", stop.c_str(),
+                r.wall_seconds, count_text(static_cast<double>(r.moves)).c_str(),
+                count_text(rate).c_str(), static_cast<long long>(r.evaluations));
 }
 
 std::string count_text(double n) {

@@ -118,6 +118,13 @@ TEST(Report, Texts) {
       .elapsed_s = 2.0, .moves = 20000, .evaluations = 7, .start_value = 4.0, .best_value = 3.0};
   EXPECT_EQ(progress_text(progress),
             "   2.0 s  20k moves (10k/s)  7 evaluations  best 3 ms (-25.0% vs start)");
+  OptimizeResult ended;
+  ended.stop = StopReason::kTimeLimit;
+  ended.wall_seconds = 30.0;
+  ended.moves = 412000;
+  ended.evaluations = 412;
+  EXPECT_EQ(search_text(ended),
+            "stopped on time limit after 30.0 s, 412k moves (14k/s), 412 evaluations");
 }
 
 }  // namespace

@@ -66,6 +66,11 @@ std::string placement_text(const planner::ShardingOption& option, const std::vec
 // "t_12: table_wise/fused on rank 3 -> column_wise/fused on ranks 0,1".
 std::string move_text(const Problem& problem, const TableMove& move);
 
+// How a search ended, for people, as every front end says it: "stopped on
+// time limit after 30.0 s, 412k moves (13k/s), 412 evaluations" (the stop
+// reason with spaces; moves per second of the whole run).
+std::string search_text(const OptimizeResult& result);
+
 // 1234 -> "1234", 56789 -> "57k", 1.5e6 -> "1.50M".
 std::string count_text(double n);
 
