@@ -19,7 +19,7 @@ from . import _shardlab
 __all__ = [
     "Error", "InvalidScenarioError", "PlanningFailedError", "NotFoundError",
     "UnavailableError", "IoError", "InternalError", "validate", "options", "plan", "simulate",
-    "compare", "optimize",
+    "compare", "optimize", "summarize_trace", "compare_with_trace",
 ]
 
 
@@ -149,6 +149,28 @@ def optimize(scenario, plan=None, objective="simulated", time_limit=30.0, max_ev
     limit). Ctrl-C stops the search and returns its best plan so far."""
     return _call(_shardlab.optimize, *_source(scenario), _plan_text(plan), str(objective),
                  float(time_limit), int(max_evaluations), int(seed), torchrec_version or "",
+                 *_calibration(calibration))
+
+
+def summarize_trace(paths):
+    """The summary `shardlab trace summarize --format json` writes of PyTorch profiler
+    traces: `paths`, a file or folder or a list of them (one file per rank, .json or
+    .json.gz; docs/traces.md). A file that cannot be read raises InvalidScenarioError
+    naming it (and the byte offset where a truncated file ends)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return _call(_shardlab.summarize_traces, [os.fspath(p) for p in paths])
+
+
+def compare_with_trace(scenario, traces, plan=None, iterations=4, torchrec_version=None,
+                       calibration=None):
+    """The traced ranks beside the simulation of `plan` (None: the scenario's own), as
+    `shardlab simulate --against TRACES --against-json` writes them: {"ranks": [{"rank",
+    "file", "steps", "rows": [{"what", "measured_ms", "simulated_ms", "error"}]}]}."""
+    if isinstance(traces, (str, os.PathLike)):
+        traces = [traces]
+    return _call(_shardlab.compare_with_trace, *_source(scenario), _plan_text(plan),
+                 [os.fspath(t) for t in traces], int(iterations), torchrec_version or "",
                  *_calibration(calibration))
 
 

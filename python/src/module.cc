@@ -33,6 +33,8 @@
 #include "shardlab/search/optimize_run.h"
 #include "shardlab/sim/compare.h"
 #include "shardlab/sim/simulation.h"
+#include "shardlab/trace/against.h"
+#include "shardlab/trace/trace_summary.h"
 
 namespace py = pybind11;
 
@@ -45,6 +47,7 @@ namespace planner = shardlab::planner;
 namespace data = shardlab::data;
 namespace sim = shardlab::sim;
 namespace search = shardlab::search;
+namespace trace = shardlab::trace;
 
 // The C++ side of _shardlab.CoreError.
 struct CoreError : std::runtime_error {
@@ -232,6 +235,47 @@ std::string simulate(const std::string& source, bool is_path, const std::string&
   return data::simulation_to_json(*simulated, /*compact=*/true);
 }
 
+// `shardlab trace summarize --format json` of `paths` (files or folders).
+std::string summarize_traces(const std::vector<std::string>& paths) {
+  Result<trace::TraceSummary> summary = Status::internal("not read");
+  {
+    py::gil_scoped_release unlocked;
+    summary = trace::summarize_traces(paths);
+  }
+  if (!summary.is_ok()) raise(summary.status());
+  return trace::summary_to_json(*summary, /*indent=*/-1);
+}
+
+// `shardlab simulate ... --against TRACES --against-json -`: the traced ranks
+// beside the simulation of the plan (the scenario's own when none).
+std::string compare_with_trace(const std::string& source, bool is_path, const std::string& origin,
+                               const std::optional<std::string>& plan_text,
+                               const std::vector<std::string>& traces, int iterations,
+                               const std::string& torchrec_version,
+                               const std::string& calibration_kind,
+                               const std::string& calibration) {
+  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
+  Result<trace::TraceSummary> measured = Status::internal("not read");
+  {
+    py::gil_scoped_release unlocked;
+    measured = trace::summarize_traces(traces);
+  }
+  if (!measured.is_ok()) raise(measured.status());
+  const planner::PlannerResult r = plan_of(s, plan_text, c.get());
+  Result<sim::SimResult> simulated = Status::internal("not simulated");
+  {
+    py::gil_scoped_release unlocked;
+    simulated = sim::simulate(s, *r.search_space, *r.best,
+                              sim::SimOptions{.iterations = iterations, .calibration = c.get()});
+  }
+  if (!simulated.is_ok()) raise(simulated.status());
+  Result<std::vector<trace::Against>> against =
+      trace::compare_with_simulation(*measured, *simulated);
+  if (!against.is_ok()) raise(against.status());
+  return trace::against_to_json(*against, /*indent=*/-1);
+}
+
 std::string options(const std::string& source, bool is_path, const std::string& origin,
                     const std::string& torchrec_version, const std::string& calibration_kind,
                     const std::string& calibration, const std::vector<std::string>& tables,
@@ -355,6 +399,10 @@ PYBIND11_MODULE(_shardlab, m) {
     }
   });
   m.def("validate", &validate, py::arg("source"), py::arg("is_path"), py::arg("origin"));
+  m.def("summarize_traces", &summarize_traces, py::arg("paths"));
+  m.def("compare_with_trace", &compare_with_trace, py::arg("source"), py::arg("is_path"),
+        py::arg("origin"), py::arg("plan"), py::arg("traces"), py::arg("iterations"),
+        py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"));
   m.def("plan", &plan, py::arg("source"), py::arg("is_path"), py::arg("origin"),
         py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"));
   m.def("plan_with_stats", &plan_with_stats, py::arg("source"), py::arg("is_path"),

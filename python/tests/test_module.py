@@ -237,5 +237,46 @@ class ModuleTest(unittest.TestCase):
         self.assertIn("hbm_cpa", lines[0])
 
 
+SHARED = os.environ.get("SHARDLAB_SHARED_DIR", os.path.join(SOURCE, "..", "shared"))
+V100 = os.path.join(SHARED, "traces", "v100_4rank_torchrec_dlrm")
+V100_SCENARIO = os.path.join(SOURCE, "data", "scenarios", "validation",
+                             "torchrec_golden_training_v100_4x4096.json")
+V100_PLAN = os.path.join(SOURCE, "data", "scenarios", "validation", "plans",
+                         "torchrec_golden_training_4gpu.plan.json")
+
+
+@unittest.skipUnless(os.path.isdir(V100), "the shared traces (../shared/traces) are absent")
+class TraceTest(unittest.TestCase):
+    """Profiler traces from Python: the same documents as the CLI's."""
+
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_summaries_and_comparisons_are_the_clis(self):
+        cli = os.environ["SHARDLAB_CLI"]
+        out = subprocess.run([cli, "trace", "summarize", V100, "--format", "json", "--no-record",
+                              "-o", "-"], check=True, capture_output=True, text=True).stdout
+        summary = shardlab.summarize_trace(V100)
+        self.assertEqual(json.loads(out), summary)
+        self.assertEqual(len(summary["ranks"]), 4)
+        out = subprocess.run([cli, "simulate", V100_SCENARIO, "--plan", V100_PLAN, "--against",
+                              V100, "--against-json", "-", "--no-record", "-q"],
+                             check=True, capture_output=True, text=True).stdout
+        rows = shardlab.compare_with_trace(V100_SCENARIO, V100, plan=V100_PLAN)
+        self.assertEqual(json.loads(out), rows)
+        step = [r for r in rows["ranks"][0]["rows"] if r["what"] == "step"][0]
+        self.assertGreater(step["measured_ms"], step["simulated_ms"])
+
+    def test_a_cut_trace_is_named(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            cut = os.path.join(d, "rank-0.json")
+            with open(cut, "w", encoding="utf-8") as f:
+                f.write('{"traceEvents": [{"ph": "X", "name": ')
+            with self.assertRaises(shardlab.InvalidScenarioError) as e:
+                shardlab.summarize_trace(cut)
+            self.assertIn("rank-0.json: not a complete trace", str(e.exception))
+            with self.assertRaises(shardlab.InvalidScenarioError):
+                shardlab.compare_with_trace(V100_SCENARIO, [cut])
+
+
 if __name__ == "__main__":
     unittest.main()
