@@ -217,12 +217,9 @@ std::string plan_with_stats(const std::string& source, bool is_path, const std::
   return "{\"plan\": " + plan + ", " + rest.substr(1);
 }
 
-std::string simulate(const std::string& source, bool is_path, const std::string& origin,
-                     const std::optional<std::string>& plan_text, int iterations,
-                     const std::string& torchrec_version, const std::string& calibration_kind,
-                     const std::string& calibration) {
-  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
-  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
+// The simulation of `plan_text` (the scenario's own plan when none).
+sim::SimResult simulated_of(planner::Scenario& s, const std::optional<std::string>& plan_text,
+                            int iterations, const data::CalibrationChoice& c) {
   const planner::PlannerResult r = plan_of(s, plan_text, c.get());
   Result<sim::SimResult> simulated = Status::internal("not simulated");
   {
@@ -232,7 +229,16 @@ std::string simulate(const std::string& source, bool is_path, const std::string&
                               sim::SimOptions{.iterations = iterations, .calibration = c.get()});
   }
   if (!simulated.is_ok()) raise(simulated.status());
-  return data::simulation_to_json(*simulated, /*compact=*/true);
+  return std::move(simulated).value();
+}
+
+std::string simulate(const std::string& source, bool is_path, const std::string& origin,
+                     const std::optional<std::string>& plan_text, int iterations,
+                     const std::string& torchrec_version, const std::string& calibration_kind,
+                     const std::string& calibration) {
+  planner::Scenario s = scenario_of(source, is_path, origin, torchrec_version);
+  const data::CalibrationChoice c = calibration_of(calibration_kind, calibration, &s);
+  return data::simulation_to_json(simulated_of(s, plan_text, iterations, c), /*compact=*/true);
 }
 
 // `shardlab trace summarize --format json` of `paths` (files or folders).
@@ -262,16 +268,9 @@ std::string compare_with_trace(const std::string& source, bool is_path, const st
     measured = trace::summarize_traces(traces);
   }
   if (!measured.is_ok()) raise(measured.status());
-  const planner::PlannerResult r = plan_of(s, plan_text, c.get());
-  Result<sim::SimResult> simulated = Status::internal("not simulated");
-  {
-    py::gil_scoped_release unlocked;
-    simulated = sim::simulate(s, *r.search_space, *r.best,
-                              sim::SimOptions{.iterations = iterations, .calibration = c.get()});
-  }
-  if (!simulated.is_ok()) raise(simulated.status());
+  const sim::SimResult simulated = simulated_of(s, plan_text, iterations, c);
   Result<std::vector<trace::Against>> against =
-      trace::compare_with_simulation(*measured, *simulated);
+      trace::compare_with_simulation(*measured, simulated);
   if (!against.is_ok()) raise(against.status());
   return trace::against_to_json(*against, /*indent=*/-1);
 }
