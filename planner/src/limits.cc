@@ -97,6 +97,34 @@ constexpr Range kBandwidth{kMinBandwidth, kMaxBandwidth};
 constexpr Range kTimeMs{0, kMaxTimeMs};
 constexpr Range kNonNegative{0, kUnbounded};
 
+// What a number must be: its range, whether it is whole, and what messages
+// call it.
+struct Bound {
+  Range range;
+  bool integral;
+  std::string_view noun;
+};
+constexpr Bound kBandwidthBound{kBandwidth, false, "bytes/ms"};
+constexpr Bound kTimeBound{kTimeMs, false, "ms"};
+constexpr Bound kNicsBound{{0, kMaxWorldSize}, true, "an integer"};
+
+// One number to check; an absent one (nullopt) passes.
+struct Check {
+  PathView path;
+  std::optional<double> value;
+  Bound bound;
+};
+
+// The first of `checks`, in order, that is out of its bound.
+std::optional<LimitViolation> first_violation(std::initializer_list<Check> checks) {
+  for (const Check& c : checks) {
+    if (!c.value) continue;
+    if (auto v = check_range(c.path, *c.value, c.bound.range, c.bound.integral, c.bound.noun))
+      return v;
+  }
+  return std::nullopt;
+}
+
 // One input of a table as the planner reads it (enumerator.cc option_template).
 struct Input {
   double pooling_factor;
@@ -247,46 +275,29 @@ class LimitFinder {
 
   std::optional<LimitViolation> check_fabric() const {
     const FabricSpec& f = s_.fabric;
-    if (auto v = check_range({"topology", "fabric", "nics_per_host"}, f.nics_per_host,
-                             {0, kMaxWorldSize}, true, "an integer")) {
-      return v;
-    }
-    if (f.nic_bw) {
-      if (auto v = check_range({"topology", "fabric", "nic_bw"}, *f.nic_bw, kBandwidth, false,
-                               "bytes/ms"))
-        return v;
-    }
-    if (auto v = check_range({"topology", "fabric", "oversubscription"}, f.oversubscription,
-                             {1, kMaxFactor}, false, "a number")) {
-      return v;
-    }
-    if (auto v = check_range({"topology", "fabric", "intra_host_latency_ms"},
-                             f.intra_host_latency_ms, kTimeMs, false, "ms")) {
-      return v;
-    }
-    if (auto v = check_range({"topology", "fabric", "inter_host_latency_ms"},
-                             f.inter_host_latency_ms, kTimeMs, false, "ms")) {
+    if (auto v = first_violation(
+            {{{"topology", "fabric", "nics_per_host"}, f.nics_per_host, kNicsBound},
+             {{"topology", "fabric", "nic_bw"}, f.nic_bw, kBandwidthBound},
+             {{"topology", "fabric", "oversubscription"},
+              f.oversubscription,
+              {{1, kMaxFactor}, false, "a number"}},
+             {{"topology", "fabric", "intra_host_latency_ms"}, f.intra_host_latency_ms, kTimeBound},
+             {{"topology", "fabric", "inter_host_latency_ms"},
+              f.inter_host_latency_ms,
+              kTimeBound}})) {
       return v;
     }
     for (size_t h = 0; h < f.hosts.size(); ++h) {
       const HostFabricSpec& host = f.hosts[h];
-      if (host.intra_host_bw) {
-        if (auto v = check_range({"topology", "fabric", "hosts", h, "intra_host_bw"},
-                                 *host.intra_host_bw, kBandwidth, false, "bytes/ms")) {
-          return v;
-        }
-      }
-      if (host.nic_bw) {
-        if (auto v = check_range({"topology", "fabric", "hosts", h, "nic_bw"}, *host.nic_bw,
-                                 kBandwidth, false, "bytes/ms")) {
-          return v;
-        }
-      }
-      if (host.nics) {
-        if (auto v = check_range({"topology", "fabric", "hosts", h, "nics"}, *host.nics,
-                                 {1, kMaxWorldSize}, true, "an integer")) {
-          return v;
-        }
+      if (auto v = first_violation(
+              {{{"topology", "fabric", "hosts", h, "intra_host_bw"},
+                host.intra_host_bw,
+                kBandwidthBound},
+               {{"topology", "fabric", "hosts", h, "nic_bw"}, host.nic_bw, kBandwidthBound},
+               {{"topology", "fabric", "hosts", h, "nics"},
+                host.nics,
+                {{1, kMaxWorldSize}, true, "an integer"}}})) {
+        return v;
       }
     }
     return std::nullopt;
@@ -430,11 +441,10 @@ class LimitFinder {
   }
 
   std::optional<LimitViolation> check_sharder_and_planner() const {
-    if (s_.sharder.cache_load_factor) {
-      if (auto v = check_range({"sharder", "fused_params", "cache_load_factor"},
-                               *s_.sharder.cache_load_factor, kNonNegative, false, "a number")) {
-        return v;
-      }
+    if (auto v = first_violation({{{"sharder", "fused_params", "cache_load_factor"},
+                                   s_.sharder.cache_load_factor,
+                                   {kNonNegative, false, "a number"}}})) {
+      return v;
     }
     const std::vector<ProposerSpec>& proposers = s_.planner.proposers;
     for (size_t i = 0; i < proposers.size(); ++i) {
@@ -453,27 +463,22 @@ class LimitFinder {
       }
     }
     const PartitionerSpec& p = s_.planner.partitioner;
-    if (auto v = check_range({"planner", "partitioner", "tolerance"}, p.tolerance, kNonNegative,
-                             false, "a number")) {
-      return v;
-    }
     const StorageReservationSpec& r = s_.planner.storage_reservation;
-    if (auto v = check_range({"planner", "storage_reservation", "percentage"}, r.percentage, {0, 1},
-                             false, "a number")) {
-      return v;
-    }
-    if (auto v = check_range({"planner", "storage_reservation", "parameter_multiplier"},
-                             r.parameter_multiplier, kNonNegative, false, "a number")) {
-      return v;
-    }
-    if (r.dense_tensor_estimate) {
-      if (auto v = check_range({"planner", "storage_reservation", "dense_tensor_estimate"},
-                               static_cast<double>(*r.dense_tensor_estimate),
-                               {0, static_cast<double>(kMaxReservationBytes)}, true, "bytes")) {
-        return v;
-      }
-    }
-    return std::nullopt;
+    constexpr Bound kNumber{kNonNegative, false, "a number"};
+    const std::optional<double> dense_estimate =
+        r.dense_tensor_estimate
+            ? std::optional<double>(static_cast<double>(*r.dense_tensor_estimate))
+            : std::nullopt;
+    return first_violation({{{"planner", "partitioner", "tolerance"}, p.tolerance, kNumber},
+                            {{"planner", "storage_reservation", "percentage"},
+                             r.percentage,
+                             {{0, 1}, false, "a number"}},
+                            {{"planner", "storage_reservation", "parameter_multiplier"},
+                             r.parameter_multiplier,
+                             kNumber},
+                            {{"planner", "storage_reservation", "dense_tensor_estimate"},
+                             dense_estimate,
+                             {{0, static_cast<double>(kMaxReservationBytes)}, true, "bytes"}}});
   }
 
   std::optional<LimitViolation> check_workload() const {
