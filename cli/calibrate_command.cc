@@ -32,7 +32,7 @@
 #include "shardlab/planner/estimators.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/topology.h"
-#include "shardlab/trace/trace_lookups.h"
+#include "shardlab/trace/trace_calibration.h"
 #include "shardlab/trace/trace_measurements.h"
 
 namespace shardlab::cli {
@@ -78,44 +78,32 @@ struct Sources {
   std::optional<planner::Scenario> scenario;  // the first run's, for TorchRec's constants
   std::vector<std::string> traces;            // --from-trace: the files read
   std::vector<std::string> trace_notes;       // --from-trace: what was skipped
-  std::vector<kernels::GemmRecord> gemms;     // --from-trace: the dense model's matrix products
-  std::string trace_device;                   // --from-trace: the GPU the traces name
+  trace::TraceRecords records;                // --from-trace: what the traces hold
 };
 
-// The lookups of the traced ranks (trace_lookups.h) under the plan of
-// --plan, or the scenario's own plan.
-Status add_trace_lookups(const CalibrateArgs& args, Sources& s) {
-  Result<planner::Scenario> scenario = data::load_scenario_file(args.scenario);
-  if (!scenario) return scenario.status();
-  const planner::PlannerResult planned =
-      args.plan.empty() ? planner::plan(*scenario) : read_and_rate_plan(*scenario, args.plan);
-  if (!planned.ok()) return planned.error;
-  Result<trace::TraceSummary> summary = trace::summarize_traces(args.from_trace);
-  if (!summary) return summary.status();
-  Result<trace::TraceLookups> lookups = trace::trace_lookups(*summary, *scenario, planned);
-  if (!lookups) return lookups.status();
-  s.measurements.insert(s.measurements.end(), lookups->measurements.begin(),
-                        lookups->measurements.end());
-  s.trace_notes.insert(s.trace_notes.end(), lookups->notes.begin(), lookups->notes.end());
-  s.scenario_name = scenario->name;
-  s.scenario_json = scenario_text(args.scenario);
-  s.scenario = std::move(scenario).value();
-  return Status::ok();
-}
-
+// The traces' records (trace_calibration.h); with --scenario its lookups
+// too, under the plan of --plan or the scenario's own.
 Result<Sources> read_trace_sources(const CalibrateArgs& args) {
-  // With the job's scenario its lookups count too, so collectives are optional.
-  Result<trace::TraceMeasurements> read = trace::trace_measurements(
-      args.from_trace, args.local_world_size, {}, /*require_collectives=*/args.scenario.empty());
-  if (!read) return read.status();
   Sources s;
-  s.measurements = std::move(read->measurements);
-  s.gemms = std::move(read->gemms);
-  s.device = read->device;
-  s.trace_device = read->device;
-  s.traces = std::move(read->files);
-  s.trace_notes = std::move(read->notes);
-  if (!args.scenario.empty()) SHARDLAB_RETURN_IF_ERROR(add_trace_lookups(args, s));
+  std::optional<planner::PlannerResult> planned;
+  if (!args.scenario.empty()) {
+    Result<planner::Scenario> scenario = data::load_scenario_file(args.scenario);
+    if (!scenario) return scenario.status();
+    planned =
+        args.plan.empty() ? planner::plan(*scenario) : read_and_rate_plan(*scenario, args.plan);
+    if (!planned->ok()) return planned->error;
+    s.scenario_name = scenario->name;
+    s.scenario_json = scenario_text(args.scenario);
+    s.scenario = std::move(scenario).value();
+  }
+  Result<trace::TraceRecords> read =
+      trace::read_trace_records(args.from_trace, args.local_world_size,
+                                s.scenario ? &*s.scenario : nullptr, planned ? &*planned : nullptr);
+  if (!read) return read.status();
+  s.records = std::move(read).value();
+  s.measurements = s.records.measurements;
+  s.device = s.records.device;
+  s.traces = s.records.files;
   return s;
 }
 
@@ -225,62 +213,34 @@ void print_parameters(std::ostream& out, const kernels::CalibrationFit& fit,
          "   RW, TWRW and DP shards take no penalty)\n";
 }
 
-// The GEMM fit of --from-trace: on the preset --gpu names, else the
+// The traces fitted: the GEMMs on the preset --gpu names, else the
 // scenario's GPU, else the one the traces' device name names.
-struct GemmCalibration {
-  std::string gpu;  // the preset fitted against; empty: none found
-  std::vector<kernels::GemmFit> fits;
-  std::vector<std::string> notes;
-};
-
-Result<GemmCalibration> fit_trace_gemms(const CalibrateArgs& args, const Sources& s,
-                                        const kernels::CalibrationOptions& options) {
-  GemmCalibration out;
-  if (s.gemms.empty()) {
-    out.notes.push_back(
-        "no matrix product with recorded shapes in the traces: the dense model's GEMMs are not "
-        "fitted (record_shapes=True records them)");
-    return out;
-  }
+Result<trace::TraceCalibration> fit_traces(const CalibrateArgs& args, const Sources& s,
+                                           const kernels::CalibrationOptions& options) {
   const Result<data::PresetCatalog>& catalog = data::builtin_gpu_presets();
   if (!catalog) return catalog.status();
-  const data::GpuPreset* preset = nullptr;
-  if (!args.gpu.empty()) {
-    preset = catalog->find(args.gpu);
-    if (preset == nullptr) {
-      return Status::invalid_argument(fmt::format("--gpu: no GPU preset named {}; presets: {}",
-                                                  data::quoted(args.gpu), catalog->names()));
-    }
-  } else if (s.scenario && s.scenario->gpu) {
-    preset = catalog->find(s.scenario->gpu->name);
-  } else {
-    preset = catalog->find_device(s.trace_device);
-  }
-  if (preset == nullptr) {
-    const std::string why = s.trace_device == trace::kUnknownDevice
-                                ? std::string("the traces name no GPU")
-                                : "no GPU preset is named " + data::quoted(s.trace_device);
-    out.notes.push_back(
-        fmt::format("{} matrix products not fitted: {}; name the GPU with --gpu (presets: {})",
-                    s.gemms.size(), why, catalog->names()));
-    return out;
-  }
-  out.gpu = preset->name;
-  Result<std::vector<kernels::GemmFit>> fits =
-      kernels::fit_gemm_efficiency(s.gemms, preset->spec, preset->hbm_mem_bw, options, &out.notes);
-  if (!fits) return fits.status();
-  out.fits = std::move(fits).value();
-  return out;
+  std::string why;
+  const std::string device =
+      s.records.device == trace::kUnknownDevice ? std::string() : s.records.device;
+  Result<const data::GpuPreset*> preset = catalog->gemm_fit_preset(
+      args.gpu, s.scenario && s.scenario->gpu ? s.scenario->gpu->name : std::string(), device,
+      &why);
+  if (!preset) return Status::invalid_argument("--gpu: " + preset.status().message());
+  const data::GpuPreset* p = *preset;
+  return trace::fit_trace_records(
+      s.records, options, p ? &p->spec : nullptr, p ? p->name : std::string(),
+      p ? p->hbm_mem_bw : 0.0,
+      why + "; name the GPU with --gpu (presets: " + catalog->names() + ")");
 }
 
-void print_gemm_report(std::ostream& out, const Sources& s, const GemmCalibration& g) {
-  if (g.fits.empty()) return;
-  out << fmt::format("dense GEMMs ({} shapes measured) against the {} roofline:\n", s.gemms.size(),
-                     g.gpu);
+void print_gemm_report(std::ostream& out, const Sources& s, const trace::TraceCalibration& g) {
+  if (g.gemms.empty()) return;
+  out << fmt::format("dense GEMMs ({} shapes measured) against the {} roofline:\n",
+                     s.records.gemms.size(), g.gemm_gpu);
   out << fmt::format("  {:<10} {:>10} {:>10} {:>11} {:>11} {:>5} {:>5} {:>8} {:>8} {:>9}\n",
                      "arithmetic", "eff preset", "eff fitted", "kernel pre.", "kernel fit.", "fit",
                      "held", "before", "after", "fit after");
-  for (const kernels::GemmFit& f : g.fits) {
+  for (const kernels::GemmFit& f : g.gemms) {
     out << fmt::format("  {:<10} {:>10.4g} {:>10.4g} {:>11} {:>11} {:>5} {:>5} {:>8} {:>8} {:>9}\n",
                        planner::to_string(f.precision), f.preset, f.fitted, ms(f.preset_kernel_ms),
                        ms(f.fitted_kernel_ms), f.fit_count, f.held_out, pct(f.mape_before),
@@ -377,23 +337,10 @@ int run_calibrate_from_traces(const CalibrateArgs& args) {
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder) return fail(recorder.status());
   const kernels::CalibrationOptions options = fit_options(args, *sources);
-  // Traces of matrix products alone fit the GEMMs alone.
-  Result<kernels::CalibrationFit> fit =
-      sources->measurements.empty() ? kernels::CalibrationFit{}
-                                    : kernels::fit_calibration(sources->measurements, options);
-  if (!fit) return fail(fit.status());
-  Result<GemmCalibration> gemms = fit_trace_gemms(args, *sources, options);
-  if (!gemms) return fail(gemms.status());
-  for (const kernels::GemmFit& g : gemms->fits) {
-    fit->calibration.gemm_efficiency[static_cast<size_t>(g.precision)] = g.fitted;
-    fit->calibration.gemm_kernel_ms[static_cast<size_t>(g.precision)] = g.fitted_kernel_ms;
-  }
-  sources->trace_notes.insert(sources->trace_notes.end(), gemms->notes.begin(), gemms->notes.end());
-  if (fit->calibration.empty()) {
-    return fail(Status::invalid_argument(
-        "nothing in the traces could be fitted: " +
-        (sources->trace_notes.empty() ? std::string("no records") : sources->trace_notes.back())));
-  }
+  Result<trace::TraceCalibration> fitted = fit_traces(args, *sources, options);
+  if (!fitted) return fail(fitted.status());
+  const kernels::CalibrationFit* fit = &fitted->fit;
+  sources->trace_notes = fitted->notes;
   const std::string name = args.name.empty() ? "traces" : args.name;
   data::CalibrationProfile profile = data::make_profile(*fit, name, utc_now(), sources->device, {});
   for (const std::string& t : sources->traces) profile.notes.push_back("measured in " + t);
@@ -401,7 +348,7 @@ int run_calibrate_from_traces(const CalibrateArgs& args) {
   if (!args.quiet) {
     std::ostream& out = args.output == "-" ? std::cerr : std::cout;
     print_report(out, *sources, *fit, options);
-    print_gemm_report(out, *sources, *gemms);
+    print_gemm_report(out, *sources, *fitted);
   }
   if (!args.output.empty()) {
     if (Status w = write_output(args.output, json); !w.is_ok()) return fail(w);

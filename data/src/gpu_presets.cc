@@ -355,6 +355,26 @@ const GpuPreset* PresetCatalog::find_device(std::string_view device_name) const 
   return name.empty() ? nullptr : find(name);
 }
 
+Result<const GpuPreset*> PresetCatalog::gemm_fit_preset(std::string_view name,
+                                                        std::string_view scenario_gpu,
+                                                        std::string_view device,
+                                                        std::string* why) const {
+  if (!name.empty()) {
+    const GpuPreset* p = find(name);
+    if (p == nullptr) {
+      return Status::invalid_argument("no GPU preset named \"" + std::string(name) +
+                                      "\"; presets: " + names());
+    }
+    return p;
+  }
+  const GpuPreset* p = !scenario_gpu.empty() ? find(scenario_gpu) : find_device(device);
+  if (p == nullptr && why != nullptr) {
+    *why = device.empty() ? std::string("the traces name no GPU")
+                          : "no GPU preset is named \"" + std::string(device) + "\"";
+  }
+  return p;
+}
+
 const PresetSource* PresetCatalog::source(std::string_view id) const {
   for (const PresetSource& s : sources) {
     if (s.id == id) return &s;

@@ -19,7 +19,7 @@ from . import _shardlab
 __all__ = [
     "Error", "InvalidScenarioError", "PlanningFailedError", "NotFoundError",
     "UnavailableError", "IoError", "InternalError", "validate", "options", "plan", "simulate",
-    "compare", "optimize", "summarize_trace", "compare_with_trace",
+    "compare", "optimize", "summarize_trace", "compare_with_trace", "calibrate_from_trace",
 ]
 
 
@@ -172,6 +172,22 @@ def compare_with_trace(scenario, traces, plan=None, iterations=4, torchrec_versi
     return _call(_shardlab.compare_with_trace, *_source(scenario), _plan_text(plan),
                  [os.fspath(t) for t in traces], int(iterations), torchrec_version or "",
                  *_calibration(calibration))
+
+
+def calibrate_from_trace(traces, scenario=None, plan=None, gpu=None, local_world_size=8,
+                         holdout=0.2, seed=1, name="traces"):
+    """The calibration profile `shardlab calibrate --from-trace` writes (a dict that plan(),
+    options() and simulate() take as `calibration`): the collectives of PyTorch profiler
+    traces, their dense model's matrix products (fitted against `gpu`, a GPU preset name;
+    None: the scenario's GPU, else the one the trace's device names) and, given the job's
+    `scenario` (and the `plan` it ran, else its own), its embedding lookups.
+    docs/calibration.md "From profiler traces"."""
+    if isinstance(traces, (str, os.PathLike)):
+        traces = [traces]
+    source, is_path, origin = _source(scenario) if scenario is not None else (None, False, "")
+    return _call(_shardlab.calibrate_from_trace, [os.fspath(t) for t in traces],
+                 int(local_world_size), source, is_path, origin, _plan_text(plan), gpu or "",
+                 float(holdout), int(seed), str(name))
 
 
 def _plan_with_stats(scenario, torchrec_version=None):

@@ -21,10 +21,12 @@
 
 #include "shardlab/data/calibration_choice.h"
 #include "shardlab/data/compare_json.h"
+#include "shardlab/data/gpu_presets.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/run_records.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/data/sim_json.h"
+#include "shardlab/kernels/calibration.h"
 #include "shardlab/planner/placement_fit.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/planner/stats.h"
@@ -34,6 +36,8 @@
 #include "shardlab/sim/compare.h"
 #include "shardlab/sim/simulation.h"
 #include "shardlab/trace/against.h"
+#include "shardlab/trace/trace_calibration.h"
+#include "shardlab/trace/trace_measurements.h"
 #include "shardlab/trace/trace_summary.h"
 
 namespace py = pybind11;
@@ -48,6 +52,7 @@ namespace data = shardlab::data;
 namespace sim = shardlab::sim;
 namespace search = shardlab::search;
 namespace trace = shardlab::trace;
+namespace kernels = shardlab::kernels;
 
 // The C++ side of _shardlab.CoreError.
 struct CoreError : std::runtime_error {
@@ -275,6 +280,54 @@ std::string compare_with_trace(const std::string& source, bool is_path, const st
   return trace::against_to_json(*against, /*indent=*/-1);
 }
 
+// `shardlab calibrate --from-trace TRACES [--scenario S [--plan P]] [--gpu G]
+// -o -`: the profile, fitted with the same two core steps.
+std::string calibrate_from_trace(const std::vector<std::string>& traces, int local_world_size,
+                                 const std::optional<std::string>& source, bool is_path,
+                                 const std::string& origin,
+                                 const std::optional<std::string>& plan_text,
+                                 const std::string& gpu, double holdout, uint64_t seed,
+                                 const std::string& name) {
+  std::optional<planner::Scenario> s;
+  std::optional<planner::PlannerResult> planned;
+  if (source) {
+    s = scenario_of(*source, is_path, origin, "");
+    planned = plan_of(*s, plan_text, nullptr);
+  }
+  Result<trace::TraceRecords> records = Status::internal("not read");
+  {
+    py::gil_scoped_release unlocked;
+    records = trace::read_trace_records(traces, local_world_size, s ? &*s : nullptr,
+                                        planned ? &*planned : nullptr);
+  }
+  if (!records.is_ok()) raise(records.status());
+  kernels::CalibrationOptions options =
+      s ? kernels::before_model_options(*s) : kernels::CalibrationOptions{};
+  options.holdout_fraction = holdout;
+  options.seed = seed;
+  const Result<data::PresetCatalog>& catalog = data::builtin_gpu_presets();
+  if (!catalog.is_ok()) raise(catalog.status());
+  std::string why;
+  const std::string device =
+      records->device == trace::kUnknownDevice ? std::string() : records->device;
+  Result<const data::GpuPreset*> preset =
+      catalog->gemm_fit_preset(gpu, s && s->gpu ? s->gpu->name : std::string(), device, &why);
+  if (!preset.is_ok()) raise(Status::invalid_argument("gpu: " + preset.status().message()));
+  const data::GpuPreset* p = *preset;
+  Result<trace::TraceCalibration> fitted = Status::internal("not fitted");
+  {
+    py::gil_scoped_release unlocked;
+    fitted = trace::fit_trace_records(
+        *records, options, p ? &p->spec : nullptr, p ? p->name : std::string(),
+        p ? p->hbm_mem_bw : 0.0,
+        why + "; name the GPU with gpu= (presets: " + catalog->names() + ")");
+  }
+  if (!fitted.is_ok()) raise(fitted.status());
+  data::CalibrationProfile profile = data::make_profile(fitted->fit, name, "", records->device, {});
+  for (const std::string& f : records->files) profile.notes.push_back("measured in " + f);
+  return data::calibration_to_json(profile, -1);
+}
+
 std::string options(const std::string& source, bool is_path, const std::string& origin,
                     const std::string& torchrec_version, const std::string& calibration_kind,
                     const std::string& calibration, const std::vector<std::string>& tables,
@@ -399,6 +452,9 @@ PYBIND11_MODULE(_shardlab, m) {
   });
   m.def("validate", &validate, py::arg("source"), py::arg("is_path"), py::arg("origin"));
   m.def("summarize_traces", &summarize_traces, py::arg("paths"));
+  m.def("calibrate_from_trace", &calibrate_from_trace, py::arg("traces"),
+        py::arg("local_world_size"), py::arg("source"), py::arg("is_path"), py::arg("origin"),
+        py::arg("plan"), py::arg("gpu"), py::arg("holdout"), py::arg("seed"), py::arg("name"));
   m.def("compare_with_trace", &compare_with_trace, py::arg("source"), py::arg("is_path"),
         py::arg("origin"), py::arg("plan"), py::arg("traces"), py::arg("iterations"),
         py::arg("torchrec_version"), py::arg("calibration_kind"), py::arg("calibration"));

@@ -265,6 +265,28 @@ class TraceTest(unittest.TestCase):
         step = [r for r in rows["ranks"][0]["rows"] if r["what"] == "step"][0]
         self.assertGreater(step["measured_ms"], step["simulated_ms"])
 
+    @unittest.skipUnless(os.environ.get("SHARDLAB_CLI"), "SHARDLAB_CLI names the shardlab binary")
+    def test_calibration_from_traces_is_the_clis(self):
+        cli = os.environ["SHARDLAB_CLI"]
+        a100 = os.path.join(SHARED, "traces", "a100_8rank_prod")
+        out = subprocess.run([cli, "calibrate", "--from-trace", a100, "--gpu", "a100-sxm4-80gb",
+                              "-o", "-", "-q", "--no-record"],
+                             check=True, capture_output=True, text=True).stdout
+        from_cli = json.loads(out)
+        profile = shardlab.calibrate_from_trace(a100, gpu="a100-sxm4-80gb")
+        for doc in (from_cli, profile):
+            doc.pop("created", None)
+        self.assertEqual(from_cli, profile)
+        self.assertIn("tf32", profile["parameters"]["dense"]["gemm_efficiency"])
+        # With the job's scenario and plan, its lookups too; the profile rates a plan.
+        profile = shardlab.calibrate_from_trace(V100, scenario=V100_SCENARIO, plan=V100_PLAN,
+                                                local_world_size=4)
+        self.assertTrue(profile["parameters"]["compute"])
+        self.assertIn("perf_rating_ms", shardlab.plan(V100_SCENARIO, calibration=profile))
+        with self.assertRaises(shardlab.InvalidScenarioError) as e:
+            shardlab.calibrate_from_trace(a100, gpu="nope")
+        self.assertIn('no GPU preset named "nope"', str(e.exception))
+
     def test_a_cut_trace_is_named(self):
         import tempfile
         with tempfile.TemporaryDirectory() as d:

@@ -350,5 +350,32 @@ TEST(GpuPresets, DeviceNamesFindTheirPreset) {
   EXPECT_EQ(c->find_device(""), nullptr);
 }
 
+// The preset a GEMM fit uses: the one named, else the scenario's, else the
+// device's; none, with the reason; a name no preset has is an error.
+TEST(GpuPresets, TheGemmFitPresetAndWhyNone) {
+  const Result<PresetCatalog>& c = builtin_gpu_presets();
+  ASSERT_TRUE(c.is_ok());
+  std::string why;
+  Result<const GpuPreset*> p = c->gemm_fit_preset("h100-sxm", "a100-sxm4-80gb", "x", &why);
+  ASSERT_TRUE(p.is_ok());
+  EXPECT_EQ((*p)->name, "h100-sxm");
+  p = c->gemm_fit_preset("", "a100-sxm4-80gb", "Tesla V100-SXM2-16GB", &why);
+  EXPECT_EQ((*p)->name, "a100-sxm4-80gb");
+  p = c->gemm_fit_preset("", "", "Tesla V100-SXM2-16GB", &why);
+  EXPECT_EQ((*p)->name, "v100-sxm2-16gb");
+  p = c->gemm_fit_preset("", "", "NVIDIA A100-PG509-200", &why);
+  ASSERT_TRUE(p.is_ok());
+  EXPECT_EQ(*p, nullptr);
+  EXPECT_EQ(why, "no GPU preset is named \"NVIDIA A100-PG509-200\"");
+  p = c->gemm_fit_preset("", "", "", &why);
+  EXPECT_EQ(*p, nullptr);
+  EXPECT_EQ(why, "the traces name no GPU");
+  p = c->gemm_fit_preset("nope", "", "", &why);
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status().message().find("no GPU preset named \"nope\"; presets: a100"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace shardlab::data

@@ -93,6 +93,14 @@ struct PresetCatalog {
   // V100-SXM2-16GB" v100-sxm2-16gb); null when no preset has that name
   // ("NVIDIA H100 80GB HBM3" names none: give the preset).
   const GpuPreset* find_device(std::string_view device_name) const;
+  // The preset a fit of measured GEMMs is made against
+  // (kernels::fit_gemm_efficiency): `name` when not empty, else
+  // `scenario_gpu` (a scenario's topology.gpu) when not empty, else the one
+  // `device` (a trace's device name; empty: unknown) names. Null when none, with `why` set
+  // ("the traces name no GPU" / "no GPU preset is named \"<device>\"").
+  // Errors (kInvalidArgument): a `name` no preset has, naming the presets.
+  Result<const GpuPreset*> gemm_fit_preset(std::string_view name, std::string_view scenario_gpu,
+                                           std::string_view device, std::string* why) const;
   const SystemPreset* find_system(std::string_view name) const;
   // "dgx-h100, hgx-h200, ..." for messages.
   std::string system_names() const;
