@@ -390,7 +390,7 @@ void MainWindow::save_plan_dialog() {
       this, QStringLiteral("Save plan"), QStringLiteral("plan.json"),
       shardlab_filter + QStringLiteral(";;") + torchrec_filter, &filter);
   if (path.isEmpty()) return;
-  if (Status st = workbench_.save_plan(path, filter == torchrec_filter); !st.is_ok()) {
+  if (Status st = save_plan(workbench_.displayed(), path, filter == torchrec_filter); !st.is_ok()) {
     QMessageBox::warning(this, QStringLiteral("Cannot save the plan"),
                          QString::fromStdString(st.message()));
     return;
@@ -399,7 +399,7 @@ void MainWindow::save_plan_dialog() {
 }
 
 void MainWindow::record_run() {
-  Result<data::NewRun> run = workbench_.displayed_run();
+  Result<data::NewRun> run = run_record(workbench_.displayed(), workbench_.simulation().get());
   if (!run.is_ok()) {
     QMessageBox::warning(this, QStringLiteral("Nothing to record"),
                          QString::fromStdString(run.status().message()));

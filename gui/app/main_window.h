@@ -89,7 +89,7 @@ class MainWindow : public QMainWindow {
   void open_plan_dialog();
   void open_store_dialog();
   void save_plan_dialog();
-  // Records what is shown (Workbench::displayed_run) in the open run store,
+  // Records what is shown (run_record, displayed_plan.h) in the open run store,
   // or in one the user picks (created when new) when none is open.
   void record_run();
   void update_title();

@@ -25,29 +25,6 @@ QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
 
 }  // namespace
 
-QString plan_title(const DisplayedPlan& shown) {
-  const PlanOutcome& o = *shown.base;
-  switch (o.source) {
-    case PlanSource::kPlanFile:
-      return QStringLiteral("plan file %1").arg(QString::fromStdString(o.source_name));
-    case PlanSource::kCompareRow:
-      return QStringLiteral("comparison row %1").arg(QString::fromStdString(o.source_name));
-    case PlanSource::kStoredRun:
-      return QStringLiteral("plan of %1").arg(QString::fromStdString(o.source_name));
-    case PlanSource::kPlanner:
-      break;
-  }
-  if (shown.proposal < 0) return QStringLiteral("best plan");
-  const planner::ProposalRecord& r = o.proposals[static_cast<size_t>(shown.proposal)];
-  const std::vector<planner::ProposerSpec>& proposers = o.scenario->planner.proposers;
-  const QString proposer =
-      r.proposer >= 0 && r.proposer < static_cast<int>(proposers.size())
-          ? QString::fromStdString(
-                std::string(planner::to_string(proposers[static_cast<size_t>(r.proposer)].kind)))
-          : QString::number(r.proposer);
-  return QStringLiteral("proposal #%1 (%2)").arg(r.index).arg(proposer);
-}
-
 QString describe_change(const PlanChange& c) {
   const auto pct = [](double a, double b) { return format_percent(sim::relative_change(a, b)); };
   QStringList parts;
@@ -476,54 +453,6 @@ void Workbench::on_planned(const PlanOutcomePtr& outcome) {
   emit simulationChanged();
   emit changeExplained();
   emit freshnessChanged();
-}
-
-Result<std::shared_ptr<const planner::PlannerResult>> Workbench::displayed_result() const {
-  if (!displayed_) return Status::invalid_argument("no plan is shown");
-  if (!displayed_->fits) {
-    return Status::invalid_argument(
-        "the proposal shown does not fit: its relaxed placement is not a plan");
-  }
-  const PlanOutcomePtr& base = displayed_->base;
-  if (displayed_->proposal < 0) {
-    return std::shared_ptr<const planner::PlannerResult>(base, &base->result);
-  }
-  return std::make_shared<const planner::PlannerResult>(
-      planner::with_best_plan(base->result, displayed_->plan, displayed_->summary));
-}
-
-Status Workbench::save_plan(const QString& path, bool torchrec_format) const {
-  Result<std::shared_ptr<const planner::PlannerResult>> result = displayed_result();
-  if (!result.is_ok()) return result.status();
-  const planner::Scenario& scenario = *displayed_->base->scenario;
-  if (torchrec_format) SHARDLAB_RETURN_IF_ERROR(data::torchrec_buildable(**result));
-  const std::string json = torchrec_format ? data::plan_to_torchrec_json(scenario, **result)
-                                           : data::plan_to_json(scenario, **result);
-  return data::write_output_file(path.toStdString(), json + "\n");
-}
-
-Result<data::NewRun> Workbench::displayed_run() const {
-  Result<std::shared_ptr<const planner::PlannerResult>> result = displayed_result();
-  if (!result.is_ok()) return result.status();
-  const PlanOutcome& base = *displayed_->base;
-  const planner::Scenario& scenario = *base.scenario;
-  const std::string from_plan =
-      base.source == PlanSource::kPlanner ? std::string() : base.source_name;
-  const std::string calibration = base.settings.calibration ? base.settings.calibration->name : "";
-  data::NewRun run =
-      simulation_
-          ? data::simulation_run(
-                scenario, **result, *simulation_,
-                data::SimulationRunSettings{.from_plan = from_plan, .calibration = calibration})
-          : data::plan_run(scenario, **result,
-                           data::PlanRunSettings{
-                               .perf_model = base.settings.perf_model == PerfModelChoice::kSimulated
-                                                 ? "simulated"
-                                                 : "torchrec",
-                               .from_plan = from_plan,
-                               .calibration = calibration});
-  run.scenario_json = data::scenario_to_json(scenario);
-  return run;
 }
 
 void Workbench::show_best() {

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "models/displayed_plan.h"
 #include "models/planning_worker.h"
 #include "models/scenario_document.h"
 #include "shardlab/data/run_store.h"
@@ -36,23 +37,6 @@
 #include "shardlab/planner/status.h"
 
 namespace shardlab::gui {
-
-// The plan the Plan, Timeline and Topology views show.
-struct DisplayedPlan {
-  PlanOutcomePtr base;  // the planning run (or plan file, comparison row) it belongs to
-  int proposal = -1;    // index into base->proposals, or -1 for base's best plan
-  planner::PartitionedPlan plan;
-  planner::PlanSummary summary;
-  bool fits = true;                        // false: a relaxed placement (proposal_log.h)
-  std::vector<planner::Storage> overflow;  // per rank, when !fits
-  std::optional<double> torchrec_rating;   // of a placed proposal
-};
-using DisplayedPlanPtr = std::shared_ptr<const DisplayedPlan>;
-
-// Which plan `shown` is, for view headers: "best plan (proposal #12 of 744)",
-// "proposal #40 (grid_search)", "plan file plan.json", "comparison row #3
-// greedy + memory_balanced + simulated".
-QString plan_title(const DisplayedPlan& shown);
 
 // A PlanChange in one line of rich text: "After <i>cause</i>: rating a -> b ms
 // (+x%), simulated iteration ..., peak HBM ...; N tables moved: ...".
@@ -158,23 +142,6 @@ class Workbench : public QObject {
   void cancel_compare();
   bool busy() const { return worker_.busy(); }
   PlanningWorker& worker() { return worker_; }
-
-  // ---- Keeping what is shown ----------------------------------------------------
-  // The plan shown as a planner result: the outcome's own for its best plan
-  // (shared, not copied), else planner::with_best_plan (TorchRec's rating of
-  // the shown proposal). Fails when no plan is shown or the shown proposal
-  // does not fit.
-  Result<std::shared_ptr<const planner::PlannerResult>> displayed_result() const;
-  // Writes the plan shown to `path` as `shardlab plan -o` writes it, atomically
-  // (docs/outputs.md): ShardLab's plan JSON, or TorchRec's ShardingPlan when
-  // `torchrec_format`. Either format opens again with open_plan().
-  Status save_plan(const QString& path, bool torchrec_format) const;
-  // The run that records what is shown, as the command line records it
-  // (data/run_records.h): kind simulate, with its phases, when a simulation
-  // of the plan shown is on screen; else kind plan. The scenario's text is
-  // the plan's scenario written out (scenario_writer.h), as Save scenario
-  // writes it.
-  Result<data::NewRun> displayed_run() const;
 
   // ---- Selection --------------------------------------------------------------
   // -1 shows the best plan; otherwise a proposal of the outcome's log.

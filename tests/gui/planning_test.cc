@@ -311,9 +311,9 @@ class PlanningTest : public QObject {
     };
     const QString ours = dir.filePath(QStringLiteral("plan.json"));
     const QString theirs = dir.filePath(QStringLiteral("torchrec.json"));
-    QVERIFY(wb.save_plan(ours, false).is_ok());
+    QVERIFY(save_plan(wb.displayed(), ours, false).is_ok());
     QCOMPARE(read(ours), data::plan_to_json(*o->scenario, o->result) + "\n");
-    QVERIFY(wb.save_plan(theirs, true).is_ok());
+    QVERIFY(save_plan(wb.displayed(), theirs, true).is_ok());
     planner::SearchSpace space = *o->result.search_space;
     auto back = data::read_plan_file(theirs.toStdString(), *o->scenario, space);
     QVERIFY2(back.is_ok(), back.status().message().c_str());
@@ -323,7 +323,7 @@ class PlanningTest : public QObject {
     // Recorded where the user says (a new store), then browsed there.
     RunBrowser browser(&wb);
     const QString db = dir.filePath(QStringLiteral("runs.db"));
-    Result<data::NewRun> run = wb.displayed_run();
+    Result<data::NewRun> run = run_record(wb.displayed(), wb.simulation().get());
     QVERIFY(run.is_ok());
     Result<int64_t> id = browser.record(*run, db);
     QVERIFY2(id.is_ok(), id.status().message().c_str());
@@ -351,7 +351,7 @@ class PlanningTest : public QObject {
     }
     QVERIFY(pick >= 0);
     QVERIFY(wb.select_proposal(pick).is_ok());
-    QVERIFY(wb.save_plan(ours, false).is_ok());
+    QVERIFY(save_plan(wb.displayed(), ours, false).is_ok());
     planner::SearchSpace chosen_space = *o->result.search_space;
     auto proposal = data::read_plan_file(ours.toStdString(), *o->scenario, chosen_space);
     QVERIFY(proposal.is_ok());
