@@ -23,6 +23,7 @@
 #include "app/topology_view.h"
 #include "gui_test_support.h"
 #include "models/model_roles.h"
+#include "scale_checks.h"
 #include "test_registry.h"
 
 namespace shardlab::gui::test {
@@ -42,10 +43,7 @@ class ScaleTest : public QObject {
 
  private slots:
   void initTestCase() {
-    window_ = std::make_unique<MainWindow>();
-    window_->resize(1400, 860);
-    window_->show();
-    window_->show_view(QStringLiteral("plan"));
+    window_ = scale_window();
     QVERIFY(open_and_plan(window_->workbench(), "large_synthetic_8x8.json"));
   }
   void cleanupTestCase() { window_.reset(); }
@@ -119,45 +117,11 @@ class ScaleTest : public QObject {
     QVERIFY(std::abs(rank_after - rank_before) <= 1);
   }
 
-  // The matrix's colours are explained: every sharding type the plan uses,
-  // and no other.
-  void the_matrix_legend_names_every_sharding_type_it_colours() {
-    auto* plan = static_cast<PlanView*>(window_->view(QStringLiteral("plan")));
-    const PlacementMatrixModel& pm = window_->models().placement;
-    std::set<planner::ShardingType> used;
-    for (int t = 0; t < pm.rowCount(); ++t) used.insert(pm.table(t).sharding_type);
-    QVERIFY(!used.empty());
-    const QString legend = plan->legend_text();
-    for (int i = 0; i < planner::kNumShardingTypes; ++i) {
-      const auto type = static_cast<planner::ShardingType>(i);
-      const QString name = QString::fromStdString(std::string(planner::to_string(type)));
-      QCOMPARE(legend.contains(QStringLiteral(" ") + name), used.count(type) > 0);
-      if (used.count(type) > 0)
-        QVERIFY(legend.contains(PlacementMatrixWidget::sharding_color(type).name()));
-    }
-  }
-
-  // The per-rank charts at 64 ranks: legends name their series without the
-  // axis's unit (they fit), ranks are numbered every few bars, and a bar's
-  // hover text names the rank and every stacked value.
-  void the_rank_charts_read_at_scale() {
-    auto* plan = static_cast<PlanView*>(window_->view(QStringLiteral("plan")));
-    const ChartView* hbm = plan->hbm_chart();
-    QCOMPARE(hbm->legend_names(),
-             QStringList({QStringLiteral("HBM shards"), QStringLiteral("HBM dense"),
-                          QStringLiteral("HBM KJT"), QStringLiteral("HBM free"),
-                          QStringLiteral("HBM margin")}));
-    const QStringList labels = hbm->axis_labels();
-    QVERIFY2(labels.size() >= 8 && labels.size() <= 32, qPrintable(labels.join(' ')));
-    QCOMPARE(labels.front(), QStringLiteral("r0"));
-    QVERIFY(labels.contains(QStringLiteral("r32")));
-    const QString tip = hbm->describe_row(37);
-    QVERIFY2(
-        tip.startsWith(QStringLiteral("r37: HBM shards ")) && tip.endsWith(QStringLiteral(" GiB")),
-        qPrintable(tip));
-    QVERIFY(tip.contains(QStringLiteral("HBM margin ")));
-    QVERIFY(hbm->describe_row(64).isEmpty());
-    QVERIFY(plan->time_chart()->describe_row(0).endsWith(QStringLiteral(" ms")));
+  void the_matrix_legend_names_every_sharding_type_it_colours() { check_matrix_legend(*window_); }
+  void the_rank_charts_read_at_scale() { check_rank_charts(*window_, 64); }
+  void the_timeline_goes_to_every_lane_of_the_critical_path() { check_critical_lanes(*window_); }
+  void the_topology_labels_links_apart_and_colours_them_by_load() {
+    check_topology_labels_and_loads(*window_);
   }
 
   void find_brings_a_table_into_view() {
@@ -180,31 +144,7 @@ class ScaleTest : public QObject {
         static_cast<int>((m->viewport()->height() - m->header_height()) / m->cell_height());
     QVERIFY(row >= m->first_visible_row() && row < m->first_visible_row() + visible_rows);
     QVERIFY(!plan->find_table(QStringLiteral("no_such_table")));
-    // A table whose shards all sit on far ranks: its first shard comes into view too.
-    const PlacementMatrixModel& pm = window_->models().placement;
-    QString far;
-    int far_rank = -1;
-    for (int t = 0; t < pm.rowCount() && far_rank < 0; ++t) {
-      int first = -1;
-      for (int c = 0; c < pm.columnCount() && first < 0; ++c) {
-        if (pm.shards_at(t, c) > 0) first = c;
-      }
-      if (first >= 48) {
-        far = QString::fromStdString(pm.table(t).name);
-        far_rank = first;
-      }
-    }
-    QVERIFY(far_rank >= 0);
-    m->horizontalScrollBar()->setValue(0);
-    const int visible_ranks =
-        static_cast<int>((m->viewport()->width() - m->name_width()) / m->cell_width());
-    QVERIFY(far_rank >= visible_ranks);  // off screen before the find
-    QVERIFY(plan->find_table(far));
-    QVERIFY2(
-        far_rank >= m->first_visible_rank() && far_rank < m->first_visible_rank() + visible_ranks,
-        qPrintable(QStringLiteral("rank %1, first visible %2")
-                       .arg(far_rank)
-                       .arg(m->first_visible_rank())));
+    check_find_brings_a_far_shard_into_view(*window_, 48);
   }
 
   void every_shard_stays_visible_when_cells_are_below_a_pixel() {
@@ -280,40 +220,6 @@ class ScaleTest : public QObject {
     QVERIFY(image.pixel(2, y0) != image.pixel(2, y1));
   }
 
-  // Fit shows the whole run but not all 192 lanes: the header names the
-  // critical path's lanes, and "Next critical lane" (C) brings each into
-  // view with its first critical phase, in lane order, wrapping.
-  void the_timeline_goes_to_every_lane_of_the_critical_path() {
-    window_->show_view(QStringLiteral("timeline"));
-    auto* view = static_cast<TimelineView*>(window_->view(QStringLiteral("timeline")));
-    TimelineWidget* t = view->timeline();
-    const TimelineModel& m = window_->models().timeline;
-    const std::vector<int> critical = m.critical_lanes();
-    QVERIFY(!critical.empty());
-    QVERIFY2(view->header_text().contains(lane_name(m.lanes()[static_cast<size_t>(critical[0])])),
-             qPrintable(view->header_text()));
-    t->fit();
-    t->setFocus();
-    for (size_t round = 0; round < critical.size() + 1; ++round) {
-      const int lane = round == 0 ? t->show_next_critical() : -2;
-      if (round > 0) QTest::keyClick(t, Qt::Key_C);
-      const int want = critical[round % critical.size()];
-      if (round == 0) QCOMPARE(lane, want);
-      // The lane is in view...
-      const int y = want * TimelineWidget::kLanePitch - t->scroll_y();
-      QVERIFY2(y >= 0 && y + TimelineWidget::kLaneHeight <= t->visible_height(),
-               qPrintable(QStringLiteral("lane %1 at y %2").arg(want).arg(y)));
-      // ... and so is its first critical phase.
-      const TimelineLane& l = m.lanes()[static_cast<size_t>(want)];
-      const auto first = std::find_if(l.phases.begin(), l.phases.end(),
-                                      [](const TimelinePhase& p) { return p.critical; });
-      QVERIFY(first != l.phases.end());
-      const double right =
-          t->start_ms() + (t->width() - TimelineWidget::kLabelWidth) * t->ms_per_pixel();
-      QVERIFY(first->record.start_ms >= t->start_ms() && first->record.start_ms <= right);
-    }
-  }
-
   void the_topology_zooms_and_shows_text_when_readable() {
     window_->show_view(QStringLiteral("topology"));
     auto* view = static_cast<TopologyView*>(window_->view(QStringLiteral("topology")));
@@ -340,38 +246,6 @@ class ScaleTest : public QObject {
     QVERIFY(!label_visible());
     view->zoom_by(1.0 / (view->scale() / 1.0));
     QVERIFY(label_visible());
-    window_->show_view(QStringLiteral("plan"));
-  }
-
-  // Link labels never cover one another; once simulated, links carry their
-  // load: in the tooltip, and in a colour and width that differ from idle.
-  void the_topology_labels_links_apart_and_colours_them_by_load() {
-    window_->show_view(QStringLiteral("topology"));
-    auto* view = static_cast<TopologyView*>(window_->view(QStringLiteral("topology")));
-    QGraphicsScene* scene = view->scene();
-    std::vector<QRectF> labels;
-    int loaded = 0;
-    double widest = 0.0;
-    for (QGraphicsItem* item : scene->items()) {
-      if (auto* text = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item);
-          text != nullptr && text->text().endsWith(QStringLiteral("/s")))
-        labels.push_back(text->sceneBoundingRect());
-      if (item->toolTip().contains(QStringLiteral("; simulated: "))) {
-        ++loaded;
-        if (auto* line = qgraphicsitem_cast<QGraphicsLineItem*>(item))
-          widest = std::max(widest, line->pen().widthF());
-        if (auto* path = qgraphicsitem_cast<QGraphicsPathItem*>(item))
-          widest = std::max(widest, path->pen().widthF());
-      }
-    }
-    QVERIFY(labels.size() > 8);
-    for (size_t i = 0; i < labels.size(); ++i) {
-      for (size_t j = i + 1; j < labels.size(); ++j)
-        QVERIFY2(!labels[i].intersects(labels[j]),
-                 qPrintable(QStringLiteral("%1 %2").arg(i).arg(j)));
-    }
-    QVERIFY(loaded > 0);
-    QVERIFY(widest > 2.0);  // a busy link is drawn thicker than any idle one
     window_->show_view(QStringLiteral("plan"));
   }
 
