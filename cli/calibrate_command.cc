@@ -419,9 +419,12 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       "(docs/calibration.md).\n"
       "Writes the profile to -o for 'plan', 'options' and 'simulate --calibration PROFILE', and "
       "records\n"
-      "a calibrate run with the profile. Exit status: 0 calibrated, 1 internal error, 2 no usable "
-      "runs,\n"
-      "bad arguments or store, or a file that cannot be written.");
+      "a calibrate run with the profile. With --from-trace it fits PyTorch profiler traces of "
+      "real\n"
+      "GPU runs instead: their collectives, their dense model's GEMMs and, given --scenario, "
+      "their\n"
+      "lookups. Exit status: 0 calibrated, 1 internal error, 2 no usable runs or traces, bad\n"
+      "arguments or store, or a file that cannot be written.");
   cmd->add_option(
          "--runs", args->runs,
          "Replay runs to fit, as ids and ranges: 3,5-7 (default: every replay run in the store)")
@@ -430,8 +433,8 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       cmd->add_option("--from-trace", args->from_trace,
                       "Fit to PyTorch profiler traces of real training runs instead of replay runs "
                       "(files or folders, as 'shardlab trace summarize' reads them): their "
-                      "collectives' sizes and GPU times (docs/calibration.md \"From profiler "
-                      "traces\")")
+                      "collectives' sizes and GPU times, and the matrix products of their dense "
+                      "model with recorded shapes (docs/calibration.md \"From profiler traces\")")
           ->type_name("PATH");
   traces->excludes(cmd->get_option("--runs"));
   cmd->add_option("--scenario", args->scenario,
@@ -463,7 +466,9 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       ->check(number_in_range(0.0, 0.95))
       ->type_name("FRACTION");
   cmd->add_option("--seed", args->seed, "Seed of the holdout split (default: 1)")->type_name("N");
-  cmd->add_option("--name", args->name, "Profile name (default: runs-<ids>)")->type_name("NAME");
+  cmd->add_option("--name", args->name,
+                  "Profile name (default: runs-<ids>; traces with --from-trace)")
+      ->type_name("NAME");
   add_output_option(cmd, &args->output, "the profile JSON", "none; the store keeps it too");
   add_compact_flag(cmd, &args->compact);
   add_quiet_flag(cmd, &args->quiet, "the report and the recorded run");
@@ -471,6 +476,7 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       "  shardlab replay dlrm.json plan.json && shardlab calibrate -o calibration.json\n"
       "  shardlab calibrate --runs 3,5-7 --holdout 0.3 --name h100 -o h100.json\n"
       "  shardlab calibrate --from-trace traces/ --local-world-size 8 -o a100.json\n"
+      "  shardlab calibrate --from-trace traces/ --gpu a100-sxm4-80gb -o a100-gemms.json\n"
       "  shardlab calibrate --from-trace job/ --scenario job.json --plan job.plan.json -o "
       "v100.json\n"
       "  shardlab plan dlrm.json --calibration h100.json -o plan.json"));
