@@ -93,9 +93,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                           : QStringLiteral("No plan: ") +
                                 QString::fromStdString(st.message()).section('\n', 0, 0));
   });
-  connect(&workbench_, &Workbench::errorOccurred, this, &MainWindow::set_status);
   connect(&workbench_, &Workbench::warningsOccurred, this, &MainWindow::set_status);
-  connect(runs_, &RunBrowser::errorOccurred, this, &MainWindow::set_status);
   connect(&workbench_, &Workbench::editRefused, this,
           [this](const QString& m) { set_status(QStringLiteral("Refused: ") + m); });
   connect(&workbench_.worker(), &PlanningWorker::cancelled, this, [this]() {
@@ -316,7 +314,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 bool MainWindow::open_scenario(const QString& path, bool quiet) {
   if (!maybe_save()) return false;
   if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
-    if (!quiet) {
+    if (quiet) {
+      set_status(QString::fromStdString(st.message()));
+    } else {
       QMessageBox::critical(this, QStringLiteral("Cannot open scenario"),
                             QString::fromStdString(st.message()));
     }

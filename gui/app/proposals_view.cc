@@ -118,7 +118,10 @@ ProposalsView::ProposalsView(WorkbenchModels* models, QWidget* parent)
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this, wb](const QModelIndex& current) {
             if (!current.isValid() || selecting_) return;
-            (void)wb->select_proposal(proxy_->mapToSource(current).row());
+            if (Status st = wb->select_proposal(proxy_->mapToSource(current).row()); !st.is_ok()) {
+              header_->setText(QStringLiteral("<b>Proposal not shown</b>: ") +
+                               QString::fromStdString(st.message()).toHtmlEscaped());
+            }
           });
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
   connect(wb, &Workbench::freshnessChanged, this,

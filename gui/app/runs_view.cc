@@ -45,11 +45,12 @@ RunsView::RunsView(RunBrowser* browser, QWidget* parent)
   layout->addWidget(split, 1);
   connect(open, &QPushButton::clicked, this, &RunsView::open_selected);
   connect(diff, &QPushButton::clicked, this, &RunsView::diff_selected);
-  connect(reload, &QPushButton::clicked, this, [this]() { (void)browser_->refresh(); });
+  connect(reload, &QPushButton::clicked, this, [this]() {
+    if (Status st = browser_->refresh(); !st.is_ok())
+      diff_->setPlainText(QString::fromStdString(st.message()));
+  });
   connect(table_, &QTableView::doubleClicked, this, &RunsView::open_selected);
   connect(browser_, &RunBrowser::runsChanged, this, &RunsView::refresh);
-  connect(browser_, &RunBrowser::errorOccurred, this,
-          [this](const QString& m) { diff_->setPlainText(m); });
   refresh();
 }
 
@@ -74,10 +75,12 @@ void RunsView::open_selected() {
   if (rows.isEmpty()) return;
   const int64_t id = model_->run(rows.front().row()).id;
   if (before_open_ && !before_open_()) return;
-  if (Status st = browser_->open_run(id); st.is_ok()) {
-    diff_->setPlainText(QStringLiteral("Opened run %1 in the workbench.").arg(id));
-    emit runOpened();
+  if (Status st = browser_->open_run(id); !st.is_ok()) {
+    diff_->setPlainText(QString::fromStdString(st.message()));
+    return;
   }
+  diff_->setPlainText(QStringLiteral("Opened run %1 in the workbench.").arg(id));
+  emit runOpened();
 }
 
 void RunsView::diff_selected() {

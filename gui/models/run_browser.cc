@@ -118,10 +118,7 @@ Status RunBrowser::open(const QString& path) {
   // The browser only reads: a file that is not a store is refused unchanged,
   // and a missing one is not created.
   Result<data::RunStore> store = data::RunStore::open(path.toStdString(), data::StoreAccess::kRead);
-  if (!store.is_ok()) {
-    emit errorOccurred(QString::fromStdString(store.status().message()));
-    return store.status();
-  }
+  if (!store.is_ok()) return store.status();
   store_.emplace(std::move(store).value());
   return refresh();
 }
@@ -134,10 +131,7 @@ Result<int64_t> RunBrowser::record(const data::NewRun& run, const QString& path)
     if (!writer.is_ok()) return writer.status();
     return writer->add_run(run);
   }();
-  if (!id.is_ok()) {
-    emit errorOccurred(QString::fromStdString(id.status().message()));
-    return id.status();
-  }
+  if (!id.is_ok()) return id.status();
   if (Status st = this->path() == path ? refresh() : open(path); !st.is_ok()) return st;
   return id;
 }
@@ -145,10 +139,7 @@ Result<int64_t> RunBrowser::record(const data::NewRun& run, const QString& path)
 Status RunBrowser::refresh() {
   if (!store_) return Status::invalid_argument("no run store is open");
   Result<std::vector<data::RunSummary>> runs = store_->list_runs();
-  if (!runs.is_ok()) {
-    emit errorOccurred(QString::fromStdString(runs.status().message()));
-    return runs.status();
-  }
+  if (!runs.is_ok()) return runs.status();
   runs_ = std::move(runs).value();
   emit runsChanged();
   return Status::ok();
@@ -157,16 +148,10 @@ Status RunBrowser::refresh() {
 Status RunBrowser::open_run(int64_t id) {
   if (!store_) return Status::invalid_argument("no run store is open");
   Result<data::StoredRun> run = store_->get_run(id);
-  if (!run.is_ok()) {
-    emit errorOccurred(QString::fromStdString(run.status().message()));
-    return run.status();
-  }
+  if (!run.is_ok()) return run.status();
   const std::string origin = store_->path() + " run " + std::to_string(id);
   Result<planner::Scenario> scenario = data::parse_scenario(run->scenario_json, origin);
-  if (!scenario.is_ok()) {
-    emit errorOccurred(QString::fromStdString(scenario.status().message()));
-    return scenario.status();
-  }
+  if (!scenario.is_ok()) return scenario.status();
   // Plan as the run did: its recorded model, not the file's default.
   if (auto v = planner::parse_torchrec_version(run->summary.torchrec_version)) {
     scenario->planner.torchrec_version = *v;

@@ -60,7 +60,8 @@ class RunBrowser : public QObject {
 
   // Opens the existing store at `path` and lists its runs; a missing file is
   // an io_error (a mistyped path never creates an empty store). On failure
-  // the browser stays closed and errorOccurred is emitted.
+  // the browser stays as it was and the Status says why (the caller reports
+  // it, as every workbench method's).
   Status open(const QString& path);
   bool is_open() const { return store_.has_value(); }
   QString path() const;
@@ -70,7 +71,7 @@ class RunBrowser : public QObject {
   // Records `run` in the store at `path` (created when missing, as the
   // command line's recording verbs do; refused unchanged when it is not a run
   // store or is damaged), then browses that store. Returns the run's id; on
-  // failure emits errorOccurred and browses what it did before.
+  // failure browses what it did before.
   Result<int64_t> record(const data::NewRun& run, const QString& path);
 
   // Opens run `id` in the workbench: its scenario, and its plan when it has
@@ -84,7 +85,6 @@ class RunBrowser : public QObject {
 
  signals:
   void runsChanged();
-  void errorOccurred(const QString& message);
 
  private:
   Workbench* workbench_;

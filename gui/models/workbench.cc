@@ -85,10 +85,7 @@ Status Workbench::open_scenario(const QString& path) {
   Result<std::string> text = data::read_input_file(path.toStdString(), "scenario");
   Result<planner::Scenario> loaded = text.is_ok() ? data::parse_scenario(*text, path.toStdString())
                                                   : Result<planner::Scenario>(text.status());
-  if (!loaded.is_ok()) {
-    emit errorOccurred(QString::fromStdString(loaded.status().message()));
-    return loaded.status();
-  }
+  if (!loaded.is_ok()) return loaded.status();
   document_.open(std::make_shared<const planner::Scenario>(std::move(loaded).value()), path, {},
                  std::move(text).value());
   return Status::ok();
@@ -353,10 +350,8 @@ Status Workbench::show_plan(
       r, source_name, /*allow=*/false,
       "make the plan fit (the command line's --allow-over-capacity runs it all the same)");
   if (!r.ok()) {
-    const Status failed = r.failure();
-    emit errorOccurred(QString::fromStdString(failed.message()));
     emit freshnessChanged();
-    return failed;
+    return r.failure();
   }
   outcome->summary = planner::summarize_plan(*scenario(), r, *r.best);
   pending_cause_.clear();
@@ -488,10 +483,7 @@ Status Workbench::select_proposal(int index) {
   Result<planner::ProposalPlacement> placed =
       planner::place_proposal(*outcome_->scenario, outcome_->result,
                               outcome_->proposals.proposal(static_cast<size_t>(index)));
-  if (!placed.is_ok()) {
-    emit errorOccurred(QString::fromStdString(placed.status().message()));
-    return placed.status();
-  }
+  if (!placed.is_ok()) return placed.status();
   auto shown = std::make_shared<DisplayedPlan>();
   shown->base = outcome_;
   shown->proposal = index;

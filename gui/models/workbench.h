@@ -79,7 +79,8 @@ class Workbench : public QObject {
 
   // ---- Scenario document ----------------------------------------------------
   // Loads a scenario file as the new document and plans it. On failure the
-  // session is unchanged, errorOccurred is emitted and the loader's Status returned.
+  // session is unchanged and the loader's Status is returned (the caller
+  // reports it: every Workbench method says its failures this way).
   Status open_scenario(const QString& path);
   // Makes `scenario` the new document (no file; `origin` names it, e.g. "run
   // 12") and plans it.
@@ -178,7 +179,6 @@ class Workbench : public QObject {
   // plan_state() or compare_state() may have changed.
   void freshnessChanged();
   void editRefused(const QString& message);
-  void errorOccurred(const QString& message);
   // A plan file read with warnings (its settings differ from the scenario's),
   // one line each.
   void warningsOccurred(const QString& message);

@@ -242,6 +242,15 @@ class AppTest : public QObject {
     QVERIFY(view->trace_text().isEmpty());
   }
 
+  // Workbench methods return their failure; the window says it where the
+  // user looks (quietly: the status bar), as it does for every caller.
+  void a_failed_open_is_said_in_the_status_bar() {
+    MainWindow window;
+    QVERIFY(!window.open_scenario(QStringLiteral("/nonexistent/missing_scenario.json"), true));
+    QVERIFY2(window.status_text().contains(QStringLiteral("missing_scenario.json")),
+             qPrintable(window.status_text()));
+  }
+
   void scenario_view_shows_a_refusal() {
     MainWindow window;
     QVERIFY(open_and_plan(window.workbench(), "tiny_2gpu.json"));
