@@ -491,6 +491,14 @@ std::vector<CalibrationParameter> calibration_parameters(
                     .torchrec = 0.0,
                     .fitted = comm.latency_ms});
   }
+  // The dense model's GEMM terms a trace fitted: TorchRec has none.
+  for (int p = 0; p < planner::kNumPrecisions; ++p) {
+    const std::string name(planner::to_string(static_cast<planner::Precision>(p)));
+    if (const auto& e = c.gemm_efficiency[static_cast<size_t>(p)])
+      rows.push_back({.name = "gemm " + name + " efficiency", .unit = Unit::kRatio, .fitted = e});
+    if (const auto& k = c.gemm_kernel_ms[static_cast<size_t>(p)])
+      rows.push_back({.name = "gemm " + name + " kernel time", .unit = Unit::kMs, .fitted = k});
+  }
   return rows;
 }
 

@@ -98,5 +98,22 @@ TEST(GemmFit, ErrorsAndWhatIsLeftOut) {
   EXPECT_NE(fits.status().message().find("holdout fraction"), std::string::npos);
 }
 
+// The fitted GEMM terms are parameters as the report and the workbench list
+// them, one row each, with no TorchRec value (TorchRec has no dense model).
+TEST(GemmFit, ItsTermsAreParameterRows) {
+  planner::CostCalibration c;
+  c.gemm_efficiency[static_cast<size_t>(Precision::kTf32)] = 0.42;
+  c.gemm_kernel_ms[static_cast<size_t>(Precision::kTf32)] = 0.007;
+  const std::vector<CalibrationParameter> rows = calibration_parameters(c, {}, {});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "gemm tf32 efficiency");
+  EXPECT_EQ(rows[0].unit, CalibrationParameter::Unit::kRatio);
+  EXPECT_FALSE(rows[0].torchrec.has_value());
+  EXPECT_EQ(rows[0].fitted, 0.42);
+  EXPECT_EQ(rows[1].name, "gemm tf32 kernel time");
+  EXPECT_EQ(rows[1].unit, CalibrationParameter::Unit::kMs);
+  EXPECT_EQ(rows[1].fitted, 0.007);
+}
+
 }  // namespace
 }  // namespace shardlab::kernels

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
@@ -35,6 +36,7 @@ class QtScatterChart : public ChartView {
     chart_->setTitle(spec.title);
     chart_->setAnimationOptions(QChart::NoAnimation);
     chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->legend()->setShowToolTips(true);  // an elided name shows whole on hover
     if (spec.log_scale) {
       auto* x = new QLogValueAxis(chart_);
       auto* y = new QLogValueAxis(chart_);

@@ -152,7 +152,9 @@ Result<std::vector<GemmFit>> fit_gemm_efficiency(const std::vector<GemmRecord>& 
 // had records for: what `shardlab calibrate` prints and the workbench's
 // Calibration view shows. Rows: per compute kernel, its forward bandwidth per
 // dim class, its overhead and its backward multiplier; then per collective
-// scope, bandwidth and latency.
+// scope, bandwidth and latency; then per arithmetic the dense model's GEMM
+// efficiency and kernel time a trace fitted ("gemm tf32 efficiency", no
+// TorchRec value: TorchRec has no dense model).
 struct CalibrationParameter {
   enum class Unit { kBandwidth, kMs, kRatio };  // bytes/ms, ms, dimensionless
   std::string name;  // "fwd fused/wide bandwidth", "fused overhead", "intra_host latency"
