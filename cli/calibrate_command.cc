@@ -301,6 +301,10 @@ int record_calibration(const CalibrateArgs& args, const Sources& s,
     run.torchrec_version = std::string(planner::to_string(s.scenario->planner.torchrec_version));
   run.device = s.device;
   run.inputs = s.ids;
+  // A fit of traces keeps its records (collectives and lookups; the GEMMs are
+  // the profile's own) with it, as a replay keeps what it measured: the
+  // workbench draws them against both models.
+  if (!s.traces.empty()) run.measurements = s.measurements;
   // Held-out errors when anything was held out, else the fit's own.
   const bool held = fit.mape_before.has_value();
   const double before = held ? *fit.mape_before : fit.fit_mape_before.value_or(0.0);

@@ -148,19 +148,18 @@ Status CalibrationView::show_run(int64_t id) {
   const auto pct = [](const std::optional<double>& v) {
     return v ? QString::number(*v, 'f', 1) + QLatin1Char('%') : QStringLiteral("-");
   };
-  // A fit of profiler traces (calibrate --from-trace): its records stay in
-  // the traces, the profile's notes name them.
+  // A fit of profiler traces (calibrate --from-trace): the profile's notes
+  // name the files, the calibrate run keeps their records.
   int traces = 0;
   for (const std::string& n : view->profile.notes) traces += n.rfind("measured in ", 0) == 0;
-  const QString sources =
-      view->profile.source_runs.empty() && traces > 0
-          ? QStringLiteral("%1 profiler trace file(s) (their records stay in the traces)")
-                .arg(traces)
-          : QStringLiteral("runs %1").arg([&]() {
-              QStringList ids;
-              for (int64_t r : view->profile.source_runs) ids << QString::number(r);
-              return ids.join(QLatin1Char(','));
-            }());
+  const QString sources = view->profile.source_runs.empty() && traces > 0
+                              ? QStringLiteral("%1 profiler trace file(s)").arg(traces)
+                              : QStringLiteral("runs %1").arg([&]() {
+                                  QStringList ids;
+                                  for (int64_t r : view->profile.source_runs)
+                                    ids << QString::number(r);
+                                  return ids.join(QLatin1Char(','));
+                                }());
   header_->setText(
       QStringLiteral("<b>%1</b> from %2 on %3: %4 records (%5 without a prediction, %8 held "
                      "out of the fit); held-out error %6 before, %7 after")

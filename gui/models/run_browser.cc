@@ -201,7 +201,11 @@ Result<CalibrationData> RunBrowser::calibration(int64_t id) const {
       run->calibration->profile_json, store_->path() + " run " + std::to_string(id));
   if (!profile.is_ok()) return profile.status();
   view.profile = std::move(profile).value();
-  Result<std::vector<kernels::Measurement>> measurements = store_->measurements(run->inputs);
+  // A replay calibration's records are its input runs'; a trace
+  // calibration keeps its own.
+  Result<std::vector<kernels::Measurement>> measurements =
+      run->inputs.empty() ? Result<std::vector<kernels::Measurement>>(run->measurements)
+                          : store_->measurements(run->inputs);
   if (!measurements.is_ok()) return measurements.status();
   // The inputs' scenario gives TorchRec's constants (the "before" model).
   std::string scenario_json = run->scenario_json;

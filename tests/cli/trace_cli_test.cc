@@ -250,6 +250,17 @@ TEST_F(CliTest, CalibrateFromATrace) {
   EXPECT_NEAR(comm["latency_ms"].get<double>(), 0.030 - sent_small / bw, 1e-9);
   r = run({"calibrate", "--from-trace", trace, "--runs", "1", "--no-record"});
   EXPECT_EQ(r.exit_code, 2);
+  // Recorded, the calibrate run keeps the records it fitted (the workbench
+  // draws them against both models).
+  const std::string db = path("cal.db");
+  r = run({"calibrate", "--from-trace", trace, "--holdout", "0", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run({"runs", "list", "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json runs = Json::parse(r.out);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["kind"], "calibrate");
+  EXPECT_EQ(runs[0]["measurements"], 2);
 }
 
 }  // namespace
