@@ -48,8 +48,8 @@ def estimate(cmd, scratch):
     writes its error there)."""
     cmd = [scratch if prev == "-o" else a for prev, a in zip([None, *cmd], cmd)]
     found = []
-    for _ in range(4):
-        budget = int(sum(found)) + 256 * 2**20
+    for _ in range(8):
+        budget = int(sum(found)) + 64 * 2**20
         env = dict(os.environ, SHARDLAB_MEMORY_BUDGET=str(budget))
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
         m = ESTIMATE.search(done.stderr)

@@ -139,6 +139,8 @@ class PlanReader {
                           ? *scenario.topology.local_world_size
                           : scenario.topology.world_size;
     group_size_ = planner::make_topology(scenario).intra_group_size;
+    for (size_t i = 0; i < enumerated_; ++i)
+      options_of_table_[space.options[i].name].push_back(static_cast<int>(i));
   }
   PlanReader(const PlanReader&) = delete;
   PlanReader& operator=(const PlanReader&) = delete;
@@ -252,10 +254,9 @@ class PlanReader {
     planner::ComputeKernel kernel{};
     SHARDLAB_RETURN_IF_ERROR(read_type_and_kernel(obj, type, kernel));
     std::string available;
-    for (size_t i = 0; i < enumerated_; ++i) {
-      const ShardingOption& o = space_.options[i];
-      if (o.name != table) continue;
-      if (o.sharding_type == type && o.compute_kernel == kernel) return static_cast<int>(i);
+    for (int i : enumerated_options_of(table)) {
+      const ShardingOption& o = space_.options[static_cast<size_t>(i)];
+      if (o.sharding_type == type && o.compute_kernel == kernel) return i;
       available += (available.empty() ? "" : ", ") + option_label(o);
     }
     return invalid_at(obj.path_of("compute_kernel"),
@@ -285,9 +286,8 @@ class PlanReader {
     }
     const ShardingOption* base = nullptr;
     std::string available;
-    for (size_t i = 0; i < enumerated_; ++i) {
-      const ShardingOption& o = space_.options[i];
-      if (o.name != table) continue;
+    for (int i : enumerated_options_of(table)) {
+      const ShardingOption& o = space_.options[static_cast<size_t>(i)];
       if (o.compute_kernel == kernel && (base == nullptr || o.sharding_type == type)) base = &o;
       available += (available.empty() ? "" : ", ") + option_label(o);
     }
@@ -654,10 +654,19 @@ class PlanReader {
     return plan;
   }
 
+  // The enumerated options of table `table`, in enumeration order.
+  const std::vector<int>& enumerated_options_of(std::string_view table) const {
+    static const std::vector<int> kNone;
+    const auto it = options_of_table_.find(std::string(table));
+    return it == options_of_table_.end() ? kNone : it->second;
+  }
+
   const std::string& origin_;
   const Scenario& scenario_;
   SearchSpace& space_;       // HugeCTR layouts append their options
   const size_t enumerated_;  // the options the reader was given
+  // Indices of the enumerated options by table name (a plan names each table once).
+  std::unordered_map<std::string, std::vector<int>> options_of_table_;
   std::vector<std::string>* warnings_;
   std::size_t dropped_ = 0;
   int topology_local_ = 1;         // ranks per host (HugeCTR's hosts)

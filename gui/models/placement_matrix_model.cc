@@ -31,7 +31,7 @@ void PlacementMatrixModel::reset(const planner::PlanSummary& summary,
       if (r < 0 || r >= ranks_) continue;
       Cell& c = cells_[t * static_cast<size_t>(ranks_) + static_cast<size_t>(r)];
       ++c.shards;
-      c.storage += ts.shards[s].storage;
+      c.storage += ts.shards.storage(s);
     }
   }
   overflow_ = overflow;

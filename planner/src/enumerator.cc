@@ -300,18 +300,27 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
           (c && c->pooling_factors) ? static_cast<int64_t>(c->pooling_factors->size()) : 1;
       const int64_t cols = tensor_cols(s.tables[t], m.is_quant);
       const int64_t cw_shards = cols / column_wise_block(cols, c ? c->min_partition : std::nullopt);
+      int64_t most_shards = 0;
       for_each_option_kind(s, topo, m, t, [&](ShardingType type, ComputeKernel) {
+        // Runs: a row split is at most three (full blocks, the short block,
+        // the empty shards), a grid three per column block.
         int64_t shards = 1;
+        int64_t runs = 1;
         switch (type) {
           case ST::kDataParallel:
+            shards = topo.world_size;
+            break;
           case ST::kRowWise:
             shards = topo.world_size;
+            runs = 3;
             break;
           case ST::kTableRowWise:
             shards = topo.intra_group_size;
+            runs = 3;
             break;
           case ST::kGridShard:
             shards = cw_shards * topo.intra_group_size;
+            runs = 3 * cw_shards;
             break;
           case ST::kColumnWise:
           case ST::kTableColumnWise:
@@ -323,8 +332,11 @@ EnumerationSize enumeration_size(const Scenario& s, const Topology& topo,
         }
         ++size.options;
         size.shards += shards;
+        size.shard_runs += std::min(shards, runs);
         size.inputs += inputs;
+        most_shards = std::max(most_shards, shards);
       });
+      size.plan_shards += most_shards;
     }
   }
   return size;

@@ -33,7 +33,9 @@ std::span<const ComputeKernel> sharder_compute_kernels(const ModuleInfo& module,
 struct EnumerationSize {
   int64_t options = 0;
   int64_t shards = 0;
-  int64_t inputs = 0;  // Σ over options of the option's inputs
+  int64_t shard_runs = 0;   // runs holding them (shard_list.h), at most
+  int64_t plan_shards = 0;  // shards of a plan, at most: Σ over tables of their largest option's
+  int64_t inputs = 0;       // Σ over options of the option's inputs
 };
 EnumerationSize enumeration_size(const Scenario& scenario, const Topology& topology,
                                  const std::vector<ModuleInfo>& modules);

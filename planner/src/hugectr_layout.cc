@@ -35,7 +35,7 @@ Result<ShardingOption> hugectr_row_split(const ShardingOption& base, ShardingTyp
     Shard s;
     s.row_offset = std::min<int64_t>(int64_t{i} * block, o.tensor_rows);
     s.rows = std::min<int64_t>(block, o.tensor_rows - s.row_offset);
-    s.cols = o.tensor_cols;
+    s.cols = static_cast<int32_t>(o.tensor_cols);
     o.shards.push_back(s);
   }
   o.shard_perf = Perf{};
@@ -59,7 +59,7 @@ Status estimate_hugectr_rows(const Scenario& scenario, const Topology& topology,
       by_host ? static_cast<double>(local) / option->num_shards() : 1.0 / option->num_shards();
   if (!by_host) {
     view.sharding_type = ShardingType::kTableWise;
-    view.shards.assign(1, Shard{.rows = option->tensor_rows, .cols = option->tensor_cols});
+    view.shards = ShardList{Shard{.rows = option->tensor_rows, .cols = option->tensor_cols}};
   }
   for (double& l : view.input_lengths) l *= share;
   if (Status st = estimator.estimate(&view); !st) return st;
@@ -67,8 +67,7 @@ Status estimate_hugectr_rows(const Scenario& scenario, const Topology& topology,
   // Storage of the real shards.
   ShardingOption stored = *option;
   if (Status st = estimator.estimate(&stored); !st) return st;
-  for (size_t i = 0; i < option->shards.size(); ++i)
-    option->shards[i].storage = stored.shards[i].storage;
+  option->shards = stored.shards;
   option->total_storage = stored.total_storage;
   option->total_perf = option->shard_perf.total() * option->num_shards();
   return Status::ok();

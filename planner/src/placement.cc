@@ -92,7 +92,7 @@ Status check_storage_fits(const SearchSpace& space, const PartitionedPlan& plan,
       int64_t bytes = 0;
       for (int sh = 0; sh < opt.num_shards(); ++sh) {
         if (plan.ranks[static_cast<size_t>(plan.first_shard[i] + sh)] != rank) continue;
-        const Storage& st = opt.shards[static_cast<size_t>(sh)].storage;
+        const Storage& st = opt.shards.storage(static_cast<size_t>(sh));
         bytes += st.hbm + st.ddr + st.ssd;
       }
       if (bytes > 0) tables.emplace_back(bytes, opt.name);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "saturating.h"
 #include "shard_layout.h"
 #include "shardlab/planner/proposal_log.h"
 
@@ -11,12 +12,14 @@ namespace {
 
 // Per-item costs, in bytes. An option: its struct, its name and fqn, and
 // what the proposers, the partitioner and the proposal tracker keep per
-// option (sort keys, hot copies, lanes). A shard: its struct in the search
-// space, and the rank slots of the plans being built, kept and returned (the
-// partitioner keeps runs of equal shards, not shards). An input: one entry in
-// each of an option's three per-input lists.
+// option (sort keys, hot copies, lanes). A run of shards: its entry in the
+// option's shard list (shard_list.h) and in the partitioner's runs of equal
+// storage. A shard of a plan: the rank slots of the plans being built, kept
+// and returned. An input: one entry in each of an option's three per-input
+// lists.
 constexpr int64_t kOptionBytes = static_cast<int64_t>(sizeof(ShardingOption)) + 512;
-constexpr int64_t kShardBytes = static_cast<int64_t>(sizeof(Shard)) + 16;
+constexpr int64_t kShardRunBytes = static_cast<int64_t>(sizeof(ShardList::Run)) + 32;
+constexpr int64_t kPlanShardBytes = 16;
 constexpr int64_t kInputBytes = 3 * static_cast<int64_t>(sizeof(double));
 // A proposal's entry in the planner's outcome cache (a hash node).
 constexpr int64_t kCachedProposalBytes = 96;
@@ -28,16 +31,6 @@ constexpr int64_t kPlanJsonShardBytes = 800;
 constexpr int64_t kOptionsJsonShardBytes = 900;
 // Proposals the embedding-offload scale-up search makes, at most.
 constexpr int64_t kScaleupProposals = 256;
-
-int64_t saturating_mul(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
-}
-
-int64_t saturating_add(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
-}
 
 // Proposals the proposer list can make on a search space of `size` with
 // `fqns` tables, at most (each is partitioned once and cached).
@@ -93,9 +86,14 @@ PlanningMemory estimate_planning_memory(const Scenario& scenario, const Topology
   int64_t fqns = 0;
   for (const ModuleInfo& module : modules) fqns += static_cast<int64_t>(module.tables.size());
   m.proposals = options.enumerate_only ? 0 : proposal_bound(scenario, m.size, fqns);
-  m.search_space_bytes = saturating_add(saturating_add(saturating_mul(m.size.options, kOptionBytes),
-                                                       saturating_mul(m.size.shards, kShardBytes)),
-                                        saturating_mul(m.size.inputs, kInputBytes));
+  // Enumerating only (an options listing, or rating a given plan, whose
+  // ranks come with the plan file), no plan is built here.
+  const int64_t plan_shards = options.enumerate_only ? 0 : m.size.plan_shards;
+  m.search_space_bytes =
+      saturating_add(saturating_add(saturating_mul(m.size.options, kOptionBytes),
+                                    saturating_mul(m.size.shard_runs, kShardRunBytes)),
+                     saturating_add(saturating_mul(plan_shards, kPlanShardBytes),
+                                    saturating_mul(m.size.inputs, kInputBytes)));
   m.proposal_bytes = saturating_mul(m.proposals, kCachedProposalBytes);
   if (!options.enumerate_only) {
     // The dynamic-programming proposer's back-pointers (8 bytes per table

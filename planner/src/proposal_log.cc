@@ -107,7 +107,7 @@ std::vector<Storage> shard_storage_per_rank(const SearchSpace& space, const Part
     for (int s = 0; s < opt.num_shards(); ++s) {
       const int rank = plan.ranks[static_cast<size_t>(plan.first_shard[i] + s)];
       if (rank >= 0 && rank < world_size)
-        used[static_cast<size_t>(rank)] += opt.shards[static_cast<size_t>(s)].storage;
+        used[static_cast<size_t>(rank)] += opt.shards.storage(static_cast<size_t>(s));
     }
   }
   return used;

@@ -26,6 +26,22 @@ inline void saturating_add(Storage& acc, const Storage& s) {
   acc.ssd = saturating_add(acc.ssd, s.ssd);
 }
 
+inline int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min()
+                              : std::numeric_limits<int64_t>::max();
+  }
+  return r;
+}
+
+// `count` copies of `s` summed (count >= 0), each component saturating as
+// `count` saturating additions of it would.
+inline Storage saturating_mul(const Storage& s, int64_t count) {
+  return Storage{saturating_mul(s.hbm, count), saturating_mul(s.ddr, count),
+                 saturating_mul(s.ssd, count)};
+}
+
 // A running storage sum that is added to and subtracted from: exact in 128
 // bits, read back saturated.
 class WideStorage {

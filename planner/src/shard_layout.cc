@@ -7,34 +7,35 @@
 
 namespace shardlab::planner {
 
-std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n) {
+ShardList row_wise_split(int64_t rows, int64_t cols, int64_t n) {
   // TorchRec computes the block as ceil of a double division; exact for the
   // row counts a scenario can hold (< 2^53).
   const auto block =
       static_cast<int64_t>(std::ceil(static_cast<double>(rows) / static_cast<double>(n)));
   const int64_t full = rows / block;
   const int64_t last = rows - block * full;
-  std::vector<Shard> shards(static_cast<size_t>(n));
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t r = i < full ? block : (i == full ? last : 0);
-    shards[i] = Shard{.rows = r, .row_offset = offset, .cols = static_cast<int32_t>(cols)};
-    offset += r;
+  const auto c = static_cast<int32_t>(cols);
+  // `full` blocks, then (when full < n) the short block and the empty
+  // shards at the table's end; the running sum of rows gives the offsets.
+  ShardList shards;
+  shards.append(Shard{.rows = block, .cols = c}, full, block);
+  if (full < n) {
+    shards.append(Shard{.rows = last, .row_offset = block * full, .cols = c});
+    if (full + 1 < n) shards.append(Shard{.rows = 0, .row_offset = rows, .cols = c}, n - full - 1);
   }
   return shards;
 }
 
-std::vector<Shard> bucketed_row_wise_split(int64_t rows, int64_t cols, int64_t n, int64_t buckets) {
+ShardList bucketed_row_wise_split(int64_t rows, int64_t cols, int64_t n, int64_t buckets) {
   const int64_t bucket_rows = rows / buckets;
   const int64_t per_rank = buckets / n;
   const int64_t extra = buckets % n;  // ranks with one more bucket
-  std::vector<Shard> shards(static_cast<size_t>(n));
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t r = bucket_rows * (i < extra ? per_rank + 1 : per_rank);
-    shards[i] = Shard{.rows = r, .row_offset = offset, .cols = static_cast<int32_t>(cols)};
-    offset += r;
-  }
+  const auto c = static_cast<int32_t>(cols);
+  const int64_t big = bucket_rows * (per_rank + 1);
+  const int64_t small = bucket_rows * per_rank;
+  ShardList shards;
+  if (extra > 0) shards.append(Shard{.rows = big, .cols = c}, extra, big);
+  shards.append(Shard{.rows = small, .row_offset = big * extra, .cols = c}, n - extra, small);
   return shards;
 }
 
@@ -50,28 +51,25 @@ int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition) {
   return 4 * static_cast<int64_t>(internal::smallest_divisor_at_least(quarter, at_least));
 }
 
-std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
-                                     std::optional<int64_t> min_partition) {
+ShardList column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition) {
   const int64_t block = column_wise_block(cols, min_partition);
-  std::vector<Shard> shards;
-  shards.reserve(static_cast<size_t>(cols / block));
-  for (int64_t k = 0; k < cols / block; ++k) {
-    shards.push_back(Shard{.rows = rows,
-                           .cols = static_cast<int32_t>(block),
-                           .col_offset = static_cast<int32_t>(k * block)});
-  }
+  ShardList shards;
+  shards.append(Shard{.rows = rows, .cols = static_cast<int32_t>(block)}, cols / block, 0,
+                static_cast<int32_t>(block));
   return shards;
 }
 
-std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
-                               int group_size, std::optional<int64_t> min_partition,
-                               std::optional<int64_t> buckets) {
+ShardList make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size, int group_size,
+                      std::optional<int64_t> min_partition, std::optional<int64_t> buckets) {
   const Shard whole{.rows = rows, .cols = static_cast<int32_t>(cols)};
+  ShardList shards;
   switch (type) {
     case ShardingType::kDataParallel:
-      return std::vector<Shard>(static_cast<size_t>(world_size), whole);
+      shards.append(whole, world_size);
+      return shards;
     case ShardingType::kTableWise:
-      return {whole};
+      shards.append(whole);
+      return shards;
     case ShardingType::kRowWise:
       if (buckets) return bucketed_row_wise_split(rows, cols, world_size, *buckets);
       return row_wise_split(rows, cols, world_size);
@@ -83,22 +81,19 @@ std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, in
     case ShardingType::kGridShard: {
       // Column-block-major: for each column block, its row shards over the
       // group (_calculate_grid_shard_sizes_and_offsets).
-      const std::vector<Shard> blocks = column_wise_split(rows, cols, min_partition);
-      const std::vector<Shard> row_shards = row_wise_split(rows, cols, group_size);
-      std::vector<Shard> shards;
-      shards.reserve(blocks.size() * row_shards.size());
-      for (const Shard& b : blocks) {
-        for (const Shard& r : row_shards) {
-          shards.push_back(Shard{.rows = r.rows,
-                                 .row_offset = r.row_offset,
-                                 .cols = b.cols,
-                                 .col_offset = b.col_offset});
+      const ShardList row_shards = row_wise_split(rows, cols, group_size);
+      for (const Shard& b : column_wise_split(rows, cols, min_partition)) {
+        for (const ShardList::Run& r : row_shards.runs()) {
+          Shard s = r.first;
+          s.cols = b.cols;
+          s.col_offset = b.col_offset;
+          shards.append(s, r.count, r.row_step);
         }
       }
       return shards;
     }
   }
-  return {};
+  return shards;
 }
 
 }  // namespace shardlab::planner

@@ -38,14 +38,14 @@ constexpr QuantizedRow quantized_row(DataType type) {
 
 // Row-wise split of `rows` into `n` shards of ceil(rows / n) rows; trailing
 // shards may be short or empty (they are kept). REQUIRES: rows >= 1, n >= 1.
-std::vector<Shard> row_wise_split(int64_t rows, int64_t cols, int64_t n);
+ShardList row_wise_split(int64_t rows, int64_t cols, int64_t n);
 
 // Row-wise split of a bucketed virtual table (TorchRec 2026-08,
 // _calculate_rw_shard_sizes_and_offsets with num_buckets): `buckets` buckets
 // of rows / buckets rows each, the first buckets mod n shards holding one
 // more than the others. REQUIRES: buckets divides rows, buckets >= n >= 1
 // (the enumerator raises TorchRec's errors otherwise).
-std::vector<Shard> bucketed_row_wise_split(int64_t rows, int64_t cols, int64_t n, int64_t buckets);
+ShardList bucketed_row_wise_split(int64_t rows, int64_t cols, int64_t n, int64_t buckets);
 
 // Width of a column-wise block: the smallest block >= min_partition (128
 // when absent or 0) that divides cols and is a multiple of 4, else cols.
@@ -54,15 +54,14 @@ int64_t column_wise_block(int64_t cols, std::optional<int64_t> min_partition);
 // Column-wise split into equal blocks: the smallest block >= min_partition
 // (128 when absent or 0) that divides cols and is a multiple of 4, else one
 // block of all columns. The count does not depend on the world size.
-std::vector<Shard> column_wise_split(int64_t rows, int64_t cols,
-                                     std::optional<int64_t> min_partition);
+ShardList column_wise_split(int64_t rows, int64_t cols, std::optional<int64_t> min_partition);
 
 // Shards of `type` for a rows x cols tensor (storage left zero);
 // table-row-wise splits rows over `group_size` (Topology::intra_group_size),
 // and grid shards each column block so. Row-wise options of a bucketed
 // virtual table are split by `buckets` (bucketed_row_wise_split).
-std::vector<Shard> make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size,
-                               int group_size, std::optional<int64_t> min_partition,
-                               std::optional<int64_t> buckets = std::nullopt);
+ShardList make_shards(ShardingType type, int64_t rows, int64_t cols, int world_size, int group_size,
+                      std::optional<int64_t> min_partition,
+                      std::optional<int64_t> buckets = std::nullopt);
 
 }  // namespace shardlab::planner

@@ -170,8 +170,8 @@ void StatsPrinter::compute_rank_numbers() {
     const RankPerf shard_perf = shard_rank_perf(o, scenario_.planner.is_inference, behaviour_);
     for (int j = 0; j < o.num_shards(); ++j) {
       const int r = rank_index(plan.ranks[plan.first_shard[i] + j]);
-      sparse_hbm_[r] += o.shards[j].storage.hbm;
-      used_ddr_[r] += o.shards[j].storage.ddr;
+      sparse_hbm_[r] += o.shards.storage(j).hbm;
+      used_ddr_[r] += o.shards.storage(j).ddr;
       add_to(&perf_[r], shard_perf);
     }
     // Input/output sizes and shard counts come from the sharding plan, which
@@ -449,7 +449,7 @@ void StatsPrinter::emit_imbalance_tables() {
       space, plan, 0.0, [](const ShardingOption& o, int) { return o.shard_perf.total(); });
   const std::vector<int> by_hbm =
       imbalance_tables(space, plan, int64_t{0},
-                       [](const ShardingOption& o, int j) { return o.shards[j].storage.hbm; });
+                       [](const ShardingOption& o, int j) { return o.shards.storage(j).hbm; });
   blank();
   left("Top 5 Tables Causing Max Perf:");
   for (size_t k = 0; k < by_perf.size() && k < 5; ++k) {
@@ -466,7 +466,7 @@ void StatsPrinter::emit_imbalance_tables() {
     // 2026-08: "name: <first shard's HBM> GB on rank(s) [r, ...]".
     std::vector<int> ranks(plan.ranks.begin() + plan.first_shard[i],
                            plan.ranks.begin() + plan.first_shard[i + 1]);
-    const int64_t hbm = o.shards.empty() ? 0 : o.shards[0].storage.hbm;
+    const int64_t hbm = o.shards.empty() ? 0 : o.shards.storage(0).hbm;
     indented(o.name + ": " + py_round(gb(hbm), 3) + " GB on " +
              (o.num_shards() > 1 ? "ranks " : "rank ") + stats_format::py_int_list(ranks));
   }

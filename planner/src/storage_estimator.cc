@@ -176,25 +176,16 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
   };
 
   const BatchSums sums = batch_sums(*option);
-  Storage total;
-  const Shard* previous = nullptr;
-  for (Shard& s : option->shards) {
-    // A shard's storage depends on its rows and columns only: row-wise shards
-    // of equal blocks (all but the last) repeat the previous one's.
-    if (previous != nullptr && s.rows == previous->rows && s.cols == previous->cols) {
-      s.storage = previous->storage;
-      internal::saturating_add(total, s.storage);
-      previous = &s;
-      continue;
-    }
-    previous = &s;
+  // A shard's storage depends on its rows and columns only, which the
+  // shards of a run share: one estimate per run.
+  option->shards.set_storage([&](const Shard& s) {
+    Storage st;
     const IoSizes io =
         shard_io_sizes(*option, sums, s, t.world_size, t.intra_group_size, behaviour);
     int64_t hbm_spec = with_optimizer(share_of(hbm_table, s));
     int64_t ddr_spec = with_optimizer(share_of(ddr_table, s));
     if (aux_state)
       hbm_spec += static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
-    s.storage.ssd = 0;
     if (key_value_weights) {
       hbm_spec = l1_bytes;
       ddr_spec = 0;
@@ -203,21 +194,24 @@ void estimate_storage(const EstimatorContext& ctx, ShardingOption* option) {
       // The table as compute_storage_usage places it (in HBM on cuda), with
       // its optimizer state and the cache's state at the option's load factor.
       const int64_t share = share_of(table_bytes, s);
-      s.storage.ssd =
+      st.ssd =
           ctx.is_inference
               ? share
               : with_optimizer(share) +
                     static_cast<int64_t>(std::ceil(static_cast<double>(s.rows) * (4 + clf * 16)));
     }
     if (io_in_hbm) {
-      s.storage.hbm = io.input + io.output + hbm_spec;
-      s.storage.ddr = ddr_spec;
+      st.hbm = io.input + io.output + hbm_spec;
+      st.ddr = ddr_spec;
     } else {
-      s.storage.hbm = 0;
-      s.storage.ddr = io.input + io.output + ddr_spec;
+      st.ddr = io.input + io.output + ddr_spec;
     }
-    internal::saturating_add(total, s.storage);  // W shards of a large table may pass int64
-  }
+    return st;
+  });
+  // W shards of a large table may pass int64: the sum saturates.
+  Storage total;
+  for (const ShardList::Run& r : option->shards.runs())
+    internal::saturating_add(total, internal::saturating_mul(r.first.storage, r.count));
   option->total_storage = total;
 }
 

@@ -50,7 +50,7 @@ void Room::change(int rank, const planner::Storage& s, int sign) {
 
 void Room::change(int option, const int* ranks, int sign) {
   const planner::ShardingOption& o = ctx_.problem.option(option);
-  for (int s = 0; s < o.num_shards(); ++s) change(ranks[s], o.shards[s].storage, sign);
+  for (int s = 0; s < o.num_shards(); ++s) change(ranks[s], o.shards.storage(s), sign);
 }
 
 bool place_table(MoveContext& ctx, const Room& room, int table, int option, int tries,
@@ -77,7 +77,7 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
     ok = true;
     for (int s = 0; s < n; ++s) {
       (*ranks)[s] = s;
-      ok = ok && room.fits(s, o.shards[s].storage);
+      ok = ok && room.fits(s, o.shards.storage(s));
     }
     if (ok) best = try_whole(*ranks);
   } else if (o.sharding_type == planner::ShardingType::kTableRowWise) {
@@ -86,7 +86,7 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
       bool fits = true;
       for (int s = 0; s < n; ++s) {
         trial[s] = h * lw + s;
-        fits = fits && room.fits(trial[s], o.shards[s].storage);
+        fits = fits && room.fits(trial[s], o.shards.storage(s));
       }
       if (!fits) continue;
       const double v = try_whole(trial);
@@ -108,8 +108,8 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
       bool fits = true;
       for (int s = 0; s < n && fits; ++s) {
         trial[s] = (start + s / lw) % groups * lw + s % lw;
-        fits = placed.fits(trial[s], o.shards[s].storage);
-        placed.change(trial[s], o.shards[s].storage, 1);
+        fits = placed.fits(trial[s], o.shards.storage(s));
+        placed.change(trial[s], o.shards.storage(s), 1);
       }
       if (!fits) continue;
       const double v = try_whole(trial);
@@ -137,7 +137,7 @@ bool place_table(MoveContext& ctx, const Room& room, int table, int option, int 
     const bool use_hint = static_cast<int>(hint.size()) == n;
     est.checkpoint();
     for (int s = 0; s < n && ok; ++s) {
-      const planner::Storage& need = o.shards[s].storage;
+      const planner::Storage& need = o.shards.storage(s);
       double shard_best = std::numeric_limits<double>::infinity();
       int chosen = -1;
       auto consider = [&](int r) {

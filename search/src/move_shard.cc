@@ -21,7 +21,7 @@ class MoveShard final : public Move {
     // Of a few other ranks of the range drawn at random, the one where the
     // shard gives the lowest estimate.
     Estimator& est = ctx.estimator;
-    const planner::Storage& need = ctx.problem.option(option).shards[s->shard].storage;
+    const planner::Storage& need = ctx.problem.option(option).shards.storage(s->shard);
     est.checkpoint();
     est.add_shard(option, s->shard, from, -1.0);
     double best = 0.0;

@@ -46,7 +46,7 @@ void PlanState::place(int table, int option, std::span<const int> ranks) {
   const bool movable = problem_->separable(option);
   for (int s = 0; s < static_cast<int>(ranks.size()); ++s) {
     const int r = ranks[s];
-    used_[r] += o.shards[s].storage;
+    used_[r] += o.shards.storage(s);
     rank_slot_[table][s] = static_cast<int>(on_rank_[r].size());
     on_rank_[r].push_back(ShardRef{table, s});
     if (movable) {
@@ -60,7 +60,7 @@ void PlanState::unplace(int table) {
   const planner::ShardingOption& o = problem_->option(option_[table]);
   for (int s = 0; s < static_cast<int>(ranks_[table].size()); ++s) {
     const int r = ranks_[table][s];
-    used_[r] -= o.shards[s].storage;
+    used_[r] -= o.shards.storage(s);
     // Swap-remove from the rank's list, fixing the moved entry's slot.
     std::vector<ShardRef>& list = on_rank_[r];
     const int slot = rank_slot_[table][s];
@@ -95,9 +95,9 @@ bool PlanState::fits(const Change& change) const {
     const TableAssignment& a = change[i];
     const planner::ShardingOption& old = problem_->option(option_[a.table]);
     for (int s = 0; s < old.num_shards(); ++s)
-      touch(ranks_[a.table][s], old.shards[s].storage, false);
+      touch(ranks_[a.table][s], old.shards.storage(s), false);
     const planner::ShardingOption& now = problem_->option(a.option);
-    for (int s = 0; s < now.num_shards(); ++s) touch(a.ranks[s], now.shards[s].storage, true);
+    for (int s = 0; s < now.num_shards(); ++s) touch(a.ranks[s], now.shards.storage(s), true);
   }
   bool ok = true;
   for (const int r : touched_) {

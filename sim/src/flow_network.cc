@@ -313,7 +313,7 @@ FlowNetwork::FlowNetwork(EventQueue& queue, const TopologyGraph& graph, bool con
     : queue_(queue),
       graph_(graph),
       contention_(contention),
-      closed_form_exact_(allow_closed_form && (!contention || graph.non_blocking())),
+      closed_form_exact_(closed_form_exact(graph, contention, allow_closed_form)),
       state_(std::make_unique<State>()) {
   const std::vector<Link>& links = graph.links();
   link_bytes_.assign(links.size(), 0.0);

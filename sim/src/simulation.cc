@@ -65,7 +65,6 @@ int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) 
   constexpr int64_t kVertexBytes = 160;  // Vertex, its name, the graph's vertex, BFS scratch
   constexpr int64_t kLinkBytes =
       256;  // Link, its name, the graph's edge, the flow network's link state
-  constexpr int64_t kRouteBytes = TopologyGraph::kMaxRouteLinks * 4 + 1;
   // Tasks per rank: the schedule's phases for every iteration.
   // Tasks per rank: the schedule's phases for every iteration, and the host
   // program's steps.
@@ -76,8 +75,34 @@ int64_t simulation_bytes(const planner::Scenario& s, const SimOptions& options) 
   const int64_t phase_bytes = options.record_phases
                                   ? static_cast<int64_t>(sizeof(PhaseRecord)) + 400
                                   : 0;  // + JSON / trace
-  return vertices * kVertexBytes + links * kLinkBytes + ranks * ranks * kRouteBytes +
-         ranks * tasks * (kTaskBytes + phase_bytes);
+  return vertices * kVertexBytes + links * kLinkBytes + ranks * tasks * (kTaskBytes + phase_bytes);
+}
+
+// The route cache collectives running as flows fill: a route from every
+// rank to every other (TopologyGraph::route); none when every collective is
+// solved in closed form.
+int64_t route_cache_bytes(const TopologyGraph& graph, const SimOptions& options) {
+  if (FlowNetwork::closed_form_exact(graph, options.contention, options.closed_form)) return 0;
+  constexpr int64_t kRouteBytes = TopologyGraph::kMaxRouteLinks * 4 + 1;
+  const int64_t ranks = graph.num_ranks();
+  return ranks * ranks * kRouteBytes;
+}
+
+// The graph, the timings and the records, checked before anything is built.
+Status check_base_memory(const planner::Scenario& scenario, const SimOptions& options) {
+  return planner::check_memory(
+      "simulating " + std::to_string(scenario.topology.world_size) + " ranks",
+      simulation_bytes(scenario, options),
+      "simulate fewer ranks or NICs per host, or fewer iterations");
+}
+
+// The route cache's check, once the graph is built.
+Status check_route_memory(const TopologyGraph& graph, const SimOptions& options) {
+  return planner::check_memory(
+      "simulating collectives over " + std::to_string(graph.num_ranks()) +
+          " ranks as flows (a route between every two ranks)",
+      route_cache_bytes(graph, options),
+      "simulate fewer ranks, or with --no-contention (closed forms need no routes)");
 }
 
 // End of each iteration: the latest end of its tasks over all ranks.
@@ -240,9 +265,10 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
   // Inside the limits every duration below is finite (planner/limits.h).
   if (Status st = planner::check_limits(scenario); !st) return st;
   if (Status st = check_workload(scenario); !st) return st;
-  if (Status st = check_simulation_memory(scenario, options); !st) return st;
+  if (Status st = check_base_memory(scenario, options); !st) return st;
   auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
   if (!graph) return graph.status();
+  if (Status st = check_route_memory(*graph, options); !st) return st;
   const planner::Topology topology = planner::make_topology(scenario);
   auto traffic = detail::build_traffic(scenario, space, plan, topology, options.calibration);
   if (!traffic) return traffic.status();
@@ -328,10 +354,10 @@ Result<SimResult> simulate_within_memory(const planner::Scenario& scenario,
 }  // namespace
 
 Status check_simulation_memory(const planner::Scenario& scenario, const SimOptions& options) {
-  return planner::check_memory(
-      "simulating " + std::to_string(scenario.topology.world_size) + " ranks",
-      simulation_bytes(scenario, options),
-      "simulate fewer ranks or NICs per host, or fewer iterations");
+  if (Status st = check_base_memory(scenario, options); !st) return st;
+  auto graph = TopologyGraph::build(scenario.topology, scenario.fabric);
+  if (!graph) return graph.status();
+  return check_route_memory(*graph, options);
 }
 
 std::vector<std::vector<bool>> critical_phase_marks(const SimResult& result) {

@@ -71,13 +71,13 @@ TEST(HugectrPlan, RowWiseOverAnyRanks) {
   ShardingOption view = o;
   view.sharding_type = ShardingType::kTableWise;
   view.hugectr_rows = false;
-  view.shards.assign(1, planner::Shard{.rows = 1000, .cols = 64});
+  view.shards = planner::ShardList{planner::Shard{.rows = 1000, .cols = 64}};
   view.input_lengths = {8.0 / 3.0};
   const planner::EstimatorContext ctx = planner::estimator_context(s, r.topology);
   ASSERT_TRUE(planner::estimate_perf(ctx, &view).is_ok());
   EXPECT_DOUBLE_EQ(o.shard_perf.fwd_compute, view.shard_perf.fwd_compute);
   EXPECT_DOUBLE_EQ(o.shard_perf.fwd_comms, view.shard_perf.fwd_comms);
-  EXPECT_GT(o.shards[0].storage.hbm, 0);
+  EXPECT_GT(o.shards.storage(0).hbm, 0);
 
   // Written back with its layout, read back the same; TorchRec's format refuses it.
   const std::string written = plan_to_json(s, r);

@@ -32,6 +32,7 @@ using planner::SearchSpace;
 using planner::Shard;
 using planner::ShardingOption;
 using planner::ShardingType;
+using planner::ShardList;
 using planner::Storage;
 
 constexpr int64_t kGiB = int64_t{1} << 30;
@@ -55,7 +56,7 @@ const Perf kDpPerf{.fwd_compute = 0.006072895981396321,
                    .prefetch_compute = 0.0};
 
 ShardingOption make_option(int table, const std::string& name, ShardingType st, ComputeKernel ck,
-                           PartitionBy pb, const Perf& perf, std::vector<Shard> shards) {
+                           PartitionBy pb, const Perf& perf, ShardList shards) {
   ShardingOption o;
   o.table = table;
   o.module = 0;
@@ -350,7 +351,12 @@ TEST(PlanToJson, SsdMembersOnlyForScenariosOfTheSsdTier) {
   Fixture g;
   g.scenario.constraints[0]->key_value_params = planner::KeyValueParams{.max_l1_cache_size = 8};
   g.space.options[1].key_value_params = g.scenario.constraints[0]->key_value_params;
-  g.space.options[1].shards[1].storage.ssd = 77;
+  ShardList with_ssd;  // shard 1 of option 1 on SSD
+  for (Shard s : g.space.options[1].shards) {
+    if (with_ssd.size() == 1) s.storage.ssd = 77;
+    with_ssd.push_back(s);
+  }
+  g.space.options[1].shards = with_ssd;
   g.space.options[1].total_storage.ssd = 77;
   const Json three = Json::parse(plan_to_json(g.scenario, g.result(1, 0)));
   const Json& t0 = three["tables"]["t0"];

@@ -48,7 +48,7 @@ TEST(RunRecords, EstimateRowsFollowThePlanShardByShard) {
       EXPECT_EQ(r.rows, opt.shards[static_cast<size_t>(s)].rows);
       EXPECT_EQ(r.col_offset, opt.shards[static_cast<size_t>(s)].col_offset);
       EXPECT_EQ(r.total_ms(), opt.shard_perf.total());
-      EXPECT_EQ(r.hbm_bytes, opt.shards[static_cast<size_t>(s)].storage.hbm);
+      EXPECT_EQ(r.hbm_bytes, opt.shards.storage(static_cast<size_t>(s)).hbm);
     }
   }
   // Per rank, the rows add up to the planner's device totals.

@@ -82,7 +82,7 @@ TEST(TorchRecUnitTests, NeverFitTablesAreEnumeratedExactlyAndNeverFit) {
     ASSERT_EQ(o.shards.size(), 1u);
     // Weights, then the input ids (512 x 2 ranks x 8 bytes) and the pooled
     // output (512 x 2 ranks x 10^7 columns x 4 bytes) of one batch.
-    EXPECT_EQ(o.shards[0].storage.hbm, int64_t{400000000000000} + 8192 + int64_t{40960000000});
+    EXPECT_EQ(o.shards.storage(0).hbm, int64_t{400000000000000} + 8192 + int64_t{40960000000});
     EXPECT_GT(o.total_storage.hbm, 0);
   }
   EXPECT_TRUE(saw_table_wise);

@@ -89,7 +89,7 @@ TEST(PlanSummaryTest, DiffFindsMovedTablesAndRankDeltas) {
   int& rank = moved.ranks[static_cast<size_t>(moved.first_shard[table])];
   const int from = rank;
   rank = (rank + 1) % 4;
-  const int64_t shard_hbm = a.tables[table].shards[0].storage.hbm;
+  const int64_t shard_hbm = a.tables[table].shards.storage(0).hbm;
   const PlanSummary b = summarize_plan(s, r, moved);
   const PlanDiff d = diff_plans(a, b);
   ASSERT_EQ(d.moved_tables.size(), size_t{1});

@@ -11,9 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 #include "../../benchmarks/synthetic_scenario.h"
 #include "../sanitized_build.h"
+#include "../scoped_env.h"
 #include "shardlab/planner/memory_budget.h"
 #include "shardlab/planner/planner.h"
 
@@ -141,23 +143,18 @@ TEST(PlanningMemory, APlansJsonIsCheckedOnceItsShardsAreKnown) {
 // The budget's errors (memory_budget.h): an unreadable SHARDLAB_MEMORY_BUDGET
 // names the variable; a need past what is left says the sizes and the remedy.
 TEST(MemoryBudget, RefusalsAreInvalidArgument) {
-  const char* before = std::getenv("SHARDLAB_MEMORY_BUDGET");
-  const std::string saved = before != nullptr ? before : "";
-  ::setenv("SHARDLAB_MEMORY_BUDGET", "lots", 1);
+  std::optional<testing_support::ScopedEnv> budget;
+  budget.emplace("SHARDLAB_MEMORY_BUDGET", "lots");
   const Result<MemoryBudget> unreadable = memory_budget();
   EXPECT_EQ(unreadable.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(unreadable.status().message().find("SHARDLAB_MEMORY_BUDGET"), std::string::npos);
-  ::setenv("SHARDLAB_MEMORY_BUDGET", "8 GiB", 1);
+  budget.reset();  // puts the old value back before the next
+  budget.emplace("SHARDLAB_MEMORY_BUDGET", "8 GiB");
   const Status over = check_memory("planning", int64_t{16} << 30, "plan fewer tables");
   EXPECT_EQ(over.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(over.message().find("planning needs about 16.00 GiB"), std::string::npos)
       << over.message();
   EXPECT_TRUE(check_memory("planning", 1 << 20, "plan fewer tables").is_ok());
-  if (before != nullptr) {
-    ::setenv("SHARDLAB_MEMORY_BUDGET", saved.c_str(), 1);
-  } else {
-    ::unsetenv("SHARDLAB_MEMORY_BUDGET");
-  }
 }
 
 }  // namespace

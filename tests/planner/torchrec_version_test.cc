@@ -212,11 +212,11 @@ TEST(TorchRecVersionTest, SsdTierAndKeyValueKernelsIn2026AndRefusedIn2024) {
   // HBM: the L1 cache, min(1024 MiB, rows x 0.05 (the sharder's factor) x
   // 4 x 128) = 2^30, plus the I/O buffers (512 x 4 x 8 input, 512 x 4 x 128
   // x 4 output).
-  EXPECT_EQ(tw.shards[0].storage.hbm, (int64_t{1} << 30) + 16384 + 1048576);
-  EXPECT_EQ(tw.shards[0].storage.ddr, 0);
+  EXPECT_EQ(tw.shards.storage(0).hbm, (int64_t{1} << 30) + 16384 + 1048576);
+  EXPECT_EQ(tw.shards.storage(0).ddr, 0);
   // SSD: the table (25.6 GB) with Adam's two states, and the cache's state
   // at the constraint's load factor: 50M x (4 + 0.5 x 16).
-  EXPECT_EQ(tw.shards[0].storage.ssd, int64_t{25600000000} * 3 + int64_t{50000000} * 12);
+  EXPECT_EQ(tw.shards.storage(0).ssd, int64_t{25600000000} * 3 + int64_t{50000000} * 12);
   // Forward compute at the SSD's 100 MiB/s: the table-wise bytes (ids 512 x
   // 4 x 8, lookups and outputs 512 x 4 x 128 x 4 each) over 104857.6 bytes/ms.
   EXPECT_DOUBLE_EQ(tw.shard_perf.fwd_compute, 2113536 / kDefaultSsdMemBw);
@@ -248,9 +248,9 @@ TEST(TorchRecVersionTest, VirtualTablesCostTheirBuffersAndSplitByBuckets) {
   const SearchSpace space = options_of(s, k2026);
   const ShardingOption& tw = option(space, "t0", ShardingType::kTableWise, ComputeKernel::kFused);
   // Only the I/O buffers: 512 x 4 x 8 input and 512 x 4 x 64 x 4 output.
-  EXPECT_EQ(tw.shards[0].storage.hbm, 16384 + 524288);
-  EXPECT_EQ(tw.shards[0].storage.ddr, 0);
-  EXPECT_EQ(tw.shards[0].storage.ssd, 0);
+  EXPECT_EQ(tw.shards.storage(0).hbm, 16384 + 524288);
+  EXPECT_EQ(tw.shards.storage(0).ddr, 0);
+  EXPECT_EQ(tw.shards.storage(0).ssd, 0);
   // 10 buckets of 10 rows over 4 ranks: 3, 3, 2, 2 buckets.
   const ShardingOption& rw = option(space, "t0", ShardingType::kRowWise, ComputeKernel::kFused);
   ASSERT_EQ(rw.num_shards(), 4);
@@ -464,9 +464,9 @@ TEST(TorchRecVersionTest, CachingKernelsAddAuxiliaryCacheStateIn2026) {
   ASSERT_EQ(old_rw.shards.size(), new_rw.shards.size());
   for (size_t j = 0; j < new_rw.shards.size(); ++j) {
     const auto rows = static_cast<double>(new_rw.shards[j].rows);
-    EXPECT_EQ(new_rw.shards[j].storage.hbm - old_rw.shards[j].storage.hbm,
+    EXPECT_EQ(new_rw.shards.storage(j).hbm - old_rw.shards.storage(j).hbm,
               static_cast<int64_t>(std::ceil(rows * (4 + 0.3 * 16))));
-    EXPECT_EQ(new_rw.shards[j].storage.ddr, old_rw.shards[j].storage.ddr);
+    EXPECT_EQ(new_rw.shards.storage(j).ddr, old_rw.shards.storage(j).ddr);
   }
   // Fused options carry no cache.
   EXPECT_EQ(option(options_of(s, k2024), "t0", ShardingType::kRowWise, ComputeKernel::kFused)
@@ -578,7 +578,7 @@ TEST(TorchRecVersionTest, MemoryBalancedSearchStartsFromTheDefaultPlanIn2026) {
     for (size_t i = 0; i < p.proposal.size(); ++i) {
       const ShardingOption& o = r.search_space->options[p.proposal[i]];
       for (int j = 0; j < o.num_shards(); ++j)
-        per_rank[p.ranks[p.first_shard[i] + j]] += o.shards[j].storage.hbm;
+        per_rank[p.ranks[p.first_shard[i] + j]] += o.shards.storage(j).hbm;
     }
     return *std::max_element(per_rank.begin(), per_rank.end());
   };

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../scoped_env.h"
 #include "shardlab/data/scenario_loader.h"
 #include "shardlab/planner/planner.h"
 #include "shardlab/sim/simulation_memory.h"
@@ -309,27 +310,41 @@ TEST(Simulation, AStopFlagStopsIt) {
   EXPECT_EQ(with_flag->iteration_ms, without->iteration_ms);
 }
 
-// simulation_memory.h: a simulation that does not fit the memory budget is
-// refused before it starts, naming what needs the memory.
-TEST(Simulation, AScenarioPastTheMemoryBudgetIsInvalidArgument) {
+planner::Scenario one_table_on_4096_ranks() {
   planner::Scenario s;
   s.topology.world_size = 4096;
   s.topology.local_world_size = 8;
   s.tables = {planner::TableSpec{
       .name = "t0", .num_embeddings = 1000, .embedding_dim = 64, .feature_names = {"f0"}}};
   s.constraints.resize(1);
-  const char* before = std::getenv("SHARDLAB_MEMORY_BUDGET");
-  const std::string saved = before != nullptr ? before : "";
-  ::setenv("SHARDLAB_MEMORY_BUDGET", "1 MiB", 1);
+  return s;
+}
+
+// simulation_memory.h: a simulation that does not fit the memory budget is
+// refused before it starts, naming what needs the memory.
+TEST(Simulation, AScenarioPastTheMemoryBudgetIsInvalidArgument) {
+  const planner::Scenario s = one_table_on_4096_ranks();
+  const testing_support::ScopedEnv budget("SHARDLAB_MEMORY_BUDGET", "1 MiB");
   const Status st = check_simulation_memory(s);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("simulating 4096 ranks needs about"), std::string::npos)
       << st.message();
-  if (before != nullptr) {
-    ::setenv("SHARDLAB_MEMORY_BUDGET", saved.c_str(), 1);
-  } else {
-    ::unsetenv("SHARDLAB_MEMORY_BUDGET");
-  }
+}
+
+// The route cache (4096² routes, about 400 MiB) counts only when collectives
+// run as flows: on an oversubscribed fabric with contention, not on a
+// non-blocking one or without contention, where closed forms need no route.
+TEST(Simulation, TheRouteCacheCountsOnlyWhenCollectivesRunAsFlows) {
+  planner::Scenario s = one_table_on_4096_ranks();
+  const testing_support::ScopedEnv budget("SHARDLAB_MEMORY_BUDGET", "256 MiB");
+  EXPECT_TRUE(check_simulation_memory(s).is_ok());  // non-blocking: closed forms
+  s.fabric.oversubscription = 4.0;
+  const Status flows = check_simulation_memory(s);
+  EXPECT_EQ(flows.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(flows.message().find("as flows (a route between every two ranks) needs about"),
+            std::string::npos)
+      << flows.message();
+  EXPECT_TRUE(check_simulation_memory(s, SimOptions{.contention = false}).is_ok());
 }
 
 }  // namespace

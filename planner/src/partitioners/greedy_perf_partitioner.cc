@@ -66,17 +66,21 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     // One pass over the shards (a large space holds millions): the early
     // stop's premises, and a uniform option's runs of equal storage.
     std::vector<StorageRun>* runs = is_uniform_[i] ? &runs_[i] : nullptr;
-    for (int j = 0; j < static_cast<int>(o.shards.size()); ++j) {
-      const Storage& storage = o.shards[j].storage;
+    int j = 0;
+    for (const ShardList::Run& r : o.shards.runs()) {
+      const Storage& storage = r.first.storage;
       early_stop_allowed_ &=
           storage.hbm >= 0 && storage.ddr >= 0 && storage.fits_in(o.total_storage);
       ssd_in_play_ |= storage.ssd != 0;
-      if (runs == nullptr) continue;
-      if (!runs->empty() && runs->back().storage == storage) {
-        runs->back().end = j + 1;
-      } else {
-        runs->push_back(StorageRun{j, j + 1, storage});
+      const int end = j + static_cast<int>(r.count);
+      if (runs != nullptr) {
+        if (!runs->empty() && runs->back().storage == storage) {
+          runs->back().end = end;
+        } else {
+          runs->push_back(StorageRun{j, end, storage});
+        }
       }
+      j = end;
     }
     HotOption& h = hot_[i];
     h.shard_perf = o.shard_perf;
@@ -91,12 +95,16 @@ void GreedyPerfPartitioner::build_hot_options(const SearchSpace& space) {
     h.module = o.module;
     h.total_perf = o.total_perf;
     if (h.by_host && h.num_shards > 0) {
-      const Storage& head = o.shards.front().storage;
-      const Storage& tail = o.shards.back().storage;
+      const Storage& head = o.shards.storage(0);
+      const Storage& tail = o.shards.storage(o.shards.size() - 1);
       h.head = HbmDdr{head.hbm, head.ddr};
       h.tail = HbmDdr{tail.hbm, tail.ddr};
+      // Every shard but the last stores as the first.
       h.head_tail = o.total_storage.ssd == 0;
-      for (int j = 0; j + 1 < h.num_shards; ++j) h.head_tail &= o.shards[j].storage == head;
+      for (const ShardList::Run& r : o.shards.runs()) {
+        const bool is_tail = &r == &o.shards.runs().back() && r.count == 1;
+        h.head_tail &= is_tail || r.first.storage == head;
+      }
       if (h.row_wise) small_needs_ &= small_need(head) && small_need(tail);
     }
   }
@@ -295,7 +303,7 @@ Status GreedyPerfPartitioner::uniform_failure(const Proposal& proposal, const To
     const ShardingOption& o = space_->options[idx];
     if (o.partition_by != PartitionBy::kUniform) continue;
     for (int i = 0; i < o.num_shards(); ++i) {
-      const Storage& s = o.shards[i].storage;
+      const Storage& s = o.shards.storage(i);
       if (!s.fits_in(free[i])) {
         // TorchRec's words, then the table they leave out.
         return partition_error(

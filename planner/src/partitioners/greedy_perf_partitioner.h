@@ -155,7 +155,7 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Storage of shard j of a by-host option.
   Storage host_shard_storage(const HotOption& h, int j) const {
     if (h.head_tail) return (j + 1 < h.num_shards ? h.head : h.tail).storage();
-    return space_->options[h.option].shards[j].storage;
+    return space_->options[h.option].shards.storage(j);
   }
   void commit_device(int rank, const Storage& storage, const Perf& perf);
 

@@ -106,7 +106,7 @@ int GreedyPerfPartitioner::place_on_all_devices(const HotOption& h, int first_sh
     // A single shard's storage is the option's total: no need to visit the
     // option's shards (another cache miss) for table-wise options.
     const Storage& need =
-        h.num_shards == 1 ? h.total_storage : space_->options[h.option].shards[j].storage;
+        h.num_shards == 1 ? h.total_storage : space_->options[h.option].shards.storage(j);
     refresh_groups();
     int chosen = device_tree_.min().item();
     if (!fits_device(need, chosen)) {
@@ -135,7 +135,7 @@ Status GreedyPerfPartitioner::place_on_distinct_devices(const HotOption& h, int 
   }
   used_ranks_.assign(static_cast<size_t>(world_size_), 0);
   for (int j = 0; j < h.num_shards; ++j) {
-    const Storage& need = option.shards[static_cast<size_t>(j)].storage;
+    const Storage& need = option.shards.storage(static_cast<size_t>(j));
     int chosen = -1;
     for (int r = 0; r < world_size_; ++r) {
       if (used_ranks_[r] || !fits_device(need, r)) continue;
@@ -272,10 +272,10 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
   } else {
     if (row_wise_need_[o] < 0) {
       row_wise_need_[o] = static_cast<int>(need_hbm_.size());
-      for (const Shard& s : space_->options[o].shards) {
-        need_hbm_.push_back(s.storage.hbm);
-        need_ddr_.push_back(s.storage.ddr);
-        small_needs_ &= small_need(s.storage);
+      for (const ShardList::Run& r : space_->options[o].shards.runs()) {
+        need_hbm_.insert(need_hbm_.end(), r.count, r.first.storage.hbm);
+        need_ddr_.insert(need_ddr_.end(), r.count, r.first.storage.ddr);
+        small_needs_ &= small_need(r.first.storage);
       }
     }
     const int64_t* need_hbm = need_hbm_.data() + row_wise_need_[o];
@@ -285,11 +285,11 @@ bool GreedyPerfPartitioner::try_row_wise(const HotOption& h, int host, int first
                           : row_wise_fits(need_hbm, need_ddr, n, free_hbm, free_ddr);
     if (!fits) return false;
     if (ssd_in_play_) {  // key_value shards: SSD too (head_tail options have none)
-      const std::vector<Shard>& shards = space_->options[o].shards;
+      const ShardList& shards = space_->options[o].shards;
       for (int j = 0; j < n; ++j) {
-        if (shards[j].storage.ssd > free_ssd_[base + j]) return false;
+        if (shards.storage(j).ssd > free_ssd_[base + j]) return false;
       }
-      for (int j = 0; j < n; ++j) free_ssd_[base + j] -= shards[j].storage.ssd;
+      for (int j = 0; j < n; ++j) free_ssd_[base + j] -= shards.storage(j).ssd;
     }
     row_wise_take(need_hbm, need_ddr, n, base, free_hbm, free_ddr, ranks);
   }
@@ -386,7 +386,7 @@ Status GreedyPerfPartitioner::place_on_hosts(const HotOption& h, int first_shard
 // commits and returns true when every shard fits its rank.
 bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int blocks,
                                       int first_shard, PartitionedPlan* out) {
-  const std::vector<Shard>& shards = space_->options[h.option].shards;
+  const ShardList& shards = space_->options[h.option].shards;
   // What the attempt takes from each rank so far; all zero between attempts
   // (only the attempt's ranks are written, and cleared again below).
   attempt_used_.resize(static_cast<size_t>(world_size_));
@@ -396,7 +396,7 @@ bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int 
   int fitted = 0;
   while (fitted < n) {
     const int rank = rank_of(fitted);
-    const Storage& need = shards[static_cast<size_t>(fitted)].storage;
+    const Storage& need = shards.storage(static_cast<size_t>(fitted));
     Storage& used = attempt_used_[static_cast<size_t>(rank)];
     if (!need.fits_in(free_storage(rank) - used)) break;
     used += need;
@@ -405,7 +405,7 @@ bool GreedyPerfPartitioner::try_hosts(const HotOption& h, const int* hosts, int 
   for (int k = 0; k < n; ++k) attempt_used_[static_cast<size_t>(rank_of(k))] = Storage{};
   if (fitted < n) return false;
   for (int k = 0; k < n; ++k) {
-    commit_device(rank_of(k), shards[static_cast<size_t>(k)].storage, h.shard_perf);
+    commit_device(rank_of(k), shards.storage(static_cast<size_t>(k)), h.shard_perf);
     out->ranks[first_shard + k] = rank_of(k);
   }
   return true;

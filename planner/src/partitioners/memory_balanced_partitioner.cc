@@ -28,7 +28,7 @@ Status MemoryBalancedPartitioner::partition(const SearchSpace& space, const Prop
     for (size_t i = 0; i < out->proposal.size(); ++i) {
       const ShardingOption& o = space.options[out->proposal[i]];
       for (int j = 0; j < o.num_shards(); ++j) {
-        const int64_t h = o.shards[j].storage.hbm;
+        const int64_t h = o.shards.storage(j).hbm;
         per_rank[out->ranks[out->first_shard[i] + j]] += h;
         total_hbm = internal::saturating_add(total_hbm, h);
         largest_shard = std::max(largest_shard, h);

@@ -46,13 +46,14 @@ const std::vector<ProposerShared::StorageKey>& ProposerShared::storage_keys(
     // An option without shards (never enumerated; TorchRec's max() would
     // raise) keeps the all-zero key.
     StorageKey& key = storage_keys_[o];
-    const std::vector<Shard>& shards = space.options[o].shards;
-    for (size_t j = 0; j < shards.size(); ++j) {
-      const Storage& s = shards[j].storage;
-      key[0] = j == 0 ? s.hbm : std::max(key[0], s.hbm);
-      key[1] = internal::saturating_add(key[1], s.hbm);
-      key[2] = j == 0 ? s.ddr : std::max(key[2], s.ddr);
-      key[3] = internal::saturating_add(key[3], s.ddr);
+    bool first = true;
+    for (const ShardList::Run& r : space.options[o].shards.runs()) {
+      const Storage& s = r.first.storage;
+      key[0] = first ? s.hbm : std::max(key[0], s.hbm);
+      key[1] = internal::saturating_add(key[1], internal::saturating_mul(s.hbm, r.count));
+      key[2] = first ? s.ddr : std::max(key[2], s.ddr);
+      key[3] = internal::saturating_add(key[3], internal::saturating_mul(s.ddr, r.count));
+      first = false;
     }
   }
   have_storage_keys_ = true;

@@ -66,8 +66,8 @@ struct TableSummary {
   int64_t embedding_dim = 0;
   std::optional<int64_t> column_shard_dim;  // column-wise kinds
   int64_t hash_size = 0;
-  std::vector<int> ranks;     // rank of each shard, shard order
-  std::vector<Shard> shards;  // offsets, sizes, storage, shard order
+  std::vector<int> ranks;  // rank of each shard, shard order
+  ShardList shards;        // offsets, sizes, storage, shard order
 };
 
 struct PlanSummary {

@@ -15,20 +15,10 @@
 #include <vector>
 
 #include "shardlab/planner/scenario.h"
+#include "shardlab/planner/shard_list.h"
 #include "shardlab/planner/types.h"
 
 namespace shardlab::planner {
-
-// 48 bytes: an options list at production scale holds 10^8 of them, so
-// columns are 32-bit (embedding_dim is at most kMaxEmbeddingDim, limits.h).
-struct Shard {
-  int64_t rows = 0;
-  int64_t row_offset = 0;
-  int32_t cols = 0;
-  int32_t col_offset = 0;
-  Storage storage;
-};
-static_assert(sizeof(Shard) == 48);
 
 // A module of the scenario as TorchRec would build it (docs/cost-model.md §2.7,
 // "Modules built from a scenario").
@@ -80,7 +70,9 @@ struct ShardingOption {
   // the shard's column count only (and all shards of an option have equal
   // widths), never on its rows. Stored once.
   Perf shard_perf;
-  std::vector<Shard> shards;
+  // Stored as runs (shard_list.h): a row-wise option over W ranks costs a
+  // few runs, not W shards.
+  ShardList shards;
 
   double total_perf = 0.0;  // running sum of shard_perf.total() over shards
   Storage total_storage;    // component-wise sum of shard storages

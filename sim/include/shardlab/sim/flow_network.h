@@ -75,6 +75,13 @@ class FlowNetwork : private EventHandler {
   // flight (contention off, or a non-blocking graph): a collective may then
   // compute its messages in closed form instead of starting flows.
   bool closed_form_exact() const { return closed_form_exact_; }
+  // closed_form_exact() of a network that would be built with these
+  // arguments, known before it is (the simulation's memory estimate counts
+  // the route cache only when flows fill it).
+  static bool closed_form_exact(const TopologyGraph& graph, bool contention,
+                                bool allow_closed_form) {
+    return allow_closed_form && (!contention || graph.non_blocking());
+  }
   // A message computed in closed form: its bytes, its ends, and its route's
   // bottleneck and latency (the graph's route_bottleneck and route_latency:
   // the same min, and the same sum in route order); alone on its route it
