@@ -151,7 +151,7 @@ int run_bench(const BenchArgs& args) {
 
 }  // namespace
 
-void add_bench_kernels_command(CLI::App& app, int* exit_code) {
+void add_bench_kernels_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench-kernels",
@@ -212,7 +212,7 @@ void add_bench_kernels_command(CLI::App& app, int* exit_code) {
                      "--optimizer rowwise_adagrad\n"
                      "  shardlab bench-kernels --backend cuda --rows 1M,10M --dims "
                      "128,256,512,1024 -o bench.json"));
-  cmd->callback([args, exit_code]() { *exit_code = run_bench(*args); });
+  verbs.add(cmd, [args] { return run_bench(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -407,7 +407,7 @@ int run_calibrate(const CalibrateArgs& args) {
 
 }  // namespace
 
-void add_calibrate_command(CLI::App& app, int* exit_code) {
+void add_calibrate_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
@@ -482,7 +482,7 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       "  shardlab calibrate --from-trace job/ --scenario job.json --plan job.plan.json -o "
       "v100.json\n"
       "  shardlab plan dlrm.json --calibration h100.json -o plan.json"));
-  cmd->callback([args, exit_code]() { *exit_code = run_calibrate(*args); });
+  verbs.add(cmd, [args] { return run_calibrate(*args); });
 }
 
 }  // namespace shardlab::cli

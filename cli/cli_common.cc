@@ -231,19 +231,17 @@ int report_failure(const Status& status, const std::string& json_destination,
   return exit_status(status);
 }
 
-std::optional<planner::Scenario> load_scenario_or_report(const std::string& path,
-                                                         const std::string& error_out,
-                                                         int* exit_code,
-                                                         const std::string& torchrec_version) {
+Result<planner::Scenario> load_scenario_or_report(const std::string& path,
+                                                  const std::string& error_out,
+                                                  const std::string& torchrec_version) {
   Result<planner::Scenario> loaded = data::load_scenario_file(path);
   if (loaded.is_ok()) {
-    planner::Scenario scenario = std::move(loaded).value();
     if (!torchrec_version.empty()) {
       // The option's check accepts known names only.
-      scenario.planner.torchrec_version = planner::parse_torchrec_version(torchrec_version)
-                                              .value_or(planner::kLatestTorchRecVersion);
+      loaded->planner.torchrec_version = planner::parse_torchrec_version(torchrec_version)
+                                             .value_or(planner::kLatestTorchRecVersion);
     }
-    return scenario;
+    return loaded;
   }
   Status status = loaded.status();
   // Reading the scenario is input, whatever the cause: exit 2, kInvalidArgument.
@@ -252,8 +250,25 @@ std::optional<planner::Scenario> load_scenario_or_report(const std::string& path
     if (msg.find(shown(path)) == std::string::npos) msg = shown(path) + ": " + msg;
     status = Status::invalid_argument(msg);
   }
-  *exit_code = report_failure(status, error_out, scenario_name_from_path(path));
-  return std::nullopt;
+  report_failure(status, error_out, scenario_name_from_path(path));
+  return status;
+}
+
+void VerbRuns::add(const CLI::App* verb, std::function<int()> run) {
+  runs_.emplace_back(verb, std::move(run));
+}
+
+int VerbRuns::run_parsed(const CLI::App& app) const {
+  const CLI::App* verb = &app;
+  for (auto subs = verb->get_subcommands(); !subs.empty(); subs = verb->get_subcommands())
+    verb = subs.front();
+  // The innermost verb's run, else its parent's (presets runs presets show).
+  for (; verb != nullptr; verb = verb->get_parent()) {
+    for (const auto& [registered, run] : runs_) {
+      if (registered == verb) return run();
+    }
+  }
+  return kExitInvalid;
 }
 
 // ---- Shared options ----------------------------------------------------------

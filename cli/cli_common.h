@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -132,14 +133,14 @@ std::string scenario_name_from_path(const std::string& path);
 
 // Loads `path`. On failure prints the error to stderr, writes the
 // error JSON ("error_type": "invalid_scenario") to `error_out` when it is
-// non-empty ("-" is stdout),
-// and returns nullopt with *exit_code set to 2. A non-empty
+// non-empty ("-" is stdout), and returns the failure, reported already:
+// kInvalidArgument whatever the cause (reading the scenario is input; the
+// message names the file), so exit_status() of it is 2. A non-empty
 // `torchrec_version` (a --torchrec-version value) replaces the scenario's
 // planner.torchrec_version.
-std::optional<planner::Scenario> load_scenario_or_report(const std::string& path,
-                                                         const std::string& error_out,
-                                                         int* exit_code,
-                                                         const std::string& torchrec_version = "");
+Result<planner::Scenario> load_scenario_or_report(const std::string& path,
+                                                  const std::string& error_out,
+                                                  const std::string& torchrec_version = "");
 
 // Adds --torchrec-version VERSION to a verb that plans: which TorchRec
 // planner to reproduce (docs/torchrec-versions.md). `version` stays empty
@@ -184,21 +185,36 @@ void add_old_spelling(CLI::App* cmd, const std::string& old_name, const std::str
 // given is never read as its default. Call once every verb is added.
 void refuse_empty_values(CLI::App& app);
 
-// Registers the verbs on `app`. Each verb's callback stores its exit status
-// in *exit_code.
-void add_plan_command(CLI::App& app, int* exit_code);
-void add_options_command(CLI::App& app, int* exit_code);
-void add_validate_command(CLI::App& app, int* exit_code);
-void add_simulate_command(CLI::App& app, int* exit_code);
-void add_compare_command(CLI::App& app, int* exit_code);
-void add_runs_command(CLI::App& app, int* exit_code);           // runs_command.cc
-void add_replay_command(CLI::App& app, int* exit_code);         // replay_command.cc
-void add_bench_kernels_command(CLI::App& app, int* exit_code);  // bench_kernels_command.cc
-void add_calibrate_command(CLI::App& app, int* exit_code);      // calibrate_command.cc
-void add_optimize_command(CLI::App& app, int* exit_code);       // optimize_command.cc
-void add_presets_command(CLI::App& app, int* exit_code);        // presets_command.cc
-void add_sweep_command(CLI::App& app, int* exit_code);          // sweep_command.cc
-void add_trace_command(CLI::App& app, int* exit_code);          // trace_command.cc
+// What each verb does once the command line is parsed: a run that returns
+// the verb's exit status. The verbs register theirs (a verb's CLI11 callback
+// only checks its arguments); main() parses, then runs the chosen verb's.
+class VerbRuns {
+ public:
+  // `run` is what `verb` (a subcommand of the app, or of a verb) does.
+  void add(const CLI::App* verb, std::function<int()> run);
+  // Runs the innermost verb `app` parsed (or, when it has no run, its
+  // nearest parent that has one: presets runs 'presets show') and returns its
+  // exit status; kExitInvalid when none has a run.
+  int run_parsed(const CLI::App& app) const;
+
+ private:
+  std::vector<std::pair<const CLI::App*, std::function<int()>>> runs_;
+};
+
+// Registers the verbs on `app` and their runs in `runs`.
+void add_plan_command(CLI::App& app, VerbRuns& verbs);
+void add_options_command(CLI::App& app, VerbRuns& verbs);
+void add_validate_command(CLI::App& app, VerbRuns& verbs);
+void add_simulate_command(CLI::App& app, VerbRuns& verbs);
+void add_compare_command(CLI::App& app, VerbRuns& verbs);
+void add_runs_command(CLI::App& app, VerbRuns& verbs);           // runs_command.cc
+void add_replay_command(CLI::App& app, VerbRuns& verbs);         // replay_command.cc
+void add_bench_kernels_command(CLI::App& app, VerbRuns& verbs);  // bench_kernels_command.cc
+void add_calibrate_command(CLI::App& app, VerbRuns& verbs);      // calibrate_command.cc
+void add_optimize_command(CLI::App& app, VerbRuns& verbs);       // optimize_command.cc
+void add_presets_command(CLI::App& app, VerbRuns& verbs);        // presets_command.cc
+void add_sweep_command(CLI::App& app, VerbRuns& verbs);          // sweep_command.cc
+void add_trace_command(CLI::App& app, VerbRuns& verbs);          // trace_command.cc
 
 // What an option listing ids ("0,1,4-7") accepts; see parse_id_list.
 struct IdListSpec {

@@ -155,10 +155,9 @@ int run_compare(const CompareArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   const InterruptGuard guard(kInterruptNote);
-  int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
-  if (!scenario) return code;
+  Result<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.output, args.torchrec_version);
+  if (!scenario.is_ok()) return exit_status(scenario.status());
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, recorder.status());
   // Half the rows plan with the simulator: refuse an unusable fabric up front.
@@ -231,7 +230,7 @@ int run_compare(const CompareArgs& args) {
 
 }  // namespace
 
-void add_compare_command(CLI::App& app, int* exit_code) {
+void add_compare_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
@@ -296,7 +295,7 @@ void add_compare_command(CLI::App& app, int* exit_code) {
                      "  shardlab compare dlrm.json -o compare.json --iterations 2 -q --no-record\n"
                      "  shardlab compare dlrm.json --calibration h100.json\n"
                      "  shardlab compare dlrm.json --each-torchrec-version -q"));
-  cmd->callback([args, exit_code]() { *exit_code = run_compare(*args); });
+  verbs.add(cmd, [args] { return run_compare(*args); });
 }
 
 }  // namespace shardlab::cli

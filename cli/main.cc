@@ -1,8 +1,9 @@
 // shardlab: command-line front end of the planner and the simulator. Each verb
 // lives in its own file (plan_command.cc, options_command.cc,
 // validate_command.cc, simulate_command.cc, compare_command.cc) and only parses
-// arguments, calls planner/, sim/ and data/, and prints. main() is the only
-// place that turns failures into exit statuses.
+// arguments, calls planner/, sim/ and data/, and prints; its run returns its
+// exit status (report_failure() turns a failure into one), and main() runs
+// the verb the command line chose (VerbRuns) and returns it.
 
 #include <fmt/format.h>
 
@@ -181,20 +182,20 @@ int run(int argc, char** argv) {
           "  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
           "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));
 
-  int exit_code = kExitOk;
-  add_plan_command(app, &exit_code);
-  add_options_command(app, &exit_code);
-  add_validate_command(app, &exit_code);
-  add_simulate_command(app, &exit_code);
-  add_compare_command(app, &exit_code);
-  add_optimize_command(app, &exit_code);
-  add_runs_command(app, &exit_code);
-  add_replay_command(app, &exit_code);
-  add_bench_kernels_command(app, &exit_code);
-  add_calibrate_command(app, &exit_code);
-  add_presets_command(app, &exit_code);
-  add_sweep_command(app, &exit_code);
-  add_trace_command(app, &exit_code);
+  VerbRuns verbs;
+  add_plan_command(app, verbs);
+  add_options_command(app, verbs);
+  add_validate_command(app, verbs);
+  add_simulate_command(app, verbs);
+  add_compare_command(app, verbs);
+  add_optimize_command(app, verbs);
+  add_runs_command(app, verbs);
+  add_replay_command(app, verbs);
+  add_bench_kernels_command(app, verbs);
+  add_calibrate_command(app, verbs);
+  add_presets_command(app, verbs);
+  add_sweep_command(app, verbs);
+  add_trace_command(app, verbs);
   refuse_empty_values(app);
 
   try {
@@ -210,7 +211,7 @@ int run(int argc, char** argv) {
     const int code = app.exit(e);  // prints help, version or the usage error
     return code == 0 ? kExitOk : kExitInvalid;
   }
-  return exit_code;
+  return verbs.run_parsed(app);
 }
 
 }  // namespace

@@ -164,10 +164,9 @@ int run_optimize(const OptimizeArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   const InterruptGuard guard(kInterruptNote);
-  int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.destination(), &code, args.torchrec_version);
-  if (!scenario) return code;
+  Result<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.destination(), args.torchrec_version);
+  if (!scenario.is_ok()) return exit_status(scenario.status());
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, *scenario, nullptr, recorder.status());
   if (Status st = check_fabric(*scenario); !st.is_ok())
@@ -228,7 +227,7 @@ int run_optimize(const OptimizeArgs& args) {
 
 }  // namespace
 
-void add_optimize_command(CLI::App& app, int* exit_code) {
+void add_optimize_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<OptimizeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "optimize",
@@ -307,7 +306,7 @@ void add_optimize_command(CLI::App& app, int* exit_code) {
       "  shardlab plan dlrm.json --plan fast.json --perf-model simulated   # re-rate it\n"
       "  shardlab simulate dlrm.json --plan fast.json --trace fast.trace.json\n"
       "  shardlab runs diff 12   # what the search changed (the optimize run's id)"));
-  cmd->callback([args, exit_code]() { *exit_code = run_optimize(*args); });
+  verbs.add(cmd, [args] { return run_optimize(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -35,10 +35,9 @@ int run_options(const OptionsArgs& args) {
                             .distinct();
   if (!distinct) return kExitInvalid;
   const int indent = args.compact ? data::kCompactJson : data::kDefaultJsonIndent;
-  int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
-  if (!scenario) return code;
+  Result<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.output, args.torchrec_version);
+  if (!scenario.is_ok()) return exit_status(scenario.status());
   Result<data::OptionFilter> filter =
       data::option_filter(*scenario, args.tables, args.sharding_types);
   if (!filter.is_ok()) {
@@ -99,7 +98,7 @@ int run_options(const OptionsArgs& args) {
 
 }  // namespace
 
-void add_options_command(CLI::App& app, int* exit_code) {
+void add_options_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<OptionsArgs>();
   CLI::App* cmd = app.add_subcommand(
       "options",
@@ -132,7 +131,7 @@ void add_options_command(CLI::App& app, int* exit_code) {
                      "  shardlab options dlrm.json --calibration calibration.json -o options.json\n"
                      "  shardlab options dlrm.json -o options.json --compact\n"
                      "  shardlab options dlrm.json --table t_cat_2 --sharding-type row_wise"));
-  cmd->callback([args, exit_code]() { *exit_code = run_options(*args); });
+  verbs.add(cmd, [args] { return run_options(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -196,31 +196,27 @@ bool files_are_distinct(const PlanArgs& args) {
 }
 
 // Loads the scenario and checks the store before any work; on failure the
-// error is reported (and its JSON written) and nullopt returned with *code set.
+// error is reported (and its JSON written) and returned.
 struct Loaded {
   planner::Scenario scenario;
   RunRecorder recorder;
 };
-std::optional<Loaded> load(const PlanArgs& args, int* code) {
-  if (!files_are_distinct(args)) {
-    *code = kExitInvalid;
-    return std::nullopt;
-  }
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.json_destination(), code, args.torchrec_version);
-  if (!scenario) return std::nullopt;
+Result<Loaded> load(const PlanArgs& args) {
+  if (!files_are_distinct(args)) return Status::invalid_argument("output files overlap");
+  Result<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.json_destination(), args.torchrec_version);
+  if (!scenario.is_ok()) return scenario.status();
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) {
-    *code = report_failure(args, *scenario, nullptr, recorder.status());
-    return std::nullopt;
+    report_failure(args, *scenario, nullptr, recorder.status());
+    return recorder.status();
   }
-  return Loaded{std::move(*scenario), std::move(recorder).value()};
+  return Loaded{std::move(scenario).value(), std::move(recorder).value()};
 }
 
 int run_plan(const PlanArgs& args) {
-  int code = kExitOk;
-  std::optional<Loaded> loaded = load(args, &code);
-  if (!loaded) return code;
+  Result<Loaded> loaded = load(args);
+  if (!loaded.is_ok()) return exit_status(loaded.status());
   // The calibration first: asking for TorchRec's constants changes the scenario.
   Result<CalibrationChoice> calibration =
       CalibrationChoice::load(args.calibration, &loaded->scenario);
@@ -252,7 +248,7 @@ int run_plan(const PlanArgs& args) {
   if (!result.ok()) return report_failure(args, *scenario, &result, result.failure(), rated_with);
   warn_uncalibrated(*calibration, result);
   std::string plan_json = data::plan_to_json(*scenario, result, data::kCompactJson);
-  code = report_success(args, *scenario, result, plan_json, rated_with);
+  int code = report_success(args, *scenario, result, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
         "planned {} tables on {} ranks as TorchRec {} in {}: rating {:.6g} ms "
@@ -269,9 +265,8 @@ int run_plan(const PlanArgs& args) {
 }
 
 int run_from_plan(const PlanArgs& args) {
-  int code = kExitOk;
-  std::optional<Loaded> loaded = load(args, &code);
-  if (!loaded) return code;
+  Result<Loaded> loaded = load(args);
+  if (!loaded.is_ok()) return exit_status(loaded.status());
   // The calibration first: asking for TorchRec's constants changes the scenario.
   Result<CalibrationChoice> calibration =
       CalibrationChoice::load(args.calibration, &loaded->scenario);
@@ -290,7 +285,7 @@ int run_from_plan(const PlanArgs& args) {
   warn_uncalibrated(*calibration, rated);
   const std::string rated_with = calibration->note(*scenario);
   std::string plan_json = data::plan_to_json(*scenario, rated, data::kCompactJson);
-  code = report_success(args, *scenario, rated, plan_json, rated_with);
+  int code = report_success(args, *scenario, rated, plan_json, rated_with);
   if (code == kExitOk && !args.quiet) {
     std::cerr << fmt::format(
         "rated {} ({} tables on {} ranks) as TorchRec {} in {}: rating {:.6g} ms{}{}\n",
@@ -307,7 +302,7 @@ int run_from_plan(const PlanArgs& args) {
 
 }  // namespace
 
-void add_plan_command(CLI::App& app, int* exit_code) {
+void add_plan_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand(
       "plan",
@@ -365,9 +360,9 @@ void add_plan_command(CLI::App& app, int* exit_code) {
       "  shardlab plan dlrm.json --plan torchrec_plan.json --stats\n"
       "  shardlab plan dlrm.json --calibration calibration.json -o plan.json\n"
       "  shardlab plan dlrm.json --db runs.db -o plan.json && shardlab runs list --db runs.db"));
-  cmd->callback([args, exit_code]() {
+  verbs.add(cmd, [args] {
     args->stdout_is_terminal = isatty(STDOUT_FILENO) == 1;
-    *exit_code = args->from_plan.empty() ? run_plan(*args) : run_from_plan(*args);
+    return args->from_plan.empty() ? run_plan(*args) : run_from_plan(*args);
   });
 }
 

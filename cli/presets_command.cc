@@ -137,7 +137,7 @@ int run_presets(const PresetsArgs& args) {
 
 }  // namespace
 
-void add_presets_command(CLI::App& app, int* exit_code) {
+void add_presets_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<PresetsArgs>();
   CLI::App* cmd =
       app.add_subcommand("presets",
@@ -170,7 +170,7 @@ void add_presets_command(CLI::App& app, int* exit_code) {
                      "  shardlab presets show h100-sxm\n"
                      "  shardlab presets show gb200-nvl72\n"
                      "  shardlab presets show a100-sxm4-80gb --profile > a100.json"));
-  cmd->callback([args, exit_code]() { *exit_code = run_presets(*args); });
+  verbs.add(cmd, [args] { return run_presets(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -139,10 +139,9 @@ int run_replay(const ReplayArgs& args) {
                             .output(args.output, "the result output")
                             .distinct();
   if (!distinct) return kExitInvalid;
-  int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, "", &code, args.torchrec_version);
-  if (!scenario) return code;
+  Result<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, "", args.torchrec_version);
+  if (!scenario.is_ok()) return exit_status(scenario.status());
   // Ranks are checked against the scenario before anything is built.
   std::vector<int> ranks;
   if (!args.ranks.empty()) {
@@ -231,7 +230,7 @@ int run_replay(const ReplayArgs& args) {
 
 }  // namespace
 
-void add_replay_command(CLI::App& app, int* exit_code) {
+void add_replay_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<ReplayArgs>();
   CLI::App* cmd = app.add_subcommand(
       "replay",
@@ -318,14 +317,14 @@ void add_replay_command(CLI::App& app, int* exit_code) {
       "  shardlab replay dlrm.json plan.json --ranks 0-3 --iterations 10 --ids zipf -o "
       "replay.json\n"
       "  shardlab replay dlrm.json plan.json --backend cuda --max-rows 0 --pooling poisson"));
-  cmd->callback([args, alpha, exit_code]() {
+  cmd->callback([args, alpha]() {
     // An exponent the run would not use is a mistake, not a setting to ignore.
     if (alpha->count() > 0 && args->ids != "zipf") {
       throw CLI::ValidationError("--zipf-alpha",
                                  "applies to --ids zipf only; these ids are " + args->ids);
     }
-    *exit_code = run_replay(*args);
   });
+  verbs.add(cmd, [args] { return run_replay(*args); });
 }
 
 }  // namespace shardlab::cli

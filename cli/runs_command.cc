@@ -336,7 +336,7 @@ CLI::App* add_sub(CLI::App* runs, const char* name, const char* description, Run
 
 }  // namespace
 
-void add_runs_command(CLI::App& app, int* exit_code) {
+void add_runs_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<RunsArgs>();
   CLI::App* runs = app.add_subcommand(
       "runs",
@@ -370,7 +370,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->type_name("FORMAT");
   list->footer(example_footer(
       "  shardlab runs list --kind plan --limit 10\n  shardlab runs list --format json"));
-  list->callback([args, exit_code]() { *exit_code = run_list(*args); });
+  verbs.add(list, [args] { return run_list(*args); });
 
   CLI::App* show = add_sub(
       runs, "show", "Show one run: metadata, summary, per-rank estimates, phase times", args.get());
@@ -383,7 +383,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"text", "json"}))
       ->type_name("FORMAT");
   show->footer(example_footer("  shardlab runs show 3\n  shardlab runs show 3 --format json"));
-  show->callback([args, exit_code]() { *exit_code = run_show(*args); });
+  verbs.add(show, [args] { return run_show(*args); });
 
   CLI::App* exp = add_sub(runs, "export", "Write one run, with all of its rows, as a JSON document",
                           args.get());
@@ -393,7 +393,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->check(run_id_check());
   add_output_option(exp, &args->output, "the run's JSON document", "stdout");
   exp->footer(example_footer("  shardlab runs export 3 -o run3.json"));
-  exp->callback([args, exit_code]() { *exit_code = run_export(*args); });
+  verbs.add(exp, [args] { return run_export(*args); });
 
   CLI::App* diff = add_sub(
       runs, "diff",
@@ -411,7 +411,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   diff->footer(
       example_footer("  shardlab runs diff 3 4\n  shardlab runs diff 3 4 --format json\n"
                      "  shardlab runs diff 5    # an optimize run against its start plan"));
-  diff->callback([args, exit_code]() { *exit_code = run_diff(*args); });
+  verbs.add(diff, [args] { return run_diff(*args); });
 
   CLI::App* del = add_sub(
       runs, "delete",
@@ -422,7 +422,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
       ->required()
       ->type_name("IDS");
   del->footer(example_footer("  shardlab runs delete 3\n  shardlab runs delete 3,5-7 12"));
-  del->callback([args, exit_code]() { *exit_code = run_delete(*args); });
+  verbs.add(del, [args] { return run_delete(*args); });
 
   CLI::App* label =
       add_sub(runs, "label", "Give a run a label, or remove it with --remove", args.get());
@@ -434,7 +434,7 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   label->footer(
       example_footer("  shardlab runs label 3 baseline\n  shardlab runs list --label "
                      "baseline\n  shardlab runs label 3 --remove"));
-  label->callback([args, exit_code]() { *exit_code = run_label(*args); });
+  verbs.add(label, [args] { return run_label(*args); });
 
   CLI::App* prune = add_sub(
       runs, "prune",
@@ -451,13 +451,13 @@ void add_runs_command(CLI::App& app, int* exit_code) {
   prune->footer(
       example_footer("  shardlab runs prune --keep 20\n"
                      "  shardlab runs prune --keep 3 --kind simulate --dry-run"));
-  prune->callback([args, exit_code]() { *exit_code = run_prune(*args); });
+  verbs.add(prune, [args] { return run_prune(*args); });
 
   CLI::App* check =
       add_sub(runs, "check", "Check the store's integrity (SQLite's and every run's row counts)",
               args.get());
   check->footer(example_footer("  shardlab runs check --db shardlab.db"));
-  check->callback([args, exit_code]() { *exit_code = run_check(*args); });
+  verbs.add(check, [args] { return run_check(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -69,32 +69,30 @@ int report_failure(const SimulateArgs& args, const std::string& scenario_name,
 }
 
 // The plan to simulate: the default planner's best plan, or the --plan file.
-// Failures are reported here; returns nullopt with *code set.
-std::optional<planner::PlannerResult> obtain_plan(const SimulateArgs& args,
-                                                  const planner::Scenario& scenario,
-                                                  const planner::CostCalibration* calibration,
-                                                  const planner::Deadline& deadline, int* code) {
+// Failures are reported here, and returned.
+Result<planner::PlannerResult> obtain_plan(const SimulateArgs& args,
+                                           const planner::Scenario& scenario,
+                                           const planner::CostCalibration* calibration,
+                                           const planner::Deadline& deadline) {
   planner::PlannerResult result =
       args.plan.empty()
           ? planner::plan(scenario, planner::PlannerOptions{.cancel = deadline.flag(),
                                                             .calibration = calibration})
           : read_and_rate_plan(scenario, args.plan, nullptr, calibration, args.allow_over_capacity);
   if (!result.ok() && deadline.passed()) {
-    *code = report_failure(
-        args, scenario.name, nullptr,
-        Status::invalid_argument(
-            "the time limit (" + fmt::format("{}", args.time_limit) +
-            " s) ran out while planning (" + std::to_string(result.num_proposals) +
-            " proposals evaluated); nothing was simulated: raise --time-limit, give a plan "
-            "(--plan), or 0 for no limit"));
-    return std::nullopt;
+    const Status out_of_time = Status::invalid_argument(
+        "the time limit (" + fmt::format("{}", args.time_limit) + " s) ran out while planning (" +
+        std::to_string(result.num_proposals) +
+        " proposals evaluated); nothing was simulated: raise --time-limit, give a plan "
+        "(--plan), or 0 for no limit");
+    report_failure(args, scenario.name, nullptr, out_of_time);
+    return out_of_time;
   }
   if (result.ok()) return result;
   // A plan file that does not fit is input, not a planning failure: no counters.
   const bool planner_failure = args.plan.empty() || !result.search_space.has_value();
-  *code =
-      report_failure(args, scenario.name, planner_failure ? &result : nullptr, result.failure());
-  return std::nullopt;
+  report_failure(args, scenario.name, planner_failure ? &result : nullptr, result.failure());
+  return result.failure();
 }
 
 std::string on_off(bool on) { return on ? "on" : "off"; }
@@ -260,10 +258,9 @@ int run_simulate(const SimulateArgs& args) {
   }
   // --time-limit bounds planning and simulation (planner/deadline.h).
   const planner::Deadline deadline(args.time_limit);
-  int code = kExitOk;
-  std::optional<planner::Scenario> scenario =
-      load_scenario_or_report(args.scenario, args.output, &code, args.torchrec_version);
-  if (!scenario) return code;
+  Result<planner::Scenario> scenario =
+      load_scenario_or_report(args.scenario, args.output, args.torchrec_version);
+  if (!scenario.is_ok()) return exit_status(scenario.status());
   Result<RunRecorder> recorder = RunRecorder::start(args.store, args.quiet);
   if (!recorder.is_ok()) return report_failure(args, scenario->name, nullptr, recorder.status());
   // Refuse a fabric that does not fit before spending time on planning.
@@ -282,9 +279,9 @@ int run_simulate(const SimulateArgs& args) {
     measured = std::move(read).value();
   }
 
-  std::optional<planner::PlannerResult> planned =
-      obtain_plan(args, *scenario, calibration->get(), deadline, &code);
-  if (!planned) return code;
+  Result<planner::PlannerResult> planned =
+      obtain_plan(args, *scenario, calibration->get(), deadline);
+  if (!planned.is_ok()) return exit_status(planned.status());
   warn_uncalibrated(*calibration, *planned);
   sim::SimOptions options = args.options();
   // Measured communication parameters reach the flows too.
@@ -340,7 +337,7 @@ int run_simulate(const SimulateArgs& args) {
 
 }  // namespace
 
-void add_simulate_command(CLI::App& app, int* exit_code) {
+void add_simulate_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<SimulateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "simulate",
@@ -408,7 +405,7 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
                      "  shardlab simulate dlrm.json -o sim.json --trace trace.json --iterations 8\n"
                      "  shardlab plan dlrm.json -o plan.json && shardlab simulate dlrm.json --plan "
                      "plan.json --no-overlap"));
-  cmd->callback([args, exit_code]() { *exit_code = run_simulate(*args); });
+  verbs.add(cmd, [args] { return run_simulate(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -73,9 +73,8 @@ int run_sweep(const SweepArgs& args) {
                             .output(args.output, "the sweep output")
                             .distinct();
   if (!distinct) return kExitInvalid;
-  int code = kExitOk;
-  std::optional<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "", &code);
-  if (!scenario) return code;
+  Result<planner::Scenario> scenario = load_scenario_or_report(args.scenario, "");
+  if (!scenario.is_ok()) return exit_status(scenario.status());
   Result<CalibrationChoice> calibration = CalibrationChoice::load(args.calibration, &*scenario);
   if (!calibration.is_ok()) {
     print_error(calibration.status().message());
@@ -136,7 +135,7 @@ int run_sweep(const SweepArgs& args) {
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app, int* exit_code) {
+void add_sweep_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand(
       "sweep",
@@ -178,7 +177,7 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
                      "--collective all_to_all\n"
                      "  shardlab sweep dlrm.json --collective all_reduce --min-bytes 1KiB "
                      "--max-bytes 4GiB -o sweep.json"));
-  cmd->callback([args, exit_code]() { *exit_code = run_sweep(*args); });
+  verbs.add(cmd, [args] { return run_sweep(*args); });
 }
 
 }  // namespace shardlab::cli

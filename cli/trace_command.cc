@@ -66,7 +66,7 @@ int run_summarize(const TraceArgs& args) {
 
 }  // namespace
 
-void add_trace_command(CLI::App& app, int* exit_code) {
+void add_trace_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<TraceArgs>();
   CLI::App* trace = app.add_subcommand(
       "trace",
@@ -112,7 +112,7 @@ void add_trace_command(CLI::App& app, int* exit_code) {
                      "  shardlab trace summarize traces/ --format json -o summary.json\n"
                      "  shardlab trace summarize job/rank-*.json.gz   (every rank: waits across "
                      "ranks)"));
-  sum->callback([args, exit_code]() { *exit_code = run_summarize(*args); });
+  verbs.add(sum, [args] { return run_summarize(*args); });
 }
 
 }  // namespace shardlab::cli

@@ -35,7 +35,7 @@ int run_validate(const ValidateArgs& args) {
 
 }  // namespace
 
-void add_validate_command(CLI::App& app, int* exit_code) {
+void add_validate_command(CLI::App& app, VerbRuns& verbs) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
@@ -48,7 +48,7 @@ void add_validate_command(CLI::App& app, int* exit_code) {
   add_quiet_flag(cmd, &args->quiet, "the \"ok\" line (the exit status says it)");
   cmd->footer(example_footer(
       "  shardlab validate dlrm.json\n  shardlab validate -q dlrm.json && echo valid"));
-  cmd->callback([args, exit_code]() { *exit_code = run_validate(*args); });
+  verbs.add(cmd, [args] { return run_validate(*args); });
 }
 
 }  // namespace shardlab::cli
