@@ -115,8 +115,9 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
   layout->addWidget(split, 1);
 
   Workbench* wb = models->workbench();
-  versions_->setChecked(wb->compare_torchrec_versions());
-  connect(versions_, &QCheckBox::toggled, wb, &Workbench::set_compare_torchrec_versions);
+  versions_->setChecked(wb->comparison().each_torchrec_version());
+  connect(versions_, &QCheckBox::toggled, &wb->comparison(),
+          &Comparison::set_each_torchrec_version);
   connect(run_, &QPushButton::clicked, wb, &Workbench::compare);
   connect(optimize_, &QPushButton::clicked, this, &CompareView::optimize);
   connect(cancel_, &QPushButton::clicked, wb, &Workbench::cancel_compare);
@@ -133,12 +134,13 @@ CompareView::CompareView(WorkbenchModels* models, QWidget* parent)
                                             winner < 0 ? row : winner);
             refresh();
           });
-  connect(wb, &Workbench::compareProgress, this, [this](int percent, const QString& stage) {
-    progress_->setValue(percent);
-    progress_->setFormat(stage.section(QLatin1Char(','), 0, 0) + QStringLiteral(" %p%"));
-    progress_->setToolTip(stage);
-  });
-  connect(wb, &Workbench::comparisonChanged, this, &CompareView::refresh);
+  connect(&wb->comparison(), &Comparison::progress, this,
+          [this](int percent, const QString& stage) {
+            progress_->setValue(percent);
+            progress_->setFormat(stage.section(QLatin1Char(','), 0, 0) + QStringLiteral(" %p%"));
+            progress_->setToolTip(stage);
+          });
+  connect(&wb->comparison(), &Comparison::changed, this, &CompareView::refresh);
   connect(wb, &Workbench::freshnessChanged, this, &CompareView::refresh);
   connect(&models->compare, &QAbstractItemModel::modelReset, this, [this]() {
     rows_->resizeColumnsToContents();
@@ -183,7 +185,7 @@ void CompareView::refresh() {
   cancel_->setEnabled(running);
   run_->setEnabled(wb->scenario() != nullptr);
   optimize_->setEnabled(wb->scenario() != nullptr);
-  const CompareOutcomePtr& c = wb->comparison();
+  const CompareOutcomePtr& c = wb->comparison().outcome();
   const QModelIndex current = rows_->currentIndex();
   open_->setEnabled(state.current() && current.isValid() && models_->compare.row(current.row()) &&
                     models_->compare.row(current.row())->plan.has_value());

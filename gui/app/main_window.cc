@@ -80,7 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     set_status(stage + QStringLiteral("..."));
   };
   connect(&workbench_, &Workbench::progress, this, show_progress);
-  connect(&workbench_, &Workbench::compareProgress, this, show_progress);
+  connect(&workbench_.comparison(), &Comparison::progress, this, show_progress);
   connect(&workbench_, &Workbench::outcomeChanged, this, [this]() {
     const PlanOutcomePtr& o = workbench_.outcome();
     if (!o) return;

@@ -162,15 +162,16 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent)
   connect(kernel_filter_, &QComboBox::currentIndexChanged, this, apply_filters);
 
   Workbench* wb = models->workbench();
-  connect(matrix_, &PlacementMatrixWidget::rankClicked, wb, &Workbench::select_rank);
+  connect(matrix_, &PlacementMatrixWidget::rankClicked, &wb->selection(), &Selection::select_rank);
   connect(matrix_, &PlacementMatrixWidget::tableClicked, this, [wb](const QString& name) {
-    if (wb->scenario()) wb->select_table(wb->scenario()->table_index(name.toStdString()));
+    if (wb->scenario())
+      wb->selection().select_table(wb->scenario()->table_index(name.toStdString()));
   });
   connect(summary_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this, wb](const QModelIndex& current) {
             if (!current.isValid() || !wb->scenario()) return;
             const QString name = current.data(TableNameRole).toString();
-            wb->select_table(wb->scenario()->table_index(name.toStdString()));
+            wb->selection().select_table(wb->scenario()->table_index(name.toStdString()));
           });
   connect(find_, &QLineEdit::returnPressed, this,
           [this]() { (void)find_table(find_->text().trimmed()); });
@@ -183,7 +184,7 @@ PlanView::PlanView(WorkbenchModels* models, QWidget* parent)
   connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_header);
   connect(wb, &Workbench::displayedChanged, this, &PlanView::refresh_legend);
   connect(wb, &Workbench::simulationChanged, this, &PlanView::refresh_header);
-  connect(wb, &Workbench::selectionChanged, this, &PlanView::refresh_selection);
+  connect(&wb->selection(), &Selection::changed, this, &PlanView::refresh_selection);
   connect(&models->table_summary, &QAbstractItemModel::modelReset, summary_,
           [this]() { summary_->resizeColumnsToContents(); });
   refresh_header();
@@ -219,7 +220,7 @@ bool PlanView::find_table(const QString& name) {
     }
   }
   if (table < 0) return false;
-  wb->select_table(table);
+  wb->selection().select_table(table);
   return matrix_->scroll_to_table(
       QString::fromStdString(wb->scenario()->tables[static_cast<size_t>(table)].name));
 }
@@ -324,14 +325,14 @@ void PlanView::refresh_header() {
 void PlanView::refresh_selection() {
   Workbench* wb = models_->workbench();
   QString table;
-  if (wb->scenario() && wb->selected_table() >= 0) {
+  if (wb->scenario() && wb->selection().table() >= 0) {
     table = QString::fromStdString(
-        wb->scenario()->tables[static_cast<size_t>(wb->selected_table())].name);
+        wb->scenario()->tables[static_cast<size_t>(wb->selection().table())].name);
   }
-  matrix_->set_selection(wb->selected_rank(), table);
-  hbm_chart_->set_highlighted_row(wb->selected_rank());
-  ddr_chart_->set_highlighted_row(wb->selected_rank());
-  time_chart_->set_highlighted_row(wb->selected_rank());
+  matrix_->set_selection(wb->selection().rank(), table);
+  hbm_chart_->set_highlighted_row(wb->selection().rank());
+  ddr_chart_->set_highlighted_row(wb->selection().rank());
+  time_chart_->set_highlighted_row(wb->selection().rank());
 }
 
 }  // namespace shardlab::gui

@@ -189,9 +189,9 @@ TimelineView::TimelineView(WorkbenchModels* models, QWidget* parent)
   });
   trace_menu->addAction(QStringLiteral("Clear trace"), &models->trace, &MeasuredTrace::clear);
   connect(&models->trace, &MeasuredTrace::changed, this, &TimelineView::refresh_trace);
-  connect(timeline_, &TimelineWidget::rankClicked, wb, &Workbench::select_rank);
-  connect(wb, &Workbench::selectionChanged, this,
-          [this, wb]() { timeline_->set_selected_rank(wb->selected_rank()); });
+  connect(timeline_, &TimelineWidget::rankClicked, &wb->selection(), &Selection::select_rank);
+  connect(&wb->selection(), &Selection::changed, this,
+          [this, wb]() { timeline_->set_selected_rank(wb->selection().rank()); });
   connect(wb, &Workbench::simulationChanged, this, &TimelineView::refresh);
   connect(wb, &Workbench::displayedChanged, this, &TimelineView::refresh);
   connect(wb, &Workbench::freshnessChanged, this,

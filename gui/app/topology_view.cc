@@ -102,12 +102,12 @@ TopologyView::TopologyView(WorkbenchModels* models, QWidget* parent) : Workbench
   });
   connect(wb, &Workbench::simulationChanged, this,
           [this, wb]() { set_simulation(wb->simulation().get()); });
-  connect(wb, &Workbench::selectionChanged, this,
-          [this, wb]() { set_selected_rank(wb->selected_rank()); });
+  connect(&wb->selection(), &Selection::changed, this,
+          [this, wb]() { set_selected_rank(wb->selection().rank()); });
   connect(wb, &Workbench::freshnessChanged, this,
           [this, wb]() { banner_->set_state(wb->plan_state()); });
   connect(banner_, &StaleBanner::refreshRequested, wb, &Workbench::replan);
-  connect(this, &TopologyView::rankClicked, wb, &Workbench::select_rank);
+  connect(this, &TopologyView::rankClicked, &wb->selection(), &Selection::select_rank);
   on_scenario();
   banner_->set_state(wb->plan_state());
 }

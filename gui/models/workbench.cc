@@ -13,17 +13,6 @@
 #include "shardlab/search/report.h"
 
 namespace shardlab::gui {
-namespace {
-
-QString settings_difference(const PlanSettings& a, const PlanSettings& b) {
-  if (a.perf_model != b.perf_model) return QStringLiteral("the rating model changed");
-  if (a.calibration != b.calibration) return QStringLiteral("the calibration profile changed");
-  if (a.sim_iterations != b.sim_iterations)
-    return QStringLiteral("the simulated iterations changed");
-  return {};
-}
-
-}  // namespace
 
 QString describe_change(const PlanChange& c) {
   const auto pct = [](double a, double b) { return format_percent(sim::relative_change(a, b)); };
@@ -71,13 +60,16 @@ Workbench::Workbench(QObject* parent) : QObject(parent) {
   connect(&document_, &ScenarioDocument::scenarioChanged, this, &Workbench::on_document_changed);
   connect(&worker_, &PlanningWorker::planned, this, &Workbench::on_planned);
   connect(&worker_, &PlanningWorker::simulated, this, &Workbench::on_simulated);
-  connect(&worker_, &PlanningWorker::compared, this, &Workbench::on_compared);
+  connect(&worker_, &PlanningWorker::compared, this, [this](const CompareOutcomePtr& outcome) {
+    comparison_.set_outcome(outcome);
+    emit freshnessChanged();
+  });
   connect(&worker_, &PlanningWorker::busyChanged, this, [this](bool busy) {
     emit busyChanged(busy);
     emit freshnessChanged();
   });
   connect(&worker_, &PlanningWorker::progress, this, &Workbench::progress);
-  connect(&worker_, &PlanningWorker::compareProgress, this, &Workbench::compareProgress);
+  connect(&worker_, &PlanningWorker::compareProgress, &comparison_, &Comparison::progress);
 }
 
 Status Workbench::open_scenario(const QString& path) {
@@ -132,9 +124,7 @@ Status Workbench::save() {
 Status Workbench::save_as(const QString& path) { return document_.save(path); }
 
 void Workbench::on_document_changed(bool replaced) {
-  const ScenarioPtr& s = scenario();
-  if (table_ >= static_cast<int>(s->tables.size())) table_ = -1;
-  if (rank_ >= s->topology.world_size) rank_ = -1;
+  selection_.fit(*scenario());
   if (replaced) {
     // Results of another document never stay on screen.
     worker_.cancel(/*announce=*/false);
@@ -154,12 +144,11 @@ void Workbench::clear_results() {
   displayed_.reset();
   simulation_.reset();
   simulation_status_ = Status::ok();
-  comparison_.reset();
   change_.reset();
   emit outcomeChanged();
   emit displayedChanged();
   emit simulationChanged();
-  emit comparisonChanged();
+  comparison_.set_outcome(nullptr);
   emit changeExplained();
 }
 
@@ -194,42 +183,32 @@ void Workbench::replan() {
 
 void Workbench::compare() {
   if (!scenario()) return;
-  worker_.submit_compare(scenario(), settings_,
-                         compare_versions_ ? sim::each_torchrec_version(sim::default_compare_grid())
-                                           : sim::default_compare_grid());
+  worker_.submit_compare(scenario(), settings_, comparison_.grid());
   emit freshnessChanged();
 }
 
 void Workbench::optimize(const OptimizeRequest& request) {
   if (!scenario()) return;
-  const bool keep = comparison_ && comparison_->complete && compare_state().current();
-  worker_.submit_optimize(scenario(), settings_, keep ? comparison_ : nullptr, request);
+  const CompareOutcomePtr& rows = comparison_.outcome();
+  const bool keep = rows && rows->complete && compare_state().current();
+  worker_.submit_optimize(scenario(), settings_, keep ? rows : nullptr, request);
   emit freshnessChanged();
 }
 
 void Workbench::cancel() {
-  // An optimization stops and delivers its best plan: its rows are not cancelled.
-  const bool comparing = worker_.comparing() && !worker_.optimizing();
-  worker_.cancel();
-  if (comparing) mark_compare_cancelled();
-  emit freshnessChanged();
+  cancel_with([this] { worker_.cancel(); });
 }
 
 void Workbench::cancel_compare() {
-  const bool comparing = worker_.comparing() && !worker_.optimizing();
-  worker_.cancel_compare();
-  if (comparing) mark_compare_cancelled();
-  emit freshnessChanged();
+  cancel_with([this] { worker_.cancel_compare(); });
 }
 
-void Workbench::mark_compare_cancelled() {
-  if (!comparison_ || comparison_->complete) return;
-  auto cancelled = std::make_shared<CompareOutcome>(*comparison_);
-  cancelled->cancelled = true;
-  cancelled->running_row = -1;
-  cancelled->running_status.clear();
-  comparison_ = std::move(cancelled);
-  emit comparisonChanged();
+void Workbench::cancel_with(const std::function<void()>& cancel) {
+  // An optimization stops and delivers its best plan: its rows are not cancelled.
+  const bool comparing = worker_.comparing() && !worker_.optimizing();
+  cancel();
+  if (comparing) comparison_.mark_cancelled();
+  emit freshnessChanged();
 }
 
 Status Workbench::open_plan(const QString& path) {
@@ -280,36 +259,16 @@ void Workbench::report_warnings(const std::vector<std::string>& warnings) {
 }
 
 Status Workbench::open_compare_row(int row) {
-  if (!comparison_ || row < 0 || row >= static_cast<int>(comparison_->comparison.rows.size())) {
-    return Status::invalid_argument("no comparison row " + std::to_string(row + 1));
-  }
-  if (!compare_state().current()) {
-    return Status::invalid_argument(
-        "the comparison is out of date: run it again before opening a row");
-  }
-  const sim::CompareRow& r = comparison_->comparison.rows[static_cast<size_t>(row)];
-  if (!r.plan)
-    return Status::invalid_argument("comparison row " + std::to_string(row + 1) + " has no plan");
-  const planner::PartitionedPlan plan = *r.plan;
-  const CompareOutcomePtr comparison = comparison_;
+  Result<planner::PartitionedPlan> plan = comparison_.row_plan(row, compare_state());
+  if (!plan.is_ok()) return plan.status();
+  const CompareOutcomePtr comparison = comparison_.outcome();
+  const std::string& label = comparison->comparison.rows[static_cast<size_t>(row)].label;
   const Status shown = show_plan(
       [&](planner::SearchSpace& space) -> Result<planner::PartitionedPlan> {
-        // Every row plans in the same search space as the scenario's own
-        // (only proposers and partitioner differ); check before trusting it.
-        if (plan.proposal.size() != space.fqns.size()) {
-          return Status::internal("comparison row plan does not match the scenario's search space");
-        }
-        for (size_t f = 0; f < plan.proposal.size(); ++f) {
-          const int o = plan.proposal[f];
-          if (o < 0 || o >= static_cast<int>(space.options.size()) ||
-              space.fqn_of_option[static_cast<size_t>(o)] != static_cast<int>(f)) {
-            return Status::internal(
-                "comparison row plan does not match the scenario's search space");
-          }
-        }
-        return plan;
+        if (Status st = Comparison::check_row_plan(*plan, space); !st) return st;
+        return *plan;
       },
-      PlanSource::kCompareRow, "#" + std::to_string(row + 1) + " " + r.label);
+      PlanSource::kCompareRow, "#" + std::to_string(row + 1) + " " + label);
   if (!shown.is_ok() || row != comparison->optimizer_row || !comparison->optimizer) return shown;
   // The optimizer's plan against TorchRec's, its start, as an edit's change is shown.
   const search::OptimizerRun& run = *comparison->optimizer;
@@ -388,33 +347,7 @@ ResultState Workbench::plan_state() const {
 }
 
 ResultState Workbench::compare_state() const {
-  ResultState s;
-  s.refreshing = worker_.comparing();
-  if (!comparison_) {
-    s.reason = s.refreshing ? QStringLiteral("comparing") : QStringLiteral("not run");
-    return s;
-  }
-  if (comparison_->scenario != scenario()) {
-    s.freshness = ResultState::Freshness::kStale;
-    s.reason = QStringLiteral("the scenario changed after this comparison");
-    return s;
-  }
-  // Every row sets its own rating model: only the profile and iterations count.
-  if (comparison_->settings.calibration != settings_.calibration ||
-      comparison_->settings.sim_iterations != settings_.sim_iterations) {
-    s.freshness = ResultState::Freshness::kStale;
-    s.reason = settings_difference(comparison_->settings, settings_);
-    return s;
-  }
-  if (!comparison_->complete && !s.refreshing) {
-    s.freshness = ResultState::Freshness::kStale;
-    s.reason = QStringLiteral("the comparison was cancelled after %1 of %2 rows")
-                   .arg(comparison_->comparison.rows.size())
-                   .arg(comparison_->grid.size());
-    return s;
-  }
-  s.freshness = ResultState::Freshness::kCurrent;
-  return s;
+  return comparison_.state(scenario(), settings_, worker_.comparing());
 }
 
 void Workbench::on_planned(const PlanOutcomePtr& outcome) {
@@ -474,7 +407,6 @@ Status Workbench::select_proposal(int index) {
                       ? std::make_shared<const sim::SimResult>(*outcome_->simulation)
                       : nullptr;
     emit simulationChanged();
-    emit selectionChanged();
     return Status::ok();
   }
   if (index >= static_cast<int>(outcome_->proposals.size())) {
@@ -494,7 +426,6 @@ Status Workbench::select_proposal(int index) {
   shown->summary = planner::summarize_plan(*outcome_->scenario, outcome_->result, shown->plan);
   displayed_ = std::move(shown);
   emit displayedChanged();
-  emit selectionChanged();
   simulation_.reset();
   if (displayed_->fits) {
     simulation_status_ = Status::ok();
@@ -513,24 +444,6 @@ void Workbench::on_simulated(const SimulationOutcomePtr& outcome) {
   simulation_ =
       outcome->simulation ? std::make_shared<const sim::SimResult>(*outcome->simulation) : nullptr;
   emit simulationChanged();
-}
-
-void Workbench::on_compared(const CompareOutcomePtr& outcome) {
-  comparison_ = outcome;
-  emit comparisonChanged();
-  emit freshnessChanged();
-}
-
-void Workbench::select_rank(int rank) {
-  if (rank == rank_) return;
-  rank_ = rank;
-  emit selectionChanged();
-}
-
-void Workbench::select_table(int table) {
-  if (table == table_) return;
-  table_ = table;
-  emit selectionChanged();
 }
 
 }  // namespace shardlab::gui

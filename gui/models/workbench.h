@@ -1,8 +1,8 @@
 // The workbench session: the scenario document (scenario_document.h), its
 // planning outcome, the plan shown (the best plan, a selected proposal, a
-// plan file or a comparison row), its simulation, the comparison, what the
-// last re-plan changed, and the one selection every view follows (proposal,
-// rank, table).
+// plan file or a comparison row: displayed_plan.h), its simulation, the
+// comparison, what the last re-plan changed, and the rank and table every
+// view follows (selection.h).
 //
 // The session owns a PlanningWorker: edits and replans run off the UI thread
 // and the newest request wins. Views never compute: they read the finished
@@ -28,9 +28,12 @@
 #include <string>
 #include <vector>
 
+#include "models/comparison.h"
 #include "models/displayed_plan.h"
 #include "models/planning_worker.h"
+#include "models/result_state.h"
 #include "models/scenario_document.h"
+#include "models/selection.h"
 #include "shardlab/data/run_store.h"
 #include "shardlab/data/scenario_edit.h"
 #include "shardlab/planner/plan_summary.h"
@@ -43,17 +46,6 @@ namespace shardlab::gui {
 struct PlanChange;
 QString describe_change(const PlanChange& change);
 using SimResultPtr = std::shared_ptr<const sim::SimResult>;
-
-// Whether a result belongs to what is on screen.
-struct ResultState {
-  enum class Freshness { kNone, kCurrent, kStale };
-  Freshness freshness = Freshness::kNone;
-  bool refreshing = false;  // a request that replaces it is running
-  QString reason;           // why it is stale (or why there is none)
-
-  bool current() const { return freshness == Freshness::kCurrent; }
-  bool stale() const { return freshness == Freshness::kStale; }
-};
 
 // What the last re-plan changed against the plan shown before it.
 struct PlanChange {
@@ -114,17 +106,14 @@ class Workbench : public QObject {
   const ProfilePtr& calibration() const { return settings_.calibration; }
   const PlanSettings& settings() const { return settings_; }
   void replan();
-  // Plans and simulates the Compare view's configurations: the default ones,
-  // or each of them once per TorchRec model version when
-  // set_compare_torchrec_versions(true).
+  // Plans and simulates the Compare view's configurations
+  // (Comparison::grid()); the outcome goes to comparison().
   void compare();
-  void set_compare_torchrec_versions(bool each_version) { compare_versions_ = each_version; }
   // Runs the plan search of `shardlab optimize` (search/optimizer.h) from
   // TorchRec's plan and adds it as a row of the comparison on screen (when
   // it is current and complete; else next to the scenario as configured).
   // cancel_compare() stops it and keeps its best plan so far.
   void optimize(const OptimizeRequest& request = {});
-  bool compare_torchrec_versions() const { return compare_versions_; }
   // Shows a plan file (either format of data/plan_json.h) for the current
   // scenario instead of the planner's, rated and simulated.
   Status open_plan(const QString& path);
@@ -147,8 +136,9 @@ class Workbench : public QObject {
   // ---- Selection --------------------------------------------------------------
   // -1 shows the best plan; otherwise a proposal of the outcome's log.
   Status select_proposal(int index);
-  void select_rank(int rank);    // -1: none
-  void select_table(int table);  // index into Scenario::tables, -1: none
+  // The rank and table the views follow (fitted to each new scenario).
+  Selection& selection() { return selection_; }
+  const Selection& selection() const { return selection_; }
 
   // ---- Snapshots --------------------------------------------------------------
   const ScenarioPtr& scenario() const { return document_.scenario(); }
@@ -157,11 +147,12 @@ class Workbench : public QObject {
   const DisplayedPlanPtr& displayed() const { return displayed_; }
   const SimResultPtr& simulation() const { return simulation_; }
   const Status& simulation_status() const { return simulation_status_; }
-  const CompareOutcomePtr& comparison() const { return comparison_; }
+  // The comparison on screen; its state against the scenario on screen is
+  // compare_state().
+  Comparison& comparison() { return comparison_; }
+  const Comparison& comparison() const { return comparison_; }
   const std::optional<PlanChange>& last_change() const { return change_; }
   int selected_proposal() const { return displayed_ ? displayed_->proposal : -1; }
-  int selected_rank() const { return rank_; }
-  int selected_table() const { return table_; }
   // Why the outcome has no plan (ok when it has one, or none was requested).
   Status planning_status() const;
   // The plan (and everything shown with it) against the scenario and settings on screen.
@@ -173,9 +164,7 @@ class Workbench : public QObject {
   void outcomeChanged();    // new planning outcome: proposals, best plan
   void displayedChanged();  // the plan shown changed (best, a proposal, a file, a row)
   void simulationChanged();
-  void comparisonChanged();  // also for each partial comparison
-  void changeExplained();    // last_change() is new (or cleared)
-  void selectionChanged();
+  void changeExplained();  // last_change() is new (or cleared)
   // plan_state() or compare_state() may have changed.
   void freshnessChanged();
   void editRefused(const QString& message);
@@ -184,17 +173,16 @@ class Workbench : public QObject {
   void warningsOccurred(const QString& message);
   void busyChanged(bool busy);
   void progress(int percent, const QString& stage);
-  void compareProgress(int percent, const QString& stage);
 
  private:
   void on_document_changed(bool replaced);
   void on_planned(const PlanOutcomePtr& outcome);
   void on_simulated(const SimulationOutcomePtr& outcome);
-  void on_compared(const CompareOutcomePtr& outcome);
   void show_best();
   void clear_results();
-  // The comparison in flight was cancelled: keep its rows, marked so.
-  void mark_compare_cancelled();
+  // Cancels what `cancel` stops; a comparison it stops keeps its rows,
+  // marked so (an optimization delivers its best plan instead).
+  void cancel_with(const std::function<void()>& cancel);
   void report_warnings(const std::vector<std::string>& warnings);
   // Shows the plan `read` places in the current scenario's search space.
   Status show_plan(
@@ -215,17 +203,15 @@ class Workbench : public QObject {
   ScenarioDocument document_;
   PlanningWorker worker_;
   PlanSettings settings_;
-  bool compare_versions_ = false;
   PlanOutcomePtr outcome_;
   DisplayedPlanPtr displayed_;
   SimResultPtr simulation_;
   Status simulation_status_;
-  CompareOutcomePtr comparison_;
+  Comparison comparison_;
   std::optional<PlanChange> change_;
   // What made the pending re-plan necessary, for PlanChange::cause.
   QString pending_cause_;
-  int rank_ = -1;
-  int table_ = -1;
+  Selection selection_;
 };
 
 }  // namespace shardlab::gui

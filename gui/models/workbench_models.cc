@@ -28,7 +28,7 @@ WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
   connect(workbench, &Workbench::outcomeChanged, this, &WorkbenchModels::on_outcome);
   connect(workbench, &Workbench::displayedChanged, this, &WorkbenchModels::on_displayed);
   connect(workbench, &Workbench::simulationChanged, this, &WorkbenchModels::on_simulation);
-  connect(workbench, &Workbench::comparisonChanged, this, &WorkbenchModels::on_comparison);
+  connect(&workbench->comparison(), &Comparison::changed, this, &WorkbenchModels::on_comparison);
   connect(&trace, &MeasuredTrace::changed, this, &WorkbenchModels::on_simulation);
   if (workbench->scenario()) on_scenario();
 }
@@ -85,7 +85,7 @@ void WorkbenchModels::on_simulation() {
 }
 
 void WorkbenchModels::on_comparison() {
-  const CompareOutcomePtr& c = workbench_->comparison();
+  const CompareOutcomePtr& c = workbench_->comparison().outcome();
   if (c) {
     compare.reset(*c);
     compare_ranks.reset(*c);

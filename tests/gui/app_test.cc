@@ -61,7 +61,7 @@ class AppTest : public QObject {
     // The compare screenshot ran the comparison, and the optimizer's row.
     QCOMPARE(window.models().compare.rowCount(),
              static_cast<int>(sim::default_compare_grid().size()) + 1);
-    QVERIFY(window.workbench().comparison()->optimizer != nullptr);
+    QVERIFY(window.workbench().comparison().outcome()->optimizer != nullptr);
     QString error;
     QVERIFY(!take_screenshot(window, QStringLiteral("nonsense"),
                              dir.filePath(QStringLiteral("x.png")), QSize(100, 100), &error));

@@ -50,7 +50,8 @@ inline bool wait_for_current_plan(Workbench& wb, int ms = 60000) {
 inline bool wait_for_compare(Workbench& wb, int ms = 60000) {
   QElapsedTimer clock;
   clock.start();
-  while (!(wb.comparison() && wb.comparison()->complete && !wb.worker().comparing())) {
+  while (!(wb.comparison().outcome() && wb.comparison().outcome()->complete &&
+           !wb.worker().comparing())) {
     if (clock.elapsed() > ms) return false;
     QTest::qWait(5);
   }

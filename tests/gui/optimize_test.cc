@@ -96,7 +96,7 @@ class OptimizeTest : public QObject {
     wb.optimize(request);
     QVERIFY(wb.worker().optimizing());
     QVERIFY(wait_for_compare(wb));
-    const CompareOutcomePtr c = wb.comparison();
+    const CompareOutcomePtr c = wb.comparison().outcome();
     QCOMPARE(models.compare.rowCount(), 2);
     QCOMPARE(c->optimizer_row, 1);
     QVERIFY(c->optimizer != nullptr);
@@ -190,11 +190,11 @@ class OptimizeTest : public QObject {
     QVERIFY(open_and_plan(wb, kTinyScenario));
     wb.compare();
     QVERIFY(wait_for_compare(wb));
-    const CompareOutcomePtr before = wb.comparison();
+    const CompareOutcomePtr before = wb.comparison().outcome();
     const int rows = static_cast<int>(before->grid.size());
     wb.optimize(OptimizeRequest{.seed = 7, .time_limit_s = 0, .max_evaluations = kBudget});
     QVERIFY(wait_for_compare(wb));
-    const CompareOutcomePtr after = wb.comparison();
+    const CompareOutcomePtr after = wb.comparison().outcome();
     QCOMPARE(models.compare.rowCount(), rows + 1);
     QCOMPARE(after->optimizer_row, rows);
     for (int i = 0; i < rows; ++i) {
@@ -225,7 +225,7 @@ class OptimizeTest : public QObject {
     WorkbenchModels models(&wb);
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "large_synthetic_8x8.json"));
-    QSignalSpy progress(&wb, &Workbench::compareProgress);
+    QSignalSpy progress(&wb.comparison(), &Comparison::progress);
     wb.optimize(OptimizeRequest{.seed = 1, .time_limit_s = 600, .max_evaluations = 0});
     // Wait for the search itself (after TorchRec's start plan) to report.
     QElapsedTimer clock;
@@ -241,7 +241,7 @@ class OptimizeTest : public QObject {
     QVERIFY(wb.worker().optimizing());
     wb.cancel_compare();
     QVERIFY(wait_for_compare(wb, 60000));
-    const CompareOutcomePtr c = wb.comparison();
+    const CompareOutcomePtr c = wb.comparison().outcome();
     QVERIFY(!c->cancelled);
     QCOMPARE(c->optimizer_row, 1);
     QVERIFY(c->optimizer != nullptr);

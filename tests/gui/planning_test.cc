@@ -368,9 +368,10 @@ class PlanningTest : public QObject {
     WorkbenchModels models(&wb);
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
-    QSignalSpy compared(&wb, &Workbench::comparisonChanged);
+    QSignalSpy compared(&wb.comparison(), &Comparison::changed);
     wb.compare();
-    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && wb.comparison()->complete, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison().outcome() && wb.comparison().outcome()->complete,
+                             60000);
     const std::vector<sim::CompareConfig> grid = sim::default_compare_grid();
     QCOMPARE(models.compare.rowCount(), static_cast<int>(grid.size()));
     const sim::Comparison core = sim::compare_configurations(
@@ -424,9 +425,10 @@ class PlanningTest : public QObject {
                                             "/tests/golden/data/kernel_fused_uvm_forced.json"))
                 .is_ok());
     QVERIFY(wait_for(planned));
-    wb.set_compare_torchrec_versions(true);
+    wb.comparison().set_each_torchrec_version(true);
     wb.compare();
-    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && wb.comparison()->complete, 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison().outcome() && wb.comparison().outcome()->complete,
+                             120000);
     const std::vector<planner::TorchRecVersion>& versions = planner::all_torchrec_versions();
     const int configurations = static_cast<int>(sim::default_compare_grid().size());
     QCOMPARE(models.compare.rowCount(), configurations * static_cast<int>(versions.size()));
@@ -455,11 +457,11 @@ class PlanningTest : public QObject {
     }
     QVERIFY(ratings[0] != ratings[1]);
     // Unchecked, the comparison is the scenario's own version only.
-    wb.set_compare_torchrec_versions(false);
+    wb.comparison().set_each_torchrec_version(false);
     wb.compare();
-    QTRY_VERIFY_WITH_TIMEOUT(
-        wb.comparison() && wb.comparison()->complete && models.compare.rowCount() == configurations,
-        120000);
+    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison().outcome() && wb.comparison().outcome()->complete &&
+                                 models.compare.rowCount() == configurations,
+                             120000);
     QVERIFY(!models.compare.row(0)->config.torchrec_version.has_value());
   }
 };

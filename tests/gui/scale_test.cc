@@ -132,7 +132,7 @@ class ScaleTest : public QObject {
     const QString name = QStringLiteral("syn400");
     QVERIFY(plan->find_table(name));
     Workbench& wb = window_->workbench();
-    QCOMPARE(wb.selected_table(), wb.scenario()->table_index(name.toStdString()));
+    QCOMPARE(wb.selection().table(), wb.scenario()->table_index(name.toStdString()));
     // Its row (in the matrix's order) is on screen.
     int row = -1;
     for (int r = 0; r < window_->models().placement_filter.rowCount(); ++r) {

@@ -98,6 +98,34 @@ class SessionTest : public QObject {
     QVERIFY(plan->banner()->text().isEmpty());
   }
 
+  // The rank and table every view follows: set once, said once, and
+  // dropped when the scenario on screen has no such rank or table.
+  void the_selection_fits_the_scenario_on_screen() {
+    Selection selection;
+    QSignalSpy changed(&selection, &Selection::changed);
+    selection.select_rank(3);
+    selection.select_rank(3);
+    selection.select_table(1);
+    QCOMPARE(changed.count(), 2);
+    planner::Scenario small;
+    small.topology.world_size = 4;
+    small.tables.resize(2);
+    selection.fit(small);  // both still there
+    QCOMPARE(changed.count(), 2);
+    small.topology.world_size = 2;
+    small.tables.resize(1);
+    selection.fit(small);
+    QCOMPARE(selection.rank(), -1);
+    QCOMPARE(selection.table(), -1);
+    QCOMPARE(changed.count(), 3);
+
+    Workbench wb;
+    QVERIFY(open_and_plan(wb, "large_synthetic_8x8.json"));
+    wb.selection().select_rank(63);
+    QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
+    QCOMPARE(wb.selection().rank(), -1);
+  }
+
   // Opening another scenario drops every result of the previous one, even
   // when its planning is cancelled: no view shows another scenario's plan.
   void opening_another_scenario_drops_the_previous_results() {
@@ -113,7 +141,7 @@ class SessionTest : public QObject {
     QVERIFY(!wb.outcome());
     QVERIFY(!wb.displayed());
     QVERIFY(!wb.simulation());
-    QVERIFY(!wb.comparison());
+    QVERIFY(!wb.comparison().outcome());
     QCOMPARE(window.models().placement.rowCount(), 0);
     QCOMPARE(window.models().proposals.rowCount(), 0);
     QCOMPARE(window.models().compare.rowCount(), 0);
@@ -142,15 +170,16 @@ class SessionTest : public QObject {
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "dlrm_criteo_kaggle.json"));
     wb.compare();
-    QTRY_VERIFY_WITH_TIMEOUT(wb.comparison() && !wb.comparison()->comparison.rows.empty(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        wb.comparison().outcome() && !wb.comparison().outcome()->comparison.rows.empty(), 60000);
     wb.cancel_compare();
     QTRY_VERIFY(!wb.worker().comparing());
     QTest::qWait(20);
-    if (wb.comparison()->complete) QSKIP("the comparison finished before the cancel");
+    if (wb.comparison().outcome()->complete) QSKIP("the comparison finished before the cancel");
     QVERIFY(wb.compare_state().stale());
     QVERIFY2(wb.compare_state().reason.contains(QStringLiteral("cancelled")),
              qPrintable(wb.compare_state().reason));
-    const int done = static_cast<int>(wb.comparison()->comparison.rows.size());
+    const int done = static_cast<int>(wb.comparison().outcome()->comparison.rows.size());
     QCOMPARE(models.compare.index(done, CompareModel::kStatus).data().toString(),
              QStringLiteral("cancelled"));
     QVERIFY(models.compare.row(done - 1) != nullptr);
