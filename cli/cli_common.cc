@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +23,7 @@
 #include "shardlab/data/message_text.h"
 #include "shardlab/data/plan_json.h"
 #include "shardlab/data/scenario_loader.h"
+#include "shardlab/planner/memory_budget.h"
 
 namespace shardlab::cli {
 
@@ -51,6 +53,18 @@ void print_error(const std::string& message) {
 
 void print_warning(const std::string& message) {
   std::cerr << "shardlab: warning: " << data::printable_lines(message) << '\n';
+}
+
+void report_memory_checks_if_asked() {
+  const char* asked = std::getenv("SHARDLAB_MEMORY_REPORT");
+  if (asked == nullptr || *asked == '\0' || std::string_view(asked) == "0") return;
+  planner::set_memory_check_observer([](const planner::MemoryCheck& c) {
+    const planner::MemoryBudget& b = c.budget;
+    std::cerr << "shardlab: memory: " << data::printable_lines(std::string(c.what))
+              << " needs about " << planner::memory_text(c.need_bytes) << "; the process holds "
+              << planner::memory_text(b.bytes - b.left) << " of the "
+              << planner::memory_text(b.bytes) << " budget (" << b.source << ")\n";
+  });
 }
 
 namespace {

@@ -49,6 +49,12 @@ int report_failure(const Status& status, const std::string& json_destination = {
                    int indent = data::kDefaultJsonIndent);
 void print_warning(const std::string& message);
 
+// With SHARDLAB_MEMORY_REPORT set (not empty, not "0"): every memory check
+// the run makes (planner/memory_budget.h) prints "shardlab: memory: <what>
+// needs about X; the process holds Y of the Z budget (<source>)" on stderr.
+// main() calls it once.
+void report_memory_checks_if_asked();
+
 // `text` (a name, a path) as it may be echoed in a message or a table:
 // control bytes and invalid UTF-8 escaped as \xNN, cut to
 // data::kMaxShownBytes with "..." (data/message_text.h).

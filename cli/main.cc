@@ -182,6 +182,7 @@ int run(int argc, char** argv) {
           "  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"
           "  shardlab simulate dlrm.json --plan plan.json --trace trace.json"));
 
+  report_memory_checks_if_asked();
   VerbRuns verbs;
   add_plan_command(app, verbs);
   add_options_command(app, verbs);

@@ -9,10 +9,11 @@ size runs, as a user does (a fresh process each time):
     shardlab simulate S.json --plan plan.json --no-record -q
 
 and reports wall time and peak resident memory (GNU time's %e and %M), and the
-memory estimates the run is checked against before its large allocations,
-summed over its stages (planning; enumerating to read the plan, then
-simulating), read from the refusals of runs under SHARDLAB_MEMORY_BUDGETs just
-too small for each stage.
+peak the run's memory checks predict: each check, before a large allocation,
+compares an estimate with what the budget leaves beside what the process
+holds, and a second run with SHARDLAB_MEMORY_REPORT=1 prints each check with
+both. The predicted peak is the largest "held + estimate" over the checks;
+each check is listed under the table.
 
     scripts/bench_scale.py build/cli/shardlab [--sizes 5000x1024,10000x4096] [--keep DIR]
 
@@ -27,7 +28,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ESTIMATE = re.compile(r"needs about ([0-9.]+) (B|KiB|MiB|GiB|TiB)")
+CHECK = re.compile(r"shardlab: memory: (.*) needs about ([0-9.]+) (B|KiB|MiB|GiB|TiB); "
+                   r"the process holds ([0-9.]+) (B|KiB|MiB|GiB|TiB) of the")
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 
@@ -41,22 +43,16 @@ def timed(cmd, env=None):
 
 
 def estimate(cmd, scratch):
-    """The sum in bytes of the estimates a run is checked against, or None:
-    each stage's refusal names its estimate, and the next run gets a budget
-    that much larger to reach the next stage (a simulation holds the search
-    space it rated the plan with). Its -o goes to `scratch` (a refused plan
-    writes its error there)."""
+    """(predicted peak in bytes or None, [(check, held, estimate)]): the
+    memory checks of the run, as SHARDLAB_MEMORY_REPORT prints them. Its -o
+    goes to `scratch`."""
     cmd = [scratch if prev == "-o" else a for prev, a in zip([None, *cmd], cmd)]
-    found = []
-    for _ in range(8):
-        budget = int(sum(found)) + 64 * 2**20
-        env = dict(os.environ, SHARDLAB_MEMORY_BUDGET=str(budget))
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        m = ESTIMATE.search(done.stderr)
-        if not m:
-            break
-        found.append(float(m.group(1)) * UNITS[m.group(2)])
-    return sum(found) if found else None
+    env = dict(os.environ, SHARDLAB_MEMORY_REPORT="1")
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    checks = [(m.group(1), float(m.group(4)) * UNITS[m.group(5)],
+               float(m.group(2)) * UNITS[m.group(3)]) for m in CHECK.finditer(done.stderr)]
+    peak = max((held + need for _, held, need in checks), default=None)
+    return peak, checks
 
 
 def gib(kib_or_bytes, kib=False):
@@ -73,8 +69,9 @@ def main():
     args = ap.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scale_"))
     work.mkdir(parents=True, exist_ok=True)
-    print("| run | exit | wall s | peak GiB | estimate GiB | peak / estimate |")
+    print("| run | exit | wall s | peak GiB | predicted peak GiB | peak / predicted |")
     print("|---|---|---|---|---|---|")
+    stages = []
     for size in args.sizes.split(","):
         tables, ranks = size.split("x")
         scenario = work / f"heavy_{tables}x{ranks}.json"
@@ -92,7 +89,8 @@ def main():
         ]
         for name, cmd in runs:
             rc, wall, peak, err = timed(cmd)
-            est = estimate(cmd, str(work / "refused.json"))
+            est, checks = estimate(cmd, str(work / "refused.json"))
+            stages.extend((f"{name} {tables} x {ranks}", *c) for c in checks)
             est_text = f"{gib(est):.2f}" if est else "-"
             ratio = f"{gib(peak, kib=True) / gib(est):.2f}" if est else "-"
             print(f"| {name} {tables} x {ranks} | {rc} | {wall:.1f} | "
@@ -100,6 +98,10 @@ def main():
             if rc != 0:
                 print(f"|   {err.strip().splitlines()[-1][:200]} |||||", flush=True)
                 break  # no plan to simulate
+    print("\n| run | memory check | held GiB | estimate GiB |")
+    print("|---|---|---|---|")
+    for run, stage, held, need in stages:
+        print(f"| {run} | {stage} | {gib(held):.2f} | {gib(need):.2f} |")
     return 0
 
 

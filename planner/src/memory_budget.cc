@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -190,9 +191,25 @@ Result<MemoryBudget> memory_budget() {
   return tightest(*limits, current_usage());
 }
 
+namespace {
+
+std::function<void(const MemoryCheck&)>& memory_check_observer() {
+  static std::function<void(const MemoryCheck&)> observer;
+  return observer;
+}
+
+}  // namespace
+
+void set_memory_check_observer(std::function<void(const MemoryCheck&)> observer) {
+  memory_check_observer() = std::move(observer);
+}
+
 Status check_memory(std::string_view what, int64_t need_bytes, std::string_view remedy) {
   Result<std::vector<Limit>> limits = current_limits();
   if (!limits) return limits.status();
+  if (const auto& observer = memory_check_observer()) {
+    observer(MemoryCheck{what, need_bytes, tightest(*limits, current_usage())});
+  }
   // Fast path: with only resident-size limits, the peak resident size (one
   // system call) bounds what the process holds now; reading /proc costs tens
   // of microseconds, a tenth of a small plan.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../scoped_env.h"
 #include "cli_fixture.h"
 
 namespace {
@@ -126,6 +127,23 @@ TEST_F(CliTest, SimulateStopsAtItsTimeLimit) {
             std::string::npos)
       << r.err;
   EXPECT_NE(read_file(path("never.json")).find("\"error\""), std::string::npos);
+}
+
+// SHARDLAB_MEMORY_REPORT: every memory check of the run is said on stderr,
+// with its estimate and what the process holds (docs/scenario-format.md
+// "Memory"); without it, none.
+TEST_F(CliTest, MemoryChecksAreReportedWhenAsked) {
+  {
+    const shardlab::testing_support::ScopedEnv report("SHARDLAB_MEMORY_REPORT", "1");
+    const CliRun r = run({"simulate", kTiny, "--no-record", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("shardlab: memory: planning "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("shardlab: memory: simulating 2 ranks needs about "), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(" budget ("), std::string::npos) << r.err;
+  }
+  const CliRun quiet = run({"simulate", kTiny, "--no-record", "-q"});
+  EXPECT_EQ(quiet.err.find("shardlab: memory:"), std::string::npos) << quiet.err;
 }
 
 // A cluster's summary names its NVLink domains and its system preset.

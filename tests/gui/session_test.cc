@@ -98,6 +98,24 @@ class SessionTest : public QObject {
     QVERIFY(plan->banner()->text().isEmpty());
   }
 
+  // Comparison's contract: no row (or a stale outcome) is kInvalidArgument;
+  // a plan of another search space is kInternal.
+  void a_comparison_row_is_checked_before_it_is_shown() {
+    const Comparison empty;
+    QCOMPARE(empty.row_plan(0, ResultState{}).status().code(), StatusCode::kInvalidArgument);
+    planner::SearchSpace space;
+    space.fqns = {"ebc.t0"};
+    space.options.resize(1);
+    space.fqn_of_option = {0};
+    planner::PartitionedPlan plan;
+    plan.proposal = {0};
+    QVERIFY(Comparison::check_row_plan(plan, space).is_ok());
+    plan.proposal = {1};  // no such option
+    QCOMPARE(Comparison::check_row_plan(plan, space).code(), StatusCode::kInternal);
+    plan.proposal = {0, 0};  // another table count
+    QCOMPARE(Comparison::check_row_plan(plan, space).code(), StatusCode::kInternal);
+  }
+
   // The rank and table every view follows: set once, said once, and
   // dropped when the scenario on screen has no such rank or table.
   void the_selection_fits_the_scenario_on_screen() {

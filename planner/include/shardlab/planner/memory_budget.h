@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,20 @@ Result<MemoryBudget> memory_budget();
 // memory budget (Z, <source>); <remedy>", sizes in binary units.
 // `remedy` says what would make it fit (e.g. "plan fewer tables or ranks").
 Status check_memory(std::string_view what, int64_t need_bytes, std::string_view remedy);
+
+// One check_memory() call as made: what needs the memory, its estimate, and
+// the budget it met (bytes - left is what the process held then).
+struct MemoryCheck {
+  std::string_view what;
+  int64_t need_bytes = 0;
+  MemoryBudget budget;
+};
+
+// Calls `observer` with every check_memory() made from now on (any thread;
+// the observer must be reentrant), before its verdict; an empty function
+// stops it. For diagnostics: SHARDLAB_MEMORY_REPORT makes the CLI print
+// each check (docs/scenario-format.md "Memory"). Set it before checks run.
+void set_memory_check_observer(std::function<void(const MemoryCheck&)> observer);
 
 // "3.20 GiB", "512 B": a byte count for messages.
 std::string memory_text(int64_t bytes);
