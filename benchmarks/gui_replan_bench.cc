@@ -86,7 +86,7 @@ bool open_and_plan(benchmark::State& state, MainWindow& window, const QString& p
   window.show();
   window.show_view(QStringLiteral("plan"));
   Workbench& wb = window.workbench();
-  if (!wb.open_scenario(path).is_ok() || !wait_for_current_plan(wb)) {
+  if (!wb.document().open_file(path).is_ok() || !wait_for_current_plan(wb)) {
     state.SkipWithError("cannot plan the scenario");
     return false;
   }

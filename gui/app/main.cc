@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
                        : !cl.db.isEmpty()       ? QStringLiteral("runs")
                                                 : QStringLiteral("scenario");
   if (!cl.scenario.isEmpty()) {
-    if (shardlab::Status st = window.workbench().open_scenario(cl.scenario); !st.is_ok()) {
+    if (shardlab::Status st = window.workbench().document().open_file(cl.scenario); !st.is_ok()) {
       report(st);
       if (!interactive) return 2;
       if (cl.view.isEmpty()) first_view = QStringLiteral("scenario");

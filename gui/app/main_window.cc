@@ -94,7 +94,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                 QString::fromStdString(st.message()).section('\n', 0, 0));
   });
   connect(&workbench_, &Workbench::warningsOccurred, this, &MainWindow::set_status);
-  connect(&workbench_, &Workbench::editRefused, this,
+  connect(&workbench_.document(), &ScenarioDocument::editRefused, this,
           [this](const QString& m) { set_status(QStringLiteral("Refused: ") + m); });
   connect(&workbench_.worker(), &PlanningWorker::cancelled, this, [this]() {
     set_status(QStringLiteral("Cancelled: results on screen are marked when they are out of date"));
@@ -313,7 +313,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 bool MainWindow::open_scenario(const QString& path, bool quiet) {
   if (!maybe_save()) return false;
-  if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
+  if (Status st = workbench_.document().open_file(path); !st.is_ok()) {
     if (quiet) {
       set_status(QString::fromStdString(st.message()));
     } else {
@@ -330,7 +330,7 @@ bool MainWindow::open_scenario(const QString& path, bool quiet) {
 bool MainWindow::save() {
   if (!workbench_.scenario()) return false;
   if (workbench_.document().path().isEmpty()) return save_as();
-  if (Status st = workbench_.save(); !st.is_ok()) {
+  if (Status st = workbench_.document().save(); !st.is_ok()) {
     QMessageBox::warning(this, QStringLiteral("Cannot save scenario"),
                          QString::fromStdString(st.message()));
     return false;
@@ -347,7 +347,7 @@ bool MainWindow::save_as() {
           : workbench_.document().path();
   const QString path = save_path_prompt_(suggestion);
   if (path.isEmpty()) return false;
-  if (Status st = workbench_.save_as(path); !st.is_ok()) {
+  if (Status st = workbench_.document().save(path); !st.is_ok()) {
     QMessageBox::warning(this, QStringLiteral("Cannot save scenario"),
                          QString::fromStdString(st.message()));
     return false;
@@ -362,7 +362,7 @@ void MainWindow::open_scenario_dialog() {
                                                     QString(), QStringLiteral("Scenario (*.json)"));
   if (path.isEmpty()) return;
   // Already asked: the edits were saved or discarded.
-  if (Status st = workbench_.open_scenario(path); !st.is_ok()) {
+  if (Status st = workbench_.document().open_file(path); !st.is_ok()) {
     QMessageBox::critical(this, QStringLiteral("Cannot open scenario"),
                           QString::fromStdString(st.message()));
     return;

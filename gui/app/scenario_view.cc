@@ -88,7 +88,8 @@ ScenarioView::ScenarioView(WorkbenchModels* models, QWidget* parent)
     message_->clear();
     refresh_header(replaced);
   });
-  connect(wb, &Workbench::editRefused, this, [this](const QString& m) { message_->setText(m); });
+  connect(&wb->document(), &ScenarioDocument::editRefused, this,
+          [this](const QString& m) { message_->setText(m); });
   refresh_header(true);
 }
 

@@ -156,8 +156,9 @@ Status RunBrowser::open_run(int64_t id) {
   if (auto v = planner::parse_torchrec_version(run->summary.torchrec_version)) {
     scenario->planner.torchrec_version = *v;
   }
-  workbench_->set_scenario(std::make_shared<const planner::Scenario>(std::move(scenario).value()),
-                           QStringLiteral("run %1").arg(id));
+  workbench_->document().open(
+      std::make_shared<const planner::Scenario>(std::move(scenario).value()), QString(),
+      QStringLiteral("run %1").arg(id));
   if (run->plan_json.empty()) return Status::ok();
   std::shared_ptr<kernels::ReplayResult> replay;
   if (!run->measurements.empty()) {

@@ -57,8 +57,49 @@ void ScenarioDocument::open(ScenarioPtr scenario, const QString& path, const QSt
   if (was_modified) emit modifiedChanged(false);
 }
 
+Status ScenarioDocument::open_file(const QString& path) {
+  // Read once: the document keeps the text the scenario was loaded from.
+  Result<std::string> text = data::read_input_file(path.toStdString(), "scenario");
+  Result<planner::Scenario> loaded = text.is_ok() ? data::parse_scenario(*text, path.toStdString())
+                                                  : Result<planner::Scenario>(text.status());
+  if (!loaded.is_ok()) return loaded.status();
+  open(std::make_shared<const planner::Scenario>(std::move(loaded).value()), path, {},
+       std::move(text).value());
+  return Status::ok();
+}
+
+Result<ScenarioPtr> ScenarioDocument::validate_edit(const data::FieldPath& path,
+                                                    const QString& value_json) const {
+  if (!scenario_) return Status::not_found("no scenario is open");
+  const std::string name = name_.isEmpty() ? scenario_->name : name_.toStdString();
+  Result<planner::Scenario> edited =
+      data::edit_scenario(*scenario_, path, value_json.toStdString(), name);
+  if (!edited.is_ok()) return edited.status();
+  return ScenarioPtr(std::make_shared<const planner::Scenario>(std::move(edited).value()));
+}
+
+bool ScenarioDocument::apply_edit(const data::FieldPath& path, const QString& value_json) {
+  Result<ScenarioPtr> edited = validate_edit(path, value_json);
+  if (!edited.is_ok()) {
+    emit editRefused(QString::fromStdString(edited.status().message()));
+    return false;
+  }
+  edit(std::move(edited).value(),
+       QStringLiteral("Edit %1").arg(QString::fromStdString(data::to_string(path))),
+       data::FieldEdit{path, value_json.toStdString()});
+  return true;
+}
+
+Status ScenarioDocument::save() {
+  if (path_.isEmpty()) {
+    return Status::invalid_argument("the scenario has no file yet: save it as a new file");
+  }
+  return save(path_);
+}
+
 void ScenarioDocument::edit(ScenarioPtr edited, const QString& text,
                             std::optional<data::FieldEdit> field) {
+  if (!scenario_) return;
   undo_.push(new ScenarioEditCommand(this, scenario_, std::move(edited), text, std::move(field)));
 }
 

@@ -53,15 +53,34 @@ class ScenarioDocument : public QObject {
   // whole scenario).
   void open(ScenarioPtr scenario, const QString& path, const QString& name = {},
             std::string file_text = {});
+  // Loads a scenario file as the document. On failure nothing changes and
+  // the reader's or loader's Status is returned: kNotFound for no such file,
+  // kIo for one that cannot be read (a directory, a device),
+  // kInvalidArgument for one that is not a valid scenario.
+  Status open_file(const QString& path);
+  // One field edit validated under the loader's rules (scenario_edit.h),
+  // without changing the document: kNotFound when no scenario is open, the
+  // loader's kInvalidArgument for a refused value.
+  Result<ScenarioPtr> validate_edit(const data::FieldPath& path, const QString& value_json) const;
+  // validate_edit() then edit(); a refusal emits editRefused(message) and
+  // returns false.
+  bool apply_edit(const data::FieldPath& path, const QString& value_json);
   // Makes `edited` current as one undoable step described by `text` ("Edit
-  // batch_size"). REQUIRES: a scenario is open.
-  // `field`: the one field the step set (written into the file on save), or
-  // none for a step that changed more (the whole scenario is then written).
+  // batch_size"); nothing without an open scenario. `field`: the one field
+  // the step set (written into the file on save), or none for a step that
+  // changed more (the whole scenario is then written).
   void edit(ScenarioPtr edited, const QString& text,
             std::optional<data::FieldEdit> field = std::nullopt);
+  // edit() of a one-field step (the scenario models' scenarioEdited).
+  void apply_field_edit(ScenarioPtr edited, const QString& text, const data::FieldEdit& field) {
+    edit(std::move(edited), text, field);
+  }
   // Writes the scenario to `path` (scenario_writer.h), which then becomes
-  // path(); the history is marked clean. On failure nothing changes.
+  // path(); the history is marked clean. On failure nothing changes:
+  // kNotFound without a scenario, the writer's failure otherwise.
   Status save(const QString& path);
+  // save(path()); kInvalidArgument when the document has no file yet.
+  Status save();
 
  signals:
   // The current scenario changed: a new document (`replaced`), or an edit,
@@ -69,6 +88,8 @@ class ScenarioDocument : public QObject {
   void scenarioChanged(bool replaced);
   void modifiedChanged(bool modified);
   void pathChanged(const QString& path);
+  // An edit was refused (apply_edit, or a scenario model's): why.
+  void editRefused(const QString& message);
 
  private:
   friend class ScenarioEditCommand;

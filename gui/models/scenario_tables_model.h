@@ -1,6 +1,6 @@
 // The scenario's tables with their main constraints, one row per table,
 // editable in place. An edit goes through the loader's rules (the injected
-// validator, Workbench::edit): a refused value leaves the model unchanged and
+// validator, ScenarioDocument::validate_edit): a refused value leaves the model unchanged and
 // emits editRefused with the loader's message; an accepted one updates the
 // row and emits scenarioEdited with the new scenario. Nothing is clamped.
 #pragma once

@@ -72,57 +72,6 @@ Workbench::Workbench(QObject* parent) : QObject(parent) {
   connect(&worker_, &PlanningWorker::compareProgress, &comparison_, &Comparison::progress);
 }
 
-Status Workbench::open_scenario(const QString& path) {
-  // Read once: the document keeps the text the scenario was loaded from.
-  Result<std::string> text = data::read_input_file(path.toStdString(), "scenario");
-  Result<planner::Scenario> loaded = text.is_ok() ? data::parse_scenario(*text, path.toStdString())
-                                                  : Result<planner::Scenario>(text.status());
-  if (!loaded.is_ok()) return loaded.status();
-  document_.open(std::make_shared<const planner::Scenario>(std::move(loaded).value()), path, {},
-                 std::move(text).value());
-  return Status::ok();
-}
-
-void Workbench::set_scenario(ScenarioPtr scenario, const QString& origin) {
-  document_.open(std::move(scenario), QString(), origin);
-}
-
-Result<ScenarioPtr> Workbench::edit(const data::FieldPath& path, const QString& value_json) const {
-  if (!scenario()) return Status::not_found("no scenario is open");
-  const std::string name = origin().isEmpty() ? scenario()->name : origin().toStdString();
-  Result<planner::Scenario> edited =
-      data::edit_scenario(*scenario(), path, value_json.toStdString(), name);
-  if (!edited.is_ok()) return edited.status();
-  return ScenarioPtr(std::make_shared<const planner::Scenario>(std::move(edited).value()));
-}
-
-bool Workbench::apply_edit(const data::FieldPath& path, const QString& value_json) {
-  Result<ScenarioPtr> edited = edit(path, value_json);
-  if (!edited.is_ok()) {
-    emit editRefused(QString::fromStdString(edited.status().message()));
-    return false;
-  }
-  apply_edit_result(std::move(edited).value(),
-                    QStringLiteral("Edit %1").arg(QString::fromStdString(data::to_string(path))),
-                    data::FieldEdit{path, value_json.toStdString()});
-  return true;
-}
-
-void Workbench::apply_edit_result(ScenarioPtr edited, const QString& description,
-                                  const std::optional<data::FieldEdit>& field) {
-  if (!scenario()) return;
-  document_.edit(std::move(edited), description, field);
-}
-
-Status Workbench::save() {
-  if (document_.path().isEmpty()) {
-    return Status::invalid_argument("the scenario has no file yet: save it as a new file");
-  }
-  return save_as(document_.path());
-}
-
-Status Workbench::save_as(const QString& path) { return document_.save(path); }
-
 void Workbench::on_document_changed(bool replaced) {
   selection_.fit(*scenario());
   if (replaced) {

@@ -70,31 +70,8 @@ class Workbench : public QObject {
   explicit Workbench(QObject* parent = nullptr);
 
   // ---- Scenario document ----------------------------------------------------
-  // Loads a scenario file as the new document and plans it. On failure the
-  // session is unchanged and the loader's Status is returned (the caller
-  // reports it: every Workbench method says its failures this way).
-  Status open_scenario(const QString& path);
-  // Makes `scenario` the new document (no file; `origin` names it, e.g. "run
-  // 12") and plans it.
-  void set_scenario(ScenarioPtr scenario, const QString& origin);
-  // Validates one field edit under the loader's rules (scenario_edit.h)
-  // without changing the session.
-  Result<ScenarioPtr> edit(const data::FieldPath& path, const QString& value_json) const;
-  // edit() then apply_edit_result(); a refusal emits editRefused(message).
-  bool apply_edit(const data::FieldPath& path, const QString& value_json);
-  // Makes an already validated scenario current as one undoable edit, and
-  // plans it. `field`: the one field it set (saved into the file as written,
-  // ScenarioDocument), or none when the step changed more.
-  void apply_edit_result(ScenarioPtr edited, const QString& description,
-                         const std::optional<data::FieldEdit>& field = std::nullopt);
-  // apply_edit_result of a one-field edit (the scenario models' scenarioEdited).
-  void apply_field_edit(ScenarioPtr edited, const QString& description,
-                        const data::FieldEdit& field) {
-    apply_edit_result(std::move(edited), description, field);
-  }
-  // Saves to the document's file; fails when it has none (use save_as).
-  Status save();
-  Status save_as(const QString& path);
+  // Opening, editing and saving are the document's (scenario_document.h);
+  // each new or edited scenario is planned.
   ScenarioDocument& document() { return document_; }
   const ScenarioDocument& document() const { return document_; }
 
@@ -167,7 +144,6 @@ class Workbench : public QObject {
   void changeExplained();  // last_change() is new (or cleared)
   // plan_state() or compare_state() may have changed.
   void freshnessChanged();
-  void editRefused(const QString& message);
   // A plan file read with warnings (its settings differ from the scenario's),
   // one line each.
   void warningsOccurred(const QString& message);

@@ -7,22 +7,25 @@ namespace shardlab::gui {
 WorkbenchModels::WorkbenchModels(Workbench* workbench, QObject* parent)
     : QObject(parent),
       tables([workbench](const data::FieldPath& p, const QString& v) {
-        return workbench->edit(p, v);
+        return workbench->document().validate_edit(p, v);
       }),
       settings([workbench](const data::FieldPath& p, const QString& v) {
-        return workbench->edit(p, v);
+        return workbench->document().validate_edit(p, v);
       }),
       workbench_(workbench) {
   placement_filter.setSourceModel(&placement);
   table_filter.setSourceModel(&table_summary);
   // An accepted edit becomes the session's scenario as an undoable step (and
-  // is re-planned); a refused one is reported by the session like any other
+  // is re-planned); a refused one is reported by the document like any other
   // refusal.
-  connect(&tables, &ScenarioTablesModel::scenarioEdited, workbench, &Workbench::apply_field_edit);
-  connect(&settings, &ScenarioSettingsModel::scenarioEdited, workbench,
-          &Workbench::apply_field_edit);
-  connect(&tables, &ScenarioTablesModel::editRefused, workbench, &Workbench::editRefused);
-  connect(&settings, &ScenarioSettingsModel::editRefused, workbench, &Workbench::editRefused);
+  connect(&tables, &ScenarioTablesModel::scenarioEdited, &workbench->document(),
+          &ScenarioDocument::apply_field_edit);
+  connect(&settings, &ScenarioSettingsModel::scenarioEdited, &workbench->document(),
+          &ScenarioDocument::apply_field_edit);
+  connect(&tables, &ScenarioTablesModel::editRefused, &workbench->document(),
+          &ScenarioDocument::editRefused);
+  connect(&settings, &ScenarioSettingsModel::editRefused, &workbench->document(),
+          &ScenarioDocument::editRefused);
 
   connect(workbench, &Workbench::scenarioChanged, this, &WorkbenchModels::on_scenario);
   connect(workbench, &Workbench::outcomeChanged, this, &WorkbenchModels::on_outcome);

@@ -61,7 +61,7 @@ inline bool wait_for_compare(Workbench& wb, int ms = 60000) {
 // Opens `file` and waits for its planning outcome (and the best plan's
 // simulation, which comes with it).
 inline bool open_and_plan(Workbench& wb, const char* file) {
-  if (!wb.open_scenario(scenario_path(file)).is_ok()) return false;
+  if (!wb.document().open_file(scenario_path(file)).is_ok()) return false;
   return wait_for_current_plan(wb);
 }
 

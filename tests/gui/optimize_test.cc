@@ -175,7 +175,8 @@ class OptimizeTest : public QObject {
     QCOMPARE(wb.simulation()->iteration_ms, core->result.best_value);
 
     // An edit makes the optimizer's row stale like every row; it cannot be opened.
-    QVERIFY(wb.apply_edit(data::FieldPath{std::string("batch_size")}, QStringLiteral("4096")));
+    QVERIFY(wb.document().apply_edit(data::FieldPath{std::string("batch_size")},
+                                     QStringLiteral("4096")));
     QVERIFY(wb.compare_state().stale());
     QCOMPARE(models.compare.rowCount(), 2);
     QVERIFY(!wb.open_compare_row(1).is_ok());

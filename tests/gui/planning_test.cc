@@ -193,7 +193,7 @@ class PlanningTest : public QObject {
     WorkbenchModels models(&wb);
     QSignalSpy cancelled(&wb.worker(), &PlanningWorker::cancelled);
     QSignalSpy busy(&wb, &Workbench::busyChanged);
-    QVERIFY(wb.open_scenario(scenario_path("large_synthetic_8x8.json")).is_ok());
+    QVERIFY(wb.document().open_file(scenario_path("large_synthetic_8x8.json")).is_ok());
     QSignalSpy planned(&wb, &Workbench::outcomeChanged);
     QVERIFY(wb.busy());
     wb.cancel();
@@ -421,8 +421,9 @@ class PlanningTest : public QObject {
     // UVM kernels cost more in 2026-08 (docs/torchrec-versions.md), so the
     // two versions rate this scenario differently.
     QSignalSpy planned(&wb, &Workbench::outcomeChanged);
-    QVERIFY(wb.open_scenario(QStringLiteral(SHARDLAB_SOURCE_DIR
-                                            "/tests/golden/data/kernel_fused_uvm_forced.json"))
+    QVERIFY(wb.document()
+                .open_file(QStringLiteral(SHARDLAB_SOURCE_DIR
+                                          "/tests/golden/data/kernel_fused_uvm_forced.json"))
                 .is_ok());
     QVERIFY(wait_for(planned));
     wb.comparison().set_each_torchrec_version(true);

@@ -24,8 +24,8 @@ class Scale1000Test : public QObject {
  private slots:
   void initTestCase() {
     window_ = scale_window();
-    window_->workbench().set_scenario(
-        std::make_shared<const planner::Scenario>(bench::synthetic_scenario(1000, 128)),
+    window_->workbench().document().open(
+        std::make_shared<const planner::Scenario>(bench::synthetic_scenario(1000, 128)), QString(),
         QStringLiteral("synthetic 1,000 x 128"));
     QVERIFY(wait_for_current_plan(window_->workbench(), 240000));
     QVERIFY(window_->workbench().simulation() != nullptr);

@@ -102,7 +102,7 @@ class ScenarioEditTest : public QObject {
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
     const ScenarioPtr before = wb.scenario();
-    QSignalSpy refused(&wb, &Workbench::editRefused);
+    QSignalSpy refused(&wb.document(), &ScenarioDocument::editRefused);
     QSignalSpy replanned(&wb, &Workbench::outcomeChanged);
     const int row = row_of(models.tables, QStringLiteral("item_category"));
     const QModelIndex dim = models.tables.index(row, ScenarioTablesModel::kDim);
@@ -260,7 +260,7 @@ class ScenarioEditTest : public QObject {
     WorkbenchModels models(&wb);
     auto testers = attach_testers(models);
     QVERIFY(open_and_plan(wb, "tiny_2gpu.json"));
-    QSignalSpy refused(&wb, &Workbench::editRefused);
+    QSignalSpy refused(&wb.document(), &ScenarioDocument::editRefused);
     const QModelIndex gpu = models.settings.index(
         models.settings.row_of(QStringLiteral("topology.gpu")), ScenarioSettingsModel::kValue);
     QCOMPARE(gpu.data().toString(), QString());

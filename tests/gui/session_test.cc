@@ -98,6 +98,33 @@ class SessionTest : public QObject {
     QVERIFY(plan->banner()->text().isEmpty());
   }
 
+  // ScenarioDocument's contract, code by code: nothing open is kNotFound; no
+  // file to save to is kInvalidArgument; no such file kNotFound, a
+  // directory kIo; a file that
+  // is not a scenario, or a refused value, kInvalidArgument.
+  void the_document_says_each_failure_by_its_code() {
+    ScenarioDocument doc;
+    const data::FieldPath batch{std::string("batch_size")};
+    QCOMPARE(doc.validate_edit(batch, QStringLiteral("4096")).status().code(),
+             StatusCode::kNotFound);
+    QCOMPARE(doc.save(QStringLiteral("unused.json")).code(), StatusCode::kNotFound);
+    QCOMPARE(doc.save().code(), StatusCode::kInvalidArgument);
+    QCOMPARE(doc.open_file(QStringLiteral("no/such/scenario.json")).code(), StatusCode::kNotFound);
+    QTemporaryDir dir;
+    QCOMPARE(doc.open_file(dir.path()).code(), StatusCode::kIo);
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    std::ofstream(bad.toStdString()) << "{\"tables\": 3}";
+    QCOMPARE(doc.open_file(bad).code(), StatusCode::kInvalidArgument);
+    QVERIFY(doc.open_file(scenario_path("tiny_2gpu.json")).is_ok());
+    QSignalSpy refused(&doc, &ScenarioDocument::editRefused);
+    QCOMPARE(doc.validate_edit(batch, QStringLiteral("-1")).status().code(),
+             StatusCode::kInvalidArgument);
+    QVERIFY(!doc.apply_edit(batch, QStringLiteral("-1")));
+    QCOMPARE(refused.count(), 1);
+    QVERIFY(doc.apply_edit(batch, QStringLiteral("4096")));
+    QVERIFY(doc.modified());
+  }
+
   // Comparison's contract: no row (or a stale outcome) is kInvalidArgument;
   // a plan of another search space is kInternal.
   void a_comparison_row_is_checked_before_it_is_shown() {
@@ -266,7 +293,7 @@ class SessionTest : public QObject {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("edited.json"));
     QSignalSpy modified(&wb.document(), &ScenarioDocument::modifiedChanged);
-    QVERIFY(wb.save_as(path).is_ok());
+    QVERIFY(wb.document().save(path).is_ok());
     QVERIFY(!wb.document().modified());
     QCOMPARE(modified.count(), 1);
     QCOMPARE(wb.document().path(), path);
@@ -284,20 +311,20 @@ class SessionTest : public QObject {
     QVERIFY2(saved == want, saved.dump().c_str());
     // An edit the file cannot take field by field (the whole scenario set at
     // once) writes the whole scenario, which loads as the current one.
-    wb.apply_edit_result(wb.scenario(), QStringLiteral("whole"));
+    wb.document().edit(wb.scenario(), QStringLiteral("whole"));
     QVERIFY(models.settings.setData(setting(models, "topology.hbm_cap"), QStringLiteral("9 GiB"),
                                     Qt::EditRole));
-    QVERIFY(wb.save().is_ok());
+    QVERIFY(wb.document().save().is_ok());
     auto whole = data::load_scenario_file(path.toStdString());
     QVERIFY(whole.is_ok());
     QCOMPARE(data::scenario_to_json(*whole), data::scenario_to_json(*wb.scenario()));
     // Save again goes to the same file; a failing save changes nothing.
-    QVERIFY(wb.save().is_ok());
-    QVERIFY(!wb.save_as(dir.filePath(QStringLiteral("missing/dir/x.json"))).is_ok());
+    QVERIFY(wb.document().save().is_ok());
+    QVERIFY(!wb.document().save(dir.filePath(QStringLiteral("missing/dir/x.json"))).is_ok());
     QCOMPARE(wb.document().path(), path);
     // A scenario without a file (a run's) cannot be saved in place.
-    wb.set_scenario(wb.scenario(), QStringLiteral("run 3"));
-    QVERIFY(!wb.save().is_ok());
+    wb.document().open(wb.scenario(), QString(), QStringLiteral("run 3"));
+    QVERIFY(!wb.document().save().is_ok());
     wb.worker().wait_idle();
   }
 
