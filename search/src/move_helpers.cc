@@ -28,24 +28,39 @@ RankRange shard_ranks(const Problem& problem, int option, int current_rank) {
   return RankRange{0, problem.world_size()};
 }
 
-planner::Storage Room::left(int rank) const {
-  planner::Storage used = ctx_.state.used(rank);
-  for (const auto& [r, d] : delta_) {
-    if (r == rank) used += d;
+planner::Storage Room::delta(int rank) const {
+  if (!by_rank_.empty()) return by_rank_[static_cast<size_t>(rank)];
+  for (const auto& [r, d] : listed_) {
+    if (r == rank) return d;
   }
-  return ctx_.problem.capacity()[rank] - used;
+  return planner::Storage{};
+}
+
+planner::Storage Room::left(int rank) const {
+  return ctx_.problem.capacity()[rank] - (ctx_.state.used(rank) + delta(rank));
 }
 
 bool Room::fits(int rank, const planner::Storage& need) const { return need.fits_in(left(rank)); }
 
 void Room::change(int rank, const planner::Storage& s, int sign) {
-  for (auto& [r, d] : delta_) {
-    if (r == rank) {
-      sign > 0 ? d += s : d -= s;
-      return;
+  planner::Storage* d = nullptr;
+  if (!by_rank_.empty()) {
+    d = &by_rank_[static_cast<size_t>(rank)];
+  } else {
+    for (auto& [r, listed] : listed_) {
+      if (r == rank) d = &listed;
+    }
+    if (d == nullptr && listed_.size() == kListedRanks) {
+      // Many ranks changed: a table of every rank from now on.
+      by_rank_.assign(static_cast<size_t>(ctx_.problem.world_size()), planner::Storage{});
+      for (const auto& [r, listed] : listed_) by_rank_[static_cast<size_t>(r)] = listed;
+      listed_.clear();
+      d = &by_rank_[static_cast<size_t>(rank)];
+    } else if (d == nullptr) {
+      d = &listed_.emplace_back(rank, planner::Storage{}).second;
     }
   }
-  delta_.emplace_back(rank, sign > 0 ? s : planner::Storage{} - s);
+  sign > 0 ? * d += s : * d -= s;
 }
 
 void Room::change(int option, const int* ranks, int sign) {

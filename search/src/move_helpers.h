@@ -28,6 +28,11 @@ RankRange shard_ranks(const Problem& problem, int option, int current_rank);
 // Storage per rank as a change under construction leaves it: the state's,
 // plus the shards added, minus the shards taken away (only the ranks touched
 // are tracked).
+//
+// The changes are kept per rank: a short list while few ranks changed (a
+// move touches one or a few), a table of every rank once many did (a
+// row-wise or data-parallel option touches them all), so left() stays O(1)
+// amortised at thousands of ranks instead of scanning thousands of changes.
 class Room {
  public:
   explicit Room(const MoveContext& ctx) : ctx_(ctx) {}
@@ -38,8 +43,13 @@ class Room {
   void change(int rank, const planner::Storage& s, int sign);
 
  private:
+  // Ranks changed before the list becomes a table.
+  static constexpr size_t kListedRanks = 32;
+  planner::Storage delta(int rank) const;
+
   const MoveContext& ctx_;
-  std::vector<std::pair<int, planner::Storage>> delta_;
+  std::vector<std::pair<int, planner::Storage>> listed_;
+  std::vector<planner::Storage> by_rank_;  // every rank's change, once past the list
 };
 
 // Ranks for every shard of `option` as the new assignment of table `table`,
