@@ -177,6 +177,10 @@ int run(int argc, char** argv) {
   app.footer(
       "\nExit status: 0 ok, 1 internal error, 2 invalid input or usage, or a file that cannot be\n"
       "read or written (docs/outputs.md), 3 no plan found.\n"
+      "Environment: SHARDLAB_DB the run store (default shardlab.db); SHARDLAB_NO_RECORD=1\n"
+      "records no run; SHARDLAB_MEMORY_BUDGET the memory a run may use (e.g. '8 GiB'; default:\n"
+      "physical memory and ulimits); SHARDLAB_MEMORY_REPORT=1 prints each memory check\n"
+      "(docs/scenario-format.md \"Memory\"); SHARDLAB_CUDA_BACKEND the CUDA replay module.\n"
       "Run 'shardlab VERB --help' for each verb's options.\n" +
       example_footer(
           "  shardlab validate dlrm.json && shardlab plan dlrm.json -o plan.json --stats\n"

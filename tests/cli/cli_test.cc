@@ -69,6 +69,12 @@ TEST_F(CliTest, HelpOfEveryVerbHasAnExample) {
        {"--output", "--stats", "--format", "--plan", "--perf-model", "default"}) {
     EXPECT_NE(plan_help.out.find(option), std::string::npos) << option;
   }
+  // The environment every verb reads is named in the main help.
+  const CliRun main_help = run({"--help"});
+  for (const char* variable : {"SHARDLAB_DB", "SHARDLAB_NO_RECORD", "SHARDLAB_MEMORY_BUDGET",
+                               "SHARDLAB_MEMORY_REPORT", "SHARDLAB_CUDA_BACKEND"}) {
+    EXPECT_NE(main_help.out.find(variable), std::string::npos) << variable;
+  }
 }
 
 TEST_F(CliTest, Version) {
