@@ -272,12 +272,16 @@ void VerbRuns::add(const CLI::App* verb, std::function<int()> run) {
   runs_.emplace_back(verb, std::move(run));
 }
 
-int VerbRuns::run_parsed(const CLI::App& app) const {
+const CLI::App* parsed_verb(const CLI::App& app) {
   const CLI::App* verb = &app;
   for (auto subs = verb->get_subcommands(); !subs.empty(); subs = verb->get_subcommands())
     verb = subs.front();
+  return verb;
+}
+
+int VerbRuns::run_parsed(const CLI::App& app) const {
   // The innermost verb's run, else its parent's (presets runs presets show).
-  for (; verb != nullptr; verb = verb->get_parent()) {
+  for (const CLI::App* verb = parsed_verb(app); verb != nullptr; verb = verb->get_parent()) {
     for (const auto& [registered, run] : runs_) {
       if (registered == verb) return run();
     }

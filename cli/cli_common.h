@@ -191,6 +191,10 @@ void add_old_spelling(CLI::App* cmd, const std::string& old_name, const std::str
 // given is never read as its default. Call once every verb is added.
 void refuse_empty_values(CLI::App& app);
 
+// The innermost verb `app` parsed ("runs list" gives list), or `app` itself
+// when none was.
+const CLI::App* parsed_verb(const CLI::App& app);
+
 // What each verb does once the command line is parsed: a run that returns
 // the verb's exit status. The verbs register theirs (a verb's CLI11 callback
 // only checks its arguments); main() parses, then runs the chosen verb's.

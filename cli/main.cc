@@ -128,11 +128,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // "unknown option --iteration: did you mean --iterations?" when one of its
 // options is within two edits (or starts with it), one line each.
 std::string did_you_mean(const CLI::App& app, int argc, char** argv) {
-  const CLI::App* verb = &app;
-  for (auto subs = verb->get_subcommands(); !subs.empty(); subs = verb->get_subcommands())
-    verb = subs.front();
   std::vector<std::string> known;
-  for (const CLI::App* a = verb; a != nullptr; a = a->get_parent()) {
+  for (const CLI::App* a = shardlab::cli::parsed_verb(app); a != nullptr; a = a->get_parent()) {
     for (const CLI::Option* o : a->get_options()) {
       for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
     }

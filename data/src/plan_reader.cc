@@ -139,8 +139,10 @@ class PlanReader {
                           ? *scenario.topology.local_world_size
                           : scenario.topology.world_size;
     group_size_ = planner::make_topology(scenario).intra_group_size;
-    for (size_t i = 0; i < enumerated_; ++i)
-      options_of_table_[space.options[i].name].push_back(static_cast<int>(i));
+    for (size_t i = 0; i < enumerated_; ++i) {
+      const std::string& table = scenario.tables[static_cast<size_t>(space.options[i].table)].name;
+      options_of_table_[table].push_back(static_cast<int>(i));
+    }
   }
   PlanReader(const PlanReader&) = delete;
   PlanReader& operator=(const PlanReader&) = delete;
@@ -657,7 +659,7 @@ class PlanReader {
   // The enumerated options of table `table`, in enumeration order.
   const std::vector<int>& enumerated_options_of(std::string_view table) const {
     static const std::vector<int> kNone;
-    const auto it = options_of_table_.find(std::string(table));
+    const auto it = options_of_table_.find(table);
     return it == options_of_table_.end() ? kNone : it->second;
   }
 
@@ -665,8 +667,9 @@ class PlanReader {
   const Scenario& scenario_;
   SearchSpace& space_;       // HugeCTR layouts append their options
   const size_t enumerated_;  // the options the reader was given
-  // Indices of the enumerated options by table name (a plan names each table once).
-  std::unordered_map<std::string, std::vector<int>> options_of_table_;
+  // Indices of the enumerated options by table name (a plan names each
+  // table once), keyed by the scenario's names, which outlive the reader.
+  std::unordered_map<std::string_view, std::vector<int>> options_of_table_;
   std::vector<std::string>* warnings_;
   std::size_t dropped_ = 0;
   int topology_local_ = 1;         // ranks per host (HugeCTR's hosts)
