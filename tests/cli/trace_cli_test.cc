@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "../trace/tbe_step_events.h"
 #include "cli_fixture.h"
 
 namespace {
@@ -76,14 +77,8 @@ TEST_F(CliTest, CalibrateFromATraceWithItsScenarioFitsLookups) {
   const std::string trace =
       write("rank-0.json", R"({"distributedInfo": {"rank": 0, "world_size": 2},
     "deviceProperties": [{"id": 0, "name": "Tesla V100-SXM2-16GB"}],
-    "traceEvents": [
-      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 5000},
-      {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 100, "dur": 1000},
-      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 200, "dur": 2, "args": {"correlation": 1}},
-      {"ph": "X", "cat": "kernel", "name": "split_embedding_codegen_forward_kernel", "ts": 300, "dur": 300, "args": {"correlation": 1}},
-      {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 2000, "dur": 1000},
-      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2100, "dur": 2, "args": {"correlation": 2}},
-      {"ph": "X", "cat": "kernel", "name": "split_embedding_backward_codegen_kernel", "ts": 2200, "dur": 600, "args": {"correlation": 2}}]})");
+    "traceEvents": [)" + shardlab::trace::testing::tbe_step_events(1, 0, 300, 600) +
+                               "]}");
   // Without the scenario there is nothing to fit (no collective has a size).
   CliRun r = run({"calibrate", "--from-trace", trace, "--no-record"});
   EXPECT_EQ(r.exit_code, 2) << r.err;

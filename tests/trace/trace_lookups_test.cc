@@ -8,6 +8,7 @@
 #include <string>
 
 #include "shardlab/data/scenario_loader.h"
+#include "tbe_step_events.h"
 #include "trace_files.h"
 
 namespace shardlab::trace {
@@ -17,22 +18,9 @@ using TraceLookupsTest = testing::TraceFilesTest;
 
 // Rank 0 of 2, two steps. Each step's forward launches one TBE kernel (300
 // µs in step 1, 500 in step 2) and its backward one (600, 1000).
-constexpr const char* kTrace = R"({"distributedInfo": {"rank": 0, "world_size": 2},
-  "traceEvents": [
-    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 5000},
-    {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 100, "dur": 1000},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 200, "dur": 2, "args": {"correlation": 1}},
-    {"ph": "X", "cat": "kernel", "name": "split_embedding_codegen_forward_kernel", "ts": 300, "dur": 300, "args": {"correlation": 1}},
-    {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 2000, "dur": 1000},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2100, "dur": 2, "args": {"correlation": 2}},
-    {"ph": "X", "cat": "kernel", "name": "split_embedding_backward_codegen_kernel", "ts": 2200, "dur": 600, "args": {"correlation": 2}},
-    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 5000, "dur": 5000},
-    {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 5100, "dur": 1000},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 5200, "dur": 2, "args": {"correlation": 3}},
-    {"ph": "X", "cat": "kernel", "name": "split_embedding_codegen_forward_kernel", "ts": 5300, "dur": 500, "args": {"correlation": 3}},
-    {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 7000, "dur": 1000},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 7100, "dur": 2, "args": {"correlation": 4}},
-    {"ph": "X", "cat": "kernel", "name": "split_embedding_backward_codegen_kernel", "ts": 7200, "dur": 1000, "args": {"correlation": 4}}]})";
+const std::string kTrace = R"({"distributedInfo": {"rank": 0, "world_size": 2},
+  "traceEvents": [)" + testing::tbe_step_events(1, 0, 300, 600) +
+                           ",\n    " + testing::tbe_step_events(2, 5000, 500, 1000) + "]}";
 
 // Two ranks; tables t0 (dim 128) and t1 (dim 64) placed table-wise.
 constexpr const char* kScenario = R"({"topology": {"world_size": 2, "local_world_size": 2},
